@@ -1,0 +1,16 @@
+import ArgumentParser
+
+@main
+struct Bench: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "cairn-bench",
+        abstract: "Measure cairn against its peers on the same files, in the same run.",
+        subcommands: BenchRegistry.all
+    )
+}
+
+/// Every benchmark subcommand.
+enum BenchRegistry {
+    static let all: [any ParsableCommand.Type] = [
+    ]
+}

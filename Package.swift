@@ -1,0 +1,67 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+// Layers (arrows point at what a target may import): see README "Architecture".
+let package = Package(
+    name: "cairn",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "cairn", targets: ["cairn"]),
+        // Every library module, for the nested Benchmarks package.
+        .library(name: "Cairn", targets: [
+            "CairnCore", "CairnHashing", "CairnMedia", "CairnScanner", "CairnCatalog",
+            "CairnPipeline", "CairnReconcile", "CairnNarration", "CairnWorker",
+        ]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
+    ],
+    targets: [
+        // System libraries from Debian, found through pkg-config.
+        .systemLibrary(
+            name: "COpenSSL", path: "CSystemLibs/COpenSSL",
+            pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(
+            name: "CFFmpeg", path: "CSystemLibs/CFFmpeg",
+            pkgConfig: "libavformat",
+            providers: [.apt(["libavformat-dev", "libavcodec-dev", "libswscale-dev", "libavutil-dev"])]),
+
+        // Pure values shared by every layer.
+        .target(name: "CairnCore"),
+        // C calls live only in these two, behind Swift types.
+        .target(name: "CairnHashing", dependencies: ["CairnCore", "COpenSSL"]),
+        .target(name: "CairnMedia", dependencies: ["CairnCore", "CFFmpeg"]),
+        // Source walking at openat/fstatat speed.
+        .target(name: "CairnScanner", dependencies: ["CairnCore"]),
+        // SQLite catalog (GRDB) and its migrations.
+        .target(name: "CairnCatalog", dependencies: ["CairnCore", .product(name: "GRDB", package: "GRDB.swift")]),
+        // Pure logic: lanes and item state machine, reconciliation engine, narration model.
+        .target(name: "CairnPipeline", dependencies: ["CairnCore"]),
+        .target(name: "CairnReconcile", dependencies: ["CairnCore"]),
+        .target(name: "CairnNarration", dependencies: ["CairnCore"]),
+        // A run over a library: wires the layers above together.
+        .target(name: "CairnWorker", dependencies: [
+            "CairnCore", "CairnHashing", "CairnMedia", "CairnScanner", "CairnCatalog",
+            "CairnPipeline", "CairnReconcile", "CairnNarration",
+        ]),
+        // The command line: argument parsing and wiring only.
+        .executableTarget(name: "cairn", dependencies: [
+            "CairnWorker", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+
+        // Shared test helpers: temporary folders, media made with the ffmpeg CLI at test time.
+        .target(name: "CairnTestSupport", path: "Tests/CairnTestSupport"),
+        .testTarget(name: "CairnCoreTests", dependencies: ["CairnCore"]),
+        .testTarget(name: "CairnHashingTests", dependencies: ["CairnHashing", "CairnTestSupport"]),
+        .testTarget(name: "CairnMediaTests", dependencies: ["CairnMedia", "CairnTestSupport"]),
+        .testTarget(name: "CairnScannerTests", dependencies: ["CairnScanner", "CairnTestSupport"]),
+        .testTarget(name: "CairnCatalogTests", dependencies: ["CairnCatalog", "CairnTestSupport"]),
+        .testTarget(name: "CairnPipelineTests", dependencies: ["CairnPipeline", "CairnTestSupport"]),
+        .testTarget(name: "CairnReconcileTests", dependencies: ["CairnReconcile", "CairnTestSupport"]),
+        .testTarget(name: "CairnNarrationTests", dependencies: ["CairnNarration", "CairnTestSupport"]),
+        .testTarget(name: "CairnWorkerTests", dependencies: ["CairnWorker", "CairnTestSupport"]),
+        .testTarget(name: "CairnCLITests", dependencies: ["cairn", "CairnCore", "CairnTestSupport"]),
+    ],
+    swiftLanguageModes: [.v6]
+)
