@@ -4,7 +4,7 @@ import PackageDescription
 // Layers (arrows point at what a target may import): see README "Architecture".
 let package = Package(
     name: "cairn",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v15)],
     products: [
         .executable(name: "cairn", targets: ["cairn"]),
         // Every library module, for the nested Benchmarks package.

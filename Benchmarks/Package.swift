@@ -7,7 +7,7 @@ import PackageDescription
 // in one run and prints ratios.
 let package = Package(
     name: "cairn-benchmarks",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v15)],
     dependencies: [
         .package(path: ".."),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The stat facts that say whether a file may have changed since it was hashed.
 ///
 /// When all five match a cached entry the cached checksum is reused without reading the file.
@@ -13,5 +19,14 @@ public struct FileFingerprint: Hashable, Codable, Sendable {
         self.inode = inode
         self.size = size
         self.modificationTimeNanoseconds = modificationTimeNanoseconds
+    }
+}
+
+extension FileFingerprint {
+    /// The fingerprint of a `stat` result.
+    public init(_ info: stat) {
+        self.init(
+            device: UInt64(info.st_dev), inode: UInt64(info.st_ino), size: Int64(info.st_size),
+            modificationTimeNanoseconds: Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec))
     }
 }

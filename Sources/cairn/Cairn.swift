@@ -13,6 +13,7 @@ struct Cairn: AsyncParsableCommand {
 /// Every subcommand, in the order `--help` lists them.
 enum CommandRegistry {
     static let all: [any ParsableCommand.Type] = [
-        // Registered as their issues land.
+        ImportCommand.self,
+        HashCommand.self,
     ]
 }

@@ -1,0 +1,151 @@
+import CairnCore
+import Foundation
+import GRDB
+
+/// The library's SQLite catalog: the single source of truth for what the library holds.
+///
+/// WAL mode, so readers (`cairn status`) never wait for a running import.
+public final class Catalog: Sendable {
+    private let pool: DatabasePool
+
+    /// Opens (creating if needed) the catalog at `path` and brings its schema up to date.
+    public init(path: String) throws {
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(10)
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+        }
+        pool = try DatabasePool(path: path, configuration: configuration)
+        try Migrations.migrator.migrate(pool)
+    }
+
+    /// The names of the migrations applied, oldest first.
+    public func appliedMigrations() throws -> [String] {
+        try pool.read { db in try Migrations.migrator.appliedMigrations(db) }
+    }
+
+    // MARK: Sources
+
+    /// The id of the source at `rootPath`, registering it on first sight.
+    public func sourceID(forRoot rootPath: String, now: Date = Date()) throws -> Int64 {
+        try pool.write { db in
+            if let existing = try Int64.fetchOne(db, sql: "SELECT id FROM source WHERE root_path = ?", arguments: [rootPath]) {
+                return existing
+            }
+            let record = SourceRecord(id: nil, rootPath: rootPath, createdAt: now)
+            try record.insert(db)
+            return db.lastInsertedRowID
+        }
+    }
+
+    // MARK: Snapshots
+
+    /// The last snapshot of a source, keyed by relative path.
+    public func snapshot(sourceID: Int64) throws -> [String: SourceFileRecord] {
+        try pool.read { db in
+            var result: [String: SourceFileRecord] = [:]
+            let rows = try Row.fetchCursor(db, sql: """
+                SELECT relative_path, device, inode, size, mtime_ns, sha1, kind
+                FROM source_file WHERE source_id = ?
+                """, arguments: [sourceID])
+            while let row = try rows.next() {
+                let path: String = row[0]
+                let fingerprint = FileFingerprint(
+                    device: UInt64(bitPattern: row[1]), inode: UInt64(bitPattern: row[2]), size: row[3],
+                    modificationTimeNanoseconds: row[4])
+                let hex: String? = row[5]
+                let kind = MediaKind(rawValue: row[6]) ?? .other
+                result[path] = SourceFileRecord(
+                    relativePath: path, fingerprint: fingerprint, checksum: hex.flatMap { Checksum(hex: $0) }, kind: kind)
+            }
+            return result
+        }
+    }
+
+    /// Writes a snapshot's changes in one transaction: new or changed files, and paths gone from the source.
+    public func updateSnapshot(sourceID: Int64, upserting records: [SourceFileRecord], removing removedPaths: [String]) throws {
+        guard !records.isEmpty || !removedPaths.isEmpty else { return }
+        try pool.write { db in
+            let upsert = try db.cachedStatement(sql: """
+                INSERT INTO source_file (source_id, relative_path, device, inode, size, mtime_ns, sha1, kind)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (source_id, relative_path) DO UPDATE SET
+                    device = excluded.device, inode = excluded.inode, size = excluded.size,
+                    mtime_ns = excluded.mtime_ns, sha1 = excluded.sha1, kind = excluded.kind
+                """)
+            for record in records {
+                try upsert.execute(arguments: [
+                    sourceID, record.relativePath, Int64(bitPattern: record.fingerprint.device),
+                    Int64(bitPattern: record.fingerprint.inode), record.fingerprint.size,
+                    record.fingerprint.modificationTimeNanoseconds, record.checksum?.hex, record.kind.rawValue,
+                ])
+            }
+            let delete = try db.cachedStatement(sql: "DELETE FROM source_file WHERE source_id = ? AND relative_path = ?")
+            for path in removedPaths { try delete.execute(arguments: [sourceID, path]) }
+        }
+    }
+
+    // MARK: Assets
+
+    public func assetChecksums() throws -> Set<Checksum> {
+        try pool.read { db in
+            var result = Set<Checksum>()
+            let values = try String.fetchCursor(db, sql: "SELECT sha1 FROM asset")
+            while let hex = try values.next() { if let checksum = Checksum(hex: hex) { result.insert(checksum) } }
+            return result
+        }
+    }
+
+    public func asset(_ checksum: Checksum) throws -> AssetRecord? {
+        try pool.read { db in try AssetRecord.fetchOne(db, key: checksum) }
+    }
+
+    public func assetCount() throws -> Int {
+        try pool.read { db in try AssetRecord.fetchCount(db) }
+    }
+
+    public func allAssets() throws -> [AssetRecord] {
+        try pool.read { db in try AssetRecord.order(Column("sha1")).fetchAll(db) }
+    }
+
+    /// Records assets whose originals are already durable in the library; an existing checksum is left as it is.
+    public func insertAssets(_ assets: [AssetRecord]) throws {
+        guard !assets.isEmpty else { return }
+        try pool.write { db in
+            for asset in assets { try asset.insert(db, onConflict: .ignore) }
+        }
+    }
+
+    // MARK: Runs
+
+    /// Records the start of a run and returns it with its id.
+    public func startRun(_ run: RunRecord) throws -> RunRecord {
+        try pool.write { db in
+            var inserted = run
+            try inserted.insert(db)
+            return inserted
+        }
+    }
+
+    /// Records how a run ended, with its per-file failures.
+    public func finishRun(_ run: RunRecord, failures: [RunFailureRecord]) throws {
+        try pool.write { db in
+            try run.update(db)
+            for failure in failures { try failure.insert(db) }
+        }
+    }
+
+    public func lastRun() throws -> RunRecord? {
+        try pool.read { db in try RunRecord.order(Column("id").desc).fetchOne(db) }
+    }
+
+    public func runs(limit: Int) throws -> [RunRecord] {
+        try pool.read { db in try RunRecord.order(Column("id").desc).limit(limit).fetchAll(db) }
+    }
+
+    public func failures(runID: Int64) throws -> [RunFailureRecord] {
+        try pool.read { db in
+            try RunFailureRecord.filter(Column("run_id") == runID).order(Column("relative_path")).fetchAll(db)
+        }
+    }
+}

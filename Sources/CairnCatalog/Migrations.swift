@@ -1,0 +1,57 @@
+import GRDB
+
+/// The catalog's schema history. A shipped migration is never edited: changes come as new migrations.
+enum Migrations {
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1: sources, snapshots, assets, runs") { db in
+            try db.execute(sql: """
+                CREATE TABLE source (
+                    id INTEGER PRIMARY KEY,
+                    root_path TEXT NOT NULL UNIQUE,
+                    created_at DATETIME NOT NULL
+                );
+                CREATE TABLE source_file (
+                    source_id INTEGER NOT NULL REFERENCES source(id) ON DELETE CASCADE,
+                    relative_path TEXT NOT NULL,
+                    device INTEGER NOT NULL,
+                    inode INTEGER NOT NULL,
+                    size INTEGER NOT NULL,
+                    mtime_ns INTEGER NOT NULL,
+                    sha1 TEXT,
+                    kind TEXT NOT NULL,
+                    PRIMARY KEY (source_id, relative_path)
+                ) WITHOUT ROWID;
+                CREATE INDEX source_file_sha1 ON source_file(sha1);
+                CREATE TABLE asset (
+                    sha1 TEXT PRIMARY KEY NOT NULL,
+                    kind TEXT NOT NULL,
+                    size INTEGER NOT NULL,
+                    original_extension TEXT NOT NULL,
+                    first_source_path TEXT NOT NULL,
+                    original_path TEXT NOT NULL,
+                    imported_at DATETIME NOT NULL,
+                    run_id INTEGER
+                ) WITHOUT ROWID;
+                CREATE TABLE run (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    command TEXT NOT NULL,
+                    source_id INTEGER REFERENCES source(id),
+                    started_at DATETIME NOT NULL,
+                    ended_at DATETIME,
+                    outcome TEXT NOT NULL,
+                    message TEXT,
+                    counts TEXT NOT NULL
+                );
+                CREATE TABLE run_failure (
+                    run_id INTEGER NOT NULL REFERENCES run(id) ON DELETE CASCADE,
+                    relative_path TEXT NOT NULL,
+                    phase TEXT NOT NULL,
+                    reason TEXT NOT NULL
+                );
+                CREATE INDEX run_failure_run ON run_failure(run_id);
+                """)
+        }
+        return migrator
+    }
+}

@@ -1,0 +1,143 @@
+import CairnCore
+import Foundation
+import GRDB
+
+/// A source folder cairn imports from. Per-source state (snapshots, later reconciliation) hangs off its id.
+public struct SourceRecord: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord {
+    public static let databaseTableName = "source"
+    public var id: Int64?
+    public var rootPath: String
+    public var createdAt: Date
+
+    enum CodingKeys: String, CodingKey {
+        case id, rootPath = "root_path", createdAt = "created_at"
+    }
+}
+
+/// One file of a source as last seen: its stat fingerprint and, once hashed, its checksum.
+public struct SourceFileRecord: Sendable, Equatable {
+    public var relativePath: String
+    public var fingerprint: FileFingerprint
+    public var checksum: Checksum?
+    public var kind: MediaKind
+
+    public init(relativePath: String, fingerprint: FileFingerprint, checksum: Checksum?, kind: MediaKind) {
+        self.relativePath = relativePath
+        self.fingerprint = fingerprint
+        self.checksum = checksum
+        self.kind = kind
+    }
+}
+
+/// One piece of content in the library, keyed by its SHA1.
+public struct AssetRecord: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord {
+    public static let databaseTableName = "asset"
+    public var checksum: Checksum
+    public var kind: MediaKind
+    public var size: Int64
+    /// The extension of the first file seen with this content, lowercased ("" when none).
+    public var originalExtension: String
+    /// Where this content was first seen, relative to its source root.
+    public var firstSourcePath: String
+    /// Where the original lives, relative to the library root.
+    public var originalPath: String
+    public var importedAt: Date
+    public var runID: Int64?
+
+    public init(
+        checksum: Checksum, kind: MediaKind, size: Int64, originalExtension: String, firstSourcePath: String,
+        originalPath: String, importedAt: Date, runID: Int64?
+    ) {
+        self.checksum = checksum
+        self.kind = kind
+        self.size = size
+        self.originalExtension = originalExtension
+        self.firstSourcePath = firstSourcePath
+        self.originalPath = originalPath
+        self.importedAt = importedAt
+        self.runID = runID
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case checksum = "sha1", kind, size, originalExtension = "original_extension",
+             firstSourcePath = "first_source_path", originalPath = "original_path",
+             importedAt = "imported_at", runID = "run_id"
+    }
+}
+
+/// The counters of one run, as a person reads them in the summary.
+public struct RunCounts: Codable, Sendable, Equatable {
+    public var filesSeen = 0
+    public var filesHashed = 0
+    public var bytesHashed: Int64 = 0
+    public var imported = 0
+    public var duplicates = 0
+    public var unchanged = 0
+    public var skipped = 0
+    public var failed = 0
+    public var bytesCopied: Int64 = 0
+
+    public init() {}
+
+    enum CodingKeys: String, CodingKey {
+        case filesSeen = "files_seen", filesHashed = "files_hashed", bytesHashed = "bytes_hashed",
+             imported, duplicates, unchanged, skipped, failed, bytesCopied = "bytes_copied"
+    }
+}
+
+/// One run of a command over the library.
+public struct RunRecord: Codable, Sendable, Equatable, FetchableRecord, MutablePersistableRecord {
+    public static let databaseTableName = "run"
+    public var id: Int64?
+    public var command: String
+    public var sourceID: Int64?
+    public var startedAt: Date
+    public var endedAt: Date?
+    /// `running`, `success`, `someFailed`, `interrupted`, `failed`.
+    public var outcome: String
+    public var message: String?
+    public var counts: RunCounts
+
+    public init(command: String, sourceID: Int64?, startedAt: Date) {
+        self.command = command
+        self.sourceID = sourceID
+        self.startedAt = startedAt
+        self.outcome = "running"
+        self.counts = RunCounts()
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, command, sourceID = "source_id", startedAt = "started_at", endedAt = "ended_at", outcome, message, counts
+    }
+
+    public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+}
+
+/// A file that failed in a run, with the reason a person can act on.
+public struct RunFailureRecord: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord {
+    public static let databaseTableName = "run_failure"
+    public var runID: Int64
+    public var relativePath: String
+    public var phase: String
+    public var reason: String
+
+    public init(runID: Int64, relativePath: String, phase: String, reason: String) {
+        self.runID = runID
+        self.relativePath = relativePath
+        self.phase = phase
+        self.reason = reason
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case runID = "run_id", relativePath = "relative_path", phase, reason
+    }
+}
+
+extension Checksum: DatabaseValueConvertible {
+    public var databaseValue: DatabaseValue { hex.databaseValue }
+    public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> Checksum? {
+        String.fromDatabaseValue(dbValue).flatMap { Checksum(hex: $0) }
+    }
+}
+
+extension MediaKind: DatabaseValueConvertible {}

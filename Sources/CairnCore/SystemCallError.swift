@@ -1,0 +1,26 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A failed system call on a named file: says which call, which file and the system's reason.
+public struct SystemCallError: Error, CustomStringConvertible, Sendable, Equatable {
+    public let operation: String
+    public let path: String
+    public let code: Int32
+
+    public init(_ operation: String, path: String, code: Int32 = errno) {
+        self.operation = operation
+        self.path = path
+        self.code = code
+    }
+
+    public var reason: String { String(cString: strerror(code)) }
+    public var description: String { "\(path): \(operation) failed: \(reason)" }
+
+    /// Interrupted or resource-pressure failures that may pass if tried again.
+    public var isTransient: Bool {
+        [EINTR, EAGAIN, EBUSY, ENOMEM, ENFILE, EMFILE, EIO, ETIMEDOUT].contains(code)
+    }
+}

@@ -1,0 +1,120 @@
+import CairnCore
+import Glibc
+
+/// What hashing a file found: its checksum, the stat facts it was read under, and its first bytes.
+public struct HashedFile: Sendable, Equatable {
+    public var checksum: Checksum
+    public var fingerprint: FileFingerprint
+    /// Up to the first 32 bytes, for recognising the format by its magic numbers.
+    public var header: [UInt8]
+}
+
+/// Reads files in large blocks and hashes them with SHA1; one instance per thread.
+///
+/// Owns a page-aligned buffer and an EVP context so a thread allocates nothing per file.
+public final class FileHasher {
+    /// 256 KiB keeps the buffer in L2 while the hash reads it straight after the kernel copy.
+    public static let defaultBufferSize = 256 * 1024
+    static let headerLength = 32
+
+    private let buffer: UnsafeMutableRawBufferPointer
+    private let digest: SHA1Digest
+
+    public init(bufferSize: Int = FileHasher.defaultBufferSize) throws(OpenSSLError) {
+        buffer = .allocate(byteCount: max(4096, bufferSize), alignment: 4096)
+        do { digest = try SHA1Digest() } catch { buffer.deallocate(); throw error }
+    }
+
+    deinit { buffer.deallocate() }
+
+    /// Hashes the file at `path`. Throws `changedWhileReading` when its stat facts moved during the read,
+    /// or when they differ from `expected` (the facts the scanner saw).
+    public func hash(path: String, expected: FileFingerprint? = nil) throws(HashingError) -> HashedFile {
+        let fd = try openForReading(path)
+        defer { close(fd) }
+        let before = try fingerprint(of: fd, path: path)
+        if let expected, expected != before { throw .changedWhileReading(path: path) }
+        _ = posix_fadvise(fd, 0, 0, Int32(POSIX_FADV_SEQUENTIAL))
+        let (checksum, header) = try stream(from: fd, path: path, to: nil, destinationPath: "")
+        let after = try fingerprint(of: fd, path: path)
+        guard after == before else { throw .changedWhileReading(path: path) }
+        return HashedFile(checksum: checksum, fingerprint: before, header: header)
+    }
+
+    /// Copies `source` into a new file at `destination` while hashing it, so each byte is read once.
+    ///
+    /// The new file is fsynced before this returns. On any failure the partial destination is removed.
+    /// When `expected` is given and the bytes read hash to something else, the copy is removed and
+    /// `checksumMismatch` thrown: the file changed after it was hashed.
+    public func copy(from source: String, to destination: String, expected: Checksum? = nil) throws(HashingError) -> HashedFile {
+        let input = try openForReading(source)
+        defer { close(input) }
+        let before = try fingerprint(of: input, path: source)
+        _ = posix_fadvise(input, 0, 0, Int32(POSIX_FADV_SEQUENTIAL))
+        let output = open(destination, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard output >= 0 else { throw .system(SystemCallError("open for writing", path: destination)) }
+        var succeeded = false
+        defer {
+            close(output)
+            if !succeeded { unlink(destination) }
+        }
+        let (checksum, header) = try stream(from: input, path: source, to: output, destinationPath: destination)
+        let after = try fingerprint(of: input, path: source)
+        guard after == before else { throw .changedWhileReading(path: source) }
+        if let expected, expected != checksum {
+            throw .checksumMismatch(path: source, expected: expected, actual: checksum)
+        }
+        guard fsync(output) == 0 else { throw .system(SystemCallError("fsync", path: destination)) }
+        succeeded = true
+        return HashedFile(checksum: checksum, fingerprint: before, header: header)
+    }
+
+    private func openForReading(_ path: String) throws(HashingError) -> Int32 {
+        // O_NOFOLLOW: a file swapped for a symlink after the scan is refused, never followed.
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard fd >= 0 else { throw .system(SystemCallError("open", path: path)) }
+        return fd
+    }
+
+    private func fingerprint(of fd: Int32, path: String) throws(HashingError) -> FileFingerprint {
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw .system(SystemCallError("fstat", path: path)) }
+        guard (info.st_mode & S_IFMT) == S_IFREG else { throw .notRegularFile(path: path) }
+        return FileFingerprint(info)
+    }
+
+    /// Reads `fd` to its end, hashing every block and writing it to `output` when one is given.
+    private func stream(from fd: Int32, path: String, to output: Int32?, destinationPath: String)
+        throws(HashingError) -> (Checksum, [UInt8])
+    {
+        do { try digest.reset() } catch { throw .openSSL(path: path, error) }
+        var header: [UInt8] = []
+        while true {
+            let count = read(fd, buffer.baseAddress, buffer.count)
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw .system(SystemCallError("read", path: path))
+            }
+            if count == 0 { break }
+            let block = UnsafeRawBufferPointer(rebasing: buffer[0..<count])
+            if header.count < Self.headerLength {
+                header.append(contentsOf: block.prefix(Self.headerLength - header.count))
+            }
+            do { try digest.update(block) } catch { throw .openSSL(path: path, error) }
+            if let output { try writeAll(block, to: output, path: destinationPath) }
+        }
+        do { return (try digest.finalize(), header) } catch { throw .openSSL(path: path, error) }
+    }
+
+    private func writeAll(_ block: UnsafeRawBufferPointer, to fd: Int32, path: String) throws(HashingError) {
+        var offset = 0
+        while offset < block.count {
+            let written = write(fd, block.baseAddress! + offset, block.count - offset)
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw .system(SystemCallError("write", path: path))
+            }
+            offset += written
+        }
+    }
+}

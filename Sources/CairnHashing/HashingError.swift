@@ -1,0 +1,41 @@
+import CairnCore
+
+/// Why a file could not be hashed or copied, naming the file.
+public enum HashingError: Error, CustomStringConvertible, Sendable {
+    case system(SystemCallError)
+    case notRegularFile(path: String)
+    /// Size, modification time or inode moved while the file was being read: the bytes are not trustworthy.
+    case changedWhileReading(path: String)
+    /// The copy's checksum is not the one the file had when it was hashed.
+    case checksumMismatch(path: String, expected: Checksum, actual: Checksum)
+    case openSSL(path: String, OpenSSLError)
+
+    public var description: String {
+        switch self {
+        case .system(let error): return error.description
+        case .notRegularFile(let path): return "\(path): not a regular file"
+        case .changedWhileReading(let path): return "\(path): changed while it was being read; it will be read again next run"
+        case .checksumMismatch(let path, let expected, let actual):
+            return "\(path): content changed since it was hashed (expected \(expected), read \(actual))"
+        case .openSSL(let path, let error): return "\(path): \(error)"
+        }
+    }
+
+    public var path: String {
+        switch self {
+        case .system(let error): return error.path
+        case .notRegularFile(let path), .changedWhileReading(let path), .checksumMismatch(let path, _, _),
+             .openSSL(let path, _):
+            return path
+        }
+    }
+
+    /// Worth another try later: the file was busy or changing, or the system was under pressure.
+    public var isTransient: Bool {
+        switch self {
+        case .system(let error): return error.isTransient
+        case .changedWhileReading, .checksumMismatch: return true
+        case .notRegularFile, .openSSL: return false
+        }
+    }
+}

@@ -1,0 +1,45 @@
+import CairnCore
+
+/// One file to hash: where it is, and the stat facts the scanner saw (so a file that moved since is caught).
+public struct HashRequest: Sendable {
+    public var path: String
+    public var expected: FileFingerprint?
+
+    public init(path: String, expected: FileFingerprint? = nil) {
+        self.path = path
+        self.expected = expected
+    }
+}
+
+/// Hashes many files on a bounded number of threads, one `FileHasher` each.
+public enum ParallelHasher {
+    /// The default thread count: every core, since page-cached hashing is CPU bound.
+    public static var defaultWorkers: Int { System.coreCount }
+
+    /// Hashes `requests`; results come back in the same order as the requests.
+    ///
+    /// `progress` is called from the hashing threads after each file with that file's byte count; keep it cheap.
+    public static func hash(
+        _ requests: [HashRequest],
+        workers: Int = defaultWorkers,
+        bufferSize: Int = FileHasher.defaultBufferSize,
+        progress: (@Sendable (_ bytes: Int64) -> Void)? = nil
+    ) -> [Result<HashedFile, HashingError>] {
+        parallelMap(
+            count: requests.count, workers: workers,
+            makeState: { () -> Result<FileHasher, OpenSSLError> in
+                Result { () throws(OpenSSLError) in try FileHasher(bufferSize: bufferSize) }
+            },
+            body: { hasher, index in
+                let request = requests[index]
+                let result: Result<HashedFile, HashingError>
+                switch hasher {
+                case .failure(let error): result = .failure(.openSSL(path: request.path, error))
+                case .success(let hasher):
+                    result = Result { () throws(HashingError) in try hasher.hash(path: request.path, expected: request.expected) }
+                }
+                progress?((try? result.get())?.fingerprint.size ?? 0)
+                return result
+            })
+    }
+}

@@ -1,0 +1,57 @@
+import CairnCore
+
+/// A media file found in the source.
+public struct ScannedFile: Sendable, Hashable {
+    /// Path below the source root, `/`-separated, never starting with `/` or containing `..`.
+    public var relativePath: String
+    public var fingerprint: FileFingerprint
+    public var kind: MediaKind
+
+    public init(relativePath: String, fingerprint: FileFingerprint, kind: MediaKind) {
+        self.relativePath = relativePath
+        self.fingerprint = fingerprint
+        self.kind = kind
+    }
+}
+
+/// Something the walk could not read; the rest of the walk went on.
+public struct ScanIssue: Sendable, Hashable, CustomStringConvertible {
+    public var relativePath: String
+    public var reason: String
+    public var description: String { "\(relativePath): \(reason)" }
+}
+
+/// Everything one walk of a source found.
+public struct ScanReport: Sendable {
+    /// The source root as given, and as resolved (the walk never leaves the resolved root).
+    public var root: String
+    /// Photos and videos, sorted by relative path.
+    public var mediaFiles: [ScannedFile]
+    /// Regular files that are not media: counted, never imported.
+    public var otherFiles: Int
+    public var junkSkipped: Int
+    /// Symbolic links, which are never followed (so a link can never lead the walk out of the source).
+    public var symlinksSkipped: [String]
+    /// Folders or files that could not be read. A scan with issues must not be trusted for deletions.
+    public var issues: [ScanIssue]
+    /// Whether the root holds a `.cairn-source` marker file.
+    public var hasSourceMarker: Bool
+
+    public var mediaBytes: Int64 { mediaFiles.reduce(0) { $0 + $1.fingerprint.size } }
+    public var isComplete: Bool { issues.isEmpty }
+}
+
+/// Why a source cannot be walked at all.
+public enum ScanError: Error, CustomStringConvertible, Sendable, Equatable {
+    case rootMissing(String)
+    case rootNotDirectory(String)
+    case rootUnreadable(SystemCallError)
+
+    public var description: String {
+        switch self {
+        case .rootMissing(let path): return "\(path): the source folder does not exist (is the disk mounted?)"
+        case .rootNotDirectory(let path): return "\(path): the source is not a folder"
+        case .rootUnreadable(let error): return error.description
+        }
+    }
+}

@@ -1,0 +1,157 @@
+import CairnCore
+import Glibc
+
+/// Walks a source folder with `openat`/`fstatat`, never following a symbolic link.
+public struct SourceScanner: Sendable {
+    public static let sourceMarkerName = ".cairn-source"
+
+    public var root: String
+    /// Folders (by device and inode) the walk must not enter, such as a library kept inside its own source.
+    public var excludedDirectories: Set<DirectoryIdentity>
+
+    public struct DirectoryIdentity: Hashable, Sendable {
+        public var device: UInt64
+        public var inode: UInt64
+
+        /// The identity of the folder at `path`, or nil when there is none.
+        public init?(path: String) {
+            var info = stat()
+            guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else { return nil }
+            device = UInt64(info.st_dev)
+            inode = UInt64(info.st_ino)
+        }
+
+        init(_ info: stat) {
+            device = UInt64(info.st_dev)
+            inode = UInt64(info.st_ino)
+        }
+    }
+
+    public init(root: String, excludedDirectories: Set<DirectoryIdentity> = []) {
+        self.root = root
+        self.excludedDirectories = excludedDirectories
+    }
+
+    public func scan() throws(ScanError) -> ScanReport {
+        var info = stat()
+        // The root itself may be a link (a user's ~/Pictures -> /mnt/photos); nothing below it is followed.
+        guard stat(root, &info) == 0 else {
+            if errno == ENOENT { throw .rootMissing(root) }
+            throw .rootUnreadable(SystemCallError("stat", path: root))
+        }
+        guard (info.st_mode & S_IFMT) == S_IFDIR else { throw .rootNotDirectory(root) }
+        let fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw .rootUnreadable(SystemCallError("open", path: root)) }
+
+        var walk = Walk(excluded: excludedDirectories)
+        walk.hasSourceMarker = faccessat(fd, Self.sourceMarkerName, F_OK, AT_SYMLINK_NOFOLLOW) == 0
+        walk.visit(directory: fd, prefix: "")
+        walk.media.sort { $0.relativePath < $1.relativePath }
+        return ScanReport(
+            root: root, mediaFiles: walk.media, otherFiles: walk.otherFiles, junkSkipped: walk.junk,
+            symlinksSkipped: walk.symlinks.sorted(), issues: walk.issues, hasSourceMarker: walk.hasSourceMarker)
+    }
+}
+
+/// The mutable state of one walk.
+private struct Walk {
+    let excluded: Set<SourceScanner.DirectoryIdentity>
+    var media: [ScannedFile] = []
+    var otherFiles = 0
+    var junk = 0
+    var symlinks: [String] = []
+    var issues: [ScanIssue] = []
+    var hasSourceMarker = false
+
+    init(excluded: Set<SourceScanner.DirectoryIdentity>) { self.excluded = excluded }
+
+    /// Reads one folder; takes ownership of `fd` and closes it.
+    mutating func visit(directory fd: Int32, prefix: String) {
+        guard let stream = fdopendir(fd) else {
+            issues.append(ScanIssue(relativePath: prefix.isEmpty ? "." : prefix, reason: SystemCallError("fdopendir", path: prefix).reason))
+            close(fd)
+            return
+        }
+        defer { closedir(stream) }
+        var subdirectories: [String] = []
+        while true {
+            errno = 0
+            guard let entry = readdir(stream) else {
+                if errno != 0 { issues.append(ScanIssue(relativePath: prefix, reason: "reading the folder failed: \(String(cString: strerror(errno)))")) }
+                break
+            }
+            let nameBytes = withUnsafeBytes(of: entry.pointee.d_name) { raw in Array(raw.prefix { $0 != 0 }) }
+            if nameBytes == [0x2E] || nameBytes == [0x2E, 0x2E] { continue }
+            guard let name = String(validating: nameBytes, as: UTF8.self) else {
+                issues.append(ScanIssue(relativePath: prefix + String(decoding: nameBytes, as: UTF8.self),
+                                        reason: "the name is not valid UTF-8; skipped"))
+                continue
+            }
+            let relative = prefix + name
+            var type = Int32(entry.pointee.d_type)
+            var info = stat()
+            var haveInfo = false
+            if type == Int32(DT_UNKNOWN) || type == Int32(DT_REG) {
+                guard fstatat(dirfd(stream), name, &info, AT_SYMLINK_NOFOLLOW) == 0 else {
+                    issues.append(ScanIssue(relativePath: relative, reason: SystemCallError("fstatat", path: relative).reason))
+                    continue
+                }
+                haveInfo = true
+                switch info.st_mode & S_IFMT {
+                case S_IFDIR: type = Int32(DT_DIR)
+                case S_IFLNK: type = Int32(DT_LNK)
+                case S_IFREG: type = Int32(DT_REG)
+                default: type = Int32(DT_UNKNOWN)
+                }
+            }
+            switch type {
+            case Int32(DT_DIR):
+                if JunkRules.isJunkDirectory(name) { junk += 1 } else { subdirectories.append(name) }
+            case Int32(DT_LNK):
+                symlinks.append(relative)
+            case Int32(DT_REG):
+                if JunkRules.isJunkFile(name) { junk += 1; continue }
+                classify(name: name, relative: relative, info: haveInfo ? info : nil, directory: dirfd(stream))
+            default:
+                otherFiles += 1  // sockets, fifos, devices: never media
+            }
+        }
+        for name in subdirectories {
+            let child = openat(dirfd(stream), name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            guard child >= 0 else {
+                issues.append(ScanIssue(relativePath: prefix + name, reason: SystemCallError("open", path: name).reason))
+                continue
+            }
+            var info = stat()
+            if fstat(child, &info) == 0, excluded.contains(SourceScanner.DirectoryIdentity(info)) {
+                close(child)
+                continue
+            }
+            visit(directory: child, prefix: prefix + name + "/")
+        }
+    }
+
+    private mutating func classify(name: String, relative: String, info: stat?, directory: Int32) {
+        guard let info else { return }
+        var kind = MediaClassifier.kind(forExtension: MediaClassifier.fileExtension(of: name))
+        if kind == .other {
+            // No media extension: the first bytes decide, so an extensionless camera file is still found.
+            kind = sniff(name: name, directory: directory) ?? .other
+        }
+        if kind == .other {
+            otherFiles += 1
+            return
+        }
+        media.append(ScannedFile(relativePath: relative, fingerprint: FileFingerprint(info), kind: kind))
+    }
+
+    private func sniff(name: String, directory: Int32) -> MediaKind? {
+        let fd = openat(directory, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var header = [UInt8](repeating: 0, count: 32)
+        let count = header.withUnsafeMutableBytes { pread(fd, $0.baseAddress, 32, 0) }
+        guard count > 0 else { return nil }
+        return MediaClassifier.kind(forHeader: header.prefix(count))
+    }
+}

@@ -1,0 +1,53 @@
+import CairnCatalog
+import CairnCore
+import Foundation
+import Glibc
+
+/// An open library folder: its layout and its catalog.
+public final class Library: Sendable {
+    public let layout: LibraryLayout
+    public let catalog: Catalog
+
+    /// Opens the library at `root`, creating its folders and catalog on first use.
+    public init(root: String) throws {
+        do {
+            try FileSystem.makeDirectories(root)
+        } catch {
+            throw WorkerError.libraryUnusable(root, error.description)
+        }
+        let resolved = FileSystem.resolved(root) ?? root
+        layout = LibraryLayout(root: resolved)
+        for directory in [layout.originalsDirectory, layout.derivedDirectory, layout.temporaryDirectory] {
+            do { try FileSystem.makeDirectories(directory) } catch {
+                throw WorkerError.libraryUnusable(resolved, error.description)
+            }
+        }
+        do {
+            catalog = try Catalog(path: layout.catalogPath)
+        } catch {
+            throw WorkerError.libraryUnusable(resolved, "the catalog cannot be opened: \(error)")
+        }
+    }
+
+    /// Removes what an interrupted run left in `tmp/`. Call only while holding the library lock.
+    @discardableResult
+    public func removeLeftoverTemporaryFiles() -> Int {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: layout.temporaryDirectory) else { return 0 }
+        var removed = 0
+        for name in names where unlink(layout.temporaryDirectory + "/" + name) == 0 { removed += 1 }
+        return removed
+    }
+}
+
+/// Failures that stop a whole command, as opposed to one file.
+public enum WorkerError: Error, CustomStringConvertible, Sendable {
+    case libraryUnusable(String, String)
+    case sourceUnusable(String)
+
+    public var description: String {
+        switch self {
+        case .libraryUnusable(let root, let reason): return "library \(root): \(reason)"
+        case .sourceUnusable(let reason): return reason
+        }
+    }
+}

@@ -1,0 +1,12 @@
+import Foundation
+
+/// Plain writes to stdout and stderr, unbuffered, for commands that are not narrated.
+enum Output {
+    static func line(_ text: String) {
+        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+    }
+
+    static func error(_ text: String) {
+        FileHandle.standardError.write(Data(("cairn: " + text + "\n").utf8))
+    }
+}

@@ -1,0 +1,85 @@
+import CairnCore
+import CairnTestSupport
+import Foundation
+import Testing
+
+@testable import CairnCatalog
+
+@Suite struct CatalogTests {
+    func checksum(_ seed: UInt8) -> Checksum { Checksum(bytes: [UInt8](repeating: seed, count: 20))! }
+
+    @Test func migratesAndReopens() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.subpath("catalog.sqlite")
+        let first = try Catalog(path: path)
+        let applied = try first.appliedMigrations()
+        #expect(applied.first == "v1: sources, snapshots, assets, runs")
+        let reopened = try Catalog(path: path)
+        #expect(try reopened.appliedMigrations() == applied)
+        _ = try reopened.sourceID(forRoot: "/src")
+        // A write-ahead log beside the database means WAL mode: readers never wait for a running import.
+        #expect(FileManager.default.fileExists(atPath: path + "-wal"))
+    }
+
+    @Test func sourceIDIsStablePerRoot() throws {
+        let directory = try TemporaryDirectory()
+        let catalog = try Catalog(path: directory.subpath("catalog.sqlite"))
+        let a = try catalog.sourceID(forRoot: "/media/card")
+        let b = try catalog.sourceID(forRoot: "/home/me/Pictures")
+        #expect(a != b)
+        #expect(try catalog.sourceID(forRoot: "/media/card") == a)
+    }
+
+    @Test func snapshotRoundTripsFingerprintsIncludingHugeInodes() throws {
+        let directory = try TemporaryDirectory()
+        let catalog = try Catalog(path: directory.subpath("catalog.sqlite"))
+        let source = try catalog.sourceID(forRoot: "/src")
+        let huge = FileFingerprint(device: UInt64.max - 1, inode: UInt64.max, size: 5_000_000_000, modificationTimeNanoseconds: 1_700_000_000_123_456_789)
+        let records = [
+            SourceFileRecord(relativePath: "a/b.jpg", fingerprint: huge, checksum: checksum(1), kind: .photo),
+            SourceFileRecord(relativePath: "c.mov", fingerprint: FileFingerprint(device: 1, inode: 2, size: 3, modificationTimeNanoseconds: 4), checksum: nil, kind: .video),
+        ]
+        try catalog.updateSnapshot(sourceID: source, upserting: records, removing: [])
+        let loaded = try catalog.snapshot(sourceID: source)
+        #expect(loaded["a/b.jpg"] == records[0])
+        #expect(loaded["c.mov"] == records[1])
+
+        var changed = records[1]
+        changed.checksum = checksum(2)
+        try catalog.updateSnapshot(sourceID: source, upserting: [changed], removing: ["a/b.jpg"])
+        let after = try catalog.snapshot(sourceID: source)
+        #expect(after.count == 1)
+        #expect(after["c.mov"]?.checksum == checksum(2))
+        #expect(try catalog.snapshot(sourceID: try catalog.sourceID(forRoot: "/other")).isEmpty)
+    }
+
+    @Test func assetsAreUniqueByChecksum() throws {
+        let directory = try TemporaryDirectory()
+        let catalog = try Catalog(path: directory.subpath("catalog.sqlite"))
+        let asset = AssetRecord(checksum: checksum(7), kind: .photo, size: 10, originalExtension: "jpg",
+                                firstSourcePath: "a.jpg", originalPath: "originals/07/07/x.jpg", importedAt: Date(), runID: 1)
+        var again = asset
+        again.firstSourcePath = "b.jpg"
+        try catalog.insertAssets([asset])
+        try catalog.insertAssets([again])
+        #expect(try catalog.assetCount() == 1)
+        #expect(try catalog.asset(checksum(7))?.firstSourcePath == "a.jpg")
+        #expect(try catalog.assetChecksums() == [checksum(7)])
+    }
+
+    @Test func runsRecordCountsAndFailures() throws {
+        let directory = try TemporaryDirectory()
+        let catalog = try Catalog(path: directory.subpath("catalog.sqlite"))
+        var run = try catalog.startRun(RunRecord(command: "import", sourceID: nil, startedAt: Date(timeIntervalSince1970: 100)))
+        let id = try #require(run.id)
+        run.outcome = "someFailed"
+        run.counts.imported = 5
+        run.endedAt = Date(timeIntervalSince1970: 160)
+        try catalog.finishRun(run, failures: [RunFailureRecord(runID: id, relativePath: "bad.jpg", phase: "hashing", reason: "gone")])
+        let last = try #require(try catalog.lastRun())
+        #expect(last.id == id)
+        #expect(last.counts.imported == 5)
+        #expect(last.outcome == "someFailed")
+        #expect(try catalog.failures(runID: id).map(\.relativePath) == ["bad.jpg"])
+    }
+}

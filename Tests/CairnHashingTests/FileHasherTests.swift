@@ -1,0 +1,135 @@
+import CairnCore
+import CairnTestSupport
+import Foundation
+import Testing
+
+@testable import CairnHashing
+
+@Suite struct FileHasherTests {
+    /// sha1sum's answer for a file, as the reference.
+    func referenceChecksum(_ path: String) throws -> Checksum {
+        let output = String(decoding: try ExternalTool.run(["sha1sum", path]), as: UTF8.self)
+        return try #require(Checksum(hex: output.prefix(40)))
+    }
+
+    func randomBytes(_ count: Int, seed: UInt64) -> Data {
+        var generator = SplitMix(seed: seed)
+        return Data((0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) })
+    }
+
+    @Test(arguments: [0, 1, 65_537, 256 * 1024, 256 * 1024 + 1, 3_000_001])
+    func matchesSha1sum(size: Int) throws {
+        let directory = try TemporaryDirectory()
+        let path = try directory.write(randomBytes(size, seed: UInt64(size)), to: "file.bin")
+        let hashed = try FileHasher().hash(path: path)
+        #expect(hashed.checksum == (try referenceChecksum(path)))
+        #expect(hashed.fingerprint.size == Int64(size))
+        #expect(hashed.header.count == min(size, 32))
+    }
+
+    @Test func smallBufferStillMatches() throws {
+        let directory = try TemporaryDirectory()
+        let path = try directory.write(randomBytes(100_000, seed: 9), to: "file.bin")
+        let hashed = try FileHasher(bufferSize: 4096).hash(path: path)
+        #expect(hashed.checksum == (try referenceChecksum(path)))
+    }
+
+    @Test func copyWritesIdenticalBytesAndHashesThem() throws {
+        let directory = try TemporaryDirectory()
+        let data = randomBytes(700_000, seed: 3)
+        let source = try directory.write(data, to: "source.bin")
+        let destination = directory.subpath("copy.bin")
+        let hasher = try FileHasher()
+        let expected = try hasher.hash(path: source).checksum
+        let copied = try hasher.copy(from: source, to: destination, expected: expected)
+        #expect(copied.checksum == expected)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: destination)) == data)
+    }
+
+    @Test func copyWithWrongExpectationLeavesNoFile() throws {
+        let directory = try TemporaryDirectory()
+        let source = try directory.write(randomBytes(10_000, seed: 4), to: "source.bin")
+        let destination = directory.subpath("copy.bin")
+        let wrong = try #require(Checksum(hex: String(repeating: "ab", count: 20)))
+        #expect(throws: HashingError.self) { try FileHasher().copy(from: source, to: destination, expected: wrong) }
+        #expect(!FileManager.default.fileExists(atPath: destination))
+    }
+
+    @Test func copyRefusesToOverwrite() throws {
+        let directory = try TemporaryDirectory()
+        let source = try directory.write(Data("new".utf8), to: "source.bin")
+        let destination = try directory.write(Data("old".utf8), to: "copy.bin")
+        #expect(throws: HashingError.self) { try FileHasher().copy(from: source, to: destination) }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: destination)) == Data("old".utf8))
+    }
+
+    @Test func fingerprintThatMovedSinceTheScanIsReportedAsChanged() throws {
+        let directory = try TemporaryDirectory()
+        let path = try directory.write(Data("first".utf8), to: "file.bin")
+        let hasher = try FileHasher()
+        let seen = try hasher.hash(path: path).fingerprint
+        try Data("second, longer".utf8).write(to: URL(fileURLWithPath: path))
+        #expect {
+            try hasher.hash(path: path, expected: seen)
+        } throws: { error in
+            guard case .changedWhileReading = error as? HashingError else { return false }
+            return (error as? HashingError)?.isTransient == true
+        }
+    }
+
+    @Test func missingFileNamesTheFileAndTheReason() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.subpath("missing.jpg")
+        #expect {
+            try FileHasher().hash(path: path)
+        } throws: { error in
+            let text = "\(error)"
+            return text.contains("missing.jpg") && text.contains("No such file")
+        }
+    }
+
+    @Test func symbolicLinksAreRefused() throws {
+        let directory = try TemporaryDirectory()
+        let target = try directory.write(Data("x".utf8), to: "target.bin")
+        let link = directory.subpath("link.bin")
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: target)
+        #expect(throws: HashingError.self) { try FileHasher().hash(path: link) }
+    }
+
+    @Test func parallelResultsKeepRequestOrder() throws {
+        let directory = try TemporaryDirectory()
+        var requests: [HashRequest] = []
+        for index in 0..<24 {
+            let path = try directory.write(randomBytes(1000 * (index + 1), seed: UInt64(index)), to: "f\(index).bin")
+            requests.append(HashRequest(path: path))
+        }
+        requests.insert(HashRequest(path: directory.subpath("absent.bin")), at: 5)
+        let results = ParallelHasher.hash(requests, workers: 3)
+        #expect(results.count == requests.count)
+        for (request, result) in zip(requests, results) {
+            if request.path.hasSuffix("absent.bin") {
+                #expect((try? result.get()) == nil)
+            } else {
+                #expect(try result.get().checksum == (try referenceChecksum(request.path)))
+            }
+        }
+    }
+
+    @Test func digestOfKnownBytes() throws {
+        #expect(try SHA1Digest.checksum(of: Array("abc".utf8)).hex == "a9993e364706816aba3e25717850c26c9cd0d89d")
+        #expect(try SHA1Digest.checksum(of: []).hex == "da39a3ee5e6b4b0d3255bfef95601890afd80709")
+    }
+}
+
+/// A tiny deterministic generator so test data is the same on every run.
+struct SplitMix: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

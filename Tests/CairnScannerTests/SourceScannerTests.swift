@@ -1,0 +1,107 @@
+import CairnCore
+import CairnTestSupport
+import Foundation
+import Glibc
+import Testing
+
+@testable import CairnScanner
+
+@Suite struct SourceScannerTests {
+    let jpegHeader = Data([0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x10]) + Data("JFIF".utf8)
+
+    @Test func findsMediaSkipsJunkAndCountsOthers() throws {
+        let source = try TemporaryDirectory()
+        try source.write(jpegHeader, to: "2024/IMG_0001.JPG")
+        try source.write(Data("video".utf8), to: "2024/clip.mov")
+        try source.write(Data("notes".utf8), to: "notes.txt")
+        try source.write(Data("junk".utf8), to: ".DS_Store")
+        try source.write(Data("junk".utf8), to: "2024/._IMG_0001.JPG")
+        try source.write(Data("junk".utf8), to: "Thumbs.db")
+        try source.write(jpegHeader, to: "@eaDir/IMG_0001.JPG/SYNOPHOTO_THUMB_XL.jpg")
+        try source.write(Data("state".utf8), to: ".cairn-source")
+        let report = try SourceScanner(root: source.path).scan()
+        #expect(report.mediaFiles.map(\.relativePath) == ["2024/IMG_0001.JPG", "2024/clip.mov"])
+        #expect(report.mediaFiles.map(\.kind) == [.photo, .video])
+        #expect(report.otherFiles == 1)
+        #expect(report.junkSkipped == 5)
+        #expect(report.hasSourceMarker)
+        #expect(report.isComplete)
+    }
+
+    @Test func recordsFingerprintsFromStat() throws {
+        let source = try TemporaryDirectory()
+        let path = try source.write(Data(count: 1234), to: "a.jpg")
+        let report = try SourceScanner(root: source.path).scan()
+        let file = try #require(report.mediaFiles.first)
+        let attributes = try FileManager.default.attributesOfItem(atPath: path)
+        #expect(file.fingerprint.size == 1234)
+        #expect(file.fingerprint.inode == (attributes[.systemFileNumber] as? NSNumber)?.uint64Value)
+        #expect(file.fingerprint.modificationTimeNanoseconds > 0)
+    }
+
+    @Test func symbolicLinksAreNeverFollowed() throws {
+        let outside = try TemporaryDirectory()
+        try outside.write(jpegHeader, to: "secret.jpg")
+        try outside.write(jpegHeader, to: "folder/deep.jpg")
+        let source = try TemporaryDirectory()
+        try source.write(jpegHeader, to: "real.jpg")
+        try FileManager.default.createSymbolicLink(atPath: source.subpath("escape.jpg"), withDestinationPath: outside.subpath("secret.jpg"))
+        try FileManager.default.createSymbolicLink(atPath: source.subpath("escape-dir"), withDestinationPath: outside.subpath("folder"))
+        let report = try SourceScanner(root: source.path).scan()
+        #expect(report.mediaFiles.map(\.relativePath) == ["real.jpg"])
+        #expect(report.symlinksSkipped == ["escape-dir", "escape.jpg"])
+    }
+
+    @Test func extensionlessMediaIsRecognisedByItsBytes() throws {
+        let source = try TemporaryDirectory()
+        try source.write(jpegHeader, to: "DCIM0001")
+        try source.write(Data([0, 0, 0, 0x18]) + Data("ftypmp42".utf8) + Data(count: 8), to: "VID0001")
+        try source.write(Data("plain text".utf8), to: "README")
+        let report = try SourceScanner(root: source.path).scan()
+        #expect(report.mediaFiles.map(\.relativePath) == ["DCIM0001", "VID0001"])
+        #expect(report.mediaFiles.map(\.kind) == [.photo, .video])
+        #expect(report.otherFiles == 1)
+    }
+
+    @Test func excludedDirectoryIsNotEntered() throws {
+        let source = try TemporaryDirectory()
+        try source.write(jpegHeader, to: "photos/a.jpg")
+        try source.write(jpegHeader, to: "library/originals/ab/cd/x.jpg")
+        let library = try #require(SourceScanner.DirectoryIdentity(path: source.subpath("library")))
+        let report = try SourceScanner(root: source.path, excludedDirectories: [library]).scan()
+        #expect(report.mediaFiles.map(\.relativePath) == ["photos/a.jpg"])
+    }
+
+    @Test(.enabled(if: getuid() != 0, "root reads a mode-000 folder, so the case cannot be built as root"))
+    func unreadableFolderIsAnIssueNotAFailure() throws {
+        let source = try TemporaryDirectory()
+        try source.write(jpegHeader, to: "ok/a.jpg")
+        try source.write(jpegHeader, to: "locked/b.jpg")
+        chmod(source.subpath("locked"), 0)
+        defer { chmod(source.subpath("locked"), 0o755) }
+        let report = try SourceScanner(root: source.path).scan()
+        #expect(report.mediaFiles.map(\.relativePath) == ["ok/a.jpg"])
+        #expect(report.issues.map(\.relativePath) == ["locked"])
+    }
+
+    @Test func missingRootAndFileRootAreTypedErrors() throws {
+        let directory = try TemporaryDirectory()
+        #expect(throws: ScanError.rootMissing(directory.subpath("gone"))) {
+            try SourceScanner(root: directory.subpath("gone")).scan()
+        }
+        let file = try directory.write(Data("x".utf8), to: "file")
+        #expect(throws: ScanError.rootNotDirectory(file)) { try SourceScanner(root: file).scan() }
+    }
+
+    @Test func classifierKnowsCommonFormats() {
+        #expect(MediaClassifier.kind(forExtension: "HEIC") == .photo)
+        #expect(MediaClassifier.kind(forExtension: "MP4") == .video)
+        #expect(MediaClassifier.kind(forExtension: "txt") == .other)
+        #expect(MediaClassifier.kind(forHeader: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A]) == .photo)
+        #expect(MediaClassifier.kind(forHeader: [0, 0, 0, 0x18] + Array("ftypheic".utf8)) == .photo)
+        #expect(MediaClassifier.kind(forHeader: [0, 0, 0, 0x18] + Array("ftypisom".utf8)) == .video)
+        #expect(MediaClassifier.kind(forHeader: Array("hello world".utf8)) == nil)
+        #expect(MediaClassifier.fileExtension(of: ".hidden") == "")
+        #expect(MediaClassifier.fileExtension(of: "a.tar.gz") == "gz")
+    }
+}

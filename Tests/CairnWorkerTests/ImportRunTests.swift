@@ -1,0 +1,184 @@
+import CairnCatalog
+import CairnCore
+import CairnTestSupport
+import Foundation
+import Glibc
+import Testing
+
+@testable import CairnWorker
+
+@Suite struct ImportRunTests {
+    func bytes(_ count: Int, _ seed: UInt8) -> Data { Data((0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ Int(seed)) }) }
+
+    func sha1sum(_ path: String) throws -> String {
+        String(String(decoding: try ExternalTool.run(["sha1sum", path]), as: UTF8.self).prefix(40))
+    }
+
+    func importOnce(_ source: String, _ libraryRoot: String) throws -> (ImportSummary, Library) {
+        let library = try Library(root: libraryRoot)
+        return (try ImportRun(library: library, options: ImportOptions(source: source)).run(), library)
+    }
+
+    func filesBelow(_ root: String) -> [String] {
+        let enumerator = FileManager.default.enumerator(atPath: root)
+        var result: [String] = []
+        while let path = enumerator?.nextObject() as? String {
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: root + "/" + path, isDirectory: &isDirectory), !isDirectory.boolValue {
+                result.append(path)
+            }
+        }
+        return result.sorted()
+    }
+
+    @Test func everySourceFileIsInTheLibraryByteForByte() throws {
+        let source = try TemporaryDirectory(), libraryFolder = try TemporaryDirectory()
+        try source.write(bytes(300_000, 1), to: "DCIM/IMG_0001.JPG")
+        try source.write(bytes(120_000, 2), to: "DCIM/IMG_0002.png")
+        try source.write(bytes(90_000, 3), to: "video/clip one.mp4")
+        try source.write(bytes(300_000, 1), to: "copies/same as first.jpg")
+        try source.write(Data("not media".utf8), to: "notes.txt")
+        let (summary, library) = try importOnce(source.path, libraryFolder.path)
+
+        #expect(summary.counts.filesSeen == 4)
+        #expect(summary.counts.imported == 3)
+        #expect(summary.counts.duplicates == 1)
+        #expect(summary.counts.skipped == 1)
+        #expect(summary.failures.isEmpty)
+        #expect(summary.exitStatus == .success)
+        #expect(try library.catalog.assetCount() == 3)
+        for relative in ["DCIM/IMG_0001.JPG", "DCIM/IMG_0002.png", "video/clip one.mp4", "copies/same as first.jpg"] {
+            let hex = try sha1sum(source.subpath(relative))
+            let asset = try #require(try library.catalog.asset(Checksum(hex: hex)!))
+            let stored = library.layout.absolute(asset.originalPath)
+            #expect(try sha1sum(stored) == hex)
+            #expect(try Data(contentsOf: URL(fileURLWithPath: stored)) == Data(contentsOf: URL(fileURLWithPath: source.subpath(relative))))
+        }
+        let first = try #require(try library.catalog.asset(Checksum(hex: try sha1sum(source.subpath("DCIM/IMG_0001.JPG")))!))
+        #expect(first.originalPath.hasSuffix(".jpg"))
+        #expect(first.firstSourcePath == "DCIM/IMG_0001.JPG")
+        #expect(filesBelow(library.layout.temporaryDirectory).isEmpty)
+    }
+
+    @Test func secondImportOfUnchangedFolderHashesAndCopiesNothing() throws {
+        let source = try TemporaryDirectory(), libraryFolder = try TemporaryDirectory()
+        for index in 0..<20 { try source.write(bytes(5_000 + index, UInt8(index)), to: "f\(index).jpg") }
+        _ = try importOnce(source.path, libraryFolder.path)
+        let (second, _) = try importOnce(source.path, libraryFolder.path)
+        #expect(second.counts.filesHashed == 0)
+        #expect(second.counts.bytesHashed == 0)
+        #expect(second.counts.bytesCopied == 0)
+        #expect(second.counts.imported == 0)
+        #expect(second.counts.unchanged == 20)
+    }
+
+    @Test func changedAndNewFilesAreTheOnlyOnesHashedAgain() throws {
+        let source = try TemporaryDirectory(), libraryFolder = try TemporaryDirectory()
+        for index in 0..<5 { try source.write(bytes(4_000, UInt8(index)), to: "f\(index).jpg") }
+        _ = try importOnce(source.path, libraryFolder.path)
+        try source.write(bytes(4_100, 99), to: "f2.jpg")
+        try source.write(bytes(4_200, 77), to: "new.jpg")
+        let (second, library) = try importOnce(source.path, libraryFolder.path)
+        #expect(second.counts.filesHashed == 2)
+        #expect(second.counts.imported == 2)
+        #expect(try library.catalog.assetCount() == 7)
+    }
+
+    @Test func symlinkOutsideTheSourceIsNeitherFollowedNorImported() throws {
+        let outside = try TemporaryDirectory(), source = try TemporaryDirectory(), libraryFolder = try TemporaryDirectory()
+        let secret = try outside.write(bytes(1_000, 5), to: "secret.jpg")
+        try source.write(bytes(1_000, 6), to: "mine.jpg")
+        try FileManager.default.createSymbolicLink(atPath: source.subpath("link.jpg"), withDestinationPath: secret)
+        let (summary, library) = try importOnce(source.path, libraryFolder.path)
+        #expect(summary.symlinksSkipped == ["link.jpg"])
+        #expect(try library.catalog.assetCount() == 1)
+        #expect(try library.catalog.asset(Checksum(hex: try sha1sum(secret))!) == nil)
+    }
+
+    @Test func fileVanishingBetweenScanAndHashFailsWithReasonAndTheRunGoesOn() throws {
+        let source = try TemporaryDirectory(), libraryFolder = try TemporaryDirectory()
+        try source.write(bytes(1_000, 1), to: "good.jpg")
+        let doomed = try source.write(bytes(1_000, 2), to: "gone.jpg")
+        let library = try Library(root: libraryFolder.path)
+        var run = ImportRun(library: library, options: ImportOptions(source: source.path))
+        run.progress = { event in
+            if case .scanned = event { unlink(doomed) }  // the card is pulled right after the walk
+        }
+        let summary = try run.run()
+        #expect(summary.failures.map(\.relativePath) == ["gone.jpg"])
+        #expect(summary.failures.first?.reason.contains("No such file or directory") == true)
+        #expect(summary.failures.first?.phase == "hashing")
+        #expect(summary.exitStatus == .someFilesFailed)
+        #expect(try library.catalog.assetCount() == 1)
+        #expect(try library.catalog.failures(runID: summary.runID).map(\.relativePath) == ["gone.jpg"])
+    }
+
+    @Test func vanishedFileLeavesNoPartialOrFinalFile() throws {
+        // A file deleted between hashing and copying: the copy fails cleanly.
+        let source = try TemporaryDirectory(), libraryFolder = try TemporaryDirectory()
+        try source.write(bytes(1_000, 1), to: "good.jpg")
+        let library = try Library(root: libraryFolder.path)
+        let store = OriginalsStore(layout: library.layout)
+        let checksum = Checksum(bytes: [UInt8](repeating: 1, count: 20))!
+        #expect(throws: (any Error).self) {
+            try store.place(sourcePath: source.subpath("vanished.jpg"), checksum: checksum,
+                            relativePath: library.layout.originalRelativePath(checksum, fileExtension: "jpg"), hasher: .init())
+        }
+        #expect(filesBelow(library.layout.temporaryDirectory).isEmpty)
+        #expect(filesBelow(library.layout.originalsDirectory).isEmpty)
+    }
+
+    @Test func leftoversOfAKilledRunAreCleanedAndAVerifiedOriginalIsKept() throws {
+        let source = try TemporaryDirectory(), libraryFolder = try TemporaryDirectory()
+        let data = bytes(50_000, 4)
+        try source.write(data, to: "a.jpg")
+        let library = try Library(root: libraryFolder.path)
+        // A run killed after the rename but before the catalog commit, and one killed mid-copy.
+        let checksum = try #require(Checksum(hex: try sha1sum(source.subpath("a.jpg"))))
+        let relative = library.layout.originalRelativePath(checksum, fileExtension: "jpg")
+        try libraryFolder.write(data, to: relative)
+        try libraryFolder.write(Data("partial".utf8), to: "tmp/\(checksum.hex).123-1.partial")
+        let summary = try ImportRun(library: library, options: ImportOptions(source: source.path)).run()
+        #expect(summary.temporaryFilesRemoved == 1)
+        #expect(summary.counts.imported == 1)
+        #expect(summary.counts.bytesCopied == 0)
+        #expect(try library.catalog.asset(checksum)?.originalPath == relative)
+        #expect(filesBelow(library.layout.temporaryDirectory).isEmpty)
+    }
+
+    @Test func damagedFileAtAContentAddressIsReplacedWithTheRightBytes() throws {
+        let source = try TemporaryDirectory(), libraryFolder = try TemporaryDirectory()
+        let data = bytes(20_000, 8)
+        try source.write(data, to: "a.jpg")
+        let library = try Library(root: libraryFolder.path)
+        let checksum = try #require(Checksum(hex: try sha1sum(source.subpath("a.jpg"))))
+        let relative = library.layout.originalRelativePath(checksum, fileExtension: "jpg")
+        try libraryFolder.write(Data("bit rot".utf8), to: relative)
+        _ = try ImportRun(library: library, options: ImportOptions(source: source.path)).run()
+        #expect(try Data(contentsOf: URL(fileURLWithPath: library.layout.absolute(relative))) == data)
+    }
+
+    @Test func libraryInsideItsSourceIsNotImportedIntoItself() throws {
+        let source = try TemporaryDirectory()
+        try source.write(bytes(2_000, 1), to: "photo.jpg")
+        _ = try importOnce(source.path, source.subpath("library"))
+        let (second, library) = try importOnce(source.path, source.subpath("library"))
+        #expect(second.counts.filesSeen == 1)
+        #expect(try library.catalog.assetCount() == 1)
+    }
+
+    @Test func missingSourceStopsTheRunWithAClearMessage() throws {
+        let libraryFolder = try TemporaryDirectory()
+        #expect {
+            try importOnce(libraryFolder.subpath("not-mounted"), libraryFolder.path)
+        } throws: { error in
+            "\(error)".contains("not-mounted") && "\(error)".contains("does not exist")
+        }
+    }
+
+    @Test func defaultLibraryFollowsTheEnvironment() {
+        #expect(LibraryLayout.defaultRoot(environment: ["CAIRN_LIBRARY": "/x", "HOME": "/h"]) == "/x")
+        #expect(LibraryLayout.defaultRoot(environment: ["XDG_DATA_HOME": "/d", "HOME": "/h"]) == "/d/cairn/library")
+        #expect(LibraryLayout.defaultRoot(environment: ["HOME": "/h"]) == "/h/.local/share/cairn/library")
+    }
+}
