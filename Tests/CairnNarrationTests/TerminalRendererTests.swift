@@ -28,8 +28,9 @@ import Glibc
         #expect(output.firstMatch(of: /\u{1B}\[[0-9;]*m/) == nil)
         // The summary is the last thing on screen, after the last redraw.
         let visible = output.withoutEscapes
-        let lastLine = visible.split(separator: "\n").last.map(String.init)
-        #expect(lastLine?.hasPrefix("✓ import finished in 3.8 s · 12 seen") == true)
+        let lastLines = visible.split(separator: "\n").suffix(2).map(String.init)
+        #expect(lastLines.first?.hasPrefix("✓ import finished in 3.8 s · 12 seen") == true)
+        #expect(lastLines.last?.hasSuffix("3 ready · 1 failed · 2 skipped · 12.0 kB") == true)
         #expect(visible.contains("✓ Hashing"))
         #expect(visible.contains("✗ /src/IMG_2.JPG: truncated JPEG"))
         #expect(visible.contains("● Hashing"))

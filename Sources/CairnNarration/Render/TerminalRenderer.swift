@@ -122,9 +122,11 @@ public final class TerminalRenderer: NarrationHandler {
         storage.finished = true
         storage.redrawCount += 1
         var out = erase(&storage) + flushScrollLines(&storage, width: width)
-        let summary = NarrationFormat.summaryLine(storage.state)
+        // The summary is not redrawn, so it may take several lines: cut at " · " to fit the width.
         let style: TerminalStyle = storage.state.status == .success ? .green : .red
-        out += style.apply(summary.truncated(toColumns: width - 1), colors: options.colors) + "\n"
+        for line in Self.wrap(NarrationFormat.summaryLine(storage.state), width: width - 1) {
+            out += style.apply(line, colors: options.colors) + "\n"
+        }
         if storage.cursorHidden { out += ControlSequence.showCursor }
         storage.cursorHidden = false
         return out
@@ -189,7 +191,7 @@ public final class TerminalRenderer: NarrationHandler {
             .prefix(options.activityLines)
         for entry in recent {
             let text = NarrationFormat.clockTime(entry.time, timeZone: options.timeZone) + " "
-                + pad(entry.kind.rawValue, 9) + entry.detail
+                + pad(Self.label(entry.kind), 9) + entry.detail
             lines.append(TerminalStyle.dim.apply(text.truncated(toColumns: limit), colors: options.colors))
         }
         return lines
@@ -205,6 +207,33 @@ public final class TerminalRenderer: NarrationHandler {
         let coloredBar = TerminalStyle.cyan.apply(bar, colors: options.colors)
         let rest = (" " + percent + " " + detail).truncated(toColumns: max(0, width - bar.count))
         return coloredBar + rest
+    }
+
+    static func label(_ kind: NarrationEvent.Kind) -> String {
+        switch kind {
+        case .phaseStart: return "start"
+        case .phaseEnd: return "done"
+        case .runStart, .runEnd: return "run"
+        default: return kind.rawValue
+        }
+    }
+
+    /// Splits at " · " so each line fits `width`; continuation lines are indented.
+    static func wrap(_ text: String, width: Int) -> [String] {
+        var lines: [String] = []
+        var current = ""
+        for part in text.components(separatedBy: " · ") {
+            if current.isEmpty {
+                current = part
+            } else if current.count + 3 + part.count <= width {
+                current += " · " + part
+            } else {
+                lines.append(current)
+                current = "  " + part
+            }
+        }
+        lines.append(current)
+        return lines.map { $0.truncated(toColumns: width) }
     }
 
     private func pad(_ text: String, _ width: Int) -> String {
