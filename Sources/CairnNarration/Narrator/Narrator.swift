@@ -59,8 +59,8 @@ public struct Narrator: Sendable {
     public func phaseEnded(_ phase: SyncPhase) {
         core?.record { state in
             guard let started = state.phaseStarts.removeValue(forKey: phase) else { return }
-            if state.trackers[phase] != nil {
-                state.trackers[phase]!.finish()
+            if state.trackers.wasTouched(phase) {
+                state.trackers[phase].finish()
                 state.emit(state.progressEvent(for: phase, at: state.now))
             }
             state.emit(NarrationEvent(
@@ -94,7 +94,7 @@ public struct Narrator: Sendable {
             state.counts.toHash = toHash
             state.counts.bytesToHash = bytesToHash
             state.counts.skipped = skipped
-            state.trackers[.hashing, default: ProgressTracker(phase: .hashing)].setTotal(items: toHash, bytes: bytesToHash)
+            state.trackers[.hashing].setTotal(items: toHash, bytes: bytesToHash)
         }
     }
 
@@ -103,13 +103,13 @@ public struct Narrator: Sendable {
         core?.record { state in
             state.counts.new = new
             state.counts.duplicates = duplicates
-            state.trackers[.importing, default: ProgressTracker(phase: .importing)].setTotal(items: new, bytes: newBytes)
+            state.trackers[.importing].setTotal(items: new, bytes: newBytes)
         }
     }
 
     /// Sets or corrects the total of any phase's progress.
     public func expectTotal(_ phase: SyncPhase, items: Int, bytes: Int64? = nil) {
-        core?.record { state in state.trackers[phase, default: ProgressTracker(phase: phase)].setTotal(items: items, bytes: bytes) }
+        core?.record { state in state.trackers[phase].setTotal(items: items, bytes: bytes) }
     }
 
     /// One file hashed. The hot path: counts always, emits `hashed` and `progress` at most once per interval.
@@ -117,7 +117,7 @@ public struct Narrator: Sendable {
         core?.record { state in
             state.counts.hashed += 1
             state.counts.bytesHashed += bytes
-            state.trackers[.hashing, default: ProgressTracker(phase: .hashing)].advance(items: 1, bytes: bytes)
+            state.trackers[.hashing].advance(items: 1, bytes: bytes)
             if state.hashedThrottle.shouldFire(at: state.now) {
                 state.emit(NarrationEvent(kind: .hashed, time: state.now, phase: .hashing, file: file))
             }
@@ -129,7 +129,7 @@ public struct Narrator: Sendable {
     public func imported(file: String, bytes: Int64 = 0) {
         core?.record { state in
             state.counts.ready += 1
-            state.trackers[.importing, default: ProgressTracker(phase: .importing)].advance(items: 1, bytes: bytes)
+            state.trackers[.importing].advance(items: 1, bytes: bytes)
             if state.importedThrottle.shouldFire(at: state.now) {
                 state.emit(NarrationEvent(kind: .imported, time: state.now, phase: .importing, file: file))
             }
@@ -144,7 +144,7 @@ public struct Narrator: Sendable {
             state.counts.failed += 1
             let phase = phase ?? state.currentMainPhase
             if let phase {
-                state.trackers[phase, default: ProgressTracker(phase: phase)].advance(items: 1, bytes: bytes)
+                state.trackers[phase].advance(items: 1, bytes: bytes)
             }
             state.emit(NarrationEvent(kind: .error, time: state.now, phase: phase, message: reason, file: file))
             if let phase { state.emitProgressIfDue(phase) }
@@ -155,8 +155,8 @@ public struct Narrator: Sendable {
     public func progress(_ phase: SyncPhase, completed: Int, total: Int? = nil,
                          bytesCompleted: Int64? = nil, bytesTotal: Int64? = nil) {
         core?.record { state in
-            if let total { state.trackers[phase, default: ProgressTracker(phase: phase)].setTotal(items: total, bytes: bytesTotal) }
-            state.trackers[phase, default: ProgressTracker(phase: phase)].update(completed: completed, bytes: bytesCompleted)
+            if let total { state.trackers[phase].setTotal(items: total, bytes: bytesTotal) }
+            state.trackers[phase].update(completed: completed, bytes: bytesCompleted)
             state.emitProgressIfDue(phase)
         }
     }
@@ -216,8 +216,8 @@ final class NarratorCore: Sendable {
         var startedAt: Date?
         var counts = RunCounts()
         var phaseStarts: [SyncPhase: Date] = [:]
-        var trackers: [SyncPhase: ProgressTracker] = [:]
-        var progressThrottles: [SyncPhase: Throttle] = [:]
+        var trackers = PhaseTable { ProgressTracker(phase: $0) }
+        var progressThrottles: PhaseTable<Throttle>
         var hashedThrottle: Throttle
         var importedThrottle: Throttle
         var lanes: [LaneOccupancy] = []
@@ -227,6 +227,7 @@ final class NarratorCore: Sendable {
             self.handler = handler
             self.activityInterval = activityInterval
             hashedThrottle = Throttle(interval: activityInterval)
+            progressThrottles = PhaseTable { _ in Throttle(interval: activityInterval) }
             importedThrottle = Throttle(interval: activityInterval)
         }
 
@@ -249,14 +250,14 @@ final class NarratorCore: Sendable {
         }
 
         mutating func progressEvent(for phase: SyncPhase, at time: Date) -> NarrationEvent {
-            let snapshot = trackers[phase, default: ProgressTracker(phase: phase)].snapshot(at: time)
+            let snapshot = trackers[phase].snapshot(at: time)
             return NarrationEvent(kind: .progress, time: time, phase: phase, progress: snapshot, counts: counts,
                                   lanes: lanes.isEmpty ? nil : lanes)
         }
 
         mutating func emitProgressIfDue(_ phase: SyncPhase) {
-            let interval = activityInterval, time = now
-            guard progressThrottles[phase, default: Throttle(interval: interval)].shouldFire(at: time) else { return }
+            let time = now
+            guard progressThrottles[phase].shouldFire(at: time) else { return }
             emit(progressEvent(for: phase, at: now))
         }
     }
@@ -277,6 +278,41 @@ final class NarratorCore: Sendable {
         state.withLock { state in
             state.now = now
             body(&state)
+        }
+    }
+}
+
+/// A value per phase, indexed by a switch rather than hashed (`SyncPhase` hashes its `String` raw value) and
+/// modified in place: the hot path touches one slot per call without copying or allocating.
+struct PhaseTable<Value> {
+    private var slots: [Value]
+    /// Phases whose slot was modified at least once.
+    private var touched: UInt8 = 0
+
+    init(_ make: (SyncPhase) -> Value) {
+        slots = [SyncPhase.idle, .preparing, .fetchingServer, .hashing, .reconciling, .importing, .finalizing].map(make)
+    }
+
+    private static func slot(_ phase: SyncPhase) -> Int {
+        switch phase {
+        case .idle: return 0
+        case .preparing: return 1
+        case .fetchingServer: return 2
+        case .hashing: return 3
+        case .reconciling: return 4
+        case .importing: return 5
+        case .finalizing: return 6
+        }
+    }
+
+    func wasTouched(_ phase: SyncPhase) -> Bool { touched & (1 << Self.slot(phase)) != 0 }
+
+    subscript(phase: SyncPhase) -> Value {
+        get { slots[Self.slot(phase)] }
+        _modify {
+            let index = Self.slot(phase)
+            touched |= 1 << index
+            yield &slots[index]
         }
     }
 }
