@@ -64,6 +64,16 @@ import Testing
                 == "Last sync failed just now: token expired (credentials needed)")
     }
 
+    @Test func aRunThatNeverEndedWhileNothingRunsIsReportedAsFailed() {
+        var run = successfulRun()
+        run.status = .syncing
+        run.endedAt = nil
+        let report = StatusReport(lastRun: run, lastSuccessfulSync: nil, isRunning: false)
+        #expect(report.lastRun?.status == .failed(message: StatusReport.unfinishedRunMessage, needsAuth: false))
+        #expect(report.lastRun?.endedAt == testEpoch.addingTimeInterval(13.4))
+        #expect(report.headline(now: testEpoch.addingTimeInterval(600)).hasPrefix("Last sync failed 9 min ago: the run stopped"))
+    }
+
     @Test func jsonFormRoundTrips() throws {
         let report = StatusReport(lastRun: successfulRun(), lastSuccessfulSync: nil)
         let json = report.json(now: testEpoch.addingTimeInterval(300))

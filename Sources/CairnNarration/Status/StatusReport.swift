@@ -10,7 +10,16 @@ public struct StatusReport: Codable, Sendable, Equatable {
     /// Failures listed in the text form; the rest are counted.
     public static let listedFailures = 10
 
-    public init(lastRun: RunSummary?, lastSuccessfulSync: Date?) {
+    public static let unfinishedRunMessage = "the run stopped before finishing (killed or crashed); the next run resumes"
+
+    /// - Parameter isRunning: whether a cairn process holds the library lock now. A last run that never ended
+    ///   while nothing runs was killed or crashed; pass `false` and it is reported as failed, not as syncing.
+    public init(lastRun: RunSummary?, lastSuccessfulSync: Date?, isRunning: Bool? = nil) {
+        var lastRun = lastRun
+        if isRunning == false, let run = lastRun, run.status == .syncing || run.status == .idle {
+            lastRun?.status = .failed(message: Self.unfinishedRunMessage, needsAuth: false)
+            lastRun?.endedAt = run.endedAt ?? run.timeline.map { $0.startedAt.addingTimeInterval($0.durationSeconds ?? 0) }.max()
+        }
         self.lastRun = lastRun
         self.lastSuccessfulSync = lastSuccessfulSync ?? (lastRun?.status == .success ? lastRun?.endedAt : nil)
     }
