@@ -145,6 +145,18 @@ import Testing
         #expect(seqs == Array(1...seqs.count))
     }
 
+    @Test func aPhaseThatRunsAgainStartsItsProgressAfresh() {
+        let harness = NarratorHarness()
+        let narrator = harness.narrator
+        narrator.expectTotal(.importing, items: 2)
+        narrator.phaseStarted(.importing)
+        narrator.phaseEnded(.importing)
+        #expect(harness.recorder.state.progress[.importing]?.fraction == 1)
+        narrator.phaseStarted(.importing)
+        narrator.progress(.importing, completed: 1, total: 4)
+        #expect(harness.recorder.events.last?.progress?.fraction == 0.25)
+    }
+
     @Test func lanesRideOnProgressEvents() {
         let harness = NarratorHarness()
         harness.narrator.phaseStarted(.importing)

@@ -12,6 +12,8 @@ public struct ProgressTracker: Sendable, Equatable {
     public private(set) var bytesCompleted: Int64 = 0
     public private(set) var bytesTotal: Int64?
     private var highestFraction: Double = 0
+    /// `finish()` was called: the phase is done (a phase that runs again starts a fresh tracker).
+    public private(set) var isFinished = false
     private var itemRate = RateEstimator()
     private var byteRate = RateEstimator()
 
@@ -39,6 +41,7 @@ public struct ProgressTracker: Sendable, Equatable {
         if let total { completed = max(completed, total) }
         if let bytesTotal { bytesCompleted = max(bytesCompleted, bytesTotal) }
         highestFraction = 1
+        isFinished = true
     }
 
     /// 0…1 from the counts alone (not yet held monotonic); nil while indeterminate.

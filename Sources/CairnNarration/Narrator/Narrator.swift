@@ -51,6 +51,7 @@ public struct Narrator: Sendable {
         core?.record { state in
             guard state.phaseStarts[phase] == nil else { return }
             state.phaseStarts[phase] = state.now
+            if state.trackers[phase].isFinished { state.trackers[phase] = ProgressTracker(phase: phase) }
             state.emit(NarrationEvent(kind: .phaseStart, time: state.now, phase: phase, message: detail))
         }
     }
