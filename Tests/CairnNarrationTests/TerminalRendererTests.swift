@@ -49,7 +49,15 @@ import Glibc
             renderer.handle(event(.note, at: Double(index) * 0.01, message: "note \(index)"))
         }
         #expect(renderer.redrawCount >= 19 && renderer.redrawCount <= 21)
-        #expect(sink.text.contains("note 200") == false || sink.text.hasSuffix("note 200\n"))
+        let before = renderer.redrawCount
+        var end = event(.runEnd, at: 2.001)
+        end.status = .success
+        renderer.handle(end)
+        #expect(renderer.redrawCount == before + 1)
+        #expect(sink.text.hasSuffix(ControlSequence.showCursor))
+        // Events after the end draw nothing.
+        renderer.handle(event(.note, at: 3, message: "late"))
+        #expect(!sink.text.contains("late"))
     }
 
     @Test func tickMovesTheElapsedTimeWithoutEvents() {
