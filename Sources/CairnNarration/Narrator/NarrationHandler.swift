@@ -1,0 +1,53 @@
+import Foundation
+import Synchronization
+
+/// Receives every event a `Narrator` emits: a renderer, a run log, a test recorder.
+///
+/// Called from whichever task narrates, one event at a time and in `seq` order (the narrator serialises calls),
+/// so implementations need only protect state they share with other callers (a ticker, a reader).
+public protocol NarrationHandler: Sendable {
+    func handle(_ event: NarrationEvent)
+}
+
+/// Drops everything.
+public struct DiscardingNarrationHandler: NarrationHandler {
+    public init() {}
+    public func handle(_ event: NarrationEvent) {}
+}
+
+/// Sends each event to several handlers in order: the terminal view and the run log at once.
+public struct MultiplexNarrationHandler: NarrationHandler {
+    public let handlers: [any NarrationHandler]
+
+    public init(_ handlers: [any NarrationHandler]) { self.handlers = handlers }
+
+    public func handle(_ event: NarrationEvent) {
+        for handler in handlers { handler.handle(event) }
+    }
+}
+
+/// Keeps the state a run builds (and, unless told otherwise, every event): for tests, and for the worker to
+/// read the run's summary at the end.
+public final class InMemoryNarrationHandler: NarrationHandler {
+    private struct Storage {
+        var events: [NarrationEvent] = []
+        var state = NarrationState()
+    }
+
+    private let keepsEvents: Bool
+    private let storage = Mutex(Storage())
+
+    public init(keepsEvents: Bool = true) { self.keepsEvents = keepsEvents }
+
+    public func handle(_ event: NarrationEvent) {
+        storage.withLock { storage in
+            if keepsEvents { storage.events.append(event) }
+            storage.state.apply(event)
+        }
+    }
+
+    public var events: [NarrationEvent] { storage.withLock { $0.events } }
+    public var state: NarrationState { storage.withLock { $0.state } }
+
+    public func events(of kind: NarrationEvent.Kind) -> [NarrationEvent] { events.filter { $0.kind == kind } }
+}

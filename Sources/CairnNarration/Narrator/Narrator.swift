@@ -1,0 +1,319 @@
+import CairnCore
+import Foundation
+import Synchronization
+
+/// The one value the worker passes around to say what a run is doing.
+///
+/// Cheap to copy, safe to call from many tasks at once. It keeps the run's counters and per-phase progress,
+/// throttles the chatty calls itself (`hashed`, `imported` and progress go out at most once per
+/// `activityInterval` each), and forwards events, in `seq` order, to one `NarrationHandler`.
+/// `Narrator.disabled` does nothing at all, for benchmarks and callers that want silence.
+///
+///     let narrator = Narrator(runID: RunID.make(), handler: MultiplexNarrationHandler([renderer, runLog]))
+///     narrator.runStarted(command: "import")
+///     narrator.phaseStarted(.preparing)
+///     narrator.sourceScanned(filesSeen: 6512, bytesSeen: 9_800_000_000, toHash: 1240, bytesToHash: 3_400_000_000)
+///     narrator.phaseEnded(.preparing)
+///     narrator.phaseStarted(.hashing)
+///     narrator.hashed(file: path, bytes: size)          // hot path: per file, from any task
+///     narrator.phaseEnded(.hashing)
+///     narrator.runFinished()                             // or runFailed("…", needsAuth: false)
+public struct Narrator: Sendable {
+    public static let defaultActivityInterval: TimeInterval = 0.25
+
+    private let core: NarratorCore?
+
+    public init(
+        runID: String = RunID.make(), handler: any NarrationHandler, clock: NarrationClock = .system,
+        activityInterval: TimeInterval = Narrator.defaultActivityInterval
+    ) {
+        core = NarratorCore(runID: runID, handler: handler, clock: clock, activityInterval: activityInterval)
+    }
+
+    private init() { core = nil }
+
+    /// Says nothing, costs a branch per call.
+    public static let disabled = Narrator()
+
+    public var runID: String { core?.runID ?? "" }
+
+    // MARK: Run and phases
+
+    public func runStarted(command: String) {
+        core?.record { state in
+            state.startedAt = state.now
+            state.emit(NarrationEvent(kind: .runStart, time: state.now, command: command))
+        }
+    }
+
+    /// A phase began. `fetchingServer` runs beside the others; any other phase replaces the current one.
+    public func phaseStarted(_ phase: SyncPhase, detail: String? = nil) {
+        core?.record { state in
+            guard state.phaseStarts[phase] == nil else { return }
+            state.phaseStarts[phase] = state.now
+            if state.trackers[phase].isFinished { state.trackers[phase] = ProgressTracker(phase: phase) }
+            state.emit(NarrationEvent(kind: .phaseStart, time: state.now, phase: phase, message: detail))
+        }
+    }
+
+    /// A phase finished: its progress is completed (a last `progress` event says so), then `phaseEnd`.
+    public func phaseEnded(_ phase: SyncPhase) {
+        core?.record { state in
+            guard let started = state.phaseStarts.removeValue(forKey: phase) else { return }
+            if state.trackers.wasTouched(phase) {
+                state.trackers[phase].finish()
+                state.emit(state.progressEvent(for: phase, at: state.now))
+            }
+            state.emit(NarrationEvent(
+                kind: .phaseEnd, time: state.now, phase: phase,
+                durationSeconds: max(0, state.now.timeIntervalSince(started)), counts: state.counts))
+        }
+    }
+
+    public func runFinished() { finish(status: .success, message: nil, needsAuth: nil) }
+
+    public func runFailed(_ message: String, needsAuth: Bool = false) {
+        finish(status: .failed, message: message, needsAuth: needsAuth)
+    }
+
+    private func finish(status: RunOutcome, message: String?, needsAuth: Bool?) {
+        core?.record { state in
+            let duration = state.startedAt.map { max(0, state.now.timeIntervalSince($0)) }
+            state.emit(NarrationEvent(
+                kind: .runEnd, time: state.now, message: message, durationSeconds: duration,
+                counts: state.counts, status: status, needsAuth: needsAuth))
+        }
+    }
+
+    // MARK: Counts and progress
+
+    /// The stat pass is done: what the source holds and what needs hashing. Hashing progress is determinate from here.
+    public func sourceScanned(filesSeen: Int, bytesSeen: Int64, toHash: Int, bytesToHash: Int64, skipped: Int = 0) {
+        core?.record { state in
+            state.counts.filesSeen = filesSeen
+            state.counts.bytesSeen = bytesSeen
+            state.counts.toHash = toHash
+            state.counts.bytesToHash = bytesToHash
+            state.counts.skipped = skipped
+            state.trackers[.hashing].setTotal(items: toHash, bytes: bytesToHash)
+        }
+    }
+
+    /// Reconciliation sorted the hashed content: `new` will be imported (the importing total), `duplicates` not.
+    public func classified(new: Int, duplicates: Int, newBytes: Int64? = nil) {
+        core?.record { state in
+            state.counts.new = new
+            state.counts.duplicates = duplicates
+            state.trackers[.importing].setTotal(items: new, bytes: newBytes)
+        }
+    }
+
+    /// Sets or corrects the total of any phase's progress.
+    public func expectTotal(_ phase: SyncPhase, items: Int, bytes: Int64? = nil) {
+        core?.record { state in state.trackers[phase].setTotal(items: items, bytes: bytes) }
+    }
+
+    /// One file hashed. The hot path: counts always, emits `hashed` and `progress` at most once per interval.
+    public func hashed(file: String, bytes: Int64) {
+        core?.record { state in
+            state.counts.hashed += 1
+            state.counts.bytesHashed += bytes
+            state.trackers[.hashing].advance(items: 1, bytes: bytes)
+            if state.hashedThrottle.shouldFire(at: state.now) {
+                state.emit(NarrationEvent(kind: .hashed, time: state.now, phase: .hashing, file: file))
+            }
+            state.emitProgressIfDue(.hashing)
+        }
+    }
+
+    /// One item became ready in the library. `imported` activity is throttled like `hashed`.
+    public func imported(file: String, bytes: Int64 = 0) {
+        core?.record { state in
+            state.counts.ready += 1
+            state.trackers[.importing].advance(items: 1, bytes: bytes)
+            if state.importedThrottle.shouldFire(at: state.now) {
+                state.emit(NarrationEvent(kind: .imported, time: state.now, phase: .importing, file: file))
+            }
+            state.emitProgressIfDue(.importing)
+        }
+    }
+
+    /// A file failed, with its reason. Never throttled: every failure is in the log and the summary.
+    /// The file still counts as processed for `phase`'s progress (default: the current phase).
+    public func failed(file: String, reason: String, phase: SyncPhase? = nil, bytes: Int64 = 0) {
+        core?.record { state in
+            state.counts.failed += 1
+            let phase = phase ?? state.currentMainPhase
+            if let phase {
+                state.trackers[phase].advance(items: 1, bytes: bytes)
+            }
+            state.emit(NarrationEvent(kind: .error, time: state.now, phase: phase, message: reason, file: file))
+            if let phase { state.emitProgressIfDue(phase) }
+        }
+    }
+
+    /// Absolute progress from a caller that counts for itself (a lane scheduler). Never moves backwards.
+    public func progress(_ phase: SyncPhase, completed: Int, total: Int? = nil,
+                         bytesCompleted: Int64? = nil, bytesTotal: Int64? = nil) {
+        core?.record { state in
+            if let total { state.trackers[phase].setTotal(items: total, bytes: bytesTotal) }
+            state.trackers[phase].update(completed: completed, bytes: bytesCompleted)
+            state.emitProgressIfDue(phase)
+        }
+    }
+
+    /// Latest lane occupancy; carried by the next `progress` event.
+    public func lanes(_ occupancy: [LaneOccupancy]) {
+        core?.record { state in state.lanes = occupancy }
+    }
+
+    /// Adjusts counters this type has no dedicated call for.
+    public func updateCounts(_ update: @Sendable (inout RunCounts) -> Void) {
+        core?.record { state in update(&state.counts) }
+    }
+
+    /// The counters so far.
+    public var counts: RunCounts { core?.state.withLock { $0.counts } ?? RunCounts() }
+
+    // MARK: Activity
+
+    /// A page of the library / server listing arrived (the concurrent `fetchingServer` track).
+    public func fetched(page: Int, of pageCount: Int? = nil, items: Int? = nil) {
+        core?.record { state in
+            state.emit(NarrationEvent(kind: .fetched, time: state.now, phase: .fetchingServer,
+                                page: page, pageCount: pageCount, count: items))
+        }
+    }
+
+    /// `count` checksums were stamped "confirmed deleted" at the source.
+    public func stamped(confirmedDeleted count: Int) {
+        core?.record { state in
+            state.counts.confirmedDeleted += count
+            state.emit(NarrationEvent(kind: .stamped, time: state.now, count: count))
+        }
+    }
+
+    public func note(_ message: String) { say(.note, message) }
+    public func warning(_ message: String) { say(.warning, message) }
+    /// A run-level error (a file's failure goes through `failed(file:reason:)`).
+    public func error(_ message: String) { say(.error, message) }
+
+    private func say(_ kind: NarrationEvent.Kind, _ message: String) {
+        core?.record { state in
+            state.emit(NarrationEvent(kind: kind, time: state.now, phase: state.currentMainPhase, message: message))
+        }
+    }
+}
+
+/// Shared, locked state behind every copy of one `Narrator`.
+final class NarratorCore: Sendable {
+    struct State {
+        let runID: String
+        let handler: any NarrationHandler
+        let activityInterval: TimeInterval
+        /// The time of the call being recorded; every event it emits carries it.
+        var now = Date(timeIntervalSince1970: 0)
+        var seq = 0
+        var startedAt: Date?
+        var counts = RunCounts()
+        var phaseStarts: [SyncPhase: Date] = [:]
+        var trackers = PhaseTable { ProgressTracker(phase: $0) }
+        var progressThrottles: PhaseTable<Throttle>
+        var hashedThrottle: Throttle
+        var importedThrottle: Throttle
+        var lanes: [LaneOccupancy] = []
+
+        init(runID: String, handler: any NarrationHandler, activityInterval: TimeInterval) {
+            self.runID = runID
+            self.handler = handler
+            self.activityInterval = activityInterval
+            hashedThrottle = Throttle(interval: activityInterval)
+            progressThrottles = PhaseTable { _ in Throttle(interval: activityInterval) }
+            importedThrottle = Throttle(interval: activityInterval)
+        }
+
+        /// The newest open phase other than the concurrent `fetchingServer`.
+        var currentMainPhase: SyncPhase? {
+            var newest: (phase: SyncPhase, started: Date)?
+            for (phase, started) in phaseStarts where phase != .fetchingServer {
+                if newest == nil || started >= newest!.started { newest = (phase, started) }
+            }
+            return newest?.phase
+        }
+
+        /// Stamps `event` with the run id and the next `seq`, and hands it to the handler.
+        mutating func emit(_ event: NarrationEvent) {
+            var event = event
+            seq += 1
+            event.seq = seq
+            event.runID = runID
+            handler.handle(event)
+        }
+
+        mutating func progressEvent(for phase: SyncPhase, at time: Date) -> NarrationEvent {
+            let snapshot = trackers[phase].snapshot(at: time)
+            return NarrationEvent(kind: .progress, time: time, phase: phase, progress: snapshot, counts: counts,
+                                  lanes: lanes.isEmpty ? nil : lanes)
+        }
+
+        mutating func emitProgressIfDue(_ phase: SyncPhase) {
+            let time = now
+            guard progressThrottles[phase].shouldFire(at: time) else { return }
+            emit(progressEvent(for: phase, at: now))
+        }
+    }
+
+    let runID: String
+    let clock: NarrationClock
+    let state: Mutex<State>
+
+    init(runID: String, handler: any NarrationHandler, clock: NarrationClock, activityInterval: TimeInterval) {
+        self.runID = runID
+        self.clock = clock
+        state = Mutex(State(runID: runID, handler: handler, activityInterval: activityInterval))
+    }
+
+    /// Runs `body` under the lock. Events are handed over inside it, so handlers see them one at a time, in order.
+    func record(_ body: (inout State) -> Void) {
+        let now = clock.now()
+        state.withLock { state in
+            state.now = now
+            body(&state)
+        }
+    }
+}
+
+/// A value per phase, indexed by a switch rather than hashed (`SyncPhase` hashes its `String` raw value) and
+/// modified in place: the hot path touches one slot per call without copying or allocating.
+struct PhaseTable<Value> {
+    private var slots: [Value]
+    /// Phases whose slot was modified at least once.
+    private var touched: UInt8 = 0
+
+    init(_ make: (SyncPhase) -> Value) {
+        slots = [SyncPhase.idle, .preparing, .fetchingServer, .hashing, .reconciling, .importing, .finalizing].map(make)
+    }
+
+    private static func slot(_ phase: SyncPhase) -> Int {
+        switch phase {
+        case .idle: return 0
+        case .preparing: return 1
+        case .fetchingServer: return 2
+        case .hashing: return 3
+        case .reconciling: return 4
+        case .importing: return 5
+        case .finalizing: return 6
+        }
+    }
+
+    func wasTouched(_ phase: SyncPhase) -> Bool { touched & (1 << Self.slot(phase)) != 0 }
+
+    subscript(phase: SyncPhase) -> Value {
+        get { slots[Self.slot(phase)] }
+        _modify {
+            let index = Self.slot(phase)
+            touched |= 1 << index
+            yield &slots[index]
+        }
+    }
+}

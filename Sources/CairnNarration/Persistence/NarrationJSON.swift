@@ -1,0 +1,47 @@
+import Foundation
+
+/// The one JSON dialect of narration: ISO 8601 UTC times with milliseconds, fields absent rather than null.
+public enum NarrationJSON {
+    public static func encoder(pretty: Bool = false) -> JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = pretty ? [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
+                                          : [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(timestamp(date))
+        }
+        return encoder
+    }
+
+    public static func decoder() -> JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .custom { decoder in
+            let container = try decoder.singleValueContainer()
+            let text = try container.decode(String.self)
+            guard let date = parseTimestamp(text) else {
+                throw DecodingError.dataCorruptedError(in: container, debugDescription: "not an ISO 8601 time: \(text)")
+            }
+            return date
+        }
+        return decoder
+    }
+
+    /// "2026-11-22T03:20:15.123Z".
+    public static func timestamp(_ date: Date) -> String {
+        date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+    }
+
+    public static func parseTimestamp(_ text: String) -> Date? {
+        if let date = try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text) { return date }
+        return try? Date.ISO8601FormatStyle().parse(text)
+    }
+
+    /// One NDJSON line (with its newline) for `event`.
+    public static func line(for event: NarrationEvent, encoder: JSONEncoder) -> String {
+        guard let data = try? encoder.encode(event) else {
+            // Encoding plain values cannot fail; keep the stream valid JSON regardless.
+            return "{\"event\":\"error\",\"message\":\"unencodable event\"}\n"
+        }
+        return String(decoding: data, as: UTF8.self) + "\n"
+    }
+}

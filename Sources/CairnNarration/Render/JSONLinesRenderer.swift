@@ -1,0 +1,14 @@
+import Foundation
+import Synchronization
+
+/// `--json`: every event as one JSON object per line (fields in `NarrationEvent`'s documentation).
+public final class JSONLinesRenderer: NarrationHandler {
+    private let sink: any TextSink
+    private let encoder = Mutex(NarrationJSON.encoder())
+
+    public init(sink: any TextSink) { self.sink = sink }
+
+    public func handle(_ event: NarrationEvent) {
+        sink.write(encoder.withLock { NarrationJSON.line(for: event, encoder: $0) })
+    }
+}

@@ -1,0 +1,113 @@
+import CairnCore
+import Foundation
+
+/// What `cairn status` says: the headline, the last run's timeline, counts, failures and what waits for review.
+public struct StatusReport: Codable, Sendable, Equatable {
+    /// The newest run, finished or not; nil when the library never ran.
+    public var lastRun: RunSummary?
+    /// When the newest successful run ended (maybe older than `lastRun`).
+    public var lastSuccessfulSync: Date?
+    /// Failures listed in the text form; the rest are counted.
+    public static let listedFailures = 10
+
+    public static let unfinishedRunMessage = "the run stopped before finishing (killed or crashed); the next run resumes"
+
+    /// - Parameter isRunning: whether a cairn process holds the library lock now. A last run that never ended
+    ///   while nothing runs was killed or crashed; pass `false` and it is reported as failed, not as syncing.
+    public init(lastRun: RunSummary?, lastSuccessfulSync: Date?, isRunning: Bool? = nil) {
+        var lastRun = lastRun
+        if isRunning == false, let run = lastRun, run.status == .syncing || run.status == .idle {
+            lastRun?.status = .failed(message: Self.unfinishedRunMessage, needsAuth: false)
+            lastRun?.endedAt = run.endedAt ?? run.timeline.map { $0.startedAt.addingTimeInterval($0.durationSeconds ?? 0) }.max()
+        }
+        self.lastRun = lastRun
+        self.lastSuccessfulSync = lastSuccessfulSync ?? (lastRun?.status == .success ? lastRun?.endedAt : nil)
+    }
+
+    /// "Up to date · last synced 4 min ago", "Last sync failed 2 h ago: …", "Syncing · started 1 min ago", "Never synced".
+    public func headline(now: Date) -> String {
+        guard let run = lastRun else {
+            return lastSuccessfulSync.map { "Up to date · last synced \(NarrationFormat.relative($0, now: now))" }
+                ?? "Never synced"
+        }
+        switch run.status {
+        case .idle, .syncing:
+            return "Syncing · started \(NarrationFormat.relative(run.startedAt, now: now))"
+        case .success:
+            let when = lastSuccessfulSync ?? run.endedAt ?? run.startedAt
+            let failed = run.counts.failed > 0 ? " · \(NarrationFormat.count(run.counts.failed)) failed" : ""
+            return "Up to date · last synced \(NarrationFormat.relative(when, now: now))" + failed
+        case .failed(let message, let needsAuth):
+            let when = run.endedAt ?? run.startedAt
+            return "Last sync failed \(NarrationFormat.relative(when, now: now)): \(message)"
+                + (needsAuth ? " (credentials needed)" : "")
+        }
+    }
+
+    /// The full text, ending in a newline.
+    public func text(now: Date, timeZone: TimeZone = .current) -> String {
+        var lines = [headline(now: now)]
+        guard let run = lastRun else { return lines.joined(separator: "\n") + "\n" }
+        if case .failed = run.status, let success = lastSuccessfulSync {
+            lines.append("Last successful sync \(NarrationFormat.relative(success, now: now))"
+                         + " (\(NarrationFormat.dateTime(success, timeZone: timeZone)))")
+        }
+        var runLine = "Last run \(run.runID)"
+        if let command = run.command { runLine += " (\(command))" }
+        runLine += " · started \(NarrationFormat.dateTime(run.startedAt, timeZone: timeZone))"
+        if let duration = run.durationSeconds { runLine += " · took \(NarrationFormat.duration(duration))" }
+        lines.append(runLine)
+
+        if !run.timeline.isEmpty {
+            lines.append("")
+            lines.append("Timeline")
+            for entry in run.timeline {
+                let mark = entry.isOpen ? "●" : "✓"
+                let duration = entry.durationSeconds.map(NarrationFormat.duration) ?? "running"
+                let name = entry.phase.displayName
+                let concurrent = entry.phase == .fetchingServer ? "  (concurrent)" : ""
+                lines.append("  \(mark) \(name)\(String(repeating: " ", count: max(1, 17 - name.count)))\(duration)\(concurrent)")
+            }
+        }
+        lines.append("")
+        lines.append("Counts")
+        lines.append("  " + NarrationFormat.countsLine(run.counts))
+
+        if !run.failures.isEmpty || run.counts.failed > 0 {
+            lines.append("")
+            lines.append("Failed files (\(NarrationFormat.count(max(run.counts.failed, run.failures.count))))")
+            for failure in run.failures.prefix(Self.listedFailures) {
+                lines.append("  \(failure.path): \(failure.reason)")
+            }
+            let unlisted = max(run.counts.failed, run.failures.count) - min(run.failures.count, Self.listedFailures)
+            if unlisted > 0 { lines.append("  … and \(NarrationFormat.count(unlisted)) more") }
+        }
+        if let review = run.review {
+            lines.append("")
+            lines.append("Review")
+            lines.append("  \(NarrationFormat.count(review.pendingCount)) waiting for review"
+                         + " · \(NarrationFormat.count(review.quarantinedCount)) held by quarantine")
+            if let eligible = review.nextQuarantineEligibility {
+                lines.append("  next quarantined item eligible for trash \(NarrationFormat.relative(eligible, now: now))"
+                             + " (\(NarrationFormat.dateTime(eligible, timeZone: timeZone)))")
+            }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// `cairn status --json`: `{"headline", "state", "lastSuccessfulSync", "lastRun": RunSummary}`.
+    public func json(now: Date) -> String {
+        let document = Document(
+            headline: headline(now: now), state: lastRun?.status.name ?? "idle",
+            lastSuccessfulSync: lastSuccessfulSync, lastRun: lastRun)
+        let data = (try? NarrationJSON.encoder(pretty: true).encode(document)) ?? Data("{}".utf8)
+        return String(decoding: data, as: UTF8.self) + "\n"
+    }
+
+    struct Document: Codable {
+        var headline: String
+        var state: String
+        var lastSuccessfulSync: Date?
+        var lastRun: RunSummary?
+    }
+}

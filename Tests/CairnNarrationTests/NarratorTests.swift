@@ -1,0 +1,169 @@
+import CairnCore
+import Foundation
+import Testing
+@testable import CairnNarration
+
+@Suite struct NarratorTests {
+    /// A small import: preparing, a concurrent server listing, hashing 10 files every 0.1 s, importing 4.
+    func narrateSmallImport(_ harness: NarratorHarness) {
+        let narrator = harness.narrator, clock = harness.clock
+        narrator.runStarted(command: "import")
+        narrator.phaseStarted(.preparing)
+        narrator.phaseStarted(.fetchingServer)
+        clock.advance(by: 0.8)
+        narrator.sourceScanned(filesSeen: 12, bytesSeen: 12_000, toHash: 10, bytesToHash: 10_000, skipped: 2)
+        narrator.phaseEnded(.preparing)
+        narrator.phaseStarted(.hashing)
+        for index in 0..<10 {
+            clock.advance(by: 0.1)
+            narrator.hashed(file: "/src/IMG_\(index).JPG", bytes: 1_000)
+            if index == 4 { narrator.fetched(page: 1, of: 1, items: 40); narrator.phaseEnded(.fetchingServer) }
+        }
+        narrator.phaseEnded(.hashing)
+        narrator.phaseStarted(.reconciling)
+        narrator.classified(new: 4, duplicates: 6)
+        narrator.phaseEnded(.reconciling)
+        narrator.phaseStarted(.importing)
+        for index in 0..<4 {
+            clock.advance(by: 0.5)
+            if index == 2 {
+                narrator.failed(file: "/src/IMG_2.JPG", reason: "truncated JPEG")
+            } else {
+                narrator.imported(file: "/src/IMG_\(index).JPG")
+            }
+        }
+        narrator.phaseEnded(.importing)
+        narrator.phaseStarted(.finalizing)
+        narrator.phaseEnded(.finalizing)
+        narrator.runFinished()
+    }
+
+    @Test func phaseEventsComeInOrderWithIncreasingSeq() {
+        let harness = NarratorHarness()
+        narrateSmallImport(harness)
+        let events = harness.recorder.events
+        #expect(events.map(\.seq) == Array(1...events.count))
+        #expect(events.allSatisfy { $0.runID == "run-1" })
+        #expect(events.first?.kind == .runStart)
+        #expect(events.last?.kind == .runEnd)
+        let mainPhases = events.filter { $0.kind == .phaseStart && $0.phase != .fetchingServer }.compactMap(\.phase)
+        #expect(mainPhases == [.preparing, .hashing, .reconciling, .importing, .finalizing])
+        let timeline = harness.recorder.state.timeline.entries.map(\.phase)
+        #expect(timeline == [.preparing, .fetchingServer, .hashing, .reconciling, .importing, .finalizing])
+        // Every phaseEnd follows its phaseStart.
+        for phase in SyncPhase.allCases where phase != .idle {
+            let start = events.firstIndex { $0.kind == .phaseStart && $0.phase == phase }
+            let end = events.firstIndex { $0.kind == .phaseEnd && $0.phase == phase }
+            #expect(start != nil && end != nil && start! < end!, "\(phase)")
+        }
+    }
+
+    @Test func hashedEventsAreAtLeastAQuarterSecondApart() {
+        let harness = NarratorHarness()
+        narrateSmallImport(harness)
+        let hashed = harness.recorder.events(of: .hashed)
+        #expect(hashed.count == 4)  // at 0.1, 0.4, 0.7, 1.0 s into hashing
+        for (earlier, later) in zip(hashed, hashed.dropFirst()) {
+            #expect(later.time.timeIntervalSince(earlier.time) >= 0.25)
+        }
+        #expect(harness.recorder.state.counts.hashed == 10)
+    }
+
+    @Test func threeRapidHashesProduceOneActivity() {
+        let harness = NarratorHarness()
+        harness.narrator.phaseStarted(.hashing)
+        for _ in 0..<3 {
+            harness.narrator.hashed(file: "/src/a.jpg", bytes: 1)
+            harness.clock.advance(by: 0.05)
+        }
+        #expect(harness.recorder.events(of: .hashed).count == 1)
+        #expect(harness.narrator.counts.hashed == 3)
+    }
+
+    @Test func progressNeverDecreasesWithinAPhaseAndEndsAtOne() {
+        let harness = NarratorHarness()
+        narrateSmallImport(harness)
+        let progress = harness.recorder.events(of: .progress)
+        #expect(!progress.isEmpty)
+        for phase in [SyncPhase.hashing, .importing] {
+            let fractions = progress.filter { $0.phase == phase }.compactMap { $0.progress?.fraction }
+            #expect(fractions.count >= 2, "\(phase)")
+            #expect(fractions == fractions.sorted(), "\(phase)")
+            #expect(fractions.allSatisfy { $0 >= 0 && $0 <= 1 })
+            #expect(fractions.last == 1)
+        }
+        // Hashing progress was determinate from its first event: the stat pass came first.
+        #expect(progress.first { $0.phase == .hashing }?.progress?.total == 10)
+    }
+
+    @Test func summaryHasCountsAndFailures() throws {
+        let harness = NarratorHarness()
+        narrateSmallImport(harness)
+        let summary = try #require(harness.recorder.state.summary())
+        #expect(summary.status == .success)
+        #expect(summary.command == "import")
+        let counts = summary.counts
+        #expect((counts.filesSeen, counts.toHash, counts.hashed, counts.new, counts.duplicates) == (12, 10, 10, 4, 6))
+        #expect((counts.ready, counts.failed, counts.skipped, counts.bytesHashed) == (3, 1, 2, 10_000))
+        #expect(summary.failures == [FileFailure(path: "/src/IMG_2.JPG", reason: "truncated JPEG")])
+        #expect(abs((summary.timeline.first?.durationSeconds ?? 0) - 0.8) < 0.001)
+    }
+
+    @Test func aFailedRunSaysWhy() throws {
+        let harness = NarratorHarness()
+        harness.narrator.runStarted(command: "sync")
+        harness.narrator.phaseStarted(.preparing)
+        harness.clock.advance(by: 2)
+        harness.narrator.runFailed("source /mnt/card is not mounted", needsAuth: false)
+        let end = try #require(harness.recorder.events.last)
+        #expect(end.kind == .runEnd && end.status == .failed && end.durationSeconds == 2)
+        #expect(harness.recorder.state.status == .failed(message: "source /mnt/card is not mounted", needsAuth: false))
+    }
+
+    @Test func disabledNarratorSaysNothing() {
+        let narrator = Narrator.disabled
+        narrator.runStarted(command: "import")
+        narrator.hashed(file: "/a", bytes: 1)
+        #expect(narrator.counts == RunCounts())
+        #expect(narrator.runID == "")
+    }
+
+    @Test func countsAreExactUnderConcurrentCalls() async {
+        let harness = NarratorHarness()
+        let narrator = harness.narrator
+        narrator.phaseStarted(.hashing)
+        await withTaskGroup(of: Void.self) { group in
+            for task in 0..<8 {
+                group.addTask {
+                    for index in 0..<500 { narrator.hashed(file: "/src/\(task)/\(index)", bytes: 2) }
+                }
+            }
+        }
+        #expect(narrator.counts.hashed == 4_000)
+        #expect(narrator.counts.bytesHashed == 8_000)
+        let seqs = harness.recorder.events.map(\.seq)
+        #expect(seqs == Array(1...seqs.count))
+    }
+
+    @Test func aPhaseThatRunsAgainStartsItsProgressAfresh() {
+        let harness = NarratorHarness()
+        let narrator = harness.narrator
+        narrator.expectTotal(.importing, items: 2)
+        narrator.phaseStarted(.importing)
+        narrator.phaseEnded(.importing)
+        #expect(harness.recorder.state.progress[.importing]?.fraction == 1)
+        narrator.phaseStarted(.importing)
+        narrator.progress(.importing, completed: 1, total: 4)
+        #expect(harness.recorder.events.last?.progress?.fraction == 0.25)
+    }
+
+    @Test func lanesRideOnProgressEvents() {
+        let harness = NarratorHarness()
+        harness.narrator.phaseStarted(.importing)
+        harness.narrator.classified(new: 2, duplicates: 0)
+        harness.narrator.lanes([LaneOccupancy(name: "transfer", busy: 2, width: 4, queued: 7)])
+        harness.narrator.imported(file: "/src/a.jpg")
+        #expect(harness.recorder.state.lanes == [LaneOccupancy(name: "transfer", busy: 2, width: 4, queued: 7)])
+        #expect(harness.recorder.state.progress[.importing]?.fraction == 0.5)
+    }
+}

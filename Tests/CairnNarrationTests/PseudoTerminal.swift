@@ -1,0 +1,55 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A pseudo-terminal for tests: renderers write to `slave` as to a real terminal; the test reads `master`.
+final class PseudoTerminal {
+    let master: Int32
+    let slave: Int32
+
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    init(columns: UInt16, rows: UInt16 = 24) throws {
+        var master: Int32 = -1, slave: Int32 = -1
+        var size = winsize(ws_row: rows, ws_col: columns, ws_xpixel: 0, ws_ypixel: 0)
+        guard openpty(&master, &slave, nil, nil, &size) == 0 else {
+            throw Failure(description: "openpty: \(String(cString: strerror(errno)))")
+        }
+        // Raw mode: the master then sees exactly the bytes written (no "\n" -> "\r\n").
+        var attributes = termios()
+        tcgetattr(slave, &attributes)
+        cfmakeraw(&attributes)
+        tcsetattr(slave, TCSANOW, &attributes)
+        self.master = master
+        self.slave = slave
+    }
+
+    /// Reads what the slave side wrote until `marker` arrives (or `timeoutMilliseconds` pass without data).
+    func read(until marker: String, timeoutMilliseconds: Int32 = 5_000) -> String {
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while !String(decoding: bytes, as: UTF8.self).contains(marker) {
+            var poller = pollfd(fd: master, events: Int16(POLLIN), revents: 0)
+            guard poll(&poller, 1, timeoutMilliseconds) > 0 else { break }
+            let count = Glibc.read(master, &chunk, chunk.count)
+            guard count > 0 else { break }
+            bytes += chunk[0..<count]
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    deinit {
+        close(slave)
+        close(master)
+    }
+}
+
+extension String {
+    /// The text with CSI escape sequences removed: what a person sees.
+    var withoutEscapes: String {
+        replacing(/\u{1B}\[[0-9;?]*[A-Za-z]/, with: "")
+    }
+}
