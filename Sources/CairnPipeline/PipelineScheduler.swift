@@ -111,6 +111,17 @@ public actor PipelineScheduler {
     /// Lane occupancy so far.
     public var laneStatistics: LaneStatistics { statistics }
 
+    /// What each lane holds right now, for a live view.
+    public var occupancy: [Lane: LaneOccupancy] {
+        var result = [Lane: LaneOccupancy]()
+        for lane in Lane.allCases {
+            let queue = lanes[lane.index]
+            result[lane] = LaneOccupancy(waiting: queue.backlog.count + queue.inbox.count + queue.retryReady.count,
+                                         running: queue.inFlight.count, heldByBackPressure: queue.blocked.count)
+        }
+        return result
+    }
+
     // MARK: Admission
 
     private func admit(_ original: ItemRecord) {

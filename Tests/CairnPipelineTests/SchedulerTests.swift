@@ -133,6 +133,9 @@ struct SchedulerTests {
         #expect(harness.stages.finished(.transfer) == 5)
         #expect(harness.stages.calls(.transfer) == 5)
         #expect(await harness.scheduler.laneStatistics.maxInboxOccupancy[.metadata] == 2)
+        let occupancy = await harness.scheduler.occupancy
+        #expect(occupancy[.transfer] == LaneOccupancy(waiting: 15, running: 0, heldByBackPressure: 2))
+        #expect(occupancy[.metadata] == LaneOccupancy(waiting: 2, running: 1, heldByBackPressure: 0))
         metadataGate.open()
         let result = try await running
 
@@ -301,5 +304,22 @@ struct SchedulerTests {
         await harness.store.failSaves(with: DiskFull())
         await #expect(throws: DiskFull.self) { try await harness.scheduler.run(placeholders(3)) }
         #expect(harness.stages.calls(.transfer) == 0)
+    }
+}
+
+@Suite("Pipeline scheduler at scale", .timeLimit(.minutes(1)))
+struct SchedulerScaleTests {
+    @Test("two thousand items flow through default lanes with bounded inboxes")
+    func manyItems() async throws {
+        let configuration = PipelineConfiguration.defaults(cores: 2)
+        let records = (1...2000).map { ItemRecord(item: item(Int64($0), $0 % 3 == 0 ? .video : .photo)) }
+        let harness = Harness(configuration: configuration)
+        let result = try await harness.scheduler.run(records)
+        #expect(result.report.count(.imported) == 2000)
+        for lane in Lane.allCases {
+            #expect(result.statistics.maxInboxOccupancy[lane, default: 0] <= configuration[lane].inboxCapacity)
+            #expect(result.statistics.maxInFlight[lane, default: 0] <= configuration[lane].width)
+        }
+        #expect(await harness.store.batchCount < harness.store.history.count)
     }
 }
