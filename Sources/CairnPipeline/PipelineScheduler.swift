@@ -313,7 +313,9 @@ public actor PipelineScheduler {
         entry.record.inFlight = false
         move(&entry, to: .failed(ItemFailure(phase: lane, reason: reason, attempts: attempt, retryable: retryable)))
         entries[id] = entry
-        if retryable && attempt < configuration.maxAttempts && stopReason == nil {
+        if retryable && attempt < configuration.maxAttempts {
+            // Stopping: no retry now; the record stays failed-retryable and the next run retries it.
+            guard stopReason == nil else { return }
             let delay = configuration.backoff.delay(afterAttempt: attempt, unitRandom: nextUnitRandom())
             onEvent(.retryScheduled(entry.record.item, lane, attempt: attempt + 1, delay: delay, reason: reason))
             backoffTimers[id] = Task { [clock] in

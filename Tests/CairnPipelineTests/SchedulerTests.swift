@@ -201,6 +201,28 @@ struct SchedulerTests {
         #expect(harness.clock.pendingSleeps.isEmpty)
     }
 
+    @Test("cancel: a retryable failure that lands while stopping is left for the next run, not retried")
+    func retryableFailureWhileStopping() async throws {
+        let signal = TestSignal()
+        let gate = Gate(signal: signal)
+        let harness = Harness(signal: signal, configuration: testConfiguration(width: 1)) { _, lane, _ in
+            if lane == .transfer {
+                try await gate.pass()
+                throw StageFailure.transient("EIO")
+            }
+        }
+        async let running = harness.scheduler.run(placeholders(2))
+        await signal.wait { gate.arrivals == 1 }
+        await harness.scheduler.cancel(deadline: .seconds(10))
+        gate.open()
+        let result = try await running
+
+        #expect(result.completion == .interrupted)
+        #expect(harness.events.count { if case .retryScheduled = $0 { true } else { false } } == 0)
+        #expect(result.report.entries.map(\.outcome) == [.unfinished(resumeAt: .transfer), .unfinished(resumeAt: .transfer)])
+        #expect(await harness.store.record(1)?.state.resumeLane == .transfer)
+    }
+
     @Test("cancel: phases still running at the deadline are abandoned in a resumable state")
     func cancelAbandons() async throws {
         let signal = TestSignal()
