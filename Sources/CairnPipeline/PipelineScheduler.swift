@@ -13,6 +13,18 @@
 ///   `backoff` with jitter, up to `maxAttempts` tries; non-retryable errors fail the item at once;
 /// - crash suspects (see `CrashLoopGuard`) run one at a time, after everything else;
 /// - `maxErrors` items failed for good, `cancel(deadline:)`, or a store failure stop new work.
+///
+/// Use:
+/// ```
+/// let records = plan.map { ItemRecord(item: $0) }          // placeholders
+/// try await store.save(records)                            // before any heavy work
+/// let scheduler = PipelineScheduler(configuration: try .defaults(cores: 2).applying(laneSpec: spec),
+///                                   stages: stages, store: store, onEvent: narrate)
+/// // on SIGINT/SIGTERM: Task { await scheduler.cancel(deadline: .seconds(5)) }
+/// let result = try await scheduler.run(records + store.unfinishedRecords())
+/// try result.report.jsonLines().write(to: reportURL)
+/// exit(result.exitStatus.rawValue)
+/// ```
 public actor PipelineScheduler {
     private let configuration: PipelineConfiguration
     private let stages: any PipelineStages
