@@ -1,0 +1,24 @@
+/// One lane's bookkeeping inside the scheduler.
+///
+/// Slots: an item holds one of the lane's `width` slots while its phase runs, and keeps holding it
+/// after finishing if the next lane's inbox is full (`blocked`): that is the back-pressure that stops
+/// a fast lane from running ahead of a slow one.
+struct LaneQueue: Sendable {
+    /// Items this run resumes directly into the lane (persisted, waiting); they feed the inbox.
+    var backlog = FIFO<ItemID>()
+    /// Bounded: items waiting for a slot.
+    var inbox = FIFO<ItemID>()
+    /// Items whose backoff elapsed; they go before the inbox and bypass its bound (each had a slot).
+    var retryReady = FIFO<ItemID>()
+    /// Items running this lane's phase.
+    var inFlight = Set<ItemID>()
+    /// Items done with this lane, holding their slot until the next lane's inbox has room.
+    var blocked = FIFO<ItemID>()
+
+    var slotsUsed: Int { inFlight.count + blocked.count }
+
+    /// Work that is waiting for this lane (not running).
+    var hasWaitingWork: Bool { !backlog.isEmpty || !inbox.isEmpty || !retryReady.isEmpty }
+
+    var isIdle: Bool { !hasWaitingWork && inFlight.isEmpty && blocked.isEmpty }
+}

@@ -1,0 +1,146 @@
+/// How long one phase of one item may take before it counts as a retryable failure.
+public enum LaneTimeout: Hashable, Sendable {
+    case fixed(Duration)
+    /// Grows with the file: max(`minimum`, bytes / `bytesPerSecond`).
+    case scaled(minimum: Duration, bytesPerSecond: Int64)
+
+    public func duration(forBytes byteCount: Int64) -> Duration {
+        switch self {
+        case .fixed(let duration):
+            return duration
+        case .scaled(let minimum, let bytesPerSecond):
+            guard bytesPerSecond > 0, byteCount > 0 else { return minimum }
+            let whole = byteCount / bytesPerSecond
+            let rest = byteCount % bytesPerSecond
+            let scaled = Duration.seconds(whole) + .nanoseconds(Int64(Double(rest) * 1e9 / Double(bytesPerSecond)))
+            return max(minimum, scaled)
+        }
+    }
+
+    /// The same rule with a different floor (for `timeout.transfer=30s`) or a new fixed value.
+    func replacingBase(with duration: Duration) -> LaneTimeout {
+        switch self {
+        case .fixed: return .fixed(duration)
+        case .scaled(_, let rate): return .scaled(minimum: duration, bytesPerSecond: rate)
+        }
+    }
+}
+
+/// One lane's knobs.
+public struct LaneSettings: Hashable, Sendable {
+    /// Items worked on at once.
+    public var width: Int
+    /// Items that may wait for this lane; a producer whose item would overflow it holds its own slot.
+    public var inboxCapacity: Int
+    public var timeout: LaneTimeout
+
+    public init(width: Int, inboxCapacity: Int, timeout: LaneTimeout) {
+        self.width = width
+        self.inboxCapacity = inboxCapacity
+        self.timeout = timeout
+    }
+}
+
+/// Everything the scheduler needs to know besides its collaborators.
+public struct PipelineConfiguration: Hashable, Sendable {
+    public var transfer: LaneSettings
+    public var metadata: LaneSettings
+    public var thumbnail: LaneSettings
+    public var synthesis: LaneSettings
+    /// `--clips on|off`: when off, stills skip synthesis like videos do.
+    public var clipsEnabled: Bool
+    /// Tries per phase for retryable failures (timeouts, I/O), including the first.
+    public var maxAttempts: Int
+    public var backoff: BackoffPolicy
+    /// `--max-errors N`: stop taking new work after N items failed for good; nil for no limit.
+    public var maxErrors: Int?
+    public var progressWeights: ProgressWeights
+
+    public init(transfer: LaneSettings, metadata: LaneSettings, thumbnail: LaneSettings, synthesis: LaneSettings,
+                clipsEnabled: Bool = true, maxAttempts: Int = 3, backoff: BackoffPolicy = BackoffPolicy(),
+                maxErrors: Int? = nil, progressWeights: ProgressWeights = ProgressWeights()) {
+        self.transfer = transfer
+        self.metadata = metadata
+        self.thumbnail = thumbnail
+        self.synthesis = synthesis
+        self.clipsEnabled = clipsEnabled
+        self.maxAttempts = maxAttempts
+        self.backoff = backoff
+        self.maxErrors = maxErrors
+        self.progressWeights = progressWeights
+    }
+
+    /// Defaults that scale with cores: transfer 4 and metadata 4 (I/O bound), thumbnail = cores,
+    /// synthesis = max(1, cores / 2). Transfer timeout max(15 s, bytes / 20 MB/s); metadata 30 s,
+    /// thumbnail 60 s, synthesis 120 s. Synthesis gets a deep inbox so thumbnails rarely wait on clips.
+    public static func defaults(cores: Int) -> PipelineConfiguration {
+        let cores = max(1, cores)
+        func lane(_ width: Int, _ timeout: LaneTimeout, inbox: Int? = nil) -> LaneSettings {
+            LaneSettings(width: width, inboxCapacity: inbox ?? max(8, 4 * width), timeout: timeout)
+        }
+        return PipelineConfiguration(
+            transfer: lane(4, .scaled(minimum: .seconds(15), bytesPerSecond: 20_000_000)),
+            metadata: lane(4, .fixed(.seconds(30))),
+            thumbnail: lane(cores, .fixed(.seconds(60))),
+            synthesis: lane(max(1, cores / 2), .fixed(.seconds(120)), inbox: 1024))
+    }
+
+    public subscript(lane: Lane) -> LaneSettings {
+        get {
+            switch lane {
+            case .transfer: return transfer
+            case .metadata: return metadata
+            case .thumbnail: return thumbnail
+            case .synthesis: return synthesis
+            }
+        }
+        set {
+            switch lane {
+            case .transfer: transfer = newValue
+            case .metadata: metadata = newValue
+            case .thumbnail: thumbnail = newValue
+            case .synthesis: synthesis = newValue
+            }
+        }
+    }
+
+    /// Whether an item of `kind` takes the synthesis lane under this configuration.
+    public func route(for item: ImportItem) -> ItemRoute {
+        ItemRoute(kind: item.kind, clipsEnabled: clipsEnabled)
+    }
+}
+
+/// Exponential backoff with jitter between tries of one phase.
+public struct BackoffPolicy: Hashable, Sendable {
+    /// Delay after the first failed try.
+    public var base: Duration
+    public var multiplier: Int
+    /// Cap on the delay before jitter.
+    public var maximum: Duration
+    /// Up to this fraction of the delay is added at random (0.2 = up to +20 %).
+    public var jitter: Double
+
+    public init(base: Duration = .seconds(1), multiplier: Int = 2, maximum: Duration = .seconds(60),
+                jitter: Double = 0.2) {
+        self.base = base
+        self.multiplier = multiplier
+        self.maximum = maximum
+        self.jitter = jitter
+    }
+
+    /// The wait after try number `attempt` (1-based) failed; `unitRandom` is in [0, 1).
+    public func delay(afterAttempt attempt: Int, unitRandom: Double) -> Duration {
+        var delay = base
+        var step = 1
+        while step < attempt && delay < maximum {
+            delay *= multiplier
+            step += 1
+        }
+        delay = min(delay, maximum)
+        let extra = delay * (jitter * min(max(unitRandom, 0), 1))
+        // Whole milliseconds keep persisted and logged delays readable and tests exact.
+        let milliseconds = (delay + extra).components.seconds * 1000
+            + (delay + extra).components.attoseconds / 1_000_000_000_000_000
+        return .milliseconds(milliseconds)
+    }
+}

@@ -1,0 +1,477 @@
+/// Runs items through the transfer, metadata, thumbnail and synthesis lanes.
+///
+/// One actor owns every decision, so its state changes are synchronous and ordered; stage work runs
+/// in detached tasks that report back. Every state change is persisted through one `RecordWriter`
+/// (in order, batched); a phase's stage work starts only after its in-flight mark is committed.
+///
+/// Policies:
+/// - each lane runs at most `width` items; an item that finished a lane waits, holding its slot,
+///   while the next lane's inbox is full;
+/// - synthesis starts no clip while thumbnail work is waiting, unless the thumbnail lane is itself
+///   stuck on a full synthesis inbox (otherwise the two would wait on each other forever);
+/// - a phase that throws a retryable error or times out is retried from that phase only, after
+///   `backoff` with jitter, up to `maxAttempts` tries; non-retryable errors fail the item at once;
+/// - crash suspects (see `CrashLoopGuard`) run one at a time, after everything else;
+/// - `maxErrors` items failed for good, `cancel(deadline:)`, or a store failure stop new work.
+///
+/// Use:
+/// ```
+/// let records = plan.map { ItemRecord(item: $0) }          // placeholders
+/// try await store.save(records)                            // before any heavy work
+/// let scheduler = PipelineScheduler(configuration: try .defaults(cores: 2).applying(laneSpec: spec),
+///                                   stages: stages, store: store, onEvent: narrate)
+/// // on SIGINT/SIGTERM: Task { await scheduler.cancel(deadline: .seconds(5)) }
+/// let result = try await scheduler.run(records + store.unfinishedRecords())
+/// try result.report.jsonLines().write(to: reportURL)
+/// exit(result.exitStatus.rawValue)
+/// ```
+public actor PipelineScheduler {
+    private let configuration: PipelineConfiguration
+    private let stages: any PipelineStages
+    private let store: any ItemStateStore
+    private let clock: any Clock<Duration>
+    private var random: any RandomNumberGenerator & Sendable
+    private let onEvent: @Sendable (PipelineEvent) -> Void
+
+    private struct Entry {
+        var record: ItemRecord
+        var route: ItemRoute
+        /// Tries of the current phase in this run.
+        var attemptsInPhase = 0
+    }
+
+    private struct RunningPhase {
+        var id: ItemID
+        var lane: Lane
+        var task: Task<Void, Never>
+    }
+
+    private var entries: [ItemID: Entry] = [:]
+    private var order: [ItemID] = []
+    private var lanes = [LaneQueue](repeating: LaneQueue(), count: Lane.allCases.count)
+    private var running: [UInt64: RunningPhase] = [:]
+    private var nextToken: UInt64 = 0
+    private var backoffTimers: [ItemID: Task<Void, Never>] = [:]
+    private var suspects = FIFO<ItemID>()
+    private var activeSuspect: ItemID?
+    private var outcomes: [ItemID: FileOutcome] = [:]
+    private var finalFailures = 0
+    private var stopReason: StopReason?
+    private var deadlineTimer: Task<Void, Never>?
+    private var progress: ProgressTracker
+    private var statistics = LaneStatistics()
+    private var writer: RecordWriter?
+    private var runFinished: CheckedContinuation<Void, Never>?
+    private var hasRun = false
+
+    /// - Parameters:
+    ///   - clock: times phase timeouts, backoff sleeps and the cancellation deadline.
+    ///   - random: source of backoff jitter.
+    ///   - onEvent: called synchronously on every event; keep it quick.
+    public init(configuration: PipelineConfiguration, stages: any PipelineStages, store: any ItemStateStore,
+                clock: any Clock<Duration> = ContinuousClock(),
+                random: any RandomNumberGenerator & Sendable = SystemRandomNumberGenerator(),
+                onEvent: @escaping @Sendable (PipelineEvent) -> Void = { _ in }) {
+        self.configuration = configuration
+        self.stages = stages
+        self.store = store
+        self.clock = clock
+        self.random = random
+        self.onEvent = onEvent
+        self.progress = ProgressTracker(weights: configuration.progressWeights)
+    }
+
+    /// Runs `records` (placeholders of a new plan and/or unfinished records of an earlier run, as the
+    /// store holds them) to the end, or until stopped. Records still marked in flight go through the
+    /// crash-loop guard first. Call once per scheduler.
+    ///
+    /// Throws only when the store fails (`PipelineError.alreadyRan` on a second call); per-file
+    /// failures are in the result's report.
+    public func run(_ records: [ItemRecord]) async throws -> PipelineRunResult {
+        guard !hasRun else { throw PipelineError.alreadyRan }
+        hasRun = true
+        let writer = RecordWriter(store: store) { [weak self] error in await self?.storeFailed(error) }
+        self.writer = writer
+        writer.start()
+
+        for record in records { admit(record) }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            runFinished = continuation
+            pump()
+            finishIfDone()
+        }
+        try await writer.finish()
+        return result()
+    }
+
+    /// Stops taking new work; phases in flight may finish within `deadline`, then are abandoned,
+    /// left in their resumable state. The run then returns with `.interrupted`.
+    public func cancel(deadline: Duration) {
+        guard hasRun, runFinished != nil, stopReason != .interrupted, stopReason != .storeFailed else { return }
+        stop(.interrupted)
+        if deadline <= .zero {
+            abandonRunningPhases()
+        } else if !running.isEmpty {
+            deadlineTimer = Task { [clock] in
+                do { try await clock.sleep(for: deadline) } catch { return }
+                self.abandonRunningPhases()
+            }
+        }
+        finishIfDone()
+    }
+
+    /// Lane occupancy so far.
+    public var laneStatistics: LaneStatistics { statistics }
+
+    /// What each lane holds right now, for a live view.
+    public var occupancy: [Lane: LaneOccupancy] {
+        var result = [Lane: LaneOccupancy]()
+        for lane in Lane.allCases {
+            let queue = lanes[lane.index]
+            result[lane] = LaneOccupancy(waiting: queue.backlog.count + queue.inbox.count + queue.retryReady.count,
+                                         running: queue.inFlight.count, heldByBackPressure: queue.blocked.count)
+        }
+        return result
+    }
+
+    // MARK: Admission
+
+    private func admit(_ original: ItemRecord) {
+        var record = original
+        let changed = CrashLoopGuard.recover(record)
+        if let changed { record = changed }
+        let route = configuration.route(for: record.item)
+        var entry = Entry(record: record, route: route)
+        let id = record.id
+        guard entries[id] == nil else { return }
+        entries[id] = entry
+        order.append(id)
+        progress.register(record.item, route: route, state: record.state, finished: record.state.isTerminal)
+        if changed != nil { persist(entry) }
+
+        if record.state == .placeholder { move(&entry, to: .queued) }
+        if record.state.resumeLane == .synthesis && !route.includesSynthesis {
+            // Clips were switched off since this item reached synthesis.
+            move(&entry, to: .ready)
+        }
+        entries[id] = entry
+        guard let lane = entry.record.state.resumeLane else {
+            outcomes[id] = Self.outcome(ofFinished: entry.record)
+            return
+        }
+        if CrashLoopGuard.isSuspect(entry.record) {
+            suspects.append(id)
+        } else {
+            lanes[lane.index].backlog.append(id)
+        }
+    }
+
+    // MARK: Dispatch
+
+    /// Starts whatever may start; loops because starting work frees inbox room upstream.
+    private func pump() {
+        guard stopReason == nil else { return }
+        var progressed = true
+        while progressed {
+            progressed = false
+            for lane in Lane.allCases.reversed() {
+                if refill(lane) { progressed = true }
+                if startWork(in: lane) { progressed = true }
+            }
+            if startNextSuspectIfIdle() { progressed = true }
+        }
+    }
+
+    private func refill(_ lane: Lane) -> Bool {
+        let capacity = configuration[lane].inboxCapacity
+        var moved = false
+        if let previous = Lane.allCases.last(where: { $0 < lane }) {
+            while lanes[lane.index].inbox.count < capacity, let id = lanes[previous.index].blocked.popFirst() {
+                lanes[lane.index].inbox.append(id)
+                moved = true
+            }
+        }
+        while lanes[lane.index].inbox.count < capacity, let id = lanes[lane.index].backlog.popFirst() {
+            lanes[lane.index].inbox.append(id)
+            moved = true
+        }
+        noteInbox(lane)
+        return moved
+    }
+
+    private func startWork(in lane: Lane) -> Bool {
+        var started = false
+        while lanes[lane.index].slotsUsed < configuration[lane].width, mayStart(in: lane) {
+            let id: ItemID
+            if let retry = lanes[lane.index].retryReady.popFirst() {
+                id = retry
+            } else if let waiting = lanes[lane.index].inbox.popFirst() {
+                id = waiting
+            } else {
+                break
+            }
+            start(id, in: lane)
+            started = true
+        }
+        return started
+    }
+
+    /// Every thumbnail before any clip, except when thumbnails wait on a full synthesis inbox.
+    private func mayStart(in lane: Lane) -> Bool {
+        guard lane == .synthesis else { return true }
+        let thumbnail = lanes[Lane.thumbnail.index]
+        return !thumbnail.hasWaitingWork || !thumbnail.blocked.isEmpty
+    }
+
+    private func startNextSuspectIfIdle() -> Bool {
+        if let suspect = activeSuspect {
+            guard outcomes[suspect] != nil else { return false }
+            activeSuspect = nil
+        }
+        guard lanes.allSatisfy(\.isIdle), backoffTimers.isEmpty, running.isEmpty,
+              let id = suspects.popFirst(), let lane = entries[id]?.record.state.resumeLane else { return false }
+        activeSuspect = id
+        lanes[lane.index].inbox.append(id)
+        return true
+    }
+
+    private func start(_ id: ItemID, in lane: Lane) {
+        guard var entry = entries[id], let writer else { return }
+        if entry.record.state != lane.activeState { move(&entry, to: lane.activeState) }
+        entry.record.inFlight = true
+        entry.attemptsInPhase += 1
+        entries[id] = entry
+        let committed = persist(entry)
+        lanes[lane.index].inFlight.insert(id)
+        statistics.maxInFlight[lane] = max(statistics.maxInFlight[lane, default: 0], lanes[lane.index].inFlight.count)
+        onEvent(.phaseStarted(entry.record.item, lane, attempt: entry.attemptsInPhase))
+
+        let token = nextToken
+        nextToken += 1
+        let item = entry.record.item
+        let timeout = configuration[lane].timeout.duration(forBytes: item.byteCount)
+        let task = Task.detached { [self, stages, clock] in
+            do {
+                try await writer.waitCommitted(committed)
+            } catch {
+                await self.phaseEnded(token, .notStarted)
+                return
+            }
+            let timer = Task {
+                do { try await clock.sleep(for: timeout) } catch { return }
+                await self.phaseEnded(token, .timedOut(timeout))
+            }
+            let outcome = await withTaskCancellationHandler {
+                await PhaseOutcome.perform(lane, of: item, with: stages)
+            } onCancel: {
+                timer.cancel()
+            }
+            timer.cancel()
+            await self.phaseEnded(token, outcome)
+        }
+        running[token] = RunningPhase(id: id, lane: lane, task: task)
+    }
+
+    // MARK: Results
+
+    private func phaseEnded(_ token: UInt64, _ outcome: PhaseOutcome) {
+        // The loser of a work/timeout race, or work abandoned at the deadline, finds no token.
+        guard let phase = running.removeValue(forKey: token) else { return }
+        phase.task.cancel()
+        lanes[phase.lane.index].inFlight.remove(phase.id)
+        switch outcome {
+        case .succeeded(let result):
+            succeed(phase.id, in: phase.lane, duplicate: result == .alreadyInLibrary)
+        case .failed(let reason, let retryable):
+            fail(phase.id, in: phase.lane, reason: reason, retryable: retryable)
+        case .timedOut(let limit):
+            if let item = entries[phase.id]?.record.item { onEvent(.timedOut(item, phase.lane, after: limit)) }
+            fail(phase.id, in: phase.lane, reason: "timed out after \(formatted(limit))", retryable: true)
+        case .notStarted:
+            break
+        }
+        pump()
+        finishIfDone()
+    }
+
+    private func succeed(_ id: ItemID, in lane: Lane, duplicate: Bool) {
+        guard var entry = entries[id] else { return }
+        entry.attemptsInPhase = 0
+        entry.record.inFlight = false
+        entry.record.crashCount = 0
+        let next = duplicate ? nil : lane.next(on: entry.route)
+        if duplicate { entry.record.isDuplicate = true }
+        move(&entry, to: next?.activeState ?? .ready)
+        entries[id] = entry
+        guard let next else {
+            outcomes[id] = duplicate ? .duplicate : .imported
+            return
+        }
+        guard stopReason == nil else { return }
+        let capacity = configuration[next].inboxCapacity
+        if lanes[lane.index].blocked.isEmpty && (lanes[next.index].inbox.count < capacity || id == activeSuspect) {
+            lanes[next.index].inbox.append(id)
+            noteInbox(next)
+        } else {
+            lanes[lane.index].blocked.append(id)
+            statistics.backPressureWaits[lane, default: 0] += 1
+            onEvent(.backPressure(entry.record.item, lane: lane))
+        }
+    }
+
+    private func fail(_ id: ItemID, in lane: Lane, reason: String, retryable: Bool) {
+        guard var entry = entries[id] else { return }
+        let attempt = entry.attemptsInPhase
+        entry.record.inFlight = false
+        move(&entry, to: .failed(ItemFailure(phase: lane, reason: reason, attempts: attempt, retryable: retryable)))
+        entries[id] = entry
+        if retryable && attempt < configuration.maxAttempts {
+            // Stopping: no retry now; the record stays failed-retryable and the next run retries it.
+            guard stopReason == nil else { return }
+            let delay = configuration.backoff.delay(afterAttempt: attempt, unitRandom: nextUnitRandom())
+            onEvent(.retryScheduled(entry.record.item, lane, attempt: attempt + 1, delay: delay, reason: reason))
+            backoffTimers[id] = Task { [clock] in
+                do { try await clock.sleep(for: delay) } catch { return }
+                self.retryDue(id, in: lane)
+            }
+            return
+        }
+        outcomes[id] = .failed(phase: lane, reason: reason)
+        progress.update(id, to: entry.record.state, finished: true)
+        emitProgress()
+        finalFailures += 1
+        if let limit = configuration.maxErrors, finalFailures >= limit, stopReason == nil {
+            stop(.errorLimit)
+        }
+    }
+
+    private func retryDue(_ id: ItemID, in lane: Lane) {
+        guard backoffTimers.removeValue(forKey: id) != nil else { return }
+        if stopReason == nil { lanes[lane.index].retryReady.append(id) }
+        pump()
+        finishIfDone()
+    }
+
+    // MARK: Stopping
+
+    private func stop(_ reason: StopReason) {
+        stopReason = reason
+        onEvent(.stopping(reason))
+        // Items waiting out a backoff stay failed-retryable in the store: the next run retries them.
+        for timer in backoffTimers.values { timer.cancel() }
+        backoffTimers = [:]
+    }
+
+    private func abandonRunningPhases() {
+        for phase in running.values {
+            phase.task.cancel()
+            lanes[phase.lane.index].inFlight.remove(phase.id)
+            guard var entry = entries[phase.id] else { continue }
+            // The phase restarts next run; a clean abandonment is not a crash.
+            entry.record.inFlight = false
+            entries[phase.id] = entry
+            persist(entry)
+            onEvent(.abandoned(entry.record.item, phase.lane))
+        }
+        running = [:]
+        finishIfDone()
+    }
+
+    private func storeFailed(_ error: any Error) {
+        guard stopReason != .storeFailed else { return }
+        if stopReason == nil { stop(.storeFailed) } else { stopReason = .storeFailed }
+        abandonRunningPhases()
+    }
+
+    private func finishIfDone() {
+        guard let continuation = runFinished else { return }
+        let done: Bool
+        if stopReason != nil {
+            done = running.isEmpty
+        } else {
+            done = running.isEmpty && backoffTimers.isEmpty && suspects.isEmpty
+                && (activeSuspect.map { outcomes[$0] != nil } ?? true) && lanes.allSatisfy(\.isIdle)
+        }
+        guard done else { return }
+        deadlineTimer?.cancel()
+        runFinished = nil
+        continuation.resume()
+    }
+
+    // MARK: Helpers
+
+    /// Moves an entry's state through the machine, records progress and emits events; persists.
+    private func move(_ entry: inout Entry, to next: ItemState) {
+        let previous = entry.record.state
+        do {
+            entry.record.state = try previous.moving(to: next, on: entry.route)
+        } catch {
+            preconditionFailure("\(entry.record.item.relativePath): \(error)")
+        }
+        persist(entry)
+        let finished = next == .ready || next == .cancelled
+        progress.update(entry.record.id, to: next, finished: finished)
+        onEvent(.transitioned(entry.record.item, from: previous, to: next))
+        emitProgress()
+    }
+
+    @discardableResult
+    private func persist(_ entry: Entry) -> UInt64 {
+        writer?.enqueue(entry.record) ?? 0
+    }
+
+    private func emitProgress() {
+        onEvent(.progress(progress.snapshot()))
+    }
+
+    private func noteInbox(_ lane: Lane) {
+        let count = lanes[lane.index].inbox.count
+        if count > statistics.maxInboxOccupancy[lane, default: 0] { statistics.maxInboxOccupancy[lane] = count }
+    }
+
+    private func nextUnitRandom() -> Double {
+        Double(random.next() >> 11) * 0x1p-53
+    }
+
+    private func result() -> PipelineRunResult {
+        var entriesOut = [FileOutcomeEntry]()
+        entriesOut.reserveCapacity(order.count)
+        for id in order {
+            guard let entry = entries[id] else { continue }
+            let outcome = outcomes[id] ?? .unfinished(resumeAt: entry.record.state.resumeLane ?? .transfer)
+            entriesOut.append(FileOutcomeEntry(path: entry.record.item.relativePath,
+                                               checksum: entry.record.item.checksum, outcome: outcome))
+        }
+        let report = OutcomeReport(entries: entriesOut)
+        let completion: RunCompletion
+        switch stopReason {
+        case .interrupted, .storeFailed: completion = .interrupted
+        case .errorLimit: completion = .stoppedAtErrorLimit
+        case nil: completion = report.count(.failed) > 0 ? .finishedWithFailures : .finished
+        }
+        return PipelineRunResult(completion: completion, report: report, progress: progress.snapshot(),
+                                 statistics: statistics)
+    }
+
+    private static func outcome(ofFinished record: ItemRecord) -> FileOutcome {
+        switch record.state {
+        case .failed(let failure): return .failed(phase: failure.phase, reason: failure.reason)
+        case .cancelled: return .skipped(reason: "cancelled")
+        default: return record.isDuplicate ? .duplicate : .imported
+        }
+    }
+}
+
+public enum PipelineError: Error, CustomStringConvertible {
+    case alreadyRan
+    public var description: String { "a pipeline scheduler runs once; make a new one for the next run" }
+}
+
+/// "15 s", "1.5 s", "250 ms": how timeouts read in failure reasons.
+func formatted(_ duration: Duration) -> String {
+    let milliseconds = duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
+    if milliseconds < 1000 { return "\(milliseconds) ms" }
+    if milliseconds % 1000 == 0 { return "\(milliseconds / 1000) s" }
+    let tenths = (milliseconds + 50) / 100
+    return "\(tenths / 10).\(tenths % 10) s"
+}

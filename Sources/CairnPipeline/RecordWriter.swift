@@ -1,0 +1,116 @@
+import Foundation
+
+/// The one task that saves records, in order, batching whatever piled up during the previous save.
+///
+/// The scheduler enqueues without waiting (its state changes stay synchronous); work that must not
+/// start before its record is durable (the in-flight mark) awaits `waitCommitted`.
+final class RecordWriter: @unchecked Sendable {
+    private struct State {
+        var pending: [ItemRecord] = []
+        var enqueued: UInt64 = 0
+        var committed: UInt64 = 0
+        var failure: (any Error)?
+        var waiters: [(sequence: UInt64, continuation: CheckedContinuation<Void, any Error>)] = []
+        var idleDrainer: CheckedContinuation<Void, Never>?
+        var closed = false
+    }
+
+    private let store: any ItemStateStore
+    private let lock = NSLock()
+    private var state = State()
+    private var drainer: Task<Void, Never>?
+    private let onFailure: @Sendable (any Error) async -> Void
+
+    init(store: any ItemStateStore, onFailure: @escaping @Sendable (any Error) async -> Void) {
+        self.store = store
+        self.onFailure = onFailure
+    }
+
+    func start() {
+        drainer = Task.detached { [self] in await drain() }
+    }
+
+    /// Queues `record`; returns its sequence number for `waitCommitted`.
+    @discardableResult
+    func enqueue(_ record: ItemRecord) -> UInt64 {
+        let (sequence, drainer) = lock.withLock {
+            state.pending.append(record)
+            state.enqueued += 1
+            defer { state.idleDrainer = nil }
+            return (state.enqueued, state.idleDrainer)
+        }
+        drainer?.resume()
+        return sequence
+    }
+
+    /// Returns once every record up to `sequence` is saved; throws the store's error if saving failed.
+    func waitCommitted(_ sequence: UInt64) async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            enum Decision { case done, failed(any Error), wait }
+            let decision: Decision = lock.withLock {
+                if state.committed >= sequence { return .done }
+                if let failure = state.failure { return .failed(failure) }
+                state.waiters.append((sequence, continuation))
+                return .wait
+            }
+            switch decision {
+            case .done: continuation.resume()
+            case .failed(let error): continuation.resume(throwing: error)
+            case .wait: break
+            }
+        }
+    }
+
+    /// Saves what is queued, stops, and rethrows the store's error if there was one.
+    func finish() async throws {
+        let drainerToWake = lock.withLock {
+            state.closed = true
+            defer { state.idleDrainer = nil }
+            return state.idleDrainer
+        }
+        drainerToWake?.resume()
+        await drainer?.value
+        if let failure = lock.withLock({ state.failure }) { throw failure }
+    }
+
+    private func drain() async {
+        while true {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let parked: Bool = lock.withLock {
+                    guard state.pending.isEmpty && !state.closed else { return false }
+                    state.idleDrainer = continuation
+                    return true
+                }
+                if !parked { continuation.resume() }
+            }
+            let taken: (batch: [ItemRecord], last: UInt64)? = lock.withLock {
+                if state.pending.isEmpty { return nil }
+                defer { state.pending = [] }
+                return (state.pending, state.enqueued)
+            }
+            guard let taken else {
+                if lock.withLock({ state.closed }) { return }
+                continue
+            }
+            do {
+                try await store.save(taken.batch)
+            } catch {
+                let failed = lock.withLock {
+                    state.failure = error
+                    defer { state.waiters = [] }
+                    return state.waiters
+                }
+                for waiter in failed { waiter.continuation.resume(throwing: error) }
+                await onFailure(error)
+                return
+            }
+            let ready = lock.withLock {
+                state.committed = taken.last
+                let ready = state.waiters.filter { $0.sequence <= taken.last }
+                state.waiters.removeAll { $0.sequence <= taken.last }
+                return ready
+            }
+            for waiter in ready { waiter.continuation.resume() }
+        }
+    }
+}

@@ -1,0 +1,74 @@
+@testable import CairnPipeline
+import Testing
+
+@Suite("Lane configuration")
+struct ConfigurationTests {
+    @Test("defaults scale with cores")
+    func defaults() {
+        let two = PipelineConfiguration.defaults(cores: 2)
+        #expect([two.transfer.width, two.metadata.width, two.thumbnail.width, two.synthesis.width] == [4, 4, 2, 1])
+        let eight = PipelineConfiguration.defaults(cores: 8)
+        #expect([eight.transfer.width, eight.metadata.width, eight.thumbnail.width, eight.synthesis.width] == [4, 4, 8, 4])
+        #expect(PipelineConfiguration.defaults(cores: 1).synthesis.width == 1)
+        #expect(two.clipsEnabled && two.maxAttempts == 3 && two.maxErrors == nil)
+    }
+
+    @Test("transfer timeout is max(15 s, bytes / 20 MB/s); others fixed")
+    func timeouts() {
+        let configuration = PipelineConfiguration.defaults(cores: 2)
+        #expect(configuration.transfer.timeout.duration(forBytes: 0) == .seconds(15))
+        #expect(configuration.transfer.timeout.duration(forBytes: 300_000_000) == .seconds(15))
+        #expect(configuration.transfer.timeout.duration(forBytes: 1_000_000_000) == .seconds(50))
+        #expect(configuration.transfer.timeout.duration(forBytes: 1_010_000_000) == .milliseconds(50_500))
+        #expect(configuration.metadata.timeout.duration(forBytes: 1_000_000_000) == .seconds(30))
+    }
+
+    @Test("a --lanes spec sets widths, timeouts and inboxes")
+    func laneSpec() throws {
+        let base = PipelineConfiguration.defaults(cores: 2)
+        let configured = try base.applying(laneSpec: "transfer=4, thumbnail=2,synthesis=1,timeout.transfer=30s,timeout.thumbnail=1.5s,inbox.metadata=16")
+        #expect(configured.transfer.width == 4 && configured.thumbnail.width == 2 && configured.synthesis.width == 1)
+        #expect(configured.transfer.timeout == .scaled(minimum: .seconds(30), bytesPerSecond: 20_000_000))
+        #expect(configured.thumbnail.timeout == .fixed(.milliseconds(1500)))
+        #expect(configured.metadata.inboxCapacity == 16)
+        #expect(configured.metadata.width == base.metadata.width)
+    }
+
+    @Test("bad --lanes specs say what is wrong", arguments: [
+        ("", "empty --lanes value (expected e.g. transfer=4,thumbnail=2)"),
+        ("thumb=2", "unknown lane 'thumb' in 'thumb=2' (expected transfer, metadata, thumbnail or synthesis)"),
+        ("transfer=0", "width in 'transfer=0' must be a whole number from 1 to 256"),
+        ("transfer=four", "width in 'transfer=four' must be a whole number from 1 to 256"),
+        ("transfer", "'transfer' in --lanes is not key=value (expected e.g. thumbnail=2)"),
+        ("transfer=2,transfer=3", "'transfer' appears twice in --lanes 'transfer=2,transfer=3'"),
+        ("timeout.transfer=30x", "timeout in 'timeout.transfer=30x' is not a positive duration (use e.g. 500ms, 30s, 2m, 1h)"),
+        ("transfer=2,,", "empty entry in --lanes 'transfer=2,,'"),
+        ("speed.transfer=2", "unknown key 'speed.transfer' in --lanes (expected <lane>, timeout.<lane> or inbox.<lane>; lanes: transfer, metadata, thumbnail, synthesis)"),
+    ])
+    func badLaneSpecs(spec: String, message: String) {
+        #expect(throws: LaneSpecError(message: message)) {
+            try PipelineConfiguration.defaults(cores: 2).applying(laneSpec: spec)
+        }
+    }
+
+    @Test("durations parse with units")
+    func durations() {
+        #expect(parseDuration("500ms") == .milliseconds(500))
+        #expect(parseDuration("30s") == .seconds(30))
+        #expect(parseDuration("2m") == .seconds(120))
+        #expect(parseDuration("1h") == .seconds(3600))
+        #expect(parseDuration("45") == .seconds(45))
+        #expect(parseDuration("s") == nil)
+        #expect(parseDuration("-3s") == nil)
+        #expect(parseDuration("3d") == nil)
+    }
+
+    @Test("backoff doubles, caps, and adds up to the jitter fraction")
+    func backoff() {
+        let policy = BackoffPolicy(base: .seconds(1), multiplier: 2, maximum: .seconds(10), jitter: 0.2)
+        #expect((1...5).map { policy.delay(afterAttempt: $0, unitRandom: 0) }
+            == [.seconds(1), .seconds(2), .seconds(4), .seconds(8), .seconds(10)])
+        #expect(policy.delay(afterAttempt: 2, unitRandom: 0.5) == .milliseconds(2200))
+        #expect(policy.delay(afterAttempt: 40, unitRandom: 0.999) < .seconds(12))
+    }
+}

@@ -1,0 +1,108 @@
+import CairnCore
+@testable import CairnPipeline
+import Foundation
+import Testing
+
+@Suite("Progress, outcomes, crash-loop guard")
+struct ProgressAndReportTests {
+    @Test("progress weighs bytes for transfer and items elsewhere, never decreases, ends at 1")
+    func progressMath() {
+        var weights = ProgressWeights()
+        weights = ProgressWeights(transfer: 0.5, metadata: 0.5, thumbnail: 0, synthesis: 0)
+        var tracker = ProgressTracker(weights: weights)
+        let big = item(1, .video, bytes: 900)
+        let small = item(2, .video, bytes: 100)
+        tracker.register(big, route: .withoutClip, state: .queued, finished: false)
+        tracker.register(small, route: .withoutClip, state: .queued, finished: false)
+        #expect(tracker.snapshot().fraction == 0)
+        tracker.update(big.id, to: .transferring, finished: false)
+        tracker.update(big.id, to: .probing, finished: false)
+        // 900 of 1000 bytes transferred (0.9 x 0.5), no item probed yet.
+        #expect(abs(tracker.snapshot().fraction - 0.45) < 1e-9)
+        tracker.update(small.id, to: .failed(ItemFailure(phase: .transfer, reason: "x", attempts: 1, retryable: true)),
+                       finished: false)
+        #expect(abs(tracker.snapshot().fraction - 0.45) < 1e-9)
+        tracker.update(small.id, to: .failed(ItemFailure(phase: .transfer, reason: "x", attempts: 3, retryable: true)),
+                       finished: true)
+        // A final failure credits its remaining lanes: 1.0 x 0.5 + 0.5 x 0.5.
+        #expect(abs(tracker.snapshot().fraction - 0.75) < 1e-9)
+        tracker.update(big.id, to: .ready, finished: true)
+        let end = tracker.snapshot()
+        #expect(end.fraction == 1)
+        #expect(end.count(.ready) == 1 && end.count(.failed) == 1 && end.totalItems == 2)
+    }
+
+    @Test("an item resumed past transfer already counts its bytes")
+    func resumedItemsCount() {
+        var tracker = ProgressTracker()
+        tracker.register(item(1, bytes: 10), route: .withClip, state: .thumbnailing, finished: false)
+        tracker.register(item(2, bytes: 10), route: .withClip, state: .ready, finished: true)
+        let snapshot = tracker.snapshot()
+        // Item 1: transfer + metadata done; item 2 all done. (0.4*1 + 0.1*1 + 0.3*0.5 + 0.2*0.5) / 1.0
+        #expect(abs(snapshot.fraction - 0.75) < 1e-9)
+    }
+
+    @Test("summary line groups digits and shows failures only when there are some")
+    func summaryLine() {
+        let progress = PipelineProgress(totalItems: 1240, counts: [.ready: 318, .failed: 2, .queued: 920], fraction: 0.3)
+        #expect(progress.summary == "Importing 1,240 items · 318 ready · 2 failed")
+        #expect(PipelineProgress(totalItems: 1, counts: [:], fraction: 0).summary == "Importing 1 item · 0 ready")
+        #expect(groupedDigits(1_234_567) == "1,234,567")
+        #expect(groupedDigits(999) == "999")
+    }
+
+    @Test("outcome report groups, summarizes and round-trips as JSON lines")
+    func outcomeReport() throws {
+        let checksum = try #require(Checksum(hex: String(repeating: "ab", count: 20)))
+        let report = OutcomeReport(entries: [
+            FileOutcomeEntry(path: "b.jpg", checksum: checksum, outcome: .imported),
+            FileOutcomeEntry(path: "a.jpg", outcome: .imported),
+            FileOutcomeEntry(path: "c.jpg", outcome: .duplicate),
+            FileOutcomeEntry(path: "notes.txt", outcome: .skipped(reason: "not media")),
+            FileOutcomeEntry(path: "bad.jpg", outcome: .failed(phase: .metadata, reason: "invalid data")),
+            FileOutcomeEntry(path: "late.mov", outcome: .unfinished(resumeAt: .thumbnail)),
+        ])
+        #expect(report.summary == "2 imported · 1 duplicate · 1 skipped · 1 failed · 1 unfinished")
+        #expect(report.grouped[.imported]?.map(\.path) == ["a.jpg", "b.jpg"])
+        #expect(report.failureLines == ["bad.jpg: failed in metadata: invalid data"])
+        let data = try report.jsonLines()
+        let lines = String(decoding: data, as: UTF8.self).split(separator: "\n")
+        #expect(lines.count == 6)
+        #expect(lines[0] == #"{"checksum":"\#(checksum.hex)","outcome":"imported","path":"b.jpg"}"#)
+        #expect(lines[4] == #"{"outcome":"failed","path":"bad.jpg","phase":"metadata","reason":"invalid data"}"#)
+        #expect(try OutcomeReport.parse(jsonLines: data) == report)
+    }
+
+    @Test("run completions map onto exit statuses")
+    func exitStatuses() {
+        func status(_ completion: RunCompletion) -> CairnCore.ExitStatus {
+            PipelineRunResult(completion: completion, report: OutcomeReport(entries: []),
+                              progress: PipelineProgress(totalItems: 0, counts: [:], fraction: 1),
+                              statistics: LaneStatistics()).exitStatus
+        }
+        #expect(status(.finished) == .success)
+        #expect(status(.finishedWithFailures) == .someFilesFailed)
+        #expect(status(.stoppedAtErrorLimit) == .someFilesFailed)
+        #expect(status(.interrupted) == .interrupted)
+    }
+
+    @Test("crash-loop guard: first death counts, second fails the item for good")
+    func crashLoopGuard() throws {
+        let clean = ItemRecord(item: item(1), state: .probing)
+        #expect(CrashLoopGuard.recover(clean) == nil)
+
+        let once = try #require(CrashLoopGuard.recover(ItemRecord(item: item(2), state: .thumbnailing, inFlight: true)))
+        #expect(once.state == .thumbnailing && !once.inFlight && once.crashCount == 1)
+        #expect(CrashLoopGuard.isSuspect(once))
+
+        var again = once
+        again.inFlight = true
+        let twice = try #require(CrashLoopGuard.recover(again))
+        #expect(twice.state == .failed(ItemFailure(phase: .thumbnail, reason: "worker crashed while processing this file",
+                                                   attempts: 2, retryable: false)))
+        #expect(twice.state.isTerminal && !CrashLoopGuard.isSuspect(twice))
+
+        let (all, changed) = CrashLoopGuard.recover([clean, again])
+        #expect(all.map(\.id) == [1, 2] && changed.map(\.id) == [2])
+    }
+}

@@ -1,0 +1,347 @@
+import CairnCore
+@testable import CairnPipeline
+import Testing
+
+@Suite("Pipeline scheduler", .timeLimit(.minutes(1)))
+struct SchedulerTests {
+    @Test("every item reaches ready through its route; every transition is persisted")
+    func happyRun() async throws {
+        let records = [ItemRecord(item: item(1, .photo)), ItemRecord(item: item(2, .video)),
+                       ItemRecord(item: item(3, .photo))]
+        let harness = Harness(records: records, duplicates: [3])
+        let result = try await harness.scheduler.run(records)
+
+        #expect(result.completion == .finished && result.exitStatus == .success)
+        #expect(result.report.summary == "2 imported · 1 duplicate")
+        // The store's history starts after the placeholders it was seeded with.
+        #expect(await harness.store.states(of: 1) == [.queued, .transferring, .probing, .thumbnailing,
+                                                      .synthesizing, .ready])
+        #expect(await harness.store.states(of: 2) == [.queued, .transferring, .probing, .thumbnailing, .ready])
+        #expect(await harness.store.states(of: 3) == [.queued, .transferring, .ready])
+        #expect(await harness.store.record(3)?.isDuplicate == true)
+        #expect(harness.stages.calls(.synthesis) == 1)
+        #expect(await harness.store.all().allSatisfy { !$0.inFlight })
+        #expect(result.progress.fraction == 1)
+    }
+
+    @Test("clips off: stills skip synthesis")
+    func clipsOff() async throws {
+        var configuration = testConfiguration()
+        configuration.clipsEnabled = false
+        let harness = Harness(configuration: configuration)
+        let result = try await harness.scheduler.run(placeholders(3))
+        #expect(result.report.count(.imported) == 3)
+        #expect(harness.stages.calls(.synthesis) == 0 && harness.stages.calls(.thumbnail) == 3)
+    }
+
+    @Test("the in-flight mark is committed before stage work starts, and cleared after")
+    func inFlightMark() async throws {
+        let box = Locked<InMemoryItemStateStore?>(nil)
+        let seen = Locked<[Bool]>([])
+        let harness = Harness { item, _, _ in
+            let record = await box.current?.record(item.id)
+            seen.withValue { $0.append(record?.inFlight == true) }
+        }
+        box.withValue { $0 = harness.store }
+        _ = try await harness.scheduler.run(placeholders(2))
+        #expect(seen.current.count == 8 && seen.current.allSatisfy { $0 })
+        #expect(await harness.store.all().allSatisfy { !$0.inFlight && $0.crashCount == 0 })
+    }
+
+    @Test("a hung phase times out (scaled to size), retries after backoff, then fails as retryable")
+    func timeoutThenFail() async throws {
+        let signal = TestSignal()
+        let never = Gate(signal: signal)
+        let harness = Harness(signal: signal, configuration: testConfiguration(maxAttempts: 2)) { _, lane, _ in
+            if lane == .transfer { try await never.pass() }
+        }
+        let big = ItemRecord(item: item(1, bytes: 1_000_000_000))
+        async let running = harness.scheduler.run([big])
+
+        await harness.clock.waitForSleeper(.seconds(50))
+        harness.clock.advance(by: .seconds(50))
+        // Backoff after try 1: 1 s plus half of the 20 % jitter.
+        await harness.clock.waitForSleeper(.milliseconds(1100))
+        #expect(harness.stages.calls(.transfer) == 1)
+        harness.clock.advance(by: .milliseconds(1100))
+        await harness.clock.waitForSleeper(.seconds(50))
+        harness.clock.advance(by: .seconds(50))
+        let result = try await running
+
+        #expect(harness.stages.calls(.transfer) == 2)
+        #expect(harness.clock.requestedSleeps == [.seconds(50), .milliseconds(1100), .seconds(50)])
+        #expect(result.report.entries.first?.outcome == .failed(phase: .transfer, reason: "timed out after 50 s"))
+        #expect(await harness.store.record(1)?.state
+            == .failed(ItemFailure(phase: .transfer, reason: "timed out after 50 s", attempts: 2, retryable: true)))
+        #expect(result.completion == .finishedWithFailures && result.exitStatus == .someFilesFailed)
+        #expect(harness.events.count { if case .timedOut = $0 { true } else { false } } == 2)
+    }
+
+    @Test("retryable errors retry only the failed phase, with exponential backoff and jitter")
+    func retriesWithBackoff() async throws {
+        let harness = Harness(configuration: testConfiguration(maxAttempts: 4)) { _, lane, call in
+            if lane == .thumbnail && call <= 2 { throw StageFailure.transient("disk busy") }
+        }
+        async let running = harness.scheduler.run([ItemRecord(item: item(1, .video))])
+        await harness.clock.waitForSleeper(.milliseconds(1100))
+        harness.clock.advance(by: .milliseconds(1100))
+        await harness.clock.waitForSleeper(.milliseconds(2200))
+        harness.clock.advance(by: .milliseconds(2200))
+        let result = try await running
+
+        #expect(result.completion == .finished)
+        #expect(harness.stages.calls(.thumbnail) == 3)
+        #expect(harness.stages.calls(.transfer) == 1 && harness.stages.calls(.metadata) == 1)
+        let timeouts: Set<Duration> = [.seconds(15), .seconds(30), .seconds(60)]
+        #expect(harness.clock.requestedSleeps.filter { !timeouts.contains($0) } == [.milliseconds(1100), .milliseconds(2200)])
+        #expect(await harness.store.states(of: 1).suffix(5) == [
+            .failed(ItemFailure(phase: .thumbnail, reason: "disk busy", attempts: 1, retryable: true)), .thumbnailing,
+            .failed(ItemFailure(phase: .thumbnail, reason: "disk busy", attempts: 2, retryable: true)), .thumbnailing,
+            .ready,
+        ])
+    }
+
+    @Test("corrupt media fails at once, without retries, and the rest of the run goes on")
+    func nonRetryable() async throws {
+        let harness = Harness { item, lane, _ in
+            if item.id == 2 && lane == .metadata { throw StageFailure.unusable("invalid data found when processing input") }
+        }
+        let result = try await harness.scheduler.run(placeholders(4))
+        #expect(harness.stages.calls(.metadata, 2) == 1)
+        #expect(harness.events.count { if case .retryScheduled = $0 { true } else { false } } == 0)
+        #expect(result.report.count(.imported) == 3)
+        #expect(result.report.failureLines == ["DCIM/IMG_2.jpg: failed in metadata: invalid data found when processing input"])
+        #expect(result.exitStatus == .someFilesFailed)
+        #expect(await harness.store.record(2)?.state.isTerminal == true)
+    }
+
+    @Test("back-pressure: a stalled lane bounds how far the fast lane runs ahead")
+    func backPressure() async throws {
+        let signal = TestSignal()
+        let metadataGate = Gate(signal: signal)
+        var configuration = testConfiguration()
+        configuration.transfer.width = 2
+        configuration.metadata.width = 1
+        configuration.metadata.inboxCapacity = 2
+        let harness = Harness(signal: signal, configuration: configuration) { _, lane, _ in
+            if lane == .metadata { try await metadataGate.pass() }
+        }
+        async let running = harness.scheduler.run(placeholders(20, .video))
+        await signal.wait { metadataGate.arrivals == 1 && harness.events.backPressureCount == 2 }
+
+        // 1 probing + 2 in the metadata inbox + 2 holding transfer slots; nothing more transferred.
+        #expect(harness.stages.finished(.transfer) == 5)
+        #expect(harness.stages.calls(.transfer) == 5)
+        #expect(await harness.scheduler.laneStatistics.maxInboxOccupancy[.metadata] == 2)
+        let occupancy = await harness.scheduler.occupancy
+        #expect(occupancy[.transfer] == LaneOccupancy(waiting: 15, running: 0, heldByBackPressure: 2))
+        #expect(occupancy[.metadata] == LaneOccupancy(waiting: 2, running: 1, heldByBackPressure: 0))
+        metadataGate.open()
+        let result = try await running
+
+        #expect(result.report.count(.imported) == 20)
+        #expect(result.statistics.maxInboxOccupancy[.metadata] == 2)
+        #expect(result.statistics.maxInFlight[.metadata] == 1 && result.statistics.maxInFlight[.transfer] == 2)
+        #expect(result.statistics.maxInboxOccupancy.values.allSatisfy { $0 <= 4 })
+    }
+
+    @Test("every thumbnail starts before any clip")
+    func thumbnailsBeforeClips() async throws {
+        let signal = TestSignal()
+        let thumbnailGate = Gate(signal: signal)
+        var configuration = testConfiguration(width: 1, inbox: 8)
+        configuration.transfer.width = 2
+        configuration.metadata.width = 2
+        let harness = Harness(signal: signal, configuration: configuration) { _, lane, _ in
+            if lane == .thumbnail { try await thumbnailGate.pass() }
+        }
+        async let running = harness.scheduler.run(placeholders(5))
+        // All five probed: one thumbnail running, four waiting for the thumbnail lane.
+        await signal.wait { thumbnailGate.arrivals == 1 && harness.stages.finished(.metadata) == 5 }
+        thumbnailGate.open()
+        let result = try await running
+
+        #expect(result.report.count(.imported) == 5)
+        let starts = harness.stages.log.compactMap { mark -> Lane? in
+            if case .start(let lane, _) = mark, lane == .thumbnail || lane == .synthesis { return lane }
+            return nil
+        }
+        #expect(starts == Array(repeating: .thumbnail, count: 5) + Array(repeating: .synthesis, count: 5))
+    }
+
+    @Test("a full synthesis inbox cannot deadlock the thumbnail lane")
+    func tinySynthesisInbox() async throws {
+        var configuration = testConfiguration(width: 1, inbox: 1)
+        configuration.thumbnail.width = 2
+        let harness = Harness(configuration: configuration)
+        let result = try await harness.scheduler.run(placeholders(12))
+        #expect(result.report.count(.imported) == 12 && harness.stages.calls(.synthesis) == 12)
+    }
+
+    @Test("cancel: in-flight phases finish within the deadline, no new work starts")
+    func cancelWithinDeadline() async throws {
+        let signal = TestSignal()
+        let gate = Gate(signal: signal)
+        let harness = Harness(signal: signal, configuration: testConfiguration(width: 2)) { _, lane, _ in
+            if lane == .transfer { try await gate.pass() }
+        }
+        async let running = harness.scheduler.run(placeholders(5))
+        await signal.wait { gate.arrivals == 2 }
+        await harness.scheduler.cancel(deadline: .seconds(10))
+        await harness.clock.waitForSleeper(.seconds(10))
+        gate.open()
+        let result = try await running
+
+        #expect(result.completion == .interrupted && result.exitStatus == .interrupted)
+        #expect(harness.stages.calls(.transfer) == 2 && harness.stages.calls(.metadata) == 0)
+        #expect(result.report.count(.unfinished) == 5)
+        let records = await harness.store.all()
+        #expect(records.map(\.state) == [.probing, .probing, .queued, .queued, .queued])
+        #expect(records.allSatisfy { !$0.inFlight })
+        #expect(harness.clock.pendingSleeps.isEmpty)
+    }
+
+    @Test("cancel: a retryable failure that lands while stopping is left for the next run, not retried")
+    func retryableFailureWhileStopping() async throws {
+        let signal = TestSignal()
+        let gate = Gate(signal: signal)
+        let harness = Harness(signal: signal, configuration: testConfiguration(width: 1)) { _, lane, _ in
+            if lane == .transfer {
+                try await gate.pass()
+                throw StageFailure.transient("EIO")
+            }
+        }
+        async let running = harness.scheduler.run(placeholders(2))
+        await signal.wait { gate.arrivals == 1 }
+        await harness.scheduler.cancel(deadline: .seconds(10))
+        gate.open()
+        let result = try await running
+
+        #expect(result.completion == .interrupted)
+        #expect(harness.events.count { if case .retryScheduled = $0 { true } else { false } } == 0)
+        #expect(result.report.entries.map(\.outcome) == [.unfinished(resumeAt: .transfer), .unfinished(resumeAt: .transfer)])
+        #expect(await harness.store.record(1)?.state.resumeLane == .transfer)
+    }
+
+    @Test("cancel: phases still running at the deadline are abandoned in a resumable state")
+    func cancelAbandons() async throws {
+        let signal = TestSignal()
+        let never = Gate(signal: signal)
+        let harness = Harness(signal: signal, configuration: testConfiguration(width: 2)) { _, lane, _ in
+            if lane == .metadata { try await never.pass() }
+        }
+        async let running = harness.scheduler.run(placeholders(3, .video))
+        await signal.wait { never.arrivals == 2 }
+        await harness.scheduler.cancel(deadline: .seconds(5))
+        await harness.clock.waitForSleeper(.seconds(5))
+        harness.clock.advance(by: .seconds(5))
+        let result = try await running
+
+        #expect(result.completion == .interrupted)
+        #expect(harness.events.count { if case .abandoned = $0 { true } else { false } } == 2)
+        let records = await harness.store.all()
+        // Two were probing when abandoned; the third had finished transfer and waited in the inbox.
+        #expect(records.map(\.state) == [.probing, .probing, .probing])
+        #expect(harness.stages.calls(.metadata) == 2)
+        #expect(records.allSatisfy { !$0.inFlight && $0.crashCount == 0 })
+        #expect(records.allSatisfy { $0.state.resumeLane != nil })
+        #expect(result.report.entries.map(\.outcome).filter { $0 == .unfinished(resumeAt: .metadata) }.count == 3)
+    }
+
+    @Test("maxErrors stops taking new work after N failures")
+    func maxErrors() async throws {
+        var configuration = testConfiguration(width: 1)
+        configuration.maxErrors = 2
+        let harness = Harness(configuration: configuration) { _, lane, _ in
+            if lane == .transfer { throw StageFailure.unusable("unsupported") }
+        }
+        let result = try await harness.scheduler.run(placeholders(6))
+        #expect(harness.stages.calls(.transfer) == 2)
+        #expect(result.completion == .stoppedAtErrorLimit && result.exitStatus == .someFilesFailed)
+        #expect(result.report.count(.failed) == 2 && result.report.count(.unfinished) == 4)
+        #expect(await harness.store.all().filter { $0.state == .queued }.count == 4)
+    }
+
+    @Test("crash-loop guard on start: twice in flight fails without work; once runs alone, last")
+    func crashLoopOnStart() async throws {
+        let records = [
+            ItemRecord(item: item(1), state: .thumbnailing, inFlight: true, crashCount: 1),
+            ItemRecord(item: item(2), state: .probing, inFlight: true),
+            ItemRecord(item: item(3)),
+            ItemRecord(item: item(4)),
+        ]
+        let harness = Harness(records: records)
+        let result = try await harness.scheduler.run(records)
+
+        #expect(harness.stages.calls(.thumbnail, 1) == 0)
+        #expect(result.report.entries[0].outcome == .failed(phase: .thumbnail, reason: CrashLoopGuard.reason))
+        #expect(await harness.store.record(1)?.state.isTerminal == true)
+        // The suspect starts only after every other item finished, and runs alone.
+        let log = harness.stages.log
+        let firstSuspectMark = try #require(log.firstIndex { if case .start(_, 2) = $0 { true } else { false } })
+        #expect(log[firstSuspectMark...].allSatisfy {
+            switch $0 { case .start(_, let id), .end(_, let id): id == 2 }
+        })
+        #expect(harness.stages.calls(.transfer, 2) == 0 && harness.stages.calls(.metadata, 2) == 1)
+        #expect(await harness.store.record(2)?.crashCount == 0)
+        #expect(result.report.count(.imported) == 3 && result.exitStatus == .someFilesFailed)
+    }
+
+    @Test("resumed items restart at the phase they were in")
+    func resume() async throws {
+        let records = [
+            ItemRecord(item: item(1), state: .thumbnailing),
+            ItemRecord(item: item(2, .video), state: .probing),
+            ItemRecord(item: item(3), state: .failed(ItemFailure(phase: .synthesis, reason: "x", attempts: 3, retryable: true))),
+            ItemRecord(item: item(4), state: .ready),
+        ]
+        let harness = Harness(records: records)
+        let result = try await harness.scheduler.run(records)
+        #expect(harness.stages.calls(.transfer) == 0)
+        #expect(harness.stages.calls(.metadata) == 1 && harness.stages.calls(.thumbnail) == 2)
+        #expect(harness.stages.calls(.synthesis) == 2)
+        #expect(result.report.count(.imported) == 4 && result.completion == .finished)
+    }
+
+    @Test("progress events never exceed 1, never decrease, and end at 1")
+    func progressEvents() async throws {
+        let harness = Harness { item, lane, _ in
+            if item.id == 3 && lane == .thumbnail { throw StageFailure.unusable("bad") }
+        }
+        var records = placeholders(6)
+        records.append(ItemRecord(item: item(7, .video, bytes: 5_000_000)))
+        let result = try await harness.scheduler.run(records)
+        let fractions = harness.events.progress.map(\.fraction)
+        #expect(fractions.count > 20)
+        #expect(zip(fractions, fractions.dropFirst()).allSatisfy { $0 <= $1 })
+        #expect(fractions.allSatisfy { $0 >= 0 && $0 <= 1 })
+        #expect(fractions.last == 1 && result.progress.fraction == 1)
+        #expect(result.progress.summary == "Importing 7 items · 6 ready · 1 failed")
+    }
+
+    @Test("a store failure stops the run and is rethrown")
+    func storeFailure() async throws {
+        struct DiskFull: Error {}
+        let harness = Harness()
+        await harness.store.failSaves(with: DiskFull())
+        await #expect(throws: DiskFull.self) { try await harness.scheduler.run(placeholders(3)) }
+        #expect(harness.stages.calls(.transfer) == 0)
+    }
+}
+
+@Suite("Pipeline scheduler at scale", .timeLimit(.minutes(1)))
+struct SchedulerScaleTests {
+    @Test("two thousand items flow through default lanes with bounded inboxes")
+    func manyItems() async throws {
+        let configuration = PipelineConfiguration.defaults(cores: 2)
+        let records = (1...2000).map { ItemRecord(item: item(Int64($0), $0 % 3 == 0 ? .video : .photo)) }
+        let harness = Harness(configuration: configuration)
+        let result = try await harness.scheduler.run(records)
+        #expect(result.report.count(.imported) == 2000)
+        for lane in Lane.allCases {
+            #expect(result.statistics.maxInboxOccupancy[lane, default: 0] <= configuration[lane].inboxCapacity)
+            #expect(result.statistics.maxInFlight[lane, default: 0] <= configuration[lane].width)
+        }
+        #expect(await harness.store.batchCount < harness.store.history.count)
+    }
+}
