@@ -118,13 +118,9 @@ public final class Catalog: Sendable {
 
     // MARK: Runs
 
-    /// Records the start of a run and returns it with its id.
-    public func startRun(_ run: RunRecord) throws -> RunRecord {
-        try pool.write { db in
-            var inserted = run
-            try inserted.insert(db)
-            return inserted
-        }
+    /// Records the start of a run.
+    public func startRun(_ run: RunRecord) throws {
+        try pool.write { db in try run.insert(db) }
     }
 
     /// Records how a run ended, with its per-file failures.
@@ -135,15 +131,30 @@ public final class Catalog: Sendable {
         }
     }
 
-    public func lastRun() throws -> RunRecord? {
-        try pool.read { db in try RunRecord.order(Column("id").desc).fetchOne(db) }
+    public func lastRun(command: String? = nil) throws -> RunRecord? {
+        try pool.read { db in
+            var request = RunRecord.order(Column("started_at").desc, Column("id").desc)
+            if let command { request = request.filter(Column("command") == command) }
+            return try request.fetchOne(db)
+        }
+    }
+
+    /// When the last run that ended in success started, if any did.
+    public func lastSuccessfulRun() throws -> RunRecord? {
+        try pool.read { db in
+            try RunRecord.filter(Column("outcome") == "success").order(Column("started_at").desc).fetchOne(db)
+        }
+    }
+
+    public func run(id: String) throws -> RunRecord? {
+        try pool.read { db in try RunRecord.fetchOne(db, key: id) }
     }
 
     public func runs(limit: Int) throws -> [RunRecord] {
-        try pool.read { db in try RunRecord.order(Column("id").desc).limit(limit).fetchAll(db) }
+        try pool.read { db in try RunRecord.order(Column("started_at").desc, Column("id").desc).limit(limit).fetchAll(db) }
     }
 
-    public func failures(runID: Int64) throws -> [RunFailureRecord] {
+    public func failures(runID: String) throws -> [RunFailureRecord] {
         try pool.read { db in
             try RunFailureRecord.filter(Column("run_id") == runID).order(Column("relative_path")).fetchAll(db)
         }

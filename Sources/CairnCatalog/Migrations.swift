@@ -31,25 +31,27 @@ enum Migrations {
                     first_source_path TEXT NOT NULL,
                     original_path TEXT NOT NULL,
                     imported_at DATETIME NOT NULL,
-                    run_id INTEGER
+                    run_id TEXT
                 ) WITHOUT ROWID;
                 CREATE TABLE run (
-                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    id TEXT PRIMARY KEY NOT NULL,
                     command TEXT NOT NULL,
                     source_id INTEGER REFERENCES source(id),
                     started_at DATETIME NOT NULL,
                     ended_at DATETIME,
                     outcome TEXT NOT NULL,
                     message TEXT,
-                    counts TEXT NOT NULL
+                    counts TEXT NOT NULL,
+                    summary TEXT
                 );
                 CREATE TABLE run_failure (
-                    run_id INTEGER NOT NULL REFERENCES run(id) ON DELETE CASCADE,
+                    run_id TEXT NOT NULL REFERENCES run(id) ON DELETE CASCADE,
                     relative_path TEXT NOT NULL,
                     phase TEXT NOT NULL,
                     reason TEXT NOT NULL
                 );
                 CREATE INDEX run_failure_run ON run_failure(run_id);
+                CREATE INDEX run_started ON run(started_at);
                 """)
         }
         return migrator

@@ -42,11 +42,11 @@ public struct AssetRecord: Codable, Sendable, Equatable, FetchableRecord, Persis
     /// Where the original lives, relative to the library root.
     public var originalPath: String
     public var importedAt: Date
-    public var runID: Int64?
+    public var runID: String?
 
     public init(
         checksum: Checksum, kind: MediaKind, size: Int64, originalExtension: String, firstSourcePath: String,
-        originalPath: String, importedAt: Date, runID: Int64?
+        originalPath: String, importedAt: Date, runID: String?
     ) {
         self.checksum = checksum
         self.kind = kind
@@ -66,7 +66,7 @@ public struct AssetRecord: Codable, Sendable, Equatable, FetchableRecord, Persis
 }
 
 /// The counters of one run, as a person reads them in the summary.
-public struct RunCounts: Codable, Sendable, Equatable {
+public struct ImportCounts: Codable, Sendable, Equatable {
     public var filesSeen = 0
     public var filesHashed = 0
     public var bytesHashed: Int64 = 0
@@ -86,9 +86,10 @@ public struct RunCounts: Codable, Sendable, Equatable {
 }
 
 /// One run of a command over the library.
-public struct RunRecord: Codable, Sendable, Equatable, FetchableRecord, MutablePersistableRecord {
+public struct RunRecord: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord {
     public static let databaseTableName = "run"
-    public var id: Int64?
+    /// Sortable by start time, e.g. `20261122T032015Z-7f3a`; also names the run's log and trash folder.
+    public var id: String
     public var command: String
     public var sourceID: Int64?
     public var startedAt: Date
@@ -96,32 +97,34 @@ public struct RunRecord: Codable, Sendable, Equatable, FetchableRecord, MutableP
     /// `running`, `success`, `someFailed`, `interrupted`, `failed`.
     public var outcome: String
     public var message: String?
-    public var counts: RunCounts
+    public var counts: ImportCounts
+    /// The narration's summary of the run (timeline, counts, failures) as JSON, for `cairn status`.
+    public var summary: String?
 
-    public init(command: String, sourceID: Int64?, startedAt: Date) {
+    public init(id: String, command: String, sourceID: Int64?, startedAt: Date) {
+        self.id = id
         self.command = command
         self.sourceID = sourceID
         self.startedAt = startedAt
         self.outcome = "running"
-        self.counts = RunCounts()
+        self.counts = ImportCounts()
     }
 
     enum CodingKeys: String, CodingKey {
-        case id, command, sourceID = "source_id", startedAt = "started_at", endedAt = "ended_at", outcome, message, counts
+        case id, command, sourceID = "source_id", startedAt = "started_at", endedAt = "ended_at", outcome, message, counts,
+             summary
     }
-
-    public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
 }
 
 /// A file that failed in a run, with the reason a person can act on.
 public struct RunFailureRecord: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord {
     public static let databaseTableName = "run_failure"
-    public var runID: Int64
+    public var runID: String
     public var relativePath: String
     public var phase: String
     public var reason: String
 
-    public init(runID: Int64, relativePath: String, phase: String, reason: String) {
+    public init(runID: String, relativePath: String, phase: String, reason: String) {
         self.runID = runID
         self.relativePath = relativePath
         self.phase = phase

@@ -15,7 +15,7 @@ public struct ImportOptions: Sendable {
 }
 
 /// A file that could not be imported, and why.
-public struct FileFailure: Sendable, Equatable, Codable {
+public struct ImportFailure: Sendable, Equatable, Codable {
     public var relativePath: String
     public var phase: String
     public var reason: String
@@ -26,8 +26,8 @@ public struct FileFailure: Sendable, Equatable, Codable {
 public struct ImportSummary: Sendable {
     public var runID: Int64
     public var sourceRoot: String
-    public var counts: RunCounts
-    public var failures: [FileFailure]
+    public var counts: ImportCounts
+    public var failures: [ImportFailure]
     public var symlinksSkipped: [String]
     public var otherFiles: Int
     public var junkSkipped: Int
@@ -45,7 +45,7 @@ public enum ImportProgress: Sendable {
     case hashingFinished
     case copyStarted(files: Int, bytes: Int64)
     case copied(relativePath: String, bytes: Int64)
-    case failed(FileFailure)
+    case failed(ImportFailure)
 }
 
 /// One `cairn import`: scan -> hash (reusing the cache) -> dedupe by content -> copy new content -> catalog.
@@ -100,7 +100,7 @@ public struct ImportRun: Sendable {
         progress(.scanned(files: report.mediaFiles.count, bytesToHash: bytesToHash, filesToHash: toHash.count))
 
         // 3. Hash new and changed files in parallel.
-        var failures: [FileFailure] = []
+        var failures: [ImportFailure] = []
         var snapshotUpserts: [SourceFileRecord] = []
         let requests = toHash.map { HashRequest(path: sourceRoot + "/" + report.mediaFiles[$0].relativePath,
                                                 expected: report.mediaFiles[$0].fingerprint) }
@@ -119,7 +119,7 @@ public struct ImportRun: Sendable {
                 snapshotUpserts.append(SourceFileRecord(
                     relativePath: file.relativePath, fingerprint: result.fingerprint, checksum: result.checksum, kind: kind))
             case .failure(let error):
-                let failure = FileFailure(relativePath: file.relativePath, phase: "hashing",
+                let failure = ImportFailure(relativePath: file.relativePath, phase: "hashing",
                                           reason: Self.reason(error, root: sourceRoot), retryable: error.isTransient)
                 failures.append(failure)
                 progress(.failed(failure))
@@ -185,7 +185,7 @@ public struct ImportRun: Sendable {
                 bytesCopied += copied
             case .failure(let error):
                 let path = report.mediaFiles[toCopy[slot].value].relativePath
-                let failure = FileFailure(relativePath: path, phase: "transfer",
+                let failure = ImportFailure(relativePath: path, phase: "transfer",
                                           reason: Self.reason(error, root: sourceRoot), retryable: error.isTransient)
                 failures.append(failure)
                 progress(.failed(failure))
@@ -200,7 +200,7 @@ public struct ImportRun: Sendable {
         let removed = previous.keys.filter { !present.contains($0) }
         try catalog.updateSnapshot(sourceID: sourceID, upserting: snapshotUpserts, removing: removed.sorted())
 
-        var counts = RunCounts()
+        var counts = ImportCounts()
         counts.filesSeen = report.mediaFiles.count
         counts.filesHashed = toHash.count - failures.filter { $0.phase == "hashing" }.count
         counts.bytesHashed = bytesHashed

@@ -57,7 +57,7 @@ import Testing
         let directory = try TemporaryDirectory()
         let catalog = try Catalog(path: directory.subpath("catalog.sqlite"))
         let asset = AssetRecord(checksum: checksum(7), kind: .photo, size: 10, originalExtension: "jpg",
-                                firstSourcePath: "a.jpg", originalPath: "originals/07/07/x.jpg", importedAt: Date(), runID: 1)
+                                firstSourcePath: "a.jpg", originalPath: "originals/07/07/x.jpg", importedAt: Date(), runID: "r1")
         var again = asset
         again.firstSourcePath = "b.jpg"
         try catalog.insertAssets([asset])
@@ -70,8 +70,9 @@ import Testing
     @Test func runsRecordCountsAndFailures() throws {
         let directory = try TemporaryDirectory()
         let catalog = try Catalog(path: directory.subpath("catalog.sqlite"))
-        var run = try catalog.startRun(RunRecord(command: "import", sourceID: nil, startedAt: Date(timeIntervalSince1970: 100)))
-        let id = try #require(run.id)
+        var run = RunRecord(id: "19700101T000140Z-0001", command: "import", sourceID: nil, startedAt: Date(timeIntervalSince1970: 100))
+        try catalog.startRun(run)
+        let id = run.id
         run.outcome = "someFailed"
         run.counts.imported = 5
         run.endedAt = Date(timeIntervalSince1970: 160)
@@ -81,5 +82,11 @@ import Testing
         #expect(last.counts.imported == 5)
         #expect(last.outcome == "someFailed")
         #expect(try catalog.failures(runID: id).map(\.relativePath) == ["bad.jpg"])
+        #expect(try catalog.lastSuccessfulRun() == nil)
+        var later = RunRecord(id: "19700101T000300Z-0002", command: "import", sourceID: nil, startedAt: Date(timeIntervalSince1970: 180))
+        later.outcome = "success"
+        try catalog.startRun(later)
+        #expect(try catalog.lastRun()?.id == later.id)
+        #expect(try catalog.lastSuccessfulRun()?.id == later.id)
     }
 }

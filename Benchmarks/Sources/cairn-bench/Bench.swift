@@ -12,5 +12,8 @@ struct Bench: ParsableCommand {
 /// Every benchmark subcommand.
 enum BenchRegistry {
     static let all: [any ParsableCommand.Type] = [
+        CorpusCommand.self,
+        HashBenchmark.self,
+        RescanBenchmark.self,
     ]
 }

@@ -1,0 +1,76 @@
+import ArgumentParser
+import CairnCore
+import CairnHashing
+import Foundation
+
+/// `cairn-bench hash`: cairn's parallel SHA1 against `openssl speed` and `sha1sum` on the same page-cached files.
+struct HashBenchmark: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "hash",
+        abstract: "Hash a page-cached corpus with cairn, sha1sum (one process, and one per core) and compare with openssl speed."
+    )
+
+    @Option(help: "The corpus folder (every file below it is hashed).")
+    var corpus: String
+
+    @Option(help: "Cores to use for cairn, for `openssl speed -multi` and for the parallel sha1sum.")
+    var cores = System.coreCount
+
+    @Option(help: "Timed repetitions per contender; the best is kept.")
+    var repeats = 3
+
+    @Option(name: .customLong("buffer-kib"), help: "cairn's read size in KiB.")
+    var bufferKiB = FileHasher.defaultBufferSize / 1024
+
+    func run() throws {
+        let files = Peers.files(in: corpus)
+        guard !files.isEmpty else { throw ValidationError("\(corpus) holds no files") }
+        let bytes = Double(Peers.totalBytes(files))
+        Peers.warm(files)
+        Peers.warm(files)
+
+        // openssl speed: the raw SHA1 rate of this CPU on 16 KiB blocks, one core and `cores` cores.
+        let single = try opensslRate(multi: 1)
+        let multi = cores > 1 ? try opensslRate(multi: cores) : single
+
+        let requests = files.map { HashRequest(path: $0) }
+        var checksum: Checksum?
+        let cairnTime = Peers.best(of: repeats) {
+            let results = ParallelHasher.hash(requests, workers: cores, bufferSize: bufferKiB * 1024)
+            checksum = try? results[0].get().checksum
+        }
+        let sha1sumTime = try Peers.best(of: max(1, repeats - 1)) { try Peers.run(["sha1sum"] + files) }
+        let parallelSha1sumTime = try Peers.best(of: max(1, repeats - 1)) {
+            try Peers.run(["xargs", "-0", "-P", "\(cores)", "-n", "\(max(1, files.count / (cores * 4)))", "sha1sum"],
+                          input: files.joined(separator: "\0"))
+        }
+        let reference = String(try Peers.run(["sha1sum", files[0]]).prefix(40))
+        guard checksum?.hex == reference else { throw ValidationError("cairn and sha1sum disagree on \(files[0])") }
+
+        let gb = bytes / 1e9
+        var table = Table(header: ["contender", "seconds", "GB/s", "cairn is"])
+        table.rows.append(["cairn (\(cores) threads, \(bufferKiB) KiB reads)", format(cairnTime, 3), format(gb / cairnTime), "1.00x"])
+        table.rows.append(["sha1sum (one process)", format(sha1sumTime, 3), format(gb / sha1sumTime), format(sha1sumTime / cairnTime) + "x faster"])
+        table.rows.append(["sha1sum (\(cores) processes, xargs -P)", format(parallelSha1sumTime, 3), format(gb / parallelSha1sumTime),
+                           format(parallelSha1sumTime / cairnTime) + "x faster"])
+        table.rows.append(["openssl speed -evp sha1, 16 KiB, 1 core", "-", format(single / 1e9), ""])
+        table.rows.append(["openssl speed -evp sha1, 16 KiB, x \(cores) cores", "-", format(single * Double(cores) / 1e9),
+                           format(100 * (gb / cairnTime) / (single * Double(cores) / 1e9), 1) + " % of it"])
+        table.rows.append(["openssl speed -multi \(cores)", "-", format(multi / 1e9),
+                           format(100 * (gb / cairnTime) / (multi / 1e9), 1) + " % of it"])
+        print("hashing \(files.count) page-cached files, \(format(gb, 2)) GB, \(cores) cores")
+        print(table.render())
+    }
+
+    /// Bytes per second from `openssl speed -evp sha1 -bytes 16384`.
+    private func opensslRate(multi: Int) throws -> Double {
+        var arguments = ["openssl", "speed", "-evp", "sha1", "-bytes", "16384", "-seconds", "3"]
+        if multi > 1 { arguments += ["-multi", "\(multi)"] }
+        let output = try Peers.run(arguments)
+        guard let line = output.split(separator: "\n").last(where: { $0.hasPrefix("sha1") }),
+              let field = line.split(separator: " ").last, field.hasSuffix("k"),
+              let thousands = Double(field.dropLast())
+        else { throw ValidationError("cannot read openssl speed output:\n\(output)") }
+        return thousands * 1000
+    }
+}

@@ -1,0 +1,47 @@
+import ArgumentParser
+import CairnCore
+import CairnWorker
+import Foundation
+
+/// `cairn-bench rescan`: the second import of an unchanged folder, which must hash and copy nothing.
+struct RescanBenchmark: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "rescan",
+        abstract: "Import a folder, then time importing it again unchanged (warm): nothing may be hashed or copied."
+    )
+
+    @Option(help: "The folder to import (e.g. made by `cairn-bench corpus --small-files 100000`).")
+    var corpus: String
+
+    @Option(help: "A library folder to use; it is created if missing. Default: a fresh one under the temp folder.")
+    var library: String?
+
+    @Option(help: "Timed warm re-imports; the best is kept and all are printed.")
+    var repeats = 3
+
+    func run() throws {
+        let root = library ?? NSTemporaryDirectory() + "cairn-bench-rescan-\(UUID().uuidString)"
+        defer { if library == nil { try? FileManager.default.removeItem(atPath: root) } }
+        var first: ImportSummary?
+        let firstTime = try Peers.time {
+            first = try ImportRun(library: try Library(root: root), options: ImportOptions(source: corpus)).run()
+        }
+        var times: [Double] = []
+        var last: ImportSummary?
+        for _ in 0..<max(1, repeats) {
+            times.append(try Peers.time {
+                last = try ImportRun(library: try Library(root: root), options: ImportOptions(source: corpus)).run()
+            })
+        }
+        guard let first, let last else { return }
+        var table = Table(header: ["import", "seconds", "files seen", "hashed", "bytes copied"])
+        table.rows.append(["first", format(firstTime, 3), "\(first.counts.filesSeen)", "\(first.counts.filesHashed)", "\(first.counts.bytesCopied)"])
+        table.rows.append(["second (warm, best of \(times.count))", format(times.min()!, 3), "\(last.counts.filesSeen)",
+                           "\(last.counts.filesHashed)", "\(last.counts.bytesCopied)"])
+        print(table.render())
+        print("all warm runs: " + times.map { format($0, 3) }.joined(separator: ", ") + " s; peak RSS \(format(Peers.peakResidentMiB(), 0)) MiB")
+        guard last.counts.filesHashed == 0, last.counts.bytesCopied == 0 else {
+            throw ValidationError("the unchanged re-import did work it should not have done")
+        }
+    }
+}
