@@ -39,3 +39,30 @@ public struct ReconcileState: Codable, Sendable, Equatable {
         return next
     }
 }
+
+// The `cairn pending` verbs, as value operations.
+extension ReconcileState {
+    /// `cairn pending exclude SHA1...`: keep these in the library whatever happens at the source.
+    public mutating func exclude(_ checksums: some Sequence<Checksum>) {
+        let checksums = Set(checksums)
+        exclusions.formUnion(checksums)
+        approved.subtract(checksums)
+    }
+
+    /// `cairn pending exclude --all-confirmed-since RUN`: `date` is that run's `now`, the moment
+    /// its confirmations were stamped. Returns what was excluded, sorted.
+    @discardableResult
+    public mutating func excludeConfirmed(since date: Date) -> [Checksum] {
+        let checksums = confirmed.confirmed(since: date)
+        exclude(checksums)
+        return checksums
+    }
+
+    /// `cairn pending approve SHA1...`: trash these at the next run that passes the safety rails,
+    /// without waiting for quarantine or review. Approving undoes an exclusion.
+    public mutating func approve(_ checksums: some Sequence<Checksum>) {
+        let checksums = Set(checksums)
+        approved.formUnion(checksums)
+        exclusions.subtract(checksums)
+    }
+}

@@ -80,3 +80,17 @@ public struct ReconciliationPlan: Codable, Sendable, Equatable {
 
     public var exitStatus: ExitStatus { verdict.exitStatus }
 }
+
+extension ReconciliationPlan {
+    /// One line for logs and `dry-run`: "3 to import · 1 to trash · 2 held by quarantine (next eligible …) · 0 pending review".
+    public var summary: String {
+        var parts = ["\(importCandidates.count) to import", "\(deleteCandidates.count) to trash"]
+        if !deferredByCap.isEmpty { parts.append("\(deferredByCap.count) deferred by max-delete") }
+        if !heldBySafetyRail.isEmpty { parts.append("\(heldBySafetyRail.count) held by a safety rail") }
+        var held = "\(heldByQuarantine.count) held by quarantine"
+        if let next = heldByQuarantine.first?.eligibleAt { held += " (next eligible \(next.formatted(.iso8601)))" }
+        parts.append(held)
+        parts.append("\(pendingReview.count) pending review")
+        return parts.joined(separator: " · ")
+    }
+}

@@ -91,3 +91,40 @@ import Testing
         #expect((try? ReconcileSettings(quarantineDays: 90))?.quarantineDays == 90)
     }
 }
+
+@Suite struct PendingVerbTests {
+    @Test func bulkExcludeProtectsEveryConfirmationSinceTheRun() {
+        var sim = Simulation(settings: settings(quarantineDays: 0))
+        sim.run(["a.jpg": sum("A"), "b.jpg": sum("B"), "c.jpg": sum("C")])
+        sim.settings = settings(quarantineDays: 5)
+        sim.run(["b.jpg": sum("B"), "c.jpg": sum("C")])
+        let burstTime = sim.now.addingTimeInterval(day)
+        sim.run(["c.jpg": sum("C")])
+        #expect(sim.now == burstTime)
+
+        let excluded = sim.state.excludeConfirmed(since: burstTime)
+        #expect(excluded == [sum("B")])
+        let later = sim.run(["c.jpg": sum("C")], after: 10 * day)
+        #expect(later.plan.deleteCandidates.map(\.checksum) == [sum("A")])
+        #expect(sim.library.contains(sum("B")))
+    }
+
+    @Test func approvingAndExcludingUndoEachOther() {
+        var state = ReconcileState()
+        state.exclude([sum("x")])
+        state.approve([sum("x")])
+        #expect(state.approved == [sum("x")])
+        #expect(state.exclusions.isEmpty)
+        state.exclude([sum("x")])
+        #expect(state.approved.isEmpty)
+        #expect(state.exclusions == [sum("x")])
+    }
+
+    @Test func planSummaryCountsEachBucket() {
+        let plan = ReconciliationPlan(
+            runID: "r", now: t0, importCandidates: [sum("i")],
+            deleteCandidates: [DeleteCandidate(checksum: sum("d"), basis: .unconfirmed)],
+            heldByQuarantine: [QuarantineHold(checksum: sum("q"), confirmedAt: t0, eligibleAt: t0 + 14 * day)])
+        #expect(plan.summary == "1 to import · 1 to trash · 1 held by quarantine (next eligible 2027-01-29T08:00:00Z) · 0 pending review")
+    }
+}
