@@ -1,0 +1,114 @@
+import CairnCore
+import Foundation
+
+/// Everything the engine decides from. Plain values; the caller gathers them from the catalog and the scan.
+public struct ReconciliationInput: Sendable {
+    public var observed: Set<Checksum>
+    /// Checksums present in the source now.
+    public var currentSource: Set<Checksum>
+    /// Checksums the library holds (originals not in its trash).
+    public var library: Set<Checksum>
+    public var confirmed: ConfirmedDeletions
+    public var exclusions: Set<Checksum>
+    public var approved: Set<Checksum>
+    /// Anchors of the paths alive now.
+    public var protectedAnchors: Set<Checksum>
+    public var settings: ReconcileSettings
+    public var now: Date
+    public var runID: String
+    public var rails: RailInputs
+
+    public init(
+        observed: Set<Checksum>, currentSource: Set<Checksum>, library: Set<Checksum>,
+        confirmed: ConfirmedDeletions, exclusions: Set<Checksum> = [], approved: Set<Checksum> = [],
+        protectedAnchors: Set<Checksum> = [], settings: ReconcileSettings = .defaults, now: Date, runID: String,
+        rails: RailInputs
+    ) {
+        self.observed = observed
+        self.currentSource = currentSource
+        self.library = library
+        self.confirmed = confirmed
+        self.exclusions = exclusions
+        self.approved = approved
+        self.protectedAnchors = protectedAnchors
+        self.settings = settings
+        self.now = now
+        self.runID = runID
+        self.rails = rails
+    }
+}
+
+/// The pure, deterministic heart of reconciliation: sets in, plan out. No I/O, no clock.
+public enum ReconciliationEngine {
+    public static func plan(_ input: ReconciliationInput) -> ReconciliationPlan {
+        let importCandidates = input.currentSource.subtracting(input.library).sorted()
+
+        // Only what cairn saw in this source, still in the library, gone from the source, and not protected.
+        let candidates = input.observed
+            .intersection(input.library)
+            .subtracting(input.currentSource)
+            .subtracting(input.exclusions)
+            .subtracting(input.protectedAnchors)
+
+        var deletable: [DeleteCandidate] = []
+        var review: [ReviewItem] = []
+        var quarantined: [QuarantineHold] = []
+        for checksum in candidates {
+            let confirmedAt = input.confirmed[checksum]
+            if input.approved.contains(checksum) {
+                deletable.append(DeleteCandidate(checksum: checksum, basis: .approved, confirmedAt: confirmedAt))
+            } else if let confirmedAt {
+                let eligibleAt = confirmedAt.addingTimeInterval(input.settings.quarantineInterval)
+                if input.now >= eligibleAt {
+                    deletable.append(DeleteCandidate(checksum: checksum, basis: .confirmed, confirmedAt: confirmedAt))
+                } else {
+                    quarantined.append(QuarantineHold(checksum: checksum, confirmedAt: confirmedAt, eligibleAt: eligibleAt))
+                }
+            } else {
+                switch input.settings.strictness {
+                case .trusting: deletable.append(DeleteCandidate(checksum: checksum, basis: .unconfirmed))
+                case .strict: review.append(ReviewItem(checksum: checksum))
+                }
+            }
+        }
+        deletable.sort(by: trashOrder)
+        review.sort { $0.checksum < $1.checksum }
+        quarantined.sort { ($0.eligibleAt, $0.checksum) < ($1.eligibleAt, $1.checksum) }
+
+        var verdict = SafetyVerdict(holds: SafetyRails.assessSource(input.rails, settings: input.settings))
+        if let warning = SafetyRails.massOffloadWarning(
+            confirmedThisRun: input.rails.confirmedThisRun, runID: input.runID, settings: input.settings) {
+            verdict.warnings.append(warning)
+        }
+
+        var plan = ReconciliationPlan(
+            runID: input.runID, now: input.now, importCandidates: importCandidates,
+            pendingReview: review, heldByQuarantine: quarantined, verdict: verdict)
+        if verdict.holdsEveryDeletion {
+            plan.heldBySafetyRail = deletable
+        } else if let cap = input.settings.maxDelete, deletable.count > cap {
+            plan.deleteCandidates = Array(deletable.prefix(cap))
+            plan.deferredByCap = Array(deletable.dropFirst(cap))
+            plan.verdict.limits.append(RailTrip(.maxDeleteCap,
+                "max-delete \(cap) reached: \(deletable.count - cap) more deletion(s) wait for the next run"))
+        } else {
+            plan.deleteCandidates = deletable
+        }
+        return plan
+    }
+
+    /// Approved first (the user asked), then the oldest confirmations, then unconfirmed; ties by checksum.
+    static func trashOrder(_ a: DeleteCandidate, _ b: DeleteCandidate) -> Bool {
+        func rank(_ basis: DeletionBasis) -> Int {
+            switch basis {
+            case .approved: return 0
+            case .confirmed: return 1
+            case .unconfirmed: return 2
+            }
+        }
+        let aDate = a.confirmedAt ?? .distantFuture, bDate = b.confirmedAt ?? .distantFuture
+        if rank(a.basis) != rank(b.basis) { return rank(a.basis) < rank(b.basis) }
+        if aDate != bDate { return aDate < bDate }
+        return a.checksum < b.checksum
+    }
+}

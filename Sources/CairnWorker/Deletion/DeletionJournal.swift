@@ -1,0 +1,135 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import CairnCore
+import Foundation
+
+/// The library's append-only record of every trash, restore and purge: `<library>/journal.jsonl`.
+///
+/// Each entry is written and fsynced (and, when the file is new, its directory too) before the
+/// action it describes is carried out, so after a crash the journal names every file that may have moved.
+public struct DeletionJournal: Sendable {
+    public let libraryRoot: String
+    public var path: String { libraryRoot + "/" + LibraryPaths.journalFile }
+
+    public init(libraryRoot: String) { self.libraryRoot = libraryRoot }
+
+    /// Appends `entry` as one JSON line; durable on return.
+    public func append(_ entry: JournalEntry) throws {
+        var line = try Self.encoder().encode(entry)
+        line.append(UInt8(ascii: "\n"))
+
+        var created = true
+        var descriptor = open(path, O_RDWR | O_APPEND | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        if descriptor < 0 && errno == EEXIST {
+            created = false
+            descriptor = open(path, O_RDWR | O_APPEND | O_CLOEXEC)
+        }
+        try check(descriptor, "open", path)
+        defer { close(descriptor) }
+
+        // A crash mid-append can leave a last line without its newline: start a fresh line after it.
+        if !created {
+            var info = stat()
+            try check(fstat(descriptor, &info), "fstat", path)
+            if info.st_size > 0 {
+                var last: UInt8 = 0
+                guard pread(descriptor, &last, 1, off_t(info.st_size - 1)) == 1 else {
+                    throw FileSystemError(operation: "pread", path: path, code: errno)
+                }
+                if last != UInt8(ascii: "\n") { line.insert(UInt8(ascii: "\n"), at: 0) }
+            }
+        }
+        try POSIXFiles.writeAll(descriptor, line, path: path)
+        try check(fsync(descriptor), "fsync", path)
+        if created { try POSIXFiles.syncDirectory(libraryRoot) }
+    }
+
+    /// Every entry in file order; an absent journal reads as empty.
+    public func read() throws -> JournalContents {
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch CocoaError.fileReadNoSuchFile {
+            return JournalContents(entries: [], damagedLines: [])
+        }
+        let decoder = Self.decoder()
+        var entries: [JournalEntry] = []
+        var damaged: [Int] = []
+        for (index, line) in data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).enumerated() {
+            if line.isEmpty { continue }
+            if let entry = try? decoder.decode(JournalEntry.self, from: Data(line)) {
+                entries.append(entry)
+            } else {
+                damaged.append(index + 1)
+            }
+        }
+        return JournalContents(entries: entries, damagedLines: damaged)
+    }
+
+    public func entries() throws -> [JournalEntry] { try read().entries }
+
+    /// `cairn journal show --run-id ID`.
+    public func entries(runID: String) throws -> [JournalEntry] { try entries().filter { $0.runID == runID } }
+
+    /// `cairn journal show --last`: the run of the newest entry.
+    public func lastRunID() throws -> String? { try entries().last?.runID }
+
+    /// `cairn journal list`: one summary per run, in the order runs first appear.
+    public func runs() throws -> [JournalRunSummary] {
+        var order: [String] = []
+        var byRun: [String: JournalRunSummary] = [:]
+        for entry in try entries() {
+            var summary = byRun[entry.runID] ?? {
+                order.append(entry.runID)
+                return JournalRunSummary(runID: entry.runID, firstTimestamp: entry.timestamp, lastTimestamp: entry.timestamp)
+            }()
+            summary.firstTimestamp = min(summary.firstTimestamp, entry.timestamp)
+            summary.lastTimestamp = max(summary.lastTimestamp, entry.timestamp)
+            switch entry.action {
+            case .trash:
+                summary.trashedAssets += 1
+                summary.trashedFiles += entry.paths.count
+            case .restore:
+                summary.restoredAssets += 1
+                summary.restoredFiles += entry.paths.count
+            case .purge:
+                summary.purgedFiles += entry.paths.count
+            }
+            byRun[entry.runID] = summary
+        }
+        return order.map { byRun[$0]! }
+    }
+
+    // ISO 8601 in UTC with milliseconds: readable with `jq`, and sortable as text.
+    static func encoder() -> JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(timestampFormatter().string(from: date))
+        }
+        return encoder
+    }
+
+    static func decoder() -> JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .custom { decoder in
+            let container = try decoder.singleValueContainer()
+            let text = try container.decode(String.self)
+            guard let date = timestampFormatter().date(from: text) else {
+                throw DecodingError.dataCorruptedError(in: container, debugDescription: "not an ISO 8601 time: \(text)")
+            }
+            return date
+        }
+        return decoder
+    }
+
+    static func timestampFormatter() -> ISO8601DateFormatter {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter
+    }
+}

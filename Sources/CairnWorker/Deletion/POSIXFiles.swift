@@ -1,0 +1,130 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+
+/// The few file-system moves the trash needs, each durable on return. Internal: callers see paths only.
+enum POSIXFiles {
+    enum Kind: Equatable {
+        case missing
+        case regular
+        case directory
+        /// A symlink, socket, device...: never followed, never moved.
+        case other
+    }
+
+    /// What is at `path` itself (symlinks are not followed).
+    static func kind(_ path: String) throws -> Kind {
+        var info = stat()
+        if lstat(path, &info) != 0 {
+            if errno == ENOENT || errno == ENOTDIR { return .missing }
+            throw FileSystemError(operation: "lstat", path: path, code: errno)
+        }
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: return .regular
+        case S_IFDIR: return .directory
+        default: return .other
+        }
+    }
+
+    /// Flushes a directory's entries (a new name, a removed name) to disk.
+    static func syncDirectory(_ path: String) throws {
+        let descriptor = try check(open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC), "open", path)
+        defer { close(descriptor) }
+        try check(fsync(descriptor), "fsync", path)
+    }
+
+    /// Creates `relative` (and its parents) under `root`, syncing each parent that gained an entry.
+    /// Every existing component must be a real directory: a symlink anywhere is refused.
+    static func makeDirectories(_ relative: String, under root: String) throws {
+        var current = root
+        for component in relative.split(separator: "/") {
+            let next = current + "/" + component
+            switch try kind(next) {
+            case .directory:
+                break
+            case .missing:
+                if mkdir(next, 0o755) != 0 && errno != EEXIST {
+                    throw FileSystemError(operation: "mkdir", path: next, code: errno)
+                }
+                guard try kind(next) == .directory else { throw DeletionError(next, "is not a real directory") }
+                try syncDirectory(current)
+            case .regular, .other:
+                throw DeletionError(next, "is not a real directory (a file or a symlink is in the way)")
+            }
+            current = next
+        }
+    }
+
+    /// Whether no folder between `root` and `relative`'s parent is a symlink or a non-directory.
+    /// A missing folder is fine: nothing can be reached through it.
+    static func noSymlinkOnTheWay(_ relative: String, under root: String) throws -> Bool {
+        var current = root
+        for component in relative.split(separator: "/").dropLast() {
+            current += "/" + component
+            switch try kind(current) {
+            case .directory: continue
+            case .missing: return true
+            case .regular, .other: return false
+            }
+        }
+        return true
+    }
+
+    /// Renames `from` to `to` (both under `root`, given relative to it), creating `to`'s parents,
+    /// then syncs both parent directories so the move survives a crash.
+    static func moveDurably(from: String, to: String, under root: String) throws {
+        let toParent = parent(of: to), fromParent = parent(of: from)
+        try makeDirectories(toParent, under: root)
+        let source = root + "/" + from, destination = root + "/" + to
+        try check(rename(source, destination), "rename to \(destination)", source)
+        try syncDirectory(toParent.isEmpty ? root : root + "/" + toParent)
+        if fromParent != toParent { try syncDirectory(fromParent.isEmpty ? root : root + "/" + fromParent) }
+    }
+
+    static func parent(of relative: String) -> String {
+        guard let slash = relative.lastIndex(of: "/") else { return "" }
+        return String(relative[..<slash])
+    }
+
+    static func fileName(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return path }
+        return String(path[path.index(after: slash)...])
+    }
+
+    /// Whether two regular files hold the same bytes (sizes first, then 1 MiB chunks).
+    static func sameBytes(_ a: String, _ b: String) throws -> Bool {
+        guard let left = FileHandle(forReadingAtPath: a) else { throw DeletionError(a, "cannot be opened for reading") }
+        guard let right = FileHandle(forReadingAtPath: b) else { throw DeletionError(b, "cannot be opened for reading") }
+        defer {
+            try? left.close()
+            try? right.close()
+        }
+        guard try left.seekToEnd() == right.seekToEnd() else { return false }
+        try left.seek(toOffset: 0)
+        try right.seek(toOffset: 0)
+        while true {
+            let chunkA = try left.read(upToCount: 1 << 20) ?? Data()
+            let chunkB = try right.read(upToCount: 1 << 20) ?? Data()
+            guard chunkA == chunkB else { return false }
+            if chunkA.isEmpty { return true }
+        }
+    }
+
+    /// Writes every byte of `data`, retrying short writes and interruptions.
+    static func writeAll(_ descriptor: Int32, _ data: Data, path: String) throws {
+        try data.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) in
+            var offset = 0
+            while offset < buffer.count {
+                let written = write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    throw FileSystemError(operation: "write", path: path, code: errno)
+                }
+                offset += written
+            }
+        }
+    }
+}

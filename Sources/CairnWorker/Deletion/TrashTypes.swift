@@ -1,0 +1,55 @@
+import CairnCore
+
+/// One asset to trash: its original and derived files, library-relative, original first.
+public struct TrashItem: Codable, Sendable, Equatable {
+    public var checksum: Checksum
+    public var libraryPaths: [String]
+    /// Where the asset was in the source, recorded in the journal for `restore --file-name-matches`.
+    public var sourcePath: String?
+
+    public init(checksum: Checksum, libraryPaths: [String], sourcePath: String? = nil) {
+        self.checksum = checksum
+        self.libraryPaths = libraryPaths
+        self.sourcePath = sourcePath
+    }
+}
+
+/// A file the trash, a restore or a purge left alone, and why.
+public struct DeletionFailure: Sendable, Equatable, CustomStringConvertible {
+    public var checksum: Checksum?
+    public var path: String
+    public var reason: String
+
+    public init(checksum: Checksum?, path: String, reason: String) {
+        self.checksum = checksum
+        self.path = path
+        self.reason = reason
+    }
+
+    public var description: String { "\(path): \(reason)" }
+}
+
+public struct TrashReport: Sendable, Equatable {
+    /// What was moved into `trash/<run-id>/` (paths actually moved this call).
+    public var trashed: [TrashItem] = []
+    public var failures: [DeletionFailure] = []
+    public var movedFileCount: Int { trashed.reduce(0) { $0 + $1.libraryPaths.count } }
+}
+
+public struct RestoreReport: Sendable, Equatable {
+    /// What was moved back into the library.
+    public var restored: [TrashItem] = []
+    /// Library paths already holding identical bytes: left as they were (the trash copy stays until purged).
+    public var alreadyPresent: [String] = []
+    public var failures: [DeletionFailure] = []
+    public var restoredFileCount: Int { restored.reduce(0) { $0 + $1.libraryPaths.count } }
+}
+
+public struct PurgeReport: Sendable, Equatable {
+    public var purgedRuns: [String] = []
+    public var purgedFileCount = 0
+    /// Run folders not old enough yet.
+    public var keptRuns: [String] = []
+    /// Entries of `trash/` left alone (unknown to the journal, not a folder...).
+    public var skipped: [DeletionFailure] = []
+}

@@ -1,0 +1,95 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import CairnCore
+import Foundation
+
+/// An exclusive hold on one library, so two cairn processes (two cron runs, a person and cron)
+/// never work on it at once.
+///
+/// A non-blocking `flock` on `<library>/.cairn.lock`: the kernel drops it when the process dies,
+/// so a crash never leaves a stale lock. The file holds the holder's pid and start time for the
+/// message the next contender prints. Released when the value is released.
+public final class LibraryLock: Sendable {
+    public let path: String
+    private let descriptor: Int32
+
+    /// Takes the lock at once or throws `LibraryLockedError` at once; never waits.
+    public init(libraryRoot: String, pid: Int32 = getpid(), now: Date = Date()) throws {
+        let path = libraryRoot + "/.cairn.lock"
+        let descriptor = try check(open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644), "open", path)
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+            let code = errno
+            let holder = Self.readHolder(descriptor)
+            close(descriptor)
+            if code == EWOULDBLOCK {
+                throw LibraryLockedError(libraryRoot: libraryRoot, holderPID: holder?.pid, since: holder?.since)
+            }
+            throw FileSystemError(operation: "flock", path: path, code: code)
+        }
+        do {
+            let holder = try JSONEncoder.holder.encode(Holder(pid: pid, since: now)) + Data("\n".utf8)
+            try check(ftruncate(descriptor, 0), "ftruncate", path)
+            let written = holder.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
+            guard written == holder.count else { throw FileSystemError(operation: "pwrite", path: path, code: errno) }
+        } catch {
+            close(descriptor)
+            throw error
+        }
+        self.path = path
+        self.descriptor = descriptor
+    }
+
+    deinit {
+        // The holder record stays: it is only read while the lock is held, and removing the file
+        // would let two processes lock two different inodes.
+        flock(descriptor, LOCK_UN)
+        close(descriptor)
+    }
+
+    struct Holder: Codable {
+        var pid: Int32
+        var since: Date
+    }
+
+    private static func readHolder(_ descriptor: Int32) -> Holder? {
+        var buffer = [UInt8](repeating: 0, count: 512)
+        let count = pread(descriptor, &buffer, buffer.count, 0)
+        guard count > 0 else { return nil }
+        return try? JSONDecoder.holder.decode(Holder.self, from: Data(buffer[..<count]))
+    }
+}
+
+/// Another process holds the library: exit with `ExitStatus.libraryLocked` and do nothing.
+public struct LibraryLockedError: Error, Equatable, CustomStringConvertible {
+    public let libraryRoot: String
+    public let holderPID: Int32?
+    public let since: Date?
+
+    public var exitStatus: ExitStatus { .libraryLocked }
+
+    public var description: String {
+        var holder = "held by " + (holderPID.map { "pid \($0)" } ?? "another process")
+        if let since { holder += " since " + since.formatted(.iso8601) }
+        return "library \(libraryRoot) is locked (\(holder)); nothing was done"
+    }
+}
+
+private extension JSONEncoder {
+    static var holder: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        encoder.outputFormatting = [.sortedKeys]
+        return encoder
+    }
+}
+
+private extension JSONDecoder {
+    static var holder: JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return decoder
+    }
+}
