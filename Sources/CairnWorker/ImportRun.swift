@@ -1,6 +1,7 @@
 import CairnCatalog
 import CairnCore
 import CairnHashing
+import CairnNarration
 import CairnScanner
 import Foundation
 
@@ -24,7 +25,7 @@ public struct ImportFailure: Sendable, Equatable, Codable {
 
 /// What an import did.
 public struct ImportSummary: Sendable {
-    public var runID: Int64
+    public var runID: String
     public var sourceRoot: String
     public var counts: ImportCounts
     public var failures: [ImportFailure]
@@ -69,7 +70,8 @@ public struct ImportRun: Sendable {
         }
         let catalog = library.catalog
         let sourceID = try catalog.sourceID(forRoot: sourceRoot, now: started)
-        var run = try catalog.startRun(RunRecord(command: "import", sourceID: sourceID, startedAt: started))
+        var run = RunRecord(id: RunID.make(at: started), command: "import", sourceID: sourceID, startedAt: started)
+        try catalog.startRun(run)
 
         // 1. Walk the source; the library itself is never walked, even when it sits inside the source.
         var excluded = Set<SourceScanner.DirectoryIdentity>()
@@ -213,7 +215,7 @@ public struct ImportRun: Sendable {
         run.counts = counts
         run.endedAt = now()
         run.outcome = failures.isEmpty && report.isComplete ? "success" : "someFailed"
-        let runID = run.id ?? 0
+        let runID = run.id
         var failureRecords = failures.map { RunFailureRecord(runID: runID, relativePath: $0.relativePath, phase: $0.phase, reason: $0.reason) }
         failureRecords += report.issues.map { RunFailureRecord(runID: runID, relativePath: $0.relativePath, phase: "scanning", reason: $0.reason) }
         try catalog.finishRun(run, failures: failureRecords)
