@@ -18,12 +18,13 @@ public enum ParallelHasher {
 
     /// Hashes `requests`; results come back in the same order as the requests.
     ///
-    /// `progress` is called from the hashing threads after each file with that file's byte count; keep it cheap.
+    /// `progress` is called from the hashing threads after each file with its request index and byte count
+    /// (0 when it failed); keep it cheap.
     public static func hash(
         _ requests: [HashRequest],
         workers: Int = defaultWorkers,
         bufferSize: Int = FileHasher.defaultBufferSize,
-        progress: (@Sendable (_ bytes: Int64) -> Void)? = nil
+        progress: (@Sendable (_ index: Int, _ bytes: Int64) -> Void)? = nil
     ) -> [Result<HashedFile, HashingError>] {
         parallelMap(
             count: requests.count, workers: workers,
@@ -38,7 +39,7 @@ public enum ParallelHasher {
                 case .success(let hasher):
                     result = Result { () throws(HashingError) in try hasher.hash(path: request.path, expected: request.expected) }
                 }
-                progress?((try? result.get())?.fingerprint.size ?? 0)
+                progress?(index, (try? result.get())?.fingerprint.size ?? 0)
                 return result
             })
     }

@@ -39,192 +39,322 @@ public struct ImportSummary: Sendable {
     public var exitStatus: ExitStatus { failures.isEmpty && scanIssues.isEmpty ? .success : .someFilesFailed }
 }
 
-/// How far an import has got, for whoever narrates it.
-public enum ImportProgress: Sendable {
-    case scanned(files: Int, bytesToHash: Int64, filesToHash: Int)
-    case hashed(bytes: Int64)
-    case hashingFinished
-    case copyStarted(files: Int, bytes: Int64)
-    case copied(relativePath: String, bytes: Int64)
-    case failed(ImportFailure)
+/// Points a test can hook into between phases.
+public struct ImportHooks: Sendable {
+    /// After the walk, before anything is read (a test pulls a file away here).
+    public var afterScan: @Sendable (ScanReport) -> Void = { _ in }
+    public init() {}
 }
 
 /// One `cairn import`: scan -> hash (reusing the cache) -> dedupe by content -> copy new content -> catalog.
+///
+/// Each phase is its own method so `cairn sync` can put reconciliation between them.
 public struct ImportRun: Sendable {
     public let library: Library
     public let options: ImportOptions
-    public var progress: @Sendable (ImportProgress) -> Void = { _ in }
+    public let narration: RunNarration
+    public var hooks = ImportHooks()
     public var now: @Sendable () -> Date = { Date() }
+    var narrator: Narrator { narration.narrator }
 
-    public init(library: Library, options: ImportOptions) {
+    public init(library: Library, options: ImportOptions, output: any NarrationHandler = DiscardingNarrationHandler()) {
         self.library = library
         self.options = options
+        self.narration = RunNarration(layout: library.layout, output: output)
     }
 
-    public func run() throws -> ImportSummary {
-        let started = now()
-        let clockStart = ContinuousClock.now
-        let temporaryFilesRemoved = library.removeLeftoverTemporaryFiles()
-        guard let sourceRoot = FileSystem.resolved(options.source) else {
-            throw WorkerError.sourceUnusable(ScanError.rootMissing(options.source).description)
+    public func run() async throws -> ImportSummary {
+        let lock = try LibraryLock(libraryRoot: library.layout.root)
+        defer { withExtendedLifetime(lock) {} }
+        let context = try begin(command: "import")
+        do {
+            let prepared = try prepare(context)
+            let hashed = try await hash(prepared, context: context)
+            let plan = try classify(hashed)
+            let imported = try await importContent(plan, hashed: hashed, context: context)
+            return try finish(context, hashed: hashed, imported: imported, plan: plan)
+        } catch {
+            fail(context, error)
+            throw error
         }
-        let catalog = library.catalog
-        let sourceID = try catalog.sourceID(forRoot: sourceRoot, now: started)
-        var run = RunRecord(id: RunID.make(at: started), command: "import", sourceID: sourceID, startedAt: started)
-        try catalog.startRun(run)
+    }
 
-        // 1. Walk the source; the library itself is never walked, even when it sits inside the source.
+    // MARK: Phases
+
+    struct Context: Sendable {
+        var record: RunRecord
+        var sourceRoot: String
+        var sourceID: Int64
+        var temporaryFilesRemoved: Int
+        var clockStart: ContinuousClock.Instant
+    }
+
+    /// Opens the run: resolves the source, registers the run, clears what a killed run left in `tmp/`.
+    func begin(command: String) throws -> Context {
+        let started = now()
+        narrator.runStarted(command: command)
+        guard let sourceRoot = FileSystem.resolved(options.source) else {
+            let message = ScanError.rootMissing(options.source).description
+            narrator.runFailed(message)
+            narration.close()
+            throw WorkerError.sourceUnusable(message)
+        }
+        let sourceID = try library.catalog.sourceID(forRoot: sourceRoot, now: started)
+        let record = RunRecord(id: narration.runID, command: command, sourceID: sourceID, startedAt: started)
+        try library.catalog.startRun(record)
+        let removed = library.removeLeftoverTemporaryFiles()
+        return Context(record: record, sourceRoot: sourceRoot, sourceID: sourceID, temporaryFilesRemoved: removed,
+                       clockStart: .now)
+    }
+
+    struct Prepared: Sendable {
+        var report: ScanReport
+        var previous: [String: SourceFileRecord]
+        /// Checksums reused from the cache, by index into `report.mediaFiles`.
+        var cached: [Int: Checksum]
+        var toHash: [Int]
+    }
+
+    /// Walks the source and diffs it against the last snapshot. After this, the work ahead is counted.
+    func prepare(_ context: Context) throws -> Prepared {
+        narrator.phaseStarted(.preparing, detail: context.sourceRoot)
         var excluded = Set<SourceScanner.DirectoryIdentity>()
-        if let library = SourceScanner.DirectoryIdentity(path: library.layout.root) { excluded.insert(library) }
+        if let identity = SourceScanner.DirectoryIdentity(path: library.layout.root) { excluded.insert(identity) }
         let report: ScanReport
         do {
-            report = try SourceScanner(root: sourceRoot, excludedDirectories: excluded).scan()
+            report = try SourceScanner(root: context.sourceRoot, excludedDirectories: excluded).scan()
         } catch {
-            run.endedAt = now()
-            run.outcome = "failed"
-            run.message = error.description
-            try catalog.finishRun(run, failures: [])
             throw WorkerError.sourceUnusable(error.description)
         }
-
-        // 2. Diff against the last snapshot: unchanged files keep their cached checksum.
-        let previous = try catalog.snapshot(sourceID: sourceID)
-        var known: [Int: Checksum] = [:]
+        hooks.afterScan(report)
+        let previous = try library.catalog.snapshot(sourceID: context.sourceID)
+        var cached: [Int: Checksum] = [:]
         var toHash: [Int] = []
         for (index, file) in report.mediaFiles.enumerated() {
-            if let cached = previous[file.relativePath], cached.fingerprint == file.fingerprint, let checksum = cached.checksum {
-                known[index] = checksum
+            if let known = previous[file.relativePath], known.fingerprint == file.fingerprint, let checksum = known.checksum {
+                cached[index] = checksum
             } else {
                 toHash.append(index)
             }
         }
-        let bytesToHash = toHash.reduce(Int64(0)) { $0 + report.mediaFiles[$1].fingerprint.size }
-        progress(.scanned(files: report.mediaFiles.count, bytesToHash: bytesToHash, filesToHash: toHash.count))
+        for issue in report.issues { narrator.warning("cannot read \(issue)") }
+        if !report.symlinksSkipped.isEmpty {
+            narrator.note("\(report.symlinksSkipped.count) symbolic links skipped (never followed)")
+        }
+        narrator.sourceScanned(
+            filesSeen: report.mediaFiles.count, bytesSeen: report.mediaBytes, toHash: toHash.count,
+            bytesToHash: toHash.reduce(0) { $0 + report.mediaFiles[$1].fingerprint.size },
+            skipped: report.otherFiles + report.symlinksSkipped.count)
+        narrator.phaseEnded(.preparing)
+        return Prepared(report: report, previous: previous, cached: cached, toHash: toHash)
+    }
 
-        // 3. Hash new and changed files in parallel.
-        var failures: [ImportFailure] = []
-        var snapshotUpserts: [SourceFileRecord] = []
-        let requests = toHash.map { HashRequest(path: sourceRoot + "/" + report.mediaFiles[$0].relativePath,
-                                                expected: report.mediaFiles[$0].fingerprint) }
-        let progress = self.progress
-        let hashed = ParallelHasher.hash(requests, workers: options.hashWorkers) { bytes in progress(.hashed(bytes: bytes)) }
-        progress(.hashingFinished)
-        var bytesHashed: Int64 = 0
-        for (slot, index) in toHash.enumerated() {
-            let file = report.mediaFiles[index]
-            switch hashed[slot] {
+    struct Hashed: Sendable {
+        var prepared: Prepared
+        /// Every media file's checksum that is known now, by index into `report.mediaFiles`.
+        var checksums: [Int: Checksum]
+        /// New or changed files, hashed this run, for the snapshot.
+        var snapshotUpserts: [SourceFileRecord]
+        var failures: [ImportFailure]
+        var hashedCount: Int
+        var bytesHashed: Int64
+
+        var report: ScanReport { prepared.report }
+
+        /// Path -> checksum of every file whose content is known: the current source, for reconciliation.
+        var currentSource: [String: Checksum] {
+            var result: [String: Checksum] = [:]
+            for (index, checksum) in checksums { result[prepared.report.mediaFiles[index].relativePath] = checksum }
+            return result
+        }
+    }
+
+    /// Hashes new and changed files on every core; unchanged ones keep their cached checksum.
+    func hash(_ prepared: Prepared, context: Context) async throws -> Hashed {
+        narrator.phaseStarted(.hashing)
+        let files = prepared.report.mediaFiles
+        let requests = prepared.toHash.map { HashRequest(path: context.sourceRoot + "/" + files[$0].relativePath,
+                                                         expected: files[$0].fingerprint) }
+        let narrator = self.narrator
+        let toHash = prepared.toHash
+        let workers = options.hashWorkers
+        let results = try await runBlocking {
+            ParallelHasher.hash(requests, workers: workers) { slot, bytes in
+                if bytes > 0 { narrator.hashed(file: files[toHash[slot]].relativePath, bytes: bytes) }
+            }
+        }
+        var hashed = Hashed(prepared: prepared, checksums: prepared.cached, snapshotUpserts: [], failures: [],
+                            hashedCount: 0, bytesHashed: 0)
+        for (slot, index) in prepared.toHash.enumerated() {
+            let file = files[index]
+            switch results[slot] {
             case .success(let result):
-                known[index] = result.checksum
-                bytesHashed += result.fingerprint.size
-                var kind = file.kind
-                if let sniffed = MediaClassifier.kind(forHeader: result.header) { kind = sniffed }
-                snapshotUpserts.append(SourceFileRecord(
+                hashed.checksums[index] = result.checksum
+                hashed.hashedCount += 1
+                hashed.bytesHashed += result.fingerprint.size
+                let kind = MediaClassifier.kind(forHeader: result.header) ?? file.kind
+                hashed.snapshotUpserts.append(SourceFileRecord(
                     relativePath: file.relativePath, fingerprint: result.fingerprint, checksum: result.checksum, kind: kind))
             case .failure(let error):
                 let failure = ImportFailure(relativePath: file.relativePath, phase: "hashing",
-                                          reason: Self.reason(error, root: sourceRoot), retryable: error.isTransient)
-                failures.append(failure)
-                progress(.failed(failure))
+                                            reason: Self.reason(error, root: context.sourceRoot), retryable: error.isTransient)
+                hashed.failures.append(failure)
+                narrator.failed(file: file.relativePath, reason: failure.reason, phase: .hashing)
             }
         }
+        narrator.phaseEnded(.hashing)
+        return hashed
+    }
 
-        // 4. Dedupe by content: the first path (in sorted order) of each new checksum is copied.
-        let inLibrary = try catalog.assetChecksums()
+    struct ContentPlan: Sendable {
+        /// Content the library lacks: (checksum, index of the first file holding it), in path order.
+        var newContent: [(checksum: Checksum, index: Int)]
+        var duplicates: Int
+        var unchanged: Int
+    }
+
+    /// Sorts known content into new, duplicate and unchanged.
+    func classify(_ hashed: Hashed) throws -> ContentPlan {
+        narrator.phaseStarted(.reconciling)
+        let inLibrary = try library.catalog.assetChecksums()
+        let hashedThisRun = Set(hashed.prepared.toHash)
         var firstIndexOfNew: [Checksum: Int] = [:]
-        let hashedThisRun = Set(toHash)
-        var duplicates = 0
-        var unchanged = 0
-        for index in report.mediaFiles.indices {
-            guard let checksum = known[index] else { continue }
+        var plan = ContentPlan(newContent: [], duplicates: 0, unchanged: 0)
+        for index in hashed.report.mediaFiles.indices {
+            guard let checksum = hashed.checksums[index] else { continue }
             if inLibrary.contains(checksum) {
                 // Cached and already held: nothing to do. Freshly hashed but already held: a duplicate.
-                if hashedThisRun.contains(index) { duplicates += 1 } else { unchanged += 1 }
+                if hashedThisRun.contains(index) { plan.duplicates += 1 } else { plan.unchanged += 1 }
             } else if firstIndexOfNew[checksum] == nil {
                 firstIndexOfNew[checksum] = index
+                plan.newContent.append((checksum, index))
             } else {
-                duplicates += 1
+                plan.duplicates += 1
             }
         }
+        let newBytes = plan.newContent.reduce(Int64(0)) { $0 + hashed.report.mediaFiles[$1.index].fingerprint.size }
+        narrator.classified(new: plan.newContent.count, duplicates: plan.duplicates, newBytes: newBytes)
+        narrator.phaseEnded(.reconciling)
+        return plan
+    }
 
-        // 5. Copy new content into the originals store, verified by the hash taken during the copy.
-        let toCopy = firstIndexOfNew.sorted { $0.value < $1.value }
-        progress(.copyStarted(files: toCopy.count, bytes: toCopy.reduce(0) { $0 + report.mediaFiles[$1.value].fingerprint.size }))
+    struct Imported: Sendable {
+        var assets: [AssetRecord]
+        var bytesCopied: Int64
+        var failures: [ImportFailure]
+    }
+
+    /// Copies new content into the originals store, verified by the hash taken during the copy,
+    /// and records each asset once its bytes are durable.
+    func importContent(_ plan: ContentPlan, hashed: Hashed, context: Context) async throws -> Imported {
+        narrator.phaseStarted(.importing)
         let store = OriginalsStore(layout: library.layout)
         let layout = library.layout
-        let copyResults = parallelMap(
-            count: toCopy.count, workers: options.copyWorkers,
-            makeState: { try? FileHasher() },
-            body: { hasher, slot -> Result<(AssetRecord, Int64), HashingError> in
-                let (checksum, index) = toCopy[slot]
-                let file = report.mediaFiles[index]
-                let fileExtension = MediaClassifier.fileExtension(of: file.relativePath.split(separator: "/").last ?? "").lowercased()
-                let relativePath = layout.originalRelativePath(checksum, fileExtension: fileExtension)
-                guard let hasher else {
-                    return .failure(.notRegularFile(path: file.relativePath))
-                }
-                let result = Result { () throws(HashingError) in
-                    try store.place(sourcePath: sourceRoot + "/" + file.relativePath, checksum: checksum,
-                                    relativePath: relativePath, hasher: hasher)
-                }
-                return result.map { placement in
-                    let copied: Int64
-                    if case .copied(let bytes) = placement { copied = bytes } else { copied = 0 }
-                    progress(.copied(relativePath: file.relativePath, bytes: copied))
-                    let asset = AssetRecord(
-                        checksum: checksum, kind: file.kind, size: file.fingerprint.size, originalExtension: fileExtension,
-                        firstSourcePath: file.relativePath, originalPath: relativePath, importedAt: Date(), runID: nil)
-                    return (asset, copied)
-                }
-            })
-        var newAssets: [AssetRecord] = []
-        var bytesCopied: Int64 = 0
-        for (slot, result) in copyResults.enumerated() {
+        let files = hashed.report.mediaFiles
+        let newContent = plan.newContent
+        let narrator = self.narrator
+        let runID = context.record.id
+        let workers = options.copyWorkers
+        let sourceRoot = context.sourceRoot
+        let results = try await runBlocking {
+            parallelMap(
+                count: newContent.count, workers: workers,
+                makeState: { Result { () throws(OpenSSLError) in try FileHasher() } },
+                body: { hasher, slot -> Result<(AssetRecord, Int64), HashingError> in
+                    let (checksum, index) = newContent[slot]
+                    let file = files[index]
+                    let fileExtension = MediaClassifier.fileExtension(of: file.relativePath.split(separator: "/").last ?? "").lowercased()
+                    let relativePath = layout.originalRelativePath(checksum, fileExtension: fileExtension)
+                    let result = Result { () throws(HashingError) -> OriginalsStore.Placement in
+                        let hasher = try hasher.mapError { HashingError.openSSL(path: file.relativePath, $0) }.get()
+                        return try store.place(sourcePath: sourceRoot + "/" + file.relativePath, checksum: checksum,
+                                               relativePath: relativePath, hasher: hasher)
+                    }
+                    return result.map { placement in
+                        let copied: Int64
+                        if case .copied(let bytes) = placement { copied = bytes } else { copied = 0 }
+                        narrator.imported(file: file.relativePath, bytes: file.fingerprint.size)
+                        let asset = AssetRecord(
+                            checksum: checksum, kind: file.kind, size: file.fingerprint.size, originalExtension: fileExtension,
+                            firstSourcePath: file.relativePath, originalPath: relativePath, importedAt: Date(), runID: runID)
+                        return (asset, copied)
+                    }
+                })
+        }
+        var imported = Imported(assets: [], bytesCopied: 0, failures: [])
+        for (slot, result) in results.enumerated() {
             switch result {
-            case .success(let (unsaved, copied)):
-                var asset = unsaved
-                asset.runID = run.id
-                newAssets.append(asset)
-                bytesCopied += copied
+            case .success(let (asset, copied)):
+                imported.assets.append(asset)
+                imported.bytesCopied += copied
             case .failure(let error):
-                let path = report.mediaFiles[toCopy[slot].value].relativePath
+                let path = files[newContent[slot].index].relativePath
                 let failure = ImportFailure(relativePath: path, phase: "transfer",
-                                          reason: Self.reason(error, root: sourceRoot), retryable: error.isTransient)
-                failures.append(failure)
-                progress(.failed(failure))
-                // Not cached, so the next run reads it again.
-                snapshotUpserts.removeAll { $0.relativePath == path }
+                                            reason: Self.reason(error, root: sourceRoot), retryable: error.isTransient)
+                imported.failures.append(failure)
+                narrator.failed(file: path, reason: failure.reason, phase: .importing)
             }
         }
+        try library.catalog.insertAssets(imported.assets)
+        narrator.phaseEnded(.importing)
+        return imported
+    }
 
-        // 6. Catalog: assets (their bytes are durable), then the snapshot, then the run.
-        try catalog.insertAssets(newAssets)
-        let present = Set(report.mediaFiles.map(\.relativePath))
-        let removed = previous.keys.filter { !present.contains($0) }
-        try catalog.updateSnapshot(sourceID: sourceID, upserting: snapshotUpserts, removing: removed.sorted())
+    /// Writes the snapshot and the run record; a file that failed is left out of the snapshot so the next run reads it again.
+    func finish(_ context: Context, hashed: Hashed, imported: Imported, plan: ContentPlan, review: ReviewInfo? = nil,
+                outcomeOverride: String? = nil) throws -> ImportSummary {
+        narrator.phaseStarted(.finalizing)
+        let failedPaths = Set(imported.failures.map(\.relativePath))
+        let upserts = hashed.snapshotUpserts.filter { !failedPaths.contains($0.relativePath) }
+        let present = Set(hashed.report.mediaFiles.map(\.relativePath))
+        let removed = hashed.prepared.previous.keys.filter { !present.contains($0) }.sorted()
+        try library.catalog.updateSnapshot(sourceID: context.sourceID, upserting: upserts, removing: removed)
 
+        let failures = (hashed.failures + imported.failures).sorted { $0.relativePath < $1.relativePath }
         var counts = ImportCounts()
-        counts.filesSeen = report.mediaFiles.count
-        counts.filesHashed = toHash.count - failures.filter { $0.phase == "hashing" }.count
-        counts.bytesHashed = bytesHashed
-        counts.imported = newAssets.count
-        counts.duplicates = duplicates
-        counts.unchanged = unchanged
-        counts.skipped = report.otherFiles + report.symlinksSkipped.count
+        counts.filesSeen = hashed.report.mediaFiles.count
+        counts.filesHashed = hashed.hashedCount
+        counts.bytesHashed = hashed.bytesHashed
+        counts.imported = imported.assets.count
+        counts.duplicates = plan.duplicates
+        counts.unchanged = plan.unchanged
+        counts.skipped = hashed.report.otherFiles + hashed.report.symlinksSkipped.count
         counts.failed = failures.count
-        counts.bytesCopied = bytesCopied
-        run.counts = counts
-        run.endedAt = now()
-        run.outcome = failures.isEmpty && report.isComplete ? "success" : "someFailed"
-        let runID = run.id
-        var failureRecords = failures.map { RunFailureRecord(runID: runID, relativePath: $0.relativePath, phase: $0.phase, reason: $0.reason) }
-        failureRecords += report.issues.map { RunFailureRecord(runID: runID, relativePath: $0.relativePath, phase: "scanning", reason: $0.reason) }
-        try catalog.finishRun(run, failures: failureRecords)
+        counts.bytesCopied = imported.bytesCopied
 
+        var record = context.record
+        record.counts = counts
+        record.outcome = outcomeOverride ?? (failures.isEmpty && hashed.report.isComplete ? "success" : "someFailed")
+        if !failures.isEmpty { record.message = "\(failures.count) files failed" }
+        narrator.phaseEnded(.finalizing)
+        if record.outcome == "success" { narrator.runFinished() } else { narrator.runFailed(record.message ?? "some files could not be read") }
+        record.endedAt = now()
+        record.summary = narration.summaryJSON(review: review)
+        var failureRecords = failures.map {
+            RunFailureRecord(runID: record.id, relativePath: $0.relativePath, phase: $0.phase, reason: $0.reason)
+        }
+        failureRecords += hashed.report.issues.map {
+            RunFailureRecord(runID: record.id, relativePath: $0.relativePath, phase: "scanning", reason: $0.reason)
+        }
+        try library.catalog.finishRun(record, failures: failureRecords)
+        narration.close()
         return ImportSummary(
-            runID: runID, sourceRoot: sourceRoot, counts: counts, failures: failures.sorted { $0.relativePath < $1.relativePath },
-            symlinksSkipped: report.symlinksSkipped, otherFiles: report.otherFiles, junkSkipped: report.junkSkipped,
-            scanIssues: report.issues, temporaryFilesRemoved: temporaryFilesRemoved,
-            elapsedSeconds: (ContinuousClock.now - clockStart).seconds)
+            runID: record.id, sourceRoot: context.sourceRoot, counts: counts, failures: failures,
+            symlinksSkipped: hashed.report.symlinksSkipped, otherFiles: hashed.report.otherFiles,
+            junkSkipped: hashed.report.junkSkipped, scanIssues: hashed.report.issues,
+            temporaryFilesRemoved: context.temporaryFilesRemoved, elapsedSeconds: (ContinuousClock.now - context.clockStart).seconds)
+    }
+
+    /// Records a run that stopped on an error, so `cairn status` can say why.
+    func fail(_ context: Context, _ error: any Error) {
+        narrator.runFailed("\(error)")
+        var record = context.record
+        record.outcome = "failed"
+        record.message = "\(error)"
+        record.endedAt = now()
+        record.summary = narration.summaryJSON()
+        try? library.catalog.finishRun(record, failures: [])
+        narration.close()
     }
 
     /// A failure's reason with the absolute source prefix taken off, since the report names the file already.

@@ -1,11 +1,16 @@
 import ArgumentParser
 import CairnCore
+import Glibc
 
-@main
 struct Cairn: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cairn",
         abstract: "Import folders of photos and videos into a library, and keep the two in step.",
+        discussion: """
+            The library (default $CAIRN_LIBRARY, else $XDG_DATA_HOME/cairn/library, else \\
+            ~/.local/share/cairn/library) holds content-addressed originals, thumbnails and a SQLite catalog. \\
+            Start with `cairn import FOLDER`; then `cairn status`.
+            """,
         subcommands: CommandRegistry.all
     )
 }
@@ -14,6 +19,16 @@ struct Cairn: AsyncParsableCommand {
 enum CommandRegistry {
     static let all: [any ParsableCommand.Type] = [
         ImportCommand.self,
+        StatusCommand.self,
         HashCommand.self,
     ]
+}
+
+@main
+enum CairnMain {
+    static func main() async {
+        // A closed pipe (`cairn import … | head`) must end the output, not kill the run mid-write.
+        signal(SIGPIPE, SIG_IGN)
+        await Cairn.main()
+    }
 }

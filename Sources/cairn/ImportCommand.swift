@@ -4,7 +4,7 @@ import CairnWorker
 import Foundation
 
 /// `cairn import SOURCE`: bring a folder's photos and videos into the library.
-struct ImportCommand: ParsableCommand {
+struct ImportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
         abstract: "Import a folder's photos and videos into the library.",
@@ -14,8 +14,11 @@ struct ImportCommand: ParsableCommand {
             and records everything in the catalog. Importing the same folder again does no work for files \
             that did not change. Identical content under two names becomes one asset.
 
+            Progress is a live view on a terminal, plain lines otherwise (cron), NDJSON with --json. Every \
+            event is also kept in <library>/runs/<run-id>.ndjson; `cairn status` reports the last run.
+
             Exit codes: 0 all imported; 3 some files failed (each is listed with its reason); 1 the run could \
-            not start (missing source, unusable library).
+            not start (missing source, unusable library); 75 another cairn process holds the library.
             """
     )
 
@@ -23,6 +26,8 @@ struct ImportCommand: ParsableCommand {
     var source: String
 
     @OptionGroup var library: LibraryOption
+
+    @OptionGroup var narration: NarrationOptions
 
     @Option(name: .customLong("hash-threads"), help: "How many files to hash at once (default: one per core).")
     var hashThreads: Int = System.coreCount
@@ -39,13 +44,22 @@ struct ImportCommand: ParsableCommand {
         guard isDirectory.boolValue else { throw ValidationError("\(source): not a folder; cairn imports folders") }
     }
 
-    func run() throws {
+    func run() async throws {
         let opened = try Library(root: library.resolvedPath)
         var options = ImportOptions(source: source)
         options.hashWorkers = hashThreads
         options.copyWorkers = copyThreads
-        let summary = try ImportRun(library: opened, options: options).run()
-        Output.line(SummaryText.render(summary, libraryRoot: opened.layout.root))
+        let (renderer, ticker) = narration.makeRenderer()
+        defer { ticker?.cancel() }
+        let summary: ImportSummary
+        do {
+            summary = try await ImportRun(library: opened, options: options, output: renderer).run()
+        } catch let locked as LibraryLockedError {
+            Output.error(locked.description)
+            throw ExitCode(locked.exitStatus.rawValue)
+        }
+        ticker?.cancel()
+        if narration.printsSummary { Output.line(SummaryText.render(summary, libraryRoot: opened.layout.root)) }
         if summary.exitStatus != .success { throw ExitCode(summary.exitStatus.rawValue) }
     }
 }

@@ -14,9 +14,9 @@ import Testing
         String(String(decoding: try ExternalTool.run(["sha1sum", path]), as: UTF8.self).prefix(40))
     }
 
-    func importOnce(_ source: String, _ libraryRoot: String) throws -> (ImportSummary, Library) {
+    func importOnce(_ source: String, _ libraryRoot: String) async throws -> (ImportSummary, Library) {
         let library = try Library(root: libraryRoot)
-        return (try ImportRun(library: library, options: ImportOptions(source: source)).run(), library)
+        return (try await ImportRun(library: library, options: ImportOptions(source: source)).run(), library)
     }
 
     func filesBelow(_ root: String) -> [String] {
@@ -31,14 +31,14 @@ import Testing
         return result.sorted()
     }
 
-    @Test func everySourceFileIsInTheLibraryByteForByte() throws {
+    @Test func everySourceFileIsInTheLibraryByteForByte() async throws {
         let source = try TemporaryDirectory(), libraryFolder = try TemporaryDirectory()
         try source.write(bytes(300_000, 1), to: "DCIM/IMG_0001.JPG")
         try source.write(bytes(120_000, 2), to: "DCIM/IMG_0002.png")
         try source.write(bytes(90_000, 3), to: "video/clip one.mp4")
         try source.write(bytes(300_000, 1), to: "copies/same as first.jpg")
         try source.write(Data("not media".utf8), to: "notes.txt")
-        let (summary, library) = try importOnce(source.path, libraryFolder.path)
+        let (summary, library) = try await importOnce(source.path, libraryFolder.path)
 
         #expect(summary.counts.filesSeen == 4)
         #expect(summary.counts.imported == 3)
@@ -60,11 +60,11 @@ import Testing
         #expect(filesBelow(library.layout.temporaryDirectory).isEmpty)
     }
 
-    @Test func secondImportOfUnchangedFolderHashesAndCopiesNothing() throws {
+    @Test func secondImportOfUnchangedFolderHashesAndCopiesNothing() async throws {
         let source = try TemporaryDirectory(), libraryFolder = try TemporaryDirectory()
         for index in 0..<20 { try source.write(bytes(5_000 + index, UInt8(index)), to: "f\(index).jpg") }
-        _ = try importOnce(source.path, libraryFolder.path)
-        let (second, _) = try importOnce(source.path, libraryFolder.path)
+        _ = try await importOnce(source.path, libraryFolder.path)
+        let (second, _) = try await importOnce(source.path, libraryFolder.path)
         #expect(second.counts.filesHashed == 0)
         #expect(second.counts.bytesHashed == 0)
         #expect(second.counts.bytesCopied == 0)
@@ -72,39 +72,37 @@ import Testing
         #expect(second.counts.unchanged == 20)
     }
 
-    @Test func changedAndNewFilesAreTheOnlyOnesHashedAgain() throws {
+    @Test func changedAndNewFilesAreTheOnlyOnesHashedAgain() async throws {
         let source = try TemporaryDirectory(), libraryFolder = try TemporaryDirectory()
         for index in 0..<5 { try source.write(bytes(4_000, UInt8(index)), to: "f\(index).jpg") }
-        _ = try importOnce(source.path, libraryFolder.path)
+        _ = try await importOnce(source.path, libraryFolder.path)
         try source.write(bytes(4_100, 99), to: "f2.jpg")
         try source.write(bytes(4_200, 77), to: "new.jpg")
-        let (second, library) = try importOnce(source.path, libraryFolder.path)
+        let (second, library) = try await importOnce(source.path, libraryFolder.path)
         #expect(second.counts.filesHashed == 2)
         #expect(second.counts.imported == 2)
         #expect(try library.catalog.assetCount() == 7)
     }
 
-    @Test func symlinkOutsideTheSourceIsNeitherFollowedNorImported() throws {
+    @Test func symlinkOutsideTheSourceIsNeitherFollowedNorImported() async throws {
         let outside = try TemporaryDirectory(), source = try TemporaryDirectory(), libraryFolder = try TemporaryDirectory()
         let secret = try outside.write(bytes(1_000, 5), to: "secret.jpg")
         try source.write(bytes(1_000, 6), to: "mine.jpg")
         try FileManager.default.createSymbolicLink(atPath: source.subpath("link.jpg"), withDestinationPath: secret)
-        let (summary, library) = try importOnce(source.path, libraryFolder.path)
+        let (summary, library) = try await importOnce(source.path, libraryFolder.path)
         #expect(summary.symlinksSkipped == ["link.jpg"])
         #expect(try library.catalog.assetCount() == 1)
         #expect(try library.catalog.asset(Checksum(hex: try sha1sum(secret))!) == nil)
     }
 
-    @Test func fileVanishingBetweenScanAndHashFailsWithReasonAndTheRunGoesOn() throws {
+    @Test func fileVanishingBetweenScanAndHashFailsWithReasonAndTheRunGoesOn() async throws {
         let source = try TemporaryDirectory(), libraryFolder = try TemporaryDirectory()
         try source.write(bytes(1_000, 1), to: "good.jpg")
         let doomed = try source.write(bytes(1_000, 2), to: "gone.jpg")
         let library = try Library(root: libraryFolder.path)
         var run = ImportRun(library: library, options: ImportOptions(source: source.path))
-        run.progress = { event in
-            if case .scanned = event { unlink(doomed) }  // the card is pulled right after the walk
-        }
-        let summary = try run.run()
+        run.hooks.afterScan = { _ in unlink(doomed) }  // the card is pulled right after the walk
+        let summary = try await run.run()
         #expect(summary.failures.map(\.relativePath) == ["gone.jpg"])
         #expect(summary.failures.first?.reason.contains("No such file or directory") == true)
         #expect(summary.failures.first?.phase == "hashing")
@@ -113,7 +111,7 @@ import Testing
         #expect(try library.catalog.failures(runID: summary.runID).map(\.relativePath) == ["gone.jpg"])
     }
 
-    @Test func vanishedFileLeavesNoPartialOrFinalFile() throws {
+    @Test func vanishedFileLeavesNoPartialOrFinalFile() async throws {
         // A file deleted between hashing and copying: the copy fails cleanly.
         let source = try TemporaryDirectory(), libraryFolder = try TemporaryDirectory()
         try source.write(bytes(1_000, 1), to: "good.jpg")
@@ -128,7 +126,7 @@ import Testing
         #expect(filesBelow(library.layout.originalsDirectory).isEmpty)
     }
 
-    @Test func leftoversOfAKilledRunAreCleanedAndAVerifiedOriginalIsKept() throws {
+    @Test func leftoversOfAKilledRunAreCleanedAndAVerifiedOriginalIsKept() async throws {
         let source = try TemporaryDirectory(), libraryFolder = try TemporaryDirectory()
         let data = bytes(50_000, 4)
         try source.write(data, to: "a.jpg")
@@ -138,7 +136,7 @@ import Testing
         let relative = library.layout.originalRelativePath(checksum, fileExtension: "jpg")
         try libraryFolder.write(data, to: relative)
         try libraryFolder.write(Data("partial".utf8), to: "tmp/\(checksum.hex).123-1.partial")
-        let summary = try ImportRun(library: library, options: ImportOptions(source: source.path)).run()
+        let summary = try await ImportRun(library: library, options: ImportOptions(source: source.path)).run()
         #expect(summary.temporaryFilesRemoved == 1)
         #expect(summary.counts.imported == 1)
         #expect(summary.counts.bytesCopied == 0)
@@ -146,7 +144,7 @@ import Testing
         #expect(filesBelow(library.layout.temporaryDirectory).isEmpty)
     }
 
-    @Test func damagedFileAtAContentAddressIsReplacedWithTheRightBytes() throws {
+    @Test func damagedFileAtAContentAddressIsReplacedWithTheRightBytes() async throws {
         let source = try TemporaryDirectory(), libraryFolder = try TemporaryDirectory()
         let data = bytes(20_000, 8)
         try source.write(data, to: "a.jpg")
@@ -154,23 +152,23 @@ import Testing
         let checksum = try #require(Checksum(hex: try sha1sum(source.subpath("a.jpg"))))
         let relative = library.layout.originalRelativePath(checksum, fileExtension: "jpg")
         try libraryFolder.write(Data("bit rot".utf8), to: relative)
-        _ = try ImportRun(library: library, options: ImportOptions(source: source.path)).run()
+        _ = try await ImportRun(library: library, options: ImportOptions(source: source.path)).run()
         #expect(try Data(contentsOf: URL(fileURLWithPath: library.layout.absolute(relative))) == data)
     }
 
-    @Test func libraryInsideItsSourceIsNotImportedIntoItself() throws {
+    @Test func libraryInsideItsSourceIsNotImportedIntoItself() async throws {
         let source = try TemporaryDirectory()
         try source.write(bytes(2_000, 1), to: "photo.jpg")
-        _ = try importOnce(source.path, source.subpath("library"))
-        let (second, library) = try importOnce(source.path, source.subpath("library"))
+        _ = try await importOnce(source.path, source.subpath("library"))
+        let (second, library) = try await importOnce(source.path, source.subpath("library"))
         #expect(second.counts.filesSeen == 1)
         #expect(try library.catalog.assetCount() == 1)
     }
 
-    @Test func missingSourceStopsTheRunWithAClearMessage() throws {
+    @Test func missingSourceStopsTheRunWithAClearMessage() async throws {
         let libraryFolder = try TemporaryDirectory()
-        #expect {
-            try importOnce(libraryFolder.subpath("not-mounted"), libraryFolder.path)
+        await #expect {
+            try await importOnce(libraryFolder.subpath("not-mounted"), libraryFolder.path)
         } throws: { error in
             "\(error)".contains("not-mounted") && "\(error)".contains("does not exist")
         }

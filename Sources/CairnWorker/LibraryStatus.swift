@@ -1,0 +1,33 @@
+import CairnCatalog
+import CairnNarration
+import Foundation
+
+/// What `cairn status` reports about a library: its last run and when it last succeeded.
+public enum LibraryStatus {
+    public static func report(library: Library) throws -> StatusReport {
+        let catalog = library.catalog
+        var lastRun: RunSummary?
+        if let record = try catalog.lastRun() {
+            lastRun = record.summary.flatMap { try? NarrationJSON.decoder().decode(RunSummary.self, from: Data($0.utf8)) }
+            if lastRun == nil {
+                // Killed before it could write its summary: its run log still tells how far it got.
+                let events = (try? RunLogStore(directory: library.layout.runLogDirectory).events(of: record.id)) ?? []
+                lastRun = NarrationState.replay(events).summary()
+                    ?? RunSummary(runID: record.id, command: record.command, startedAt: record.startedAt, status: .syncing)
+            }
+        }
+        let lastSuccess = try catalog.lastSuccessfulRun()
+        return StatusReport(lastRun: lastRun, lastSuccessfulSync: lastSuccess?.endedAt ?? lastSuccess?.startedAt,
+                            isRunning: isLocked(library))
+    }
+
+    /// Whether another process holds the library lock right now.
+    static func isLocked(_ library: Library) -> Bool {
+        do {
+            _ = try LibraryLock(libraryRoot: library.layout.root)
+            return false
+        } catch {
+            return error is LibraryLockedError
+        }
+    }
+}
