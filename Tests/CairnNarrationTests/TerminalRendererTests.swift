@@ -1,3 +1,4 @@
+import CairnTestSupport
 import CairnCore
 import Foundation
 import Testing

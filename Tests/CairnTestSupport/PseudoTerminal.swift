@@ -4,15 +4,15 @@ import Glibc
 #endif
 
 /// A pseudo-terminal for tests: renderers write to `slave` as to a real terminal; the test reads `master`.
-final class PseudoTerminal {
-    let master: Int32
-    let slave: Int32
+public final class PseudoTerminal {
+    public let master: Int32
+    public let slave: Int32
 
-    struct Failure: Error, CustomStringConvertible {
-        let description: String
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
     }
 
-    init(columns: UInt16, rows: UInt16 = 24) throws {
+    public init(columns: UInt16, rows: UInt16 = 24) throws {
         var master: Int32 = -1, slave: Int32 = -1
         var size = winsize(ws_row: rows, ws_col: columns, ws_xpixel: 0, ws_ypixel: 0)
         guard openpty(&master, &slave, nil, nil, &size) == 0 else {
@@ -28,7 +28,7 @@ final class PseudoTerminal {
     }
 
     /// Reads what the slave side wrote until `marker` arrives (or `timeoutMilliseconds` pass without data).
-    func read(until marker: String, timeoutMilliseconds: Int32 = 5_000) -> String {
+    public func read(until marker: String, timeoutMilliseconds: Int32 = 5_000) -> String {
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 4096)
         while !String(decoding: bytes, as: UTF8.self).contains(marker) {
@@ -49,7 +49,7 @@ final class PseudoTerminal {
 
 extension String {
     /// The text with CSI escape sequences removed: what a person sees.
-    var withoutEscapes: String {
+    public var withoutEscapes: String {
         replacing(/\u{1B}\[[0-9;?]*[A-Za-z]/, with: "")
     }
 }
