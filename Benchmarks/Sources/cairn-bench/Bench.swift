@@ -1,7 +1,7 @@
 import ArgumentParser
 
 @main
-struct Bench: ParsableCommand {
+struct Bench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cairn-bench",
         abstract: "Measure cairn against its peers on the same files, in the same run.",

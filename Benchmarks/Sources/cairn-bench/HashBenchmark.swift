@@ -1,7 +1,9 @@
 import ArgumentParser
 import CairnCore
 import CairnHashing
+import CairnNarration
 import Foundation
+import Glibc
 
 /// `cairn-bench hash`: cairn's parallel SHA1 against `openssl speed` and `sha1sum` on the same page-cached files.
 struct HashBenchmark: ParsableCommand {
@@ -39,6 +41,28 @@ struct HashBenchmark: ParsableCommand {
             let results = ParallelHasher.hash(requests, workers: cores, bufferSize: bufferKiB * 1024)
             checksum = try? results[0].get().checksum
         }
+        // Narration cost: the same hashing with a live narrator (plain renderer to /dev/null, run log, memory).
+        let devNull = open("/dev/null", O_WRONLY)
+        defer { close(devNull) }
+        let logDirectory = NSTemporaryDirectory() + "cairn-bench-runs-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: logDirectory) }
+        var narratedTimes: [Double] = [], silentTimes: [Double] = []
+        for _ in 0..<max(1, repeats) {
+            silentTimes.append(Peers.time { _ = ParallelHasher.hash(requests, workers: cores, bufferSize: bufferKiB * 1024) })
+            let log = try RunLogStore(directory: logDirectory).makeWriter(runID: RunID.make())
+            let narrator = Narrator(handler: MultiplexNarrationHandler([
+                PlainRenderer(sink: FileDescriptorSink(descriptor: devNull)), log, InMemoryNarrationHandler(keepsEvents: false),
+            ]))
+            narrator.phaseStarted(.hashing)
+            narrator.sourceScanned(filesSeen: files.count, bytesSeen: Int64(bytes), toHash: files.count, bytesToHash: Int64(bytes))
+            narratedTimes.append(Peers.time {
+                _ = ParallelHasher.hash(requests, workers: cores, bufferSize: bufferKiB * 1024) { index, size in
+                    narrator.hashed(file: files[index], bytes: size)
+                }
+            })
+            narrator.runFinished()
+            try log.close()
+        }
         let sha1sumTime = try Peers.best(of: max(1, repeats - 1)) { try Peers.run(["sha1sum"] + files) }
         let parallelSha1sumTime = try Peers.best(of: max(1, repeats - 1)) {
             try Peers.run(["xargs", "-0", "-P", "\(cores)", "-n", "\(max(1, files.count / (cores * 4)))", "sha1sum"],
@@ -58,6 +82,9 @@ struct HashBenchmark: ParsableCommand {
                            format(100 * (gb / cairnTime) / (single * Double(cores) / 1e9), 1) + " % of it"])
         table.rows.append(["openssl speed -multi \(cores)", "-", format(multi / 1e9),
                            format(100 * (gb / cairnTime) / (multi / 1e9), 1) + " % of it"])
+        let silent = silentTimes.min()!, narrated = narratedTimes.min()!
+        table.rows.append(["cairn with narration on (best of \(narratedTimes.count))", format(narrated, 3), format(gb / narrated),
+                           format(100 * (narrated - silent) / silent, 1) + " % slower than off (" + format(silent, 3) + " s)"])
         print("hashing \(files.count) page-cached files, \(format(gb, 2)) GB, \(cores) cores")
         print(table.render())
     }
