@@ -14,5 +14,6 @@ struct Cairn: AsyncParsableCommand {
 enum CommandRegistry {
     static let all: [any ParsableCommand.Type] = [
         // Registered as their issues land.
+        ProbeCommand.self, ThumbnailCommand.self, SynthesizeCommand.self,
     ]
 }
