@@ -20,7 +20,12 @@ struct Prober {
         if (header.container == .jpeg || header.container == .png), header.hasDimensions {
             return try stillProbe(header, call: call)
         }
-        return try containerProbe(path: path, header: header, call: call)
+        var probe = try containerProbe(path: path, header: header, call: call)
+        // Without find_stream_info FFmpeg leaves the overall rate unset; ffprobe's figure is size over duration.
+        if probe.kind == .video, probe.bitRate == nil, let duration = probe.durationSeconds, duration > 0 {
+            probe.bitRate = Int((Double(size) * 8 / duration).rounded())
+        }
+        return probe
     }
 
     private func checkPixels(_ width: Int, _ height: Int, call: FFmpegCall) throws(MediaError) {
