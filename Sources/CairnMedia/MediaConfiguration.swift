@@ -4,6 +4,8 @@ public struct MediaConfiguration: Sendable, Equatable {
     public var thumbnailShortSide = 250
     /// The preview's short side, in pixels.
     public var previewShortSide = 1440
+    /// The thumbnail's format: WebP when libwebp is present, else JPEG, unless set.
+    public var thumbnailFormat: ImageFormat = .preferredThumbnailFormat
     /// libwebp quality (0...100) for WebP thumbnails.
     public var webpQuality = 75
     /// mjpeg `qscale` (2 best ... 31 worst) for JPEG thumbnails and previews; 4 is about libjpeg q80.

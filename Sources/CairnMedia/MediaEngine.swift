@@ -50,8 +50,11 @@ public struct MediaEngine: Sendable {
         self.configuration = configuration
     }
 
-    /// The thumbnail's format (and so its file extension), known before rendering.
+    /// The default thumbnail format (and so file extension): WebP when libwebp is present, else JPEG.
     public static var thumbnailFormat: ImageFormat { .preferredThumbnailFormat }
+
+    /// This engine's thumbnail format, known before rendering so the caller can name the file.
+    public var thumbnailFormat: ImageFormat { configuration.thumbnailFormat }
 
     /// The codec clips are written with: "h264" (libx264) when present, else "mpeg4".
     public static var clipCodec: String { ClipWriter.preferredEncoder == "libx264" ? "h264" : "mpeg4" }
@@ -72,7 +75,7 @@ public struct MediaEngine: Sendable {
         let picture = try decode(source: source, kind: kind, targetShortSide: largest)
         var result = RenderedDerivatives(
             thumbnail: try writeImage(picture, shortSide: configuration.thumbnailShortSide,
-                                      format: Self.thumbnailFormat, to: thumbnail, sharpFilter: true))
+                                      format: thumbnailFormat, to: thumbnail, sharpFilter: true))
         if let preview {
             result.preview = try writeImage(picture, shortSide: configuration.previewShortSide,
                                             format: .jpeg, to: preview, sharpFilter: false)
@@ -86,7 +89,7 @@ public struct MediaEngine: Sendable {
     /// Writes only the small thumbnail.
     public func renderThumbnail(source: String, kind: MediaKind, to path: String) throws(MediaError) -> RenderedImage {
         let picture = try decode(source: source, kind: kind, targetShortSide: configuration.thumbnailShortSide)
-        return try writeImage(picture, shortSide: configuration.thumbnailShortSide, format: Self.thumbnailFormat,
+        return try writeImage(picture, shortSide: configuration.thumbnailShortSide, format: thumbnailFormat,
                               to: path, sharpFilter: true)
     }
 
