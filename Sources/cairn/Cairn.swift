@@ -15,5 +15,6 @@ enum CommandRegistry {
     static let all: [any ParsableCommand.Type] = [
         ImportCommand.self,
         HashCommand.self,
+        ProbeCommand.self, ThumbnailCommand.self, SynthesizeCommand.self,
     ]
 }

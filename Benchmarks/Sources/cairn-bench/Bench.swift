@@ -12,5 +12,6 @@ struct Bench: ParsableCommand {
 /// Every benchmark subcommand.
 enum BenchRegistry {
     static let all: [any ParsableCommand.Type] = [
+        MediaThumbnailBench.self, MediaProbeBench.self, MediaSynthesisBench.self,
     ]
 }
