@@ -2,6 +2,8 @@ import GRDB
 
 /// The catalog's schema history. A shipped migration is never edited: changes come as new migrations.
 enum Migrations {
+    static let importItemsMigrationName = "v2: import items and media"
+
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1: sources, snapshots, assets, runs") { db in
@@ -52,6 +54,56 @@ enum Migrations {
                 );
                 CREATE INDEX run_failure_run ON run_failure(run_id);
                 CREATE INDEX run_started ON run(started_at);
+                """)
+        }
+        migrator.registerMigration(importItemsMigrationName) { db in
+            try db.execute(sql: """
+                CREATE TABLE import_item (
+                    id INTEGER PRIMARY KEY,
+                    sha1 TEXT NOT NULL UNIQUE,
+                    source_id INTEGER NOT NULL REFERENCES source(id),
+                    relative_path TEXT NOT NULL,
+                    kind TEXT NOT NULL,
+                    size INTEGER NOT NULL,
+                    state TEXT NOT NULL,
+                    phase TEXT,
+                    reason TEXT,
+                    attempts INTEGER NOT NULL DEFAULT 0,
+                    retryable INTEGER NOT NULL DEFAULT 0,
+                    in_flight INTEGER NOT NULL DEFAULT 0,
+                    crash_count INTEGER NOT NULL DEFAULT 0,
+                    duplicate INTEGER NOT NULL DEFAULT 0,
+                    updated_at DATETIME NOT NULL
+                );
+                CREATE INDEX import_item_state ON import_item(state);
+                CREATE TABLE media_probe (
+                    sha1 TEXT PRIMARY KEY NOT NULL,
+                    container TEXT NOT NULL,
+                    width INTEGER,
+                    height INTEGER,
+                    duration_seconds REAL,
+                    capture_date DATETIME,
+                    camera_make TEXT,
+                    camera_model TEXT,
+                    latitude REAL,
+                    longitude REAL,
+                    altitude REAL,
+                    codec TEXT,
+                    probe_json TEXT NOT NULL,
+                    probed_at DATETIME NOT NULL
+                ) WITHOUT ROWID;
+                CREATE TABLE derived_file (
+                    sha1 TEXT NOT NULL,
+                    role TEXT NOT NULL,
+                    path TEXT NOT NULL,
+                    format TEXT NOT NULL,
+                    width INTEGER NOT NULL,
+                    height INTEGER NOT NULL,
+                    byte_count INTEGER NOT NULL,
+                    duration_seconds REAL,
+                    created_at DATETIME NOT NULL,
+                    PRIMARY KEY (sha1, role)
+                ) WITHOUT ROWID;
                 """)
         }
         return migrator

@@ -63,6 +63,8 @@ public actor PipelineScheduler {
     private var writer: RecordWriter?
     private var runFinished: CheckedContinuation<Void, Never>?
     private var hasRun = false
+    /// A `cancel(deadline:)` that came before `run`.
+    private var pendingCancelDeadline: Duration?
 
     /// - Parameters:
     ///   - clock: times phase timeouts, backoff sleeps and the cancellation deadline.
@@ -97,6 +99,7 @@ public actor PipelineScheduler {
         for record in records { admit(record) }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             runFinished = continuation
+            if let pendingCancelDeadline { cancel(deadline: pendingCancelDeadline) }
             pump()
             finishIfDone()
         }
@@ -106,8 +109,19 @@ public actor PipelineScheduler {
 
     /// Stops taking new work; phases in flight may finish within `deadline`, then are abandoned,
     /// left in their resumable state. The run then returns with `.interrupted`.
+    ///
+    /// Called before `run`, the run starts stopped (nothing starts, it returns `.interrupted`). Called
+    /// again while stopping, with a shorter deadline (`.zero`: a second signal), it abandons at once.
     public func cancel(deadline: Duration) {
-        guard hasRun, runFinished != nil, stopReason != .interrupted, stopReason != .storeFailed else { return }
+        guard hasRun else {
+            pendingCancelDeadline = min(pendingCancelDeadline ?? deadline, deadline)
+            return
+        }
+        guard runFinished != nil, stopReason != .storeFailed else { return }
+        if stopReason == .interrupted {
+            if deadline <= .zero { abandonRunningPhases() }
+            return
+        }
         stop(.interrupted)
         if deadline <= .zero {
             abandonRunningPhases()

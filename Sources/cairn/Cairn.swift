@@ -21,6 +21,9 @@ enum CommandRegistry {
         ImportCommand.self,
         StatusCommand.self,
         HashCommand.self,
+        ProbeCommand.self,
+        ThumbnailCommand.self,
+        SynthesizeCommand.self,
     ]
 }
 

@@ -248,6 +248,34 @@ struct SchedulerTests {
         #expect(result.report.entries.map(\.outcome).filter { $0 == .unfinished(resumeAt: .metadata) }.count == 3)
     }
 
+    @Test("cancel before run: nothing starts, placeholders are queued, the run is interrupted")
+    func cancelBeforeRun() async throws {
+        let harness = Harness()
+        await harness.scheduler.cancel(deadline: .seconds(5))
+        let result = try await harness.scheduler.run(placeholders(3))
+        #expect(result.completion == .interrupted)
+        #expect(harness.stages.calls(.transfer) == 0)
+        #expect(await harness.store.all().map(\.state) == [.queued, .queued, .queued])
+    }
+
+    @Test("a second cancel with a zero deadline abandons in-flight phases at once")
+    func secondCancelIsImmediate() async throws {
+        let signal = TestSignal()
+        let never = Gate(signal: signal)
+        let harness = Harness(signal: signal, configuration: testConfiguration(width: 2)) { _, lane, _ in
+            if lane == .transfer { try await never.pass() }
+        }
+        async let running = harness.scheduler.run(placeholders(2))
+        await signal.wait { never.arrivals == 2 }
+        await harness.scheduler.cancel(deadline: .seconds(30))
+        await harness.scheduler.cancel(deadline: .zero)
+        let result = try await running
+
+        #expect(result.completion == .interrupted)
+        #expect(harness.events.count { if case .abandoned = $0 { true } else { false } } == 2)
+        #expect(await harness.store.all().allSatisfy { !$0.inFlight && $0.state == .transferring })
+    }
+
     @Test("maxErrors stops taking new work after N failures")
     func maxErrors() async throws {
         var configuration = testConfiguration(width: 1)

@@ -15,5 +15,8 @@ enum BenchRegistry {
         CorpusCommand.self,
         HashBenchmark.self,
         RescanBenchmark.self,
+        MediaThumbnailBench.self,
+        MediaProbeBench.self,
+        MediaSynthesisBench.self,
     ]
 }

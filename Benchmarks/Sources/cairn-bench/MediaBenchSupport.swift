@@ -1,0 +1,157 @@
+import Foundation
+
+/// Shared plumbing for the media benchmarks: corpus listing, lanes, peer processes, timing, RSS, tables.
+enum MediaBench {
+    static let stillExtensions: Set<String> = ["jpg", "jpeg"]
+    static let mediaExtensions: Set<String> = ["jpg", "jpeg", "png", "heic", "mp4", "mov", "m4v", "webp", "gif", "tif", "tiff"]
+
+    /// Regular files under `folder` (recursively) whose extension is in `extensions`, sorted.
+    static func files(in folder: String, extensions: Set<String>) -> [String] {
+        guard let walker = FileManager.default.enumerator(atPath: folder) else { return [] }
+        var result: [String] = []
+        for case let relative as String in walker where extensions.contains((relative as NSString).pathExtension.lowercased()) {
+            result.append(folder + "/" + relative)
+        }
+        return result.sorted()
+    }
+
+    static func now() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+
+    /// Seconds `body` takes.
+    static func time(_ body: () throws -> Void) rethrows -> Double {
+        let start = now()
+        try body()
+        return now() - start
+    }
+
+    /// Runs `body` on every item with `lanes` threads pulling from a shared index; returns failures.
+    static func inLanes<T>(_ items: [T], lanes: Int, _ body: @escaping (T) throws -> Void) -> [String] {
+        let lock = NSLock()
+        var next = 0
+        var failures: [String] = []
+        let group = DispatchGroup()
+        for _ in 0..<max(1, lanes) {
+            group.enter()
+            let thread = Thread {
+                while true {
+                    lock.lock()
+                    let index = next
+                    next += 1
+                    lock.unlock()
+                    guard index < items.count else { break }
+                    do { try body(items[index]) } catch {
+                        lock.lock(); failures.append("\(error)"); lock.unlock()
+                    }
+                }
+                group.leave()
+            }
+            thread.stackSize = 1 << 20
+            thread.start()
+        }
+        group.wait()
+        return failures
+    }
+
+    /// Runs a peer command to completion, output discarded; throws on a non-zero exit.
+    static func run(_ arguments: [String], environment: [String: String] = [:]) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw PeerFailure(description: "\(arguments.prefix(3).joined(separator: " ")) ... exited \(process.terminationStatus)")
+        }
+    }
+
+    /// Runs a peer and returns its standard output.
+    static func output(_ arguments: [String]) throws -> Data {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return data
+    }
+
+    struct PeerFailure: Error, CustomStringConvertible { let description: String }
+
+    /// Whether `tool` is on PATH (peers that are missing are reported, not fatal).
+    static func available(_ tool: String) -> Bool {
+        (try? run(["sh", "-c", "command -v \(tool)"])) != nil
+    }
+
+    /// The real ImageMagick `convert` (a stand-in earlier on PATH may only print a notice).
+    static func imageMagickConvert() -> String? {
+        for candidate in ["/usr/bin/convert", "convert"] {
+            if let text = try? output([candidate, "-version"]), String(decoding: text, as: UTF8.self).contains("ImageMagick 6")
+                || String(decoding: text, as: UTF8.self).contains("ImageMagick 7") {
+                return candidate
+            }
+        }
+        return nil
+    }
+
+    /// `VmHWM` (peak resident set) or `VmRSS` of this process, in bytes.
+    static func memory(_ field: String) -> Int {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
+        for line in status.split(separator: "\n") where line.hasPrefix(field + ":") {
+            let digits = line.split(separator: " ").compactMap { Int($0) }.first ?? 0
+            return digits * 1024
+        }
+        return 0
+    }
+
+    /// Resets the peak-RSS watermark so the next phase is measured alone (Linux >= 4.0).
+    static func resetPeakRSS() {
+        try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)
+    }
+
+    static func scratch(_ name: String) throws -> String {
+        let path = NSTemporaryDirectory() + "cairn-bench-\(name)-\(getpid())"
+        try? FileManager.default.removeItem(atPath: path)
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+
+    static func stem(_ path: String) -> String { ((path as NSString).lastPathComponent as NSString).deletingPathExtension }
+
+    /// One row of a results table.
+    struct Row {
+        var name: String
+        var seconds: Double
+        var items: Int
+        var note = ""
+    }
+
+    /// Prints rows with throughput and each row's speed relative to the first (cairn) row.
+    static func printTable(_ title: String, _ rows: [Row], unit: String = "files") {
+        print("\n\(title)")
+        print(String(repeating: "-", count: 96))
+        print(pad("tool", 52) + pad("seconds", 10) + pad("\(unit)/s", 11) + pad("cairn is", 10) + "note")
+        guard let base = rows.first else { return }
+        for row in rows {
+            let rate = Double(row.items) / row.seconds
+            let ratio = row.seconds / base.seconds
+            print(pad(row.name, 52) + pad(String(format: "%.2f", row.seconds), 10) + pad(String(format: "%.1f", rate), 11)
+                  + pad(row.name == base.name ? "-" : String(format: "%.2fx", ratio), 10) + row.note)
+        }
+    }
+
+    static func pad(_ text: String, _ width: Int) -> String {
+        text.count >= width ? text + " " : text + String(repeating: " ", count: width - text.count)
+    }
+}

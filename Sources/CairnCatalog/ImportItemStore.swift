@@ -1,0 +1,319 @@
+import CairnCore
+import Foundation
+import GRDB
+
+/// One unique piece of new content an import will bring in, as planned (before any heavy work).
+public struct ImportItemPlaceholder: Sendable, Equatable {
+    public var checksum: Checksum
+    public var sourceID: Int64
+    public var relativePath: String
+    public var kind: MediaKind
+    public var size: Int64
+
+    public init(checksum: Checksum, sourceID: Int64, relativePath: String, kind: MediaKind, size: Int64) {
+        self.checksum = checksum
+        self.sourceID = sourceID
+        self.relativePath = relativePath
+        self.kind = kind
+        self.size = size
+    }
+}
+
+/// An import item's state columns, as the pipeline flattens its state machine (`ItemStateColumns`).
+public struct ImportItemState: Sendable, Equatable {
+    /// `placeholder`, `queued`, `transferring`, `probing`, `thumbnailing`, `synthesizing`, `ready`,
+    /// `failed` or `cancelled`.
+    public var state: String
+    public var phase: String?
+    public var reason: String?
+    public var attempts: Int
+    public var retryable: Bool
+    /// Set before a phase's work starts, cleared once its outcome is saved: still set at start-up means
+    /// the worker died while working on the item.
+    public var inFlight: Bool
+    public var crashCount: Int
+    public var isDuplicate: Bool
+
+    public init(state: String, phase: String? = nil, reason: String? = nil, attempts: Int = 0, retryable: Bool = false,
+                inFlight: Bool = false, crashCount: Int = 0, isDuplicate: Bool = false) {
+        self.state = state
+        self.phase = phase
+        self.reason = reason
+        self.attempts = attempts
+        self.retryable = retryable
+        self.inFlight = inFlight
+        self.crashCount = crashCount
+        self.isDuplicate = isDuplicate
+    }
+}
+
+/// One row of `import_item`, with its source's root.
+public struct ImportItemRecord: Sendable, Equatable {
+    public var id: Int64
+    public var checksum: Checksum
+    public var sourceID: Int64
+    public var sourceRoot: String
+    public var relativePath: String
+    public var kind: MediaKind
+    public var size: Int64
+    public var state: ImportItemState
+    public var updatedAt: Date
+}
+
+/// What probing an original found, as columns plus the whole probe as JSON.
+public struct MediaProbeRecord: Sendable, Equatable {
+    public var checksum: Checksum
+    public var container: String
+    /// As displayed (orientation applied).
+    public var width: Int?
+    public var height: Int?
+    public var durationSeconds: Double?
+    public var captureDate: Date?
+    public var cameraMake: String?
+    public var cameraModel: String?
+    public var latitude: Double?
+    public var longitude: Double?
+    public var altitude: Double?
+    /// The first video stream's codec.
+    public var codec: String?
+    public var probeJSON: String
+    public var probedAt: Date
+
+    public init(checksum: Checksum, container: String, width: Int?, height: Int?, durationSeconds: Double?,
+                captureDate: Date?, cameraMake: String?, cameraModel: String?, latitude: Double?, longitude: Double?,
+                altitude: Double?, codec: String?, probeJSON: String, probedAt: Date) {
+        self.checksum = checksum
+        self.container = container
+        self.width = width
+        self.height = height
+        self.durationSeconds = durationSeconds
+        self.captureDate = captureDate
+        self.cameraMake = cameraMake
+        self.cameraModel = cameraModel
+        self.latitude = latitude
+        self.longitude = longitude
+        self.altitude = altitude
+        self.codec = codec
+        self.probeJSON = probeJSON
+        self.probedAt = probedAt
+    }
+}
+
+/// A file made from an original: its thumbnail, preview or clip.
+public struct DerivedFileRecord: Sendable, Equatable {
+    public enum Role: String, Sendable, CaseIterable {
+        case thumbnail, preview, clip
+    }
+
+    public var checksum: Checksum
+    public var role: Role
+    /// Relative to the library root.
+    public var path: String
+    /// `webp`, `jpeg`, or the clip's codec.
+    public var format: String
+    public var width: Int
+    public var height: Int
+    public var byteCount: Int64
+    public var durationSeconds: Double?
+    public var createdAt: Date
+
+    public init(checksum: Checksum, role: Role, path: String, format: String, width: Int, height: Int,
+                byteCount: Int64, durationSeconds: Double? = nil, createdAt: Date) {
+        self.checksum = checksum
+        self.role = role
+        self.path = path
+        self.format = format
+        self.width = width
+        self.height = height
+        self.byteCount = byteCount
+        self.durationSeconds = durationSeconds
+        self.createdAt = createdAt
+    }
+}
+
+extension Catalog {
+    /// Rows no run will move on by itself: ready, cancelled, or failed without hope of a retry.
+    private static let terminalCondition =
+        "(state IN ('ready', 'cancelled') OR (state = 'failed' AND retryable = 0))"
+
+    // MARK: Import items
+
+    /// The root path of the source with `id`, if there is one.
+    public func sourceRoot(_ id: Int64) throws -> String? {
+        try pool.read { db in try String.fetchOne(db, sql: "SELECT root_path FROM source WHERE id = ?", arguments: [id]) }
+    }
+
+    /// Persists one placeholder per checksum and returns the row ids, in order. A row that already holds a
+    /// checksum is reused, never doubled: its location is updated to the new sighting, and when it was
+    /// finished (ready, cancelled, failed for good) it starts again as a placeholder; an unfinished row
+    /// keeps its state, so it resumes where it stood.
+    public func insertImportPlaceholders(_ placeholders: [ImportItemPlaceholder], now: Date = Date()) throws -> [Int64] {
+        guard !placeholders.isEmpty else { return [] }
+        let terminal = Self.terminalCondition
+        return try pool.write { db in
+            let upsert = try db.cachedStatement(sql: """
+                INSERT INTO import_item (sha1, source_id, relative_path, kind, size, state, updated_at)
+                VALUES (?, ?, ?, ?, ?, 'placeholder', ?)
+                ON CONFLICT (sha1) DO UPDATE SET
+                    source_id = excluded.source_id, relative_path = excluded.relative_path,
+                    kind = excluded.kind, size = excluded.size, updated_at = excluded.updated_at,
+                    state = CASE WHEN \(terminal) THEN 'placeholder' ELSE state END,
+                    phase = CASE WHEN \(terminal) THEN NULL ELSE phase END,
+                    reason = CASE WHEN \(terminal) THEN NULL ELSE reason END,
+                    attempts = CASE WHEN \(terminal) THEN 0 ELSE attempts END,
+                    crash_count = CASE WHEN \(terminal) THEN 0 ELSE crash_count END,
+                    duplicate = CASE WHEN \(terminal) THEN 0 ELSE duplicate END,
+                    retryable = CASE WHEN \(terminal) THEN 0 ELSE retryable END
+                """)
+            let select = try db.cachedStatement(sql: "SELECT id FROM import_item WHERE sha1 = ?")
+            var ids: [Int64] = []
+            ids.reserveCapacity(placeholders.count)
+            for placeholder in placeholders {
+                try upsert.execute(arguments: [
+                    placeholder.checksum.hex, placeholder.sourceID, placeholder.relativePath, placeholder.kind.rawValue,
+                    placeholder.size, now,
+                ])
+                guard let id = try Int64.fetchOne(select, arguments: [placeholder.checksum.hex]) else {
+                    throw DatabaseError(message: "import_item row for \(placeholder.checksum.hex) vanished")
+                }
+                ids.append(id)
+            }
+            return ids
+        }
+    }
+
+    /// Items an earlier (or this) run left unfinished, or in flight when its worker died, by id.
+    public func unfinishedImportItems() throws -> [ImportItemRecord] {
+        try fetchImportItems(where: "NOT \(Self.terminalCondition) OR in_flight = 1")
+    }
+
+    /// Every import item, by id.
+    public func importItems() throws -> [ImportItemRecord] {
+        try fetchImportItems(where: "1")
+    }
+
+    public func importItem(_ checksum: Checksum) throws -> ImportItemRecord? {
+        try fetchImportItems(where: "sha1 = ?", arguments: [checksum.hex]).first
+    }
+
+    /// Saves item states in one transaction; for an id given several times, the last one wins.
+    public func saveImportItemStates(_ updates: [(id: Int64, state: ImportItemState)], now: Date = Date()) throws {
+        guard !updates.isEmpty else { return }
+        try pool.write { db in
+            let update = try db.cachedStatement(sql: """
+                UPDATE import_item SET state = ?, phase = ?, reason = ?, attempts = ?, retryable = ?,
+                    in_flight = ?, crash_count = ?, duplicate = ?, updated_at = ?
+                WHERE id = ?
+                """)
+            for (id, state) in updates {
+                try update.execute(arguments: [
+                    state.state, state.phase, state.reason, state.attempts, state.retryable, state.inFlight,
+                    state.crashCount, state.isDuplicate, now, id,
+                ])
+            }
+        }
+    }
+
+    /// `condition` names `import_item` columns unqualified: `source` shares none of them but `id`.
+    private func fetchImportItems(where condition: String, arguments: StatementArguments = []) throws -> [ImportItemRecord] {
+        try pool.read { db in
+            var result: [ImportItemRecord] = []
+            let rows = try Row.fetchCursor(db, sql: """
+                SELECT i.id, i.sha1, i.source_id, s.root_path, i.relative_path, i.kind, i.size, i.state, i.phase,
+                       i.reason, i.attempts, i.retryable, i.in_flight, i.crash_count, i.duplicate, i.updated_at
+                FROM import_item i JOIN source s ON s.id = i.source_id
+                WHERE \(condition)
+                ORDER BY i.id
+                """, arguments: arguments)
+            while let row = try rows.next() {
+                let hex: String = row[1]
+                guard let checksum = Checksum(hex: hex) else { continue }
+                let state = ImportItemState(
+                    state: row[7], phase: row[8], reason: row[9], attempts: row[10], retryable: row[11],
+                    inFlight: row[12], crashCount: row[13], isDuplicate: row[14])
+                result.append(ImportItemRecord(
+                    id: row[0], checksum: checksum, sourceID: row[2], sourceRoot: row[3], relativePath: row[4],
+                    kind: MediaKind(rawValue: row[5]) ?? .other, size: row[6], state: state, updatedAt: row[15]))
+            }
+            return result
+        }
+    }
+
+    // MARK: Probes and derived files
+
+    /// Records (or replaces) what probing an original found.
+    public func saveMediaProbe(_ probe: MediaProbeRecord) throws {
+        try pool.write { db in
+            try db.execute(sql: """
+                INSERT OR REPLACE INTO media_probe (sha1, container, width, height, duration_seconds, capture_date,
+                    camera_make, camera_model, latitude, longitude, altitude, codec, probe_json, probed_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, arguments: [
+                    probe.checksum.hex, probe.container, probe.width, probe.height, probe.durationSeconds,
+                    probe.captureDate, probe.cameraMake, probe.cameraModel, probe.latitude, probe.longitude,
+                    probe.altitude, probe.codec, probe.probeJSON, probe.probedAt,
+                ])
+        }
+    }
+
+    public func mediaProbe(_ checksum: Checksum) throws -> MediaProbeRecord? {
+        try pool.read { db in
+            guard let row = try Row.fetchOne(db, sql: """
+                SELECT container, width, height, duration_seconds, capture_date, camera_make, camera_model,
+                       latitude, longitude, altitude, codec, probe_json, probed_at
+                FROM media_probe WHERE sha1 = ?
+                """, arguments: [checksum.hex]) else { return nil }
+            return MediaProbeRecord(
+                checksum: checksum, container: row[0], width: row[1], height: row[2], durationSeconds: row[3],
+                captureDate: row[4], cameraMake: row[5], cameraModel: row[6], latitude: row[7], longitude: row[8],
+                altitude: row[9], codec: row[10], probeJSON: row[11], probedAt: row[12])
+        }
+    }
+
+    public func mediaProbeCount() throws -> Int {
+        try pool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM media_probe") ?? 0 }
+    }
+
+    /// Records (or replaces) derived files in one transaction; call once the files are durable at `path`.
+    public func saveDerivedFiles(_ files: [DerivedFileRecord]) throws {
+        guard !files.isEmpty else { return }
+        try pool.write { db in
+            let insert = try db.cachedStatement(sql: """
+                INSERT OR REPLACE INTO derived_file (sha1, role, path, format, width, height, byte_count,
+                    duration_seconds, created_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """)
+            for file in files {
+                try insert.execute(arguments: [
+                    file.checksum.hex, file.role.rawValue, file.path, file.format, file.width, file.height,
+                    file.byteCount, file.durationSeconds, file.createdAt,
+                ])
+            }
+        }
+    }
+
+    /// Derived files of one original, or of all when `checksum` is nil, by checksum then role.
+    public func derivedFiles(_ checksum: Checksum? = nil) throws -> [DerivedFileRecord] {
+        try pool.read { db in
+            var sql = """
+                SELECT sha1, role, path, format, width, height, byte_count, duration_seconds, created_at
+                FROM derived_file
+                """
+            var arguments: StatementArguments = []
+            if let checksum {
+                sql += " WHERE sha1 = ?"
+                arguments = [checksum.hex]
+            }
+            sql += " ORDER BY sha1, role"
+            return try Row.fetchAll(db, sql: sql, arguments: arguments).compactMap { row in
+                let hex: String = row[0], roleName: String = row[1]
+                guard let checksum = Checksum(hex: hex), let role = DerivedFileRecord.Role(rawValue: roleName) else {
+                    return nil
+                }
+                return DerivedFileRecord(
+                    checksum: checksum, role: role, path: row[2], format: row[3], width: row[4], height: row[5],
+                    byteCount: row[6], durationSeconds: row[7], createdAt: row[8])
+            }
+        }
+    }
+}

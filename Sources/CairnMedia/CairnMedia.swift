@@ -1,4 +1,0 @@
-import CairnCore
-
-// Filled in by its issue; see README "Architecture".
-enum CairnMediaModule {}

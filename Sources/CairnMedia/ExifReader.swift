@@ -1,0 +1,133 @@
+import Foundation
+
+/// What a still's EXIF block says, as far as import cares.
+struct ExifSummary: Equatable, Sendable {
+    var orientation: Orientation = .up
+    /// `DateTimeOriginal` (or `DateTime`) as written, "YYYY:MM:DD HH:MM:SS".
+    var dateTimeOriginal: String?
+    /// `OffsetTimeOriginal`, e.g. "+02:00", when the camera recorded one.
+    var offsetTimeOriginal: String?
+    var make: String?
+    var model: String?
+    var gps: GPSCoordinate?
+}
+
+/// A pure TIFF/EXIF reader over bytes: every offset is bounds-checked, nothing is trusted.
+struct ExifReader {
+    private let bytes: [UInt8]
+    private let bigEndian: Bool
+
+    /// `tiff` starts at the TIFF header ("II*\0" or "MM\0*").
+    init?(tiff: [UInt8]) {
+        guard tiff.count >= 8 else { return nil }
+        switch (tiff[0], tiff[1]) {
+        case (0x49, 0x49): bigEndian = false
+        case (0x4D, 0x4D): bigEndian = true
+        default: return nil
+        }
+        bytes = tiff
+        guard u16(2) == 42 else { return nil }
+    }
+
+    func summary() -> ExifSummary {
+        var result = ExifSummary()
+        guard let ifd0 = u32(4).map(Int.init) else { return result }
+        let main = entries(at: ifd0)
+        if let value = main[0x0112].flatMap(integer), let orientation = Orientation(exifValue: value) {
+            result.orientation = orientation
+        }
+        result.make = main[0x010F].flatMap(ascii)
+        result.model = main[0x0110].flatMap(ascii)
+        result.dateTimeOriginal = main[0x0132].flatMap(ascii)
+        if let exifOffset = main[0x8769].flatMap(integer) {
+            let exif = entries(at: exifOffset)
+            if let original = exif[0x9003].flatMap(ascii) { result.dateTimeOriginal = original }
+            result.offsetTimeOriginal = exif[0x9011].flatMap(ascii)
+        }
+        if let gpsOffset = main[0x8825].flatMap(integer) {
+            result.gps = gps(entries(at: gpsOffset))
+        }
+        return result
+    }
+
+    // MARK: - IFD entries
+
+    struct Entry {
+        let type: Int
+        let count: Int
+        /// Offset of the value bytes within the TIFF block.
+        let valueOffset: Int
+    }
+
+    private func entries(at offset: Int) -> [Int: Entry] {
+        guard let count = u16(offset), count < 1000 else { return [:] }
+        var result: [Int: Entry] = [:]
+        for index in 0..<Int(count) {
+            let at = offset + 2 + index * 12
+            guard let tag = u16(at), let type = u16(at + 2), let count = u32(at + 4) else { break }
+            let unit = [1: 1, 2: 1, 3: 2, 4: 4, 5: 8, 7: 1, 9: 4, 10: 8][Int(type)] ?? 0
+            guard unit > 0, count < 1 << 20 else { continue }
+            let size = unit * Int(count)
+            let valueOffset = size <= 4 ? at + 8 : Int(u32(at + 8) ?? UInt32.max)
+            guard valueOffset >= 0, valueOffset + size <= bytes.count else { continue }
+            result[Int(tag)] = Entry(type: Int(type), count: Int(count), valueOffset: valueOffset)
+        }
+        return result
+    }
+
+    private func integer(_ entry: Entry) -> Int? {
+        switch entry.type {
+        case 1, 7: return Int(bytes[entry.valueOffset])
+        case 3: return u16(entry.valueOffset).map(Int.init)
+        case 4, 9: return u32(entry.valueOffset).map(Int.init)
+        default: return nil
+        }
+    }
+
+    private func ascii(_ entry: Entry) -> String? {
+        guard entry.type == 2 || entry.type == 7 else { return nil }
+        let raw = bytes[entry.valueOffset..<(entry.valueOffset + entry.count)].prefix { $0 != 0 }
+        let text = String(decoding: raw, as: UTF8.self).trimmingCharacters(in: .whitespaces)
+        return text.isEmpty ? nil : text
+    }
+
+    private func rationals(_ entry: Entry) -> [Double] {
+        guard entry.type == 5 || entry.type == 10 else { return [] }
+        return (0..<entry.count).compactMap { index in
+            let at = entry.valueOffset + index * 8
+            guard let numerator = u32(at), let denominator = u32(at + 4), denominator != 0 else { return nil }
+            if entry.type == 10 { return Double(Int32(bitPattern: numerator)) / Double(Int32(bitPattern: denominator)) }
+            return Double(numerator) / Double(denominator)
+        }
+    }
+
+    private func gps(_ tags: [Int: Entry]) -> GPSCoordinate? {
+        func degrees(_ tag: Int) -> Double? {
+            guard let entry = tags[tag] else { return nil }
+            let parts = rationals(entry)
+            guard parts.count == 3 else { return nil }
+            return parts[0] + parts[1] / 60 + parts[2] / 3600
+        }
+        guard var latitude = degrees(2), var longitude = degrees(4),
+              (-90...90).contains(latitude), (-180...180).contains(longitude) else { return nil }
+        if tags[1].flatMap(ascii) == "S" { latitude = -latitude }
+        if tags[3].flatMap(ascii) == "W" { longitude = -longitude }
+        var altitude = tags[6].flatMap { rationals($0).first }
+        if let below = tags[5].flatMap(integer), below == 1, let value = altitude { altitude = -value }
+        return GPSCoordinate(latitude: latitude, longitude: longitude, altitude: altitude)
+    }
+
+    // MARK: - Bounds-checked reads
+
+    private func u16(_ at: Int) -> UInt16? {
+        guard at >= 0, at + 2 <= bytes.count else { return nil }
+        let a = UInt16(bytes[at]), b = UInt16(bytes[at + 1])
+        return bigEndian ? a << 8 | b : b << 8 | a
+    }
+
+    private func u32(_ at: Int) -> UInt32? {
+        guard at >= 0, at + 4 <= bytes.count else { return nil }
+        let v = bytes[at..<(at + 4)].map(UInt32.init)
+        return bigEndian ? v[0] << 24 | v[1] << 16 | v[2] << 8 | v[3] : v[3] << 24 | v[2] << 16 | v[1] << 8 | v[0]
+    }
+}

@@ -1,0 +1,175 @@
+import CFFmpeg
+
+// C handles, each owned by a final class that frees it in deinit. None of these types is public.
+
+/// Quiets FFmpeg's own logging once per process; errors reach callers as ``MediaError`` instead.
+let quietFFmpegLogging: Void = { av_log_set_level(CFFmpeg_AV_LOG_QUIET()) }()
+
+/// An opened demuxer (`AVFormatContext`).
+final class FormatInput {
+    let pointer: UnsafeMutablePointer<AVFormatContext>
+    let call: FFmpegCall
+
+    /// Opens `path` with bounded probing; FFmpeg reads at most `probeBytes` to guess the format.
+    init(path: String, probeBytes: Int, analyzeMicroseconds: Int, call: FFmpegCall) throws(MediaError) {
+        _ = quietFFmpegLogging
+        self.call = call
+        var options: OpaquePointer? = nil
+        defer { av_dict_free(&options) }
+        av_dict_set(&options, "probesize", String(probeBytes), 0)
+        av_dict_set(&options, "analyzeduration", String(analyzeMicroseconds), 0)
+        av_dict_set(&options, "formatprobesize", String(min(probeBytes, 1 << 20)), 0)
+        var context: UnsafeMutablePointer<AVFormatContext>? = nil
+        try call.check(avformat_open_input(&context, path, nil, &options), "avformat_open_input")
+        pointer = try call.require(context, "avformat_open_input")
+    }
+
+    deinit {
+        var context: UnsafeMutablePointer<AVFormatContext>? = pointer
+        avformat_close_input(&context)
+    }
+
+    var streamCount: Int { Int(pointer.pointee.nb_streams) }
+
+    func stream(_ index: Int) -> UnsafeMutablePointer<AVStream> { pointer.pointee.streams[index]! }
+
+    var formatName: String {
+        guard let name = pointer.pointee.iformat?.pointee.name else { return "unknown" }
+        return String(cString: name)
+    }
+
+    /// True when every stream already has what a probe needs, so `avformat_find_stream_info`
+    /// (which decodes frames) can be skipped.
+    var parametersComplete: Bool {
+        guard streamCount > 0 else { return false }
+        for index in 0..<streamCount {
+            let parameters = stream(index).pointee.codecpar.pointee
+            if parameters.codec_id == AV_CODEC_ID_NONE { return false }
+            switch parameters.codec_type {
+            case AVMEDIA_TYPE_VIDEO where parameters.width <= 0 || parameters.height <= 0: return false
+            case AVMEDIA_TYPE_AUDIO where parameters.sample_rate <= 0: return false
+            default: continue
+            }
+        }
+        return true
+    }
+
+    func findStreamInfo() throws(MediaError) {
+        try call.check(avformat_find_stream_info(pointer, nil), "avformat_find_stream_info")
+    }
+}
+
+/// A codec context (`AVCodecContext`), for decoding or encoding.
+final class CodecContext {
+    let pointer: UnsafeMutablePointer<AVCodecContext>
+    let codec: UnsafePointer<AVCodec>
+    let call: FFmpegCall
+
+    init(codec: UnsafePointer<AVCodec>, call: FFmpegCall) throws(MediaError) {
+        self.codec = codec
+        self.call = call
+        pointer = try call.require(avcodec_alloc_context3(codec), "avcodec_alloc_context3")
+    }
+
+    deinit {
+        var context: UnsafeMutablePointer<AVCodecContext>? = pointer
+        avcodec_free_context(&context)
+    }
+
+    /// Opens the codec, passing private options (e.g. `quality`, `preset`) by name.
+    func open(options: [String: String] = [:]) throws(MediaError) {
+        var dictionary: OpaquePointer? = nil
+        defer { av_dict_free(&dictionary) }
+        for (key, value) in options { av_dict_set(&dictionary, key, value, 0) }
+        try call.check(avcodec_open2(pointer, codec, &dictionary), "avcodec_open2")
+    }
+
+    var name: String { String(cString: codec.pointee.name) }
+}
+
+/// A frame (`AVFrame`) that outlives a scope: a decoded picture, a scaled derivative.
+final class Frame {
+    let pointer: UnsafeMutablePointer<AVFrame>
+
+    init(call: FFmpegCall) throws(MediaError) {
+        pointer = try call.require(av_frame_alloc(), "av_frame_alloc")
+    }
+
+    /// A frame with its own buffers for `width`x`height` pixels of `format`.
+    convenience init(width: Int, height: Int, format: AVPixelFormat, call: FFmpegCall) throws(MediaError) {
+        try self.init(call: call)
+        pointer.pointee.width = Int32(width)
+        pointer.pointee.height = Int32(height)
+        pointer.pointee.format = format.rawValue
+        try call.check(av_frame_get_buffer(pointer, 0), "av_frame_get_buffer")
+    }
+
+    deinit {
+        var frame: UnsafeMutablePointer<AVFrame>? = pointer
+        av_frame_free(&frame)
+    }
+
+    var width: Int { Int(pointer.pointee.width) }
+    var height: Int { Int(pointer.pointee.height) }
+    var format: AVPixelFormat { AVPixelFormat(rawValue: pointer.pointee.format) }
+    func plane(_ index: Int) -> UnsafeMutablePointer<UInt8>? { CFFmpeg_frame_plane(pointer, Int32(index)) }
+    func linesize(_ index: Int) -> Int { Int(CFFmpeg_frame_linesize(pointer, Int32(index))) }
+}
+
+/// Runs `body` with a fresh packet that is freed when the scope ends.
+func withPacket<R>(_ call: FFmpegCall, _ body: (UnsafeMutablePointer<AVPacket>) throws(MediaError) -> R) throws(MediaError) -> R {
+    var packet: UnsafeMutablePointer<AVPacket>? = try call.require(av_packet_alloc(), "av_packet_alloc")
+    defer { av_packet_free(&packet) }
+    return try body(packet!)
+}
+
+/// A scaler (`SwsContext`) for one source/destination geometry.
+final class Scaler {
+    let pointer: OpaquePointer
+
+    init(from source: Frame, width: Int, height: Int, format: AVPixelFormat, flags: Int32,
+         call: FFmpegCall) throws(MediaError) {
+        guard let context = sws_getContext(
+            source.pointer.pointee.width, source.pointer.pointee.height, source.format,
+            Int32(width), Int32(height), format, flags, nil, nil, nil)
+        else {
+            throw call.failure("sws_getContext",
+                               "cannot convert \(Self.name(source.format)) to \(Self.name(format))", .unsupported)
+        }
+        pointer = context
+        Self.setRanges(context, source: source, destination: format)
+    }
+
+    deinit { sws_freeContext(pointer) }
+
+    /// Scales `source` into `destination` (whose buffers are already allocated).
+    func scale(_ source: Frame, into destination: Frame, call: FFmpegCall) throws(MediaError) {
+        try call.check(sws_scale_frame(pointer, destination.pointer, source.pointer), "sws_scale_frame")
+    }
+
+    /// Full-range (JPEG) and limited-range (video) YUV are told apart from the frame, not only the
+    /// pixel format, because decoders report range either way.
+    private static func setRanges(_ context: OpaquePointer, source: Frame, destination: AVPixelFormat) {
+        let sourceFormat = source.format.rawValue
+        guard CFFmpeg_pix_fmt_is_rgb(sourceFormat) == 0, CFFmpeg_pix_fmt_is_gray(sourceFormat) == 0,
+              CFFmpeg_pix_fmt_is_rgb(destination.rawValue) == 0 else { return }
+        let sourceFull = isFullRangeFormat(source.format) || source.pointer.pointee.color_range == AVCOL_RANGE_JPEG
+        let destinationFull = isFullRangeFormat(destination)
+        let space = source.pointer.pointee.colorspace == AVCOL_SPC_BT709 ? CFFmpeg_SWS_CS_ITU709() : CFFmpeg_SWS_CS_DEFAULT()
+        let sourceTable = sws_getCoefficients(space)
+        let destinationTable = sws_getCoefficients(CFFmpeg_SWS_CS_DEFAULT())
+        // Returns -1 only for RGB/gray ends, excluded above; nothing to funnel.
+        _ = sws_setColorspaceDetails(context, sourceTable, sourceFull ? 1 : 0,
+                                     destinationTable, destinationFull ? 1 : 0, 0, 1 << 16, 1 << 16)
+    }
+
+    static func isFullRangeFormat(_ format: AVPixelFormat) -> Bool {
+        format == AV_PIX_FMT_YUVJ420P || format == AV_PIX_FMT_YUVJ422P || format == AV_PIX_FMT_YUVJ444P
+            || format == AV_PIX_FMT_YUVJ440P || format == AV_PIX_FMT_YUVJ411P
+    }
+
+    static func name(_ format: AVPixelFormat) -> String {
+        guard let name = av_get_pix_fmt_name(format) else { return "pixel format \(format.rawValue)" }
+        return String(cString: name)
+    }
+}

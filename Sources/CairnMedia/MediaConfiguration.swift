@@ -1,0 +1,49 @@
+/// Sizes, qualities and caps for the media engine. The defaults suit a photo library.
+public struct MediaConfiguration: Sendable, Equatable {
+    /// The small thumbnail's short side, in pixels.
+    public var thumbnailShortSide = 250
+    /// The preview's short side, in pixels.
+    public var previewShortSide = 1440
+    /// The thumbnail's format: WebP when libwebp is present, else JPEG, unless set.
+    public var thumbnailFormat: ImageFormat = .preferredThumbnailFormat
+    /// libwebp quality (0...100) for WebP thumbnails.
+    public var webpQuality = 75
+    /// mjpeg `qscale` (2 best ... 31 worst) for JPEG thumbnails and previews; 4 is about libjpeg q80.
+    public var jpegQScale = 4
+    /// Pictures with more pixels than this fail fast with ``MediaError/Category/tooLarge``.
+    public var maxPixels = 150_000_000
+    /// Still files larger than this are refused before reading them whole.
+    public var maxStillBytes = 256 << 20
+    /// Packets a decode may read before it gives up (hostile or broken streams).
+    public var maxPacketsPerDecode = 600
+    /// Bytes and microseconds FFmpeg may read to identify a container's streams.
+    public var probeBytes = 5_000_000
+    public var analyzeMicroseconds = 5_000_000
+    /// Decode JPEGs at 1/2, 1/4 or 1/8 size when the largest derivative allows it.
+    public var shrinkOnLoad = true
+    /// Decoder threads per file; 1 suits a pipeline that runs one file per core.
+    public var decoderThreads = 1
+
+    public init() {}
+}
+
+/// Options for a still turned into a short video clip.
+public struct ClipOptions: Sendable, Equatable, Codable {
+    public var seconds: Double = 3
+    public var framesPerSecond = 30
+    /// A slow zoom in over the clip ("Ken Burns"), instead of a motionless picture.
+    public var kenBurns = false
+    /// The clip fits inside maxLongSide x maxShortSide, in either orientation.
+    public var maxLongSide = 1920
+    public var maxShortSide = 1080
+    /// Encoder threads; 0 lets the encoder choose.
+    public var encoderThreads = 0
+
+    public init(seconds: Double = 3, framesPerSecond: Int = 30, kenBurns: Bool = false) {
+        self.seconds = seconds
+        self.framesPerSecond = framesPerSecond
+        self.kenBurns = kenBurns
+    }
+
+    var frameCount: Int { max(1, Int((seconds * Double(framesPerSecond)).rounded())) }
+}

@@ -1,0 +1,141 @@
+import CFFmpeg
+import CairnCore
+
+/// A still derivative written to disk.
+public struct RenderedImage: Codable, Sendable, Equatable {
+    public var path: String
+    public var format: ImageFormat
+    /// Displayed size.
+    public var width: Int
+    public var height: Int
+    public var byteCount: Int
+}
+
+/// A synthesized clip, written and probed back.
+public struct RenderedClip: Codable, Sendable, Equatable {
+    public var path: String
+    /// "h264" or "mpeg4", as probed back from the file.
+    public var codec: String
+    public var width: Int
+    public var height: Int
+    public var durationSeconds: Double
+    public var frameCount: Int
+}
+
+/// Where to write a synthesized clip, and how to make it.
+public struct ClipTarget: Sendable, Equatable {
+    public var path: String
+    public var options: ClipOptions
+
+    public init(path: String, options: ClipOptions = ClipOptions()) {
+        self.path = path
+        self.options = options
+    }
+}
+
+/// Everything made from one decode of a source.
+public struct RenderedDerivatives: Codable, Sendable, Equatable {
+    public var thumbnail: RenderedImage
+    public var preview: RenderedImage?
+    public var clip: RenderedClip?
+}
+
+/// The media engine: probing, thumbnails and still-to-video synthesis, in process through FFmpeg.
+///
+/// Stateless and `Sendable`: call it from any number of threads at once, on different files.
+public struct MediaEngine: Sendable {
+    public var configuration: MediaConfiguration
+
+    public init(configuration: MediaConfiguration = MediaConfiguration()) {
+        self.configuration = configuration
+    }
+
+    /// The default thumbnail format (and so file extension): WebP when libwebp is present, else JPEG.
+    public static var thumbnailFormat: ImageFormat { .preferredThumbnailFormat }
+
+    /// This engine's thumbnail format, known before rendering so the caller can name the file.
+    public var thumbnailFormat: ImageFormat { configuration.thumbnailFormat }
+
+    /// The codec clips are written with: "h264" (libx264) when present, else "mpeg4".
+    public static var clipCodec: String { ClipWriter.preferredEncoder == "libx264" ? "h264" : "mpeg4" }
+
+    /// Reads a file's container, streams and capture metadata.
+    public func probe(path: String) throws(MediaError) -> MediaProbe {
+        try Prober(configuration: configuration).probe(path: path)
+    }
+
+    /// Decodes `source` once (a still, or a video's poster frame) and writes the thumbnail, the preview
+    /// when `preview` is given, and the clip when `clip` is given and the source is a still.
+    public func renderDerivatives(source: String, kind: MediaKind, thumbnail: String, preview: String?,
+                                  clip: ClipTarget? = nil) throws(MediaError) -> RenderedDerivatives {
+        let makeClip = kind == .photo && clip != nil
+        var largest = configuration.thumbnailShortSide
+        if preview != nil { largest = max(largest, configuration.previewShortSide) }
+        if makeClip, let clip { largest = max(largest, clip.options.maxShortSide) }
+        let picture = try decode(source: source, kind: kind, targetShortSide: largest)
+        var result = RenderedDerivatives(
+            thumbnail: try writeImage(picture, shortSide: configuration.thumbnailShortSide,
+                                      format: thumbnailFormat, to: thumbnail, sharpFilter: true))
+        if let preview {
+            result.preview = try writeImage(picture, shortSide: configuration.previewShortSide,
+                                            format: .jpeg, to: preview, sharpFilter: false)
+        }
+        if makeClip, let clip {
+            result.clip = try writeClip(picture, options: clip.options, to: clip.path)
+        }
+        return result
+    }
+
+    /// Writes only the small thumbnail.
+    public func renderThumbnail(source: String, kind: MediaKind, to path: String) throws(MediaError) -> RenderedImage {
+        let picture = try decode(source: source, kind: kind, targetShortSide: configuration.thumbnailShortSide)
+        return try writeImage(picture, shortSide: configuration.thumbnailShortSide, format: thumbnailFormat,
+                              to: path, sharpFilter: true)
+    }
+
+    /// Turns a still into an MP4 clip, probed back before it counts as done.
+    public func synthesizeClip(source: String, to path: String, options: ClipOptions = ClipOptions()) throws(MediaError) -> RenderedClip {
+        let picture = try decode(source: source, kind: .photo, targetShortSide: options.maxShortSide)
+        return try writeClip(picture, options: options, to: path)
+    }
+
+    // MARK: - Steps
+
+    private func decode(source: String, kind: MediaKind, targetShortSide: Int) throws(MediaError) -> DecodedPicture {
+        let decoder = PictureDecoder(configuration: configuration)
+        switch kind {
+        case .video: return try decoder.decodePoster(path: source, targetShortSide: targetShortSide)
+        case .photo: return try decoder.decodeStill(path: source, targetShortSide: targetShortSide)
+        case .other: throw MediaError(operation: "decode", reason: "not a photo or video", file: source, category: .unsupported)
+        }
+    }
+
+    private func writeImage(_ picture: DecodedPicture, shortSide: Int, format: ImageFormat, to path: String,
+                            sharpFilter: Bool) throws(MediaError) -> RenderedImage {
+        let renderer = PictureRenderer(picture)
+        let size = renderer.storedSize(shortSide: shortSide)
+        let flags = (sharpFilter ? CFFmpeg_SWS_LANCZOS() : CFFmpeg_SWS_BICUBIC()) | CFFmpeg_SWS_ACCURATE_RND()
+        let frame = try renderer.render(storedWidth: size.width, storedHeight: size.height,
+                                        format: format.pixelFormat, flags: flags)
+        let bytes = try ImageEncoder(configuration: configuration).write(frame, as: format, to: path, call: renderer.call)
+        return RenderedImage(path: path, format: format, width: frame.width, height: frame.height, byteCount: bytes)
+    }
+
+    private func writeClip(_ picture: DecodedPicture, options: ClipOptions, to path: String) throws(MediaError) -> RenderedClip {
+        let written = try ClipWriter().write(picture, options: options, to: path)
+        // The clip counts only once it probes back as what was written.
+        let probe = try Prober(configuration: configuration).probe(path: path)
+        let call = FFmpegCall(file: path)
+        let codec = probe.streams.first { $0.type == "video" }?.codec ?? "none"
+        let duration = probe.durationSeconds ?? 0
+        let frame = 1 / Double(options.framesPerSecond)
+        guard codec == written.codec, probe.width == written.width, probe.height == written.height else {
+            throw call.failure("verify clip", "probed back as \(codec) \(probe.width ?? 0)x\(probe.height ?? 0), expected \(written.codec) \(written.width)x\(written.height)", .engine)
+        }
+        guard abs(duration - Double(options.frameCount) * frame) <= frame + 1e-6 else {
+            throw call.failure("verify clip", "probed back as \(duration) s, expected \(options.seconds) s", .engine)
+        }
+        return RenderedClip(path: path, codec: codec, width: written.width, height: written.height,
+                            durationSeconds: duration, frameCount: options.frameCount)
+    }
+}

@@ -1,0 +1,176 @@
+import CFFmpeg
+import CairnCore
+
+/// One decoded picture (a still, or a video's poster frame) and how to turn it for display.
+/// Every derivative is made from this one decode.
+final class DecodedPicture {
+    let frame: Frame
+    let orientation: Orientation
+    let file: String
+
+    init(frame: Frame, orientation: Orientation, file: String) {
+        self.frame = frame
+        self.orientation = orientation
+        self.file = file
+    }
+
+    /// Displayed size of the decoded frame (which may be smaller than the file's, after shrink-on-load).
+    var displayedSize: (width: Int, height: Int) { orientation.displayed(width: frame.width, height: frame.height) }
+}
+
+/// Decodes stills and poster frames, within the configured caps.
+struct PictureDecoder {
+    let configuration: MediaConfiguration
+
+    /// Decodes a still so that its short side stays at least twice `targetShortSide` where shrink-on-load allows.
+    func decodeStill(path: String, targetShortSide: Int) throws(MediaError) -> DecodedPicture {
+        let call = FFmpegCall(file: path)
+        _ = quietFFmpegLogging
+        let size = try FileIO.size(of: path, call: call)
+        guard size > 0 else { throw call.failure("decode", "empty file (0 bytes)", .corrupt) }
+        guard size <= configuration.maxStillBytes else {
+            throw call.failure("decode", "still of \(size) bytes is above the cap of \(configuration.maxStillBytes)", .tooLarge)
+        }
+        let prefix = try FileIO.prefix(path, limit: min(size, Prober.headerBytes), call: call)
+        let header = StillHeader(bytes: prefix)
+        switch header.container {
+        case .heif:
+            throw call.failure("decode", "HEIF/HEIC images cannot be read by FFmpeg 5.1", .unsupported)
+        case .jpeg, .png:
+            return try decodeWholeFile(path: path, size: size, header: header, targetShortSide: targetShortSide, call: call)
+        default:
+            let picture = try decodeFromContainer(path: path, targetShortSide: targetShortSide, seekFraction: nil, call: call)
+            guard let exif = header.exif else { return picture }
+            return DecodedPicture(frame: picture.frame, orientation: exif.orientation, file: path)
+        }
+    }
+
+    /// Decodes the keyframe nearest before 10 % of a video's duration, reached by seeking, not by decoding from the start.
+    func decodePoster(path: String, targetShortSide: Int) throws(MediaError) -> DecodedPicture {
+        let call = FFmpegCall(file: path)
+        let size = try FileIO.size(of: path, call: call)
+        guard size > 0 else { throw call.failure("decode", "empty file (0 bytes)", .corrupt) }
+        return try decodeFromContainer(path: path, targetShortSide: targetShortSide, seekFraction: 0.1, call: call)
+    }
+
+    // MARK: - JPEG and PNG: the whole file is one packet
+
+    private func decodeWholeFile(path: String, size: Int, header: StillHeader, targetShortSide: Int,
+                                 call: FFmpegCall) throws(MediaError) -> DecodedPicture {
+        if header.hasDimensions { try checkPixels(header.width!, header.height!, call: call) }
+        let codecID = header.container == .jpeg ? AV_CODEC_ID_MJPEG : AV_CODEC_ID_PNG
+        guard let codec = avcodec_find_decoder(codecID) else {
+            throw call.failure("avcodec_find_decoder", "no \(header.container.rawValue) decoder in this FFmpeg", .unsupported)
+        }
+        let decoder = try CodecContext(codec: codec, call: call)
+        configure(decoder, width: header.width, height: header.height, targetShortSide: targetShortSide)
+        try decoder.open()
+        let frame = try Frame(call: call)
+        try withPacket(call) { (packet) throws(MediaError) in
+            try call.check(av_new_packet(packet, Int32(size)), "av_new_packet")
+            let read = try FileIO.read(path, into: packet.pointee.data, count: size, call: call)
+            guard read > 0 else { throw call.failure("read", "file is empty", .corrupt) }
+            packet.pointee.size = Int32(read)
+            try call.check(avcodec_send_packet(decoder.pointer, packet), "avcodec_send_packet")
+            try call.check(avcodec_send_packet(decoder.pointer, nil), "avcodec_send_packet")
+            let rc = avcodec_receive_frame(decoder.pointer, frame.pointer)
+            if rc == CFFmpeg_AVERROR_EOF() { throw call.failure("avcodec_receive_frame", "no picture in the file", .corrupt) }
+            try call.check(rc, "avcodec_receive_frame")
+        }
+        return DecodedPicture(frame: frame, orientation: header.exif?.orientation ?? .identity, file: path)
+    }
+
+    // MARK: - Anything else: demux, optionally seek, decode the first picture
+
+    private func decodeFromContainer(path: String, targetShortSide: Int, seekFraction: Double?,
+                                     call: FFmpegCall) throws(MediaError) -> DecodedPicture {
+        let input = try FormatInput(path: path, probeBytes: configuration.probeBytes,
+                                    analyzeMicroseconds: configuration.analyzeMicroseconds, call: call)
+        if !input.parametersComplete { try input.findStreamInfo() }
+        var codecPointer: UnsafePointer<AVCodec>? = nil
+        let streamIndex = av_find_best_stream(input.pointer, AVMEDIA_TYPE_VIDEO, -1, -1, &codecPointer, 0)
+        try call.check(streamIndex, "av_find_best_stream")
+        let stream = input.stream(Int(streamIndex))
+        let parameters: UnsafeMutablePointer<AVCodecParameters> = stream.pointee.codecpar!
+        guard let codec = codecPointer else {
+            let name = String(cString: avcodec_get_name(parameters.pointee.codec_id))
+            throw call.failure("avcodec_find_decoder", "no decoder for \(name) in this FFmpeg", .unsupported)
+        }
+        try checkPixels(Int(parameters.pointee.width), Int(parameters.pointee.height), call: call)
+        let decoder = try CodecContext(codec: codec, call: call)
+        try call.check(avcodec_parameters_to_context(decoder.pointer, parameters), "avcodec_parameters_to_context")
+        configure(decoder, width: Int(parameters.pointee.width), height: Int(parameters.pointee.height),
+                  targetShortSide: targetShortSide)
+        decoder.pointer.pointee.pkt_timebase = stream.pointee.time_base
+        try decoder.open()
+        if let seekFraction { seek(input, stream: stream, index: streamIndex, fraction: seekFraction) }
+
+        let frame = try Frame(call: call)
+        try withPacket(call) { (packet) throws(MediaError) in
+            var packets = 0
+            var failures = 0
+            var lastFailure: MediaError?
+            while true {
+                let rc = avcodec_receive_frame(decoder.pointer, frame.pointer)
+                if rc >= 0 { return }
+                if rc == CFFmpeg_AVERROR_EOF() {
+                    throw lastFailure ?? call.failure("decode", "stream ended before any picture decoded", .corrupt)
+                }
+                if rc != CFFmpeg_AVERROR_EAGAIN() { try call.check(rc, "avcodec_receive_frame") }
+                packets += 1
+                guard packets <= configuration.maxPacketsPerDecode else {
+                    throw call.failure("decode", "no picture after \(configuration.maxPacketsPerDecode) packets", .corrupt)
+                }
+                let read = av_read_frame(input.pointer, packet)
+                if read == CFFmpeg_AVERROR_EOF() {
+                    try call.check(avcodec_send_packet(decoder.pointer, nil), "avcodec_send_packet")
+                    continue
+                }
+                try call.check(read, "av_read_frame")
+                defer { av_packet_unref(packet) }
+                guard packet.pointee.stream_index == streamIndex else { continue }
+                let sent = avcodec_send_packet(decoder.pointer, packet)
+                if sent < 0 && sent != CFFmpeg_AVERROR_EAGAIN() {
+                    // A damaged packet is skipped; too many in a row means the stream is broken.
+                    failures += 1
+                    lastFailure = call.error(sent, "avcodec_send_packet")
+                    if failures > 16 { throw lastFailure! }
+                }
+            }
+        }
+        let orientation = Orientation(counterclockwiseDegrees: CFFmpeg_stream_display_rotation(stream))
+        return DecodedPicture(frame: frame, orientation: orientation, file: path)
+    }
+
+    /// Seeks to the keyframe at or before `fraction` of the duration. A file that cannot seek
+    /// is decoded from where it is: the first picture is still a fine poster.
+    private func seek(_ input: FormatInput, stream: UnsafeMutablePointer<AVStream>, index: Int32, fraction: Double) {
+        let timeBase = stream.pointee.time_base
+        var duration = stream.pointee.duration
+        if duration <= 0 || duration == CFFmpeg_AV_NOPTS_VALUE(), input.pointer.pointee.duration > 0 {
+            duration = av_rescale_q(input.pointer.pointee.duration, AVRational(num: 1, den: CFFmpeg_AV_TIME_BASE()), timeBase)
+        }
+        guard duration > 0, duration != CFFmpeg_AV_NOPTS_VALUE() else { return }
+        let start = stream.pointee.start_time == CFFmpeg_AV_NOPTS_VALUE() ? 0 : stream.pointee.start_time
+        let target = start + Int64(Double(duration) * fraction)
+        _ = av_seek_frame(input.pointer, index, target, CFFmpeg_AVSEEK_FLAG_BACKWARD())
+    }
+
+    private func configure(_ decoder: CodecContext, width: Int?, height: Int?, targetShortSide: Int) {
+        let context = decoder.pointer
+        context.pointee.max_pixels = Int64(configuration.maxPixels)
+        context.pointee.thread_count = Int32(configuration.decoderThreads)
+        let maxLevel = Int(decoder.codec.pointee.max_lowres)
+        if configuration.shrinkOnLoad, maxLevel > 0, let width, let height, width > 0, height > 0 {
+            context.pointee.lowres = Int32(SizePlanning.lowresLevel(
+                width: width, height: height, targetShortSide: targetShortSide, maxLevel: maxLevel))
+        }
+    }
+
+    private func checkPixels(_ width: Int, _ height: Int, call: FFmpegCall) throws(MediaError) {
+        guard width > 0, height > 0 else { throw call.failure("decode", "picture has no dimensions", .corrupt) }
+        guard width.multipliedReportingOverflow(by: height).partialValue <= configuration.maxPixels else {
+            throw call.failure("decode", "picture claims \(width)x\(height) pixels, above the cap of \(configuration.maxPixels)", .tooLarge)
+        }
+    }
+}

@@ -1,0 +1,77 @@
+import CFFmpeg
+
+/// Makes derivative frames from one decoded picture: scaled with a good filter, alpha flattened
+/// onto white, range converted, and turned the right way up.
+struct PictureRenderer {
+    let picture: DecodedPicture
+    let call: FFmpegCall
+
+    init(_ picture: DecodedPicture) {
+        self.picture = picture
+        call = FFmpegCall(file: picture.file)
+    }
+
+    /// A displayed-orientation frame of `format` (a planar 8-bit YUV format) whose stored size is
+    /// `width`x`height` before turning.
+    func render(storedWidth width: Int, storedHeight height: Int, format: AVPixelFormat,
+                flags: Int32) throws(MediaError) -> Frame {
+        let source = picture.frame
+        let scaled = try Frame(width: width, height: height, format: format, call: call)
+        if CFFmpeg_pix_fmt_has_alpha(source.format.rawValue) != 0 {
+            let rgba = try Frame(width: width, height: height, format: AV_PIX_FMT_RGBA, call: call)
+            try Scaler(from: source, width: width, height: height, format: AV_PIX_FMT_RGBA, flags: flags, call: call)
+                .scale(source, into: rgba, call: call)
+            Self.flattenOntoWhite(rgba)
+            try Scaler(from: rgba, width: width, height: height, format: format, flags: flags, call: call)
+                .scale(rgba, into: scaled, call: call)
+        } else {
+            try Scaler(from: source, width: width, height: height, format: format, flags: flags, call: call)
+                .scale(source, into: scaled, call: call)
+        }
+        scaled.pointer.pointee.color_range = Scaler.isFullRangeFormat(format) ? AVCOL_RANGE_JPEG : AVCOL_RANGE_MPEG
+        return try turned(scaled)
+    }
+
+    /// A stored size whose displayed short side is at most `shortSide`, from the original's full size.
+    func storedSize(shortSide: Int) -> (width: Int, height: Int) {
+        SizePlanning.fitShortSide(width: picture.frame.width, height: picture.frame.height, shortSide: shortSide)
+    }
+
+    /// `frame` copied plane by plane into display orientation.
+    private func turned(_ frame: Frame) throws(MediaError) -> Frame {
+        let orientation = picture.orientation
+        guard orientation != .identity else { return frame }
+        let size = orientation.displayed(width: frame.width, height: frame.height)
+        let result = try Frame(width: size.width, height: size.height, format: frame.format, call: call)
+        result.pointer.pointee.color_range = frame.pointer.pointee.color_range
+        let shiftW = Int(CFFmpeg_pix_fmt_chroma_shift_w(frame.format.rawValue))
+        let shiftH = Int(CFFmpeg_pix_fmt_chroma_shift_h(frame.format.rawValue))
+        for plane in 0..<3 {
+            guard let from = frame.plane(plane), let to = result.plane(plane) else { continue }
+            let width = plane == 0 ? frame.width : -((-frame.width) >> shiftW)
+            let height = plane == 0 ? frame.height : -((-frame.height) >> shiftH)
+            orientation.transform(plane: from, width: width, height: height, stride: frame.linesize(plane),
+                                  into: to, destinationStride: result.linesize(plane))
+        }
+        return result
+    }
+
+    /// Blends straight (non-premultiplied) RGBA onto an opaque white background, in place.
+    static func flattenOntoWhite(_ frame: Frame) {
+        guard let base = frame.plane(0) else { return }
+        let stride = frame.linesize(0)
+        for y in 0..<frame.height {
+            let row = base + y * stride
+            for x in 0..<frame.width {
+                let pixel = row + x * 4
+                let alpha = Int(pixel[3])
+                if alpha == 255 { continue }
+                let white = 255 * (255 - alpha)
+                for channel in 0..<3 {
+                    pixel[channel] = UInt8((Int(pixel[channel]) * alpha + white + 127) / 255)
+                }
+                pixel[3] = 255
+            }
+        }
+    }
+}

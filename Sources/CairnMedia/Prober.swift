@@ -1,0 +1,146 @@
+import CFFmpeg
+import CairnCore
+import Foundation
+
+/// Reads a file's container and streams into a ``MediaProbe``.
+struct Prober {
+    let configuration: MediaConfiguration
+
+    /// JPEG and PNG headers give everything a probe needs; reading them beats opening a demuxer.
+    static let headerBytes = 256 << 10
+
+    func probe(path: String) throws(MediaError) -> MediaProbe {
+        let call = FFmpegCall(file: path)
+        let size = try FileIO.size(of: path, call: call)
+        guard size > 0 else { throw call.failure("probe", "empty file (0 bytes)", .corrupt) }
+        let header = StillHeader(bytes: try FileIO.prefix(path, limit: min(size, Self.headerBytes), call: call))
+        if header.container == .heif {
+            throw call.failure("probe", "HEIF/HEIC images cannot be read by FFmpeg 5.1", .unsupported)
+        }
+        if (header.container == .jpeg || header.container == .png), header.hasDimensions {
+            return try stillProbe(header, call: call)
+        }
+        var probe = try containerProbe(path: path, header: header, call: call)
+        // Without find_stream_info FFmpeg leaves the overall rate unset; ffprobe's figure is size over duration.
+        if probe.kind == .video, probe.bitRate == nil, let duration = probe.durationSeconds, duration > 0 {
+            probe.bitRate = Int((Double(size) * 8 / duration).rounded())
+        }
+        return probe
+    }
+
+    private func checkPixels(_ width: Int, _ height: Int, call: FFmpegCall) throws(MediaError) {
+        guard width > 0, height > 0 else { throw call.failure("probe", "picture has no dimensions", .corrupt) }
+        guard width.multipliedReportingOverflow(by: height).partialValue <= configuration.maxPixels else {
+            throw call.failure("probe", "picture claims \(width)x\(height) pixels, above the cap of \(configuration.maxPixels)", .tooLarge)
+        }
+    }
+
+    private func stillProbe(_ header: StillHeader, call: FFmpegCall) throws(MediaError) -> MediaProbe {
+        let width = header.width ?? 0, height = header.height ?? 0
+        try checkPixels(width, height, call: call)
+        let exif = header.exif ?? ExifSummary()
+        let displayed = exif.orientation.displayed(width: width, height: height)
+        let codec = header.container == .jpeg ? "mjpeg" : "png"
+        return MediaProbe(
+            container: header.container.rawValue, kind: .photo,
+            streams: [.init(index: 0, type: "video", codec: codec, width: width, height: height)],
+            width: displayed.width, height: displayed.height, orientation: exif.orientation,
+            captureDate: exif.dateTimeOriginal.flatMap { CaptureDateParser.parse($0, offset: exif.offsetTimeOriginal) },
+            cameraMake: exif.make, cameraModel: exif.model, gps: exif.gps)
+    }
+
+    private func containerProbe(path: String, header: StillHeader, call: FFmpegCall) throws(MediaError) -> MediaProbe {
+        let input = try FormatInput(path: path, probeBytes: configuration.probeBytes,
+                                    analyzeMicroseconds: configuration.analyzeMicroseconds, call: call)
+        if !input.parametersComplete { try input.findStreamInfo() }
+        guard input.streamCount > 0 else {
+            throw call.failure("probe", "no streams in \(input.formatName) container", .unsupported)
+        }
+        var streams: [MediaProbe.Stream] = []
+        var hasAudio = false
+        for index in 0..<input.streamCount {
+            let parameters = input.stream(index).pointee.codecpar.pointee
+            let type = av_get_media_type_string(parameters.codec_type).map { String(cString: $0) } ?? "unknown"
+            let codec = String(cString: avcodec_get_name(parameters.codec_id))
+            let isVideo = parameters.codec_type == AVMEDIA_TYPE_VIDEO
+            if parameters.codec_type == AVMEDIA_TYPE_AUDIO { hasAudio = true }
+            streams.append(.init(index: index, type: type, codec: codec,
+                                 width: isVideo ? Int(parameters.width) : nil,
+                                 height: isVideo ? Int(parameters.height) : nil))
+        }
+        let format = input.formatName
+        let context = input.pointer.pointee
+        let best = av_find_best_stream(input.pointer, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
+        var probe = MediaProbe(container: format, kind: .other, streams: streams, hasAudio: hasAudio)
+        if context.bit_rate > 0 { probe.bitRate = Int(context.bit_rate) }
+        if context.duration > 0, context.duration != CFFmpeg_AV_NOPTS_VALUE() {
+            probe.durationSeconds = Double(context.duration) / Double(CFFmpeg_AV_TIME_BASE())
+        }
+        if best >= 0 {
+            let stream = input.stream(Int(best))
+            let parameters = stream.pointee.codecpar.pointee
+            try checkPixels(Int(parameters.width), Int(parameters.height), call: call)
+            let orientation = header.exif?.orientation
+                ?? Orientation(counterclockwiseDegrees: CFFmpeg_stream_display_rotation(stream))
+            let displayed = orientation.displayed(width: Int(parameters.width), height: Int(parameters.height))
+            probe.width = displayed.width
+            probe.height = displayed.height
+            probe.orientation = orientation
+            probe.kind = Self.isStillContainer(format, header: header) ? .photo : .video
+            if probe.kind == .video {
+                let rate = stream.pointee.avg_frame_rate.num > 0 ? stream.pointee.avg_frame_rate : stream.pointee.r_frame_rate
+                if rate.num > 0, rate.den > 0 { probe.frameRate = av_q2d(rate) }
+                if probe.durationSeconds == nil, stream.pointee.duration > 0 {
+                    probe.durationSeconds = Double(stream.pointee.duration) * av_q2d(stream.pointee.time_base)
+                }
+            } else {
+                probe.durationSeconds = nil
+                probe.bitRate = nil
+            }
+        } else if !hasAudio {
+            throw call.failure("probe", "no audio or video stream in \(format) container", .unsupported)
+        }
+        let metadata = Metadata(context.metadata, fallback: best >= 0 ? input.stream(Int(best)).pointee.metadata : nil)
+        if let exif = header.exif {
+            probe.captureDate = exif.dateTimeOriginal.flatMap { CaptureDateParser.parse($0, offset: exif.offsetTimeOriginal) }
+            probe.cameraMake = exif.make
+            probe.cameraModel = exif.model
+            probe.gps = exif.gps
+        } else {
+            probe.captureDate = metadata["com.apple.quicktime.creationdate"].flatMap { CaptureDateParser.parse($0) }
+                ?? metadata["creation_time"].flatMap { CaptureDateParser.parse($0) }
+            probe.cameraMake = metadata["com.apple.quicktime.make"] ?? metadata["make"]
+            probe.cameraModel = metadata["com.apple.quicktime.model"] ?? metadata["model"]
+            probe.gps = (metadata["com.apple.quicktime.location.ISO6709"] ?? metadata["location"])
+                .flatMap { GPSCoordinate(iso6709: $0) }
+        }
+        return probe
+    }
+
+    /// Image demuxers (`image2`, `*_pipe`, ...) hold one picture; GIF and WebP are treated as stills too.
+    static func isStillContainer(_ format: String, header: StillHeader) -> Bool {
+        if header.container != .other { return true }
+        return format == "image2" || format.hasSuffix("_pipe") || format == "gif" || format == "webp"
+    }
+}
+
+/// Read-only lookups into FFmpeg metadata dictionaries.
+struct Metadata {
+    let primary: OpaquePointer?
+    let fallback: OpaquePointer?
+
+    init(_ primary: OpaquePointer?, fallback: OpaquePointer?) {
+        self.primary = primary
+        self.fallback = fallback
+    }
+
+    subscript(key: String) -> String? {
+        for dictionary in [primary, fallback] {
+            if let entry = av_dict_get(dictionary, key, nil, 0), let value = entry.pointee.value {
+                let text = String(cString: value).trimmingCharacters(in: .whitespaces)
+                if !text.isEmpty { return text }
+            }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+
+/// What the first bytes of a file say: the container, and for JPEG/PNG/TIFF the stored
+/// dimensions and EXIF, read without FFmpeg decoding anything.
+struct StillHeader: Equatable, Sendable {
+    enum Container: String, Sendable {
+        case jpeg, png, tiff, heif, webp, gif, bmp, other
+    }
+
+    var container: Container
+    /// Stored (not displayed) dimensions, when the header gives them.
+    var width: Int?
+    var height: Int?
+    var exif: ExifSummary?
+
+    /// Reads the header of `bytes`, the start of a file (or all of it).
+    init(bytes: [UInt8]) {
+        container = Self.sniff(bytes)
+        switch container {
+        case .jpeg: readJPEG(bytes)
+        case .png: readPNG(bytes)
+        case .tiff: exif = ExifReader(tiff: bytes)?.summary()
+        default: break
+        }
+    }
+
+    /// True when dimensions were found in a header complete enough to skip FFmpeg's probing.
+    var hasDimensions: Bool { (width ?? 0) > 0 && (height ?? 0) > 0 }
+
+    static func sniff(_ b: [UInt8]) -> Container {
+        func starts(_ prefix: [UInt8], at offset: Int = 0) -> Bool {
+            b.count >= offset + prefix.count && Array(b[offset..<(offset + prefix.count)]) == prefix
+        }
+        if starts([0xFF, 0xD8, 0xFF]) { return .jpeg }
+        if starts([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return .png }
+        if starts([0x49, 0x49, 0x2A, 0x00]) || starts([0x4D, 0x4D, 0x00, 0x2A]) { return .tiff }
+        if starts(Array("RIFF".utf8)) && starts(Array("WEBP".utf8), at: 8) { return .webp }
+        if starts(Array("GIF8".utf8)) { return .gif }
+        if starts(Array("BM".utf8)) { return .bmp }
+        if starts(Array("ftyp".utf8), at: 4), b.count >= 12 {
+            let brand = String(decoding: b[8..<12], as: UTF8.self)
+            if ["heic", "heix", "heim", "heis", "hevc", "hevx", "mif1", "msf1", "avif"].contains(brand) { return .heif }
+        }
+        return .other
+    }
+
+    private mutating func readJPEG(_ b: [UInt8]) {
+        var at = 2
+        while at + 4 <= b.count {
+            guard b[at] == 0xFF else { return }
+            let marker = b[at + 1]
+            if marker == 0xFF { at += 1; continue }  // fill byte
+            if marker == 0xD8 || (0xD0...0xD7).contains(marker) || marker == 0x01 { at += 2; continue }
+            if marker == 0xDA || marker == 0xD9 { return }  // scan data or end: no more headers
+            let length = Int(b[at + 2]) << 8 | Int(b[at + 3])
+            guard length >= 2 else { return }
+            let body = at + 4, end = at + 2 + length
+            switch marker {
+            case 0xC0...0xCF where marker != 0xC4 && marker != 0xC8 && marker != 0xCC:
+                if body + 5 <= b.count {
+                    height = Int(b[body + 1]) << 8 | Int(b[body + 2])
+                    width = Int(b[body + 3]) << 8 | Int(b[body + 4])
+                }
+                return
+            case 0xE1 where exif == nil && end <= b.count && length >= 8
+                && Array(b[body..<(body + 6)]) == [0x45, 0x78, 0x69, 0x66, 0, 0]:
+                exif = ExifReader(tiff: Array(b[(body + 6)..<end]))?.summary()
+            default:
+                break
+            }
+            at = end
+        }
+    }
+
+    private mutating func readPNG(_ b: [UInt8]) {
+        // IHDR is always the first chunk: length(4) "IHDR" width(4) height(4).
+        guard b.count >= 24, Array(b[12..<16]) == Array("IHDR".utf8) else { return }
+        func u32(_ at: Int) -> Int { Int(b[at]) << 24 | Int(b[at + 1]) << 16 | Int(b[at + 2]) << 8 | Int(b[at + 3]) }
+        width = u32(16)
+        height = u32(20)
+    }
+}

@@ -1,0 +1,40 @@
+import CairnCatalog
+import CairnCore
+import CairnPipeline
+
+/// The pipeline's `ItemStateStore` backed by the catalog's `import_item` table: each batch is one transaction.
+public struct CatalogItemStateStore: ItemStateStore {
+    public let catalog: Catalog
+
+    public init(catalog: Catalog) { self.catalog = catalog }
+
+    public func save(_ records: [ItemRecord]) async throws {
+        let updates = records.map { (id: $0.id.rawValue, state: Self.columns(of: $0)) }
+        let catalog = self.catalog
+        try await BlockingWork.run { try catalog.saveImportItemStates(updates) }
+    }
+
+    /// Records an earlier run left unfinished (or in flight), with each one's source root.
+    public func unfinished() throws -> [(record: ItemRecord, sourceRoot: String)] {
+        try catalog.unfinishedImportItems().map { (try Self.record(from: $0), $0.sourceRoot) }
+    }
+
+    static func columns(of record: ItemRecord) -> ImportItemState {
+        let columns = record.state.columns
+        return ImportItemState(
+            state: columns.state, phase: columns.phase, reason: columns.reason, attempts: columns.attempts,
+            retryable: columns.retryable, inFlight: record.inFlight, crashCount: record.crashCount,
+            isDuplicate: record.isDuplicate)
+    }
+
+    static func record(from row: ImportItemRecord) throws -> ItemRecord {
+        let stored = row.state
+        let state = try ItemState(columns: ItemStateColumns(
+            state: stored.state, phase: stored.phase, reason: stored.reason, attempts: stored.attempts,
+            retryable: stored.retryable))
+        let item = ImportItem(id: ItemID(row.id), relativePath: row.relativePath, kind: row.kind, byteCount: row.size,
+                              checksum: row.checksum)
+        return ItemRecord(item: item, state: state, inFlight: stored.inFlight, crashCount: stored.crashCount,
+                          isDuplicate: stored.isDuplicate)
+    }
+}

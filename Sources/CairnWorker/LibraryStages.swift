@@ -1,0 +1,217 @@
+import CairnCatalog
+import CairnCore
+import CairnHashing
+import CairnMedia
+import CairnPipeline
+import CairnScanner
+import Foundation
+import Glibc
+import Synchronization
+
+/// The real pipeline stages: hash-while-copy into the originals store, probe, thumbnail + preview, clip.
+///
+/// Every stage writes its files under `tmp/` with a unique name, fsyncs them and renames them into place,
+/// then records them in the catalog: a catalog row never points at a missing or partial file, and a stage
+/// run again after a crash or timeout simply redoes its work. The blocking work runs on Dispatch threads.
+public struct LibraryStages: PipelineStages {
+    public let library: Library
+    /// The source root of every item, by id (items resumed from earlier runs may come from other sources).
+    public let sourceRoots: [ItemID: String]
+    public var media: MediaEngine
+    public var clipOptions: ClipOptions
+    /// Written into new asset rows.
+    public var runID: String?
+
+    public init(library: Library, sourceRoots: [ItemID: String], media: MediaEngine = MediaEngine(),
+                clipOptions: ClipOptions = ClipOptions(), runID: String? = nil) {
+        self.library = library
+        self.sourceRoots = sourceRoots
+        self.media = media
+        self.clipOptions = clipOptions
+        self.runID = runID
+    }
+
+    // MARK: Stages
+
+    public func transfer(_ item: ImportItem) async throws -> TransferResult {
+        let checksum = try checksum(of: item)
+        guard let root = sourceRoots[item.id] else {
+            throw StageFailure.unusable("\(item.relativePath): its source folder is unknown")
+        }
+        let layout = library.layout, catalog = library.catalog, runID = runID
+        try await BlockingWork.run { () throws in
+            let name = item.relativePath.split(separator: "/").last ?? ""
+            let fileExtension = MediaClassifier.fileExtension(of: name).lowercased()
+            let originalPath = layout.originalRelativePath(checksum, fileExtension: fileExtension)
+            do {
+                let hasher = try FileHasher()
+                _ = try OriginalsStore(layout: layout).place(
+                    sourcePath: root + "/" + item.relativePath, checksum: checksum, relativePath: originalPath,
+                    hasher: hasher)
+            } catch let error as HashingError {
+                throw StageFailure(reason: Self.reason(item, error.description, root: root), isRetryable: error.isTransient)
+            } catch {
+                throw StageFailure.unusable("\(item.relativePath): \(error)")
+            }
+            // `.alreadyPresent` too: an earlier run died after the copy and before cataloguing it.
+            let asset = AssetRecord(
+                checksum: checksum, kind: item.kind, size: item.byteCount, originalExtension: fileExtension,
+                firstSourcePath: item.relativePath, originalPath: originalPath, importedAt: Date(), runID: runID)
+            try Self.catalogWrite(item) { try catalog.insertAssets([asset]) }
+        }
+        return .copied
+    }
+
+    public func readMetadata(_ item: ImportItem) async throws {
+        let checksum = try checksum(of: item)
+        let catalog = library.catalog, media = media
+        let original = try await originalPath(of: item, checksum: checksum)
+        try await BlockingWork.run { () throws in
+            let probe: MediaProbe
+            do { probe = try media.probe(path: original) } catch { throw Self.failure(item, error) }
+            let json = (try? JSONEncoder().encode(probe)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+            let record = MediaProbeRecord(
+                checksum: checksum, container: probe.container, width: probe.width, height: probe.height,
+                durationSeconds: probe.durationSeconds, captureDate: probe.captureDate, cameraMake: probe.cameraMake,
+                cameraModel: probe.cameraModel, latitude: probe.gps?.latitude, longitude: probe.gps?.longitude,
+                altitude: probe.gps?.altitude, codec: probe.streams.first { $0.type == "video" }?.codec,
+                probeJSON: json, probedAt: Date())
+            try Self.catalogWrite(item) { try catalog.saveMediaProbe(record) }
+        }
+    }
+
+    public func makeThumbnail(_ item: ImportItem) async throws {
+        let checksum = try checksum(of: item)
+        let layout = library.layout, catalog = library.catalog, media = media
+        let original = try await originalPath(of: item, checksum: checksum)
+        try await BlockingWork.run { () throws in
+            let thumbnailPath = layout.derivedRelativePath(checksum, suffix: "thumb.\(media.thumbnailFormat.fileExtension)")
+            let previewPath = layout.derivedRelativePath(checksum, suffix: "preview.jpg")
+            let thumbnailTemporary = TemporaryName.make(in: layout, for: thumbnailPath)
+            let previewTemporary = TemporaryName.make(in: layout, for: previewPath)
+            defer {
+                unlink(thumbnailTemporary)
+                unlink(previewTemporary)
+            }
+            let rendered: RenderedDerivatives
+            do {
+                rendered = try media.renderDerivatives(source: original, kind: item.kind, thumbnail: thumbnailTemporary,
+                                                       preview: previewTemporary)
+            } catch {
+                throw Self.failure(item, error)
+            }
+            try Self.moveIntoPlace(item, thumbnailTemporary, to: layout.absolute(thumbnailPath))
+            var files = [DerivedFileRecord(
+                checksum: checksum, role: .thumbnail, path: thumbnailPath, format: rendered.thumbnail.format.rawValue,
+                width: rendered.thumbnail.width, height: rendered.thumbnail.height,
+                byteCount: Int64(rendered.thumbnail.byteCount), createdAt: Date())]
+            if let preview = rendered.preview {
+                try Self.moveIntoPlace(item, previewTemporary, to: layout.absolute(previewPath))
+                files.append(DerivedFileRecord(
+                    checksum: checksum, role: .preview, path: previewPath, format: preview.format.rawValue,
+                    width: preview.width, height: preview.height, byteCount: Int64(preview.byteCount), createdAt: Date()))
+            }
+            try Self.catalogWrite(item) { try catalog.saveDerivedFiles(files) }
+        }
+    }
+
+    public func synthesizeClip(_ item: ImportItem) async throws {
+        let checksum = try checksum(of: item)
+        let layout = library.layout, catalog = library.catalog, media = media, options = clipOptions
+        let original = try await originalPath(of: item, checksum: checksum)
+        try await BlockingWork.run { () throws in
+            let clipPath = layout.derivedRelativePath(checksum, suffix: "clip.mp4")
+            let temporary = TemporaryName.make(in: layout, for: clipPath)
+            defer { unlink(temporary) }
+            let clip: RenderedClip
+            // Probed back by the engine before it returns: a clip that does not read back never counts.
+            do { clip = try media.synthesizeClip(source: original, to: temporary, options: options) } catch {
+                throw Self.failure(item, error)
+            }
+            let byteCount = FileSystem.size(temporary) ?? 0
+            try Self.moveIntoPlace(item, temporary, to: layout.absolute(clipPath))
+            let record = DerivedFileRecord(
+                checksum: checksum, role: .clip, path: clipPath, format: clip.codec, width: clip.width,
+                height: clip.height, byteCount: byteCount, durationSeconds: clip.durationSeconds, createdAt: Date())
+            try Self.catalogWrite(item) { try catalog.saveDerivedFiles([record]) }
+        }
+    }
+
+    // MARK: Helpers
+
+    private func checksum(of item: ImportItem) throws(StageFailure) -> Checksum {
+        guard let checksum = item.checksum else { throw StageFailure.unusable("\(item.relativePath): no checksum was planned") }
+        return checksum
+    }
+
+    /// The original's absolute path, from its asset row (written by the transfer stage).
+    private func originalPath(of item: ImportItem, checksum: Checksum) async throws -> String {
+        let catalog = library.catalog, layout = library.layout
+        return try await BlockingWork.run { () throws in
+            let asset: AssetRecord?
+            do { asset = try catalog.asset(checksum) } catch {
+                throw StageFailure.transient("\(item.relativePath): the catalog cannot be read: \(error)")
+            }
+            guard let asset else {
+                throw StageFailure.unusable("\(item.relativePath): its original is not in the catalog")
+            }
+            return layout.absolute(asset.originalPath)
+        }
+    }
+
+    /// A media failure in one line naming the source file; only I/O-like failures are retried.
+    static func failure(_ item: ImportItem, _ error: any Error) -> StageFailure {
+        guard let error = error as? MediaError else { return .transient("\(item.relativePath): \(error)") }
+        return StageFailure(reason: "\(item.relativePath): \(error.operation): \(error.reason)",
+                            isRetryable: error.isRetryable)
+    }
+
+    /// A hashing failure's text with the source root taken off, prefixed with the file when it does not name it.
+    static func reason(_ item: ImportItem, _ text: String, root: String) -> String {
+        let stripped = text.replacingOccurrences(of: root + "/", with: "")
+        return stripped.hasPrefix(item.relativePath) ? stripped : "\(item.relativePath): \(stripped)"
+    }
+
+    /// A catalog write; a failure is retryable (a busy or briefly full database).
+    static func catalogWrite(_ item: ImportItem, _ body: () throws -> Void) throws(StageFailure) {
+        do { try body() } catch {
+            throw StageFailure.transient("\(item.relativePath): the catalog cannot be written: \(error)")
+        }
+    }
+
+    /// fsyncs `temporary`, then renames it to `final` durably (creating its folder).
+    static func moveIntoPlace(_ item: ImportItem, _ temporary: String, to final: String) throws(StageFailure) {
+        do {
+            try FileSystem.syncFile(temporary)
+            try FileSystem.makeDirectories(FileSystem.parentDirectory(of: final))
+            try FileSystem.renameDurably(temporary, to: final)
+        } catch {
+            throw StageFailure(reason: "\(item.relativePath): \(error.description)", isRetryable: error.isTransient)
+        }
+    }
+}
+
+/// Unique names in the library's `tmp/` for files on their way to a final path; the final name's
+/// extension is kept, since FFmpeg picks the muxer by it.
+enum TemporaryName {
+    private static let sequence = Atomic<UInt64>(0)
+
+    static func make(in layout: LibraryLayout, for finalRelativePath: String) -> String {
+        let name = finalRelativePath.split(separator: "/").last.map(String.init) ?? "derived"
+        let token = "\(getpid())-\(sequence.add(1, ordering: .relaxed).newValue)"
+        if let dot = name.lastIndex(of: ".") {
+            return layout.temporaryDirectory + "/\(name[..<dot]).\(token).partial\(name[dot...])"
+        }
+        return layout.temporaryDirectory + "/\(name).\(token).partial"
+    }
+}
+
+extension FileSystem {
+    /// Flushes a file's bytes to disk.
+    static func syncFile(_ path: String) throws(SystemCallError) {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw SystemCallError("open", path: path) }
+        defer { close(fd) }
+        guard fsync(fd) == 0 else { throw SystemCallError("fsync", path: path) }
+    }
+}

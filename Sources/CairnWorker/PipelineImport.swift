@@ -1,0 +1,123 @@
+import CairnCatalog
+import CairnCore
+import CairnMedia
+import CairnPipeline
+import Synchronization
+
+/// One unique new checksum an import should bring into the library.
+public struct NewContent: Sendable, Equatable {
+    /// The first path (in the plan's order) with this content, relative to `sourceRoot`.
+    public var relativePath: String
+    public var kind: MediaKind
+    public var size: Int64
+    public var checksum: Checksum
+    public var sourceRoot: String
+
+    public init(relativePath: String, kind: MediaKind, size: Int64, checksum: Checksum, sourceRoot: String) {
+        self.relativePath = relativePath
+        self.kind = kind
+        self.size = size
+        self.checksum = checksum
+        self.sourceRoot = sourceRoot
+    }
+}
+
+/// A handle a signal handler can trigger: the first `cancel(deadline:)` stops new work and lets phases in
+/// flight finish within the deadline; a second one abandons them at once. Safe to call before the run
+/// starts (the run then starts stopped) and from any thread.
+public final class PipelineCancellation: Sendable {
+    private struct State {
+        var scheduler: PipelineScheduler?
+        var requests = 0
+        var deadline: Duration?
+    }
+
+    private let state = Mutex(State())
+
+    public init() {}
+
+    public func cancel(deadline: Duration) {
+        let (scheduler, effective): (PipelineScheduler?, Duration) = state.withLock { state in
+            state.requests += 1
+            let effective = state.requests > 1 ? Duration.zero : deadline
+            state.deadline = min(state.deadline ?? effective, effective)
+            return (state.scheduler, effective)
+        }
+        if let scheduler { Task { await scheduler.cancel(deadline: effective) } }
+    }
+
+    /// How many times `cancel` was called.
+    public var requestCount: Int { state.withLock { $0.requests } }
+    public var isCancelled: Bool { requestCount > 0 }
+
+    /// Forwards later cancels to `scheduler`, and an earlier one now, before its run starts.
+    func attach(_ scheduler: PipelineScheduler) async {
+        let pending = state.withLock { state -> Duration? in
+            state.scheduler = scheduler
+            return state.deadline
+        }
+        if let pending { await scheduler.cancel(deadline: pending) }
+    }
+}
+
+/// The importing phase of `cairn import`: new content through the transfer, metadata, thumbnail and synthesis
+/// lanes, persisted in the catalog's `import_item` table so a killed run resumes where it stood.
+public struct PipelineImport: Sendable {
+    public let library: Library
+    public let configuration: PipelineConfiguration
+    /// The run's source; content from another root is filed under that root's source.
+    public let sourceID: Int64
+    /// Written into new asset rows.
+    public var runID: String?
+    public var media = MediaEngine()
+    public var clipOptions = ClipOptions()
+    /// Times lane timeouts, backoff and the cancellation deadline.
+    public var clock: any Clock<Duration> = ContinuousClock()
+
+    public init(library: Library, configuration: PipelineConfiguration, sourceID: Int64) {
+        self.library = library
+        self.configuration = configuration
+        self.sourceID = sourceID
+    }
+
+    /// Persists placeholders for `newContent` (before any heavy work), loads unfinished items of earlier runs
+    /// (crash-safe resume), runs the scheduler; events go to `onEvent`. `cancellation` lets the caller cancel.
+    ///
+    /// Throws when the catalog cannot be read or written; per-file failures are in the result's report.
+    public func run(newContent: [NewContent], onEvent: @escaping @Sendable (PipelineEvent) -> Void,
+                    cancellation: PipelineCancellation) async throws -> PipelineRunResult {
+        let catalog = library.catalog
+        let primarySource = sourceID
+        let unfinished = try await BlockingWork.run {
+            var sourceIDs: [String: Int64] = [:]
+            var placeholders: [ImportItemPlaceholder] = []
+            placeholders.reserveCapacity(newContent.count)
+            for content in newContent {
+                let id: Int64
+                if let known = sourceIDs[content.sourceRoot] {
+                    id = known
+                } else {
+                    id = try catalog.sourceRoot(primarySource) == content.sourceRoot
+                        ? primarySource : catalog.sourceID(forRoot: content.sourceRoot)
+                    sourceIDs[content.sourceRoot] = id
+                }
+                placeholders.append(ImportItemPlaceholder(
+                    checksum: content.checksum, sourceID: id, relativePath: content.relativePath, kind: content.kind,
+                    size: content.size))
+            }
+            _ = try catalog.insertImportPlaceholders(placeholders)
+            // This run's placeholders are unfinished too: one list, in id order.
+            return try CatalogItemStateStore(catalog: catalog).unfinished()
+        }
+
+        var sourceRoots: [ItemID: String] = [:]
+        for (record, root) in unfinished { sourceRoots[record.id] = root }
+        let stages = LibraryStages(library: library, sourceRoots: sourceRoots, media: media, clipOptions: clipOptions,
+                                   runID: runID)
+        let scheduler = PipelineScheduler(
+            configuration: configuration, stages: stages, store: CatalogItemStateStore(catalog: catalog), clock: clock,
+            onEvent: onEvent)
+        await cancellation.attach(scheduler)
+        return try await scheduler.run(unfinished.map(\.record))
+    }
+}

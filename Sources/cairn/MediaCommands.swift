@@ -1,0 +1,140 @@
+import ArgumentParser
+import CairnCore
+import CairnMedia
+import Foundation
+
+/// `cairn probe FILE... [--json]`
+struct ProbeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "probe", abstract: "Read media files' containers, streams and capture metadata.")
+
+    @Argument(help: "The media files to probe.")
+    var files: [String]
+
+    @Flag(help: "Print one JSON object per file (errors included, with a reason) instead of text lines.")
+    var json = false
+
+    func validate() throws {
+        guard !files.isEmpty else { throw ValidationError("Give at least one file to probe.") }
+    }
+
+    func run() throws {
+        let engine = MediaEngine()
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        for file in files {
+            let outcome = Result { () throws(MediaError) in try engine.probe(path: file) }
+            if json {
+                let line = ProbeLine(file: file, probe: try? outcome.get(), error: outcome.failureReason)
+                print(String(decoding: try encoder.encode(line), as: UTF8.self))
+            } else {
+                switch outcome {
+                case .success(let probe):
+                    let size = probe.width.map { "\($0)x\(probe.height ?? 0)" } ?? "-"
+                    let duration = probe.durationSeconds.map { String(format: "%.3f s", $0) } ?? "-"
+                    let codecs = probe.streams.map(\.codec).joined(separator: ",")
+                    print("\(file): \(probe.kind.rawValue) \(probe.container) \(codecs) \(size) \(duration)")
+                case .failure(let error):
+                    print("\(error)")
+                }
+            }
+        }
+    }
+
+    /// One file's line of `--json` output.
+    struct ProbeLine: Encodable {
+        var file: String
+        var probe: MediaProbe?
+        var error: MediaErrorLine?
+    }
+}
+
+/// A ``MediaError`` as a JSON object.
+struct MediaErrorLine: Encodable {
+    var operation: String
+    var reason: String
+    var category: String
+    var retryable: Bool
+}
+
+extension Result where Failure == MediaError {
+    var failureReason: MediaErrorLine? {
+        guard case .failure(let error) = self else { return nil }
+        return MediaErrorLine(operation: error.operation, reason: error.reason,
+                              category: error.category.rawValue, retryable: error.isRetryable)
+    }
+}
+
+/// `cairn thumbnail FILE... --output DIR`
+struct ThumbnailCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "thumbnail", abstract: "Write a thumbnail (and optionally a preview) for each photo or video.")
+
+    @Argument(help: "The photos and videos to make thumbnails of.")
+    var files: [String]
+
+    @Option(name: .shortAndLong, help: "The folder the thumbnails are written to.")
+    var output: String
+
+    @Flag(help: "Also write a 1440 px preview JPEG beside each thumbnail, from the same decode.")
+    var preview = false
+
+    func validate() throws {
+        guard !files.isEmpty else { throw ValidationError("Give at least one file.") }
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: output, isDirectory: &isFolder), isFolder.boolValue else {
+            throw ValidationError("--output \(output) is not an existing folder.")
+        }
+    }
+
+    func run() throws {
+        let engine = MediaEngine()
+        var failures = 0
+        for file in files {
+            let name = (file as NSString).lastPathComponent
+            let stem = (name as NSString).deletingPathExtension
+            let thumbnail = "\(output)/\(stem)-thumb.\(MediaEngine.thumbnailFormat.fileExtension)"
+            do {
+                let kind = try engine.probe(path: file).kind
+                let result = try engine.renderDerivatives(
+                    source: file, kind: kind, thumbnail: thumbnail,
+                    preview: preview ? "\(output)/\(stem)-preview.jpg" : nil)
+                print("\(file): \(result.thumbnail.width)x\(result.thumbnail.height) -> \(result.thumbnail.path)")
+            } catch {
+                failures += 1
+                print("\(error)")
+            }
+        }
+        if failures > 0 { print("\(failures) of \(files.count) files failed") }
+    }
+}
+
+/// `cairn synthesize IMAGE --output CLIP.mp4 [--seconds S] [--ken-burns]`
+struct SynthesizeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "synthesize", abstract: "Turn a still into a short MP4 clip.")
+
+    @Argument(help: "The still image to turn into a clip.")
+    var image: String
+
+    @Option(name: .shortAndLong, help: "Where to write the MP4 clip.")
+    var output: String
+
+    @Option(help: "The clip's length in seconds.")
+    var seconds: Double = 3
+
+    @Flag(help: "Zoom in slowly over the clip instead of holding the picture still.")
+    var kenBurns = false
+
+    func validate() throws {
+        guard seconds > 0, seconds <= 60 else { throw ValidationError("--seconds must be between 0 and 60.") }
+        guard output.lowercased().hasSuffix(".mp4") else { throw ValidationError("--output must name an .mp4 file.") }
+    }
+
+    func run() throws {
+        let clip = try MediaEngine().synthesizeClip(
+            source: image, to: output, options: ClipOptions(seconds: seconds, kenBurns: kenBurns))
+        print("\(output): \(clip.codec) \(clip.width)x\(clip.height) \(String(format: "%.3f", clip.durationSeconds)) s")
+    }
+}

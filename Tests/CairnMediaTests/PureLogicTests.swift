@@ -1,0 +1,132 @@
+import Foundation
+import Testing
+@testable import CairnMedia
+
+@Suite("Size planning")
+struct SizePlanningTests {
+    @Test func fitsShortSideAndNeverEnlarges() {
+        #expect(SizePlanning.fitShortSide(width: 4000, height: 3000, shortSide: 250) == (333, 250))
+        #expect(SizePlanning.fitShortSide(width: 3000, height: 4000, shortSide: 1440) == (1440, 1920))
+        #expect(SizePlanning.fitShortSide(width: 200, height: 100, shortSide: 250) == (200, 100))
+    }
+
+    @Test func choosesLargestLowresThatKeepsTwiceTheTarget() {
+        // 3000 short side: 1500, 750, 375 at levels 1...3; 2 x 250 = 500 allows level 2 only.
+        #expect(SizePlanning.lowresLevel(width: 4000, height: 3000, targetShortSide: 250, maxLevel: 3) == 2)
+        #expect(SizePlanning.lowresLevel(width: 4000, height: 3000, targetShortSide: 1440, maxLevel: 3) == 0)
+        #expect(SizePlanning.lowresLevel(width: 4000, height: 3000, targetShortSide: 100, maxLevel: 3) == 3)
+        #expect(SizePlanning.lowresLevel(width: 4000, height: 3000, targetShortSide: 100, maxLevel: 0) == 0)
+    }
+
+    @Test func clipSizeIsEvenBoundedAndNotEnlarged() {
+        #expect(SizePlanning.clipSize(width: 4000, height: 3000, maxLongSide: 1920, maxShortSide: 1080) == (1440, 1080))
+        #expect(SizePlanning.clipSize(width: 3000, height: 4000, maxLongSide: 1920, maxShortSide: 1080) == (1080, 1440))
+        #expect(SizePlanning.clipSize(width: 6000, height: 1000, maxLongSide: 1920, maxShortSide: 1080) == (1920, 320))
+        #expect(SizePlanning.clipSize(width: 321, height: 241, maxLongSide: 1920, maxShortSide: 1080) == (320, 240))
+    }
+
+    @Test func kenBurnsCropShrinksTowardsTheCentre() {
+        let first = SizePlanning.kenBurnsCrop(width: 1000, height: 800, index: 0, count: 90, endZoom: 1.25)
+        let last = SizePlanning.kenBurnsCrop(width: 1000, height: 800, index: 89, count: 90, endZoom: 1.25)
+        #expect(first == (0, 0, 1000, 800))
+        #expect(last == (100, 80, 800, 640))
+    }
+}
+
+@Suite("Orientation")
+struct OrientationTests {
+    /// A 3x2 plane: 1 2 3 / 4 5 6.
+    private func turned(_ orientation: Orientation) -> [UInt8] {
+        let source: [UInt8] = [1, 2, 3, 4, 5, 6]
+        var out = [UInt8](repeating: 0, count: 6)
+        let size = orientation.displayed(width: 3, height: 2)
+        source.withUnsafeBufferPointer { from in
+            out.withUnsafeMutableBufferPointer { to in
+                orientation.transform(plane: from.baseAddress!, width: 3, height: 2, stride: 3,
+                                      into: to.baseAddress!, destinationStride: size.width)
+            }
+        }
+        return out
+    }
+
+    @Test func everyExifOrientationTurnsAsSpecified() {
+        #expect(turned(.identity) == [1, 2, 3, 4, 5, 6])
+        #expect(turned(.flipHorizontal) == [3, 2, 1, 6, 5, 4])
+        #expect(turned(.rotate180) == [6, 5, 4, 3, 2, 1])
+        #expect(turned(.flipVertical) == [4, 5, 6, 1, 2, 3])
+        #expect(turned(.transpose) == [1, 4, 2, 5, 3, 6])
+        #expect(turned(.rotate90) == [4, 1, 5, 2, 6, 3])
+        #expect(turned(.transverse) == [6, 3, 5, 2, 4, 1])
+        #expect(turned(.rotate270) == [3, 6, 2, 5, 1, 4])
+    }
+
+    @Test func displayMatrixRotationMapsToClockwiseTurns() {
+        #expect(Orientation(counterclockwiseDegrees: -90) == .rotate90)
+        #expect(Orientation(counterclockwiseDegrees: 90) == .rotate270)
+        #expect(Orientation(counterclockwiseDegrees: 180) == .rotate180)
+        #expect(Orientation(counterclockwiseDegrees: .nan) == .identity)
+        #expect(Orientation.rotate90.displayed(width: 4000, height: 3000) == (3000, 4000))
+    }
+}
+
+@Suite("EXIF and dates")
+struct ExifTests {
+    @Test func readsTheFieldsAFixtureWrites() throws {
+        var fields = CairnTestSupportExif.fields()
+        fields.orientation = 6
+        let header = StillHeader(bytes: CairnTestSupportExif.jpegHeader(fields))
+        let exif = try #require(header.exif)
+        #expect(exif.orientation == .rotate90)
+        #expect(exif.make == "Cairn")
+        #expect(exif.model == "Test Camera 1")
+        #expect(exif.dateTimeOriginal == "2020:02:29 13:14:15")
+        let gps = try #require(exif.gps)
+        #expect(abs(gps.latitude - 48.8584) < 0.001)
+        #expect(abs(gps.longitude + 2.2945) < 0.001)
+    }
+
+    @Test func hostileBytesNeverCrashTheReader() {
+        var state: UInt64 = 1
+        for length in [0, 1, 7, 8, 64, 4096] {
+            let bytes = (0..<length).map { _ -> UInt8 in
+                state = state &* 6364136223846793005 &+ 1
+                return UInt8(truncatingIfNeeded: state >> 40)
+            }
+            #expect(ExifReader(tiff: Array("II".utf8) + [42, 0] + bytes)?.summary() != nil || length < 4)
+            #expect(StillHeader(bytes: [0xFF, 0xD8, 0xFF, 0xE1] + bytes).container == .jpeg)
+        }
+    }
+
+    @Test func parsesExifAndIsoDates() throws {
+        let exif = try #require(CaptureDateParser.parse("2020:02:29 13:14:15"))
+        #expect(exif.timeIntervalSince1970 == 1_582_982_055)
+        let offset = try #require(CaptureDateParser.parse("2020:02:29 13:14:15", offset: "+02:00"))
+        #expect(offset.timeIntervalSince1970 == 1_582_982_055 - 7200)
+        let iso = try #require(CaptureDateParser.parse("2021-06-01T10:20:30.500000Z"))
+        #expect(iso.timeIntervalSince1970 == 1_622_542_830.5)
+        #expect(CaptureDateParser.parse("0000:00:00 00:00:00") == nil)
+        #expect(CaptureDateParser.parse("garbage") == nil)
+    }
+
+    @Test func parsesIso6709Locations() throws {
+        let gps = try #require(GPSCoordinate(iso6709: "+37.7858-122.4064+012.300/"))
+        #expect(gps == GPSCoordinate(latitude: 37.7858, longitude: -122.4064, altitude: 12.3))
+        #expect(GPSCoordinate(iso6709: "nonsense") == nil)
+    }
+}
+
+@Suite("Error funnel")
+struct ErrorFunnelTests {
+    @Test func classifiesReturnCodes() {
+        let call = FFmpegCall(file: "/x.jpg")
+        let corrupt = call.error(-1_094_995_529, "avcodec_send_packet")  // AVERROR_INVALIDDATA
+        #expect(corrupt.category == .corrupt)
+        #expect(!corrupt.isRetryable)
+        #expect(corrupt.description == "/x.jpg: avcodec_send_packet: Invalid data found when processing input")
+        let io = call.error(-5, "av_read_frame")  // AVERROR(EIO)
+        #expect(io.category == .io)
+        #expect(io.isRetryable)
+        #expect(throws: MediaError.self) { try call.check(-22, "avcodec_open2") }
+        #expect((try? call.check(3, "ok")) == 3)
+    }
+}

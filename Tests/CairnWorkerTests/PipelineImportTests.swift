@@ -1,0 +1,270 @@
+import CairnCatalog
+import CairnCore
+import CairnHashing
+import CairnPipeline
+import CairnTestSupport
+import Foundation
+import Synchronization
+import Testing
+
+@testable import CairnWorker
+
+/// The real stages end to end: FFmpeg-made media through transfer, probe, thumbnail and clip, into SQLite.
+@Suite struct PipelineImportTests {
+    let source: TemporaryDirectory
+    let libraryFolder: TemporaryDirectory
+    let library: Library
+
+    init() throws {
+        source = try TemporaryDirectory(prefix: "cairn-pipeline-source")
+        libraryFolder = try TemporaryDirectory(prefix: "cairn-pipeline-library")
+        library = try Library(root: libraryFolder.path)
+    }
+
+    /// Events as they came, for assertions.
+    final class EventLog: Sendable {
+        private let events = Mutex<[PipelineEvent]>([])
+        func record(_ event: PipelineEvent) { events.withLock { $0.append(event) } }
+        var all: [PipelineEvent] { events.withLock { $0 } }
+        var phasesStarted: [(String, Lane)] {
+            all.compactMap { if case .phaseStarted(let item, let lane, _) = $0 { (item.relativePath, lane) } else { nil } }
+        }
+        var retries: Int { all.count { if case .retryScheduled = $0 { true } else { false } } }
+    }
+
+    func content(_ relativePaths: [String]) throws -> [NewContent] {
+        let hasher = try FileHasher()
+        return try relativePaths.map { path in
+            let hashed = try hasher.hash(path: source.subpath(path))
+            let kind: MediaKind = path.hasSuffix(".mp4") ? .video : .photo
+            return NewContent(relativePath: path, kind: kind, size: hashed.fingerprint.size, checksum: hashed.checksum,
+                              sourceRoot: source.path)
+        }
+    }
+
+    func runImport(_ content: [NewContent], log: EventLog = EventLog(), clips: Bool = true,
+                   cancellation: PipelineCancellation = PipelineCancellation()) async throws -> PipelineRunResult {
+        var configuration = PipelineConfiguration.defaults(cores: 2)
+        configuration.clipsEnabled = clips
+        configuration.backoff = BackoffPolicy(base: .milliseconds(1), maximum: .milliseconds(5))
+        let sourceID = try library.catalog.sourceID(forRoot: source.path)
+        return try await PipelineImport(library: library, configuration: configuration, sourceID: sourceID)
+            .run(newContent: content, onEvent: log.record, cancellation: cancellation)
+    }
+
+    func temporaryFiles() throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: library.layout.temporaryDirectory)
+    }
+
+    func exists(_ relativePath: String) -> Bool {
+        FileManager.default.fileExists(atPath: library.layout.absolute(relativePath))
+    }
+
+    // MARK: End to end
+
+    @Test func stillsAndAVideoEndReadyWithProbesThumbnailsPreviewsAndClips() async throws {
+        try FileManager.default.createDirectory(atPath: source.subpath("DCIM"), withIntermediateDirectories: true)
+        try MediaFixtures.jpeg(at: source.subpath("DCIM/IMG_0001.jpg"), width: 320, height: 240)
+        try MediaFixtures.jpegWithExif(at: source.subpath("DCIM/IMG_0002.jpg"))
+        try MediaFixtures.pngWithAlpha(at: source.subpath("DCIM/logo.png"), width: 200, height: 120)
+        try MediaFixtures.video(at: source.subpath("DCIM/MOV_0003.mp4"), width: 160, height: 90, seconds: 1)
+        let planned = try content(["DCIM/IMG_0001.jpg", "DCIM/IMG_0002.jpg", "DCIM/logo.png", "DCIM/MOV_0003.mp4"])
+
+        let result = try await runImport(planned)
+
+        #expect(result.completion == .finished)
+        #expect(result.exitStatus == .success)
+        #expect(result.report.count(.imported) == 4)
+        let catalog = library.catalog
+        let items = try catalog.importItems()
+        #expect(items.count == 4)
+        #expect(items.allSatisfy { $0.state.state == "ready" && !$0.state.inFlight })
+        #expect(try catalog.assetCount() == 4)
+        #expect(try catalog.mediaProbeCount() == 4)
+        for content in planned {
+            let asset = try #require(try catalog.asset(content.checksum))
+            #expect(exists(asset.originalPath))
+            let probe = try #require(try catalog.mediaProbe(content.checksum), "\(content.relativePath)")
+            #expect(probe.width != nil && probe.probeJSON.contains("\"container\""))
+            let roles = Set(try catalog.derivedFiles(content.checksum).map(\.role))
+            let expected: Set<DerivedFileRecord.Role> = content.kind == .video ? [.thumbnail, .preview]
+                : [.thumbnail, .preview, .clip]
+            #expect(roles == expected, "\(content.relativePath)")
+        }
+        let video = try #require(try catalog.mediaProbe(planned[3].checksum))
+        #expect(video.durationSeconds.map { abs($0 - 1) < 0.2 } == true)
+        #expect(video.codec == "h264")
+        // The EXIF picture is 320x240 stored, turned to portrait for display.
+        let turned = try #require(try catalog.mediaProbe(planned[1].checksum))
+        #expect(turned.width == 240 && turned.height == 320)
+        #expect(turned.cameraMake != nil)
+        for file in try catalog.derivedFiles() {
+            #expect(exists(file.path), "\(file.path)")
+            #expect(FileSystem.size(library.layout.absolute(file.path)) == file.byteCount)
+            #expect(file.path.hasPrefix("derived/\(file.checksum.hex.prefix(2))/\(file.checksum.hex)-"))
+        }
+        let clip = try #require(try catalog.derivedFiles(planned[0].checksum).first { $0.role == .clip })
+        #expect(clip.path.hasSuffix("-clip.mp4"))
+        #expect((clip.durationSeconds ?? 0) > 2.5)
+        #expect(try temporaryFiles().isEmpty)
+    }
+
+    @Test func clipsOffMakesNoClip() async throws {
+        try MediaFixtures.jpeg(at: source.subpath("a.jpg"), width: 200, height: 150)
+        let planned = try content(["a.jpg"])
+        let result = try await runImport(planned, clips: false)
+        #expect(result.completion == .finished)
+        #expect(try library.catalog.derivedFiles(planned[0].checksum).map(\.role) == [.preview, .thumbnail])
+    }
+
+    // MARK: Corrupt media
+
+    @Test func corruptFilesFailOnceWithTheirNameAndGoodOnesEndReady() async throws {
+        try MediaFixtures.jpeg(at: source.subpath("good one.jpg"), width: 240, height: 160)
+        try MediaFixtures.jpeg(at: source.subpath("good two.jpg"), width: 160, height: 240, quality: 8)
+        try MediaFixtures.zeroBytes(at: source.subpath("empty.jpg"))
+        // Only the headers survive: nothing is left to decode.
+        try MediaFixtures.jpeg(at: source.subpath("cut.jpg"), width: 640, height: 480)
+        let whole = try Data(contentsOf: URL(fileURLWithPath: source.subpath("cut.jpg")))
+        try whole.prefix(700).write(to: URL(fileURLWithPath: source.subpath("cut.jpg")))
+        try MediaFixtures.garbage(at: source.subpath("noise.mp4"))
+        try Data("just some notes, not a picture\n".utf8).write(to: URL(fileURLWithPath: source.subpath("notes.png")))
+        let bad = ["empty.jpg", "cut.jpg", "noise.mp4", "notes.png"]
+        let planned = try content(["good one.jpg", "good two.jpg"] + bad)
+        let log = EventLog()
+
+        let result = try await runImport(planned, log: log)
+
+        #expect(result.completion == .finishedWithFailures)
+        #expect(result.exitStatus == .someFilesFailed)
+        #expect(log.retries == 0)
+        let items = Dictionary(uniqueKeysWithValues: try library.catalog.importItems().map { ($0.relativePath, $0) })
+        for good in ["good one.jpg", "good two.jpg"] {
+            #expect(items[good]?.state.state == "ready", "\(good)")
+        }
+        for name in bad {
+            let item = try #require(items[name])
+            #expect(item.state.state == "failed", "\(name)")
+            #expect(item.state.retryable == false, "\(name)")
+            #expect(item.state.attempts == 1, "\(name)")
+            #expect(item.state.reason?.hasPrefix(name + ": ") == true, "\(name): \(item.state.reason ?? "no reason")")
+            #expect(item.state.reason?.contains("\n") == false)
+        }
+        let failures = result.report.grouped[.failed, default: []].map(\.path).sorted()
+        #expect(failures == bad.sorted())
+        #expect(try temporaryFiles().isEmpty)
+    }
+
+    // MARK: Resume
+
+    @Test func anItemLeftThumbnailingInFlightIsCompletedWithoutTransferringAgain() async throws {
+        try MediaFixtures.jpeg(at: source.subpath("resume.jpg"), width: 320, height: 200)
+        let planned = try content(["resume.jpg"])
+        let catalog = library.catalog
+        // The "previous run": placeholder, transfer and probe done, then killed while thumbnailing.
+        let sourceID = try catalog.sourceID(forRoot: source.path)
+        let id = try #require(try catalog.insertImportPlaceholders([ImportItemPlaceholder(
+            checksum: planned[0].checksum, sourceID: sourceID, relativePath: "resume.jpg", kind: .photo,
+            size: planned[0].size)]).first)
+        let item = ImportItem(id: ItemID(id), relativePath: "resume.jpg", kind: .photo, byteCount: planned[0].size,
+                              checksum: planned[0].checksum)
+        let stages = LibraryStages(library: library, sourceRoots: [item.id: source.path])
+        _ = try await stages.transfer(item)
+        try await stages.readMetadata(item)
+        try await CatalogItemStateStore(catalog: catalog).save([ItemRecord(item: item, state: .thumbnailing, inFlight: true)])
+        // A partial thumbnail the dead worker left behind; the library's start-of-run sweep removes such files.
+        try Data("partial".utf8).write(to: URL(fileURLWithPath: library.layout.temporaryDirectory + "/x.partial.webp"))
+        library.removeLeftoverTemporaryFiles()
+        // The source is gone: a second transfer would fail.
+        try FileManager.default.removeItem(atPath: source.subpath("resume.jpg"))
+        let log = EventLog()
+
+        let result = try await runImport([], log: log)
+
+        #expect(result.completion == .finished)
+        #expect(log.phasesStarted.map(\.1) == [.thumbnail, .synthesis])
+        let row = try #require(try catalog.importItem(planned[0].checksum))
+        #expect(row.state.state == "ready")
+        #expect(row.state.inFlight == false)
+        #expect(row.state.crashCount == 0)
+        #expect(Set(try catalog.derivedFiles(planned[0].checksum).map(\.role)) == [.thumbnail, .preview, .clip])
+        #expect(try catalog.assetCount() == 1)
+        #expect(try temporaryFiles().isEmpty)
+    }
+
+    @Test func anItemInFlightWhenTheWorkerDiedTwiceFailsWithoutRunning() async throws {
+        try MediaFixtures.jpeg(at: source.subpath("poison.jpg"), width: 64, height: 48)
+        try MediaFixtures.jpeg(at: source.subpath("fine.jpg"), width: 64, height: 64)
+        let planned = try content(["poison.jpg", "fine.jpg"])
+        let catalog = library.catalog
+        let sourceID = try catalog.sourceID(forRoot: source.path)
+        let ids = try catalog.insertImportPlaceholders(planned.map {
+            ImportItemPlaceholder(checksum: $0.checksum, sourceID: sourceID, relativePath: $0.relativePath,
+                                  kind: .photo, size: $0.size)
+        })
+        let poison = ImportItem(id: ItemID(ids[0]), relativePath: "poison.jpg", kind: .photo,
+                                byteCount: planned[0].size, checksum: planned[0].checksum)
+        // Died once already while it was in flight, and was in flight again when the worker died.
+        try await CatalogItemStateStore(catalog: catalog).save([
+            ItemRecord(item: poison, state: .transferring, inFlight: true, crashCount: 1),
+        ])
+        let log = EventLog()
+
+        let result = try await runImport([], log: log)
+
+        #expect(result.exitStatus == .someFilesFailed)
+        #expect(!log.phasesStarted.contains { $0.0 == "poison.jpg" })
+        let row = try #require(try catalog.importItem(planned[0].checksum))
+        #expect(row.state.state == "failed")
+        #expect(row.state.reason == CrashLoopGuard.reason)
+        #expect(row.state.retryable == false)
+        #expect(row.state.inFlight == false)
+        #expect(row.state.crashCount == 2)
+        #expect(try catalog.importItem(planned[1].checksum)?.state.state == "ready")
+        // Finished for good: the next run does not pick it up again.
+        #expect(try catalog.unfinishedImportItems().isEmpty)
+    }
+
+    // MARK: Placeholders and cancellation
+
+    @Test func aChecksumHasOneRowAcrossRunsAndAFinishedOneStartsAgain() throws {
+        let catalog = library.catalog
+        let sourceID = try catalog.sourceID(forRoot: source.path)
+        let checksum = try #require(Checksum(hex: String(repeating: "ab", count: 20)))
+        let placeholder = ImportItemPlaceholder(checksum: checksum, sourceID: sourceID, relativePath: "a.jpg",
+                                                kind: .photo, size: 10)
+        let first = try catalog.insertImportPlaceholders([placeholder])
+        try catalog.saveImportItemStates([(first[0], ImportItemState(
+            state: "failed", phase: "transfer", reason: "a.jpg: gone", attempts: 3, retryable: false))])
+        var moved = placeholder
+        moved.relativePath = "later/a.jpg"
+        let second = try catalog.insertImportPlaceholders([moved, moved])
+        #expect(second == [first[0], first[0]])
+        let rows = try catalog.importItems()
+        #expect(rows.count == 1)
+        #expect(rows[0].relativePath == "later/a.jpg")
+        #expect(rows[0].state == ImportItemState(state: "placeholder"))
+        #expect(rows[0].sourceRoot == source.path)
+        #expect(try catalog.appliedMigrations().last == "v2: import items and media")
+    }
+
+    @Test func cancelledBeforeTheRunStartsNothingAndLeavesPlaceholdersForNextRun() async throws {
+        try MediaFixtures.jpeg(at: source.subpath("later.jpg"), width: 64, height: 48)
+        let planned = try content(["later.jpg"])
+        let cancellation = PipelineCancellation()
+        cancellation.cancel(deadline: .seconds(5))
+        let log = EventLog()
+
+        let result = try await runImport(planned, log: log, cancellation: cancellation)
+
+        #expect(result.completion == .interrupted)
+        #expect(result.exitStatus == .interrupted)
+        #expect(log.phasesStarted.isEmpty)
+        #expect(try library.catalog.unfinishedImportItems().map(\.relativePath) == ["later.jpg"])
+        #expect(try library.catalog.assetCount() == 0)
+
+        let resumed = try await runImport([])
+        #expect(resumed.completion == .finished)
+        #expect(try library.catalog.importItem(planned[0].checksum)?.state.state == "ready")
+    }
+}
