@@ -6,7 +6,7 @@ import GRDB
 ///
 /// WAL mode, so readers (`cairn status`) never wait for a running import.
 public final class Catalog: Sendable {
-    private let pool: DatabasePool
+    let pool: DatabasePool
 
     /// Opens (creating if needed) the catalog at `path` and brings its schema up to date.
     public init(path: String) throws {

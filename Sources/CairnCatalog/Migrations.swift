@@ -54,6 +54,7 @@ enum Migrations {
                 CREATE INDEX run_started ON run(started_at);
                 """)
         }
+        ReconcileMigration.register(in: &migrator)
         return migrator
     }
 }

@@ -15,5 +15,6 @@ enum CommandRegistry {
     static let all: [any ParsableCommand.Type] = [
         ImportCommand.self,
         HashCommand.self,
+        PendingCommand.self, JournalCommand.self, RestoreCommand.self, TrashCommand.self, ConfigCommand.self,
     ]
 }
