@@ -64,7 +64,9 @@ let package = Package(
         .testTarget(name: "CairnReconcileTests", dependencies: ["CairnReconcile", "CairnTestSupport"]),
         .testTarget(name: "CairnNarrationTests", dependencies: ["CairnNarration", "CairnTestSupport"]),
         .testTarget(name: "CairnWorkerTests", dependencies: ["CairnWorker", "CairnTestSupport"]),
-        .testTarget(name: "CairnCLITests", dependencies: ["cairn", "CairnCore", "CairnTestSupport"]),
+        .testTarget(name: "CairnCLITests", dependencies: [
+            "cairn", "CairnCore", "CairnCatalog", "CairnReconcile", "CairnWorker", "CairnTestSupport",
+        ]),
     ],
     swiftLanguageModes: [.v6]
 )
