@@ -10,6 +10,14 @@ extension ReconcileStore {
         try pool.read { db in try SourceRecord.order(Column("id")).fetchAll(db) }
     }
 
+    /// The id of the source registered at `rootPath`, without registering it (a missing source root
+    /// must not become a new, empty source).
+    public func existingSourceID(forRoot rootPath: String) throws -> Int64? {
+        try pool.read { db in
+            try Int64.fetchOne(db, sql: "SELECT id FROM source WHERE root_path = ?", arguments: [rootPath])
+        }
+    }
+
     /// What waits, for one source or all, ordered by source, status, eligible date, checksum.
     public func pending(sourceID: Int64? = nil) throws -> [PendingItem] {
         try pool.read { db in
