@@ -56,6 +56,13 @@ struct RestoreCommand: ParsableCommand {
                 runID: runID, checksums: checksums.isEmpty ? nil : Set(checksums), fileNameMatching: fileNamePattern,
                 now: Date())
             let files = summary.files
+            if files.restored.isEmpty && files.alreadyPresent.isEmpty && files.failures.isEmpty {
+                guard checksums.isEmpty && fileNamePattern == nil else {
+                    throw CommandError("nothing in trash/\(runID) matched --asset / --file-name-matches; nothing was restored")
+                }
+                Output.line("Nothing left to restore from trash/\(runID): everything it trashed is back already.")
+                return
+            }
             var lines = ["Restored \(files.restored.count) asset(s), \(files.restoredFileCount) file(s) from trash/\(runID)"]
             if !files.alreadyPresent.isEmpty {
                 lines.append("  \(files.alreadyPresent.count) file(s) were already back in place")
@@ -63,9 +70,6 @@ struct RestoreCommand: ParsableCommand {
             for item in files.restored { lines.append("  restored \(item.checksum.hex)  \(item.libraryPaths[0])") }
             for failure in files.failures { lines.append("  not restored: \(failure.path): \(failure.reason)") }
             Output.line(lines.joined(separator: "\n"))
-            if files.restored.isEmpty && files.alreadyPresent.isEmpty && files.failures.isEmpty {
-                throw CommandError("nothing in trash/\(runID) matched; nothing was restored")
-            }
             if summary.exitStatus != .success { throw ExitCode(summary.exitStatus.rawValue) }
         }
     }

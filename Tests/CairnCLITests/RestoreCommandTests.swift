@@ -40,6 +40,10 @@ import Testing
 
         let after = try fixture.cairn(["journal", "show", "--run-id", runID])
         #expect(after.standardOutput.contains("restore  \(sum.hex)"))
+        let again = try fixture.cairn(["restore", "--run-id", runID])
+        #expect(again.status == 0 && again.standardOutput.contains("Nothing left to restore"))
+        let unmatched = try fixture.cairn(["restore", "--run-id", runID, "--file-name-matches", "zzz"])
+        #expect(unmatched.status == 1 && unmatched.standardError.contains("matched"))
     }
 
     @Test func restoreByFileNameOnlyTouchesMatchingAssets() throws {
