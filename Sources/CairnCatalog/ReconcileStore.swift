@@ -82,11 +82,17 @@ public struct ReconcileStore: Sendable {
         try pool.write { db in try Self.replaceHealthySnapshot(sourceID: sourceID, with: snapshot, db) }
     }
 
+    /// Writes only the difference, so a sync of a large source that did not change writes nothing.
     static func replaceHealthySnapshot(sourceID: Int64, with snapshot: [String: Checksum], _ db: Database) throws {
-        try db.execute(sql: "DELETE FROM reconcile_healthy_snapshot WHERE source_id = ?", arguments: [sourceID])
-        let insert = try db.cachedStatement(
-            sql: "INSERT INTO reconcile_healthy_snapshot (source_id, relative_path, sha1) VALUES (?, ?, ?)")
-        for (path, checksum) in snapshot { try insert.execute(arguments: [sourceID, path, checksum]) }
+        let existing = try pathMap(db, table: "reconcile_healthy_snapshot", sourceID: sourceID)
+        let delete = try db.cachedStatement(
+            sql: "DELETE FROM reconcile_healthy_snapshot WHERE source_id = ? AND relative_path = ?")
+        for path in existing.keys where snapshot[path] == nil { try delete.execute(arguments: [sourceID, path]) }
+        let upsert = try db.cachedStatement(
+            sql: "INSERT OR REPLACE INTO reconcile_healthy_snapshot (source_id, relative_path, sha1) VALUES (?, ?, ?)")
+        for (path, checksum) in snapshot where existing[path] != checksum {
+            try upsert.execute(arguments: [sourceID, path, checksum])
+        }
     }
 
     // MARK: Source facts

@@ -56,6 +56,15 @@ import Testing
         #expect(loaded.observed == [sha(1), sha(2), sha(3), sha(4)])
     }
 
+    @Test func healthySnapshotReplacementKeepsOnlyTheNewPaths() throws {
+        let (_, _, store, source) = try open()
+        try store.replaceHealthySnapshot(sourceID: source, with: ["a": sha(1), "b": sha(2), "c": sha(3)])
+        try store.replaceHealthySnapshot(sourceID: source, with: ["a": sha(1), "b": sha(9), "d": sha(4)])
+        #expect(try store.healthySnapshot(sourceID: source) == ["a": sha(1), "b": sha(9), "d": sha(4)])
+        try store.replaceHealthySnapshot(sourceID: source, with: [:])
+        #expect(try store.healthySnapshot(sourceID: source).isEmpty)
+    }
+
     @Test func storesArePartitionedPerSource() throws {
         let (_, catalog, store, source) = try open()
         let other = try catalog.sourceID(forRoot: "/other")
