@@ -16,6 +16,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
+        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
     ],
     targets: [
         // System libraries from Debian, found through pkg-config.
@@ -35,7 +36,9 @@ let package = Package(
         // Source walking at openat/fstatat speed.
         .target(name: "CairnScanner", dependencies: ["CairnCore"]),
         // SQLite catalog (GRDB) and its migrations.
-        .target(name: "CairnCatalog", dependencies: ["CairnCore", .product(name: "GRDB", package: "GRDB.swift")]),
+        .target(name: "CairnCatalog", dependencies: [
+            "CairnCore", "CairnReconcile", .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
         // Pure logic: lanes and item state machine, reconciliation engine, narration model.
         .target(name: "CairnPipeline", dependencies: ["CairnCore"]),
         .target(name: "CairnReconcile", dependencies: ["CairnCore"]),
@@ -43,7 +46,7 @@ let package = Package(
         // A run over a library: wires the layers above together.
         .target(name: "CairnWorker", dependencies: [
             "CairnCore", "CairnHashing", "CairnMedia", "CairnScanner", "CairnCatalog",
-            "CairnPipeline", "CairnReconcile", "CairnNarration",
+            "CairnPipeline", "CairnReconcile", "CairnNarration", .product(name: "TOMLKit", package: "TOMLKit"),
         ]),
         // The command line: argument parsing and wiring only.
         .executableTarget(name: "cairn", dependencies: [
@@ -56,12 +59,14 @@ let package = Package(
         .testTarget(name: "CairnHashingTests", dependencies: ["CairnHashing", "CairnTestSupport"]),
         .testTarget(name: "CairnMediaTests", dependencies: ["CairnMedia", "CairnTestSupport"]),
         .testTarget(name: "CairnScannerTests", dependencies: ["CairnScanner", "CairnTestSupport"]),
-        .testTarget(name: "CairnCatalogTests", dependencies: ["CairnCatalog", "CairnTestSupport"]),
+        .testTarget(name: "CairnCatalogTests", dependencies: ["CairnCatalog", "CairnReconcile", "CairnTestSupport"]),
         .testTarget(name: "CairnPipelineTests", dependencies: ["CairnPipeline", "CairnTestSupport"]),
         .testTarget(name: "CairnReconcileTests", dependencies: ["CairnReconcile", "CairnTestSupport"]),
         .testTarget(name: "CairnNarrationTests", dependencies: ["CairnNarration", "CairnTestSupport"]),
         .testTarget(name: "CairnWorkerTests", dependencies: ["CairnWorker", "CairnTestSupport"]),
-        .testTarget(name: "CairnCLITests", dependencies: ["cairn", "CairnCore", "CairnTestSupport"]),
+        .testTarget(name: "CairnCLITests", dependencies: [
+            "cairn", "CairnCore", "CairnCatalog", "CairnReconcile", "CairnWorker", "CairnTestSupport",
+        ]),
     ],
     swiftLanguageModes: [.v6]
 )

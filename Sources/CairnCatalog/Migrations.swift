@@ -106,6 +106,7 @@ enum Migrations {
                 ) WITHOUT ROWID;
                 """)
         }
+        ReconcileMigration.register(in: &migrator)
         return migrator
     }
 }

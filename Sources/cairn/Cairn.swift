@@ -24,6 +24,11 @@ enum CommandRegistry {
         ProbeCommand.self,
         ThumbnailCommand.self,
         SynthesizeCommand.self,
+        PendingCommand.self,
+        JournalCommand.self,
+        RestoreCommand.self,
+        TrashCommand.self,
+        ConfigCommand.self,
     ]
 }
 

@@ -245,7 +245,7 @@ import Testing
         #expect(rows[0].relativePath == "later/a.jpg")
         #expect(rows[0].state == ImportItemState(state: "placeholder"))
         #expect(rows[0].sourceRoot == source.path)
-        #expect(try catalog.appliedMigrations().last == "v2: import items and media")
+        #expect(try catalog.appliedMigrations().contains("v2: import items and media"))
     }
 
     @Test func cancelledBeforeTheRunStartsNothingAndLeavesPlaceholdersForNextRun() async throws {

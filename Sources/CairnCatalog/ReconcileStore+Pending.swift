@@ -1,0 +1,156 @@
+import CairnCore
+import CairnReconcile
+import Foundation
+import GRDB
+
+// `cairn pending`: what waits as of each source's last sync, and the approve / exclude verbs.
+extension ReconcileStore {
+    /// The sources of this library, by id.
+    public func sources() throws -> [SourceRecord] {
+        try pool.read { db in try SourceRecord.order(Column("id")).fetchAll(db) }
+    }
+
+    /// The id of the source registered at `rootPath`, without registering it (a missing source root
+    /// must not become a new, empty source).
+    public func existingSourceID(forRoot rootPath: String) throws -> Int64? {
+        try pool.read { db in
+            try Int64.fetchOne(db, sql: "SELECT id FROM source WHERE root_path = ?", arguments: [rootPath])
+        }
+    }
+
+    /// What waits, for one source or all, ordered by source, status, eligible date, checksum.
+    public func pending(sourceID: Int64? = nil) throws -> [PendingItem] {
+        try pool.read { db in
+            var sql = "SELECT source_id, sha1, status, confirmed_at, eligible_at, run_id FROM reconcile_pending"
+            var arguments: StatementArguments = []
+            if let sourceID {
+                sql += " WHERE source_id = ?"
+                arguments = [sourceID]
+            }
+            var items: [PendingItem] = []
+            for row in try Row.fetchAll(db, sql: sql, arguments: arguments) {
+                guard let checksum = Checksum(hex: row[1] as String), let status = PendingItem.Status(rawValue: row[2] as String) else { continue }
+                items.append(PendingItem(sourceID: row[0], checksum: checksum, status: status, confirmedAt: row[3],
+                                         eligibleAt: row[4], runID: row[5]))
+            }
+            let order = Dictionary(uniqueKeysWithValues: PendingItem.Status.allCases.enumerated().map { ($1, $0) })
+            return items.sorted {
+                ($0.sourceID, order[$0.status]!, $0.eligibleAt ?? .distantPast, $0.checksum)
+                    < ($1.sourceID, order[$1.status]!, $1.eligibleAt ?? .distantPast, $1.checksum)
+            }
+        }
+    }
+
+    public func replacePending(sourceID: Int64, plan: ReconciliationPlan) throws {
+        try pool.write { db in try Self.replacePending(sourceID: sourceID, plan: plan, db) }
+    }
+
+    static func replacePending(sourceID: Int64, plan: ReconciliationPlan, _ db: Database) throws {
+        try db.execute(sql: "DELETE FROM reconcile_pending WHERE source_id = ?", arguments: [sourceID])
+        let insert = try db.cachedStatement(sql: """
+            INSERT OR REPLACE INTO reconcile_pending (source_id, sha1, status, confirmed_at, eligible_at, run_id)
+            VALUES (?, ?, ?, ?, ?, ?)
+            """)
+        func add(_ checksum: Checksum, _ status: PendingItem.Status, _ confirmedAt: Date?, _ eligibleAt: Date?) throws {
+            try insert.execute(arguments: [sourceID, checksum, status.rawValue, confirmedAt, eligibleAt, plan.runID])
+        }
+        for item in plan.pendingReview { try add(item.checksum, .review, nil, nil) }
+        for hold in plan.heldByQuarantine { try add(hold.checksum, .quarantine, hold.confirmedAt, hold.eligibleAt) }
+        for candidate in plan.heldBySafetyRail { try add(candidate.checksum, .held, candidate.confirmedAt, nil) }
+        for candidate in plan.deferredByCap { try add(candidate.checksum, .deferred, candidate.confirmedAt, nil) }
+        for candidate in plan.deleteCandidates {
+            try add(candidate.checksum, candidate.basis == .approved ? .approved : .eligible, candidate.confirmedAt, nil)
+        }
+    }
+
+    /// Drops checksums from every source's waiting list (they were trashed, or a person decided).
+    public func removePending(_ checksums: some Collection<Checksum>) throws {
+        guard !checksums.isEmpty else { return }
+        try pool.write { db in
+            let delete = try db.cachedStatement(sql: "DELETE FROM reconcile_pending WHERE sha1 = ?")
+            for checksum in checksums { try delete.execute(arguments: [checksum]) }
+        }
+    }
+
+    /// `cairn pending approve`: trash at the next sync that passes the safety rails, skipping
+    /// quarantine and review. Undoes an exclusion. Only checksums a source has observed are accepted.
+    public func approve(_ checksums: [Checksum], sourceIDs: [Int64], at now: Date) throws {
+        try pool.write { db in
+            try Self.requireObserved(checksums, sourceIDs: sourceIDs, db)
+            for sourceID in sourceIDs {
+                for checksum in checksums {
+                    try db.execute(sql: """
+                        INSERT OR IGNORE INTO reconcile_approval (source_id, sha1, approved_at) VALUES (?, ?, ?)
+                        """, arguments: [sourceID, checksum, now])
+                    try db.execute(sql: "DELETE FROM reconcile_exclusion WHERE source_id = ? AND sha1 = ?",
+                                   arguments: [sourceID, checksum])
+                    try db.execute(sql: """
+                        UPDATE reconcile_pending SET status = 'approved' WHERE source_id = ? AND sha1 = ?
+                        """, arguments: [sourceID, checksum])
+                }
+            }
+        }
+    }
+
+    /// `cairn pending exclude`: keep these in the library whatever happens at the source. Undoes an approval.
+    public func exclude(_ checksums: [Checksum], sourceIDs: [Int64], at now: Date) throws {
+        try pool.write { db in try Self.exclude(checksums, sourceIDs: sourceIDs, at: now, db) }
+    }
+
+    static func exclude(_ checksums: [Checksum], sourceIDs: [Int64], at now: Date, _ db: Database) throws {
+        for sourceID in sourceIDs {
+            for checksum in checksums {
+                try db.execute(sql: """
+                    INSERT OR IGNORE INTO reconcile_exclusion (source_id, sha1, excluded_at) VALUES (?, ?, ?)
+                    """, arguments: [sourceID, checksum, now])
+                try db.execute(sql: "DELETE FROM reconcile_approval WHERE source_id = ? AND sha1 = ?",
+                               arguments: [sourceID, checksum])
+                try db.execute(sql: "DELETE FROM reconcile_pending WHERE source_id = ? AND sha1 = ?",
+                               arguments: [sourceID, checksum])
+            }
+        }
+    }
+
+    /// `cairn pending exclude --all-confirmed-since RUN`: excludes every deletion confirmed by that run
+    /// or later (by confirmation time, the run's own stamp time included). Returns them, sorted.
+    @discardableResult
+    public func excludeConfirmed(sinceRunID runID: String, sourceIDs: [Int64], at now: Date) throws -> [Checksum] {
+        try pool.write { db in
+            let stamped = try Date.fetchOne(
+                db, sql: "SELECT MIN(confirmed_at) FROM reconcile_confirmed WHERE run_id = ?", arguments: [runID])
+            let started = try Date.fetchOne(db, sql: "SELECT started_at FROM run WHERE id = ?", arguments: [runID])
+            guard let since = stamped ?? started else {
+                throw ReconcileStoreError("no run \(runID) in this library (see `cairn journal list` or `cairn status`)")
+            }
+            var excluded = Set<Checksum>()
+            for sourceID in sourceIDs {
+                let hexes = try String.fetchAll(db, sql: """
+                    SELECT sha1 FROM reconcile_confirmed WHERE source_id = ? AND confirmed_at >= ?
+                    """, arguments: [sourceID, since])
+                let checksums = hexes.compactMap(Checksum.init(hex:))
+                try Self.exclude(checksums, sourceIDs: [sourceID], at: now, db)
+                excluded.formUnion(checksums)
+            }
+            return excluded.sorted()
+        }
+    }
+
+    /// The exclusions of one source, sorted.
+    public func exclusions(sourceID: Int64) throws -> [Checksum] {
+        try pool.read { db in try Self.checksums(db, table: "reconcile_exclusion", sourceID: sourceID).sorted() }
+    }
+
+    static func requireObserved(_ checksums: [Checksum], sourceIDs: [Int64], _ db: Database) throws {
+        for checksum in checksums {
+            var seen = false
+            for sourceID in sourceIDs where !seen {
+                seen = try Bool.fetchOne(db, sql: """
+                    SELECT EXISTS (SELECT 1 FROM reconcile_observed WHERE source_id = ? AND sha1 = ?)
+                    """, arguments: [sourceID, checksum]) ?? false
+            }
+            guard seen else {
+                throw ReconcileStoreError("\(checksum.hex) was never seen in \(sourceIDs.count == 1 ? "this source" : "any source") of this library; nothing was approved")
+            }
+        }
+    }
+}

@@ -1,0 +1,182 @@
+import CairnCore
+import CairnReconcile
+import Foundation
+import GRDB
+
+/// The reconciliation stores of one library's catalog, per source.
+///
+/// Loads a `ReconcileState` for the pure engine and writes its `StoreDelta` back with the stores'
+/// own semantics: observed is a union, confirmations and anchors are first-write-wins
+/// (`INSERT OR IGNORE`), a reappearance removes the stamp and any approval.
+public struct ReconcileStore: Sendable {
+    public let catalog: Catalog
+
+    public init(catalog: Catalog) { self.catalog = catalog }
+
+    var pool: DatabasePool { catalog.pool }
+
+    // MARK: State
+
+    public func loadState(sourceID: Int64) throws -> ReconcileState {
+        try pool.read { db in
+            var state = ReconcileState()
+            state.observed = try Self.checksums(db, table: "reconcile_observed", sourceID: sourceID)
+            state.exclusions = try Self.checksums(db, table: "reconcile_exclusion", sourceID: sourceID)
+            state.approved = try Self.checksums(db, table: "reconcile_approval", sourceID: sourceID)
+            var stamps: [Checksum: Date] = [:]
+            let confirmed = try Row.fetchCursor(
+                db, sql: "SELECT sha1, confirmed_at FROM reconcile_confirmed WHERE source_id = ?", arguments: [sourceID])
+            while let row = try confirmed.next() {
+                if let checksum = Checksum(hex: row[0] as String) { stamps[checksum] = row[1] }
+            }
+            state.confirmed = ConfirmedDeletions(stamps)
+            state.anchors = EditAnchors(try Self.pathMap(db, table: "reconcile_anchor", sourceID: sourceID))
+            return state
+        }
+    }
+
+    /// Applies `delta` in one transaction; `runID` is recorded with each new confirmation
+    /// (for `pending exclude --all-confirmed-since`).
+    public func apply(_ delta: StoreDelta, sourceID: Int64, runID: String? = nil) throws {
+        try pool.write { db in try Self.apply(delta, sourceID: sourceID, runID: runID, db) }
+    }
+
+    static func apply(_ delta: StoreDelta, sourceID: Int64, runID: String?, _ db: Database) throws {
+        let observe = try db.cachedStatement(
+            sql: "INSERT OR IGNORE INTO reconcile_observed (source_id, sha1) VALUES (?, ?)")
+        for checksum in delta.observedAdded { try observe.execute(arguments: [sourceID, checksum]) }
+
+        let unconfirm = try db.cachedStatement(sql: "DELETE FROM reconcile_confirmed WHERE source_id = ? AND sha1 = ?")
+        let unapprove = try db.cachedStatement(sql: "DELETE FROM reconcile_approval WHERE source_id = ? AND sha1 = ?")
+        for checksum in delta.reappeared {
+            try unconfirm.execute(arguments: [sourceID, checksum])
+            try unapprove.execute(arguments: [sourceID, checksum])
+        }
+
+        let confirm = try db.cachedStatement(sql: """
+            INSERT OR IGNORE INTO reconcile_confirmed (source_id, sha1, confirmed_at, run_id) VALUES (?, ?, ?, ?)
+            """)
+        for checksum in delta.confirmedStamped {
+            try confirm.execute(arguments: [sourceID, checksum, delta.stampedAt, runID])
+        }
+
+        let anchor = try db.cachedStatement(
+            sql: "INSERT OR IGNORE INTO reconcile_anchor (source_id, relative_path, sha1) VALUES (?, ?, ?)")
+        for (path, checksum) in delta.anchorsAdded.sorted(by: { $0.key < $1.key }) {
+            try anchor.execute(arguments: [sourceID, path, checksum])
+        }
+        let release = try db.cachedStatement(
+            sql: "DELETE FROM reconcile_anchor WHERE source_id = ? AND relative_path = ?")
+        for path in delta.anchorsReleased { try release.execute(arguments: [sourceID, path]) }
+    }
+
+    // MARK: Healthy snapshot
+
+    /// The source as it looked at the last healthy scan: source-relative path → checksum.
+    /// Separate from the scanner's hash cache, which follows every scan.
+    public func healthySnapshot(sourceID: Int64) throws -> [String: Checksum] {
+        try pool.read { db in try Self.pathMap(db, table: "reconcile_healthy_snapshot", sourceID: sourceID) }
+    }
+
+    public func replaceHealthySnapshot(sourceID: Int64, with snapshot: [String: Checksum]) throws {
+        try pool.write { db in try Self.replaceHealthySnapshot(sourceID: sourceID, with: snapshot, db) }
+    }
+
+    /// Writes only the difference, so a sync of a large source that did not change writes nothing.
+    static func replaceHealthySnapshot(sourceID: Int64, with snapshot: [String: Checksum], _ db: Database) throws {
+        let existing = try pathMap(db, table: "reconcile_healthy_snapshot", sourceID: sourceID)
+        let delete = try db.cachedStatement(
+            sql: "DELETE FROM reconcile_healthy_snapshot WHERE source_id = ? AND relative_path = ?")
+        for path in existing.keys where snapshot[path] == nil { try delete.execute(arguments: [sourceID, path]) }
+        let upsert = try db.cachedStatement(
+            sql: "INSERT OR REPLACE INTO reconcile_healthy_snapshot (source_id, relative_path, sha1) VALUES (?, ?, ?)")
+        for (path, checksum) in snapshot where existing[path] != checksum {
+            try upsert.execute(arguments: [sourceID, path, checksum])
+        }
+    }
+
+    // MARK: Source facts
+
+    public func facts(sourceID: Int64) throws -> ReconcileSourceFacts {
+        try pool.read { db in try Self.facts(db, sourceID: sourceID) }
+    }
+
+    public func saveFacts(_ facts: ReconcileSourceFacts, sourceID: Int64) throws {
+        try pool.write { db in try Self.saveFacts(facts, sourceID: sourceID, db) }
+    }
+
+    static func saveFacts(_ facts: ReconcileSourceFacts, sourceID: Int64, _ db: Database) throws {
+        try db.execute(sql: """
+            INSERT INTO reconcile_source (source_id, had_marker, first_run_done, last_sync_run_id, last_healthy_run_id,
+                                          last_healthy_file_count, last_healthy_scan_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT (source_id) DO UPDATE SET
+                had_marker = excluded.had_marker, first_run_done = excluded.first_run_done,
+                last_sync_run_id = excluded.last_sync_run_id, last_healthy_run_id = excluded.last_healthy_run_id,
+                last_healthy_file_count = excluded.last_healthy_file_count,
+                last_healthy_scan_at = excluded.last_healthy_scan_at
+            """, arguments: [sourceID, facts.hadMarker, facts.firstRunDone, facts.lastSyncRunID, facts.lastHealthyRunID,
+                             facts.lastHealthyFileCount, facts.lastHealthyScanAt])
+    }
+
+    // MARK: One sync, committed at once
+
+    /// Everything a sync learned, in one transaction: the store delta; when the scan was healthy, the
+    /// new healthy snapshot and the marker fact; the run ids; and the plan's waiting items for `pending list`.
+    ///
+    /// - Parameter current: this scan, source-relative path → checksum (becomes the healthy snapshot).
+    public func commit(_ outcome: Reconciler.Outcome, sourceID: Int64, current: [String: Checksum],
+                       scan: SourceScanFacts) throws {
+        let plan = outcome.plan
+        try pool.write { db in
+            try Self.apply(outcome.delta, sourceID: sourceID, runID: plan.runID, db)
+            var facts = try Self.facts(db, sourceID: sourceID)
+            facts.lastSyncRunID = plan.runID
+            if outcome.delta.advanceSnapshot {
+                try Self.replaceHealthySnapshot(sourceID: sourceID, with: current, db)
+                facts.firstRunDone = true
+                facts.hadMarker = scan.hasMarker
+                facts.lastHealthyRunID = plan.runID
+                facts.lastHealthyFileCount = current.count
+                facts.lastHealthyScanAt = plan.now
+            }
+            try Self.saveFacts(facts, sourceID: sourceID, db)
+            try Self.replacePending(sourceID: sourceID, plan: plan, db)
+        }
+    }
+
+    static func facts(_ db: Database, sourceID: Int64) throws -> ReconcileSourceFacts {
+        var facts = ReconcileSourceFacts()
+        if let row = try Row.fetchOne(db, sql: """
+            SELECT had_marker, first_run_done, last_sync_run_id, last_healthy_run_id, last_healthy_file_count,
+                   last_healthy_scan_at FROM reconcile_source WHERE source_id = ?
+            """, arguments: [sourceID]) {
+            facts.hadMarker = row[0]
+            facts.firstRunDone = row[1]
+            facts.lastSyncRunID = row[2]
+            facts.lastHealthyRunID = row[3]
+            facts.lastHealthyFileCount = row[4]
+            facts.lastHealthyScanAt = row[5]
+        }
+        return facts
+    }
+
+    // MARK: Helpers
+
+    static func checksums(_ db: Database, table: String, sourceID: Int64) throws -> Set<Checksum> {
+        var result = Set<Checksum>()
+        let values = try String.fetchCursor(db, sql: "SELECT sha1 FROM \(table) WHERE source_id = ?", arguments: [sourceID])
+        while let hex = try values.next() { if let checksum = Checksum(hex: hex) { result.insert(checksum) } }
+        return result
+    }
+
+    static func pathMap(_ db: Database, table: String, sourceID: Int64) throws -> [String: Checksum] {
+        var result: [String: Checksum] = [:]
+        let rows = try Row.fetchCursor(
+            db, sql: "SELECT relative_path, sha1 FROM \(table) WHERE source_id = ?", arguments: [sourceID])
+        while let row = try rows.next() {
+            if let checksum = Checksum(hex: row[1] as String) { result[row[0]] = checksum }
+        }
+        return result
+    }
+}

@@ -1,0 +1,60 @@
+import ArgumentParser
+import CairnCore
+import CairnWorker
+import Foundation
+
+/// Opening a library that must already exist, taking its lock, and turning failures into documented exit codes.
+enum LibraryAccess {
+    /// The library at `option`'s path; an error naming the folder when nothing was ever imported there.
+    static func openExisting(_ option: LibraryOption) throws -> Library {
+        let root = option.resolvedPath
+        guard FileManager.default.fileExists(atPath: root + "/catalog.sqlite") else {
+            throw CommandError("\(root): no cairn library here (nothing imported yet, or a different --library?)")
+        }
+        return try Library(root: root)
+    }
+
+    /// The library's exclusive lock, for anything that changes it.
+    static func lock(_ library: Library) throws -> LibraryLock {
+        try LibraryLock(libraryRoot: library.layout.root)
+    }
+
+    /// Runs `body`; prints any failure in one line on stderr and exits with its documented code
+    /// (`ExitStatus.libraryLocked` for a held lock, `ExitStatus.failure` otherwise).
+    static func reportingFailures(_ body: () throws -> Void) throws {
+        do {
+            try body()
+        } catch let exit as ExitCode {
+            throw exit
+        } catch let error as LibraryLockedError {
+            Output.error(error.description)
+            throw ExitCode(ExitStatus.libraryLocked.rawValue)
+        } catch {
+            Output.error("\(error)")
+            throw ExitCode(ExitStatus.failure.rawValue)
+        }
+    }
+}
+
+/// A command-level failure with the sentence a person reads.
+struct CommandError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Parses SHA1 arguments (40 hex digits, any case) for `validate()`.
+enum ChecksumArguments {
+    static func parse(_ values: [String], option: String) throws -> [Checksum] {
+        try values.map { value in
+            guard let checksum = Checksum(hex: value.lowercased()) else {
+                throw ValidationError("\(option) \(value): not a SHA1 (40 hex digits; see `cairn pending list`)")
+            }
+            return checksum
+        }
+    }
+}
+
+/// Times as the journal and `pending list` print them: ISO 8601, UTC, to the second.
+enum TimeText {
+    static func format(_ date: Date) -> String { date.formatted(.iso8601) }
+}

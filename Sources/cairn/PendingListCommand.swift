@@ -1,0 +1,45 @@
+import ArgumentParser
+import CairnCatalog
+import CairnCore
+import CairnWorker
+import Foundation
+
+/// `cairn pending list`: every checksum that waits, per source, as of that source's last sync.
+struct PendingListCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "list",
+        abstract: "List what waits: quarantine (with the date it becomes eligible), review, held, deferred, approved.",
+        discussion: """
+            One line per item: status, SHA1, where it was in the source, and dates. Statuses: \
+            quarantine (deleted at the source; trashable from the eligible date), review (gone without \
+            proof; approve or exclude it), held (a safety rail held the last sync's deletions), deferred \
+            (over --max-delete), eligible / approved (the next sync with --apply-deletions trashes it).
+            """
+    )
+
+    @OptionGroup var library: LibraryOption
+    @OptionGroup var selection: SourceSelection
+
+    func run() throws {
+        try LibraryAccess.reportingFailures {
+            let opened = try LibraryAccess.openExisting(library)
+            let store = ReconcileStore(catalog: opened.catalog)
+            var lines: [String] = []
+            for source in try selection.sources(in: store) {
+                guard let sourceID = source.id else { continue }
+                let facts = try store.facts(sourceID: sourceID)
+                let items = try store.pending(sourceID: sourceID)
+                let asOf = facts.lastSyncRunID.map { "as of run \($0)" } ?? "never synced"
+                lines.append("\(source.rootPath) (\(asOf)): \(items.count) pending")
+                for item in items {
+                    var line = "  \(item.status.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0)) \(item.checksum.hex)"
+                    if let asset = try opened.catalog.asset(item.checksum) { line += "  \(asset.firstSourcePath)" }
+                    if let confirmed = item.confirmedAt { line += "  confirmed \(TimeText.format(confirmed))" }
+                    if let eligible = item.eligibleAt { line += "  eligible \(TimeText.format(eligible))" }
+                    lines.append(line)
+                }
+            }
+            Output.line(lines.isEmpty ? "No sources synced into this library yet." : lines.joined(separator: "\n"))
+        }
+    }
+}

@@ -1,0 +1,76 @@
+import ArgumentParser
+import CairnCore
+import CairnWorker
+import Foundation
+
+/// `cairn restore --run-id ID [--asset SHA1...] [--file-name-matches REGEX]`.
+struct RestoreCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "restore",
+        abstract: "Put files a run moved to the library's trash back where they were, byte-identical.",
+        discussion: """
+            Restores every asset the run trashed, or only those named with --asset, and/or those whose \
+            file name (in the source or the library) matches --file-name-matches. A different file already \
+            at the destination is never overwritten. Each restore is journaled first; restored assets \
+            return to the catalog and are excluded from trashing so the next sync keeps them.
+
+            Exit codes: 0 restored; 3 some files could not be restored (each is listed); 1 nothing to \
+            restore or the run is unknown; 75 another cairn process holds the library.
+            """
+    )
+
+    @Option(name: .customLong("run-id"), help: "The run whose trash to restore from (see `cairn journal list`).")
+    var runID: String
+
+    @Option(name: .customLong("asset"), parsing: .upToNextOption,
+            help: "Only these assets (SHA1s, as `cairn journal show` prints them).")
+    var assets: [String] = []
+
+    @Option(name: .customLong("file-name-matches"),
+            help: "Only assets whose file name matches this regular expression (searched anywhere in the name).")
+    var fileNamePattern: String?
+
+    @OptionGroup var library: LibraryOption
+
+    func validate() throws {
+        guard !runID.isEmpty else { throw ValidationError("--run-id needs a run id.") }
+        _ = try ChecksumArguments.parse(assets, option: "--asset")
+        if let fileNamePattern {
+            do { _ = try Regex(fileNamePattern) } catch {
+                throw ValidationError("--file-name-matches \(fileNamePattern): not a valid regular expression")
+            }
+        }
+    }
+
+    func run() throws {
+        let checksums = try ChecksumArguments.parse(assets, option: "--asset")
+        try LibraryAccess.reportingFailures {
+            let opened = try LibraryAccess.openExisting(library)
+            let lock = try LibraryAccess.lock(opened)
+            defer { withExtendedLifetime(lock) {} }
+            let journal = DeletionJournal(libraryRoot: opened.layout.root)
+            guard try journal.entries(runID: runID).contains(where: { $0.action == .trash }) else {
+                throw CommandError("run \(runID): it trashed nothing (see `cairn journal list`)")
+            }
+            let summary = try TrashMaintenance(library: opened).restore(
+                runID: runID, checksums: checksums.isEmpty ? nil : Set(checksums), fileNameMatching: fileNamePattern,
+                now: Date())
+            let files = summary.files
+            if files.restored.isEmpty && files.alreadyPresent.isEmpty && files.failures.isEmpty {
+                guard checksums.isEmpty && fileNamePattern == nil else {
+                    throw CommandError("nothing in trash/\(runID) matched --asset / --file-name-matches; nothing was restored")
+                }
+                Output.line("Nothing left to restore from trash/\(runID): everything it trashed is back already.")
+                return
+            }
+            var lines = ["Restored \(files.restored.count) asset(s), \(files.restoredFileCount) file(s) from trash/\(runID)"]
+            if !files.alreadyPresent.isEmpty {
+                lines.append("  \(files.alreadyPresent.count) file(s) were already back in place")
+            }
+            for item in files.restored { lines.append("  restored \(item.checksum.hex)  \(item.libraryPaths[0])") }
+            for failure in files.failures { lines.append("  not restored: \(failure.path): \(failure.reason)") }
+            Output.line(lines.joined(separator: "\n"))
+            if summary.exitStatus != .success { throw ExitCode(summary.exitStatus.rawValue) }
+        }
+    }
+}

@@ -1,0 +1,40 @@
+import ArgumentParser
+import CairnCore
+import CairnWorker
+import Foundation
+
+/// `cairn trash purge --older-than DAYS`: the only command that deletes files for good.
+struct TrashPurgeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "purge",
+        abstract: "Delete for good the trash of runs that trashed at least DAYS days ago.",
+        discussion: """
+            Age counts from the run's last trashing in the journal. Only folders under <library>/trash/ \
+            that the journal knows are deleted; symbolic links are never followed. Each purge is journaled \
+            first. Purged files cannot be restored.
+            """
+    )
+
+    @Option(name: .customLong("older-than"), help: "Purge runs that trashed at least this many days ago (0 purges all).")
+    var olderThanDays: Int
+
+    @OptionGroup var library: LibraryOption
+
+    func validate() throws {
+        guard olderThanDays >= 0 else { throw ValidationError("--older-than must be 0 or more days.") }
+    }
+
+    func run() throws {
+        try LibraryAccess.reportingFailures {
+            let opened = try LibraryAccess.openExisting(library)
+            let lock = try LibraryAccess.lock(opened)
+            defer { withExtendedLifetime(lock) {} }
+            let report = try TrashMaintenance(library: opened).purge(olderThanDays: olderThanDays, now: Date())
+            var lines = ["Purged \(report.purgedRuns.count) run(s), \(report.purgedFileCount) file(s); "
+                         + "kept \(report.keptRuns.count) run(s) younger than \(olderThanDays) day(s)"]
+            for run in report.purgedRuns { lines.append("  purged trash/\(run)") }
+            Output.line(lines.joined(separator: "\n"))
+            for skipped in report.skipped { Output.error("left alone: \(skipped)") }
+        }
+    }
+}
