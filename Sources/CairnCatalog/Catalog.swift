@@ -6,17 +6,34 @@ import GRDB
 ///
 /// WAL mode, so readers (`cairn status`) never wait for a running import.
 public final class Catalog: Sendable {
-    let pool: DatabasePool
+    let pool: any DatabaseWriter
 
     /// Opens (creating if needed) the catalog at `path` and brings its schema up to date.
-    public init(path: String) throws {
+    ///
+    /// - Parameter readOnly: for commands that must leave the library byte-identical (`dry-run`, `status`):
+    ///   nothing is written, not even the bookkeeping a writable open does; the schema must already be current.
+    public init(path: String, readOnly: Bool = false) throws {
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
-        configuration.prepareDatabase { db in
-            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+        configuration.readonly = readOnly
+        if !readOnly {
+            configuration.prepareDatabase { db in
+                try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            }
         }
-        pool = try DatabasePool(path: path, configuration: configuration)
-        try Migrations.migrator.migrate(pool)
+        if readOnly, !FileManager.default.fileExists(atPath: path + "-wal") {
+            // No write-ahead log: every commit is in the file, so it can be read as immutable, which creates
+            // no -shm or -wal beside it. With a log present (a writer is running, or one died) read it normally.
+            pool = try DatabaseQueue(path: "file:\(path)?immutable=1", configuration: configuration)
+        } else {
+            pool = try DatabasePool(path: path, configuration: configuration)
+        }
+        if readOnly {
+            let pending = try pool.read { db in try Migrations.migrator.hasCompletedMigrations(db) }
+            guard pending else { throw CatalogError.schemaOutOfDate(path) }
+        } else {
+            try Migrations.migrator.migrate(pool)
+        }
     }
 
     /// The names of the migrations applied, oldest first.
@@ -157,6 +174,18 @@ public final class Catalog: Sendable {
     public func failures(runID: String) throws -> [RunFailureRecord] {
         try pool.read { db in
             try RunFailureRecord.filter(Column("run_id") == runID).order(Column("relative_path")).fetchAll(db)
+        }
+    }
+}
+
+/// Why a catalog cannot be used as it is.
+public enum CatalogError: Error, CustomStringConvertible, Sendable {
+    case schemaOutOfDate(String)
+
+    public var description: String {
+        switch self {
+        case .schemaOutOfDate(let path):
+            return "\(path): the catalog was written by an older cairn; run `cairn sync` or `cairn import` once to upgrade it"
         }
     }
 }

@@ -13,7 +13,7 @@ public struct ReconcileStore: Sendable {
 
     public init(catalog: Catalog) { self.catalog = catalog }
 
-    var pool: DatabasePool { catalog.pool }
+    var pool: any DatabaseWriter { catalog.pool }
 
     // MARK: State
 

@@ -58,9 +58,14 @@ public struct ImportRun: Sendable {
     var narrator: Narrator { narration.narrator }
 
     public init(library: Library, options: ImportOptions, output: any NarrationHandler = DiscardingNarrationHandler()) {
+        self.init(library: library, options: options, narration: RunNarration(layout: library.layout, output: output))
+    }
+
+    /// An import narrated by a narration it shares with a larger run (`cairn sync`).
+    init(library: Library, options: ImportOptions, narration: RunNarration) {
         self.library = library
         self.options = options
-        self.narration = RunNarration(layout: library.layout, output: output)
+        self.narration = narration
     }
 
     public func run() async throws -> ImportSummary {
@@ -70,7 +75,9 @@ public struct ImportRun: Sendable {
         do {
             let prepared = try prepare(context)
             let hashed = try await hash(prepared, context: context)
+            narrator.phaseStarted(.reconciling)
             let plan = try classify(hashed)
+            narrator.phaseEnded(.reconciling)
             let imported = try await importContent(plan, hashed: hashed, context: context)
             return try finish(context, hashed: hashed, imported: imported, plan: plan)
         } catch {
@@ -213,9 +220,8 @@ public struct ImportRun: Sendable {
         var unchanged: Int
     }
 
-    /// Sorts known content into new, duplicate and unchanged.
+    /// Sorts known content into new, duplicate and unchanged (inside the caller's reconciling phase).
     func classify(_ hashed: Hashed) throws -> ContentPlan {
-        narrator.phaseStarted(.reconciling)
         let inLibrary = try library.catalog.assetChecksums()
         let hashedThisRun = Set(hashed.prepared.toHash)
         var firstIndexOfNew: [Checksum: Int] = [:]
@@ -234,7 +240,6 @@ public struct ImportRun: Sendable {
         }
         let newBytes = plan.newContent.reduce(Int64(0)) { $0 + hashed.report.mediaFiles[$1.index].fingerprint.size }
         narrator.classified(new: plan.newContent.count, duplicates: plan.duplicates, newBytes: newBytes)
-        narrator.phaseEnded(.reconciling)
         return plan
     }
 
@@ -301,8 +306,9 @@ public struct ImportRun: Sendable {
     }
 
     /// Writes the snapshot and the run record; a file that failed is left out of the snapshot so the next run reads it again.
+    /// - Parameter held: set by a sync whose safety rail held deletions: the run's outcome and the reason.
     func finish(_ context: Context, hashed: Hashed, imported: Imported, plan: ContentPlan, review: ReviewInfo? = nil,
-                outcomeOverride: String? = nil) throws -> ImportSummary {
+                held: String? = nil) throws -> ImportSummary {
         narrator.phaseStarted(.finalizing)
         let failedPaths = Set(imported.failures.map(\.relativePath))
         let upserts = hashed.snapshotUpserts.filter { !failedPaths.contains($0.relativePath) }
@@ -324,8 +330,9 @@ public struct ImportRun: Sendable {
 
         var record = context.record
         record.counts = counts
-        record.outcome = outcomeOverride ?? (failures.isEmpty && hashed.report.isComplete ? "success" : "someFailed")
+        record.outcome = held != nil ? "held" : (failures.isEmpty && hashed.report.isComplete ? "success" : "someFailed")
         if !failures.isEmpty { record.message = "\(failures.count) files failed" }
+        if let held { record.message = held }
         narrator.phaseEnded(.finalizing)
         if record.outcome == "success" { narrator.runFinished() } else { narrator.runFailed(record.message ?? "some files could not be read") }
         record.endedAt = now()

@@ -9,21 +9,25 @@ public final class Library: Sendable {
     public let catalog: Catalog
 
     /// Opens the library at `root`, creating its folders and catalog on first use.
-    public init(root: String) throws {
-        do {
-            try FileSystem.makeDirectories(root)
-        } catch {
-            throw WorkerError.libraryUnusable(root, error.description)
+    ///
+    /// - Parameter readOnly: open an existing library without writing anything to it (`dry-run`, `status`).
+    public init(root: String, readOnly: Bool = false) throws {
+        if !readOnly {
+            do { try FileSystem.makeDirectories(root) } catch { throw WorkerError.libraryUnusable(root, error.description) }
         }
         let resolved = FileSystem.resolved(root) ?? root
         layout = LibraryLayout(root: resolved)
-        for directory in [layout.originalsDirectory, layout.derivedDirectory, layout.temporaryDirectory] {
-            do { try FileSystem.makeDirectories(directory) } catch {
-                throw WorkerError.libraryUnusable(resolved, error.description)
+        if !readOnly {
+            for directory in [layout.originalsDirectory, layout.derivedDirectory, layout.temporaryDirectory] {
+                do { try FileSystem.makeDirectories(directory) } catch {
+                    throw WorkerError.libraryUnusable(resolved, error.description)
+                }
             }
         }
         do {
-            catalog = try Catalog(path: layout.catalogPath)
+            catalog = try Catalog(path: layout.catalogPath, readOnly: readOnly)
+        } catch let error as CatalogError {
+            throw WorkerError.libraryUnusable(resolved, error.description)
         } catch {
             throw WorkerError.libraryUnusable(resolved, "the catalog cannot be opened: \(error)")
         }

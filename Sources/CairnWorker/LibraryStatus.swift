@@ -1,6 +1,7 @@
 import CairnCatalog
 import CairnNarration
 import Foundation
+import Glibc
 
 /// What `cairn status` reports about a library: its last run and when it last succeeded.
 public enum LibraryStatus {
@@ -22,12 +23,15 @@ public enum LibraryStatus {
     }
 
     /// Whether another process holds the library lock right now.
+    /// Asked with a shared, non-blocking probe on the existing lock file, so asking writes nothing.
     static func isLocked(_ library: Library) -> Bool {
-        do {
-            _ = try LibraryLock(libraryRoot: library.layout.root)
+        let fd = open(library.layout.lockPath, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        if flock(fd, LOCK_SH | LOCK_NB) == 0 {
+            flock(fd, LOCK_UN)
             return false
-        } catch {
-            return error is LibraryLockedError
         }
+        return errno == EWOULDBLOCK
     }
 }

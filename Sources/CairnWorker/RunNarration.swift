@@ -13,12 +13,13 @@ public struct RunNarration: Sendable {
     /// Run logs kept under `<library>/runs/`.
     public static let keptRunLogs = 30
 
-    public init(layout: LibraryLayout, output: any NarrationHandler, startedAt: Date = Date()) {
+    /// - Parameter keepsLog: false for runs that must leave the library untouched (`cairn dry-run`).
+    public init(layout: LibraryLayout, output: any NarrationHandler, startedAt: Date = Date(), keepsLog: Bool = true) {
         let runID = RunID.make(at: startedAt)
         self.runID = runID
         memory = InMemoryNarrationHandler(keepsEvents: false)
         // A library whose runs/ cannot be written still imports; the log is a convenience, the catalog is the record.
-        log = try? RunLogStore(directory: layout.runLogDirectory, keep: Self.keptRunLogs).makeWriter(runID: runID)
+        log = keepsLog ? try? RunLogStore(directory: layout.runLogDirectory, keep: Self.keptRunLogs).makeWriter(runID: runID) : nil
         var handlers: [any NarrationHandler] = [output, memory]
         if let log { handlers.append(log) }
         narrator = Narrator(runID: runID, handler: MultiplexNarrationHandler(handlers))

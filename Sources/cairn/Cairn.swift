@@ -19,6 +19,8 @@ struct Cairn: AsyncParsableCommand {
 enum CommandRegistry {
     static let all: [any ParsableCommand.Type] = [
         ImportCommand.self,
+        SyncCommand.self,
+        DryRunCommand.self,
         StatusCommand.self,
         HashCommand.self,
         ProbeCommand.self,

@@ -12,7 +12,7 @@ public enum ExternalTool {
 
     /// Runs `arguments[0]` found on PATH; returns standard output; throws on a non-zero exit.
     @discardableResult
-    public static func run(_ arguments: [String], in directory: String? = nil) throws -> Data {
+    public static func run(_ arguments: [String], in directory: String? = nil, input: Data? = nil) throws -> Data {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = arguments
@@ -20,7 +20,13 @@ public enum ExternalTool {
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
+        let inputPipe = Pipe()
+        if input != nil { process.standardInput = inputPipe }
         try process.run()
+        if let input {
+            inputPipe.fileHandleForWriting.write(input)
+            try inputPipe.fileHandleForWriting.close()
+        }
         let output = out.fileHandleForReading.readDataToEndOfFile()
         let errors = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()

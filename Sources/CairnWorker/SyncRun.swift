@@ -1,0 +1,211 @@
+import CairnCatalog
+import CairnCore
+import CairnNarration
+import CairnReconcile
+import CairnScanner
+import Foundation
+
+/// What a sync was asked to do.
+public struct SyncOptions: Sendable {
+    public var importOptions: ImportOptions
+    public var settings: ReconcileSettings
+    /// Trash past-quarantine candidates; without it they are only reported.
+    public var applyDeletions = false
+    /// The person says the files that vanished were removed on purpose: stand the mass-vanish rail down.
+    public var acceptVanished = false
+    /// Compute and report the plan; change nothing at all (no catalog write, no run log, no lock file).
+    public var dryRun = false
+
+    public init(importOptions: ImportOptions, settings: ReconcileSettings) {
+        self.importOptions = importOptions
+        self.settings = settings
+    }
+}
+
+/// What a sync (or dry run) found and did.
+public struct SyncSummary: Sendable {
+    public var runID: String
+    public var sourceRoot: String
+    public var plan: ReconciliationPlan
+    /// Nil for a dry run, or when the source could not be walked.
+    public var imported: ImportSummary?
+    public var trashed: DeletionRun.Summary?
+    public var dryRun: Bool
+
+    /// The most serious of: interrupted, a rail held deletions, some files failed, success.
+    public var exitStatus: ExitStatus {
+        let statuses = [plan.exitStatus, imported?.exitStatus ?? .success, trashed?.exitStatus ?? .success]
+        for worst in [ExitStatus.interrupted, .deletionsHeldBySafetyRail, .someFilesFailed] where statuses.contains(worst) {
+            return worst
+        }
+        return .success
+    }
+}
+
+/// One `cairn sync` (or `cairn dry-run`): scan, hash, reconcile, import, and trash what the plan allows.
+///
+/// The dry run computes the same plan from the same inputs and stops before the first write.
+public struct SyncRun: Sendable {
+    public let library: Library
+    public let options: SyncOptions
+    public let narration: RunNarration
+    public var now: @Sendable () -> Date = { Date() }
+    public var hooks = ImportHooks()
+
+    public init(library: Library, options: SyncOptions, output: any NarrationHandler = DiscardingNarrationHandler()) {
+        self.library = library
+        self.options = options
+        narration = RunNarration(layout: library.layout, output: output, keepsLog: !options.dryRun)
+    }
+
+    public func run() async throws -> SyncSummary {
+        // A dry run takes no lock: creating the lock file would already change the library.
+        let lock = options.dryRun ? nil : try LibraryLock(libraryRoot: library.layout.root)
+        defer { withExtendedLifetime(lock) {} }
+        var importRun = ImportRun(library: library, options: options.importOptions, narration: narration)
+        importRun.now = now
+        importRun.hooks = hooks
+        let narrator = narration.narrator
+        let store = ReconcileStore(catalog: library.catalog)
+
+        let given = Self.absolute(options.importOptions.source)
+        let resolved = FileSystem.resolved(given)
+        let knownID = try store.existingSourceID(forRoot: resolved ?? given)
+        let probe = ReconcileInputs.probe(sourceRoot: resolved ?? given)
+        guard probe.root == .directory, let sourceRoot = resolved else {
+            // The classic mass-deletion bug is an unmounted disk: a missing root is a rail, not an empty source.
+            guard let knownID else { throw WorkerError.sourceUnusable(ScanError.describeMissing(given, probe.root)) }
+            return try await holdForMissingSource(sourceID: knownID, root: given, probe: probe, importRun: importRun)
+        }
+
+        var context: ImportRun.Context
+        if options.dryRun {
+            narrator.runStarted(command: "dry-run")
+            let record = RunRecord(id: narration.runID, command: "dry-run", sourceID: knownID, startedAt: now())
+            context = ImportRun.Context(record: record, sourceRoot: sourceRoot, sourceID: knownID ?? -1,
+                                        temporaryFilesRemoved: 0, clockStart: .now)
+        } else {
+            context = try importRun.begin(command: "sync")
+        }
+        do {
+            let prepared = try importRun.prepare(context)
+            let hashed = try await importRun.hash(prepared, context: context)
+
+            narrator.phaseStarted(.reconciling)
+            let contentPlan = try importRun.classify(hashed)
+            // A file that could not be hashed keeps its last checksum, and the scan counts as unhealthy,
+            // so an unreadable file is never mistaken for a deleted one.
+            var current = hashed.currentSource
+            for failure in hashed.failures {
+                if let previous = prepared.previous[failure.relativePath]?.checksum { current[failure.relativePath] = previous }
+            }
+            let unreadable = hashed.failures.map { "\($0.relativePath): \($0.reason)" }
+                + hashed.report.issues.map(\.description)
+            let scan = ReconcileInputs.probe(sourceRoot: sourceRoot, unreadable: unreadable)
+            let input = try ReconcileInputs.load(
+                library: library, sourceID: context.sourceID, current: current, scan: scan,
+                settings: options.settings, now: now(), runID: narration.runID, acceptMassVanish: options.acceptVanished)
+            let outcome = Reconciler.reconcile(input)
+            narrate(outcome)
+            narrator.phaseEnded(.reconciling)
+
+            if options.dryRun {
+                narrator.runFinished()
+                narration.close()
+                return SyncSummary(runID: narration.runID, sourceRoot: sourceRoot, plan: outcome.plan,
+                                   imported: nil, trashed: nil, dryRun: true)
+            }
+
+            try store.commit(outcome, sourceID: context.sourceID, current: current, scan: input.scan)
+            let imported = try await importRun.importContent(contentPlan, hashed: hashed, context: context)
+            let trashed = try trash(outcome.plan, previous: input.previous)
+            let review = Self.review(outcome.plan)
+            let held = outcome.plan.exitStatus == .deletionsHeldBySafetyRail
+                ? "deletions held: " + (outcome.plan.verdict.holds.first?.reason ?? "a safety rail tripped") : nil
+            let summary = try importRun.finish(context, hashed: hashed, imported: imported, plan: contentPlan,
+                                               review: review, held: held)
+            return SyncSummary(runID: narration.runID, sourceRoot: sourceRoot, plan: outcome.plan,
+                               imported: summary, trashed: trashed, dryRun: false)
+        } catch {
+            if options.dryRun {
+                narrator.runFailed("\(error)")
+                narration.close()
+            } else {
+                importRun.fail(context, error)
+            }
+            throw error
+        }
+    }
+
+    /// Trashes the plan's delete candidates, when deletions are switched on.
+    private func trash(_ plan: ReconciliationPlan, previous: [String: Checksum]) throws -> DeletionRun.Summary? {
+        let narrator = narration.narrator
+        guard !plan.deleteCandidates.isEmpty else { return nil }
+        guard options.applyDeletions else {
+            narrator.note("\(plan.deleteCandidates.count) assets may be trashed; run with --apply-deletions to do it")
+            return nil
+        }
+        var sourcePaths: [Checksum: String] = [:]
+        for (path, checksum) in previous where sourcePaths[checksum] == nil { sourcePaths[checksum] = path }
+        let summary = try DeletionRun(library: library).trash(
+            plan.deleteCandidates, runID: narration.runID, sourcePaths: sourcePaths, now: now())
+        narrator.note("moved \(summary.trashed.count) assets to trash/\(narration.runID) (restore with `cairn restore --run-id \(narration.runID)`)")
+        for failure in summary.failures { narrator.failed(file: failure.path, reason: failure.reason, phase: .finalizing) }
+        return summary
+    }
+
+    /// The source root is gone or not a folder: reconcile against nothing, which every rail holds, and say why.
+    private func holdForMissingSource(sourceID: Int64, root: String, probe: SourceScanFacts, importRun: ImportRun) async throws -> SyncSummary {
+        let narrator = narration.narrator
+        narrator.runStarted(command: options.dryRun ? "dry-run" : "sync")
+        narrator.phaseStarted(.reconciling)
+        let input = try ReconcileInputs.load(
+            library: library, sourceID: sourceID, current: [:], scan: probe, settings: options.settings, now: now(),
+            runID: narration.runID, acceptMassVanish: false)
+        let outcome = Reconciler.reconcile(input)
+        narrate(outcome)
+        narrator.phaseEnded(.reconciling)
+        if !options.dryRun {
+            try ReconcileStore(catalog: library.catalog).commit(outcome, sourceID: sourceID, current: [:], scan: input.scan)
+            var record = RunRecord(id: narration.runID, command: "sync", sourceID: sourceID, startedAt: now())
+            let reason = outcome.plan.verdict.holds.first?.reason ?? "the source is missing"
+            narrator.runFailed(reason)
+            record.outcome = "held"
+            record.message = reason
+            record.endedAt = now()
+            record.summary = narration.summaryJSON(review: Self.review(outcome.plan))
+            try library.catalog.startRun(record)
+        } else {
+            narrator.runFinished()
+        }
+        narration.close()
+        return SyncSummary(runID: narration.runID, sourceRoot: root, plan: outcome.plan, imported: nil, trashed: nil,
+                           dryRun: options.dryRun)
+    }
+
+    private func narrate(_ outcome: Reconciler.Outcome) {
+        let narrator = narration.narrator
+        let plan = outcome.plan
+        if !outcome.delta.confirmedStamped.isEmpty { narrator.stamped(confirmedDeleted: outcome.delta.confirmedStamped.count) }
+        for hold in plan.verdict.holds { narrator.warning("deletions held: \(hold.reason)") }
+        for limit in plan.verdict.limits { narrator.note(limit.reason) }
+        for warning in plan.verdict.warnings { narrator.warning(warning.reason) }
+        narrator.note("plan: " + plan.summary)
+    }
+
+    static func review(_ plan: ReconciliationPlan) -> ReviewInfo {
+        ReviewInfo(pendingCount: plan.pendingReview.count + plan.heldBySafetyRail.count + plan.deferredByCap.count,
+                   quarantinedCount: plan.heldByQuarantine.count,
+                   nextQuarantineEligibility: plan.heldByQuarantine.map(\.eligibleAt).min())
+    }
+
+    static func absolute(_ path: String) -> String {
+        path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+    }
+}
+
+extension ScanError {
+    static func describeMissing(_ path: String, _ state: SourceScanFacts.RootState) -> String {
+        state == .notADirectory ? ScanError.rootNotDirectory(path).description : ScanError.rootMissing(path).description
+    }
+}

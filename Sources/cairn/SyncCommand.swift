@@ -1,0 +1,151 @@
+import ArgumentParser
+import CairnCore
+import CairnNarration
+import CairnReconcile
+import CairnWorker
+import Foundation
+
+/// `cairn sync SOURCE`: import what is new, and let deletions at the source reach the library safely.
+struct SyncCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sync",
+        abstract: "Import new files and reconcile deletions: the command for cron.",
+        discussion: """
+            Scans SOURCE, hashes what changed, imports new content, and reconciles deletions: a file deleted at the \\
+            source is held by quarantine (default 14 days) before its library copy may move to the library's trash, \\
+            and only with --apply-deletions (or apply_deletions = true in cairn.toml). Nothing is ever unlinked: \\
+            trashed files are restorable with `cairn restore --run-id ID` until `cairn trash purge`.
+
+            Safety rails hold every deletion when the source is missing, not a folder, empty, lost its \\
+            .cairn-source marker, or lost more than half of its files since the last run (an unmounted disk \\
+            looks exactly like that). The first sync of a source never trashes anything.
+
+            Exit codes: 0 done; 3 some files failed; 4 a safety rail held every deletion; 64 bad command line or \\
+            configuration; 75 another cairn process holds the library; 130 interrupted; 1 could not start.
+            """
+    )
+
+    @Argument(help: "The folder to sync from (default: `source` in cairn.toml or $CAIRN_SOURCE).")
+    var source: String?
+
+    @OptionGroup var library: LibraryOption
+    @OptionGroup var reconcile: ReconcileOptions
+    @OptionGroup var narration: NarrationOptions
+
+    func validate() throws {
+        if let source, source.isEmpty { throw ValidationError("SOURCE needs a folder path.") }
+    }
+
+    func run() async throws {
+        try await SyncInvocation(source: source, library: library, reconcile: reconcile, output: narration.mode,
+                                 printsSummary: narration.printsSummary, dryRun: false).run()
+    }
+}
+
+/// `cairn dry-run SOURCE`: the full plan of a sync, changing nothing.
+struct DryRunCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "dry-run",
+        abstract: "Show what `cairn sync` would import, trash, hold and ask about, changing nothing at all.",
+        discussion: """
+            Reads the source and the catalog exactly as a sync would (new files are hashed, not cached) and prints \\
+            the plan. The library folder and its catalog are left byte-identical; a sync run right after with the \\
+            same settings carries out this plan. Exit codes as for `cairn sync`.
+            """
+    )
+
+    @Argument(help: "The folder to plan a sync from (default: `source` in cairn.toml or $CAIRN_SOURCE).")
+    var source: String?
+
+    @OptionGroup var library: LibraryOption
+    @OptionGroup var reconcile: ReconcileOptions
+
+    @Flag(help: "Print the plan as one JSON object.")
+    var json = false
+
+    func validate() throws {
+        if let source, source.isEmpty { throw ValidationError("SOURCE needs a folder path.") }
+    }
+
+    func run() async throws {
+        try await SyncInvocation(source: source, library: library, reconcile: reconcile, output: .quiet,
+                                 printsSummary: true, dryRun: true, planAsJSON: json).run()
+    }
+}
+
+/// What `sync` and `dry-run` share: settings, the run, the report, the exit code.
+struct SyncInvocation {
+    var source: String?
+    var library: LibraryOption
+    var reconcile: ReconcileOptions
+    var output: NarrationOutputMode
+    var printsSummary: Bool
+    var dryRun: Bool
+    var planAsJSON = false
+
+    func run() async throws {
+        let root = library.resolvedPath
+        if dryRun, !FileManager.default.fileExists(atPath: root + "/catalog.sqlite") {
+            Output.error("\(root): no cairn library here yet; a dry run never creates one (run `cairn sync` or `cairn import`)")
+            throw ExitCode(ExitStatus.failure.rawValue)
+        }
+        let settings = try reconcile.resolve(libraryRoot: root, source: source)
+        guard let sourcePath = settings.source else {
+            Output.error("no source folder: give one (`cairn sync FOLDER`), or set `source` in \(root)/cairn.toml or $CAIRN_SOURCE")
+            throw ExitCode(ExitStatus.usage.rawValue)
+        }
+        let opened = try Library(root: root, readOnly: dryRun)
+        var options = SyncOptions(importOptions: ImportOptions(source: sourcePath), settings: settings.reconcile)
+        options.applyDeletions = settings.applyDeletions
+        options.acceptVanished = reconcile.acceptVanished
+        options.dryRun = dryRun
+        let (renderer, ticker) = planAsJSON ? (DiscardingNarrationHandler(), nil) : NarrationOptions.makeRenderer(mode: output)
+        defer { ticker?.cancel() }
+        let summary: SyncSummary
+        do {
+            summary = try await SyncRun(library: opened, options: options, output: renderer).run()
+        } catch let locked as LibraryLockedError {
+            Output.error(locked.description)
+            throw ExitCode(locked.exitStatus.rawValue)
+        } catch let error as WorkerError {
+            Output.error(error.description)
+            throw ExitCode(ExitStatus.failure.rawValue)
+        }
+        ticker?.cancel()
+        if planAsJSON {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
+            encoder.dateEncodingStrategy = .iso8601
+            Output.line(String(decoding: try encoder.encode(summary.plan), as: UTF8.self))
+        } else if printsSummary {
+            Output.line(PlanText.render(summary, catalog: opened))
+            if let imported = summary.imported { Output.line(SummaryText.render(imported, libraryRoot: opened.layout.root)) }
+        }
+        if summary.exitStatus != .success { throw ExitCode(summary.exitStatus.rawValue) }
+    }
+}
+
+/// A plan as a person reads it: each list with file names and dates.
+enum PlanText {
+    static func render(_ summary: SyncSummary, catalog library: Library) -> String {
+        let plan = summary.plan
+        func name(_ checksum: Checksum) -> String {
+            let path = (try? library.catalog.asset(checksum))?.firstSourcePath
+            return "\(checksum.hex.prefix(12))  \(path ?? "(not in the library)")"
+        }
+        var lines = [(summary.dryRun ? "Dry run" : "Sync") + " of \(summary.sourceRoot): " + plan.summary]
+        for trip in plan.verdict.holds { lines.append("  held: \(trip.reason)") }
+        for trip in plan.verdict.limits + plan.verdict.warnings { lines.append("  note: \(trip.reason)") }
+        let trashVerb = summary.dryRun ? "would trash" : (summary.trashed == nil ? "may trash (add --apply-deletions)" : "trashed")
+        for candidate in plan.deleteCandidates { lines.append("  \(trashVerb): \(name(candidate.checksum))  [\(candidate.basis.rawValue)]") }
+        for hold in plan.heldByQuarantine {
+            lines.append("  quarantined until \(TimeText.format(hold.eligibleAt)): \(name(hold.checksum))")
+        }
+        for item in plan.pendingReview { lines.append("  waits for review: \(name(item.checksum))  (cairn pending approve|exclude)") }
+        for candidate in plan.heldBySafetyRail { lines.append("  held by a safety rail: \(name(candidate.checksum))") }
+        if let trashed = summary.trashed {
+            for failure in trashed.failures { lines.append("  could not trash \(failure.path): \(failure.reason)") }
+        }
+        return lines.joined(separator: "\n")
+    }
+}
