@@ -7,8 +7,8 @@ struct Cairn: AsyncParsableCommand {
         commandName: "cairn",
         abstract: "Import folders of photos and videos into a library, and keep the two in step.",
         discussion: """
-            The library (default $CAIRN_LIBRARY, else $XDG_DATA_HOME/cairn/library, else \\
-            ~/.local/share/cairn/library) holds content-addressed originals, thumbnails and a SQLite catalog. \\
+            The library (default $CAIRN_LIBRARY, else $XDG_DATA_HOME/cairn/library, else \
+            ~/.local/share/cairn/library) holds content-addressed originals, thumbnails and a SQLite catalog. \
             Start with `cairn import FOLDER`; then `cairn status`.
             """,
         subcommands: CommandRegistry.all

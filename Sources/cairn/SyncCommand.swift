@@ -11,16 +11,16 @@ struct SyncCommand: AsyncParsableCommand {
         commandName: "sync",
         abstract: "Import new files and reconcile deletions: the command for cron.",
         discussion: """
-            Scans SOURCE, hashes what changed, imports new content, and reconciles deletions: a file deleted at the \\
-            source is held by quarantine (default 14 days) before its library copy may move to the library's trash, \\
-            and only with --apply-deletions (or apply_deletions = true in cairn.toml). Nothing is ever unlinked: \\
+            Scans SOURCE, hashes what changed, imports new content, and reconciles deletions: a file deleted at the \
+            source is held by quarantine (default 14 days) before its library copy may move to the library's trash, \
+            and only with --apply-deletions (or apply_deletions = true in cairn.toml). Nothing is ever unlinked: \
             trashed files are restorable with `cairn restore --run-id ID` until `cairn trash purge`.
 
-            Safety rails hold every deletion when the source is missing, not a folder, empty, lost its \\
-            .cairn-source marker, or lost more than half of its files since the last run (an unmounted disk \\
+            Safety rails hold every deletion when the source is missing, not a folder, empty, lost its \
+            .cairn-source marker, or lost more than half of its files since the last run (an unmounted disk \
             looks exactly like that). The first sync of a source never trashes anything.
 
-            Exit codes: 0 done; 3 some files failed; 4 a safety rail held every deletion; 64 bad command line or \\
+            Exit codes: 0 done; 3 some files failed; 4 a safety rail held every deletion; 64 bad command line or \
             configuration; 75 another cairn process holds the library; 130 interrupted; 1 could not start.
             """
     )
@@ -48,8 +48,8 @@ struct DryRunCommand: AsyncParsableCommand {
         commandName: "dry-run",
         abstract: "Show what `cairn sync` would import, trash, hold and ask about, changing nothing at all.",
         discussion: """
-            Reads the source and the catalog exactly as a sync would (new files are hashed, not cached) and prints \\
-            the plan. The library folder and its catalog are left byte-identical; a sync run right after with the \\
+            Reads the source and the catalog exactly as a sync would (new files are hashed, not cached) and prints \
+            the plan. The library folder and its catalog are left byte-identical; a sync run right after with the \
             same settings carries out this plan. Exit codes as for `cairn sync`.
             """
     )

@@ -12,8 +12,12 @@ enum Peers {
     @discardableResult
     static func run(_ arguments: [String], input: String? = nil) throws -> String {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = arguments
+        // Children inherit the spawning thread's signal mask, and Dispatch threads block signals: a peer that
+        // times itself with SIGALRM (`openssl speed`) would never stop. perl clears the mask, then execs the peer.
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/perl")
+        process.arguments = ["-MPOSIX", "-e",
+                             "sigprocmask(SIG_SETMASK, POSIX::SigSet->new); $SIG{$_} = 'DEFAULT' for keys %SIG; exec { $ARGV[0] } @ARGV or die \"$ARGV[0]: $!\\n\"",
+                             ] + arguments
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
