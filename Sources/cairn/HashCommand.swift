@@ -24,7 +24,7 @@ struct HashCommand: ParsableCommand {
 
     func run() throws {
         // Like sha1sum, follow a link the user named; the import scanner never does.
-        let requests = files.map { HashRequest(path: FileManager.default.fileExists(atPath: $0) ? resolvedPath($0) : $0) }
+        let requests = files.map { HashRequest(path: URL(fileURLWithPath: $0).resolvingSymlinksInPath().path) }
         let results = ParallelHasher.hash(requests, workers: threads)
         var anyFailed = false
         var output = ""
@@ -53,11 +53,5 @@ struct HashCommand: ParsableCommand {
     private static func reasonOnly(_ error: HashingError) -> String {
         if case .system(let system) = error { return system.reason }
         return error.description
-    }
-
-    private func resolvedPath(_ path: String) -> String {
-        (try? FileManager.default.destinationOfSymbolicLink(atPath: path)).map { _ in
-            URL(fileURLWithPath: path).resolvingSymlinksInPath().path
-        } ?? path
     }
 }
