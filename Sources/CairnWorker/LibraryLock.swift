@@ -27,13 +27,13 @@ public final class LibraryLock: Sendable {
             if code == EWOULDBLOCK {
                 throw LibraryLockedError(libraryRoot: libraryRoot, holderPID: holder?.pid, since: holder?.since)
             }
-            throw FileSystemError(operation: "flock", path: path, code: code)
+            throw SystemCallError("flock", path: path, code: code)
         }
         do {
             let holder = try JSONEncoder.holder.encode(Holder(pid: pid, since: now)) + Data("\n".utf8)
             try check(ftruncate(descriptor, 0), "ftruncate", path)
             let written = holder.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
-            guard written == holder.count else { throw FileSystemError(operation: "pwrite", path: path, code: errno) }
+            guard written == holder.count else { throw SystemCallError("pwrite", path: path, code: errno) }
         } catch {
             close(descriptor)
             throw error

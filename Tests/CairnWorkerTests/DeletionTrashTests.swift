@@ -60,7 +60,7 @@ let runTime = Date(timeIntervalSince1970: 1_800_000_000)
         let fixture = try LibraryFixture()
         try FileManager.default.createDirectory(atPath: fixture.library.subpath("journal.jsonl"),
                                                 withIntermediateDirectories: false)
-        #expect(throws: FileSystemError.self) { try fixture.mover.trash([fixture.item], runID: "run-1", now: runTime) }
+        #expect(throws: SystemCallError.self) { try fixture.mover.trash([fixture.item], runID: "run-1", now: runTime) }
         #expect(try fixture.bytes(fixture.original) == fixture.originalBytes)
         #expect(!fixture.exists("trash/run-1"))
     }

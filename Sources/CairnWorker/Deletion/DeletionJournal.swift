@@ -37,7 +37,7 @@ public struct DeletionJournal: Sendable {
             if info.st_size > 0 {
                 var last: UInt8 = 0
                 guard pread(descriptor, &last, 1, off_t(info.st_size - 1)) == 1 else {
-                    throw FileSystemError(operation: "pread", path: path, code: errno)
+                    throw SystemCallError("pread", path: path, code: errno)
                 }
                 if last != UInt8(ascii: "\n") { line.insert(UInt8(ascii: "\n"), at: 0) }
             }

@@ -1,3 +1,4 @@
+import CairnCore
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -20,7 +21,7 @@ enum POSIXFiles {
         var info = stat()
         if lstat(path, &info) != 0 {
             if errno == ENOENT || errno == ENOTDIR { return .missing }
-            throw FileSystemError(operation: "lstat", path: path, code: errno)
+            throw SystemCallError("lstat", path: path, code: errno)
         }
         switch info.st_mode & S_IFMT {
         case S_IFREG: return .regular
@@ -30,11 +31,7 @@ enum POSIXFiles {
     }
 
     /// Flushes a directory's entries (a new name, a removed name) to disk.
-    static func syncDirectory(_ path: String) throws {
-        let descriptor = try check(open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC), "open", path)
-        defer { close(descriptor) }
-        try check(fsync(descriptor), "fsync", path)
-    }
+    static func syncDirectory(_ path: String) throws { try FileSystem.syncDirectory(path) }
 
     /// Creates `relative` (and its parents) under `root`, syncing each parent that gained an entry.
     /// Every existing component must be a real directory: a symlink anywhere is refused.
@@ -47,7 +44,7 @@ enum POSIXFiles {
                 break
             case .missing:
                 if mkdir(next, 0o755) != 0 && errno != EEXIST {
-                    throw FileSystemError(operation: "mkdir", path: next, code: errno)
+                    throw SystemCallError("mkdir", path: next, code: errno)
                 }
                 guard try kind(next) == .directory else { throw DeletionError(next, "is not a real directory") }
                 try syncDirectory(current)
@@ -121,7 +118,7 @@ enum POSIXFiles {
                 let written = write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
                 if written < 0 {
                     if errno == EINTR { continue }
-                    throw FileSystemError(operation: "write", path: path, code: errno)
+                    throw SystemCallError("write", path: path, code: errno)
                 }
                 offset += written
             }

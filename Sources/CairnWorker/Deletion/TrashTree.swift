@@ -1,3 +1,4 @@
+import CairnCore
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -29,7 +30,7 @@ enum TrashTree {
             let copy = try check(dup(descriptor), "dup", path)
             guard let stream = fdopendir(copy) else {
                 close(copy)
-                throw FileSystemError(operation: "fdopendir", path: path, code: errno)
+                throw SystemCallError("fdopendir", path: path, code: errno)
             }
             defer { closedir(stream) }
             rewinddir(stream)

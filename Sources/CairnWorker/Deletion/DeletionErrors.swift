@@ -1,30 +1,14 @@
+import CairnCore
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
 
-/// A failed POSIX call: the path, the call, and the system's reason, in one line.
-public struct FileSystemError: Error, Equatable, CustomStringConvertible {
-    public let operation: String
-    public let path: String
-    public let code: Int32
-
-    public init(operation: String, path: String, code: Int32) {
-        self.operation = operation
-        self.path = path
-        self.code = code
-    }
-
-    public var description: String {
-        "\(path): \(operation) failed: \(String(cString: strerror(code))) (errno \(code))"
-    }
-}
-
 /// The one funnel every libc return code of the deletion code goes through.
 @discardableResult
 func check(_ result: Int32, _ operation: String, _ path: String) throws -> Int32 {
-    guard result >= 0 else { throw FileSystemError(operation: operation, path: path, code: errno) }
+    guard result >= 0 else { throw SystemCallError(operation, path: path, code: errno) }
     return result
 }
 
