@@ -132,6 +132,17 @@ struct ThumbnailTests {
         #expect(p[p.startIndex] > 235 && (100...160).contains(p[p.startIndex + 1]) && (100...160).contains(p[p.startIndex + 2]))
     }
 
+    @Test func tenBitHEVCVideoGivesAPoster() throws {
+        let video = try MediaFixtures.tenBitVideo(at: fixtures.out("ten.mp4"))
+        let probe = try engine.probe(path: video)
+        #expect(probe.streams.first?.codec == "hevc")
+        let path = fixtures.out("ten-thumb." + engine.thumbnailFormat.fileExtension)
+        let result = try engine.renderDerivatives(source: video, kind: .video, thumbnail: path, preview: nil)
+        #expect(result.thumbnail.width == 320 && result.thumbnail.height == 180)
+        let image = try MediaFixtures.rgbPixels(of: path)
+        #expect(image.rgb.count == 320 * 180 * 3)
+    }
+
     @Test func sixteenBitPNGDecodes() throws {
         let path = fixtures.out("deep-thumb.webp")
         let result = try engine.renderThumbnail(source: fixtures.deepPNG, kind: .photo, to: path)

@@ -30,21 +30,24 @@ enum MediaBench {
 
     /// Runs `body` on every item with `lanes` threads pulling from a shared index; returns failures.
     static func inLanes<T>(_ items: [T], lanes: Int, _ body: @escaping (T) throws -> Void) -> [String] {
-        let lock = NSLock()
-        var next = 0
-        var failures: [String] = []
+        final class Shared: @unchecked Sendable {
+            let lock = NSLock()
+            var next = 0
+            var failures: [String] = []
+        }
+        let shared = Shared()
         let group = DispatchGroup()
         for _ in 0..<max(1, lanes) {
             group.enter()
             let thread = Thread {
                 while true {
-                    lock.lock()
-                    let index = next
-                    next += 1
-                    lock.unlock()
+                    shared.lock.lock()
+                    let index = shared.next
+                    shared.next += 1
+                    shared.lock.unlock()
                     guard index < items.count else { break }
                     do { try body(items[index]) } catch {
-                        lock.lock(); failures.append("\(error)"); lock.unlock()
+                        shared.lock.lock(); shared.failures.append("\(error)"); shared.lock.unlock()
                     }
                 }
                 group.leave()
@@ -53,7 +56,7 @@ enum MediaBench {
             thread.start()
         }
         group.wait()
-        return failures
+        return shared.failures
     }
 
     /// Runs a peer command to completion, output discarded; throws on a non-zero exit.

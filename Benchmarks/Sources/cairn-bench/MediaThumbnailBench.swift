@@ -19,9 +19,16 @@ struct MediaThumbnailBench: ParsableCommand {
     @Option(help: "Use at most this many files (0: all).")
     var limit: Int = 0
 
+    @Option(help: "Shrink-on-load keeps the decoded short side at least this many times the thumbnail's.")
+    var shrinkMargin: Double = MediaConfiguration().shrinkOnLoadMargin
+
+    @Flag(inversion: .prefixedNo, help: "Run the peer tools too (--no-peers measures cairn alone).")
+    var peers = true
+
     func validate() throws {
         guard cores > 0 else { throw ValidationError("--cores must be positive.") }
         guard size > 0 else { throw ValidationError("--size must be positive.") }
+        guard shrinkMargin >= 1 else { throw ValidationError("--shrink-margin must be at least 1.") }
     }
 
     func run() throws {
@@ -30,11 +37,12 @@ struct MediaThumbnailBench: ParsableCommand {
         guard !files.isEmpty else { throw ValidationError("No JPEGs in \(corpus).") }
         let out = try MediaBench.scratch("thumbs")
         defer { try? FileManager.default.removeItem(atPath: out) }
-        print("\(files.count) JPEGs, \(cores) cores, \(size) px short side")
+        print("\(files.count) JPEGs, \(cores) cores, \(size) px short side, shrink-on-load margin \(shrinkMargin)")
 
         var configuration = MediaConfiguration()
         configuration.thumbnailShortSide = size
         configuration.thumbnailFormat = .jpeg
+        configuration.shrinkOnLoadMargin = shrinkMargin
         let jpegEngine = MediaEngine(configuration: configuration)
         var rows: [MediaBench.Row] = []
 
@@ -80,6 +88,8 @@ struct MediaThumbnailBench: ParsableCommand {
         }
         rows.append(.init(name: "cairn full set (thumb + 1440 preview)", seconds: fullSeconds, items: files.count,
                           note: String(format: "peak RSS %.0f MB", Double(MediaBench.memory("VmHWM")) / 1_048_576)))
+
+        guard peers else { return MediaBench.printTable("Thumbnails (cairn alone)", rows) }
 
         // vipsthumbnail in batch mode: one process per core, each given its share of the files.
         if MediaBench.available("vipsthumbnail") {
