@@ -30,12 +30,7 @@ enum MediaBench {
 
     /// Runs `body` on every item with `lanes` threads pulling from a shared index; returns failures.
     static func inLanes<T>(_ items: [T], lanes: Int, _ body: @escaping (T) throws -> Void) -> [String] {
-        final class Shared: @unchecked Sendable {
-            let lock = NSLock()
-            var next = 0
-            var failures: [String] = []
-        }
-        let shared = Shared()
+        let shared = LaneState()
         let group = DispatchGroup()
         for _ in 0..<max(1, lanes) {
             group.enter()
@@ -57,6 +52,13 @@ enum MediaBench {
         }
         group.wait()
         return shared.failures
+    }
+
+    /// The next item's index and the failures so far, shared by the lanes under a lock.
+    final class LaneState: @unchecked Sendable {
+        let lock = NSLock()
+        var next = 0
+        var failures: [String] = []
     }
 
     /// Runs a peer command to completion, output discarded; throws on a non-zero exit.
