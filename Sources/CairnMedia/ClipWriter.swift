@@ -47,7 +47,7 @@ struct ClipWriter {
         let displayed = picture.displayedSize
         let size = SizePlanning.clipSize(width: displayed.width, height: displayed.height,
                                          maxLongSide: options.maxLongSide, maxShortSide: options.maxShortSide)
-        let flags = CFFmpeg_SWS_BICUBIC() | CFFmpeg_SWS_ACCURATE_RND()
+        let flags = CFFmpeg_SWS_BICUBIC()
 
         // One master frame, oriented; Ken Burns keeps headroom to crop into.
         let headroom = options.kenBurns ? Self.kenBurnsEndZoom : 1

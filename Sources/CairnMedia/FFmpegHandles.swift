@@ -116,6 +116,28 @@ final class Frame {
     func linesize(_ index: Int) -> Int { Int(CFFmpeg_frame_linesize(pointer, Int32(index))) }
 }
 
+/// A packet with its own (padded) buffer of `size` bytes, for a whole file read into memory.
+final class OwnedPacket {
+    let pointer: UnsafeMutablePointer<AVPacket>
+
+    init(size: Int, call: FFmpegCall) throws(MediaError) {
+        pointer = try call.require(av_packet_alloc(), "av_packet_alloc")
+        let rc = av_new_packet(pointer, Int32(size))
+        if rc < 0 {
+            var packet: UnsafeMutablePointer<AVPacket>? = pointer
+            av_packet_free(&packet)
+            throw call.error(rc, "av_new_packet")
+        }
+    }
+
+    deinit {
+        var packet: UnsafeMutablePointer<AVPacket>? = pointer
+        av_packet_free(&packet)
+    }
+
+    var data: UnsafeMutablePointer<UInt8> { pointer.pointee.data }
+}
+
 /// Runs `body` with a fresh packet that is freed when the scope ends.
 func withPacket<R>(_ call: FFmpegCall, _ body: (UnsafeMutablePointer<AVPacket>) throws(MediaError) -> R) throws(MediaError) -> R {
     var packet: UnsafeMutablePointer<AVPacket>? = try call.require(av_packet_alloc(), "av_packet_alloc")

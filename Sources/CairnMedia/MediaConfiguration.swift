@@ -21,6 +21,9 @@ public struct MediaConfiguration: Sendable, Equatable {
     public var analyzeMicroseconds = 5_000_000
     /// Decode JPEGs at 1/2, 1/4 or 1/8 size when the largest derivative allows it.
     public var shrinkOnLoad = true
+    /// Shrink-on-load stops while the decoded short side is at least this many times the largest
+    /// derivative's, leaving the final filter pixels to average (libvips leaves 2 as well).
+    public var shrinkOnLoadMargin = 2.0
     /// Decoder threads per file; 1 suits a pipeline that runs one file per core.
     public var decoderThreads = 1
 

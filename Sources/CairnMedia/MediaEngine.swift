@@ -114,7 +114,8 @@ public struct MediaEngine: Sendable {
                             sharpFilter: Bool) throws(MediaError) -> RenderedImage {
         let renderer = PictureRenderer(picture)
         let size = renderer.storedSize(shortSide: shortSide)
-        let flags = (sharpFilter ? CFFmpeg_SWS_LANCZOS() : CFFmpeg_SWS_BICUBIC()) | CFFmpeg_SWS_ACCURATE_RND()
+        // Lanczos keeps small thumbnails crisp; SWS_ACCURATE_RND is left off: it disables swscale's SIMD paths.
+        let flags = sharpFilter ? CFFmpeg_SWS_LANCZOS() : CFFmpeg_SWS_BICUBIC()
         let frame = try renderer.render(storedWidth: size.width, storedHeight: size.height,
                                         format: format.pixelFormat, flags: flags)
         let bytes = try ImageEncoder(configuration: configuration).write(frame, as: format, to: path, call: renderer.call)

@@ -31,13 +31,16 @@ struct PictureDecoder {
         guard size <= configuration.maxStillBytes else {
             throw call.failure("decode", "still of \(size) bytes is above the cap of \(configuration.maxStillBytes)", .tooLarge)
         }
-        let prefix = try FileIO.prefix(path, limit: min(size, Prober.headerBytes), call: call)
-        let header = StillHeader(bytes: prefix)
+        // JPEG and PNG are decoded from one packet holding the whole file; its first bytes give the header.
+        let packet = try OwnedPacket(size: size, call: call)
+        let read = try FileIO.read(path, into: packet.data, count: size, call: call)
+        packet.pointer.pointee.size = Int32(read)
+        let header = StillHeader(bytes: Array(UnsafeBufferPointer(start: packet.data, count: min(read, Prober.headerBytes))))
         switch header.container {
         case .heif:
             throw call.failure("decode", "HEIF/HEIC images cannot be read by FFmpeg 5.1", .unsupported)
         case .jpeg, .png:
-            return try decodeWholeFile(path: path, size: size, header: header, targetShortSide: targetShortSide, call: call)
+            return try decodeWholeFile(packet, header: header, targetShortSide: targetShortSide, call: call)
         default:
             let picture = try decodeFromContainer(path: path, targetShortSide: targetShortSide, seekFraction: nil, call: call)
             guard let exif = header.exif else { return picture }
@@ -55,7 +58,7 @@ struct PictureDecoder {
 
     // MARK: - JPEG and PNG: the whole file is one packet
 
-    private func decodeWholeFile(path: String, size: Int, header: StillHeader, targetShortSide: Int,
+    private func decodeWholeFile(_ packet: OwnedPacket, header: StillHeader, targetShortSide: Int,
                                  call: FFmpegCall) throws(MediaError) -> DecodedPicture {
         if header.hasDimensions { try checkPixels(header.width!, header.height!, call: call) }
         let codecID = header.container == .jpeg ? AV_CODEC_ID_MJPEG : AV_CODEC_ID_PNG
@@ -66,18 +69,12 @@ struct PictureDecoder {
         configure(decoder, width: header.width, height: header.height, targetShortSide: targetShortSide)
         try decoder.open()
         let frame = try Frame(call: call)
-        try withPacket(call) { (packet) throws(MediaError) in
-            try call.check(av_new_packet(packet, Int32(size)), "av_new_packet")
-            let read = try FileIO.read(path, into: packet.pointee.data, count: size, call: call)
-            guard read > 0 else { throw call.failure("read", "file is empty", .corrupt) }
-            packet.pointee.size = Int32(read)
-            try call.check(avcodec_send_packet(decoder.pointer, packet), "avcodec_send_packet")
-            try call.check(avcodec_send_packet(decoder.pointer, nil), "avcodec_send_packet")
-            let rc = avcodec_receive_frame(decoder.pointer, frame.pointer)
-            if rc == CFFmpeg_AVERROR_EOF() { throw call.failure("avcodec_receive_frame", "no picture in the file", .corrupt) }
-            try call.check(rc, "avcodec_receive_frame")
-        }
-        return DecodedPicture(frame: frame, orientation: header.exif?.orientation ?? .identity, file: path)
+        try call.check(avcodec_send_packet(decoder.pointer, packet.pointer), "avcodec_send_packet")
+        try call.check(avcodec_send_packet(decoder.pointer, nil), "avcodec_send_packet")
+        let rc = avcodec_receive_frame(decoder.pointer, frame.pointer)
+        if rc == CFFmpeg_AVERROR_EOF() { throw call.failure("avcodec_receive_frame", "no picture in the file", .corrupt) }
+        try call.check(rc, "avcodec_receive_frame")
+        return DecodedPicture(frame: frame, orientation: header.exif?.orientation ?? .identity, file: call.file)
     }
 
     // MARK: - Anything else: demux, optionally seek, decode the first picture
@@ -163,7 +160,8 @@ struct PictureDecoder {
         let maxLevel = Int(decoder.codec.pointee.max_lowres)
         if configuration.shrinkOnLoad, maxLevel > 0, let width, let height, width > 0, height > 0 {
             context.pointee.lowres = Int32(SizePlanning.lowresLevel(
-                width: width, height: height, targetShortSide: targetShortSide, maxLevel: maxLevel))
+                width: width, height: height, targetShortSide: targetShortSide, maxLevel: maxLevel,
+                margin: configuration.shrinkOnLoadMargin))
         }
     }
 

@@ -9,14 +9,14 @@ enum SizePlanning {
     }
 
     /// The largest `lowres` level (each level halves both sides) whose decode keeps the short side
-    /// at least twice `targetShortSide`, so the final filter still has pixels to average.
-    static func lowresLevel(width: Int, height: Int, targetShortSide: Int, maxLevel: Int) -> Int {
+    /// at least `margin` times `targetShortSide`, so the final filter still has pixels to average.
+    static func lowresLevel(width: Int, height: Int, targetShortSide: Int, maxLevel: Int, margin: Double = 2) -> Int {
         let short = min(width, height)
         var level = 0
         while level < maxLevel {
             let next = level + 1
             let decoded = (short + (1 << next) - 1) >> next
-            if decoded < 2 * targetShortSide { break }
+            if Double(decoded) < margin * Double(targetShortSide) { break }
             level = next
         }
         return level

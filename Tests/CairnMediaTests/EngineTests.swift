@@ -31,6 +31,15 @@ final class Fixtures: @unchecked Sendable {
     static func shared() throws -> Fixtures { try made.get() }
 }
 
+/// Slots written from several threads at once, one slot per thread.
+final class ConcurrentResults: @unchecked Sendable {
+    private let lock = NSLock()
+    private var storage: [Int]
+    init(count: Int) { storage = Array(repeating: 0, count: count) }
+    func set(_ index: Int, _ value: Int) { lock.withLock { storage[index] = value } }
+    var values: [Int] { lock.withLock { storage } }
+}
+
 /// Whether an RGB pixel is clearly red / blue.
 private func isRed(_ p: ArraySlice<UInt8>) -> Bool { p[p.startIndex] > 200 && p[p.startIndex + 2] < 60 }
 private func isBlue(_ p: ArraySlice<UInt8>) -> Bool { p[p.startIndex] < 60 && p[p.startIndex + 2] > 200 }
@@ -120,6 +129,25 @@ struct ThumbnailTests {
         #expect(preview.width == 1920 && preview.height == 1440)
     }
 
+    @Test func concurrentCallsOnDifferentFilesAllSucceed() throws {
+        let sources = [fixtures.camera, fixtures.exifJPEG, fixtures.video, fixtures.alphaPNG, fixtures.deepPNG, fixtures.rotatedVideo]
+        let kinds: [MediaKind] = [.photo, .photo, .video, .photo, .photo, .video]
+        let results = ConcurrentResults(count: sources.count * 2)
+        let folder = fixtures.folder
+        let engine = self.engine
+        DispatchQueue.concurrentPerform(iterations: sources.count * 2) { index in
+            let source = index % sources.count
+            let outcome = Result {
+                try engine.renderDerivatives(source: sources[source], kind: kinds[source],
+                                             thumbnail: folder.subpath("concurrent-\(index).webp"),
+                                             preview: folder.subpath("concurrent-\(index).jpg"))
+            }
+            results.set(index, (try? outcome.get())?.thumbnail.width ?? 0)
+        }
+        #expect(results.values.allSatisfy { $0 > 0 })
+        #expect(results.values[0] == results.values[sources.count])
+    }
+
     @Test func alphaIsFlattenedOntoWhite() throws {
         let path = fixtures.out("alpha-thumb.jpg")
         var configuration = MediaConfiguration()
@@ -130,6 +158,17 @@ struct ThumbnailTests {
         let p = pixel(image, 75, 50)
         // Half-transparent red over white is (255, 128, 128), give or take YUV rounding.
         #expect(p[p.startIndex] > 235 && (100...160).contains(p[p.startIndex + 1]) && (100...160).contains(p[p.startIndex + 2]))
+    }
+
+    @Test func tenBitHEVCVideoGivesAPoster() throws {
+        let video = try MediaFixtures.tenBitVideo(at: fixtures.out("ten.mp4"))
+        let probe = try engine.probe(path: video)
+        #expect(probe.streams.first?.codec == "hevc")
+        let path = fixtures.out("ten-thumb." + engine.thumbnailFormat.fileExtension)
+        let result = try engine.renderDerivatives(source: video, kind: .video, thumbnail: path, preview: nil)
+        #expect(result.thumbnail.width == 320 && result.thumbnail.height == 180)
+        let image = try MediaFixtures.rgbPixels(of: path)
+        #expect(image.rgb.count == 320 * 180 * 3)
     }
 
     @Test func sixteenBitPNGDecodes() throws {

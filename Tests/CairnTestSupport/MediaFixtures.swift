@@ -71,6 +71,16 @@ public enum MediaFixtures {
         return path
     }
 
+    /// A one-second 10-bit video (HEVC Main 10 like a recent phone's, via libx265), `codec` "libx265" or "libx264".
+    @discardableResult
+    public static func tenBitVideo(at path: String, codec: String = "libx265") throws -> String {
+        try ExternalTool.ffmpeg([
+            "-f", "lavfi", "-i", "testsrc2=s=320x180:r=30", "-t", "1", "-c:v", codec, "-preset", "ultrafast",
+            "-pix_fmt", "yuv420p10le", path,
+        ])
+        return path
+    }
+
     /// A PNG of half-transparent red (alpha 128).
     @discardableResult
     public static func pngWithAlpha(at path: String, width: Int = 300, height: Int = 200) throws -> String {

@@ -30,21 +30,19 @@ enum MediaBench {
 
     /// Runs `body` on every item with `lanes` threads pulling from a shared index; returns failures.
     static func inLanes<T>(_ items: [T], lanes: Int, _ body: @escaping (T) throws -> Void) -> [String] {
-        let lock = NSLock()
-        var next = 0
-        var failures: [String] = []
+        let shared = LaneState()
         let group = DispatchGroup()
         for _ in 0..<max(1, lanes) {
             group.enter()
             let thread = Thread {
                 while true {
-                    lock.lock()
-                    let index = next
-                    next += 1
-                    lock.unlock()
+                    shared.lock.lock()
+                    let index = shared.next
+                    shared.next += 1
+                    shared.lock.unlock()
                     guard index < items.count else { break }
                     do { try body(items[index]) } catch {
-                        lock.lock(); failures.append("\(error)"); lock.unlock()
+                        shared.lock.lock(); shared.failures.append("\(error)"); shared.lock.unlock()
                     }
                 }
                 group.leave()
@@ -53,7 +51,14 @@ enum MediaBench {
             thread.start()
         }
         group.wait()
-        return failures
+        return shared.failures
+    }
+
+    /// The next item's index and the failures so far, shared by the lanes under a lock.
+    final class LaneState: @unchecked Sendable {
+        let lock = NSLock()
+        var next = 0
+        var failures: [String] = []
     }
 
     /// Runs a peer command to completion, output discarded; throws on a non-zero exit.
@@ -129,25 +134,65 @@ enum MediaBench {
 
     static func stem(_ path: String) -> String { ((path as NSString).lastPathComponent as NSString).deletingPathExtension }
 
+    /// CPU seconds (user + system) used so far by this process and by its waited-for children.
+    static func cpuSeconds() -> Double {
+        func seconds(_ who: Int32) -> Double {
+            var usage = rusage()
+            getrusage(who, &usage)
+            return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
+                + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+        }
+        return seconds(RUSAGE_SELF.rawValue) + seconds(RUSAGE_CHILDREN.rawValue)
+    }
+
+    /// One tool in a comparison: a name and one full pass over the files.
+    struct Contender {
+        var name: String
+        var note: () -> String = { "" }
+        var pass: () -> Void
+    }
+
+    /// Runs every contender `rounds` times, interleaved (so background load hits all alike), keeping
+    /// each one's fastest wall time and its CPU time in that round.
+    static func compare(_ contenders: [Contender], rounds: Int, items: Int) -> [Row] {
+        var best = [(wall: Double, cpu: Double)](repeating: (.infinity, .infinity), count: contenders.count)
+        for _ in 0..<max(1, rounds) {
+            for (index, contender) in contenders.enumerated() {
+                let cpu = cpuSeconds()
+                let wall = time(contender.pass)
+                if wall < best[index].wall { best[index] = (wall, cpuSeconds() - cpu) }
+            }
+        }
+        return zip(contenders, best).map { contender, best in
+            Row(name: contender.name, seconds: best.wall, cpuSeconds: best.cpu, items: items, note: contender.note())
+        }
+    }
+
     /// One row of a results table.
     struct Row {
         var name: String
         var seconds: Double
+        var cpuSeconds: Double? = nil
         var items: Int
         var note = ""
     }
 
-    /// Prints rows with throughput and each row's speed relative to the first (cairn) row.
+    /// Prints rows with throughput and how many times faster the first (cairn) row is than each other row,
+    /// by wall time and by CPU time.
     static func printTable(_ title: String, _ rows: [Row], unit: String = "files") {
         print("\n\(title)")
-        print(String(repeating: "-", count: 96))
-        print(pad("tool", 52) + pad("seconds", 10) + pad("\(unit)/s", 11) + pad("cairn is", 10) + "note")
+        print(String(repeating: "-", count: 110))
+        print(pad("tool", 50) + pad("wall s", 8) + pad("cpu s", 8) + pad("\(unit)/s", 9) + pad("cairn x", 9)
+              + pad("cpu x", 8) + "note")
         guard let base = rows.first else { return }
         for row in rows {
             let rate = Double(row.items) / row.seconds
-            let ratio = row.seconds / base.seconds
-            print(pad(row.name, 52) + pad(String(format: "%.2f", row.seconds), 10) + pad(String(format: "%.1f", rate), 11)
-                  + pad(row.name == base.name ? "-" : String(format: "%.2fx", ratio), 10) + row.note)
+            let isBase = row.name == base.name
+            let cpuRatio = row.cpuSeconds.flatMap { cpu in base.cpuSeconds.map { cpu / $0 } }
+            print(pad(row.name, 50) + pad(String(format: "%.2f", row.seconds), 8)
+                  + pad(row.cpuSeconds.map { String(format: "%.2f", $0) } ?? "-", 8) + pad(String(format: "%.1f", rate), 9)
+                  + pad(isBase ? "-" : String(format: "%.2fx", row.seconds / base.seconds), 9)
+                  + pad(isBase || cpuRatio == nil ? "-" : String(format: "%.2fx", cpuRatio!), 8) + row.note)
         }
     }
 

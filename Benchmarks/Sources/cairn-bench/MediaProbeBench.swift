@@ -13,8 +13,11 @@ struct MediaProbeBench: ParsableCommand {
     @Option(help: "The number of cores (lanes, peer processes) every tool gets.")
     var cores: Int = ProcessInfo.processInfo.activeProcessorCount
 
+    @Option(help: "Passes per tool, interleaved; the fastest counts.")
+    var rounds: Int = 3
+
     func validate() throws {
-        guard cores > 0 else { throw ValidationError("--cores must be positive.") }
+        guard cores > 0, rounds > 0 else { throw ValidationError("--cores and --rounds must be positive.") }
     }
 
     /// What ffprobe says about one file, turned by its reported rotation.
@@ -31,24 +34,27 @@ struct MediaProbeBench: ParsableCommand {
         print("\(files.count) files, \(cores) cores")
         let engine = MediaEngine()
         let lock = NSLock()
+        let cores = self.cores
         var probes: [String: MediaProbe] = [:]
-        let cairnSeconds = MediaBench.time {
-            _ = MediaBench.inLanes(files, lanes: cores) { file in
-                let probe = try? engine.probe(path: file)
-                lock.lock(); probes[file] = probe; lock.unlock()
-            }
-        }
         var references: [String: Reference] = [:]
-        let ffprobeSeconds = MediaBench.time {
-            _ = MediaBench.inLanes(files, lanes: cores) { file in
-                let data = try MediaBench.output([
-                    "ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries",
-                    "stream=width,height:stream_side_data=rotation:format=duration", "-of", "json", file,
-                ])
-                let reference = Self.parse(data)
-                lock.lock(); references[file] = reference; lock.unlock()
-            }
-        }
+        let rows = MediaBench.compare([
+            .init(name: "cairn probe (in process, \(cores) lanes)") {
+                _ = MediaBench.inLanes(files, lanes: cores) { file in
+                    let probe = try? engine.probe(path: file)
+                    lock.lock(); probes[file] = probe; lock.unlock()
+                }
+            },
+            .init(name: "ffprobe, one process per file") {
+                _ = MediaBench.inLanes(files, lanes: cores) { file in
+                    let data = try MediaBench.output([
+                        "ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries",
+                        "stream=width,height:stream_side_data=rotation:format=duration", "-of", "json", file,
+                    ])
+                    let reference = Self.parse(data)
+                    lock.lock(); references[file] = reference; lock.unlock()
+                }
+            },
+        ], rounds: rounds, items: files.count)
         // Compare after rotation: ffprobe reports stored sizes; a +-90 display matrix (video) or
         // EXIF orientation 5...8 (stills, which ffprobe does not apply) swaps them.
         var compared = 0, mismatches: [String] = []
@@ -63,11 +69,7 @@ struct MediaProbeBench: ParsableCommand {
             }
             if !same { mismatches.append("\(file): cairn \(probe.width ?? 0)x\(probe.height ?? 0) \(probe.durationSeconds ?? 0) vs ffprobe \(width)x\(height) \(reference.duration ?? 0)") }
         }
-        MediaBench.printTable("Probe", [
-            .init(name: "cairn probe (in process, \(cores) lanes)", seconds: cairnSeconds, items: files.count,
-                  note: "\(probes.values.count) probed"),
-            .init(name: "ffprobe, one process per file", seconds: ffprobeSeconds, items: files.count),
-        ])
+        MediaBench.printTable("Probe (\(probes.values.count) of \(files.count) files probed by cairn)", rows)
         print("Widths, heights, durations equal to ffprobe's (after rotation): \(compared - mismatches.count) of \(compared)")
         for line in mismatches.prefix(5) { print("  mismatch: \(line)") }
     }

@@ -20,7 +20,11 @@ struct MediaSynthesisBench: ParsableCommand {
     @Option(help: "The clip's length in seconds.")
     var seconds: Double = 3
 
+    @Option(help: "Passes per tool, interleaved; the fastest counts.")
+    var rounds: Int = 2
+
     func validate() throws {
+        guard rounds > 0 else { throw ValidationError("--rounds must be positive.") }
         guard cores > 0, count > 0, seconds > 0 else { throw ValidationError("--cores, --count and --seconds must be positive.") }
     }
 
@@ -35,37 +39,37 @@ struct MediaSynthesisBench: ParsableCommand {
         options.encoderThreads = cores
         var durations: [Double] = []
         let lock = NSLock()
-        let cairn = MediaBench.time {
-            let failures = MediaBench.inLanes(files, lanes: 1) { file in
-                let clip = try engine.synthesizeClip(source: file, to: "\(out)/\(MediaBench.stem(file))-c.mp4", options: options)
-                lock.lock(); durations.append(clip.durationSeconds); lock.unlock()
-            }
-            if !failures.isEmpty { print("cairn failures: \(failures.prefix(3))") }
-        }
         let fit = "scale=w='min(1920,iw)':h='min(1080,ih)':force_original_aspect_ratio=decrease:force_divisible_by=2"
         let encoder = MediaEngine.clipCodec == "h264" ? ["-c:v", "libx264"] : ["-c:v", "mpeg4", "-q:v", "3"]
-        let naive = MediaBench.time {
-            _ = MediaBench.inLanes(files, lanes: 1) { file in
-                try MediaBench.run(["ffmpeg", "-v", "error", "-y", "-threads", String(cores), "-loop", "1", "-i", file,
-                                    "-t", String(seconds), "-r", "30", "-vf", fit, "-pix_fmt", "yuv420p"] + encoder
-                                   + ["-movflags", "+faststart", "\(out)/\(MediaBench.stem(file))-n.mp4"])
-            }
-        }
         let frames = Int((seconds * 30).rounded())
-        let decodeOnce = MediaBench.time {
-            _ = MediaBench.inLanes(files, lanes: 1) { file in
-                try MediaBench.run(["ffmpeg", "-v", "error", "-y", "-threads", String(cores), "-i", file, "-vf",
-                                    "\(fit),format=yuv420p,loop=loop=\(frames - 1):size=1:start=0,setpts=N/30/TB",
-                                    "-r", "30", "-frames:v", String(frames)] + encoder
-                                   + (MediaEngine.clipCodec == "h264" ? ["-preset", "veryfast", "-tune", "stillimage", "-crf", "20"] : [])
-                                   + ["-movflags", "+faststart", "\(out)/\(MediaBench.stem(file))-d.mp4"])
-            }
-        }
-        MediaBench.printTable("Synthesis (\(seconds) s clips, bounded to 1080p)", [
-            .init(name: "cairn synthesize (decode once, repeated frames)", seconds: cairn, items: files.count,
-                  note: "durations \(durations.map { String(format: "%.3f", $0) }.joined(separator: ","))"),
-            .init(name: "ffmpeg -loop 1 -i img -t \(seconds) (naive)", seconds: naive, items: files.count),
-            .init(name: "ffmpeg decode once + loop filter", seconds: decodeOnce, items: files.count),
-        ], unit: "clips")
+        let seconds = self.seconds, cores = self.cores
+        // Clips are made one after another; every tool may use all `cores` for each clip.
+        let rows = MediaBench.compare([
+            .init(name: "cairn synthesize (decode once, repeated frames)",
+                  note: { "clip durations " + Set(durations.map { String(format: "%.3f s", $0) }).sorted().joined(separator: ", ") }) {
+                let failures = MediaBench.inLanes(files, lanes: 1) { file in
+                    let clip = try engine.synthesizeClip(source: file, to: "\(out)/\(MediaBench.stem(file))-c.mp4", options: options)
+                    lock.lock(); durations.append(clip.durationSeconds); lock.unlock()
+                }
+                if !failures.isEmpty { print("cairn failures: \(failures.prefix(3))") }
+            },
+            .init(name: "ffmpeg -loop 1 -i img -t \(seconds) (naive)") {
+                _ = MediaBench.inLanes(files, lanes: 1) { file in
+                    try MediaBench.run(["ffmpeg", "-v", "error", "-y", "-threads", String(cores), "-loop", "1", "-i", file,
+                                        "-t", String(seconds), "-r", "30", "-vf", fit, "-pix_fmt", "yuv420p"] + encoder
+                                       + ["-movflags", "+faststart", "\(out)/\(MediaBench.stem(file))-n.mp4"])
+                }
+            },
+            .init(name: "ffmpeg decode once + loop filter, same x264 settings") {
+                _ = MediaBench.inLanes(files, lanes: 1) { file in
+                    try MediaBench.run(["ffmpeg", "-v", "error", "-y", "-threads", String(cores), "-i", file, "-vf",
+                                        "\(fit),format=yuv420p,loop=loop=\(frames - 1):size=1:start=0,setpts=N/30/TB",
+                                        "-r", "30", "-frames:v", String(frames)] + encoder
+                                       + (MediaEngine.clipCodec == "h264" ? ["-preset", "veryfast", "-tune", "stillimage", "-crf", "20"] : [])
+                                       + ["-movflags", "+faststart", "\(out)/\(MediaBench.stem(file))-d.mp4"])
+                }
+            },
+        ], rounds: rounds, items: files.count)
+        MediaBench.printTable("Synthesis (\(seconds) s clips, bounded to 1080p)", rows, unit: "clips")
     }
 }
