@@ -281,6 +281,7 @@ public struct ImportRun: Sendable {
         var pipeline = PipelineImport(library: library, configuration: options.pipeline, sourceID: context.sourceID)
         pipeline.runID = context.record.id
         let narration = PipelineNarration(narrator: narrator, configuration: options.pipeline)
+        pipeline.onCopied = narration.copied
         let result = try await pipeline.run(newContent: newContent, onEvent: narration.handle,
                                             cancellation: options.cancellation)
         switch result.completion {
@@ -291,7 +292,7 @@ public struct ImportRun: Sendable {
         case .finished, .finishedWithFailures: break
         }
 
-        var imported = Imported(assets: [], bytesCopied: narration.bytesTransferred, failures: [],
+        var imported = Imported(assets: [], bytesCopied: narration.bytesCopied, failures: [],
                                 ready: result.report.count(.imported), completion: result.completion)
         for entry in result.report.entries {
             if case .failed(let lane, let reason) = entry.outcome {

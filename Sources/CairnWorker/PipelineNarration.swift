@@ -3,7 +3,7 @@ import CairnPipeline
 import Synchronization
 
 /// Turns the scheduler's events into narration: an item ready, an item failed for good, lane occupancy,
-/// the importing total once resumed items are known; and counts the bytes transferred.
+/// the importing total once resumed items are known; and counts the bytes copied.
 final class PipelineNarration: Sendable {
     private let narrator: Narrator
     private let configuration: PipelineConfiguration
@@ -13,7 +13,7 @@ final class PipelineNarration: Sendable {
         return false
     }
 
-    var bytesTransferred: Int64 = 0
+    var bytesCopied: Int64 = 0
         var totalAnnounced: Int?
     }
     private let state = Mutex(State())
@@ -23,19 +23,13 @@ final class PipelineNarration: Sendable {
         self.configuration = configuration
     }
 
-    private static func isFailure(_ state: ItemState) -> Bool {
-        if case .failed = state { return true }
-        return false
-    }
+    var bytesCopied: Int64 { state.withLock { $0.bytesCopied } }
 
-    var bytesTransferred: Int64 { state.withLock { $0.bytesTransferred } }
+    @Sendable func copied(_ bytes: Int64) { state.withLock { $0.bytesCopied += bytes } }
 
     @Sendable func handle(_ event: PipelineEvent) {
         switch event {
         case .transitioned(let item, let from, let to):
-            if from == .transferring, to != .transferring, !Self.isFailure(to) {
-                state.withLock { $0.bytesTransferred += item.byteCount }
-            }
             switch to {
             case .ready:
                 narrator.imported(file: item.relativePath, bytes: item.byteCount)
