@@ -298,8 +298,7 @@ public struct ImportRun: Sendable {
             if case .failed(let lane, let reason) = entry.outcome {
                 imported.failures.append(ImportFailure(
                     relativePath: entry.path, phase: lane.rawValue,
-                    reason: ImportFileOutcome.reason(reason, strippingPath: entry.path),
-                                                       retryable: false))
+                    reason: ImportFileOutcome.reason(reason, strippingPath: entry.path), retryable: false))
             }
         }
         imported.outcomes = ImportFileOutcome.outcomes(hashed: hashed, pipeline: result.report)

@@ -140,10 +140,11 @@ struct ImportBenchmark: AsyncParsableCommand {
     func compareResidentMemory() throws {
         var table = Table(header: ["files imported (clips off)", "seconds", "peak RSS MiB (VmHWM)", "vs first"])
         var first: Double?
+        let benchmark = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
         for count in rssFiles {
             let source = try smallJPEGCorpus(count: count)
             let start = ContinuousClock.now
-            let output = try Peers.run(["/proc/self/exe", "import", "--work", work, "--rss-child", source])
+            let output = try Peers.run([benchmark, "import", "--work", work, "--cores", String(cores), "--rss-child", source])
             let seconds = (ContinuousClock.now - start).seconds
             guard let line = output.split(separator: "\n").last(where: { $0.hasPrefix("RSS ") }),
                   let rss = Double(line.dropFirst(4)) else { throw ValidationError("the child said: \(output)") }
