@@ -7,6 +7,7 @@ import GRDB
 /// WAL mode, so readers (`cairn status`) never wait for a running import.
 public final class Catalog: Sendable {
     let pool: any DatabaseWriter
+    private let isReadOnly: Bool
 
     /// Opens (creating if needed) the catalog at `path` and brings its schema up to date.
     ///
@@ -21,9 +22,11 @@ public final class Catalog: Sendable {
                 try db.execute(sql: "PRAGMA synchronous = NORMAL")
             }
         }
-        if readOnly, !FileManager.default.fileExists(atPath: path + "-wal") {
-            // No write-ahead log: every commit is in the file, so it can be read as immutable, which creates
-            // no -shm or -wal beside it. With a log present (a writer is running, or one died) read it normally.
+        isReadOnly = readOnly
+        if readOnly, (try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int).map({ $0 == 0 }) ?? true {
+            // An empty or absent write-ahead log: every commit is in the file, so (with writers kept out by the
+            // caller's lock) it can be read as immutable, which touches nothing beside it. With a log holding
+            // commits (a run was killed) it is read normally.
             pool = try DatabaseQueue(path: "file:\(path)?immutable=1", configuration: configuration)
         } else {
             pool = try DatabasePool(path: path, configuration: configuration)
@@ -34,6 +37,15 @@ public final class Catalog: Sendable {
         } else {
             try Migrations.migrator.migrate(pool)
         }
+    }
+
+    /// Moves every commit from the write-ahead log into `catalog.sqlite` and empties the log, then closes.
+    /// A library at rest is then one self-contained file, which a dry run can read without leaving a trace.
+    public func close() {
+        if !isReadOnly {
+            _ = try? pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
+        }
+        try? pool.close()
     }
 
     /// The names of the migrations applied, oldest first.

@@ -28,6 +28,8 @@ public struct PipelineProgress: Hashable, Sendable {
     public var counts: [ItemState.Name: Int]
     /// Weighted: bytes for transfer, items for the other lanes. In 0...1, never decreasing within a run.
     public var fraction: Double
+    /// What each lane holds at this moment (filled in by the scheduler), for a live view.
+    public var lanes: [Lane: LaneOccupancy] = [:]
 
     public func count(_ name: ItemState.Name) -> Int { counts[name, default: 0] }
 

@@ -435,7 +435,9 @@ public actor PipelineScheduler {
     }
 
     private func emitProgress() {
-        onEvent(.progress(progress.snapshot()))
+        var snapshot = progress.snapshot()
+        snapshot.lanes = occupancy
+        onEvent(.progress(snapshot))
     }
 
     private func noteInbox(_ lane: Lane) {

@@ -2,6 +2,7 @@ import CairnCatalog
 import CairnCore
 import CairnHashing
 import CairnNarration
+import CairnPipeline
 import CairnScanner
 import Foundation
 
@@ -9,8 +10,16 @@ import Foundation
 public struct ImportOptions: Sendable {
     public var source: String
     public var hashWorkers = System.coreCount
-    /// Copies are I/O bound: a few more than cores keeps a disk queue busy.
-    public var copyWorkers = 4
+    /// Lane widths, inboxes, timeouts, clips on/off, attempts and the error limit of the importing phase.
+    public var pipeline = PipelineConfiguration.defaults(cores: System.coreCount)
+    /// Cancels the importing phase (a signal handler holds it); a cancel before it starts makes it start stopped.
+    public var cancellation = PipelineCancellation()
+
+    /// Copies are I/O bound: a few more than cores keeps a disk queue busy. The transfer lane's width.
+    public var copyWorkers: Int {
+        get { pipeline.transfer.width }
+        set { pipeline.transfer.width = newValue }
+    }
 
     public init(source: String) { self.source = source }
 }
@@ -35,8 +44,17 @@ public struct ImportSummary: Sendable {
     public var scanIssues: [ScanIssue]
     public var temporaryFilesRemoved: Int
     public var elapsedSeconds: Double
+    /// A signal stopped the run; unfinished items resume next run.
+    public var interrupted = false
+    /// `--max-errors` failures stopped new work; unfinished items resume next run.
+    public var stoppedAtErrorLimit = false
+    /// Every file's outcome, in path order (for `--report`).
+    public var outcomes: [ImportFileOutcome] = []
 
-    public var exitStatus: ExitStatus { failures.isEmpty && scanIssues.isEmpty ? .success : .someFilesFailed }
+    public var exitStatus: ExitStatus {
+        if interrupted { return .interrupted }
+        return failures.isEmpty && scanIssues.isEmpty && !stoppedAtErrorLimit ? .success : .someFilesFailed
+    }
 }
 
 /// Points a test can hook into between phases.
@@ -247,60 +265,48 @@ public struct ImportRun: Sendable {
         var assets: [AssetRecord]
         var bytesCopied: Int64
         var failures: [ImportFailure]
+        /// Items that became ready this run (resumed ones of earlier runs included).
+        var ready = 0
+        var completion: RunCompletion = .finished
+        /// Every file's outcome, for `--report` and the counts.
+        var outcomes: [ImportFileOutcome] = []
     }
 
-    /// Copies new content into the originals store, verified by the hash taken during the copy,
-    /// and records each asset once its bytes are durable.
+    /// Brings new content (and whatever earlier runs left unfinished) through the transfer, metadata, thumbnail
+    /// and synthesis lanes (`PipelineImport`): placeholders first, every transition persisted, so a killed run
+    /// resumes where it stood. `options.cancellation` stops it (a signal).
     func importContent(_ plan: ContentPlan, hashed: Hashed, context: Context) async throws -> Imported {
         narrator.phaseStarted(.importing)
-        let store = OriginalsStore(layout: library.layout)
-        let layout = library.layout
         let files = hashed.report.mediaFiles
-        let newContent = plan.newContent
-        let narrator = self.narrator
-        let runID = context.record.id
-        let workers = options.copyWorkers
-        let sourceRoot = context.sourceRoot
-        let results = try await runBlocking {
-            parallelMap(
-                count: newContent.count, workers: workers,
-                makeState: { Result { () throws(OpenSSLError) in try FileHasher() } },
-                body: { hasher, slot -> Result<(AssetRecord, Int64), HashingError> in
-                    let (checksum, index) = newContent[slot]
-                    let file = files[index]
-                    let fileExtension = MediaClassifier.fileExtension(of: file.relativePath.split(separator: "/").last ?? "").lowercased()
-                    let relativePath = layout.originalRelativePath(checksum, fileExtension: fileExtension)
-                    let result = Result { () throws(HashingError) -> OriginalsStore.Placement in
-                        let hasher = try hasher.mapError { HashingError.openSSL(path: file.relativePath, $0) }.get()
-                        return try store.place(sourcePath: sourceRoot + "/" + file.relativePath, checksum: checksum,
-                                               relativePath: relativePath, hasher: hasher)
-                    }
-                    return result.map { placement in
-                        let copied: Int64
-                        if case .copied(let bytes) = placement { copied = bytes } else { copied = 0 }
-                        narrator.imported(file: file.relativePath, bytes: file.fingerprint.size)
-                        let asset = AssetRecord(
-                            checksum: checksum, kind: file.kind, size: file.fingerprint.size, originalExtension: fileExtension,
-                            firstSourcePath: file.relativePath, originalPath: relativePath, importedAt: Date(), runID: runID)
-                        return (asset, copied)
-                    }
-                })
+        let newContent = plan.newContent.map { content in
+            let file = files[content.index]
+            return NewContent(relativePath: file.relativePath, kind: file.kind, size: file.fingerprint.size,
+                              checksum: content.checksum, sourceRoot: context.sourceRoot)
         }
-        var imported = Imported(assets: [], bytesCopied: 0, failures: [])
-        for (slot, result) in results.enumerated() {
-            switch result {
-            case .success(let (asset, copied)):
-                imported.assets.append(asset)
-                imported.bytesCopied += copied
-            case .failure(let error):
-                let path = files[newContent[slot].index].relativePath
-                let failure = ImportFailure(relativePath: path, phase: "transfer",
-                                            reason: Self.reason(error, root: sourceRoot), retryable: error.isTransient)
-                imported.failures.append(failure)
-                narrator.failed(file: path, reason: failure.reason, phase: .importing)
+        var pipeline = PipelineImport(library: library, configuration: options.pipeline, sourceID: context.sourceID)
+        pipeline.runID = context.record.id
+        let narration = PipelineNarration(narrator: narrator, configuration: options.pipeline)
+        pipeline.onCopied = narration.copied
+        let result = try await pipeline.run(newContent: newContent, onEvent: narration.handle,
+                                            cancellation: options.cancellation)
+        switch result.completion {
+        case .interrupted: narrator.warning("interrupted: \(result.report.count(.unfinished)) items resume next run")
+        case .stoppedAtErrorLimit:
+            narrator.warning("stopped after \(options.pipeline.maxErrors ?? 0) failures (--max-errors); "
+                             + "\(result.report.count(.unfinished)) items resume next run")
+        case .finished, .finishedWithFailures: break
+        }
+
+        var imported = Imported(assets: [], bytesCopied: narration.bytesCopied, failures: [],
+                                ready: result.report.count(.imported), completion: result.completion)
+        for entry in result.report.entries {
+            if case .failed(let lane, let reason) = entry.outcome {
+                imported.failures.append(ImportFailure(
+                    relativePath: entry.path, phase: lane.rawValue,
+                    reason: ImportFileOutcome.reason(reason, strippingPath: entry.path), retryable: false))
             }
         }
-        try library.catalog.insertAssets(imported.assets)
+        imported.outcomes = ImportFileOutcome.outcomes(hashed: hashed, pipeline: result.report)
         narrator.phaseEnded(.importing)
         return imported
     }
@@ -321,18 +327,27 @@ public struct ImportRun: Sendable {
         counts.filesSeen = hashed.report.mediaFiles.count
         counts.filesHashed = hashed.hashedCount
         counts.bytesHashed = hashed.bytesHashed
-        counts.imported = imported.assets.count
+        counts.imported = imported.assets.count + imported.ready
         counts.duplicates = plan.duplicates
         counts.unchanged = plan.unchanged
+        if !imported.outcomes.isEmpty {
+            // Content an earlier, killed run had brought in counts as imported when this run finished it.
+            counts.duplicates = imported.outcomes.count { $0.outcome == .duplicate }
+            counts.unchanged = imported.outcomes.count { $0.outcome == .unchanged }
+        }
         counts.skipped = hashed.report.otherFiles + hashed.report.symlinksSkipped.count
         counts.failed = failures.count
         counts.bytesCopied = imported.bytesCopied
 
         var record = context.record
         record.counts = counts
-        record.outcome = held != nil ? "held" : (failures.isEmpty && hashed.report.isComplete ? "success" : "someFailed")
+        let interrupted = imported.completion == .interrupted
+        let stoppedAtErrorLimit = imported.completion == .stoppedAtErrorLimit
+        record.outcome = interrupted ? "interrupted" : held != nil ? "held"
+            : failures.isEmpty && hashed.report.isComplete && !stoppedAtErrorLimit ? "success" : "someFailed"
         if !failures.isEmpty { record.message = "\(failures.count) files failed" }
         if let held { record.message = held }
+        if interrupted { record.message = "interrupted by a signal; the next run resumes" + (record.message.map { " (\($0))" } ?? "") }
         narrator.phaseEnded(.finalizing)
         if record.outcome == "success" { narrator.runFinished() } else { narrator.runFailed(record.message ?? "some files could not be read") }
         record.endedAt = now()
@@ -349,7 +364,9 @@ public struct ImportRun: Sendable {
             runID: record.id, sourceRoot: context.sourceRoot, counts: counts, failures: failures,
             symlinksSkipped: hashed.report.symlinksSkipped, otherFiles: hashed.report.otherFiles,
             junkSkipped: hashed.report.junkSkipped, scanIssues: hashed.report.issues,
-            temporaryFilesRemoved: context.temporaryFilesRemoved, elapsedSeconds: (ContinuousClock.now - context.clockStart).seconds)
+            temporaryFilesRemoved: context.temporaryFilesRemoved, elapsedSeconds: (ContinuousClock.now - context.clockStart).seconds,
+            interrupted: interrupted, stoppedAtErrorLimit: stoppedAtErrorLimit,
+            outcomes: imported.outcomes.isEmpty ? [] : imported.outcomes + ImportFileOutcome.outcomes(scan: hashed.report))
     }
 
     /// Records a run that stopped on an error, so `cairn status` can say why.

@@ -33,6 +33,9 @@ public final class Library: Sendable {
         }
     }
 
+    /// Closes the catalog; call when the command is done with the library.
+    public func close() { catalog.close() }
+
     /// Removes what an interrupted run left in `tmp/`. Call only while holding the library lock.
     @discardableResult
     public func removeLeftoverTemporaryFiles() -> Int {

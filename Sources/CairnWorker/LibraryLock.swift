@@ -93,3 +93,23 @@ private extension JSONDecoder {
         return decoder
     }
 }
+
+/// A shared lock for readers that must see the library at rest (`dry-run`): many readers at once, never
+/// beside a running sync. Taken on the existing lock file opened read-only, so taking it writes nothing.
+public final class ReaderLock: Sendable {
+    private let descriptor: Int32
+
+    /// - Throws: `LibraryLockedError` at once when a run holds the library.
+    public init(libraryRoot: String) throws {
+        let path = libraryRoot + "/.cairn.lock"
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        descriptor = fd  // -1 when no run ever took the lock: nothing to wait for
+        guard fd >= 0 else { return }
+        if flock(fd, LOCK_SH | LOCK_NB) != 0 {
+            close(fd)
+            throw LibraryLockedError(libraryRoot: libraryRoot, holderPID: nil, since: nil)
+        }
+    }
+
+    deinit { if descriptor >= 0 { close(descriptor) } }
+}

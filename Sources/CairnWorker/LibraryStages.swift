@@ -21,6 +21,8 @@ public struct LibraryStages: PipelineStages {
     public var clipOptions: ClipOptions
     /// Written into new asset rows.
     public var runID: String?
+    /// Told the bytes of each original copied (not of one found already in place, verified).
+    public var onCopied: @Sendable (Int64) -> Void = { _ in }
 
     public init(library: Library, sourceRoots: [ItemID: String], media: MediaEngine = MediaEngine(),
                 clipOptions: ClipOptions = ClipOptions(), runID: String? = nil) {
@@ -38,16 +40,17 @@ public struct LibraryStages: PipelineStages {
         guard let root = sourceRoots[item.id] else {
             throw StageFailure.unusable("\(item.relativePath): its source folder is unknown")
         }
-        let layout = library.layout, catalog = library.catalog, runID = runID
+        let layout = library.layout, catalog = library.catalog, runID = runID, onCopied = onCopied
         try await BlockingWork.run { () throws in
             let name = item.relativePath.split(separator: "/").last ?? ""
             let fileExtension = MediaClassifier.fileExtension(of: name).lowercased()
             let originalPath = layout.originalRelativePath(checksum, fileExtension: fileExtension)
             do {
                 let hasher = try FileHasher()
-                _ = try OriginalsStore(layout: layout).place(
+                let placement = try OriginalsStore(layout: layout).place(
                     sourcePath: root + "/" + item.relativePath, checksum: checksum, relativePath: originalPath,
                     hasher: hasher)
+                if case .copied(let bytes) = placement { onCopied(bytes) }
             } catch let error as HashingError {
                 throw StageFailure(reason: Self.reason(item, error.description, root: root), isRetryable: error.isTransient)
             } catch {

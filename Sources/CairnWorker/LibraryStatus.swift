@@ -23,15 +23,7 @@ public enum LibraryStatus {
     }
 
     /// Whether another process holds the library lock right now.
-    /// Asked with a shared, non-blocking probe on the existing lock file, so asking writes nothing.
     static func isLocked(_ library: Library) -> Bool {
-        let fd = open(library.layout.lockPath, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        if flock(fd, LOCK_SH | LOCK_NB) == 0 {
-            flock(fd, LOCK_UN)
-            return false
-        }
-        return errno == EWOULDBLOCK
+        (try? ReaderLock(libraryRoot: library.layout.root)) == nil
     }
 }

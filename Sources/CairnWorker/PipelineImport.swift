@@ -73,6 +73,8 @@ public struct PipelineImport: Sendable {
     public var clipOptions = ClipOptions()
     /// Times lane timeouts, backoff and the cancellation deadline.
     public var clock: any Clock<Duration> = ContinuousClock()
+    /// Told the bytes of each original copied into the library.
+    public var onCopied: @Sendable (Int64) -> Void = { _ in }
 
     public init(library: Library, configuration: PipelineConfiguration, sourceID: Int64) {
         self.library = library
@@ -112,8 +114,9 @@ public struct PipelineImport: Sendable {
 
         var sourceRoots: [ItemID: String] = [:]
         for (record, root) in unfinished { sourceRoots[record.id] = root }
-        let stages = LibraryStages(library: library, sourceRoots: sourceRoots, media: media, clipOptions: clipOptions,
+        var stages = LibraryStages(library: library, sourceRoots: sourceRoots, media: media, clipOptions: clipOptions,
                                    runID: runID)
+        stages.onCopied = onCopied
         let scheduler = PipelineScheduler(
             configuration: configuration, stages: stages, store: CatalogItemStateStore(catalog: catalog), clock: clock,
             onEvent: onEvent)

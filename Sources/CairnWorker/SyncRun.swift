@@ -59,8 +59,9 @@ public struct SyncRun: Sendable {
     }
 
     public func run() async throws -> SyncSummary {
-        // A dry run takes no lock: creating the lock file would already change the library.
-        let lock = options.dryRun ? nil : try LibraryLock(libraryRoot: library.layout.root)
+        // A dry run only shares the lock (a writer would change what it reads); sharing writes nothing.
+        let lock: AnyObject = options.dryRun
+            ? try ReaderLock(libraryRoot: library.layout.root) : try LibraryLock(libraryRoot: library.layout.root)
         defer { withExtendedLifetime(lock) {} }
         var importRun = ImportRun(library: library, options: options.importOptions, narration: narration)
         importRun.now = now

@@ -1,5 +1,6 @@
 import ArgumentParser
 import CairnCore
+import CairnPipeline
 import CairnWorker
 import Foundation
 
@@ -10,15 +11,26 @@ struct ImportCommand: AsyncParsableCommand {
         abstract: "Import a folder's photos and videos into the library.",
         discussion: """
             Walks SOURCE (never following symbolic links), hashes new and changed files (unchanged ones reuse \
-            their cached SHA1), copies content the library does not hold yet into its content-addressed store, \
-            and records everything in the catalog. Importing the same folder again does no work for files \
-            that did not change. Identical content under two names becomes one asset.
+            their cached SHA1), and brings content the library does not hold yet through four lanes: transfer \
+            (copy into the content-addressed store, verified by a hash taken while copying), metadata (probe), \
+            thumbnail (thumbnail and preview) and synthesis (a short clip of each still; lowest priority, \
+            --clips off skips it). Every item's state is in the catalog: a run that is stopped or killed \
+            resumes where it stood. Importing the same folder again does no work for files that did not \
+            change. Identical content under two names becomes one asset.
+
+            --lanes sets lane widths and timeouts, e.g. --lanes transfer=4,thumbnail=2,synthesis=1,\
+            timeout.thumbnail=2m (defaults scale with cores). A timed-out or I/O-failed phase is retried with \
+            backoff (--max-attempts); corrupt or unsupported media fails at once.
+
+            SIGINT or SIGTERM (Ctrl-C): no new work starts, work in flight gets 5 s to finish, what was done \
+            is kept and printed, exit 130; the next run resumes. A second signal exits at once.
 
             Progress is a live view on a terminal, plain lines otherwise (cron), NDJSON with --json. Every \
             event is also kept in <library>/runs/<run-id>.ndjson; `cairn status` reports the last run.
 
-            Exit codes: 0 all imported; 3 some files failed (each is listed with its reason); 1 the run could \
-            not start (missing source, unusable library); 75 another cairn process holds the library.
+            Exit codes: 0 all imported; 3 some files failed, or --max-errors stopped the run (each failure \
+            is listed with its reason); 130 interrupted by a signal (the next run resumes); 75 another cairn \
+            process holds the library; 1 the run could not start (missing source, unusable library).
             """
     )
 
@@ -32,11 +44,42 @@ struct ImportCommand: AsyncParsableCommand {
     @Option(name: .customLong("hash-threads"), help: "How many files to hash at once (default: one per core).")
     var hashThreads: Int = System.coreCount
 
-    @Option(name: .customLong("copy-threads"), help: "How many files to copy into the library at once.")
-    var copyThreads: Int = 4
+    @Option(name: .customLong("copy-threads"), help: "How many files to copy into the library at once (the transfer lane's width).")
+    var copyThreads: Int?
+
+    @Option(name: .customLong("lanes"), help: ArgumentHelp(
+        "Lane widths and timeouts, e.g. transfer=4,thumbnail=2,synthesis=1,timeout.transfer=30s.", valueName: "spec"))
+    var lanes: String?
+
+    @Option(name: .customLong("clips"), help: "Whether stills get a short synthesized clip (on or off).")
+    var clips: Switch = .on
+
+    @Option(name: .customLong("max-errors"), help: "Stop taking new work after this many files failed.")
+    var maxErrors: Int?
+
+    @Option(name: .customLong("max-attempts"), help: "Tries per phase for timeouts and I/O errors, first one included.")
+    var maxAttempts: Int?
+
+    @Option(name: .customLong("report"), help: ArgumentHelp(
+        "Write every file's outcome to this file as JSON lines.", valueName: "file"))
+    var report: String?
+
+    enum Switch: String, ExpressibleByArgument, CaseIterable {
+        case on, off
+    }
 
     func validate() throws {
-        guard hashThreads >= 1, copyThreads >= 1 else { throw ValidationError("Thread counts must be at least 1.") }
+        guard hashThreads >= 1, (copyThreads ?? 1) >= 1 else { throw ValidationError("Thread counts must be at least 1.") }
+        if let maxErrors, maxErrors < 1 { throw ValidationError("--max-errors must be at least 1.") }
+        if let maxAttempts, maxAttempts < 1 { throw ValidationError("--max-attempts must be at least 1.") }
+        _ = try pipelineConfiguration()
+        if let report {
+            let folder = URL(fileURLWithPath: report).deletingLastPathComponent().path
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
+                throw ValidationError("--report \(report): the folder \(folder) does not exist")
+            }
+        }
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: source, isDirectory: &isDirectory) else {
             throw ValidationError("\(source): no such folder (is the disk mounted?)")
@@ -44,13 +87,33 @@ struct ImportCommand: AsyncParsableCommand {
         guard isDirectory.boolValue else { throw ValidationError("\(source): not a folder; cairn imports folders") }
     }
 
+    /// The defaults for this machine's cores, then --copy-threads, --lanes, --clips, --max-errors, --max-attempts.
+    func pipelineConfiguration() throws -> PipelineConfiguration {
+        var configuration = PipelineConfiguration.defaults(cores: System.coreCount)
+        if let copyThreads { configuration.transfer.width = copyThreads }
+        if let lanes {
+            do { configuration = try configuration.applying(laneSpec: lanes) } catch {
+                throw ValidationError("--lanes: \(error.description)")
+            }
+        }
+        configuration.clipsEnabled = clips == .on
+        if let maxErrors { configuration.maxErrors = maxErrors }
+        if let maxAttempts { configuration.maxAttempts = maxAttempts }
+        return configuration
+    }
+
     func run() async throws {
         let opened = try Library(root: library.resolvedPath)
+        defer { opened.close() }
         var options = ImportOptions(source: source)
         options.hashWorkers = hashThreads
-        options.copyWorkers = copyThreads
+        options.pipeline = try pipelineConfiguration()
         let (renderer, ticker) = narration.makeRenderer()
         defer { ticker?.cancel() }
+        let signals = SignalHandling.install(cancellation: options.cancellation) { name in
+            Output.error("\(name): stopping; work in flight gets a few seconds to finish (again to exit at once)")
+        }
+        defer { signals.uninstall() }
         let summary: ImportSummary
         do {
             summary = try await ImportRun(library: opened, options: options, output: renderer).run()
@@ -59,6 +122,13 @@ struct ImportCommand: AsyncParsableCommand {
             throw ExitCode(locked.exitStatus.rawValue)
         }
         ticker?.cancel()
+        if let report {
+            do {
+                try ImportFileOutcome.jsonLines(summary.outcomes).write(to: URL(fileURLWithPath: report), options: .atomic)
+            } catch {
+                Output.error("\(report): the report cannot be written: \(error.localizedDescription)")
+            }
+        }
         if narration.printsSummary { Output.line(SummaryText.render(summary, libraryRoot: opened.layout.root)) }
         if summary.exitStatus != .success { throw ExitCode(summary.exitStatus.rawValue) }
     }
@@ -78,6 +148,12 @@ enum SummaryText {
             "  skipped      \(c.skipped)  (\(summary.otherFiles) not media, \(summary.symlinksSkipped.count) symbolic links)",
             "  failed       \(c.failed)",
         ]
+        let unfinished = summary.outcomes.count { $0.outcome == .unfinished }
+        if summary.interrupted {
+            lines.append("  interrupted  \(unfinished) items resume on the next run")
+        } else if summary.stoppedAtErrorLimit {
+            lines.append("  stopped      at the error limit; \(unfinished) items resume on the next run")
+        }
         for failure in summary.failures {
             lines.append("  failed: \(failure.relativePath): \(failure.reason)")
         }

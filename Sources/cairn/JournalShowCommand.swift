@@ -29,6 +29,7 @@ struct JournalShowCommand: ParsableCommand {
     func run() throws {
         try LibraryAccess.reportingFailures {
             let opened = try LibraryAccess.openExisting(library)
+            defer { opened.close() }
             let journal = DeletionJournal(libraryRoot: opened.layout.root)
             JournalText.warnDamaged(try journal.read(), path: journal.path)
             guard let chosen = try runID ?? journal.lastRunID() else {

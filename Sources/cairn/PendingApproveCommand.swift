@@ -27,6 +27,7 @@ struct PendingApproveCommand: ParsableCommand {
         let parsed = try ChecksumArguments.parse(checksums, option: "SHA1")
         try LibraryAccess.reportingFailures {
             let opened = try LibraryAccess.openExisting(library)
+            defer { opened.close() }
             let lock = try LibraryAccess.lock(opened)
             defer { withExtendedLifetime(lock) {} }
             let store = ReconcileStore(catalog: opened.catalog)

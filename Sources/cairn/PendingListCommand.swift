@@ -23,6 +23,7 @@ struct PendingListCommand: ParsableCommand {
     func run() throws {
         try LibraryAccess.reportingFailures {
             let opened = try LibraryAccess.openExisting(library)
+            defer { opened.close() }
             let store = ReconcileStore(catalog: opened.catalog)
             var lines: [String] = []
             for source in try selection.sources(in: store) {

@@ -46,6 +46,7 @@ struct RestoreCommand: ParsableCommand {
         let checksums = try ChecksumArguments.parse(assets, option: "--asset")
         try LibraryAccess.reportingFailures {
             let opened = try LibraryAccess.openExisting(library)
+            defer { opened.close() }
             let lock = try LibraryAccess.lock(opened)
             defer { withExtendedLifetime(lock) {} }
             let journal = DeletionJournal(libraryRoot: opened.layout.root)

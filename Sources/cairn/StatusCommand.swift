@@ -22,7 +22,9 @@ struct StatusCommand: ParsableCommand {
             Output.error("\(path): no library here yet (run `cairn import FOLDER` first)")
             throw ExitCode(1)
         }
-        let report = try LibraryStatus.report(library: try Library(root: path, readOnly: true))
+        let opened = try Library(root: path, readOnly: true)
+        defer { opened.close() }
+        let report = try LibraryStatus.report(library: opened)
         let now = Date()
         if json {
             Output.line(report.json(now: now))

@@ -1,6 +1,7 @@
 import ArgumentParser
 import CairnCore
 import CairnNarration
+import CairnPipeline
 import CairnReconcile
 import CairnWorker
 import Foundation
@@ -95,12 +96,26 @@ struct SyncInvocation {
             throw ExitCode(ExitStatus.usage.rawValue)
         }
         let opened = try Library(root: root, readOnly: dryRun)
-        var options = SyncOptions(importOptions: ImportOptions(source: sourcePath), settings: settings.reconcile)
+        defer { opened.close() }
+        var importOptions = ImportOptions(source: sourcePath)
+        importOptions.pipeline = PipelineConfiguration.defaults(cores: System.coreCount)
+        if let lanes = settings.lanes {
+            do { importOptions.pipeline = try importOptions.pipeline.applying(laneSpec: lanes) } catch {
+                Output.error("lanes = \"\(lanes)\" (\(settings.file ?? "CAIRN_LANES")): \(error.description)")
+                throw ExitCode(ExitStatus.usage.rawValue)
+            }
+        }
+        importOptions.pipeline.clipsEnabled = settings.clips
+        var options = SyncOptions(importOptions: importOptions, settings: settings.reconcile)
         options.applyDeletions = settings.applyDeletions
         options.acceptVanished = reconcile.acceptVanished
         options.dryRun = dryRun
         let (renderer, ticker) = planAsJSON ? (DiscardingNarrationHandler(), nil) : NarrationOptions.makeRenderer(mode: output)
         defer { ticker?.cancel() }
+        let signals = SignalHandling.install(cancellation: importOptions.cancellation) { name in
+            Output.error("\(name): stopping; work in flight gets a few seconds to finish (again to exit at once)")
+        }
+        defer { signals.uninstall() }
         let summary: SyncSummary
         do {
             summary = try await SyncRun(library: opened, options: options, output: renderer).run()

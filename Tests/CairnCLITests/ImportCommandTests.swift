@@ -5,7 +5,7 @@ import Testing
 @Suite struct ImportCommandTests {
     @Test func importsIntoTheLibraryFromTheEnvironment() throws {
         let source = try TemporaryDirectory(), home = try TemporaryDirectory()
-        try source.write(Data((0..<5000).map { UInt8(truncatingIfNeeded: $0) }), to: "a.jpg")
+        try source.write(DistinctJPEG.data(byteCount: 5000, seed: 0), to: "a.jpg")
         let result = try CairnBinary.run(["import", source.path], environment: ["CAIRN_LIBRARY": home.subpath("lib")])
         #expect(result.status == 0, "\(result.standardError)")
         #expect(result.standardOutput.contains("new          1"))

@@ -16,7 +16,7 @@ struct ImportedLibrary {
         folder = try TemporaryDirectory()
         var files: [String: Data] = [:]
         for (index, name) in names.enumerated() {
-            let bytes = Data((0..<(4_000 + index)).map { UInt8(truncatingIfNeeded: $0 &* (index + 3)) })
+            let bytes = try DistinctJPEG.data(byteCount: 4_000 + index, seed: UInt8(index))
             try folder.write(bytes, to: "src/" + name)
             files[name] = bytes
         }

@@ -8,7 +8,7 @@ import Testing
     func makeSource(files: Int = 12) throws -> TemporaryDirectory {
         let source = try TemporaryDirectory()
         for index in 0..<files {
-            try source.write(Data((0..<(40_000 + index)).map { UInt8(truncatingIfNeeded: $0 &* (index + 3)) }), to: "DCIM/IMG_\(index).jpg")
+            try source.write(DistinctJPEG.data(byteCount: 40_000 + index, seed: UInt8(index)), to: "DCIM/IMG_\(index).jpg")
         }
         return source
     }

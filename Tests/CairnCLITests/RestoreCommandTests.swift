@@ -23,10 +23,13 @@ import Testing
         let fixture = try ImportedLibrary()
         let (sum, original) = try trashA(fixture)
         #expect(!fixture.exists(original))
+        // The original moves with its derived files (thumbnail, preview, clip).
+        let moved = Self.filesBelow(fixture.folder.subpath("lib/trash/\(runID)"))
+        #expect(moved >= 2)
 
         let list = try fixture.cairn(["journal", "list"])
         #expect(list.status == 0, "\(list.standardError)")
-        #expect(list.standardOutput.contains("\(runID)  ") && list.standardOutput.contains("trashed 1 asset(s), 1 file(s)"))
+        #expect(list.standardOutput.contains("\(runID)  ") && list.standardOutput.contains("trashed 1 asset(s), \(moved) file(s)"))
         let show = try fixture.cairn(["journal", "show", "--last"])
         #expect(show.status == 0)
         #expect(show.standardOutput.contains("trash    \(sum.hex)  source a.jpg"))
@@ -34,7 +37,7 @@ import Testing
 
         let restore = try fixture.cairn(["restore", "--run-id", runID, "--asset", sum.hex])
         #expect(restore.status == 0, "\(restore.standardError)")
-        #expect(restore.standardOutput.hasPrefix("Restored 1 asset(s), 1 file(s) from trash/\(runID)"))
+        #expect(restore.standardOutput.hasPrefix("Restored 1 asset(s), \(moved) file(s) from trash/\(runID)"))
         #expect(try fixture.bytes(original) == fixture.files["a.jpg"])
         #expect(try fixture.open().catalog.asset(sum) != nil)
 
@@ -86,15 +89,23 @@ import Testing
     @Test func purgeDeletesOldTrashForGoodAndJournalsIt() throws {
         let fixture = try ImportedLibrary()
         let (sum, _) = try trashA(fixture)
+        let moved = Self.filesBelow(fixture.folder.subpath("lib/trash/\(runID)"))
         let kept = try fixture.cairn(["trash", "purge", "--older-than", "1"])
         #expect(kept.status == 0 && kept.standardOutput.hasPrefix("Purged 0 run(s), 0 file(s); kept 1 run(s)"))
         let purged = try fixture.cairn(["trash", "purge", "--older-than", "0"])
         #expect(purged.status == 0, "\(purged.standardError)")
-        #expect(purged.standardOutput.hasPrefix("Purged 1 run(s), 1 file(s)"))
+        #expect(purged.standardOutput.hasPrefix("Purged 1 run(s), \(moved) file(s)"))
         #expect(!fixture.exists("trash/\(runID)"))
         #expect(try fixture.open().catalog.trashedAssets().isEmpty)
         let journal = try fixture.cairn(["journal", "list"])
-        #expect(journal.standardOutput.contains("purged 1 file(s)"))
+        #expect(journal.standardOutput.contains("purged \(moved) file(s)"))
         #expect(try fixture.open().catalog.asset(sum) == nil)
+    }
+
+    static func filesBelow(_ root: String) -> Int {
+        (FileManager.default.enumerator(atPath: root)?.allObjects as? [String] ?? []).filter { relative in
+            var isDirectory: ObjCBool = false
+            return FileManager.default.fileExists(atPath: root + "/" + relative, isDirectory: &isDirectory) && !isDirectory.boolValue
+        }.count
     }
 }

@@ -52,7 +52,7 @@ import Testing
     }
 
     static let files = (0..<5).reduce(into: [String: Data]()) { files, index in
-        files["IMG_\(index).JPG"] = Data((0..<3_000).map { UInt8(truncatingIfNeeded: $0 &* (index + 7)) })
+        files["IMG_\(index).JPG"] = try! DistinctJPEG.data(byteCount: 3_000, seed: UInt8(index))
     }
 
     @Test func aDeletedFileIsQuarantinedThenTrashedThenRestoredByteIdentical() async throws {

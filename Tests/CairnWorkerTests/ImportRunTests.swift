@@ -8,7 +8,8 @@ import Testing
 @testable import CairnWorker
 
 @Suite struct ImportRunTests {
-    func bytes(_ count: Int, _ seed: UInt8) -> Data { Data((0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ Int(seed)) }) }
+    /// A valid little JPEG (the media lanes read every import) with its own bytes for each (count, seed).
+    func bytes(_ count: Int, _ seed: UInt8) -> Data { (try? DistinctJPEG.data(byteCount: count, seed: seed)) ?? Data() }
 
     func sha1sum(_ path: String) throws -> String {
         String(String(decoding: try ExternalTool.run(["sha1sum", path]), as: UTF8.self).prefix(40))

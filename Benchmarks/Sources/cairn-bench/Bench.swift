@@ -18,5 +18,6 @@ enum BenchRegistry {
         MediaThumbnailBench.self,
         MediaProbeBench.self,
         MediaSynthesisBench.self,
+        ImportBenchmark.self,
     ]
 }

@@ -1,0 +1,108 @@
+import CairnCore
+import CairnPipeline
+import CairnScanner
+import Foundation
+
+/// What became of one file of the source in one import: a line of `--report FILE`.
+public struct ImportFileOutcome: Sendable, Equatable, Codable {
+    public enum Outcome: String, Sendable, Codable, CaseIterable {
+        /// Brought into the library (ready) this run.
+        case imported
+        /// Its content was already in the library, or held by another file of this source.
+        case duplicate
+        /// Unchanged since the last run (its checksum came from the cache); nothing to do.
+        case unchanged
+        /// Not imported on purpose (a symbolic link).
+        case skipped
+        case failed
+        /// The run stopped before the file was done; the next run resumes it.
+        case unfinished
+    }
+
+    public var path: String
+    public var outcome: Outcome
+    public var checksum: String?
+    /// `scanning`, `hashing`, or the lane (`transfer`, `metadata`, `thumbnail`, `synthesis`).
+    public var phase: String?
+    public var reason: String?
+
+    public init(path: String, outcome: Outcome, checksum: String? = nil, phase: String? = nil, reason: String? = nil) {
+        self.path = path
+        self.outcome = outcome
+        self.checksum = checksum
+        self.phase = phase
+        self.reason = reason
+    }
+
+    /// One JSON object per line, keys sorted.
+    public static func jsonLines(_ outcomes: [ImportFileOutcome]) throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        var data = Data()
+        for outcome in outcomes {
+            data.append(try encoder.encode(outcome))
+            data.append(UInt8(ascii: "\n"))
+        }
+        return data
+    }
+
+    /// Every media file's outcome: hashing failures, the pipeline's outcome for the first file holding each
+    /// piece of content it handled, duplicates and unchanged files; then items resumed from other sources.
+    static func outcomes(hashed: ImportRun.Hashed, pipeline: OutcomeReport) -> [ImportFileOutcome] {
+        var byChecksum: [Checksum: FileOutcomeEntry] = [:]
+        for entry in pipeline.entries { if let checksum = entry.checksum { byChecksum[checksum] = entry } }
+        let hashFailures = Dictionary(hashed.failures.map { ($0.relativePath, $0) }, uniquingKeysWith: { first, _ in first })
+        let hashedThisRun = Set(hashed.prepared.toHash)
+        var seen = Set<Checksum>()
+        var result: [ImportFileOutcome] = []
+        for (index, file) in hashed.report.mediaFiles.enumerated() {
+            if let failure = hashFailures[file.relativePath] {
+                result.append(ImportFileOutcome(path: file.relativePath, outcome: .failed, phase: failure.phase,
+                                                reason: failure.reason))
+                continue
+            }
+            guard let checksum = hashed.checksums[index] else { continue }
+            let first = seen.insert(checksum).inserted
+            if first, let entry = byChecksum.removeValue(forKey: checksum) {
+                result.append(ImportFileOutcome(path: file.relativePath, checksum: checksum.hex, entry.outcome))
+            } else {
+                result.append(ImportFileOutcome(path: file.relativePath,
+                                                outcome: hashedThisRun.contains(index) ? .duplicate : .unchanged,
+                                                checksum: checksum.hex))
+            }
+        }
+        // Unfinished items of earlier runs from other sources, finished (or not) by this one.
+        for entry in pipeline.entries {
+            guard let checksum = entry.checksum, byChecksum[checksum] != nil else { continue }
+            result.append(ImportFileOutcome(path: entry.path, checksum: checksum.hex, entry.outcome))
+        }
+        return result
+    }
+
+    /// Symbolic links skipped and paths the walk could not read.
+    static func outcomes(scan report: ScanReport) -> [ImportFileOutcome] {
+        report.symlinksSkipped.map {
+            ImportFileOutcome(path: $0, outcome: .skipped, reason: "symbolic link (never followed)")
+        } + report.issues.map {
+            ImportFileOutcome(path: $0.relativePath, outcome: .failed, phase: "scanning", reason: $0.reason)
+        }
+    }
+
+    /// A stage's reason without the leading "path: " (stage reasons name their file; a report line names it already).
+    static func reason(_ reason: String, strippingPath path: String) -> String {
+        reason.hasPrefix(path + ": ") ? String(reason.dropFirst(path.count + 2)) : reason
+    }
+
+    private init(path: String, checksum: String, _ outcome: FileOutcome) {
+        switch outcome {
+        case .imported: self.init(path: path, outcome: .imported, checksum: checksum)
+        case .duplicate: self.init(path: path, outcome: .duplicate, checksum: checksum)
+        case .skipped(let reason): self.init(path: path, outcome: .skipped, checksum: checksum, reason: reason)
+        case .failed(let phase, let reason):
+            self.init(path: path, outcome: .failed, checksum: checksum, phase: phase.rawValue,
+                      reason: Self.reason(reason, strippingPath: path))
+        case .unfinished(let lane):
+            self.init(path: path, outcome: .unfinished, checksum: checksum, phase: lane.rawValue)
+        }
+    }
+}

@@ -1,0 +1,66 @@
+import CairnNarration
+import CairnPipeline
+import Synchronization
+
+/// Turns the scheduler's events into narration: an item ready, an item failed for good, lane occupancy,
+/// the importing total once resumed items are known; and counts the bytes copied.
+final class PipelineNarration: Sendable {
+    private let narrator: Narrator
+    private let configuration: PipelineConfiguration
+    private struct State {
+        private static func isFailure(_ state: ItemState) -> Bool {
+        if case .failed = state { return true }
+        return false
+    }
+
+    var bytesCopied: Int64 = 0
+        var totalAnnounced: Int?
+    }
+    private let state = Mutex(State())
+
+    init(narrator: Narrator, configuration: PipelineConfiguration) {
+        self.narrator = narrator
+        self.configuration = configuration
+    }
+
+    var bytesCopied: Int64 { state.withLock { $0.bytesCopied } }
+
+    @Sendable func copied(_ bytes: Int64) { state.withLock { $0.bytesCopied += bytes } }
+
+    @Sendable func handle(_ event: PipelineEvent) {
+        switch event {
+        case .transitioned(let item, let from, let to):
+            switch to {
+            case .ready:
+                narrator.imported(file: item.relativePath, bytes: item.byteCount)
+            case .failed(let failure) where !failure.retryable || failure.attempts >= configuration.maxAttempts:
+                narrator.failed(file: item.relativePath,
+                                reason: ImportFileOutcome.reason(failure.reason, strippingPath: item.relativePath), phase: .importing, bytes: item.byteCount)
+            default:
+                break
+            }
+        case .progress(let progress):
+            let announce = state.withLock { state -> Bool in
+                guard state.totalAnnounced != progress.totalItems else { return false }
+                state.totalAnnounced = progress.totalItems
+                return true
+            }
+            if announce { narrator.expectTotal(.importing, items: progress.totalItems) }
+            narrator.lanes(Lane.allCases.map { lane in
+                let occupancy = progress.lanes[lane]
+                return CairnNarration.LaneOccupancy(name: lane.rawValue, busy: occupancy?.running ?? 0, width: configuration[lane].width,
+                                     queued: (occupancy?.waiting ?? 0) + (occupancy?.heldByBackPressure ?? 0))
+            })
+        case .retryScheduled(let item, let lane, let attempt, _, let reason):
+            narrator.note("\(item.relativePath): \(lane.rawValue) try \(attempt) after: \(reason)")
+        case .stopping(let reason):
+            switch reason {
+            case .interrupted: narrator.warning("stopping: no new work starts; work in flight may finish")
+            case .errorLimit: narrator.warning("stopping: the error limit (--max-errors) was reached")
+            case .storeFailed: narrator.error("stopping: the catalog cannot be written")
+            }
+        case .phaseStarted, .timedOut, .backPressure, .abandoned:
+            break
+        }
+    }
+}
