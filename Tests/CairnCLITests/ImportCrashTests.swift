@@ -206,21 +206,6 @@ enum Checksums {
     }
 }
 
-/// Deterministic random numbers, so a failing trial's moment can be replayed.
-struct SplitMix64 {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    /// In 0..<1.
-    mutating func nextUnit() -> Double { Double(next() >> 11) * 0x1p-53 }
-}
-
 /// Reads a child's output on a thread and signals when a line matches.
 final class LineWatcher: Sendable {
     private let matched = DispatchSemaphore(value: 0)

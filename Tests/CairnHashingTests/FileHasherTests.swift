@@ -13,7 +13,7 @@ import Testing
     }
 
     func randomBytes(_ count: Int, seed: UInt64) -> Data {
-        var generator = SplitMix(seed: seed)
+        var generator = SplitMix64(seed: seed)
         return Data((0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) })
     }
 
@@ -118,18 +118,5 @@ import Testing
     @Test func digestOfKnownBytes() throws {
         #expect(try SHA1Digest.checksum(of: Array("abc".utf8)).hex == "a9993e364706816aba3e25717850c26c9cd0d89d")
         #expect(try SHA1Digest.checksum(of: []).hex == "da39a3ee5e6b4b0d3255bfef95601890afd80709")
-    }
-}
-
-/// A tiny deterministic generator so test data is the same on every run.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
