@@ -29,7 +29,7 @@ final class PipelineNarration: Sendable {
 
     @Sendable func handle(_ event: PipelineEvent) {
         switch event {
-        case .transitioned(let item, let from, let to):
+        case .transitioned(let item, _, let to):
             switch to {
             case .ready:
                 narrator.imported(file: item.relativePath, bytes: item.byteCount)

@@ -76,7 +76,7 @@ public struct SyncRun: Sendable {
         guard probe.root == .directory, let sourceRoot = resolved else {
             // The classic mass-deletion bug is an unmounted disk: a missing root is a rail, not an empty source.
             guard let knownID else { throw WorkerError.sourceUnusable(ScanError.describeMissing(given, probe.root)) }
-            return try await holdForMissingSource(sourceID: knownID, root: given, probe: probe, importRun: importRun)
+            return try holdForMissingSource(sourceID: knownID, root: given, probe: probe)
         }
 
         var context: ImportRun.Context
@@ -156,7 +156,7 @@ public struct SyncRun: Sendable {
     }
 
     /// The source root is gone or not a folder: reconcile against nothing, which every rail holds, and say why.
-    private func holdForMissingSource(sourceID: Int64, root: String, probe: SourceScanFacts, importRun: ImportRun) async throws -> SyncSummary {
+    private func holdForMissingSource(sourceID: Int64, root: String, probe: SourceScanFacts) throws -> SyncSummary {
         let narrator = narration.narrator
         narrator.runStarted(command: options.dryRun ? "dry-run" : "sync")
         narrator.phaseStarted(.reconciling)

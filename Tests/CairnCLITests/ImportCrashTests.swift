@@ -178,7 +178,7 @@ final class CrashCorpus: Sendable {
             let enumerator = FileManager.default.enumerator(atPath: root + "/" + folder)
             while let relative = enumerator?.nextObject() as? String {
                 var isDirectory: ObjCBool = false
-                FileManager.default.fileExists(atPath: root + "/\(folder)/\(relative)", isDirectory: &isDirectory)
+                _ = FileManager.default.fileExists(atPath: root + "/\(folder)/\(relative)", isDirectory: &isDirectory)
                 if !isDirectory.boolValue && !catalogued.contains("\(folder)/\(relative)") {
                     throw fail("orphan \(folder)/\(relative)")
                 }

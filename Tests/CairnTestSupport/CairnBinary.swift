@@ -22,39 +22,10 @@ public enum CairnBinary {
 
     /// Runs `cairn` with `arguments` and waits for it.
     public static func run(_ arguments: [String], environment: [String: String] = [:], in directory: String? = nil) throws -> Result {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
         var merged = ProcessInfo.processInfo.environment
         merged.merge(environment) { _, new in new }
-        process.environment = merged
-        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        // Drain both pipes concurrently so a chatty child never blocks on a full pipe.
-        let errorData = ErrorDrain(err.fileHandleForReading)
-        let output = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Result(status: process.terminationStatus, standardOutput: String(decoding: output, as: UTF8.self),
-                      standardError: String(decoding: errorData.wait(), as: UTF8.self))
-    }
-}
-
-private final class ErrorDrain: @unchecked Sendable {
-    private var data = Data()
-    private let done = DispatchSemaphore(value: 0)
-
-    init(_ handle: FileHandle) {
-        Thread.detachNewThread { [self] in
-            data = handle.readDataToEndOfFile()
-            done.signal()
-        }
-    }
-
-    func wait() -> Data {
-        done.wait()
-        return data
+        let finished = try ChildProcess.run(executable: path, arguments: arguments, environment: merged, directory: directory)
+        return Result(status: finished.status, standardOutput: String(decoding: finished.standardOutput, as: UTF8.self),
+                      standardError: String(decoding: finished.standardError, as: UTF8.self))
     }
 }

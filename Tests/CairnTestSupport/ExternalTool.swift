@@ -13,28 +13,12 @@ public enum ExternalTool {
     /// Runs `arguments[0]` found on PATH; returns standard output; throws on a non-zero exit.
     @discardableResult
     public static func run(_ arguments: [String], in directory: String? = nil, input: Data? = nil) throws -> Data {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = arguments
-        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        let inputPipe = Pipe()
-        if input != nil { process.standardInput = inputPipe }
-        try process.run()
-        if let input {
-            inputPipe.fileHandleForWriting.write(input)
-            try inputPipe.fileHandleForWriting.close()
+        let finished = try ChildProcess.run(executable: "/usr/bin/env", arguments: arguments, directory: directory, input: input)
+        guard finished.status == 0 else {
+            throw Failure(command: arguments, status: finished.status,
+                          standardError: String(decoding: finished.standardError, as: UTF8.self))
         }
-        let output = out.fileHandleForReading.readDataToEndOfFile()
-        let errors = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw Failure(command: arguments, status: process.terminationStatus,
-                          standardError: String(decoding: errors, as: UTF8.self))
-        }
-        return output
+        return finished.standardOutput
     }
 
     /// Makes media with the `ffmpeg` CLI, quietly, overwriting `output`.
