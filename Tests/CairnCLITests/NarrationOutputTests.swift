@@ -74,7 +74,8 @@ import Testing
         process.standardOutput = slave
         process.standardError = slave
         try process.run()
-        let screen = terminal.read(until: "files seen")
+        // To the end, not to a marker: on a terminal each summary line is its own write.
+        let screen = terminal.readUntilChildCloses()
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)
         // In-place redraws: the cursor goes back up or the line is cleared, instead of scrolling line after line.

@@ -6,7 +6,7 @@ import Glibc
 /// A pseudo-terminal for tests: renderers write to `slave` as to a real terminal; the test reads `master`.
 public final class PseudoTerminal {
     public let master: Int32
-    public let slave: Int32
+    public private(set) var slave: Int32
 
     public struct Failure: Error, CustomStringConvertible {
         public let description: String
@@ -41,8 +41,29 @@ public final class PseudoTerminal {
         return String(decoding: bytes, as: UTF8.self)
     }
 
+    /// Reads everything a child process writes until it exits (every slave descriptor closed), or until
+    /// `timeoutMilliseconds` pass without data. Closes this side's slave first, since a terminal reports
+    /// the end only once no one holds the slave open: call it after the child has started.
+    public func readUntilChildCloses(timeoutMilliseconds: Int32 = 60_000) -> String {
+        if slave >= 0 {
+            close(slave)
+            slave = -1
+        }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            var poller = pollfd(fd: master, events: Int16(POLLIN), revents: 0)
+            guard poll(&poller, 1, timeoutMilliseconds) > 0 else { break }
+            let count = Glibc.read(master, &chunk, chunk.count)
+            // Linux answers EIO once the last slave descriptor is closed and the buffer is drained.
+            guard count > 0 else { break }
+            bytes += chunk[0..<count]
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
     deinit {
-        close(slave)
+        if slave >= 0 { close(slave) }
         close(master)
     }
 }
