@@ -187,6 +187,11 @@ extension Catalog {
         try fetchImportItems(where: "NOT \(Self.terminalCondition) OR in_flight = 1")
     }
 
+    /// The same items, one at a time, so a caller that keeps only part of each row never holds them all.
+    public func forEachUnfinishedImportItem(_ body: (ImportItemRecord) throws -> Void) throws {
+        try forEachImportItem(where: "NOT \(Self.terminalCondition) OR in_flight = 1", body)
+    }
+
     /// Every import item, by id.
     public func importItems() throws -> [ImportItemRecord] {
         try fetchImportItems(where: "1")
@@ -216,8 +221,14 @@ extension Catalog {
 
     /// `condition` names `import_item` columns unqualified: `source` shares none of them but `id`.
     private func fetchImportItems(where condition: String, arguments: StatementArguments = []) throws -> [ImportItemRecord] {
+        var result: [ImportItemRecord] = []
+        try forEachImportItem(where: condition, arguments: arguments) { result.append($0) }
+        return result
+    }
+
+    private func forEachImportItem(where condition: String, arguments: StatementArguments = [],
+                                   _ body: (ImportItemRecord) throws -> Void) throws {
         try pool.read { db in
-            var result: [ImportItemRecord] = []
             let rows = try Row.fetchCursor(db, sql: """
                 SELECT i.id, i.sha1, i.source_id, s.root_path, i.relative_path, i.kind, i.size, i.state, i.phase,
                        i.reason, i.attempts, i.retryable, i.in_flight, i.crash_count, i.duplicate, i.updated_at
@@ -231,11 +242,10 @@ extension Catalog {
                 let state = ImportItemState(
                     state: row[7], phase: row[8], reason: row[9], attempts: row[10], retryable: row[11],
                     inFlight: row[12], crashCount: row[13], isDuplicate: row[14])
-                result.append(ImportItemRecord(
+                try body(ImportItemRecord(
                     id: row[0], checksum: checksum, sourceID: row[2], sourceRoot: row[3], relativePath: row[4],
                     kind: MediaKind(rawValue: row[5]) ?? .other, size: row[6], state: state, updatedAt: row[15]))
             }
-            return result
         }
     }
 

@@ -56,7 +56,9 @@ public struct ProgressTracker: Sendable {
     }
 
     private let weights: ProgressWeights
+    /// Items with work left in this run; an item that finishes is only counted from then on.
     private var items: [ItemID: Tracked] = [:]
+    private var registered = Set<ItemID>()
     private var counts: [ItemState.Name: Int] = [:]
     private var totals = [Double](repeating: 0, count: 4)
     private var done = [Double](repeating: 0, count: 4)
@@ -68,7 +70,7 @@ public struct ProgressTracker: Sendable {
 
     /// Adds an item (once) at its current state; an item that ended before this run counts as done.
     public mutating func register(_ item: ImportItem, route: ItemRoute, state: ItemState, finished: Bool) {
-        guard items[item.id] == nil else { return update(item.id, to: state, finished: finished) }
+        guard registered.insert(item.id).inserted else { return update(item.id, to: state, finished: finished) }
         let tracked = Tracked(route: route, byteCount: item.byteCount, state: state.name, lanesDone: 0)
         for lane in route.lanes { totals[lane.index] += units(of: tracked, in: lane) }
         items[item.id] = tracked
@@ -96,7 +98,7 @@ public struct ProgressTracker: Sendable {
             done[lane.index] += units(of: tracked, in: lane)
             tracked.lanesDone += 1
         }
-        items[id] = tracked
+        items[id] = finished ? nil : tracked
     }
 
     public mutating func snapshot() -> PipelineProgress {
@@ -106,9 +108,9 @@ public struct ProgressTracker: Sendable {
             weighted += weights[lane] * min(1, done[lane.index] / totals[lane.index])
             weightSum += weights[lane]
         }
-        let fraction = weightSum > 0 ? weighted / weightSum : (items.isEmpty ? 1 : 0)
+        let fraction = weightSum > 0 ? weighted / weightSum : (registered.isEmpty ? 1 : 0)
         lastFraction = min(1, max(lastFraction, fraction))
-        return PipelineProgress(totalItems: items.count, counts: counts.filter { $0.value != 0 },
+        return PipelineProgress(totalItems: registered.count, counts: counts.filter { $0.value != 0 },
                                 fraction: lastFraction)
     }
 

@@ -1,3 +1,5 @@
+import CairnCore
+
 /// Runs items through the transfer, metadata, thumbnail and synthesis lanes.
 ///
 /// One actor owns every decision, so its state changes are synchronous and ordered; stage work runs
@@ -46,7 +48,10 @@ public actor PipelineScheduler {
         var task: Task<Void, Never>
     }
 
+    /// Items still in play. An item that ends leaves for `finished`, which keeps only what the report needs,
+    /// so memory per item stays small on imports of many thousands of files.
     private var entries: [ItemID: Entry] = [:]
+    private var finished: [ItemID: FileOutcomeEntry] = [:]
     private var order: [ItemID] = []
     private var lanes = [LaneQueue](repeating: LaneQueue(), count: Lane.allCases.count)
     private var running: [UInt64: RunningPhase] = [:]
@@ -54,7 +59,6 @@ public actor PipelineScheduler {
     private var backoffTimers: [ItemID: Task<Void, Never>] = [:]
     private var suspects = FIFO<ItemID>()
     private var activeSuspect: ItemID?
-    private var outcomes: [ItemID: FileOutcome] = [:]
     private var finalFailures = 0
     private var stopReason: StopReason?
     private var deadlineTimer: Task<Void, Never>?
@@ -71,7 +75,7 @@ public actor PipelineScheduler {
     ///   - random: source of backoff jitter.
     ///   - onEvent: called synchronously on every event; keep it quick.
     public init(configuration: PipelineConfiguration, stages: any PipelineStages, store: any ItemStateStore,
-                clock: any Clock<Duration> = ContinuousClock(),
+                clock: any Clock<Duration> = DispatchTimerClock(),
                 random: any RandomNumberGenerator & Sendable = SystemRandomNumberGenerator(),
                 onEvent: @escaping @Sendable (PipelineEvent) -> Void = { _ in }) {
         self.configuration = configuration
@@ -89,14 +93,17 @@ public actor PipelineScheduler {
     ///
     /// Throws only when the store fails (`PipelineError.alreadyRan` on a second call); per-file
     /// failures are in the result's report.
-    public func run(_ records: [ItemRecord]) async throws -> PipelineRunResult {
+    public func run(_ records: consuming [ItemRecord]) async throws -> PipelineRunResult {
         guard !hasRun else { throw PipelineError.alreadyRan }
         hasRun = true
         let writer = RecordWriter(store: store) { [weak self] error in await self?.storeFailed(error) }
         self.writer = writer
         writer.start()
 
+        entries.reserveCapacity(records.count)
+        order.reserveCapacity(records.count)
         for record in records { admit(record) }
+        records = []  // admitted: the caller's list is not kept for the whole run
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             runFinished = continuation
             if let pendingCancelDeadline { cancel(deadline: pendingCancelDeadline) }
@@ -157,7 +164,7 @@ public actor PipelineScheduler {
         let route = configuration.route(for: record.item)
         var entry = Entry(record: record, route: route)
         let id = record.id
-        guard entries[id] == nil else { return }
+        guard entries[id] == nil, finished[id] == nil else { return }
         entries[id] = entry
         order.append(id)
         progress.register(record.item, route: route, state: record.state, finished: record.state.isTerminal)
@@ -170,7 +177,7 @@ public actor PipelineScheduler {
         }
         entries[id] = entry
         guard let lane = entry.record.state.resumeLane else {
-            outcomes[id] = Self.outcome(ofFinished: entry.record)
+            end(entry, Self.outcome(ofFinished: entry.record))
             return
         }
         if CrashLoopGuard.isSuspect(entry.record) {
@@ -239,7 +246,7 @@ public actor PipelineScheduler {
 
     private func startNextSuspectIfIdle() -> Bool {
         if let suspect = activeSuspect {
-            guard outcomes[suspect] != nil else { return false }
+            guard finished[suspect] != nil else { return false }
             activeSuspect = nil
         }
         guard lanes.allSatisfy(\.isIdle), backoffTimers.isEmpty, running.isEmpty,
@@ -318,7 +325,7 @@ public actor PipelineScheduler {
         move(&entry, to: next?.activeState ?? .ready)
         entries[id] = entry
         guard let next else {
-            outcomes[id] = duplicate ? .duplicate : .imported
+            end(entry, duplicate ? .duplicate : .imported)
             return
         }
         guard stopReason == nil else { return }
@@ -350,8 +357,8 @@ public actor PipelineScheduler {
             }
             return
         }
-        outcomes[id] = .failed(phase: lane, reason: reason)
         progress.update(id, to: entry.record.state, finished: true)
+        end(entry, .failed(phase: lane, reason: reason))
         emitProgress()
         finalFailures += 1
         if let limit = configuration.maxErrors, finalFailures >= limit, stopReason == nil {
@@ -404,7 +411,7 @@ public actor PipelineScheduler {
             done = running.isEmpty
         } else {
             done = running.isEmpty && backoffTimers.isEmpty && suspects.isEmpty
-                && (activeSuspect.map { outcomes[$0] != nil } ?? true) && lanes.allSatisfy(\.isIdle)
+                && (activeSuspect.map { finished[$0] != nil } ?? true) && lanes.allSatisfy(\.isIdle)
         }
         guard done else { return }
         deadlineTimer?.cancel()
@@ -427,6 +434,14 @@ public actor PipelineScheduler {
         progress.update(entry.record.id, to: next, finished: finished)
         onEvent(.transitioned(entry.record.item, from: previous, to: next))
         emitProgress()
+    }
+
+    /// The item is done for this run: only its report line is kept.
+    private func end(_ entry: Entry, _ outcome: FileOutcome) {
+        let id = entry.record.id
+        finished[id] = FileOutcomeEntry(path: entry.record.item.relativePath, checksum: entry.record.item.checksum,
+                                        outcome: outcome)
+        entries[id] = nil
     }
 
     @discardableResult
@@ -453,10 +468,13 @@ public actor PipelineScheduler {
         var entriesOut = [FileOutcomeEntry]()
         entriesOut.reserveCapacity(order.count)
         for id in order {
-            guard let entry = entries[id] else { continue }
-            let outcome = outcomes[id] ?? .unfinished(resumeAt: entry.record.state.resumeLane ?? .transfer)
-            entriesOut.append(FileOutcomeEntry(path: entry.record.item.relativePath,
-                                               checksum: entry.record.item.checksum, outcome: outcome))
+            if let ended = finished[id] {
+                entriesOut.append(ended)
+            } else if let entry = entries[id] {
+                entriesOut.append(FileOutcomeEntry(
+                    path: entry.record.item.relativePath, checksum: entry.record.item.checksum,
+                    outcome: .unfinished(resumeAt: entry.record.state.resumeLane ?? .transfer)))
+            }
         }
         let report = OutcomeReport(entries: entriesOut)
         let completion: RunCompletion

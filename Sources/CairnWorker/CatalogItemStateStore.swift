@@ -14,9 +14,18 @@ public struct CatalogItemStateStore: ItemStateStore {
         try await BlockingWork.run { try catalog.saveImportItemStates(updates) }
     }
 
-    /// Records an earlier run left unfinished (or in flight), with each one's source root.
-    public func unfinished() throws -> [(record: ItemRecord, sourceRoot: String)] {
-        try catalog.unfinishedImportItems().map { (try Self.record(from: $0), $0.sourceRoot) }
+    /// Records earlier runs (and this one's placeholders) left unfinished or in flight, by id, with each
+    /// one's source root. Read row by row, with one string per distinct root, since there may be many thousands.
+    public func unfinished() throws -> (records: [ItemRecord], sourceRoots: [ItemID: String]) {
+        var records: [ItemRecord] = []
+        var sourceRoots: [ItemID: String] = [:]
+        var roots = Set<String>()
+        try catalog.forEachUnfinishedImportItem { row in
+            let record = try Self.record(from: row)
+            records.append(record)
+            sourceRoots[record.id] = roots.insert(row.sourceRoot).memberAfterInsert
+        }
+        return (records, sourceRoots)
     }
 
     static func columns(of record: ItemRecord) -> ImportItemState {

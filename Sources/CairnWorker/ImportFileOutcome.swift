@@ -21,12 +21,13 @@ public struct ImportFileOutcome: Sendable, Equatable, Codable {
 
     public var path: String
     public var outcome: Outcome
-    public var checksum: String?
+    /// Written as 40 hexadecimal digits; kept as 20 bytes, since a report may hold a line per file of a huge source.
+    public var checksum: Checksum?
     /// `scanning`, `hashing`, or the lane (`transfer`, `metadata`, `thumbnail`, `synthesis`).
     public var phase: String?
     public var reason: String?
 
-    public init(path: String, outcome: Outcome, checksum: String? = nil, phase: String? = nil, reason: String? = nil) {
+    public init(path: String, outcome: Outcome, checksum: Checksum? = nil, phase: String? = nil, reason: String? = nil) {
         self.path = path
         self.outcome = outcome
         self.checksum = checksum
@@ -64,17 +65,17 @@ public struct ImportFileOutcome: Sendable, Equatable, Codable {
             guard let checksum = hashed.checksums[index] else { continue }
             let first = seen.insert(checksum).inserted
             if first, let entry = byChecksum.removeValue(forKey: checksum) {
-                result.append(ImportFileOutcome(path: file.relativePath, checksum: checksum.hex, entry.outcome))
+                result.append(ImportFileOutcome(path: file.relativePath, checksum: checksum, entry.outcome))
             } else {
                 result.append(ImportFileOutcome(path: file.relativePath,
                                                 outcome: hashedThisRun.contains(index) ? .duplicate : .unchanged,
-                                                checksum: checksum.hex))
+                                                checksum: checksum))
             }
         }
         // Unfinished items of earlier runs from other sources, finished (or not) by this one.
         for entry in pipeline.entries {
             guard let checksum = entry.checksum, byChecksum[checksum] != nil else { continue }
-            result.append(ImportFileOutcome(path: entry.path, checksum: checksum.hex, entry.outcome))
+            result.append(ImportFileOutcome(path: entry.path, checksum: checksum, entry.outcome))
         }
         return result
     }
@@ -93,7 +94,7 @@ public struct ImportFileOutcome: Sendable, Equatable, Codable {
         reason.hasPrefix(path + ": ") ? String(reason.dropFirst(path.count + 2)) : reason
     }
 
-    private init(path: String, checksum: String, _ outcome: FileOutcome) {
+    private init(path: String, checksum: Checksum, _ outcome: FileOutcome) {
         switch outcome {
         case .imported: self.init(path: path, outcome: .imported, checksum: checksum)
         case .duplicate: self.init(path: path, outcome: .duplicate, checksum: checksum)

@@ -316,10 +316,15 @@ public struct ImportRun: Sendable {
     func finish(_ context: Context, hashed: Hashed, imported: Imported, plan: ContentPlan, review: ReviewInfo? = nil,
                 held: String? = nil) throws -> ImportSummary {
         narrator.phaseStarted(.finalizing)
+        // No per-file copies when nothing failed and nothing was known before (a first import of a big folder).
         let failedPaths = Set(imported.failures.map(\.relativePath))
-        let upserts = hashed.snapshotUpserts.filter { !failedPaths.contains($0.relativePath) }
-        let present = Set(hashed.report.mediaFiles.map(\.relativePath))
-        let removed = hashed.prepared.previous.keys.filter { !present.contains($0) }.sorted()
+        let upserts = failedPaths.isEmpty ? hashed.snapshotUpserts
+            : hashed.snapshotUpserts.filter { !failedPaths.contains($0.relativePath) }
+        var removed: [String] = []
+        if !hashed.prepared.previous.isEmpty {
+            let present = Set(hashed.report.mediaFiles.map(\.relativePath))
+            removed = hashed.prepared.previous.keys.filter { !present.contains($0) }.sorted()
+        }
         try library.catalog.updateSnapshot(sourceID: context.sourceID, upserting: upserts, removing: removed)
 
         let failures = (hashed.failures + imported.failures).sorted { $0.relativePath < $1.relativePath }
@@ -360,13 +365,17 @@ public struct ImportRun: Sendable {
         }
         try library.catalog.finishRun(record, failures: failureRecords)
         narration.close()
+        var outcomes = imported.outcomes
+        let scanOutcomes = ImportFileOutcome.outcomes(scan: hashed.report)
+        // Appending copies every line, so only when there is something to append.
+        if !outcomes.isEmpty && !scanOutcomes.isEmpty { outcomes += scanOutcomes }
         return ImportSummary(
             runID: record.id, sourceRoot: context.sourceRoot, counts: counts, failures: failures,
             symlinksSkipped: hashed.report.symlinksSkipped, otherFiles: hashed.report.otherFiles,
             junkSkipped: hashed.report.junkSkipped, scanIssues: hashed.report.issues,
             temporaryFilesRemoved: context.temporaryFilesRemoved, elapsedSeconds: (ContinuousClock.now - context.clockStart).seconds,
             interrupted: interrupted, stoppedAtErrorLimit: stoppedAtErrorLimit,
-            outcomes: imported.outcomes.isEmpty ? [] : imported.outcomes + ImportFileOutcome.outcomes(scan: hashed.report))
+            outcomes: outcomes)
     }
 
     /// Records a run that stopped on an error, so `cairn status` can say why.

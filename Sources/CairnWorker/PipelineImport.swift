@@ -72,7 +72,7 @@ public struct PipelineImport: Sendable {
     public var media = MediaEngine()
     public var clipOptions = ClipOptions()
     /// Times lane timeouts, backoff and the cancellation deadline.
-    public var clock: any Clock<Duration> = ContinuousClock()
+    public var clock: any Clock<Duration> = DispatchTimerClock()
     /// Told the bytes of each original copied into the library.
     public var onCopied: @Sendable (Int64) -> Void = { _ in }
 
@@ -86,11 +86,11 @@ public struct PipelineImport: Sendable {
     /// (crash-safe resume), runs the scheduler; events go to `onEvent`. `cancellation` lets the caller cancel.
     ///
     /// Throws when the catalog cannot be read or written; per-file failures are in the result's report.
-    public func run(newContent: [NewContent], onEvent: @escaping @Sendable (PipelineEvent) -> Void,
+    public func run(newContent: consuming [NewContent], onEvent: @escaping @Sendable (PipelineEvent) -> Void,
                     cancellation: PipelineCancellation) async throws -> PipelineRunResult {
         let catalog = library.catalog
         let primarySource = sourceID
-        let unfinished = try await BlockingWork.run {
+        let (records, sourceRoots) = try await BlockingWork.run { [newContent = copy newContent] in
             var sourceIDs: [String: Int64] = [:]
             var placeholders: [ImportItemPlaceholder] = []
             placeholders.reserveCapacity(newContent.count)
@@ -108,12 +108,12 @@ public struct PipelineImport: Sendable {
                     size: content.size))
             }
             _ = try catalog.insertImportPlaceholders(placeholders)
+            placeholders = []
             // This run's placeholders are unfinished too: one list, in id order.
             return try CatalogItemStateStore(catalog: catalog).unfinished()
         }
+        _ = consume newContent  // persisted as placeholders: not kept for the whole run
 
-        var sourceRoots: [ItemID: String] = [:]
-        for (record, root) in unfinished { sourceRoots[record.id] = root }
         var stages = LibraryStages(library: library, sourceRoots: sourceRoots, media: media, clipOptions: clipOptions,
                                    runID: runID)
         stages.onCopied = onCopied
@@ -121,6 +121,6 @@ public struct PipelineImport: Sendable {
             configuration: configuration, stages: stages, store: CatalogItemStateStore(catalog: catalog), clock: clock,
             onEvent: onEvent)
         await cancellation.attach(scheduler)
-        return try await scheduler.run(unfinished.map(\.record))
+        return try await scheduler.run(consume records)
     }
 }
