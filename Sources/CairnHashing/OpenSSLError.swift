@@ -13,6 +13,13 @@ func check(_ returnCode: Int32, _ operation: StaticString) throws(OpenSSLError) 
     guard returnCode == 1 else { throw OpenSSLError(operation: "\(operation)", message: lastOpenSSLErrorText()) }
 }
 
+/// The same funnel for calls that return a handle, NULL on failure.
+@inline(__always)
+func require<Handle>(_ handle: Handle?, _ operation: StaticString) throws(OpenSSLError) -> Handle {
+    guard let handle else { throw OpenSSLError(operation: "\(operation)", message: lastOpenSSLErrorText()) }
+    return handle
+}
+
 func lastOpenSSLErrorText() -> String {
     var buffer = [CChar](repeating: 0, count: 256)
     COpenSSL_last_error_string(&buffer, buffer.count)

@@ -16,7 +16,8 @@ public enum ParallelHasher {
     /// The default thread count: every core, since page-cached hashing is CPU bound.
     public static var defaultWorkers: Int { System.coreCount }
 
-    /// Hashes `requests`; results come back in the same order as the requests.
+    /// Hashes `requests`; results come back in the same order as the requests. `mappingThreshold: nil`
+    /// reads every file with `read` (for comparison in benchmarks).
     ///
     /// `progress` is called from the hashing threads after each file with its request index and byte count
     /// (0 when it failed); keep it cheap.
@@ -24,12 +25,13 @@ public enum ParallelHasher {
         _ requests: [HashRequest],
         workers: Int = defaultWorkers,
         bufferSize: Int = FileHasher.defaultBufferSize,
+        mappingThreshold: Int64? = FileHasher.defaultMappingThreshold,
         progress: (@Sendable (_ index: Int, _ bytes: Int64) -> Void)? = nil
     ) -> [Result<HashedFile, HashingError>] {
         parallelMap(
             count: requests.count, workers: workers,
             makeState: { () -> Result<FileHasher, OpenSSLError> in
-                Result { () throws(OpenSSLError) in try FileHasher(bufferSize: bufferSize) }
+                Result { () throws(OpenSSLError) in try FileHasher(bufferSize: bufferSize, mappingThreshold: mappingThreshold) }
             },
             body: { hasher, index in
                 let request = requests[index]

@@ -7,14 +7,12 @@ import CairnCore
 public final class SHA1Digest {
     private let context: OpaquePointer
 
-    /// The SHA1 implementation, fetched once: an implicit fetch on every `EVP_DigestInit_ex` costs a lock.
+    /// The SHA1 implementation, fetched once for the life of the process: an implicit fetch on every
+    /// `EVP_DigestInit_ex` costs a lock.
     nonisolated(unsafe) private static let algorithm: OpaquePointer? = EVP_MD_fetch(nil, "SHA1", nil)
 
     public init() throws(OpenSSLError) {
-        guard let context = EVP_MD_CTX_new() else {
-            throw OpenSSLError(operation: "EVP_MD_CTX_new", message: lastOpenSSLErrorText())
-        }
-        self.context = context
+        context = try require(EVP_MD_CTX_new(), "EVP_MD_CTX_new")
         try reset()
     }
 
@@ -22,15 +20,23 @@ public final class SHA1Digest {
 
     /// Starts a new computation, discarding any bytes fed so far.
     public func reset() throws(OpenSSLError) {
-        guard let algorithm = Self.algorithm else {
-            throw OpenSSLError(operation: "EVP_MD_fetch(SHA1)", message: lastOpenSSLErrorText())
-        }
+        let algorithm = try require(Self.algorithm, "EVP_MD_fetch(SHA1)")
         try check(EVP_DigestInit_ex(context, algorithm, nil), "EVP_DigestInit_ex")
     }
 
-    public func update(_ bytes: UnsafeRawBufferPointer) throws(OpenSSLError) {
+    func update(_ bytes: UnsafeRawBufferPointer) throws(OpenSSLError) {
         guard let base = bytes.baseAddress, bytes.count > 0 else { return }
         try check(EVP_DigestUpdate(context, base, bytes.count), "EVP_DigestUpdate")
+    }
+
+    /// Feeds bytes of a file mapping. Returns false when a page of it was gone (the file shrank while it was
+    /// read: the kernel's SIGBUS is caught for this call only); the digest must then be reset.
+    func updateMapped(_ bytes: UnsafeRawBufferPointer) throws(OpenSSLError) -> Bool {
+        guard let base = bytes.baseAddress, bytes.count > 0 else { return true }
+        let result = COpenSSL_EVP_DigestUpdate_mapped(context, base, bytes.count)
+        if result == -1 { return false }
+        try check(result, "EVP_DigestUpdate")
+        return true
     }
 
     public func update(_ bytes: [UInt8]) throws(OpenSSLError) {

@@ -1,6 +1,7 @@
 import CairnCore
 import CairnTestSupport
 import Foundation
+import Glibc
 import Testing
 
 @testable import CairnHashing
@@ -25,6 +26,47 @@ import Testing
         #expect(hashed.checksum == (try referenceChecksum(path)))
         #expect(hashed.fingerprint.size == Int64(size))
         #expect(hashed.header.count == min(size, 32))
+    }
+
+    /// Read and mapped hashing agree with sha1sum on both sides of the mapping threshold and across windows.
+    @Test(arguments: [0, 511 * 1024, 512 * 1024, 16 * 1024 * 1024 + 4097])
+    func mappedAndReadHashingAgree(size: Int) throws {
+        let directory = try TemporaryDirectory()
+        let block = randomBytes(min(size, 1 << 20), seed: 11)
+        var data = Data(capacity: size)
+        while data.count < size { data.append(block.prefix(size - data.count)) }
+        data[data.startIndex + size / 2 ..< data.startIndex + size / 2 + min(size, 5)] = Data([1, 2, 3, 4, 5].prefix(min(size, 5)))
+        let path = try directory.write(data, to: "file.bin")
+        let reference = try referenceChecksum(path)
+        let mapped = try FileHasher(mappingThreshold: 0).hash(path: path)
+        let read = try FileHasher(mappingThreshold: nil).hash(path: path)
+        #expect(mapped.checksum == reference)
+        #expect(read.checksum == reference)
+        #expect(mapped.header == read.header)
+        #expect(mapped.header == Array(data.prefix(32)))
+    }
+
+    /// A mapped file that shrinks while it is hashed loses pages: the read of one raises SIGBUS, which the
+    /// guarded digest turns into "incomplete" instead of a crash; reset, the digest works again.
+    @Test func aMappingThatLostItsPagesIsReportedNotACrash() throws {
+        let directory = try TemporaryDirectory()
+        let path = try directory.write(randomBytes(256 * 1024, seed: 12), to: "shrinking.bin")
+        let fd = open(path, O_RDWR)
+        try #require(fd >= 0)
+        defer { close(fd) }
+        let length = 256 * 1024
+        let mapping = try #require(mmap(nil, length, PROT_READ, MAP_SHARED, fd, 0))
+        try #require(mapping != UnsafeMutableRawPointer(bitPattern: -1))
+        defer { munmap(mapping, length) }
+        try #require(ftruncate(fd, 4096) == 0)
+
+        let digest = try SHA1Digest()
+        let complete = try digest.updateMapped(UnsafeRawBufferPointer(start: mapping, count: length))
+        #expect(!complete)
+        try digest.reset()
+        #expect(try digest.updateMapped(UnsafeRawBufferPointer(start: mapping, count: 4096)))
+        let expected = try SHA1Digest.checksum(of: Array(UnsafeRawBufferPointer(start: mapping, count: 4096)))
+        #expect(try digest.finalize() == expected)
     }
 
     @Test func smallBufferStillMatches() throws {
