@@ -27,6 +27,8 @@ let package = Package(
             name: "CFFmpeg", path: "CSystemLibs/CFFmpeg",
             pkgConfig: "libavformat",
             providers: [.apt(["libavformat-dev", "libavcodec-dev", "libswscale-dev", "libavutil-dev"])]),
+        // glibc's malloc tuning (mallopt), which Swift's Glibc module leaves out.
+        .systemLibrary(name: "CGlibcMalloc", path: "CSystemLibs/CGlibcMalloc"),
 
         // Pure values shared by every layer.
         .target(name: "CairnCore"),
@@ -46,7 +48,8 @@ let package = Package(
         // A run over a library: wires the layers above together.
         .target(name: "CairnWorker", dependencies: [
             "CairnCore", "CairnHashing", "CairnMedia", "CairnScanner", "CairnCatalog",
-            "CairnPipeline", "CairnReconcile", "CairnNarration", .product(name: "TOMLKit", package: "TOMLKit"),
+            "CairnPipeline", "CairnReconcile", "CairnNarration", "CGlibcMalloc",
+            .product(name: "TOMLKit", package: "TOMLKit"),
         ]),
         // The command line: argument parsing and wiring only.
         .executableTarget(name: "cairn", dependencies: [

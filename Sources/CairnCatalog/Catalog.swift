@@ -17,6 +17,11 @@ public final class Catalog: Sendable {
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
         configuration.readonly = readOnly
+        configuration.prepareDatabase { db in
+            // Readers look rows up by key; SQLite's default 2 MB page cache each (up to five readers) mostly
+            // duplicates the kernel's page cache and grows with the catalog. The writer keeps the default.
+            if db.configuration.readonly { try db.execute(sql: "PRAGMA cache_size = -512") }
+        }
         if !readOnly {
             configuration.prepareDatabase { db in
                 try db.execute(sql: "PRAGMA synchronous = NORMAL")

@@ -6,7 +6,26 @@ public struct HashedFile: Sendable, Equatable {
     public var checksum: Checksum
     public var fingerprint: FileFingerprint
     /// Up to the first 32 bytes, for recognising the format by its magic numbers.
-    public var header: [UInt8]
+    public var header: FileHeader
+}
+
+/// Up to the first 32 bytes of a file, held inline: a hashing run keeps one per file, and an array each
+/// would be an allocation each.
+public struct FileHeader: Sendable, Equatable {
+    public static let capacity = 32
+    private var storage: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+    public let count: Int
+
+    public init(_ bytes: some Collection<UInt8>) {
+        count = min(bytes.count, Self.capacity)
+        withUnsafeMutableBytes(of: &storage) { raw in
+            for (offset, byte) in bytes.prefix(Self.capacity).enumerated() { raw[offset] = byte }
+        }
+    }
+
+    public var bytes: [UInt8] { withUnsafeBytes(of: storage) { Array($0.prefix(count)) } }
+
+    public static func == (lhs: FileHeader, rhs: FileHeader) -> Bool { lhs.bytes == rhs.bytes }
 }
 
 /// Hashes files with SHA1: big ones straight from a memory mapping, small ones and copies in large reads.
@@ -21,7 +40,7 @@ public final class FileHasher {
     public static let defaultMappingThreshold: Int64 = 512 * 1024
     /// Mapped and populated a window at a time, so a huge video never maps (or faults in) all at once.
     static let mappingWindow = 16 * 1024 * 1024
-    static let headerLength = 32
+    static let headerLength = FileHeader.capacity
 
     private let mappingThreshold: Int64
 
@@ -50,7 +69,7 @@ public final class FileHasher {
             : try stream(from: fd, path: path, to: nil, destinationPath: "")
         let after = try fingerprint(of: fd, path: path)
         guard after == before else { throw .changedWhileReading(path: path) }
-        return HashedFile(checksum: checksum, fingerprint: before, header: header)
+        return HashedFile(checksum: checksum, fingerprint: before, header: FileHeader(header))
     }
 
     /// Copies `source` into a new file at `destination` while hashing it, so each byte is read once.
@@ -77,7 +96,7 @@ public final class FileHasher {
         }
         guard fsync(output) == 0 else { throw .system(SystemCallError("fsync", path: destination)) }
         succeeded = true
-        return HashedFile(checksum: checksum, fingerprint: before, header: header)
+        return HashedFile(checksum: checksum, fingerprint: before, header: FileHeader(header))
     }
 
     private func openForReading(_ path: String) throws(HashingError) -> Int32 {

@@ -3,6 +3,8 @@ struct FIFO<Element>: Sendable where Element: Sendable {
     private var storage: [Element] = []
     private var head = 0
 
+    init(_ elements: [Element] = []) { storage = elements }
+
     var count: Int { storage.count - head }
     var isEmpty: Bool { head == storage.count }
 

@@ -15,7 +15,8 @@ public enum ItemState: Hashable, Sendable {
     case synthesizing
     /// Everything the item's route asks for is done (or its bytes were already in the library).
     case ready
-    case failed(ItemFailure)
+    /// Boxed, so the common states (and every record that holds one) stay a word wide.
+    indirect case failed(ItemFailure)
     /// Withdrawn from the import (by a person or a later plan); never worked on again unless re-queued.
     case cancelled
 

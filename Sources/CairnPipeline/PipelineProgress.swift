@@ -69,6 +69,9 @@ public struct ProgressTracker: Sendable {
     }
 
     /// Adds an item (once) at its current state; an item that ended before this run counts as done.
+    /// Whether `id` was registered.
+    public func contains(_ id: ItemID) -> Bool { registered.contains(id) }
+
     public mutating func register(_ item: ImportItem, route: ItemRoute, state: ItemState, finished: Bool) {
         guard registered.insert(item.id).inserted else { return update(item.id, to: state, finished: finished) }
         let tracked = Tracked(route: route, byteCount: item.byteCount, state: state.name, lanesDone: 0)

@@ -48,8 +48,11 @@ public actor PipelineScheduler {
         var task: Task<Void, Never>
     }
 
-    /// Items still in play. An item that ends leaves for `finished`, which keeps only what the report needs,
-    /// so memory per item stays small on imports of many thousands of files.
+    /// Fresh placeholders, in order, handed to the transfer lane only as its inbox has room: the scheduler
+    /// holds an entry (and persists the move to `queued`) only for items in play, however big the import.
+    private var waiting = FIFO<ItemRecord>()
+    /// Items in play. An item that ends leaves for `finished`, which keeps only what the report needs, so
+    /// memory per item stays small on imports of many thousands of files.
     private var entries: [ItemID: Entry] = [:]
     private var finished: [ItemID: FileOutcomeEntry] = [:]
     private var order: [ItemID] = []
@@ -100,10 +103,24 @@ public actor PipelineScheduler {
         self.writer = writer
         writer.start()
 
-        entries.reserveCapacity(records.count)
         order.reserveCapacity(records.count)
-        for record in records { admit(record) }
-        records = []  // admitted: the caller's list is not kept for the whole run
+        // Fresh placeholders wait (compacted in place at the front of the caller's list); the rest are
+        // admitted now: resumed items, crash suspects, finished ones for the report.
+        var waitingCount = 0
+        for index in records.indices {
+            let recovered = CrashLoopGuard.recover(records[index])
+            let record = recovered ?? records[index]
+            guard register(record) else { continue }
+            if recovered == nil && record.state == .placeholder {
+                records[waitingCount] = record
+                waitingCount += 1
+            } else {
+                admit(record, persisting: recovered != nil)
+            }
+        }
+        records.removeLast(records.count - waitingCount)
+        waiting = FIFO(records)
+        records = []
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             runFinished = continuation
             if let pendingCancelDeadline { cancel(deadline: pendingCancelDeadline) }
@@ -149,7 +166,8 @@ public actor PipelineScheduler {
         var result = [Lane: LaneOccupancy]()
         for lane in Lane.allCases {
             let queue = lanes[lane.index]
-            result[lane] = LaneOccupancy(waiting: queue.backlog.count + queue.inbox.count + queue.retryReady.count,
+            let notAdmitted = lane == .transfer ? waiting.count : 0
+            result[lane] = LaneOccupancy(waiting: notAdmitted + queue.backlog.count + queue.inbox.count + queue.retryReady.count,
                                          running: queue.inFlight.count, heldByBackPressure: queue.blocked.count)
         }
         return result
@@ -157,18 +175,23 @@ public actor PipelineScheduler {
 
     // MARK: Admission
 
-    private func admit(_ original: ItemRecord) {
-        var record = original
-        let changed = CrashLoopGuard.recover(record)
-        if let changed { record = changed }
+    /// Counts the item in (once: false for an id seen before) for the report's order and the progress.
+    private func register(_ record: ItemRecord) -> Bool {
+        guard !progress.contains(record.id) else { return false }
+        order.append(record.id)
+        progress.register(record.item, route: configuration.route(for: record.item), state: record.state,
+                          finished: record.state.isTerminal)
+        return true
+    }
+
+    /// Gives a registered item its entry: into the backlog of the lane it resumes in, among the crash suspects,
+    /// or straight to `finished`. `persisting`: crash-loop recovery changed the record.
+    private func admit(_ record: ItemRecord, persisting: Bool) {
         let route = configuration.route(for: record.item)
         var entry = Entry(record: record, route: route)
         let id = record.id
-        guard entries[id] == nil, finished[id] == nil else { return }
         entries[id] = entry
-        order.append(id)
-        progress.register(record.item, route: route, state: record.state, finished: record.state.isTerminal)
-        if changed != nil { persist(entry) }
+        if persisting { persist(entry) }
 
         if record.state == .placeholder { move(&entry, to: .queued) }
         if record.state.resumeLane == .synthesis && !route.includesSynthesis {
@@ -212,6 +235,12 @@ public actor PipelineScheduler {
                 moved = true
             }
         }
+        if lane == .transfer {
+            while lanes[lane.index].backlog.count + lanes[lane.index].inbox.count < capacity,
+                  let record = waiting.popFirst() {
+                admit(record, persisting: false)
+            }
+        }
         while lanes[lane.index].inbox.count < capacity, let id = lanes[lane.index].backlog.popFirst() {
             lanes[lane.index].inbox.append(id)
             moved = true
@@ -249,7 +278,7 @@ public actor PipelineScheduler {
             guard finished[suspect] != nil else { return false }
             activeSuspect = nil
         }
-        guard lanes.allSatisfy(\.isIdle), backoffTimers.isEmpty, running.isEmpty,
+        guard waiting.isEmpty, lanes.allSatisfy(\.isIdle), backoffTimers.isEmpty, running.isEmpty,
               let id = suspects.popFirst(), let lane = entries[id]?.record.state.resumeLane else { return false }
         activeSuspect = id
         lanes[lane.index].inbox.append(id)
@@ -410,7 +439,7 @@ public actor PipelineScheduler {
         if stopReason != nil {
             done = running.isEmpty
         } else {
-            done = running.isEmpty && backoffTimers.isEmpty && suspects.isEmpty
+            done = running.isEmpty && backoffTimers.isEmpty && suspects.isEmpty && waiting.isEmpty
                 && (activeSuspect.map { finished[$0] != nil } ?? true) && lanes.allSatisfy(\.isIdle)
         }
         guard done else { return }
@@ -467,6 +496,8 @@ public actor PipelineScheduler {
     private func result() -> PipelineRunResult {
         var entriesOut = [FileOutcomeEntry]()
         entriesOut.reserveCapacity(order.count)
+        // Placeholders never admitted (the run stopped first) resume at the transfer next run.
+        let notAdmitted = Dictionary(waiting.elements.map { ($0.id, $0.item) }, uniquingKeysWith: { first, _ in first })
         for id in order {
             if let ended = finished[id] {
                 entriesOut.append(ended)
@@ -474,6 +505,9 @@ public actor PipelineScheduler {
                 entriesOut.append(FileOutcomeEntry(
                     path: entry.record.item.relativePath, checksum: entry.record.item.checksum,
                     outcome: .unfinished(resumeAt: entry.record.state.resumeLane ?? .transfer)))
+            } else if let item = notAdmitted[id] {
+                entriesOut.append(FileOutcomeEntry(path: item.relativePath, checksum: item.checksum,
+                                                   outcome: .unfinished(resumeAt: .transfer)))
             }
         }
         let report = OutcomeReport(entries: entriesOut)

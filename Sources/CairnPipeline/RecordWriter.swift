@@ -1,6 +1,7 @@
 import Foundation
 
-/// The one task that saves records, in order, batching whatever piled up during the previous save.
+/// The one task that saves records, in order, batching whatever piled up during the previous save (at most
+/// `maxBatch` records a transaction, so a run that queues thousands at once never converts them all at once).
 ///
 /// The scheduler enqueues without waiting (its state changes stay synchronous); work that must not
 /// start before its record is durable (the in-flight mark) awaits `waitCommitted`.
@@ -14,6 +15,8 @@ final class RecordWriter: @unchecked Sendable {
         var idleDrainer: CheckedContinuation<Void, Never>?
         var closed = false
     }
+
+    static let maxBatch = 512
 
     private let store: any ItemStateStore
     private let lock = NSLock()
@@ -85,8 +88,13 @@ final class RecordWriter: @unchecked Sendable {
             }
             let taken: (batch: [ItemRecord], last: UInt64)? = lock.withLock {
                 if state.pending.isEmpty { return nil }
-                defer { state.pending = [] }
-                return (state.pending, state.enqueued)
+                guard state.pending.count > Self.maxBatch else {
+                    defer { state.pending = [] }
+                    return (state.pending, state.enqueued)
+                }
+                let batch = Array(state.pending.prefix(Self.maxBatch))
+                state.pending.removeFirst(Self.maxBatch)
+                return (batch, state.enqueued - UInt64(state.pending.count))
             }
             guard let taken else {
                 if lock.withLock({ state.closed }) { return }

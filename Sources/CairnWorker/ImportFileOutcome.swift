@@ -47,37 +47,35 @@ public struct ImportFileOutcome: Sendable, Equatable, Codable {
         return data
     }
 
-    /// Every media file's outcome: hashing failures, the pipeline's outcome for the first file holding each
-    /// piece of content it handled, duplicates and unchanged files; then items resumed from other sources.
-    static func outcomes(hashed: ImportRun.Hashed, pipeline: OutcomeReport) -> [ImportFileOutcome] {
+    /// Every media file's outcome, one at a time: hashing failures, the pipeline's outcome for the first file
+    /// holding each piece of content it handled, duplicates and unchanged files; then items resumed from other
+    /// sources. One at a time, since a caller that only counts them should not hold a line per file.
+    static func forEach(hashed: ImportRun.Hashed, pipeline: OutcomeReport, _ body: (ImportFileOutcome) -> Void) {
         var byChecksum: [Checksum: FileOutcomeEntry] = [:]
         for entry in pipeline.entries { if let checksum = entry.checksum { byChecksum[checksum] = entry } }
         let hashFailures = Dictionary(hashed.failures.map { ($0.relativePath, $0) }, uniquingKeysWith: { first, _ in first })
         let hashedThisRun = Set(hashed.prepared.toHash)
         var seen = Set<Checksum>()
-        var result: [ImportFileOutcome] = []
         for (index, file) in hashed.report.mediaFiles.enumerated() {
             if let failure = hashFailures[file.relativePath] {
-                result.append(ImportFileOutcome(path: file.relativePath, outcome: .failed, phase: failure.phase,
-                                                reason: failure.reason))
+                body(ImportFileOutcome(path: file.relativePath, outcome: .failed, phase: failure.phase, reason: failure.reason))
                 continue
             }
             guard let checksum = hashed.checksums[index] else { continue }
             let first = seen.insert(checksum).inserted
             if first, let entry = byChecksum.removeValue(forKey: checksum) {
-                result.append(ImportFileOutcome(path: file.relativePath, checksum: checksum, entry.outcome))
+                body(ImportFileOutcome(path: file.relativePath, checksum: checksum, entry.outcome))
             } else {
-                result.append(ImportFileOutcome(path: file.relativePath,
-                                                outcome: hashedThisRun.contains(index) ? .duplicate : .unchanged,
-                                                checksum: checksum))
+                body(ImportFileOutcome(path: file.relativePath,
+                                       outcome: hashedThisRun.contains(index) ? .duplicate : .unchanged,
+                                       checksum: checksum))
             }
         }
         // Unfinished items of earlier runs from other sources, finished (or not) by this one.
         for entry in pipeline.entries {
             guard let checksum = entry.checksum, byChecksum[checksum] != nil else { continue }
-            result.append(ImportFileOutcome(path: entry.path, checksum: checksum, entry.outcome))
+            body(ImportFileOutcome(path: entry.path, checksum: checksum, entry.outcome))
         }
-        return result
     }
 
     /// Symbolic links skipped and paths the walk could not read.

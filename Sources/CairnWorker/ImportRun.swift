@@ -14,8 +14,11 @@ public struct ImportOptions: Sendable {
     public var pipeline = PipelineConfiguration.defaults(cores: System.coreCount)
     /// Cancels the importing phase (a signal handler holds it); a cancel before it starts makes it start stopped.
     public var cancellation = PipelineCancellation()
+    /// Keep every file's outcome in the summary (for `--report`). Off, only their counts are kept: a huge
+    /// source would otherwise hold a line per file at the end of the run.
+    public var keepsOutcomes = false
 
-    /// Copies are I/O bound: a few more than cores keeps a disk queue busy. The transfer lane's width.
+    /// The transfer lane's width (copies are I/O bound, so wider than the cores helps a disk queue).
     public var copyWorkers: Int {
         get { pipeline.transfer.width }
         set { pipeline.transfer.width = newValue }
@@ -48,8 +51,10 @@ public struct ImportSummary: Sendable {
     public var interrupted = false
     /// `--max-errors` failures stopped new work; unfinished items resume next run.
     public var stoppedAtErrorLimit = false
-    /// Every file's outcome, in path order (for `--report`).
+    /// Every file's outcome, in path order (for `--report`); empty unless `ImportOptions.keepsOutcomes`.
     public var outcomes: [ImportFileOutcome] = []
+    /// Items the run stopped before finishing (interrupted, or at the error limit); they resume next run.
+    public var unfinished = 0
 
     public var exitStatus: ExitStatus {
         if interrupted { return .interrupted }
@@ -64,7 +69,8 @@ public struct ImportHooks: Sendable {
     public init() {}
 }
 
-/// One `cairn import`: scan -> hash (reusing the cache) -> dedupe by content -> copy new content -> catalog.
+/// One `cairn import`: scan -> hash (reusing the cache) -> dedupe by content -> the lanes (transfer, metadata,
+/// thumbnail, synthesis) -> snapshot and run record.
 ///
 /// Each phase is its own method so `cairn sync` can put reconciliation between them.
 public struct ImportRun: Sendable {
@@ -135,8 +141,8 @@ public struct ImportRun: Sendable {
     struct Prepared: Sendable {
         var report: ScanReport
         var previous: [String: SourceFileRecord]
-        /// Checksums reused from the cache, by index into `report.mediaFiles`.
-        var cached: [Int: Checksum]
+        /// Checksums reused from the cache, by index into `report.mediaFiles` (nil: to hash).
+        var cached: [Checksum?]
         var toHash: [Int]
     }
 
@@ -153,7 +159,7 @@ public struct ImportRun: Sendable {
         }
         hooks.afterScan(report)
         let previous = try library.catalog.snapshot(sourceID: context.sourceID)
-        var cached: [Int: Checksum] = [:]
+        var cached = [Checksum?](repeating: nil, count: report.mediaFiles.count)
         var toHash: [Int] = []
         for (index, file) in report.mediaFiles.enumerated() {
             if let known = previous[file.relativePath], known.fingerprint == file.fingerprint, let checksum = known.checksum {
@@ -177,7 +183,7 @@ public struct ImportRun: Sendable {
     struct Hashed: Sendable {
         var prepared: Prepared
         /// Every media file's checksum that is known now, by index into `report.mediaFiles`.
-        var checksums: [Int: Checksum]
+        var checksums: [Checksum?]
         /// New or changed files, hashed this run, for the snapshot.
         var snapshotUpserts: [SourceFileRecord]
         var failures: [ImportFailure]
@@ -189,7 +195,9 @@ public struct ImportRun: Sendable {
         /// Path -> checksum of every file whose content is known: the current source, for reconciliation.
         var currentSource: [String: Checksum] {
             var result: [String: Checksum] = [:]
-            for (index, checksum) in checksums { result[prepared.report.mediaFiles[index].relativePath] = checksum }
+            for (index, checksum) in checksums.enumerated() {
+                if let checksum { result[prepared.report.mediaFiles[index].relativePath] = checksum }
+            }
             return result
         }
     }
@@ -208,8 +216,13 @@ public struct ImportRun: Sendable {
                 if bytes > 0 { narrator.hashed(file: files[toHash[slot]].relativePath, bytes: bytes) }
             }
         }
-        var hashed = Hashed(prepared: prepared, checksums: prepared.cached, snapshotUpserts: [], failures: [],
+        // The cached checksums move into `checksums` (one array, not two), filled in below.
+        var prepared = prepared
+        let known = prepared.cached
+        prepared.cached = []
+        var hashed = Hashed(prepared: prepared, checksums: known, snapshotUpserts: [], failures: [],
                             hashedCount: 0, bytesHashed: 0)
+        hashed.snapshotUpserts.reserveCapacity(prepared.toHash.count)
         for (slot, index) in prepared.toHash.enumerated() {
             let file = files[index]
             switch results[slot] {
@@ -217,7 +230,7 @@ public struct ImportRun: Sendable {
                 hashed.checksums[index] = result.checksum
                 hashed.hashedCount += 1
                 hashed.bytesHashed += result.fingerprint.size
-                let kind = MediaClassifier.kind(forHeader: result.header) ?? file.kind
+                let kind = MediaClassifier.kind(forHeader: result.header.bytes) ?? file.kind
                 hashed.snapshotUpserts.append(SourceFileRecord(
                     relativePath: file.relativePath, fingerprint: result.fingerprint, checksum: result.checksum, kind: kind))
             case .failure(let error):
@@ -262,13 +275,14 @@ public struct ImportRun: Sendable {
     }
 
     struct Imported: Sendable {
-        var assets: [AssetRecord]
         var bytesCopied: Int64
         var failures: [ImportFailure]
         /// Items that became ready this run (resumed ones of earlier runs included).
         var ready = 0
         var completion: RunCompletion = .finished
-        /// Every file's outcome, for `--report` and the counts.
+        /// How many files ended each way.
+        var outcomeCounts: [ImportFileOutcome.Outcome: Int] = [:]
+        /// Every file's outcome, for `--report`; kept only when `ImportOptions.keepsOutcomes`.
         var outcomes: [ImportFileOutcome] = []
     }
 
@@ -297,7 +311,7 @@ public struct ImportRun: Sendable {
         case .finished, .finishedWithFailures: break
         }
 
-        var imported = Imported(assets: [], bytesCopied: narration.bytesCopied, failures: [],
+        var imported = Imported(bytesCopied: narration.bytesCopied, failures: [],
                                 ready: result.report.count(.imported), completion: result.completion)
         for entry in result.report.entries {
             if case .failed(let lane, let reason) = entry.outcome {
@@ -306,7 +320,11 @@ public struct ImportRun: Sendable {
                     reason: ImportFileOutcome.reason(reason, strippingPath: entry.path), retryable: false))
             }
         }
-        imported.outcomes = ImportFileOutcome.outcomes(hashed: hashed, pipeline: result.report)
+        let keepsOutcomes = options.keepsOutcomes
+        ImportFileOutcome.forEach(hashed: hashed, pipeline: result.report) { outcome in
+            imported.outcomeCounts[outcome.outcome, default: 0] += 1
+            if keepsOutcomes { imported.outcomes.append(outcome) }
+        }
         narrator.phaseEnded(.importing)
         return imported
     }
@@ -332,14 +350,11 @@ public struct ImportRun: Sendable {
         counts.filesSeen = hashed.report.mediaFiles.count
         counts.filesHashed = hashed.hashedCount
         counts.bytesHashed = hashed.bytesHashed
-        counts.imported = imported.assets.count + imported.ready
-        counts.duplicates = plan.duplicates
-        counts.unchanged = plan.unchanged
-        if !imported.outcomes.isEmpty {
-            // Content an earlier, killed run had brought in counts as imported when this run finished it.
-            counts.duplicates = imported.outcomes.count { $0.outcome == .duplicate }
-            counts.unchanged = imported.outcomes.count { $0.outcome == .unchanged }
-        }
+        counts.imported = imported.ready
+        // From the outcomes, not the plan: content an earlier, killed run had brought in counts as imported
+        // when this run finished it.
+        counts.duplicates = imported.outcomeCounts[.duplicate] ?? 0
+        counts.unchanged = imported.outcomeCounts[.unchanged] ?? 0
         counts.skipped = hashed.report.otherFiles + hashed.report.symlinksSkipped.count
         counts.failed = failures.count
         counts.bytesCopied = imported.bytesCopied
@@ -366,16 +381,14 @@ public struct ImportRun: Sendable {
         try library.catalog.finishRun(record, failures: failureRecords)
         narration.close()
         var outcomes = imported.outcomes
-        let scanOutcomes = ImportFileOutcome.outcomes(scan: hashed.report)
-        // Appending copies every line, so only when there is something to append.
-        if !outcomes.isEmpty && !scanOutcomes.isEmpty { outcomes += scanOutcomes }
+        if options.keepsOutcomes { outcomes += ImportFileOutcome.outcomes(scan: hashed.report) }
         return ImportSummary(
             runID: record.id, sourceRoot: context.sourceRoot, counts: counts, failures: failures,
             symlinksSkipped: hashed.report.symlinksSkipped, otherFiles: hashed.report.otherFiles,
             junkSkipped: hashed.report.junkSkipped, scanIssues: hashed.report.issues,
             temporaryFilesRemoved: context.temporaryFilesRemoved, elapsedSeconds: (ContinuousClock.now - context.clockStart).seconds,
             interrupted: interrupted, stoppedAtErrorLimit: stoppedAtErrorLimit,
-            outcomes: outcomes)
+            outcomes: outcomes, unfinished: imported.outcomeCounts[.unfinished] ?? 0)
     }
 
     /// Records a run that stopped on an error, so `cairn status` can say why.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import CairnCore
+import CairnWorker
 import Glibc
 
 struct Cairn: AsyncParsableCommand {
@@ -39,6 +40,7 @@ enum CairnMain {
     static func main() async {
         // A closed pipe (`cairn import … | head`) must end the output, not kill the run mid-write.
         signal(SIGPIPE, SIG_IGN)
+        MemoryTuning.limitMallocArenas()
         await Cairn.main()
     }
 }

@@ -108,6 +108,7 @@ struct ImportCommand: AsyncParsableCommand {
         var options = ImportOptions(source: source)
         options.hashWorkers = hashThreads
         options.pipeline = try pipelineConfiguration()
+        options.keepsOutcomes = report != nil
         let (renderer, ticker) = narration.makeRenderer()
         defer { ticker?.cancel() }
         let signals = SignalHandling.install(cancellation: options.cancellation) { name in
@@ -148,7 +149,7 @@ enum SummaryText {
             "  skipped      \(c.skipped)  (\(summary.otherFiles) not media, \(summary.symlinksSkipped.count) symbolic links)",
             "  failed       \(c.failed)",
         ]
-        let unfinished = summary.outcomes.count { $0.outcome == .unfinished }
+        let unfinished = summary.unfinished
         if summary.interrupted {
             lines.append("  interrupted  \(unfinished) items resume on the next run")
         } else if summary.stoppedAtErrorLimit {

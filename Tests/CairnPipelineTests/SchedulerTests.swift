@@ -248,14 +248,39 @@ struct SchedulerTests {
         #expect(result.report.entries.map(\.outcome).filter { $0 == .unfinished(resumeAt: .metadata) }.count == 3)
     }
 
-    @Test("cancel before run: nothing starts, placeholders are queued, the run is interrupted")
+    @Test("cancel before run: nothing starts or changes, every placeholder resumes next run, the run is interrupted")
     func cancelBeforeRun() async throws {
         let harness = Harness()
         await harness.scheduler.cancel(deadline: .seconds(5))
         let result = try await harness.scheduler.run(placeholders(3))
         #expect(result.completion == .interrupted)
         #expect(harness.stages.calls(.transfer) == 0)
-        #expect(await harness.store.all().map(\.state) == [.queued, .queued, .queued])
+        #expect(await harness.store.all().isEmpty)
+        #expect(result.report.entries.map(\.outcome) == Array(repeating: .unfinished(resumeAt: .transfer), count: 3))
+    }
+
+    @Test("placeholders are queued only as the transfer inbox has room; each still walks every persisted state")
+    func placeholdersAreAdmittedAsTheTransferInboxHasRoom() async throws {
+        let signal = TestSignal()
+        let gate = Gate(signal: signal)
+        let configuration = testConfiguration(width: 1)
+        let harness = Harness(signal: signal, configuration: configuration) { _, lane, _ in
+            if lane == .transfer { try await gate.pass() }
+        }
+        async let running = harness.scheduler.run(placeholders(40))
+        await signal.wait { gate.arrivals == 1 }
+        // One transferring, at most an inbox's worth queued; the rest untouched placeholders, saved nowhere.
+        let early = await harness.store.all()
+        #expect(early.filter { $0.state == .transferring }.count == 1)
+        #expect(early.filter { $0.state == .queued }.count <= configuration.transfer.inboxCapacity)
+        #expect(early.count <= 1 + configuration.transfer.inboxCapacity)
+        gate.open()
+        let result = try await running
+        #expect(result.report.count(.imported) == 40)
+        for id in 1...40 {
+            let states = await harness.store.states(of: ItemID(Int64(id)))
+            #expect(states.first == .queued && states.last == .ready)
+        }
     }
 
     @Test("a second cancel with a zero deadline abandons in-flight phases at once")

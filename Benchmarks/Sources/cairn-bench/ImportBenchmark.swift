@@ -156,6 +156,7 @@ struct ImportBenchmark: AsyncParsableCommand {
 
     /// In the child: one import into a fresh library, then this process's peak RSS.
     func importForPeakRSS(source: String) async throws {
+        MemoryTuning.limitMallocArenas()  // as the cairn executable does before anything else
         let root = work + "/rss-library-\(getpid())"
         defer { try? FileManager.default.removeItem(atPath: root) }
         var options = ImportOptions(source: source)
