@@ -1,7 +1,7 @@
 // swift-tools-version:6.1
 import PackageDescription
 
-// Layers (arrows point at what a target may import): see README "Architecture".
+// Layers: a target imports only targets listed above it; see README "Architecture".
 let package = Package(
     name: "cairn",
     platforms: [.macOS(.v15)],
@@ -30,7 +30,7 @@ let package = Package(
         // glibc's malloc tuning (mallopt), which Swift's Glibc module leaves out.
         .systemLibrary(name: "CGlibcMalloc", path: "CSystemLibs/CGlibcMalloc"),
 
-        // Pure values shared by every layer.
+        // Values and small system helpers shared by every layer.
         .target(name: "CairnCore"),
         // C calls live only in these two, behind Swift types.
         .target(name: "CairnHashing", dependencies: ["CairnCore", "COpenSSL"]),
@@ -51,9 +51,10 @@ let package = Package(
             "CairnPipeline", "CairnReconcile", "CairnNarration", "CGlibcMalloc",
             .product(name: "TOMLKit", package: "TOMLKit"),
         ]),
-        // The command line: argument parsing and wiring only.
+        // The command line: argument parsing, output and wiring; the media and hash commands call their engines.
         .executableTarget(name: "cairn", dependencies: [
-            "CairnWorker", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            "CairnCore", "CairnHashing", "CairnMedia", "CairnCatalog", "CairnPipeline", "CairnReconcile",
+            "CairnNarration", "CairnWorker", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
         // Shared test helpers: temporary folders, media made with the ffmpeg CLI at test time.

@@ -23,8 +23,8 @@ public struct FileFingerprint: Hashable, Codable, Sendable {
 }
 
 extension FileFingerprint {
-    /// The fingerprint of a `stat` result.
-    public init(_ info: stat) {
+    /// The fingerprint of a `stat` result; `package`, so the C struct stays out of the public API.
+    package init(_ info: stat) {
         self.init(
             device: UInt64(info.st_dev), inode: UInt64(info.st_ino), size: Int64(info.st_size),
             modificationTimeNanoseconds: Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec))

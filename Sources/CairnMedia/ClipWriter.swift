@@ -62,6 +62,7 @@ struct ClipWriter {
             throw call.failure("avcodec_find_encoder_by_name", "no \(encoderName) encoder", .engine)
         }
         let encoder = try CodecContext(codec: codec, call: call)
+        defer { withExtendedLifetime(encoder) {} }  // `context` is borrowed from it
         let context = encoder.pointer
         context.pointee.width = Int32(size.width)
         context.pointee.height = Int32(size.height)
@@ -83,16 +84,14 @@ struct ClipWriter {
         }
         try encoder.open(options: encoderOptions)
 
-        guard let stream = avformat_new_stream(output.pointer, nil) else {
-            throw call.failure("avformat_new_stream", "out of memory", .io)
-        }
+        let stream = try call.require(avformat_new_stream(output.pointer, nil), "avformat_new_stream")
         try call.check(avcodec_parameters_from_context(stream.pointee.codecpar, context), "avcodec_parameters_from_context")
         stream.pointee.time_base = context.pointee.time_base
         stream.pointee.avg_frame_rate = context.pointee.framerate
         try output.open(path: path)
         var muxerOptions: OpaquePointer? = nil
         defer { av_dict_free(&muxerOptions) }
-        av_dict_set(&muxerOptions, "movflags", "+faststart", 0)
+        try call.check(av_dict_set(&muxerOptions, "movflags", "+faststart", 0), "av_dict_set")
         try call.check(avformat_write_header(output.pointer, &muxerOptions), "avformat_write_header")
 
         let count = options.frameCount

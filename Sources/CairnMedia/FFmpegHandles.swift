@@ -16,9 +16,9 @@ final class FormatInput {
         self.call = call
         var options: OpaquePointer? = nil
         defer { av_dict_free(&options) }
-        av_dict_set(&options, "probesize", String(probeBytes), 0)
-        av_dict_set(&options, "analyzeduration", String(analyzeMicroseconds), 0)
-        av_dict_set(&options, "formatprobesize", String(min(probeBytes, 1 << 20)), 0)
+        try call.check(av_dict_set(&options, "probesize", String(probeBytes), 0), "av_dict_set")
+        try call.check(av_dict_set(&options, "analyzeduration", String(analyzeMicroseconds), 0), "av_dict_set")
+        try call.check(av_dict_set(&options, "formatprobesize", String(min(probeBytes, 1 << 20)), 0), "av_dict_set")
         var context: UnsafeMutablePointer<AVFormatContext>? = nil
         try call.check(avformat_open_input(&context, path, nil, &options), "avformat_open_input")
         pointer = try call.require(context, "avformat_open_input")
@@ -80,7 +80,7 @@ final class CodecContext {
     func open(options: [String: String] = [:]) throws(MediaError) {
         var dictionary: OpaquePointer? = nil
         defer { av_dict_free(&dictionary) }
-        for (key, value) in options { av_dict_set(&dictionary, key, value, 0) }
+        for (key, value) in options { try call.check(av_dict_set(&dictionary, key, value, 0), "av_dict_set") }
         try call.check(avcodec_open2(pointer, codec, &dictionary), "avcodec_open2")
     }
 
@@ -122,12 +122,8 @@ final class OwnedPacket {
 
     init(size: Int, call: FFmpegCall) throws(MediaError) {
         pointer = try call.require(av_packet_alloc(), "av_packet_alloc")
-        let rc = av_new_packet(pointer, Int32(size))
-        if rc < 0 {
-            var packet: UnsafeMutablePointer<AVPacket>? = pointer
-            av_packet_free(&packet)
-            throw call.error(rc, "av_new_packet")
-        }
+        // Fully initialised from here: if this throws, deinit frees the packet.
+        try call.check(av_new_packet(pointer, Int32(size)), "av_new_packet")
     }
 
     deinit {
@@ -159,7 +155,7 @@ final class Scaler {
                                "cannot convert \(Self.name(source.format)) to \(Self.name(format))", .unsupported)
         }
         pointer = context
-        Self.setRanges(context, source: source, destination: format)
+        try Self.setRanges(context, source: source, destination: format, call: call)
     }
 
     deinit { sws_freeContext(pointer) }
@@ -171,7 +167,8 @@ final class Scaler {
 
     /// Full-range (JPEG) and limited-range (video) YUV are told apart from the frame, not only the
     /// pixel format, because decoders report range either way.
-    private static func setRanges(_ context: OpaquePointer, source: Frame, destination: AVPixelFormat) {
+    private static func setRanges(_ context: OpaquePointer, source: Frame, destination: AVPixelFormat,
+                                  call: FFmpegCall) throws(MediaError) {
         let sourceFormat = source.format.rawValue
         guard CFFmpeg_pix_fmt_is_rgb(sourceFormat) == 0, CFFmpeg_pix_fmt_is_gray(sourceFormat) == 0,
               CFFmpeg_pix_fmt_is_rgb(destination.rawValue) == 0 else { return }
@@ -180,9 +177,9 @@ final class Scaler {
         let space = source.pointer.pointee.colorspace == AVCOL_SPC_BT709 ? CFFmpeg_SWS_CS_ITU709() : CFFmpeg_SWS_CS_DEFAULT()
         let sourceTable = sws_getCoefficients(space)
         let destinationTable = sws_getCoefficients(CFFmpeg_SWS_CS_DEFAULT())
-        // Returns -1 only for RGB/gray ends, excluded above; nothing to funnel.
-        _ = sws_setColorspaceDetails(context, sourceTable, sourceFull ? 1 : 0,
-                                     destinationTable, destinationFull ? 1 : 0, 0, 1 << 16, 1 << 16)
+        try call.check(sws_setColorspaceDetails(context, sourceTable, sourceFull ? 1 : 0,
+                                                destinationTable, destinationFull ? 1 : 0, 0, 1 << 16, 1 << 16),
+                       "sws_setColorspaceDetails")
     }
 
     static func isFullRangeFormat(_ format: AVPixelFormat) -> Bool {

@@ -28,6 +28,7 @@ struct ImageEncoder {
             throw call.failure("avcodec_find_encoder", "no \(format.rawValue) encoder in this FFmpeg", .engine)
         }
         let encoder = try CodecContext(codec: codec, call: call)
+        defer { withExtendedLifetime(encoder) {} }  // `context` is borrowed from it
         let context = encoder.pointer
         context.pointee.width = frame.pointer.pointee.width
         context.pointee.height = frame.pointer.pointee.height

@@ -64,6 +64,16 @@ struct FFmpegCall {
         return pointer
     }
 
+    /// Refuses a picture with no dimensions, or more pixels than `cap` (a few KB of header may claim
+    /// 65535x65535: it fails here, before any buffer is allocated).
+    func checkPixels(_ width: Int, _ height: Int, cap: Int, operation: String) throws(MediaError) {
+        guard width > 0, height > 0 else { throw failure(operation, "picture has no dimensions", .corrupt) }
+        let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
+        guard !overflow, pixels <= cap else {
+            throw failure(operation, "picture claims \(width)x\(height) pixels, above the cap of \(cap)", .tooLarge)
+        }
+    }
+
     /// The typed error for an FFmpeg return code.
     func error(_ rc: Int32, _ operation: String) -> MediaError {
         MediaError(operation: operation, reason: Self.describe(rc), file: file,

@@ -87,6 +87,8 @@ struct PictureDecoder {
         var codecPointer: UnsafePointer<AVCodec>? = nil
         let streamIndex = av_find_best_stream(input.pointer, AVMEDIA_TYPE_VIDEO, -1, -1, &codecPointer, 0)
         try call.check(streamIndex, "av_find_best_stream")
+        // `stream` and `parameters` are borrowed from `input`, which stays alive to the end of this scope.
+        defer { withExtendedLifetime(input) {} }
         let stream = input.stream(Int(streamIndex))
         let parameters: UnsafeMutablePointer<AVCodecParameters> = stream.pointee.codecpar!
         guard let codec = codecPointer else {
@@ -150,7 +152,8 @@ struct PictureDecoder {
         guard duration > 0, duration != CFFmpeg_AV_NOPTS_VALUE() else { return }
         let start = stream.pointee.start_time == CFFmpeg_AV_NOPTS_VALUE() ? 0 : stream.pointee.start_time
         let target = start + Int64(Double(duration) * fraction)
-        _ = av_seek_frame(input.pointer, index, target, CFFmpeg_AVSEEK_FLAG_BACKWARD())
+        // A failed seek leaves the demuxer where it was, which is the fallback above: not an error.
+        if av_seek_frame(input.pointer, index, target, CFFmpeg_AVSEEK_FLAG_BACKWARD()) < 0 { return }
     }
 
     private func configure(_ decoder: CodecContext, width: Int?, height: Int?, targetShortSide: Int) {
@@ -166,9 +169,6 @@ struct PictureDecoder {
     }
 
     private func checkPixels(_ width: Int, _ height: Int, call: FFmpegCall) throws(MediaError) {
-        guard width > 0, height > 0 else { throw call.failure("decode", "picture has no dimensions", .corrupt) }
-        guard width.multipliedReportingOverflow(by: height).partialValue <= configuration.maxPixels else {
-            throw call.failure("decode", "picture claims \(width)x\(height) pixels, above the cap of \(configuration.maxPixels)", .tooLarge)
-        }
+        try call.checkPixels(width, height, cap: configuration.maxPixels, operation: "decode")
     }
 }

@@ -29,10 +29,7 @@ struct Prober {
     }
 
     private func checkPixels(_ width: Int, _ height: Int, call: FFmpegCall) throws(MediaError) {
-        guard width > 0, height > 0 else { throw call.failure("probe", "picture has no dimensions", .corrupt) }
-        guard width.multipliedReportingOverflow(by: height).partialValue <= configuration.maxPixels else {
-            throw call.failure("probe", "picture claims \(width)x\(height) pixels, above the cap of \(configuration.maxPixels)", .tooLarge)
-        }
+        try call.checkPixels(width, height, cap: configuration.maxPixels, operation: "probe")
     }
 
     private func stillProbe(_ header: StillHeader, call: FFmpegCall) throws(MediaError) -> MediaProbe {
@@ -71,6 +68,8 @@ struct Prober {
         let format = input.formatName
         let context = input.pointer.pointee
         let best = av_find_best_stream(input.pointer, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
+        // No video stream is an answer (audio only is judged below); any other failure is an error.
+        if best < 0 && best != CFFmpeg_AVERROR_STREAM_NOT_FOUND() { try call.check(best, "av_find_best_stream") }
         var probe = MediaProbe(container: format, kind: .other, streams: streams, hasAudio: hasAudio)
         if context.bit_rate > 0 { probe.bitRate = Int(context.bit_rate) }
         if context.duration > 0, context.duration != CFFmpeg_AV_NOPTS_VALUE() {
@@ -100,7 +99,8 @@ struct Prober {
         } else if !hasAudio {
             throw call.failure("probe", "no audio or video stream in \(format) container", .unsupported)
         }
-        let metadata = Metadata(context.metadata, fallback: best >= 0 ? input.stream(Int(best)).pointee.metadata : nil)
+        let metadata = Metadata(context.metadata, fallback: best >= 0 ? input.stream(Int(best)).pointee.metadata : nil,
+                                owner: input)
         if let exif = header.exif {
             probe.captureDate = exif.dateTimeOriginal.flatMap { CaptureDateParser.parse($0, offset: exif.offsetTimeOriginal) }
             probe.cameraMake = exif.make
@@ -124,14 +124,16 @@ struct Prober {
     }
 }
 
-/// Read-only lookups into FFmpeg metadata dictionaries.
+/// Read-only lookups into FFmpeg metadata dictionaries, which belong to (and live as long as) `owner`.
 struct Metadata {
     let primary: OpaquePointer?
     let fallback: OpaquePointer?
+    private let owner: FormatInput
 
-    init(_ primary: OpaquePointer?, fallback: OpaquePointer?) {
+    init(_ primary: OpaquePointer?, fallback: OpaquePointer?, owner: FormatInput) {
         self.primary = primary
         self.fallback = fallback
+        self.owner = owner
     }
 
     subscript(key: String) -> String? {

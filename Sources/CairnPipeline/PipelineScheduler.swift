@@ -16,14 +16,14 @@ import CairnCore
 /// - crash suspects (see `CrashLoopGuard`) run one at a time, after everything else;
 /// - `maxErrors` items failed for good, `cancel(deadline:)`, or a store failure stop new work.
 ///
-/// Use:
+/// Use (`PipelineImport` does this over the catalog):
 /// ```
-/// let records = plan.map { ItemRecord(item: $0) }          // placeholders
-/// try await store.save(records)                            // before any heavy work
+/// // placeholders for the plan, persisted before any heavy work, plus what earlier runs left unfinished
+/// let (records, _) = try catalogStore.unfinished()
 /// let scheduler = PipelineScheduler(configuration: try .defaults(cores: 2).applying(laneSpec: spec),
-///                                   stages: stages, store: store, onEvent: narrate)
+///                                   stages: stages, store: catalogStore, onEvent: narrate)
 /// // on SIGINT/SIGTERM: Task { await scheduler.cancel(deadline: .seconds(5)) }
-/// let result = try await scheduler.run(records + store.unfinishedRecords())
+/// let result = try await scheduler.run(records)
 /// try result.report.jsonLines().write(to: reportURL)
 /// exit(result.exitStatus.rawValue)
 /// ```

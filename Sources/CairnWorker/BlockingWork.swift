@@ -1,6 +1,6 @@
 import Dispatch
 
-/// Runs blocking work (file copies, fsync, FFmpeg, SQLite) on a Dispatch thread, off Swift's cooperative
+/// Runs blocking work (a parallel hash, file copies, fsync, FFmpeg, SQLite) on a Dispatch thread, off Swift's cooperative
 /// pool, so slow system calls never starve the tasks that schedule and narrate. The lanes' widths bound
 /// how many run at once. Cancelling the awaiting task does not stop the work: a timed-out or abandoned
 /// phase finishes (or fails) on its thread and its result is ignored.

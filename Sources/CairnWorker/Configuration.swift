@@ -41,6 +41,14 @@ public struct CairnConfiguration: Sendable, Equatable {
     public static let fileName = "cairn.toml"
 
     /// The settings as given on the command line; `nil` means "not given".
+    /// The lanes this configuration asks for on `cores` cores (`lanes` was checked when it was read).
+    public func pipelineConfiguration(cores: Int) throws -> PipelineConfiguration {
+        var pipeline = PipelineConfiguration.defaults(cores: cores)
+        if let lanes { pipeline = try pipeline.applying(laneSpec: lanes) }
+        pipeline.clipsEnabled = clips
+        return pipeline
+    }
+
     public struct Overrides: Sendable, Equatable {
         public var source: String?
         public var quarantineDays: Int?

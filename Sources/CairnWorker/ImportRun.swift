@@ -211,7 +211,7 @@ public struct ImportRun: Sendable {
         let narrator = self.narrator
         let toHash = prepared.toHash
         let workers = options.hashWorkers
-        let results = try await runBlocking {
+        let results = try await BlockingWork.run {
             ParallelHasher.hash(requests, workers: workers) { slot, bytes in
                 if bytes > 0 { narrator.hashed(file: files[toHash[slot]].relativePath, bytes: bytes) }
             }

@@ -195,7 +195,7 @@ public struct LibraryStages: PipelineStages {
 }
 
 /// Unique names in the library's `tmp/` for files on their way to a final path; the final name's
-/// extension is kept, since FFmpeg picks the muxer by it.
+/// extension is kept, so a leftover in `tmp/` still says what it was.
 enum TemporaryName {
     private static let sequence = Atomic<UInt64>(0)
 

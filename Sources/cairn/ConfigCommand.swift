@@ -18,6 +18,10 @@ struct ConfigCommand: ParsableCommand {
     @OptionGroup var library: LibraryOption
     @OptionGroup var reconcile: ReconcileOptions
 
+    func validate() throws {
+        try reconcile.check(libraryRoot: library.resolvedPath)
+    }
+
     func run() throws {
         let resolved = try reconcile.resolve(libraryRoot: library.resolvedPath)
         let settings = resolved.reconcile

@@ -30,7 +30,8 @@ struct ImportCommand: AsyncParsableCommand {
 
             Exit codes: 0 all imported; 3 some files failed, or --max-errors stopped the run (each failure \
             is listed with its reason); 130 interrupted by a signal (the next run resumes); 75 another cairn \
-            process holds the library; 1 the run could not start (missing source, unusable library).
+            process holds the library; 64 the command line was wrong (no such SOURCE folder, a bad --lanes); \
+            1 the run could not start (an unusable library).
             """
     )
 

@@ -128,7 +128,7 @@ struct SynthesizeCommand: ParsableCommand {
     var kenBurns = false
 
     func validate() throws {
-        guard seconds > 0, seconds <= 60 else { throw ValidationError("--seconds must be between 0 and 60.") }
+        guard seconds > 0, seconds <= 60 else { throw ValidationError("--seconds must be more than 0 and at most 60.") }
         guard output.lowercased().hasSuffix(".mp4") else { throw ValidationError("--output must name an .mp4 file.") }
     }
 

@@ -37,17 +37,32 @@ struct ReconcileOptions: ParsableArguments {
         if let config, config.isEmpty { throw ValidationError("--config needs a file path.") }
     }
 
-    /// The settings to run with; a bad value anywhere is a usage error naming its file, variable or flag.
-    /// `lanes` and `clips` come from the caller's own pipeline flags, when it has them.
-    func resolve(libraryRoot: String, source: String? = nil, lanes: String? = nil, clips: Bool? = nil) throws -> CairnConfiguration {
-        let flags = CairnConfiguration.Overrides(
-            source: source, quarantineDays: quarantineDays, strictness: strictness, maxDelete: maxDelete,
-            vanishThreshold: vanishThreshold, applyDeletions: applyDeletions, lanes: lanes, clips: clips)
-        do {
-            return try CairnConfiguration.resolve(configFile: config, libraryRoot: libraryRoot, flags: flags)
-        } catch {
+    /// For a command's `validate()`: refuses a bad value in a flag, a `CAIRN_*` variable or the config file
+    /// (the message names which), and with `needsSource`, a run with no source folder anywhere.
+    func check(libraryRoot: String, source: String? = nil, needsSource: Bool = false) throws {
+        let settings: CairnConfiguration
+        do { settings = try resolved(libraryRoot: libraryRoot, source: source) } catch {
+            throw ValidationError(error.description)
+        }
+        if needsSource, settings.source == nil {
+            throw ValidationError(
+                "no source folder: give one as SOURCE, or set `source` in \(libraryRoot)/cairn.toml or $CAIRN_SOURCE")
+        }
+    }
+
+    /// The settings to run with (already checked by `check` in `validate()`; a file edited since is still
+    /// reported as a usage error).
+    func resolve(libraryRoot: String, source: String? = nil) throws -> CairnConfiguration {
+        do { return try resolved(libraryRoot: libraryRoot, source: source) } catch {
             Output.error(error.description)
             throw ExitCode(ExitStatus.usage.rawValue)
         }
+    }
+
+    private func resolved(libraryRoot: String, source: String?) throws(ConfigurationError) -> CairnConfiguration {
+        let flags = CairnConfiguration.Overrides(
+            source: source, quarantineDays: quarantineDays, strictness: strictness, maxDelete: maxDelete,
+            vanishThreshold: vanishThreshold, applyDeletions: applyDeletions)
+        return try CairnConfiguration.resolve(configFile: config, libraryRoot: libraryRoot, flags: flags)
     }
 }

@@ -14,8 +14,6 @@ struct StatusCommand: ParsableCommand {
     @Flag(help: "Print the status as one JSON object.")
     var json = false
 
-    func validate() throws {}
-
     func run() throws {
         let path = library.resolvedPath
         guard FileManager.default.fileExists(atPath: path + "/catalog.sqlite") else {

@@ -35,6 +35,7 @@ struct SyncCommand: AsyncParsableCommand {
 
     func validate() throws {
         if let source, source.isEmpty { throw ValidationError("SOURCE needs a folder path.") }
+        try reconcile.check(libraryRoot: library.resolvedPath, source: source, needsSource: true)
     }
 
     func run() async throws {
@@ -66,6 +67,7 @@ struct DryRunCommand: AsyncParsableCommand {
 
     func validate() throws {
         if let source, source.isEmpty { throw ValidationError("SOURCE needs a folder path.") }
+        try reconcile.check(libraryRoot: library.resolvedPath, source: source, needsSource: true)
     }
 
     func run() async throws {
@@ -90,22 +92,12 @@ struct SyncInvocation {
             Output.error("\(root): no cairn library here yet; a dry run never creates one (run `cairn sync` or `cairn import`)")
             throw ExitCode(ExitStatus.failure.rawValue)
         }
+        // `validate()` checked the settings and that a source is named.
         let settings = try reconcile.resolve(libraryRoot: root, source: source)
-        guard let sourcePath = settings.source else {
-            Output.error("no source folder: give one (`cairn sync FOLDER`), or set `source` in \(root)/cairn.toml or $CAIRN_SOURCE")
-            throw ExitCode(ExitStatus.usage.rawValue)
-        }
         let opened = try Library(root: root, readOnly: dryRun)
         defer { opened.close() }
-        var importOptions = ImportOptions(source: sourcePath)
-        importOptions.pipeline = PipelineConfiguration.defaults(cores: System.coreCount)
-        if let lanes = settings.lanes {
-            do { importOptions.pipeline = try importOptions.pipeline.applying(laneSpec: lanes) } catch {
-                Output.error("lanes = \"\(lanes)\" (\(settings.file ?? "CAIRN_LANES")): \(error.description)")
-                throw ExitCode(ExitStatus.usage.rawValue)
-            }
-        }
-        importOptions.pipeline.clipsEnabled = settings.clips
+        var importOptions = ImportOptions(source: settings.source ?? "")
+        importOptions.pipeline = try settings.pipelineConfiguration(cores: System.coreCount)
         var options = SyncOptions(importOptions: importOptions, settings: settings.reconcile)
         options.applyDeletions = settings.applyDeletions
         options.acceptVanished = reconcile.acceptVanished

@@ -245,6 +245,15 @@ struct HostileInputTests {
         #expect(thumb?.category == .tooLarge)
     }
 
+    @Test func dimensionsWhosePixelCountOverflowsAreTooLargeNotAccepted() throws {
+        let path = try MediaFixtures.overflowingDimensionsPNG(at: folder.subpath("overflow.png"))
+        let probe = failure { _ = try MediaEngine().probe(path: path) }
+        #expect(probe?.category == .tooLarge)
+        #expect(probe?.reason.contains("4294967295x4294967295") == true)
+        let thumb = failure { _ = try MediaEngine().renderThumbnail(source: path, kind: .photo, to: path + ".webp") }
+        #expect(thumb?.category == .tooLarge)
+    }
+
     @Test func heicIsUnsupportedNotCorrupt() throws {
         let path = try MediaFixtures.heicLike(at: folder.subpath("IMG_0001.HEIC"))
         let error = failure { _ = try MediaEngine().probe(path: path) }

@@ -156,6 +156,16 @@ public enum MediaFixtures {
         return path
     }
 
+    /// A PNG signature and IHDR chunk claiming 4294967295x4294967295 pixels: the count overflows 64 bits.
+    @discardableResult
+    public static func overflowingDimensionsPNG(at path: String) throws -> String {
+        var bytes: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13]
+        bytes += Array("IHDR".utf8) + [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 8, 2, 0, 0, 0]
+        bytes += [0, 0, 0, 0] + Array(repeating: 0, count: 64)
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
     /// The start of a HEIC file (an ISO-BMFF `ftyp` box with brand `heic`), which FFmpeg 5.1 cannot decode.
     @discardableResult
     public static func heicLike(at path: String) throws -> String {
