@@ -118,4 +118,13 @@ import Testing
         #expect(NarrationFormat.relative(testEpoch, now: testEpoch.addingTimeInterval(20)) == "just now")
         #expect(NarrationFormat.relative(testEpoch.addingTimeInterval(3 * 86_400), now: testEpoch) == "in 3 days")
     }
+
+    @Test func aSingleDuplicateIsSingular() {
+        var counts = RunCounts()
+        counts.filesSeen = 9
+        counts.duplicates = 1
+        #expect(NarrationFormat.countsLine(counts) == "9 seen · 1 duplicate")
+        counts.duplicates = 2
+        #expect(NarrationFormat.countsLine(counts) == "9 seen · 2 duplicates")
+    }
 }

@@ -113,7 +113,7 @@ public enum NarrationFormat {
     public static func countsLine(_ counts: RunCounts) -> String {
         var parts = ["\(count(counts.filesSeen)) seen"]
         let optional: [(Int, String)] = [
-            (counts.hashed, "hashed"), (counts.new, "new"), (counts.duplicates, "duplicates"),
+            (counts.hashed, "hashed"), (counts.new, "new"), (counts.duplicates, counts.duplicates == 1 ? "duplicate" : "duplicates"),
             (counts.ready, "ready"), (counts.failed, "failed"), (counts.skipped, "skipped"),
             (counts.confirmedDeleted, "confirmed deleted"),
         ]
