@@ -6,9 +6,9 @@ struct ConfigurationTests {
     @Test("defaults scale with cores")
     func defaults() {
         let two = PipelineConfiguration.defaults(cores: 2)
-        #expect([two.transfer.width, two.metadata.width, two.thumbnail.width, two.synthesis.width] == [4, 4, 2, 1])
+        #expect([two.transfer.width, two.metadata.width, two.thumbnail.width, two.synthesis.width] == [4, 4, 2, 2])
         let eight = PipelineConfiguration.defaults(cores: 8)
-        #expect([eight.transfer.width, eight.metadata.width, eight.thumbnail.width, eight.synthesis.width] == [4, 4, 8, 4])
+        #expect([eight.transfer.width, eight.metadata.width, eight.thumbnail.width, eight.synthesis.width] == [4, 4, 8, 8])
         #expect(PipelineConfiguration.defaults(cores: 1).synthesis.width == 1)
         #expect(two.clipsEnabled && two.maxAttempts == 3 && two.maxErrors == nil)
     }

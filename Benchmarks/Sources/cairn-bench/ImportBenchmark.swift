@@ -32,12 +32,24 @@ struct ImportBenchmark: AsyncParsableCommand {
             help: "File counts for the peak-RSS comparison (small generated JPEGs, clips off), e.g. 1000 10000.")
     var rssFiles: [Int] = []
 
+    @Option(name: .customLong("lanes"), parsing: .upToNextOption,
+            help: "Lane specs to time beside the defaults, e.g. thumbnail=1 synthesis=2 (one cairn import each).")
+    var laneSpecs: [String] = []
+
+    @Flag(name: .customLong("no-shell"), help: "Time only cairn (to compare lane settings), not the shell pipeline.")
+    var noShell = false
+
     @Option(name: .customLong("rss-child"), help: .hidden)
     var rssChild: String?
 
     func validate() throws {
         guard cores > 0, stills >= 0, videos >= 0 else { throw ValidationError("--cores, --stills and --videos must be positive.") }
         if rssChild == nil, corpus == nil, rssFiles.isEmpty { throw ValidationError("Give --corpus and/or --rss-files.") }
+        for spec in laneSpecs {
+            do { _ = try PipelineConfiguration.defaults(cores: cores).applying(laneSpec: spec) } catch {
+                throw ValidationError("--lanes \(spec): \(error.description)")
+            }
+        }
     }
 
     func run() async throws {
@@ -56,17 +68,34 @@ struct ImportBenchmark: AsyncParsableCommand {
         Peers.warm(files)
         print("\(files.count) files (\(stills) stills, \(videos) videos), \(format(Double(bytes) / 1e6, 0)) MB, \(cores) cores")
 
-        let cairnLibrary = work + "/cairn-library"
-        try? FileManager.default.removeItem(atPath: cairnLibrary)
-        var options = ImportOptions(source: source)
-        options.hashWorkers = cores
-        options.pipeline = PipelineConfiguration.defaults(cores: cores)
-        let library = try Library(root: cairnLibrary)
-        let start = ContinuousClock.now
-        let summary = try await ImportRun(library: library, options: options).run()
-        let cairnSeconds = (ContinuousClock.now - start).seconds
-        guard summary.exitStatus == .success, summary.counts.imported == files.count else {
-            throw ValidationError("cairn imported \(summary.counts.imported) of \(files.count): \(summary.failures.prefix(3))")
+        // The defaults first, then each --lanes spec applied over them; each into a fresh library.
+        var cairnRows: [(label: String, seconds: Double)] = []
+        for spec in [nil] + laneSpecs.map(Optional.some) {
+            let cairnLibrary = work + "/cairn-library"
+            try? FileManager.default.removeItem(atPath: cairnLibrary)
+            var options = ImportOptions(source: source)
+            options.hashWorkers = cores
+            options.pipeline = PipelineConfiguration.defaults(cores: cores)
+            if let spec { options.pipeline = try options.pipeline.applying(laneSpec: spec) }
+            let library = try Library(root: cairnLibrary)
+            let start = ContinuousClock.now
+            let summary = try await ImportRun(library: library, options: options).run()
+            let seconds = (ContinuousClock.now - start).seconds
+            library.close()
+            guard summary.exitStatus == .success, summary.counts.imported == files.count else {
+                throw ValidationError("cairn imported \(summary.counts.imported) of \(files.count): \(summary.failures.prefix(3))")
+            }
+            cairnRows.append((spec.map { "cairn import --lanes \($0)" } ?? "cairn import (default lanes for \(cores) cores)", seconds))
+        }
+        let cairnSeconds = cairnRows[0].seconds
+        if noShell {
+            var table = Table(header: ["import of \(files.count) files", "seconds", "files/s", "vs defaults"])
+            for row in cairnRows {
+                table.rows.append([row.label, format(row.seconds), format(Double(files.count) / row.seconds),
+                                   format(cairnSeconds / row.seconds, 2) + "x"])
+            }
+            print(table.render())
+            return
         }
 
         let shellOut = work + "/shell-library"
@@ -84,8 +113,10 @@ struct ImportBenchmark: AsyncParsableCommand {
         guard shellClips == stills else { throw ValidationError("the shell pipeline made \(shellClips) clips of \(stills)") }
 
         var table = Table(header: ["import of \(files.count) files", "seconds", "files/s", "vs shell"])
-        table.rows.append(["cairn import (in-process ImportRun)", format(cairnSeconds), format(Double(files.count) / cairnSeconds),
-                           format(shellSeconds / cairnSeconds, 1) + "x"])
+        for row in cairnRows {
+            table.rows.append([row.label, format(row.seconds), format(Double(files.count) / row.seconds),
+                               format(shellSeconds / row.seconds, 1) + "x"])
+        }
         table.rows.append(["shell: sha1sum, cp, ffprobe, ffmpeg thumb+preview, ffmpeg -loop 1 clip (xargs -P \(cores))",
                            format(shellSeconds), format(Double(files.count) / shellSeconds), "1.0x"])
         print(table.render())
@@ -156,7 +187,6 @@ struct ImportBenchmark: AsyncParsableCommand {
 
     /// In the child: one import into a fresh library, then this process's peak RSS.
     func importForPeakRSS(source: String) async throws {
-        MemoryTuning.limitMallocArenas()  // as the cairn executable does before anything else
         let root = work + "/rss-library-\(getpid())"
         defer { try? FileManager.default.removeItem(atPath: root) }
         var options = ImportOptions(source: source)
