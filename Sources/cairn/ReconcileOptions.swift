@@ -45,9 +45,12 @@ struct ReconcileOptions: ParsableArguments {
             throw ValidationError(error.description)
         }
         if needsSource, settings.source == nil {
-            throw ValidationError(
-                "no source folder: give one as SOURCE, or set `source` in \(libraryRoot)/cairn.toml or $CAIRN_SOURCE")
+            throw Self.noSource(libraryRoot: libraryRoot)
         }
+    }
+
+    static func noSource(libraryRoot: String) -> ValidationError {
+        ValidationError("no source folder: give one as SOURCE, or set `source` in \(libraryRoot)/cairn.toml or $CAIRN_SOURCE")
     }
 
     /// The settings to run with (already checked by `check` in `validate()`; a file edited since is still

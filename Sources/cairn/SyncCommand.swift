@@ -92,11 +92,12 @@ struct SyncInvocation {
             Output.error("\(root): no cairn library here yet; a dry run never creates one (run `cairn sync` or `cairn import`)")
             throw ExitCode(ExitStatus.failure.rawValue)
         }
-        // `validate()` checked the settings and that a source is named.
+        // `validate()` checked the settings and that a source is named; this guards a file edited since.
         let settings = try reconcile.resolve(libraryRoot: root, source: source)
+        guard let sourcePath = settings.source else { throw ReconcileOptions.noSource(libraryRoot: root) }
         let opened = try Library(root: root, readOnly: dryRun)
         defer { opened.close() }
-        var importOptions = ImportOptions(source: settings.source ?? "")
+        var importOptions = ImportOptions(source: sourcePath)
         importOptions.pipeline = try settings.pipelineConfiguration(cores: System.coreCount)
         var options = SyncOptions(importOptions: importOptions, settings: settings.reconcile)
         options.applyDeletions = settings.applyDeletions
