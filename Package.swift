@@ -27,14 +27,28 @@ let package = Package(
             name: "CFFmpeg", path: "CSystemLibs/CFFmpeg",
             pkgConfig: "libavformat",
             providers: [.apt(["libavformat-dev", "libavcodec-dev", "libswscale-dev", "libavutil-dev"])]),
+        // Specialist still decoders and colour management, each the field's standard for its formats.
+        .systemLibrary(
+            name: "CTurboJPEG", path: "CSystemLibs/CTurboJPEG",
+            pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
+        .systemLibrary(
+            name: "CHeif", path: "CSystemLibs/CHeif", pkgConfig: "libheif", providers: [.apt(["libheif-dev"])]),
+        .systemLibrary(
+            name: "CLibRaw", path: "CSystemLibs/CLibRaw", pkgConfig: "libraw_r", providers: [.apt(["libraw-dev"])]),
+        .systemLibrary(
+            name: "CLCMS2", path: "CSystemLibs/CLCMS2", pkgConfig: "lcms2", providers: [.apt(["liblcms2-dev"])]),
+        .systemLibrary(
+            name: "CWebP", path: "CSystemLibs/CWebP", pkgConfig: "libwebpdemux", providers: [.apt(["libwebp-dev"])]),
         // glibc's malloc tuning (mallopt), which Swift's Glibc module leaves out.
         .systemLibrary(name: "CGlibcMalloc", path: "CSystemLibs/CGlibcMalloc"),
 
         // Values and small system helpers shared by every layer.
         .target(name: "CairnCore"),
-        // C calls live only in these two, behind Swift types.
+        // C calls live only in these two, behind Swift types (media: FFmpeg and the specialist still decoders).
         .target(name: "CairnHashing", dependencies: ["CairnCore", "COpenSSL"]),
-        .target(name: "CairnMedia", dependencies: ["CairnCore", "CFFmpeg"]),
+        .target(name: "CairnMedia", dependencies: [
+            "CairnCore", "CFFmpeg", "CTurboJPEG", "CHeif", "CLibRaw", "CLCMS2", "CWebP",
+        ]),
         // Source walking at openat/fstatat speed.
         .target(name: "CairnScanner", dependencies: ["CairnCore"]),
         // SQLite catalog (GRDB) and its migrations.

@@ -33,6 +33,11 @@ static inline int CFFmpeg_AV_LOG_QUIET(void) { return AV_LOG_QUIET; }
 /* AVFrame's data/linesize are C arrays (tuples in Swift); plane access by index is clearer. */
 static inline uint8_t *CFFmpeg_frame_plane(const AVFrame *frame, int plane) { return frame->data[plane]; }
 static inline int CFFmpeg_frame_linesize(const AVFrame *frame, int plane) { return frame->linesize[plane]; }
+/* Points a frame's plane at memory another library owns (a decoded HEIF image), without copying. */
+static inline void CFFmpeg_frame_borrow_plane(AVFrame *frame, int plane, uint8_t *data, int linesize) {
+    frame->data[plane] = data;
+    frame->linesize[plane] = linesize;
+}
 
 /* The rotation a display matrix asks for, in degrees counterclockwise, or NAN without one. */
 static inline double CFFmpeg_stream_display_rotation(const AVStream *stream) {

@@ -24,10 +24,18 @@ public struct MediaConfiguration: Sendable, Equatable {
     /// Shrink-on-load stops while the decoded short side is at least this many times the largest
     /// derivative's, leaving the final filter pixels to average (libvips leaves 2 as well).
     public var shrinkOnLoadMargin = 2.0
+    /// Which library decodes JPEGs: libjpeg-turbo (DCT scaling, the default), or FFmpeg's mjpeg decoder.
+    public var jpegDecoder: JPEGDecoderChoice = .libjpegTurbo
     /// Decoder threads per file; 1 suits a pipeline that runs one file per core.
     public var decoderThreads = 1
 
     public init() {}
+}
+
+/// The JPEG decoder a ``MediaConfiguration`` uses; FFmpeg stays the fallback for what libjpeg-turbo refuses.
+public enum JPEGDecoderChoice: String, Sendable, Equatable, CaseIterable {
+    case libjpegTurbo = "libjpeg-turbo"
+    case ffmpeg
 }
 
 /// Options for a still turned into a short video clip.

@@ -41,11 +41,19 @@ public struct MediaProbe: Codable, Sendable, Equatable {
     public var cameraMake: String?
     public var cameraModel: String?
     public var gps: GPSCoordinate?
+    /// The lens, for camera RAWs that name it.
+    public var lens: String?
+    /// The embedded ICC profile's description when the picture is not plain sRGB ("Display P3", "Adobe RGB (1998)").
+    public var colourProfile: String?
+    /// True for an animated GIF, WebP or PNG; the frame count when it is cheap to know.
+    public var animated: Bool?
+    public var frameCount: Int?
 
     public init(container: String, kind: MediaKind, streams: [Stream], width: Int? = nil, height: Int? = nil,
                 orientation: Orientation = .identity, durationSeconds: Double? = nil, frameRate: Double? = nil,
                 bitRate: Int? = nil, hasAudio: Bool = false, captureDate: Date? = nil,
-                cameraMake: String? = nil, cameraModel: String? = nil, gps: GPSCoordinate? = nil) {
+                cameraMake: String? = nil, cameraModel: String? = nil, gps: GPSCoordinate? = nil,
+                lens: String? = nil, colourProfile: String? = nil, animated: Bool? = nil, frameCount: Int? = nil) {
         self.container = container
         self.kind = kind
         self.streams = streams
@@ -60,6 +68,10 @@ public struct MediaProbe: Codable, Sendable, Equatable {
         self.cameraMake = cameraMake
         self.cameraModel = cameraModel
         self.gps = gps
+        self.lens = lens
+        self.colourProfile = colourProfile
+        self.animated = animated
+        self.frameCount = frameCount
     }
 }
 

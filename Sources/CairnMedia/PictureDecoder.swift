@@ -7,11 +7,17 @@ final class DecodedPicture {
     let frame: Frame
     let orientation: Orientation
     let file: String
+    /// The RGB profile the frame's colours are in, when it is not sRGB: derivatives are converted.
+    let profile: ColourProfile?
+    /// What owns the frame's pixels when another library decoded them in place (kept alive with the frame).
+    private let owner: AnyObject?
 
-    init(frame: Frame, orientation: Orientation, file: String) {
+    init(frame: Frame, orientation: Orientation, file: String, profile: ColourProfile? = nil, owner: AnyObject? = nil) {
         self.frame = frame
         self.orientation = orientation
         self.file = file
+        self.profile = profile
+        self.owner = owner
     }
 
     /// Displayed size of the decoded frame (which may be smaller than the file's, after shrink-on-load).
@@ -31,15 +37,33 @@ struct PictureDecoder {
         guard size <= configuration.maxStillBytes else {
             throw call.failure("decode", "still of \(size) bytes is above the cap of \(configuration.maxStillBytes)", .tooLarge)
         }
+        // Formats with a decoder of their own read the file themselves: route them from the first bytes.
+        let leading = StillHeader(bytes: try FileIO.prefix(path, limit: min(size, 64), call: call))
+        if RawDecoder.isRaw(path: path, header: leading.leadingBytes) {
+            return try RawDecoder(configuration: configuration).decode(path: path, targetShortSide: targetShortSide, call: call)
+        }
+        if leading.container == .heif {
+            return try HEIFDecoder(configuration: configuration).decode(path: path, targetShortSide: targetShortSide, call: call)
+        }
         // JPEG and PNG are decoded from one packet holding the whole file; its first bytes give the header.
         let packet = try OwnedPacket(size: size, call: call)
         let read = try FileIO.read(path, into: packet.data, count: size, call: call)
         packet.pointer.pointee.size = Int32(read)
-        let header = StillHeader(bytes: Array(UnsafeBufferPointer(start: packet.data, count: min(read, Prober.headerBytes))))
+        // The whole file: a CMYK profile alone can be larger than the probe's header window.
+        let header = StillHeader(bytes: Array(UnsafeBufferPointer(start: packet.data, count: read)))
+        if header.container == .webp, let picture = try WebPDecoder(configuration: configuration).decodeAnimated(
+            packet.data, count: read, call: call) {
+            return picture
+        }
         switch header.container {
-        case .heif:
-            throw call.failure("decode", "HEIF/HEIC images cannot be read by FFmpeg 5.1", .unsupported)
-        case .jpeg, .png:
+        case .jpeg:
+            if configuration.jpegDecoder == .libjpegTurbo,
+               let picture = try JPEGDecoder(configuration: configuration).decode(
+                   packet.data, count: read, header: header, targetShortSide: targetShortSide, call: call) {
+                return picture
+            }
+            return try decodeWholeFile(packet, header: header, targetShortSide: targetShortSide, call: call)
+        case .png:
             return try decodeWholeFile(packet, header: header, targetShortSide: targetShortSide, call: call)
         default:
             let picture = try decodeFromContainer(path: path, targetShortSide: targetShortSide, seekFraction: nil, call: call)

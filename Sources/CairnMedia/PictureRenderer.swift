@@ -17,13 +17,25 @@ struct PictureRenderer {
                 flags: Int32) throws(MediaError) -> Frame {
         let source = picture.frame
         let scaled = try Frame(width: width, height: height, format: format, call: call)
-        if CFFmpeg_pix_fmt_has_alpha(source.format.rawValue) != 0 {
-            let rgba = try Frame(width: width, height: height, format: AV_PIX_FMT_RGBA, call: call)
-            try Scaler(from: source, width: width, height: height, format: AV_PIX_FMT_RGBA, flags: flags, call: call)
-                .scale(source, into: rgba, call: call)
-            Self.flattenOntoWhite(rgba)
-            try Scaler(from: rgba, width: width, height: height, format: format, flags: flags, call: call)
-                .scale(rgba, into: scaled, call: call)
+        let hasAlpha = CFFmpeg_pix_fmt_has_alpha(source.format.rawValue) != 0
+        if hasAlpha || picture.profile != nil {
+            // Alpha is flattened and colours converted on the small frame, after scaling: far less work.
+            let packed = hasAlpha ? AV_PIX_FMT_RGBA : AV_PIX_FMT_RGB24
+            var rgb = try Frame(width: width, height: height, format: packed, call: call)
+            try Scaler(from: source, width: width, height: height, format: packed, flags: flags, call: call)
+                .scale(source, into: rgb, call: call)
+            if hasAlpha { Self.flattenOntoWhite(rgb) }
+            if let profile = picture.profile,
+               let transform = ColourTransform(from: profile, input: hasAlpha ? .rgba : .rgb, output: hasAlpha ? .rgba : .rgb) {
+                let converted = try Frame(width: width, height: height, format: packed, call: call)
+                if let from = rgb.plane(0), let to = converted.plane(0) {
+                    transform.apply(from, stride: rgb.linesize(0), into: to, stride: converted.linesize(0),
+                                    width: width, height: height)
+                    rgb = converted
+                }
+            }
+            try Scaler(from: rgb, width: width, height: height, format: format, flags: flags, call: call)
+                .scale(rgb, into: scaled, call: call)
         } else {
             try Scaler(from: source, width: width, height: height, format: format, flags: flags, call: call)
                 .scale(source, into: scaled, call: call)

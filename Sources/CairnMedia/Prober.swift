@@ -14,8 +14,17 @@ struct Prober {
         let size = try FileIO.size(of: path, call: call)
         guard size > 0 else { throw call.failure("probe", "empty file (0 bytes)", .corrupt) }
         let header = StillHeader(bytes: try FileIO.prefix(path, limit: min(size, Self.headerBytes), call: call))
+        if RawDecoder.isRaw(path: path, header: header.leadingBytes) {
+            return try RawDecoder(configuration: configuration).probe(path: path, header: header, call: call)
+        }
         if header.container == .heif {
-            throw call.failure("probe", "HEIF/HEIC images cannot be read by FFmpeg 5.1", .unsupported)
+            return try HEIFDecoder(configuration: configuration).probe(path: path, brand: header.brand, call: call)
+        }
+        if header.container == .webp, size <= configuration.maxStillBytes {
+            let bytes = try FileIO.prefix(path, limit: size, call: call)
+            if let probe = try bytes.withUnsafeBufferPointer({ (buffer) throws(MediaError) in
+                try WebPDecoder(configuration: configuration).probeAnimated(buffer.baseAddress!, count: buffer.count, call: call)
+            }) { return probe }
         }
         if (header.container == .jpeg || header.container == .png), header.hasDimensions {
             return try stillProbe(header, call: call)

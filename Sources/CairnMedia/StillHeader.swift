@@ -8,14 +8,34 @@ struct StillHeader: Equatable, Sendable {
     }
 
     var container: Container
+    /// The file's first bytes, for magic numbers other readers check.
+    var leadingBytes: [UInt8]
+    /// The ISO-BMFF major brand ("heic", "avif", "mif1"), for HEIF files.
+    var brand: String?
     /// Stored (not displayed) dimensions, when the header gives them.
     var width: Int?
     var height: Int?
     var exif: ExifSummary?
+    /// The embedded ICC profile (JPEG APP2 chunks, in order), when there is one.
+    var iccProfile: [UInt8]?
+    /// True when a JPEG carries an Adobe APP14 marker: its CMYK samples are stored inverted.
+    var hasAdobeMarker = false
+    /// The JPEG's start-of-frame marker (0xC0 baseline, 0xC2 progressive, ...), when read.
+    var jpegFrameMarker: UInt8?
 
     /// Reads the header of `bytes`, the start of a file (or all of it).
     init(bytes: [UInt8]) {
         container = Self.sniff(bytes)
+        leadingBytes = Array(bytes.prefix(16))
+        if container == .heif {
+            // The major brand, or "avif" when the ftyp box lists it among its compatible brands.
+            let boxSize = Int(bytes[0]) << 24 | Int(bytes[1]) << 16 | Int(bytes[2]) << 8 | Int(bytes[3])
+            let ftyp = bytes[8..<min(bytes.count, max(12, min(boxSize, 256)))]
+            let brands = stride(from: ftyp.startIndex, to: ftyp.endIndex - 3, by: 4).map {
+                String(decoding: bytes[$0..<($0 + 4)], as: UTF8.self)
+            }
+            brand = brands.contains("avif") || brands.contains("avis") ? "avif" : brands.first
+        }
         switch container {
         case .jpeg: readJPEG(bytes)
         case .png: readPNG(bytes)
@@ -39,13 +59,20 @@ struct StillHeader: Equatable, Sendable {
         if starts(Array("BM".utf8)) { return .bmp }
         if starts(Array("ftyp".utf8), at: 4), b.count >= 12 {
             let brand = String(decoding: b[8..<12], as: UTF8.self)
-            if ["heic", "heix", "heim", "heis", "hevc", "hevx", "mif1", "msf1", "avif"].contains(brand) { return .heif }
+            if ["heic", "heix", "heim", "heis", "hevc", "hevx", "mif1", "msf1", "avif", "avis"].contains(brand) { return .heif }
         }
         return .other
     }
 
     private mutating func readJPEG(_ b: [UInt8]) {
         var at = 2
+        var iccChunks: [Int: ArraySlice<UInt8>] = [:]
+        defer {
+            // Chunks are numbered from 1; a profile with a missing chunk is no profile.
+            if !iccChunks.isEmpty, (1...iccChunks.count).allSatisfy({ iccChunks[$0] != nil }) {
+                iccProfile = (1...iccChunks.count).flatMap { Array(iccChunks[$0]!) }
+            }
+        }
         while at + 4 <= b.count {
             guard b[at] == 0xFF else { return }
             let marker = b[at + 1]
@@ -57,6 +84,7 @@ struct StillHeader: Equatable, Sendable {
             let body = at + 4, end = at + 2 + length
             switch marker {
             case 0xC0...0xCF where marker != 0xC4 && marker != 0xC8 && marker != 0xCC:
+                jpegFrameMarker = marker
                 if body + 5 <= b.count {
                     height = Int(b[body + 1]) << 8 | Int(b[body + 2])
                     width = Int(b[body + 3]) << 8 | Int(b[body + 4])
@@ -65,6 +93,11 @@ struct StillHeader: Equatable, Sendable {
             case 0xE1 where exif == nil && end <= b.count && length >= 8
                 && Array(b[body..<(body + 6)]) == [0x45, 0x78, 0x69, 0x66, 0, 0]:
                 exif = ExifReader(tiff: Array(b[(body + 6)..<end]))?.summary()
+            case 0xE2 where end <= b.count && length >= 16
+                && Array(b[body..<(body + 12)]) == Array("ICC_PROFILE".utf8) + [0]:
+                iccChunks[Int(b[body + 12])] = b[(body + 14)..<end]
+            case 0xEE where end <= b.count && length >= 7 && Array(b[body..<(body + 5)]) == Array("Adobe".utf8):
+                hasAdobeMarker = true
             default:
                 break
             }

@@ -23,8 +23,10 @@ struct ProbeCommand: ParsableCommand {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .iso8601
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        var failures = 0
         for file in files {
             let outcome = Result { () throws(MediaError) in try engine.probe(path: file) }
+            if case .failure = outcome { failures += 1 }
             if json {
                 let line = ProbeLine(file: file, probe: try? outcome.get(), error: outcome.failureReason)
                 print(String(decoding: try encoder.encode(line), as: UTF8.self))
@@ -36,9 +38,14 @@ struct ProbeCommand: ParsableCommand {
                     let codecs = probe.streams.map(\.codec).joined(separator: ",")
                     print("\(file): \(probe.kind.rawValue) \(probe.container) \(codecs) \(size) \(duration)")
                 case .failure(let error):
-                    print("\(error)")
+                    Output.error("\(error)")
                 }
             }
+        }
+        // Like sha1sum: a file that could not be read makes the whole command fail.
+        if failures > 0 {
+            if !json { Output.error("\(failures) of \(files.count) files failed") }
+            throw ExitCode(ExitStatus.someFilesFailed.rawValue)
         }
     }
 
@@ -91,9 +98,12 @@ struct ThumbnailCommand: ParsableCommand {
     func run() throws {
         let engine = MediaEngine()
         var failures = 0
+        var stems: Set<String> = []
         for file in files {
             let name = (file as NSString).lastPathComponent
-            let stem = (name as NSString).deletingPathExtension
+            // IMG_1.JPG and IMG_1.HEIC in one call must not overwrite each other's thumbnails.
+            var stem = (name as NSString).deletingPathExtension
+            if !stems.insert(stem).inserted { stem = name }
             let thumbnail = "\(output)/\(stem)-thumb.\(MediaEngine.thumbnailFormat.fileExtension)"
             do {
                 let kind = try engine.probe(path: file).kind
@@ -103,10 +113,13 @@ struct ThumbnailCommand: ParsableCommand {
                 print("\(file): \(result.thumbnail.width)x\(result.thumbnail.height) -> \(result.thumbnail.path)")
             } catch {
                 failures += 1
-                print("\(error)")
+                Output.error("\(error)")
             }
         }
-        if failures > 0 { print("\(failures) of \(files.count) files failed") }
+        if failures > 0 {
+            Output.error("\(failures) of \(files.count) files failed")
+            throw ExitCode(ExitStatus.someFilesFailed.rawValue)
+        }
     }
 }
 
@@ -138,3 +151,4 @@ struct SynthesizeCommand: ParsableCommand {
         print("\(output): \(clip.codec) \(clip.width)x\(clip.height) \(String(format: "%.3f", clip.durationSeconds)) s")
     }
 }
+

@@ -255,11 +255,13 @@ struct HostileInputTests {
         #expect(thumb?.category == .tooLarge)
     }
 
-    @Test func heicIsUnsupportedNotCorrupt() throws {
+    /// libheif reads HEIC now; a HEIC stub with no image in it is damaged, with libheif's reason.
+    @Test func heicWithNoImageIsCorruptWithLibheifsReason() throws {
         let path = try MediaFixtures.heicLike(at: folder.subpath("IMG_0001.HEIC"))
         let error = failure { _ = try MediaEngine().probe(path: path) }
-        #expect(error?.category == .unsupported)
-        #expect(error?.reason.contains("HEIC") == true)
+        #expect(error?.category == .corrupt)
+        #expect(error?.operation.hasPrefix("heif_") == true)
+        #expect(error?.isRetryable == false)
     }
 
     @Test func truncatedFilesEndWithAResultOrAReason() throws {

@@ -1,0 +1,186 @@
+import CFFmpeg
+import CHeif
+import CairnCore
+
+// libheif calls live here and nowhere else. HEIC (HEVC through libde265) and AVIF (AV1 through dav1d).
+
+/// libheif is initialised once per process (it counts references; never deinitialised, like FFmpeg's tables).
+private let heifInitialized: Void = { _ = heif_init(nil) }()
+
+/// The one funnel for libheif's `heif_error` results.
+struct HEIFCall {
+    let call: FFmpegCall
+
+    func check(_ error: heif_error, _ operation: String) throws(MediaError) {
+        guard error.code != heif_error_Ok else { return }
+        // libheif's messages may span lines; a reason is one line.
+        let message = (error.message.map { String(cString: $0) } ?? "libheif error \(error.code.rawValue)")
+            .split(whereSeparator: \.isNewline).joined(separator: " ")
+        let category: MediaError.Category
+        switch error.code {
+        case heif_error_Input_does_not_exist: category = .unreadable
+        case heif_error_Unsupported_filetype, heif_error_Unsupported_feature, heif_error_Plugin_loading_error:
+            category = .unsupported
+        case heif_error_Memory_allocation_error: category = .io
+        default: category = .corrupt
+        }
+        throw MediaError(operation: operation, reason: message, file: call.file, category: category)
+    }
+}
+
+/// A parsed HEIF file (`heif_context`), freed in deinit.
+final class HEIFContext {
+    let pointer: OpaquePointer
+    let heif: HEIFCall
+
+    init(path: String, call: FFmpegCall) throws(MediaError) {
+        _ = heifInitialized
+        heif = HEIFCall(call: call)
+        pointer = try call.require(heif_context_alloc(), "heif_context_alloc")
+        try heif.check(heif_context_read_from_file(pointer, path, nil), "heif_context_read_from_file")
+        // One thread per decode: the pipeline already runs one file per core.
+        heif_context_set_max_decoding_threads(pointer, 1)
+    }
+
+    deinit { heif_context_free(pointer) }
+
+    func primaryImage() throws(MediaError) -> HEIFImageHandle {
+        var handle: OpaquePointer? = nil
+        try heif.check(heif_context_get_primary_image_handle(pointer, &handle), "heif_context_get_primary_image_handle")
+        return HEIFImageHandle(try heif.call.require(handle, "heif_context_get_primary_image_handle"), context: self)
+    }
+}
+
+/// One image in a HEIF file (`heif_image_handle`): its size after irot/imir/clap, metadata, thumbnails.
+final class HEIFImageHandle {
+    let pointer: OpaquePointer
+    /// Handles borrow from their context, which stays alive as long as they do.
+    let context: HEIFContext
+
+    init(_ pointer: OpaquePointer, context: HEIFContext) {
+        self.pointer = pointer
+        self.context = context
+    }
+
+    deinit { heif_image_handle_release(pointer) }
+
+    /// Size as displayed: libheif reports it after the file's transformations.
+    var width: Int { Int(heif_image_handle_get_width(pointer)) }
+    var height: Int { Int(heif_image_handle_get_height(pointer)) }
+    var hasAlpha: Bool { heif_image_handle_has_alpha_channel(pointer) != 0 }
+    var lumaBits: Int { Int(heif_image_handle_get_luma_bits_per_pixel(pointer)) }
+
+    /// The first metadata block of `type` ("Exif"), or nil.
+    func metadata(type: String) -> [UInt8]? {
+        let count = heif_image_handle_get_number_of_metadata_blocks(pointer, type)
+        guard count > 0 else { return nil }
+        var ids = [heif_item_id](repeating: 0, count: Int(count))
+        guard heif_image_handle_get_list_of_metadata_block_IDs(pointer, type, &ids, count) > 0 else { return nil }
+        let size = heif_image_handle_get_metadata_size(pointer, ids[0])
+        guard size > 0, size < 16 << 20 else { return nil }
+        var bytes = [UInt8](repeating: 0, count: size)
+        guard heif_image_handle_get_metadata(pointer, ids[0], &bytes).code == heif_error_Ok else { return nil }
+        return bytes
+    }
+
+    /// The EXIF block: libheif's "Exif" item starts with a 4-byte offset to the TIFF header.
+    var exif: ExifSummary? {
+        guard let block = metadata(type: "Exif"), block.count > 8 else { return nil }
+        let offset = Int(block[0]) << 24 | Int(block[1]) << 16 | Int(block[2]) << 8 | Int(block[3])
+        guard offset >= 0, 4 + offset < block.count else { return nil }
+        return ExifReader(tiff: Array(block[(4 + offset)...]))?.summary()
+    }
+
+    /// The embedded ICC profile (`colr` of type `prof` or `rICC`), when there is one.
+    var iccProfile: [UInt8]? {
+        let type = heif_image_handle_get_color_profile_type(pointer)
+        guard type == heif_color_profile_type_prof || type == heif_color_profile_type_rICC else { return nil }
+        let size = heif_image_handle_get_raw_color_profile_size(pointer)
+        guard size > 0, size < 4 << 20 else { return nil }
+        var bytes = [UInt8](repeating: 0, count: size)
+        guard heif_image_handle_get_raw_color_profile(pointer, &bytes).code == heif_error_Ok else { return nil }
+        return bytes
+    }
+
+    /// The largest embedded thumbnail whose short side is at least `shortSide`, or nil.
+    func thumbnail(atLeast shortSide: Int) -> HEIFImageHandle? {
+        let count = heif_image_handle_get_number_of_thumbnails(pointer)
+        guard count > 0 else { return nil }
+        var ids = [heif_item_id](repeating: 0, count: Int(count))
+        let listed = heif_image_handle_get_list_of_thumbnail_IDs(pointer, &ids, count)
+        var best: HEIFImageHandle?
+        for id in ids.prefix(Int(listed)) {
+            var handle: OpaquePointer? = nil
+            guard heif_image_handle_get_thumbnail(pointer, id, &handle).code == heif_error_Ok, let handle else { continue }
+            let candidate = HEIFImageHandle(handle, context: context)
+            guard min(candidate.width, candidate.height) >= shortSide else { continue }
+            if best == nil || candidate.width * candidate.height < best!.width * best!.height { best = candidate }
+        }
+        return best
+    }
+
+    /// Decodes to interleaved 8-bit RGB(A): libheif applies irot/imir/clap, the YCbCr matrix and range of
+    /// the stream, and maps 10/12-bit to 8-bit.
+    func decode() throws(MediaError) -> HEIFImage {
+        let options = heif_decoding_options_alloc()
+        defer { heif_decoding_options_free(options) }
+        options?.pointee.convert_hdr_to_8bit = 1
+        var image: OpaquePointer? = nil
+        let chroma = hasAlpha ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB
+        try context.heif.check(heif_decode_image(pointer, &image, heif_colorspace_RGB, chroma, options), "heif_decode_image")
+        return HEIFImage(try context.heif.call.require(image, "heif_decode_image"))
+    }
+}
+
+/// A decoded picture (`heif_image`), freed in deinit.
+final class HEIFImage {
+    let pointer: OpaquePointer
+
+    init(_ pointer: OpaquePointer) { self.pointer = pointer }
+
+    deinit { heif_image_release(pointer) }
+}
+
+/// HEIF/HEIC/AVIF probing and decoding for the engine.
+struct HEIFDecoder {
+    let configuration: MediaConfiguration
+
+    func probe(path: String, brand: String?, call: FFmpegCall) throws(MediaError) -> MediaProbe {
+        let context = try HEIFContext(path: path, call: call)
+        let image = try context.primaryImage()
+        try call.checkPixels(image.width, image.height, cap: configuration.maxPixels, operation: "probe")
+        let codec = brand == "avif" ? "av1" : "hevc"
+        let exif = image.exif
+        return MediaProbe(
+            container: codec == "av1" ? "avif" : "heif", kind: .photo,
+            streams: [.init(index: 0, type: "video", codec: codec, width: image.width, height: image.height)],
+            width: image.width, height: image.height, orientation: .identity,
+            captureDate: exif?.dateTimeOriginal.flatMap { CaptureDateParser.parse($0, offset: exif?.offsetTimeOriginal) },
+            cameraMake: exif?.make, cameraModel: exif?.model, gps: exif?.gps,
+            colourProfile: image.iccProfile.flatMap { ColourProfile(bytes: $0)?.name })
+    }
+
+    /// The primary image, upright; the embedded thumbnail instead when it is large enough for `targetShortSide`.
+    func decode(path: String, targetShortSide: Int, call: FFmpegCall) throws(MediaError) -> DecodedPicture {
+        let context = try HEIFContext(path: path, call: call)
+        let primary = try context.primaryImage()
+        try call.checkPixels(primary.width, primary.height, cap: configuration.maxPixels, operation: "decode")
+        // Thumbnails are stored upright in the same colours; never upscaled: only one at least the target.
+        let chosen = primary.thumbnail(atLeast: targetShortSide) ?? primary
+        let decoded = try chosen.decode()
+        let width = Int(heif_image_get_primary_width(decoded.pointer))
+        let height = Int(heif_image_get_primary_height(decoded.pointer))
+        var stride: Int32 = 0
+        guard let plane = heif_image_get_plane_readonly(decoded.pointer, heif_channel_interleaved, &stride) else {
+            throw call.failure("heif_image_get_plane_readonly", "decoded image has no pixels", .corrupt)
+        }
+        // The frame borrows libheif's buffer (no copy); the picture keeps the image alive.
+        let frame = try Frame(call: call)
+        frame.pointer.pointee.width = Int32(width)
+        frame.pointer.pointee.height = Int32(height)
+        frame.pointer.pointee.format = (chosen.hasAlpha ? AV_PIX_FMT_RGBA : AV_PIX_FMT_RGB24).rawValue
+        CFFmpeg_frame_borrow_plane(frame.pointer, 0, UnsafeMutablePointer(mutating: plane), stride)
+        let profile = primary.iccProfile.flatMap { ColourProfile(bytes: $0) }.flatMap { $0.isRGB && !$0.isSRGB ? $0 : nil }
+        return DecodedPicture(frame: frame, orientation: .identity, file: path, profile: profile, owner: decoded)
+    }
+}

@@ -1,0 +1,123 @@
+import CFFmpeg
+import CTurboJPEG
+
+// TurboJPEG calls live here and nowhere else.
+
+/// A TurboJPEG decompressor, freed in deinit; one per decode (creating one costs a few microseconds).
+final class TurboJPEGHandle {
+    let pointer: tjhandle
+    let call: FFmpegCall
+
+    init(call: FFmpegCall) throws(MediaError) {
+        self.call = call
+        pointer = try call.require(tjInitDecompress(), "tjInitDecompress")
+    }
+
+    deinit { tjDestroy(pointer) }
+
+    /// The one funnel for TurboJPEG return codes. A warning (a truncated file, a bad restart marker)
+    /// still leaves a picture, as it does for libvips and browsers: only fatal errors throw.
+    func check(_ rc: Int32, _ operation: String) throws(MediaError) {
+        guard rc != 0, tjGetErrorCode(pointer) != Int32(TJERR_WARNING.rawValue) else { return }
+        let reason = tjGetErrorStr2(pointer).map { String(cString: $0) } ?? "TurboJPEG error"
+        throw call.failure(operation, reason, .corrupt)
+    }
+}
+
+/// JPEG decoding with libjpeg-turbo: DCT-domain scaling (1/2, 1/4, 1/8) chosen from the target size,
+/// YCbCr planes decoded straight into the frame libswscale reads; CMYK/YCCK converted to sRGB.
+struct JPEGDecoder {
+    let configuration: MediaConfiguration
+
+    /// The decoded picture, or nil when libjpeg-turbo refuses the file (12-bit, lossless, no header):
+    /// the caller then tries FFmpeg's decoder.
+    func decode(_ bytes: UnsafePointer<UInt8>, count: Int, header: StillHeader, targetShortSide: Int,
+                call: FFmpegCall) throws(MediaError) -> DecodedPicture? {
+        let handle = try TurboJPEGHandle(call: call)
+        var width: Int32 = 0, height: Int32 = 0, subsampling: Int32 = 0, colourspace: Int32 = 0
+        guard tjDecompressHeader3(handle.pointer, bytes, UInt(count), &width, &height, &subsampling, &colourspace) == 0
+        else { return nil }
+        try call.checkPixels(Int(width), Int(height), cap: configuration.maxPixels, operation: "decode")
+        var denominator: Int32 = 1
+        if configuration.shrinkOnLoad {
+            let level = SizePlanning.lowresLevel(width: Int(width), height: Int(height), targetShortSide: targetShortSide,
+                                                 maxLevel: 3, margin: configuration.shrinkOnLoadMargin)
+            denominator = 1 << level
+        }
+        let scaledWidth = Int(CTurboJPEG_scaled(width, 1, denominator))
+        let scaledHeight = Int(CTurboJPEG_scaled(height, 1, denominator))
+        let orientation = header.exif?.orientation ?? .identity
+        let profile = header.iccProfile.flatMap { ColourProfile(bytes: $0) }
+
+        if colourspace == Int32(TJCS_CMYK.rawValue) || colourspace == Int32(TJCS_YCCK.rawValue) {
+            let frame = try decodeCMYK(handle, bytes, count, width: scaledWidth, height: scaledHeight,
+                                       profile: profile?.isCMYK == true ? profile : nil,
+                                       inverted: header.hasAdobeMarker, call: call)
+            return DecodedPicture(frame: frame, orientation: orientation, file: call.file)
+        }
+        let rgbProfile = profile.flatMap { $0.isRGB && !$0.isSRGB ? $0 : nil }
+        if let format = Self.planarFormat(subsampling: subsampling), colourspace != Int32(TJCS_RGB.rawValue) {
+            let frame = try Frame(width: scaledWidth, height: scaledHeight, format: format, call: call)
+            let planeCount = format == AV_PIX_FMT_GRAY8 ? 1 : 3
+            var planes: [UnsafeMutablePointer<UInt8>?] = (0..<3).map { $0 < planeCount ? frame.plane($0) : nil }
+            var strides: [Int32] = (0..<3).map { Int32(frame.linesize($0)) }
+            let rc = planes.withUnsafeMutableBufferPointer { planePointers in
+                tjDecompressToYUVPlanes(handle.pointer, bytes, UInt(count), planePointers.baseAddress,
+                                        Int32(scaledWidth), &strides, Int32(scaledHeight), 0)
+            }
+            try handle.check(rc, "tjDecompressToYUVPlanes")
+            frame.pointer.pointee.color_range = AVCOL_RANGE_JPEG
+            return DecodedPicture(frame: frame, orientation: orientation, file: call.file, profile: rgbProfile)
+        }
+        // RGB JPEGs and unusual subsampling: packed RGB.
+        let frame = try Frame(width: scaledWidth, height: scaledHeight, format: AV_PIX_FMT_RGB24, call: call)
+        try handle.check(tjDecompress2(handle.pointer, bytes, UInt(count), frame.plane(0), Int32(scaledWidth),
+                                       Int32(frame.linesize(0)), Int32(scaledHeight), Int32(TJPF_RGB.rawValue), 0),
+                         "tjDecompress2")
+        return DecodedPicture(frame: frame, orientation: orientation, file: call.file, profile: rgbProfile)
+    }
+
+    /// CMYK samples converted to sRGB: through the embedded profile when there is one, else by the
+    /// plain formula (as Pillow does); Adobe files store the samples inverted.
+    private func decodeCMYK(_ handle: TurboJPEGHandle, _ bytes: UnsafePointer<UInt8>, _ count: Int, width: Int,
+                            height: Int, profile: ColourProfile?, inverted: Bool,
+                            call: FFmpegCall) throws(MediaError) -> Frame {
+        let cmyk = try Frame(width: width, height: height, format: AV_PIX_FMT_RGBA, call: call)  // 4 bytes a pixel
+        try handle.check(tjDecompress2(handle.pointer, bytes, UInt(count), cmyk.plane(0), Int32(width),
+                                       Int32(cmyk.linesize(0)), Int32(height), Int32(TJPF_CMYK.rawValue), 0),
+                         "tjDecompress2")
+        let rgb = try Frame(width: width, height: height, format: AV_PIX_FMT_RGB24, call: call)
+        guard let source = cmyk.plane(0), let destination = rgb.plane(0) else {
+            throw call.failure("decode", "CMYK frame has no buffer", .engine)
+        }
+        if let profile, let transform = ColourTransform(from: profile, input: inverted ? .cmykInverted : .cmyk, output: .rgb) {
+            transform.apply(source, stride: cmyk.linesize(0), into: destination, stride: rgb.linesize(0),
+                            width: width, height: height)
+            return rgb
+        }
+        for y in 0..<height {
+            let from = source + y * cmyk.linesize(0), to = destination + y * rgb.linesize(0)
+            for x in 0..<width {
+                var c = Int(from[x * 4]), m = Int(from[x * 4 + 1]), yellow = Int(from[x * 4 + 2]), k = Int(from[x * 4 + 3])
+                if !inverted { c = 255 - c; m = 255 - m; yellow = 255 - yellow; k = 255 - k }
+                to[x * 3] = UInt8((c * k + 127) / 255)
+                to[x * 3 + 1] = UInt8((m * k + 127) / 255)
+                to[x * 3 + 2] = UInt8((yellow * k + 127) / 255)
+            }
+        }
+        return rgb
+    }
+
+    /// The full-range planar format TurboJPEG's YUV output matches for a chroma subsampling.
+    static func planarFormat(subsampling: Int32) -> AVPixelFormat? {
+        switch subsampling {
+        case Int32(TJSAMP_444.rawValue): return AV_PIX_FMT_YUVJ444P
+        case Int32(TJSAMP_422.rawValue): return AV_PIX_FMT_YUVJ422P
+        case Int32(TJSAMP_420.rawValue): return AV_PIX_FMT_YUVJ420P
+        case Int32(TJSAMP_440.rawValue): return AV_PIX_FMT_YUVJ440P
+        case Int32(TJSAMP_411.rawValue): return AV_PIX_FMT_YUVJ411P
+        case Int32(TJSAMP_GRAY.rawValue): return AV_PIX_FMT_GRAY8
+        default: return nil
+        }
+    }
+}

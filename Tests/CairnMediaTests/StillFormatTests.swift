@@ -1,0 +1,119 @@
+import CairnCore
+import CairnTestSupport
+import Foundation
+import Testing
+@testable import CairnMedia
+
+/// Stills outside FFmpeg's reach or speed: HEIC/AVIF (libheif), CMYK and profiled JPEGs (libjpeg-turbo,
+/// lcms2), animated WebP (libwebp); each made at test time by its own format's tools.
+@Suite("Still formats")
+struct StillFormatTests {
+    let fixtures: Fixtures
+    let folder: TemporaryDirectory
+    let engine = MediaEngine()
+
+    init() throws {
+        fixtures = try Fixtures.shared()
+        folder = try TemporaryDirectory(prefix: "cairn-stills")
+    }
+
+    /// The red-left, blue-right 320x240 JPEG with EXIF (orientation 1), as a HEIC or AVIF.
+    private func redBlueHEIF(avif: Bool) throws -> String {
+        let jpeg = try MediaFixtures.jpegWithExif(at: folder.subpath("rb.jpg"), orientation: 1)
+        return try StillFixtures.heif(from: jpeg, at: folder.subpath(avif ? "rb.avif" : "rb.heic"), avif: avif)
+    }
+
+    @Test(arguments: [false, true])
+    func heifProbesWithItsSizeCodecDateAndCamera(avif: Bool) throws {
+        let probe = try engine.probe(path: try redBlueHEIF(avif: avif))
+        #expect(probe.kind == .photo)
+        #expect(probe.container == (avif ? "avif" : "heif"))
+        #expect(probe.streams.first?.codec == (avif ? "av1" : "hevc"))
+        #expect(probe.width == 320 && probe.height == 240)
+        let fields = ExifFields()
+        #expect(probe.cameraMake == fields.make && probe.cameraModel == fields.model)
+        #expect(probe.captureDate == CaptureDateParser.parse(fields.dateTimeOriginal))
+        #expect(probe.gps != nil)
+    }
+
+    @Test(arguments: [false, true])
+    func heifGetsAThumbnailAndPreviewInItsColours(avif: Bool) throws {
+        let source = try redBlueHEIF(avif: avif)
+        let thumbnail = folder.subpath("rb-\(avif)-thumb.webp"), preview = folder.subpath("rb-\(avif)-preview.jpg")
+        let result = try engine.renderDerivatives(source: source, kind: .photo, thumbnail: thumbnail, preview: preview)
+        #expect(result.thumbnail.width == 320 && result.thumbnail.height == 240)
+        #expect(result.preview?.width == 320)
+        let image = try MediaFixtures.rgbPixels(of: thumbnail)
+        let left = image.rgb[(120 * 320 + 40) * 3..<(120 * 320 + 40) * 3 + 3]
+        let right = image.rgb[(120 * 320 + 280) * 3..<(120 * 320 + 280) * 3 + 3]
+        #expect(left[left.startIndex] > 200 && left[left.startIndex + 2] < 60)
+        #expect(right[right.startIndex] < 60 && right[right.startIndex + 2] > 200)
+    }
+
+    @Test func tenBitHEICIsMappedToEightBitsNotClipped() throws {
+        let source = try StillFixtures.heif(from: fixtures.deepPNG, at: folder.subpath("deep.heic"), bitDepth: 10)
+        let thumbnail = folder.subpath("deep-thumb.webp")
+        _ = try engine.renderThumbnail(source: source, kind: .photo, to: thumbnail)
+        // The gradient survives: neither all black nor all white, and close to the 16-bit original.
+        let image = try MediaFixtures.rgbPixels(of: thumbnail)
+        let mean = Double(image.rgb.reduce(0) { $0 + Int($1) }) / Double(image.rgb.count)
+        #expect(mean > 20 && mean < 235)
+        #expect(try StillFixtures.meanDifference(thumbnail, fixtures.deepPNG) < 12)
+    }
+
+    @Test func truncatedHEICFailsWithAOneLineReason() throws {
+        let whole = try redBlueHEIF(avif: false)
+        let cut = try StillFixtures.truncated(whole, at: folder.subpath("cut.heic"), fraction: 0.4)
+        var failure: MediaError?
+        do { _ = try engine.renderThumbnail(source: cut, kind: .photo, to: folder.subpath("cut.webp")) } catch { failure = error }
+        let error = try #require(failure)
+        #expect(error.file == cut)
+        #expect(!error.isRetryable)
+        #expect(!error.description.contains("\n"))
+    }
+
+    @Test func cmykJPEGWithItsProfileLooksLikeVipsInSRGB() throws {
+        let cmyk = try StillFixtures.cmykJPEG(from: fixtures.camera, at: folder.subpath("cmyk.jpg"))
+        let thumbnail = folder.subpath("cmyk-thumb.webp")
+        let result = try engine.renderThumbnail(source: cmyk, kind: .photo, to: thumbnail)
+        let reference = try StillFixtures.vipsReference(of: cmyk, longSide: max(result.width, result.height),
+                                                        at: folder.subpath("cmyk-vips.png"))
+        // Measured: 4.6 (saturated greens outside the CMYK gamut account for most of it); an inverted or
+        // unconverted CMYK picture is off by over 100.
+        #expect(try StillFixtures.meanDifference(thumbnail, reference) < 7)
+    }
+
+    @Test func cmykJPEGWithoutAProfileKeepsItsColours() throws {
+        let jpeg = try MediaFixtures.jpegWithExif(at: folder.subpath("rb1.jpg"), orientation: 1)
+        let cmyk = try StillFixtures.cmykJPEG(from: jpeg, at: folder.subpath("cmyk-bare.jpg"), stripProfile: true)
+        let thumbnail = folder.subpath("cmyk-bare-thumb.webp")
+        _ = try engine.renderThumbnail(source: cmyk, kind: .photo, to: thumbnail)
+        let image = try MediaFixtures.rgbPixels(of: thumbnail)
+        let left = image.rgb[(120 * 320 + 40) * 3..<(120 * 320 + 40) * 3 + 3]
+        let right = image.rgb[(120 * 320 + 280) * 3..<(120 * 320 + 280) * 3 + 3]
+        #expect(left[left.startIndex] > 180 && left[left.startIndex + 2] < 90)  // red, not its inverse
+        #expect(right[right.startIndex] < 90 && right[right.startIndex + 2] > 150)
+    }
+
+    @Test func libjpegTurboAndFFmpegDecodeTheSamePicture() throws {
+        var ffmpeg = MediaConfiguration()
+        ffmpeg.jpegDecoder = .ffmpeg
+        let fast = folder.subpath("turbo.webp"), reference = folder.subpath("ffmpeg.webp")
+        let a = try engine.renderThumbnail(source: fixtures.camera, kind: .photo, to: fast)
+        let b = try MediaEngine(configuration: ffmpeg).renderThumbnail(source: fixtures.camera, kind: .photo, to: reference)
+        #expect(a.width == b.width && a.height == b.height)
+        #expect(try StillFixtures.meanDifference(fast, reference) < 3)
+    }
+
+    @Test func animatedWebPProbesAsAnimatedAndThumbnailsItsFirstFrame() throws {
+        let source = try StillFixtures.animatedWebP(at: folder.subpath("anim.webp"))
+        let probe = try engine.probe(path: source)
+        #expect(probe.kind == .photo && probe.animated == true)
+        #expect(probe.frameCount == 2)
+        #expect(probe.width == 320 && probe.height == 240)
+        let thumbnail = folder.subpath("anim-thumb.webp")
+        _ = try engine.renderThumbnail(source: source, kind: .photo, to: thumbnail)
+        let image = try MediaFixtures.rgbPixels(of: thumbnail)
+        #expect(image.rgb[0] > 200 && image.rgb[2] < 60)  // the red first frame
+    }
+}
