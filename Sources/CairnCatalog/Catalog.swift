@@ -121,6 +121,19 @@ public final class Catalog: Sendable {
 
     // MARK: Assets
 
+    /// Content that any source other than `sourceID` held when it was last scanned: never a deletion candidate
+    /// for `sourceID`, since that source still has it.
+    public func checksumsHeld(bySourcesOtherThan sourceID: Int64) throws -> Set<Checksum> {
+        try pool.read { db in
+            var result = Set<Checksum>()
+            let values = try String.fetchCursor(db, sql: """
+                SELECT DISTINCT sha1 FROM source_file WHERE source_id != ? AND sha1 IS NOT NULL
+                """, arguments: [sourceID])
+            while let hex = try values.next() { if let checksum = Checksum(hex: hex) { result.insert(checksum) } }
+            return result
+        }
+    }
+
     public func assetChecksums() throws -> Set<Checksum> {
         try pool.read { db in
             var result = Set<Checksum>()

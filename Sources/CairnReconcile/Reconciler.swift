@@ -14,6 +14,8 @@ public enum Reconciler {
         /// This scan: source-relative path → checksum.
         public var current: [String: Checksum]
         public var library: Set<Checksum>
+        /// Content another source of the library still holds: never trashed because this source lost it.
+        public var heldElsewhere: Set<Checksum>
         public var scan: SourceScanFacts
         public var settings: ReconcileSettings
         public var now: Date
@@ -24,8 +26,9 @@ public enum Reconciler {
         public init(
             state: ReconcileState, previous: [String: Checksum], current: [String: Checksum], library: Set<Checksum>,
             scan: SourceScanFacts, settings: ReconcileSettings = .defaults, now: Date, runID: String,
-            isFirstRun: Bool, acceptMassVanish: Bool = false
+            isFirstRun: Bool, acceptMassVanish: Bool = false, heldElsewhere: Set<Checksum> = []
         ) {
+            self.heldElsewhere = heldElsewhere
             self.state = state
             self.previous = previous
             self.current = current
@@ -60,6 +63,7 @@ public enum Reconciler {
         let plan = ReconciliationEngine.plan(ReconciliationInput(
             observed: state.observed, currentSource: Set(input.current.values), library: input.library,
             confirmed: state.confirmed, exclusions: state.exclusions, approved: state.approved,
+            heldElsewhere: input.heldElsewhere,
             protectedAnchors: state.anchors.protected(livePaths: input.current.keys),
             settings: input.settings, now: input.now, runID: input.runID, rails: rails))
         return Outcome(delta: delta, state: state, plan: plan)

@@ -11,6 +11,8 @@ public struct ReconciliationInput: Sendable {
     public var confirmed: ConfirmedDeletions
     public var exclusions: Set<Checksum>
     public var approved: Set<Checksum>
+    /// Content another source of the same library still holds.
+    public var heldElsewhere: Set<Checksum>
     /// Anchors of the paths alive now.
     public var protectedAnchors: Set<Checksum>
     public var settings: ReconcileSettings
@@ -21,7 +23,7 @@ public struct ReconciliationInput: Sendable {
     public init(
         observed: Set<Checksum>, currentSource: Set<Checksum>, library: Set<Checksum>,
         confirmed: ConfirmedDeletions, exclusions: Set<Checksum> = [], approved: Set<Checksum> = [],
-        protectedAnchors: Set<Checksum> = [], settings: ReconcileSettings = .defaults, now: Date, runID: String,
+        heldElsewhere: Set<Checksum> = [], protectedAnchors: Set<Checksum> = [], settings: ReconcileSettings = .defaults, now: Date, runID: String,
         rails: RailInputs
     ) {
         self.observed = observed
@@ -30,6 +32,7 @@ public struct ReconciliationInput: Sendable {
         self.confirmed = confirmed
         self.exclusions = exclusions
         self.approved = approved
+        self.heldElsewhere = heldElsewhere
         self.protectedAnchors = protectedAnchors
         self.settings = settings
         self.now = now
@@ -43,10 +46,12 @@ public enum ReconciliationEngine {
     public static func plan(_ input: ReconciliationInput) -> ReconciliationPlan {
         let importCandidates = input.currentSource.subtracting(input.library).sorted()
 
-        // Only what cairn saw in this source, still in the library, gone from the source, and not protected.
+        // Only what cairn saw in this source, still in the library, gone from the source, not protected,
+        // and not still held by another source of the library (one library, many sources).
         let candidates = input.observed
             .intersection(input.library)
             .subtracting(input.currentSource)
+            .subtracting(input.heldElsewhere)
             .subtracting(input.exclusions)
             .subtracting(input.protectedAnchors)
 

@@ -39,6 +39,7 @@ public enum ReconcileInputs {
         return Reconciler.Input(
             state: try store.loadState(sourceID: sourceID), previous: try store.healthySnapshot(sourceID: sourceID),
             current: current, library: try library.catalog.assetChecksums(), scan: scan, settings: settings, now: now,
-            runID: runID, isFirstRun: facts.isFirstRun, acceptMassVanish: acceptMassVanish)
+            runID: runID, isFirstRun: facts.isFirstRun, acceptMassVanish: acceptMassVanish,
+            heldElsewhere: try library.catalog.checksumsHeld(bySourcesOtherThan: sourceID))
     }
 }

@@ -119,7 +119,12 @@ public struct SyncRun: Sendable {
 
             try store.commit(outcome, sourceID: context.sourceID, current: current, scan: input.scan)
             let imported = try await importRun.importContent(contentPlan, hashed: hashed, context: context)
-            let trashed = try trash(outcome.plan, previous: input.previous)
+            // An interrupted run trashes nothing: the user asked it to stop, not to finish its deletions.
+            let interrupted = imported.completion == .interrupted || options.importOptions.cancellation.isCancelled
+            if interrupted, !outcome.plan.deleteCandidates.isEmpty {
+                narrator.warning("interrupted: \(outcome.plan.deleteCandidates.count) deletions wait for the next sync")
+            }
+            let trashed = interrupted ? nil : try trash(outcome.plan, previous: input.previous)
             let review = Self.review(outcome.plan)
             let held = outcome.plan.exitStatus == .deletionsHeldBySafetyRail
                 ? "deletions held: " + (outcome.plan.verdict.holds.first?.reason ?? "a safety rail tripped") : nil

@@ -31,6 +31,16 @@ import Testing
         #expect(result.deleteCandidates[0].basis == .unconfirmed)
     }
 
+    @Test func contentAnotherSourceHoldsIsNeverACandidateEvenApprovedOrConfirmed() {
+        let elsewhere = sum("shared")
+        let result = ReconciliationEngine.plan(ReconciliationInput(
+            observed: [elsewhere, sum("gone")], currentSource: [], library: [elsewhere, sum("gone")],
+            confirmed: .init([elsewhere: t0 - 90 * day]), approved: [elsewhere], heldElsewhere: [elsewhere],
+            settings: CairnReconcileTests.settings(), now: t0, runID: "r", rails: rails))
+        #expect(result.deleteCandidates.map(\.checksum) == [sum("gone")])
+        #expect(result.heldByQuarantine.isEmpty && result.pendingReview.isEmpty)
+    }
+
     @Test func quarantineBoundary() {
         let confirmedAt = t0
         let eligibleAt = t0 + 14 * day
