@@ -86,6 +86,9 @@ public enum ItemState: Hashable, Sendable {
             return false
         case (_, .cancelled):
             return true
+        case (.failed(let failure), .ready) where failure.phase == .synthesis && !route.includesSynthesis:
+            // A clip that failed retryably, and clips switched off since: the item is complete without it.
+            return failure.retryable
         case (.failed(let failure), _):
             return failure.retryable && next == failure.phase.activeState
                 && (failure.phase != .synthesis || route.includesSynthesis)
