@@ -32,6 +32,10 @@ struct ItemStateTests {
                 moves.insert([failure(lane, retryable: true), lane.activeState])
             }
         }
+        if !route.includesSynthesis {
+            // A clip that failed retryably, with clips switched off since: done without it.
+            moves.insert([failure(.synthesis, retryable: true), .ready])
+        }
         for state in samples where state != .ready && state != .cancelled { moves.insert([state, .cancelled]) }
         return moves
     }
