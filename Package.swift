@@ -38,6 +38,8 @@ let package = Package(
         .systemLibrary(
             name: "CLCMS2", path: "CSystemLibs/CLCMS2", pkgConfig: "lcms2", providers: [.apt(["liblcms2-dev"])]),
         .systemLibrary(
+            name: "CTIFF", path: "CSystemLibs/CTIFF", pkgConfig: "libtiff-4", providers: [.apt(["libtiff-dev"])]),
+        .systemLibrary(
             name: "CWebP", path: "CSystemLibs/CWebP", pkgConfig: "libwebpdemux", providers: [.apt(["libwebp-dev"])]),
         // glibc's malloc tuning (mallopt), which Swift's Glibc module leaves out.
         .systemLibrary(name: "CGlibcMalloc", path: "CSystemLibs/CGlibcMalloc"),
@@ -47,7 +49,7 @@ let package = Package(
         // C calls live only in these two, behind Swift types (media: FFmpeg and the specialist still decoders).
         .target(name: "CairnHashing", dependencies: ["CairnCore", "COpenSSL"]),
         .target(name: "CairnMedia", dependencies: [
-            "CairnCore", "CFFmpeg", "CTurboJPEG", "CHeif", "CLibRaw", "CLCMS2", "CWebP",
+            "CairnCore", "CFFmpeg", "CTurboJPEG", "CHeif", "CLibRaw", "CLCMS2", "CWebP", "CTIFF",
         ]),
         // Source walking at openat/fstatat speed.
         .target(name: "CairnScanner", dependencies: ["CairnCore"]),

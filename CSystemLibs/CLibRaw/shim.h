@@ -37,6 +37,12 @@ static inline int CLibRaw_thumbnail_height(const libraw_data_t *lr) { return lr-
 static inline unsigned CLibRaw_thumbnail_length(const libraw_data_t *lr) { return lr->thumbnail.tlength; }
 static inline int CLibRaw_is_raw(const libraw_data_t *lr) { return lr->idata.is_foveon || lr->idata.filters || lr->idata.colors; }
 
+/* LibRaw prints data errors to stderr by default; cairn reports its own reasons. */
+static void CLibRaw_ignore_data_error(void *data, const char *file, const INT64 offset) {
+    (void)data; (void)file; (void)offset;
+}
+static inline void CLibRaw_silence(libraw_data_t *lr) { libraw_set_dataerror_handler(lr, CLibRaw_ignore_data_error, NULL); }
+
 /* A quick, small sRGB 8-bit rendering: half-size demosaic, camera white balance. */
 static inline void CLibRaw_configure_preview(libraw_data_t *lr) {
     lr->params.half_size = 1;

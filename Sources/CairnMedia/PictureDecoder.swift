@@ -42,8 +42,20 @@ struct PictureDecoder {
         if RawDecoder.isRaw(path: path, header: leading.leadingBytes) {
             return try RawDecoder(configuration: configuration).decode(path: path, targetShortSide: targetShortSide, call: call)
         }
+        if leading.container == .tiff {
+            // libtiff renders what FFmpeg's TIFF decoder cannot (Lab, BigTIFF, old JPEG); FFmpeg takes the
+            // sample depths libtiff's RGBA interface refuses (12- and 32-bit).
+            do {
+                return try TIFFDecoder(configuration: configuration).decode(path: path, call: call)
+            } catch where error.category == .unsupported {
+                if let picture = try? decodeFromContainer(path: path, targetShortSide: targetShortSide, seekFraction: nil,
+                                                          call: call) { return picture }
+                throw error
+            }
+        }
         if leading.container == .heif {
-            return try HEIFDecoder(configuration: configuration).decode(path: path, targetShortSide: targetShortSide, call: call)
+            return try HEIFDecoder(configuration: configuration).decode(
+                path: path, brand: leading.brand, targetShortSide: targetShortSide, call: call)
         }
         // JPEG and PNG are decoded from one packet holding the whole file; its first bytes give the header.
         let packet = try OwnedPacket(size: size, call: call)

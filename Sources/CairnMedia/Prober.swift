@@ -17,6 +17,9 @@ struct Prober {
         if RawDecoder.isRaw(path: path, header: header.leadingBytes) {
             return try RawDecoder(configuration: configuration).probe(path: path, header: header, call: call)
         }
+        if header.container == .tiff {
+            return try TIFFDecoder(configuration: configuration).probe(path: path, header: header, call: call)
+        }
         if header.container == .heif {
             return try HEIFDecoder(configuration: configuration).probe(path: path, brand: header.brand, call: call)
         }
@@ -52,7 +55,9 @@ struct Prober {
             streams: [.init(index: 0, type: "video", codec: codec, width: width, height: height)],
             width: displayed.width, height: displayed.height, orientation: exif.orientation,
             captureDate: exif.dateTimeOriginal.flatMap { CaptureDateParser.parse($0, offset: exif.offsetTimeOriginal) },
-            cameraMake: exif.make, cameraModel: exif.model, gps: exif.gps)
+            cameraMake: exif.make, cameraModel: exif.model, gps: exif.gps,
+            colourProfile: header.iccProfile.flatMap { ColourProfile(bytes: $0) }.flatMap { $0.isSRGB ? nil : $0.name },
+            animated: header.animationFrames.map { $0 > 1 }, frameCount: header.animationFrames)
     }
 
     private func containerProbe(path: String, header: StillHeader, call: FFmpegCall) throws(MediaError) -> MediaProbe {

@@ -8,6 +8,17 @@ enum SizePlanning {
         return (max(1, Int((Double(width) * scale).rounded())), max(1, Int((Double(height) * scale).rounded())))
     }
 
+    /// WebP's largest side; JPEG's is larger, so one cap serves both derivative formats.
+    static let maxDerivativeSide = 16383
+
+    /// `width`x`height` scaled down so the long side is at most `longSide`; never enlarged.
+    static func capLongSide(width: Int, height: Int, longSide: Int) -> (width: Int, height: Int) {
+        let long = max(width, height)
+        guard long > longSide else { return (width, height) }
+        let scale = Double(longSide) / Double(long)
+        return (max(1, Int((Double(width) * scale).rounded(.down))), max(1, Int((Double(height) * scale).rounded(.down))))
+    }
+
     /// The largest `lowres` level (each level halves both sides) whose decode keeps the short side
     /// at least `margin` times `targetShortSide`, so the final filter still has pixels to average.
     static func lowresLevel(width: Int, height: Int, targetShortSide: Int, maxLevel: Int, margin: Double = 2) -> Int {

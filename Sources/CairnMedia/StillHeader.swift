@@ -20,6 +20,8 @@ struct StillHeader: Equatable, Sendable {
     var iccProfile: [UInt8]?
     /// True when a JPEG carries an Adobe APP14 marker: its CMYK samples are stored inverted.
     var hasAdobeMarker = false
+    /// Frames of an animated PNG (its acTL chunk), when it is one.
+    var animationFrames: Int?
     /// The JPEG's start-of-frame marker (0xC0 baseline, 0xC2 progressive, ...), when read.
     var jpegFrameMarker: UInt8?
 
@@ -53,7 +55,9 @@ struct StillHeader: Equatable, Sendable {
         }
         if starts([0xFF, 0xD8, 0xFF]) { return .jpeg }
         if starts([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return .png }
-        if starts([0x49, 0x49, 0x2A, 0x00]) || starts([0x4D, 0x4D, 0x00, 0x2A]) { return .tiff }
+        // Classic TIFF and BigTIFF, either byte order.
+        if starts([0x49, 0x49, 0x2A, 0x00]) || starts([0x4D, 0x4D, 0x00, 0x2A]) || starts([0x49, 0x49, 0x2B, 0x00])
+            || starts([0x4D, 0x4D, 0x00, 0x2B]) { return .tiff }
         if starts(Array("RIFF".utf8)) && starts(Array("WEBP".utf8), at: 8) { return .webp }
         if starts(Array("GIF8".utf8)) { return .gif }
         if starts(Array("BM".utf8)) { return .bmp }
@@ -111,5 +115,16 @@ struct StillHeader: Equatable, Sendable {
         func u32(_ at: Int) -> Int { Int(b[at]) << 24 | Int(b[at + 1]) << 16 | Int(b[at + 2]) << 8 | Int(b[at + 3]) }
         width = u32(16)
         height = u32(20)
+        // Chunks before the image data: eXIf carries EXIF (orientation, date), acTL makes the PNG an animation.
+        var at = 8
+        while at + 12 <= b.count {
+            let length = u32(at)
+            let type = String(decoding: b[(at + 4)..<(at + 8)], as: UTF8.self)
+            if type == "IDAT" || length > b.count { break }
+            let end = at + 8 + length
+            if type == "eXIf", end <= b.count { exif = ExifReader(tiff: Array(b[(at + 8)..<end]))?.summary() }
+            if type == "acTL", length >= 8, at + 16 <= b.count { animationFrames = u32(at + 8) }
+            at = end + 4
+        }
     }
 }

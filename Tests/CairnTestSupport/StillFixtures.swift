@@ -3,6 +3,12 @@ import Foundation
 /// Stills in the formats phones and cameras write, made at test time with the tools of the formats'
 /// own libraries (`heif-enc` from libheif, `vips` from libvips, `ffmpeg` with libwebp), never committed.
 public enum StillFixtures {
+    /// A real file committed under `Tests/Fixtures/stills` (see its SOURCES.md).
+    public static func committed(_ name: String, file: String = #filePath) -> String {
+        URL(fileURLWithPath: file).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/stills/\(name)").path
+    }
+
     /// A HEIC (HEVC) or, with `avif`, an AVIF (AV1) encoded by libheif from `jpeg`, keeping its EXIF block.
     @discardableResult
     public static func heif(from jpeg: String, at path: String, avif: Bool = false, bitDepth: Int? = nil) throws -> String {

@@ -2,13 +2,26 @@ import ArgumentParser
 import CairnMedia
 import Foundation
 
-/// `cairn-bench thumbnails`: one thumbnail per JPEG, cairn against vipsthumbnail, ffmpeg and ImageMagick.
+/// `cairn-bench thumbnails`: one thumbnail per still, cairn against vipsthumbnail, djpeg (the decoder's own
+/// limit), heif-convert, ffmpeg and ImageMagick, on the same files in the same run.
 struct MediaThumbnailBench: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "thumbnails", abstract: "Thumbnails of camera JPEGs: cairn vs vipsthumbnail, ffmpeg, convert.")
+        commandName: "thumbnails",
+        abstract: "Thumbnails of real stills: cairn vs vipsthumbnail, djpeg -scale, heif-convert, ffmpeg, convert.")
 
-    @Option(help: "The folder of media files to measure on (JPEGs are used).")
+    enum StillFamily: String, ExpressibleByArgument, CaseIterable {
+        case jpeg, heif
+        var extensions: Set<String> { self == .jpeg ? ["jpg", "jpeg"] : ["heic", "heif", "avif"] }
+    }
+
+    @Option(help: "The folder of media files to measure on (searched recursively).")
     var corpus: String
+
+    @Option(help: "Which stills to use: jpeg (.jpg, .jpeg) or heif (.heic, .heif, .avif).")
+    var family: StillFamily = .jpeg
+
+    @Option(help: "Use only files of at least this many bytes (real photos, not tiny test images).")
+    var minBytes: Int = 0
 
     @Option(help: "The number of cores (lanes, peer processes) every tool gets.")
     var cores: Int = ProcessInfo.processInfo.activeProcessorCount
@@ -35,12 +48,19 @@ struct MediaThumbnailBench: ParsableCommand {
     }
 
     func run() throws {
-        var files = MediaBench.files(in: corpus, extensions: MediaBench.stillExtensions)
+        var files = MediaBench.files(in: corpus, extensions: family.extensions).filter {
+            ((try? FileManager.default.attributesOfItem(atPath: $0)[.size] as? Int) ?? 0) >= minBytes
+        }
         if limit > 0 { files = Array(files.prefix(limit)) }
-        guard !files.isEmpty else { throw ValidationError("No JPEGs in \(corpus).") }
+        guard !files.isEmpty else { throw ValidationError("No \(family.rawValue) files in \(corpus).") }
+        // Files cairn cannot read are left out, so every tool works on the same set.
+        let readable = files.filter { (try? MediaEngine().probe(path: $0)) != nil }
+        if readable.count < files.count { print("left out \(files.count - readable.count) files cairn cannot probe") }
+        files = readable
+        let bytes = files.reduce(0) { $0 + (((try? FileManager.default.attributesOfItem(atPath: $1)[.size] as? Int)) ?? 0) }
         let out = try MediaBench.scratch("thumbs")
         defer { try? FileManager.default.removeItem(atPath: out) }
-        print("\(files.count) JPEGs, \(cores) cores, \(size) px short side, shrink-on-load margin \(shrinkMargin), best of \(rounds)")
+        print("\(files.count) \(family.rawValue) files (\(bytes / 1_000_000) MB), \(cores) cores, \(size) px short side, shrink-on-load margin \(shrinkMargin), best of \(rounds)")
 
         var configuration = MediaConfiguration()
         configuration.thumbnailShortSide = size
@@ -98,17 +118,53 @@ struct MediaThumbnailBench: ParsableCommand {
                     preview: "\(out)/\(stem)-p.jpg")
             }
         })
-        if peers { contenders += peerContenders(files: files, out: out, cores: cores, size: size) }
+        if peers { contenders += peerContenders(files: files, out: out, cores: cores, size: size, configuration: configuration) }
         MediaBench.printTable("Thumbnails (like for like: one \(size) px JPEG thumbnail per file)",
                               MediaBench.compare(contenders, rounds: rounds, items: files.count))
     }
 
-    private func peerContenders(files: [String], out: String, cores: Int, size: Int) -> [MediaBench.Contender] {
+    private func peerContenders(files: [String], out: String, cores: Int, size: Int,
+                                configuration: MediaConfiguration) -> [MediaBench.Contender] {
         var contenders: [MediaBench.Contender] = []
+        let shards = (0..<cores).map { lane in stride(from: lane, to: files.count, by: cores).map { files[$0] } }
+            .filter { !$0.isEmpty }
+        let preview = MediaConfiguration().previewShortSide
+        if MediaBench.available("vipsthumbnail") {
+            // The same two sizes cairn's full set makes, each from its own decode (vips has no one-decode mode).
+            contenders.append(.init(name: "vipsthumbnail batch, thumb + \(preview) px preview") {
+                _ = MediaBench.inLanes(shards, lanes: cores) { shard in
+                    try MediaBench.run(["vipsthumbnail", "-s", "100000x\(size)", "-o", "\(out)/%s-vt.jpg[Q=75]"] + shard,
+                                       environment: ["VIPS_CONCURRENCY": "1"])
+                    try MediaBench.run(["vipsthumbnail", "-s", "100000x\(preview)", "-o", "\(out)/%s-vp.jpg[Q=80]"] + shard,
+                                       environment: ["VIPS_CONCURRENCY": "1"])
+                }
+            })
+        }
+        if family == .jpeg, MediaBench.available("djpeg") {
+            // The decoder's own limit: libjpeg-turbo at the DCT scale cairn picks for each file, output discarded.
+            let scales = files.map { file -> Int in
+                guard let probe = try? MediaEngine().probe(path: file), let w = probe.width, let h = probe.height else { return 1 }
+                guard configuration.shrinkOnLoad else { return 1 }
+                var level = 0
+                while level < 3, Double(min(w, h) >> (level + 1)) >= configuration.shrinkOnLoadMargin * Double(size) { level += 1 }
+                return 1 << level
+            }
+            let jobs = Array(zip(files, scales))
+            contenders.append(.init(name: "djpeg -scale 1/N, one process per file", note: { "N as cairn picks it" }) {
+                _ = MediaBench.inLanes(jobs, lanes: cores) { job in
+                    try MediaBench.run(["djpeg", "-scale", "1/\(job.1)", "-outfile", "/dev/null", job.0])
+                }
+            })
+        }
+        if family == .heif, MediaBench.available("heif-convert") {
+            contenders.append(.init(name: "heif-convert to JPEG, one process per file", note: { "full-size decode" }) {
+                _ = MediaBench.inLanes(files, lanes: cores) { file in
+                    try MediaBench.run(["heif-convert", "-q", "75", file, "\(out)/\(MediaBench.stem(file))-h.jpg"])
+                }
+            })
+        }
         // vipsthumbnail in batch mode: one process per core, each given its share of the files.
         if MediaBench.available("vipsthumbnail") {
-            let shards = (0..<cores).map { lane in stride(from: lane, to: files.count, by: cores).map { files[$0] } }
-                .filter { !$0.isEmpty }
             contenders.append(.init(name: "vipsthumbnail batch (\(cores) processes)",
                                     note: { "box 100000x\(size): same size on landscape files" }) {
                 _ = MediaBench.inLanes(shards, lanes: cores) { shard in

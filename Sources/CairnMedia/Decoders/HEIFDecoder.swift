@@ -68,6 +68,9 @@ final class HEIFImageHandle {
     var width: Int { Int(heif_image_handle_get_width(pointer)) }
     var height: Int { Int(heif_image_handle_get_height(pointer)) }
     var hasAlpha: Bool { heif_image_handle_has_alpha_channel(pointer) != 0 }
+    /// Size before transformations (the `ispe` box).
+    var storedWidth: Int { Int(heif_image_handle_get_ispe_width(pointer)) }
+    var storedHeight: Int { Int(heif_image_handle_get_ispe_height(pointer)) }
     var lumaBits: Int { Int(heif_image_handle_get_luma_bits_per_pixel(pointer)) }
 
     /// The first metadata block of `type` ("Exif"), or nil.
@@ -145,23 +148,50 @@ final class HEIFImage {
 struct HEIFDecoder {
     let configuration: MediaConfiguration
 
+    /// How the decoded picture must still be turned. libheif applies `irot`/`imir`, and then EXIF orientation
+    /// must be ignored (iPhones write both). Cameras that write HEIC without a transform box (Sony, Canon .HIF)
+    /// rely on EXIF orientation, as Pillow with pillow-heif does; AVIF files follow their boxes only.
+    static func residualOrientation(path: String, brand: String?, exif: ExifSummary?, call: FFmpegCall) -> Orientation {
+        guard brand != "avif", let exif, exif.orientation != .identity else { return .identity }
+        guard let head = try? FileIO.prefix(path, limit: 1 << 18, call: call) else { return .identity }
+        let transforms = [Array("irot".utf8), Array("imir".utf8)]
+        let hasTransformBox = transforms.contains { box in head.firstRange(of: box) != nil }
+        return hasTransformBox ? .identity : exif.orientation
+    }
+
+    /// Whether the file's `irot` box turns by 90 or 270 degrees.
+    static func quarterTurnBox(path: String, call: FFmpegCall) -> Bool {
+        guard let head = try? FileIO.prefix(path, limit: 1 << 18, call: call),
+              let at = head.firstRange(of: Array("irot".utf8))?.lowerBound, at + 4 < head.count else { return false }
+        return head[at + 4] & 0x03 == 1 || head[at + 4] & 0x03 == 3
+    }
+
     func probe(path: String, brand: String?, call: FFmpegCall) throws(MediaError) -> MediaProbe {
         let context = try HEIFContext(path: path, call: call)
         let image = try context.primaryImage()
         try call.checkPixels(image.width, image.height, cap: configuration.maxPixels, operation: "probe")
         let codec = brand == "avif" ? "av1" : "hevc"
         let exif = image.exif
+        let orientation = Self.residualOrientation(path: path, brand: brand, exif: exif, call: call)
+        var upright = (width: image.width, height: image.height)
+        // libheif 1.15 reports some single-image files at their stored size although decoding turns them
+        // (a Sony .HIF with irot 90): the quarter turn is read from the file's own irot box.
+        if upright.width == image.storedWidth, upright.height == image.storedHeight,
+           Self.quarterTurnBox(path: path, call: call) {
+            upright = (upright.height, upright.width)
+        }
+        let displayed = orientation.displayed(width: upright.width, height: upright.height)
         return MediaProbe(
             container: codec == "av1" ? "avif" : "heif", kind: .photo,
-            streams: [.init(index: 0, type: "video", codec: codec, width: image.width, height: image.height)],
-            width: image.width, height: image.height, orientation: .identity,
+            streams: [.init(index: 0, type: "video", codec: codec, width: upright.width, height: upright.height)],
+            width: displayed.width, height: displayed.height, orientation: orientation,
             captureDate: exif?.dateTimeOriginal.flatMap { CaptureDateParser.parse($0, offset: exif?.offsetTimeOriginal) },
             cameraMake: exif?.make, cameraModel: exif?.model, gps: exif?.gps,
             colourProfile: image.iccProfile.flatMap { ColourProfile(bytes: $0)?.name })
     }
 
     /// The primary image, upright; the embedded thumbnail instead when it is large enough for `targetShortSide`.
-    func decode(path: String, targetShortSide: Int, call: FFmpegCall) throws(MediaError) -> DecodedPicture {
+    func decode(path: String, brand: String?, targetShortSide: Int, call: FFmpegCall) throws(MediaError) -> DecodedPicture {
         let context = try HEIFContext(path: path, call: call)
         let primary = try context.primaryImage()
         try call.checkPixels(primary.width, primary.height, cap: configuration.maxPixels, operation: "decode")
@@ -181,6 +211,7 @@ struct HEIFDecoder {
         frame.pointer.pointee.format = (chosen.hasAlpha ? AV_PIX_FMT_RGBA : AV_PIX_FMT_RGB24).rawValue
         CFFmpeg_frame_borrow_plane(frame.pointer, 0, UnsafeMutablePointer(mutating: plane), stride)
         let profile = primary.iccProfile.flatMap { ColourProfile(bytes: $0) }.flatMap { $0.isRGB && !$0.isSRGB ? $0 : nil }
-        return DecodedPicture(frame: frame, orientation: .identity, file: path, profile: profile, owner: decoded)
+        let orientation = Self.residualOrientation(path: path, brand: brand, exif: primary.exif, call: call)
+        return DecodedPicture(frame: frame, orientation: orientation, file: path, profile: profile, owner: decoded)
     }
 }

@@ -13,6 +13,7 @@ final class LibRawHandle {
     init(path: String, call: FFmpegCall) throws(MediaError) {
         self.call = call
         pointer = try call.require(libraw_init(0), "libraw_init")
+        CLibRaw_silence(pointer)
         try check(libraw_open_file(pointer, path), "libraw_open_file")
     }
 
@@ -121,8 +122,9 @@ struct RawDecoder {
     /// The largest embedded JPEG preview when it is at least `targetShortSide`, else a half-size demosaic.
     func decode(path: String, targetShortSide: Int, call: FFmpegCall) throws(MediaError) -> DecodedPicture {
         let raw = try LibRawHandle(path: path, call: call)
-        let size = try raw.displayedSize()
-        try call.checkPixels(size.width, size.height, cap: configuration.maxPixels, operation: "decode")
+        // Sensor size, not libraw_adjust_sizes_info_only: that call is for probing and forbids unpacking after it.
+        try call.checkPixels(Int(CLibRaw_sensor_width(raw.pointer)), Int(CLibRaw_sensor_height(raw.pointer)),
+                             cap: configuration.maxPixels, operation: "decode")
         if let preview = try embeddedPreview(raw, targetShortSide: targetShortSide, call: call) { return preview }
 
         CLibRaw_configure_preview(raw.pointer)
@@ -130,7 +132,8 @@ struct RawDecoder {
             try raw.check(libraw_unpack(raw.pointer), "libraw_unpack")
             try raw.check(libraw_dcraw_process(raw.pointer), "libraw_dcraw_process")
         } catch {
-            throw call.failure("decode", "camera RAW with no usable image (no large enough preview, sensor data: \(error.reason))",
+            throw call.failure("decode", "camera RAW with no usable image: no embedded preview of \(targetShortSide) px or more, "
+                               + "and its sensor data does not decode (LibRaw: \(error.reason))",
                                error.category == .io ? .io : .unsupported)
         }
         var rc: Int32 = 0

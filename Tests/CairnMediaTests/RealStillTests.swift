@@ -1,0 +1,86 @@
+import CairnCore
+import CairnTestSupport
+import Foundation
+import Testing
+@testable import CairnMedia
+
+/// One real file per format family, from other projects' test data (Tests/Fixtures/stills/SOURCES.md);
+/// sizes as Pillow (with pillow-heif) and LibRaw report them.
+@Suite("Real stills")
+struct RealStillTests {
+    let folder: TemporaryDirectory
+    let engine = MediaEngine()
+    init() throws { folder = try TemporaryDirectory(prefix: "cairn-real-stills") }
+
+    /// The probe's displayed size, and a thumbnail that decodes back at the size the renderer reported.
+    private func probeAndThumbnail(_ name: String) throws -> (probe: MediaProbe, thumbnail: RenderedImage) {
+        let path = StillFixtures.committed(name)
+        let probe = try engine.probe(path: path)
+        let thumbnail = try engine.renderDerivatives(source: path, kind: .photo, thumbnail: folder.subpath("\(name).webp"),
+                                                     preview: folder.subpath("\(name)-preview.jpg")).thumbnail
+        let decoded = try MediaFixtures.rgbPixels(of: thumbnail.path)
+        #expect(decoded.width == thumbnail.width && decoded.height == thumbnail.height)
+        return (probe, thumbnail)
+    }
+
+    @Test(arguments: [("lab.tif", 10, 10), ("hopper_bigtiff.tif", 128, 128), ("rot1mir0.avif", 640, 427),
+                      ("pil_sample_cmyk.jpg", 100, 100), ("iphone-display-p3.jpg", 56, 70)])
+    func probesAtPillowsSizeAndGetsAThumbnail(name: String, width: Int, height: Int) throws {
+        let (probe, thumbnail) = try probeAndThumbnail(name)
+        #expect(probe.kind == .photo)
+        #expect(probe.width == width && probe.height == height)
+        // Small pictures are never enlarged; the thumbnail keeps the displayed aspect.
+        #expect((thumbnail.width >= thumbnail.height) == (width >= height))
+    }
+
+    @Test func labTIFFIsConvertedNotShownAsRawNumbers() throws {
+        let (_, thumbnail) = try probeAndThumbnail("lab.tif")
+        // Pillow's lab.tif is a mid-grey-ish swatch; shown as raw L*a*b* bytes it would be far from neutral.
+        let image = try MediaFixtures.rgbPixels(of: thumbnail.path)
+        let r = Int(image.rgb[0]), g = Int(image.rgb[1]), b = Int(image.rgb[2])
+        #expect(abs(r - g) < 40 && abs(g - b) < 40, "\(r) \(g) \(b)")
+    }
+
+    @Test func displayP3PhotoIsConvertedToSRGBLikeVips() throws {
+        let source = StillFixtures.committed("iphone-display-p3.jpg")
+        let probe = try engine.probe(path: source)
+        #expect(probe.colourProfile == "Display P3")
+        #expect(probe.cameraMake == "Apple" && probe.cameraModel == "iPhone 14 Pro Max")
+        let thumbnail = try engine.renderThumbnail(source: source, kind: .photo, to: folder.subpath("p3.webp"))
+        let reference = try StillFixtures.vipsReference(of: source, longSide: max(thumbnail.width, thumbnail.height),
+                                                        at: folder.subpath("p3-vips.png"))
+        #expect(try StillFixtures.meanDifference(thumbnail.path, reference) < 4)
+    }
+
+    /// With no profile in the file there is no colorimetry to follow: cairn converts as libjpeg-turbo's own
+    /// djpeg (and Pillow) do, with Adobe's inverted samples; vips would assume a press profile of its own.
+    @Test func realAdobeCMYKPhotoWithoutAProfileLooksLikeDjpeg() throws {
+        let source = StillFixtures.committed("pil_sample_cmyk.jpg")
+        let thumbnail = try engine.renderThumbnail(source: source, kind: .photo, to: folder.subpath("cmyk.webp"))
+        let reference = folder.subpath("cmyk-djpeg.ppm")
+        try ExternalTool.run(["djpeg", "-pnm", "-outfile", reference, source])
+        #expect(try StillFixtures.meanDifference(thumbnail.path, reference) < 4)
+    }
+
+    @Test func avifWithIrotAndImirIsUpright() throws {
+        // Pillow reports 640x427 after the file's rotation and mirror; libheif applies both when decoding.
+        let (probe, thumbnail) = try probeAndThumbnail("rot1mir0.avif")
+        #expect(probe.container == "avif" && probe.streams.first?.codec == "av1")
+        #expect(thumbnail.width > thumbnail.height)
+    }
+
+    @Test func metadataOnlyRawProbesAtItsSensorSizeAndFailsToRenderWithAReason() throws {
+        let source = StillFixtures.committed("canon-350d-metadata-only.dng")
+        let probe = try engine.probe(path: source)
+        #expect(probe.container == "raw")
+        #expect(probe.width == 3474 && probe.height == 2314)  // as rawpy (LibRaw) reports it
+        #expect(probe.cameraMake == "Canon" && probe.cameraModel == "EOS 350D")
+        var failure: MediaError?
+        do { _ = try engine.renderThumbnail(source: source, kind: .photo, to: folder.subpath("raw.webp")) } catch {
+            failure = error
+        }
+        let error = try #require(failure)
+        #expect(error.reason.hasPrefix("camera RAW with no usable image"))
+        #expect(error.category == .unsupported && !error.isRetryable)
+    }
+}
