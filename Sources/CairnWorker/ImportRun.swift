@@ -301,6 +301,10 @@ public struct ImportRun: Sendable {
         pipeline.runID = context.record.id
         let narration = PipelineNarration(narrator: narrator, configuration: options.pipeline)
         pipeline.onCopied = narration.copied
+        let narrator = self.narrator
+        pipeline.onDamaged = { original, quarantined in
+            narrator.warning("\(original) was damaged (its bytes no longer match its SHA1): kept at \(quarantined), copied anew from the source")
+        }
         let result = try await pipeline.run(newContent: newContent, onEvent: narration.handle,
                                             cancellation: options.cancellation)
         switch result.completion {

@@ -16,6 +16,8 @@ public struct LibraryLayout: Sendable {
     public var trashDirectory: String { root + "/trash" }
     /// Work in progress; emptied at the start of every run (under the library lock).
     public var temporaryDirectory: String { root + "/tmp" }
+    /// Damaged originals found at their content address, set aside and never emptied by cairn.
+    public var quarantineDirectory: String { root + "/quarantine" }
     public var runLogDirectory: String { root + "/runs" }
     public var journalPath: String { root + "/journal.jsonl" }
     public var lockPath: String { root + "/.cairn.lock" }

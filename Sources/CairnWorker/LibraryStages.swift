@@ -23,6 +23,8 @@ public struct LibraryStages: PipelineStages {
     public var runID: String?
     /// Told the bytes of each original copied (not of one found already in place, verified).
     public var onCopied: @Sendable (Int64) -> Void = { _ in }
+    /// A damaged original (library path) was set aside at the given path and copied anew from the source.
+    public var onDamaged: @Sendable (String, String) -> Void = { _, _ in }
 
     public init(library: Library, sourceRoots: [ItemID: String], media: MediaEngine = MediaEngine(),
                 clipOptions: ClipOptions = ClipOptions(), runID: String? = nil) {
@@ -40,7 +42,8 @@ public struct LibraryStages: PipelineStages {
         guard let root = sourceRoots[item.id] else {
             throw StageFailure.unusable("\(item.relativePath): its source folder is unknown")
         }
-        let layout = library.layout, catalog = library.catalog, runID = runID, onCopied = onCopied
+        let layout = library.layout, catalog = library.catalog, runID = runID, onCopied = onCopied,
+            onDamaged = onDamaged
         try await BlockingWork.run { () throws in
             let name = item.relativePath.split(separator: "/").last ?? ""
             let fileExtension = MediaClassifier.fileExtension(of: name).lowercased()
@@ -50,7 +53,13 @@ public struct LibraryStages: PipelineStages {
                 let placement = try OriginalsStore(layout: layout).place(
                     sourcePath: root + "/" + item.relativePath, checksum: checksum, relativePath: originalPath,
                     hasher: hasher)
-                if case .copied(let bytes) = placement { onCopied(bytes) }
+                switch placement {
+                case .copied(let bytes): onCopied(bytes)
+                case .replacedDamaged(let bytes, let quarantinedAt):
+                    onCopied(bytes)
+                    onDamaged(originalPath, quarantinedAt)
+                case .alreadyPresent: break
+                }
             } catch let error as HashingError {
                 throw StageFailure(reason: Self.reason(item, error.description, root: root), isRetryable: error.isTransient)
             } catch {

@@ -18,16 +18,29 @@ public struct OriginalsStore: Sendable {
         case copied(bytes: Int64)
         /// A verified copy was already at the final path (an earlier run stopped before cataloguing it).
         case alreadyPresent
+        /// The file at the final path had other content (damage): it was moved to `quarantine`, never deleted,
+        /// and the bytes were copied anew.
+        case replacedDamaged(bytes: Int64, quarantinedAt: String)
     }
 
     /// Copies `sourcePath` to the original's final path for `checksum`, unless a verified copy is there.
     public func place(sourcePath: String, checksum: Checksum, relativePath: String, hasher: FileHasher) throws(HashingError) -> Placement {
         let finalPath = layout.absolute(relativePath)
+        var quarantined: String?
         if FileSystem.exists(finalPath) {
-            if let existing = try? hasher.hash(path: finalPath), existing.checksum == checksum { return .alreadyPresent }
-            // A wrong file at a content address can only be damage: set it aside, never trust or delete it.
-            let quarantined = layout.temporaryDirectory + "/damaged-\(checksum.hex)-\(Self.nextToken())"
-            _ = rename(finalPath, quarantined)
+            // A hashing error (EIO, EMFILE, ENOMEM) says nothing about the bytes: it is thrown, and retried later.
+            // For a resumed item whose source is gone, the file in place may be the only copy there is.
+            let existing = try hasher.hash(path: finalPath)
+            if existing.checksum == checksum { return .alreadyPresent }
+            // Only a verified mismatch is damage: set the file aside where nothing ever empties, never delete it.
+            let target = layout.quarantineDirectory + "/damaged-\(checksum.hex)-\(Self.nextToken())"
+            do {
+                try FileSystem.makeDirectories(layout.quarantineDirectory)
+                try FileSystem.renameDurably(finalPath, to: target)
+            } catch {
+                throw .system(error)
+            }
+            quarantined = target
         }
         let temporary = layout.temporaryDirectory + "/\(checksum.hex).\(Self.nextToken()).partial"
         let copied = try hasher.copy(from: sourcePath, to: temporary, expected: checksum)
@@ -38,6 +51,7 @@ public struct OriginalsStore: Sendable {
             unlink(temporary)
             throw .system(error)
         }
+        if let quarantined { return .replacedDamaged(bytes: copied.fingerprint.size, quarantinedAt: quarantined) }
         return .copied(bytes: copied.fingerprint.size)
     }
 

@@ -75,6 +75,7 @@ public struct PipelineImport: Sendable {
     public var clock: any Clock<Duration> = DispatchTimerClock()
     /// Told the bytes of each original copied into the library.
     public var onCopied: @Sendable (Int64) -> Void = { _ in }
+    public var onDamaged: @Sendable (String, String) -> Void = { _, _ in }
 
     public init(library: Library, configuration: PipelineConfiguration, sourceID: Int64) {
         self.library = library
@@ -117,6 +118,7 @@ public struct PipelineImport: Sendable {
         var stages = LibraryStages(library: library, sourceRoots: sourceRoots, media: media, clipOptions: clipOptions,
                                    runID: runID)
         stages.onCopied = onCopied
+        stages.onDamaged = onDamaged
         let scheduler = PipelineScheduler(
             configuration: configuration, stages: stages, store: CatalogItemStateStore(catalog: catalog), clock: clock,
             onEvent: onEvent)

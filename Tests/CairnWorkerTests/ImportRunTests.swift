@@ -127,6 +127,44 @@ import Testing
         #expect(filesBelow(library.layout.originalsDirectory).isEmpty)
     }
 
+    /// Hardening issue, fault 4: only a verified content mismatch is damage, and damage is kept where no run
+    /// empties it; a file that cannot be hashed is left in place and the error is reported.
+    @Test func aDamagedOriginalIsQuarantinedForGoodAndAnUnhashableOneIsLeftAlone() async throws {
+        let source = try TemporaryDirectory(), libraryFolder = try TemporaryDirectory()
+        let data = bytes(30_000, 7)
+        try source.write(data, to: "a.jpg")
+        let library = try Library(root: libraryFolder.path)
+        let checksum = try #require(Checksum(hex: try sha1sum(source.subpath("a.jpg"))))
+        let relative = library.layout.originalRelativePath(checksum, fileExtension: "jpg")
+        let damaged = Data("bit rot".utf8) + data.dropFirst(7)
+        try libraryFolder.write(damaged, to: relative)
+
+        let placement = try OriginalsStore(layout: library.layout).place(
+            sourcePath: source.subpath("a.jpg"), checksum: checksum, relativePath: relative, hasher: .init())
+        guard case .replacedDamaged(_, let quarantinedAt) = placement else {
+            Issue.record("expected the damaged file to be replaced, got \(placement)")
+            return
+        }
+        #expect(quarantinedAt.hasPrefix(library.layout.quarantineDirectory + "/"))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: quarantinedAt)) == damaged)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: library.layout.absolute(relative))) == data)
+        // A later run empties tmp/, never quarantine/.
+        _ = try await ImportRun(library: library, options: ImportOptions(source: source.path)).run()
+        #expect(FileManager.default.fileExists(atPath: quarantinedAt))
+
+        // Something at the content address that cannot be hashed (here a folder) is an error, not damage.
+        let other = try #require(Checksum(hex: String(repeating: "ab", count: 20)))
+        let otherRelative = library.layout.originalRelativePath(other, fileExtension: "jpg")
+        try FileManager.default.createDirectory(atPath: library.layout.absolute(otherRelative), withIntermediateDirectories: true)
+        #expect(throws: (any Error).self) {
+            try OriginalsStore(layout: library.layout).place(
+                sourcePath: source.subpath("a.jpg"), checksum: other, relativePath: otherRelative, hasher: .init())
+        }
+        var isFolder: ObjCBool = false
+        #expect(FileManager.default.fileExists(atPath: library.layout.absolute(otherRelative), isDirectory: &isFolder))
+        #expect(isFolder.boolValue)
+    }
+
     @Test func leftoversOfAKilledRunAreCleanedAndAVerifiedOriginalIsKept() async throws {
         let source = try TemporaryDirectory(), libraryFolder = try TemporaryDirectory()
         let data = bytes(50_000, 4)
