@@ -1,6 +1,7 @@
 import CFFmpeg
 import CHeif
 import CairnCore
+import Foundation
 
 // libheif calls live here and nowhere else. HEIC (HEVC through libde265) and AVIF (AV1 through dav1d).
 
@@ -105,7 +106,7 @@ final class HEIFImageHandle {
         return bytes
     }
 
-    /// The largest embedded thumbnail whose short side is at least `shortSide`, or nil.
+    /// The smallest embedded thumbnail whose short side is at least `shortSide` (0: the largest), or nil.
     func thumbnail(atLeast shortSide: Int) -> HEIFImageHandle? {
         let count = heif_image_handle_get_number_of_thumbnails(pointer)
         guard count > 0 else { return nil }
@@ -117,7 +118,9 @@ final class HEIFImageHandle {
             guard heif_image_handle_get_thumbnail(pointer, id, &handle).code == heif_error_Ok, let handle else { continue }
             let candidate = HEIFImageHandle(handle, context: context)
             guard min(candidate.width, candidate.height) >= shortSide else { continue }
-            if best == nil || candidate.width * candidate.height < best!.width * best!.height { best = candidate }
+            let pixels = candidate.width * candidate.height, bestPixels = best.map { $0.width * $0.height }
+            if let bestPixels, shortSide == 0 ? pixels <= bestPixels : pixels >= bestPixels { continue }
+            best = candidate
         }
         return best
     }
@@ -153,37 +156,62 @@ struct HEIFDecoder {
     /// rely on EXIF orientation, as Pillow with pillow-heif does; AVIF files follow their boxes only.
     static func residualOrientation(path: String, brand: String?, exif: ExifSummary?, call: FFmpegCall) -> Orientation {
         guard brand != "avif", let exif, exif.orientation != .identity else { return .identity }
-        guard let head = try? FileIO.prefix(path, limit: 1 << 18, call: call) else { return .identity }
+        // Unreadable means unknown: then the boxes are trusted, as the HEIF specification says.
+        guard let meta = metaBox(path: path) else { return .identity }
         let transforms = [Array("irot".utf8), Array("imir".utf8)]
-        let hasTransformBox = transforms.contains { box in head.firstRange(of: box) != nil }
+        let hasTransformBox = transforms.contains { box in meta.firstRange(of: box) != nil }
         return hasTransformBox ? .identity : exif.orientation
     }
 
-    /// Whether the file's `irot` box turns by 90 or 270 degrees.
-    static func quarterTurnBox(path: String, call: FFmpegCall) -> Bool {
-        guard let head = try? FileIO.prefix(path, limit: 1 << 18, call: call),
-              let at = head.firstRange(of: Array("irot".utf8))?.lowerBound, at + 4 < head.count else { return false }
-        return head[at + 4] & 0x03 == 1 || head[at + 4] & 0x03 == 3
+    /// The top-level `meta` box's bytes (at most 16 MB), wherever it sits in the file (cameras may put it after `mdat`).
+    static func metaBox(path: String) -> [UInt8]? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var offset: off_t = 0
+        var header = [UInt8](repeating: 0, count: 16)
+        for _ in 0..<64 {
+            guard pread(fd, &header, 16, offset) >= 8 else { return nil }
+            var size = header[0..<4].reduce(0) { $0 << 8 | Int($1) }
+            let type = String(decoding: header[4..<8], as: UTF8.self)
+            if size == 1 { size = header[8..<16].reduce(0) { $0 << 8 | Int($1) } }
+            if type == "meta" {
+                let length = size == 0 ? 16 << 20 : min(size, 16 << 20)
+                var bytes = [UInt8](repeating: 0, count: length)
+                let read = pread(fd, &bytes, length, offset)
+                return read > 0 ? Array(bytes.prefix(read)) : nil
+            }
+            guard size >= 8 else { return nil }
+            offset += off_t(size)
+        }
+        return nil
+    }
+
+    /// The display turn of the file's first quarter-turn `irot` box, as an orientation, or nil.
+    static func quarterTurn(path: String, call: FFmpegCall) -> Orientation? {
+        guard let head = metaBox(path: path),
+              let at = head.firstRange(of: Array("irot".utf8))?.lowerBound, at + 4 < head.count else { return nil }
+        switch head[at + 4] & 0x03 {
+        case 1: return .rotate270  // 90 degrees counterclockwise
+        case 3: return .rotate90
+        default: return nil
+        }
     }
 
     func probe(path: String, brand: String?, call: FFmpegCall) throws(MediaError) -> MediaProbe {
         let context = try HEIFContext(path: path, call: call)
         let image = try context.primaryImage()
-        try call.checkPixels(image.width, image.height, cap: configuration.maxPixels, operation: "probe")
+        // No pixel cap here: probing allocates nothing, and a HEIF too big to decode whole is rendered from its
+        // embedded thumbnail.
+        guard image.width > 0, image.height > 0 else { throw call.failure("probe", "picture has no dimensions", .corrupt) }
         let codec = brand == "avif" ? "av1" : "hevc"
         let exif = image.exif
         let orientation = Self.residualOrientation(path: path, brand: brand, exif: exif, call: call)
-        var upright = (width: image.width, height: image.height)
-        // libheif 1.15 reports some single-image files at their stored size although decoding turns them
-        // (a Sony .HIF with irot 90): the quarter turn is read from the file's own irot box.
-        if upright.width == image.storedWidth, upright.height == image.storedHeight,
-           Self.quarterTurnBox(path: path, call: call) {
-            upright = (upright.height, upright.width)
-        }
+        let upright = (width: image.width, height: image.height)
         let displayed = orientation.displayed(width: upright.width, height: upright.height)
         return MediaProbe(
             container: codec == "av1" ? "avif" : "heif", kind: .photo,
-            streams: [.init(index: 0, type: "video", codec: codec, width: upright.width, height: upright.height)],
+            streams: [.init(index: 0, type: "video", codec: codec, width: image.width, height: image.height)],
             width: displayed.width, height: displayed.height, orientation: orientation,
             captureDate: exif?.dateTimeOriginal.flatMap { CaptureDateParser.parse($0, offset: exif?.offsetTimeOriginal) },
             cameraMake: exif?.make, cameraModel: exif?.model, gps: exif?.gps,
@@ -194,9 +222,21 @@ struct HEIFDecoder {
     func decode(path: String, brand: String?, targetShortSide: Int, call: FFmpegCall) throws(MediaError) -> DecodedPicture {
         let context = try HEIFContext(path: path, call: call)
         let primary = try context.primaryImage()
-        try call.checkPixels(primary.width, primary.height, cap: configuration.maxPixels, operation: "decode")
+        let (pixels, overflow) = primary.width.multipliedReportingOverflow(by: primary.height)
+        guard primary.width > 0, primary.height > 0, !overflow else {
+            throw call.failure("decode", "picture claims \(primary.width)x\(primary.height) pixels", .corrupt)
+        }
         // Thumbnails are stored upright in the same colours; never upscaled: only one at least the target.
-        let chosen = primary.thumbnail(atLeast: targetShortSide) ?? primary
+        var chosen = primary.thumbnail(atLeast: targetShortSide) ?? primary
+        if chosen === primary, Double(pixels) * 4.5 > Double(configuration.maxDecodeBytes) {
+            // libheif 1.15 decodes a grid whole, with no tile-by-tile interface: too big for a lane's memory.
+            guard let largest = primary.thumbnail(atLeast: 0) else {
+                throw call.failure("decode", "HEIF of \(primary.width)x\(primary.height) needs about \(Int(Double(pixels) * 4.5) >> 20) MB "
+                                   + "to decode whole (above the cap of \(configuration.maxDecodeBytes >> 20) MB) and has no embedded thumbnail",
+                                   .tooLarge)
+            }
+            chosen = largest
+        }
         let decoded = try chosen.decode()
         let width = Int(heif_image_get_primary_width(decoded.pointer))
         let height = Int(heif_image_get_primary_height(decoded.pointer))
@@ -211,7 +251,12 @@ struct HEIFDecoder {
         frame.pointer.pointee.format = (chosen.hasAlpha ? AV_PIX_FMT_RGBA : AV_PIX_FMT_RGB24).rawValue
         CFFmpeg_frame_borrow_plane(frame.pointer, 0, UnsafeMutablePointer(mutating: plane), stride)
         let profile = primary.iccProfile.flatMap { ColourProfile(bytes: $0) }.flatMap { $0.isRGB && !$0.isSRGB ? $0 : nil }
-        let orientation = Self.residualOrientation(path: path, brand: brand, exif: primary.exif, call: call)
+        var orientation = Self.residualOrientation(path: path, brand: brand, exif: primary.exif, call: call)
+        // libheif 1.15 can leave a thumbnail's quarter turn unapplied: it must share the primary's shape.
+        if chosen !== primary, (width > height) != (primary.width > primary.height), width != height,
+           let turn = Self.quarterTurn(path: path, call: call) {
+            orientation = turn
+        }
         return DecodedPicture(frame: frame, orientation: orientation, file: path, profile: profile, owner: decoded)
     }
 }
