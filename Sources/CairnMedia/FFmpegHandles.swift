@@ -170,13 +170,14 @@ final class Scaler {
     private static func setRanges(_ context: OpaquePointer, source: Frame, destination: AVPixelFormat,
                                   call: FFmpegCall) throws(MediaError) {
         let sourceFormat = source.format.rawValue
-        guard CFFmpeg_pix_fmt_is_rgb(sourceFormat) == 0, CFFmpeg_pix_fmt_is_gray(sourceFormat) == 0,
-              CFFmpeg_pix_fmt_is_rgb(destination.rawValue) == 0 else { return }
+        guard CFFmpeg_pix_fmt_is_rgb(sourceFormat) == 0, CFFmpeg_pix_fmt_is_gray(sourceFormat) == 0 else { return }
         let sourceFull = isFullRangeFormat(source.format) || source.pointer.pointee.color_range == AVCOL_RANGE_JPEG
-        let destinationFull = isFullRangeFormat(destination)
+        let toRGB = CFFmpeg_pix_fmt_is_rgb(destination.rawValue) != 0
+        // RGB output is always full range; YUV output follows its format.
+        let destinationFull = toRGB || isFullRangeFormat(destination)
         let space = source.pointer.pointee.colorspace == AVCOL_SPC_BT709 ? CFFmpeg_SWS_CS_ITU709() : CFFmpeg_SWS_CS_DEFAULT()
         let sourceTable = sws_getCoefficients(space)
-        let destinationTable = sws_getCoefficients(CFFmpeg_SWS_CS_DEFAULT())
+        let destinationTable = sws_getCoefficients(toRGB ? space : CFFmpeg_SWS_CS_DEFAULT())
         try call.check(sws_setColorspaceDetails(context, sourceTable, sourceFull ? 1 : 0,
                                                 destinationTable, destinationFull ? 1 : 0, 0, 1 << 16, 1 << 16),
                        "sws_setColorspaceDetails")

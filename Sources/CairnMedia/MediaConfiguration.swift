@@ -29,6 +29,9 @@ public struct MediaConfiguration: Sendable, Equatable {
     public var shrinkOnLoadMargin = 2.0
     /// Which library decodes JPEGs: libjpeg-turbo (DCT scaling, the default), or FFmpeg's mjpeg decoder.
     public var jpegDecoder: JPEGDecoderChoice = .libjpegTurbo
+    /// HEIF without alpha is decoded to YCbCr planes and converted by libswscale after scaling (faster, a third
+    /// of the memory); off: libheif converts to RGB at full size.
+    public var heifPlanarDecode = true
     /// Decoder threads per file; 1 suits a pipeline that runs one file per core.
     public var decoderThreads = 1
 

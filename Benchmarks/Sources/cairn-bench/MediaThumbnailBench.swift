@@ -11,7 +11,7 @@ struct MediaThumbnailBench: ParsableCommand {
 
     enum StillFamily: String, ExpressibleByArgument, CaseIterable {
         case jpeg, heif
-        var extensions: Set<String> { self == .jpeg ? ["jpg", "jpeg"] : ["heic", "heif", "avif"] }
+        var extensions: Set<String> { self == .jpeg ? ["jpg", "jpeg"] : ["heic", "heif", "hif", "avif"] }
     }
 
     @Option(help: "The folder of media files to measure on (searched recursively).")
@@ -173,7 +173,7 @@ struct MediaThumbnailBench: ParsableCommand {
                 }
             })
         }
-        if MediaBench.available("ffmpeg") {
+        if family == .jpeg, MediaBench.available("ffmpeg") {  // FFmpeg 5.1 cannot read HEIF
             contenders.append(.init(name: "ffmpeg, one process per file") {
                 _ = MediaBench.inLanes(files, lanes: cores) { file in
                     try MediaBench.run(["ffmpeg", "-v", "error", "-y", "-i", file, "-vf",

@@ -125,16 +125,30 @@ final class HEIFImageHandle {
         return best
     }
 
-    /// Decodes to interleaved 8-bit RGB(A): libheif applies irot/imir/clap, the YCbCr matrix and range of
-    /// the stream, and maps 10/12-bit to 8-bit.
-    func decode() throws(MediaError) -> HEIFImage {
+    /// Decodes with irot/imir/clap applied and 10/12-bit mapped to 8-bit: to interleaved RGB(A), or with
+    /// `planar` to 4:2:0 YCbCr planes (a third of the memory, and libswscale converts after scaling instead).
+    func decode(planar: Bool = false) throws(MediaError) -> HEIFImage {
         let options = heif_decoding_options_alloc()
         defer { heif_decoding_options_free(options) }
         options?.pointee.convert_hdr_to_8bit = 1
         var image: OpaquePointer? = nil
-        let chroma = hasAlpha ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB
-        try context.heif.check(heif_decode_image(pointer, &image, heif_colorspace_RGB, chroma, options), "heif_decode_image")
+        let (space, chroma) = planar ? (heif_colorspace_YCbCr, heif_chroma_420)
+            : (heif_colorspace_RGB, hasAlpha ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB)
+        try context.heif.check(heif_decode_image(pointer, &image, space, chroma, options), "heif_decode_image")
         return HEIFImage(try context.heif.call.require(image, "heif_decode_image"))
+    }
+
+    /// The YCbCr matrix and range the stream uses: the decoded image's nclx, else the file's `colr` nclx box,
+    /// else libheif's own assumption (BT.601, full range), as its RGB conversion would use.
+    func ycbcr(of image: HEIFImage) -> (bt709: Bool, fullRange: Bool) {
+        var profile: UnsafeMutablePointer<heif_color_profile_nclx>? = nil
+        if heif_image_get_nclx_color_profile(image.pointer, &profile).code != heif_error_Ok || profile == nil {
+            profile = nil
+            _ = heif_image_handle_get_nclx_color_profile(pointer, &profile)
+        }
+        guard let nclx = profile else { return (false, true) }
+        defer { heif_nclx_color_profile_free(nclx) }
+        return (nclx.pointee.matrix_coefficients == heif_matrix_coefficients_ITU_R_BT_709_5, nclx.pointee.full_range_flag != 0)
     }
 }
 
@@ -237,19 +251,31 @@ struct HEIFDecoder {
             }
             chosen = largest
         }
-        let decoded = try chosen.decode()
+        // Without alpha, libheif's planes go straight to libswscale; with alpha, RGBA is flattened as usual.
+        let planar = !chosen.hasAlpha && configuration.heifPlanarDecode
+        let decoded = try chosen.decode(planar: planar)
         let width = Int(heif_image_get_primary_width(decoded.pointer))
         let height = Int(heif_image_get_primary_height(decoded.pointer))
-        var stride: Int32 = 0
-        guard let plane = heif_image_get_plane_readonly(decoded.pointer, heif_channel_interleaved, &stride) else {
-            throw call.failure("heif_image_get_plane_readonly", "decoded image has no pixels", .corrupt)
-        }
-        // The frame borrows libheif's buffer (no copy); the picture keeps the image alive.
+        // The frame borrows libheif's buffers (no copy); the picture keeps the image alive.
         let frame = try Frame(call: call)
         frame.pointer.pointee.width = Int32(width)
         frame.pointer.pointee.height = Int32(height)
-        frame.pointer.pointee.format = (chosen.hasAlpha ? AV_PIX_FMT_RGBA : AV_PIX_FMT_RGB24).rawValue
-        CFFmpeg_frame_borrow_plane(frame.pointer, 0, UnsafeMutablePointer(mutating: plane), stride)
+        let channels = planar ? [heif_channel_Y, heif_channel_Cb, heif_channel_Cr] : [heif_channel_interleaved]
+        for (index, channel) in channels.enumerated() {
+            var stride: Int32 = 0
+            guard let plane = heif_image_get_plane_readonly(decoded.pointer, channel, &stride) else {
+                throw call.failure("heif_image_get_plane_readonly", "decoded image has no pixels", .corrupt)
+            }
+            CFFmpeg_frame_borrow_plane(frame.pointer, Int32(index), UnsafeMutablePointer(mutating: plane), stride)
+        }
+        if planar {
+            let ycbcr = chosen.ycbcr(of: decoded)
+            frame.pointer.pointee.format = AV_PIX_FMT_YUV420P.rawValue
+            frame.pointer.pointee.color_range = ycbcr.fullRange ? AVCOL_RANGE_JPEG : AVCOL_RANGE_MPEG
+            frame.pointer.pointee.colorspace = ycbcr.bt709 ? AVCOL_SPC_BT709 : AVCOL_SPC_BT470BG
+        } else {
+            frame.pointer.pointee.format = (chosen.hasAlpha ? AV_PIX_FMT_RGBA : AV_PIX_FMT_RGB24).rawValue
+        }
         let profile = primary.iccProfile.flatMap { ColourProfile(bytes: $0) }.flatMap { $0.isRGB && !$0.isSRGB ? $0 : nil }
         var orientation = Self.residualOrientation(path: path, brand: brand, exif: primary.exif, call: call)
         // libheif 1.15 can leave a thumbnail's quarter turn unapplied: it must share the primary's shape.
