@@ -23,15 +23,25 @@ public func parallelMap<State, Output>(
     return slots.collect()
 }
 
-/// A fixed-size array that threads fill at distinct indices, read once every thread has finished.
+/// A fixed-size buffer that threads fill at distinct indices, read once every thread has finished.
+/// The memory is allocated once and never moves: each thread writes its own element through the same base
+/// pointer, with no exclusive access to a shared Swift array (which concurrent writers would race on).
 private final class ResultSlots<Element>: @unchecked Sendable {
-    private var storage: [Element?]
+    private let storage: UnsafeMutableBufferPointer<Element?>
 
-    init(count: Int) { storage = Array(repeating: nil, count: count) }
+    init(count: Int) {
+        storage = .allocate(capacity: count)
+        storage.initialize(repeating: nil)
+    }
+
+    deinit {
+        storage.baseAddress?.deinitialize(count: storage.count)
+        storage.deallocate()
+    }
 
     subscript(index: Int) -> Element? {
-        get { storage.withUnsafeBufferPointer { $0[index] } }
-        set { storage.withUnsafeMutableBufferPointer { $0[index] = newValue } }
+        get { storage[index] }
+        set { storage[index] = newValue }
     }
 
     func collect() -> [Element] { storage.map { $0! } }

@@ -21,6 +21,7 @@ final class RecordWriter: @unchecked Sendable {
     private let store: any ItemStateStore
     private let lock = NSLock()
     private var state = State()
+    /// Set in `start` and read in `finish`, possibly on other threads: guarded by the lock like the rest.
     private var drainer: Task<Void, Never>?
     private let onFailure: @Sendable (any Error) async -> Void
 
@@ -30,7 +31,8 @@ final class RecordWriter: @unchecked Sendable {
     }
 
     func start() {
-        drainer = Task.detached { [self] in await drain() }
+        let task = Task.detached { [self] in await drain() }
+        lock.withLock { drainer = task }
     }
 
     /// Queues `record`; returns its sequence number for `waitCommitted`.
@@ -72,7 +74,7 @@ final class RecordWriter: @unchecked Sendable {
             return state.idleDrainer
         }
         drainerToWake?.resume()
-        await drainer?.value
+        await lock.withLock({ drainer })?.value
         if let failure = lock.withLock({ state.failure }) { throw failure }
     }
 

@@ -15,13 +15,16 @@ final class TurboJPEGHandle {
 
     deinit { tjDestroy(pointer) }
 
-    /// The one funnel for TurboJPEG return codes. A warning (a truncated file, a bad restart marker)
-    /// still leaves a picture, as it does for libvips and browsers: only fatal errors throw.
-    func check(_ rc: Int32, _ operation: String) throws(MediaError) {
-        guard rc != 0, tjGetErrorCode(pointer) != Int32(TJERR_WARNING.rawValue) else { return }
+    /// The one funnel for TurboJPEG return codes: fatal errors throw; a warning (a truncated file, a bad
+    /// restart marker) is reported as such, and the caller lets FFmpeg judge the damaged file, as before.
+    func check(_ rc: Int32, _ operation: String) throws(MediaError) -> Outcome {
+        guard rc != 0 else { return .decoded }
+        if tjGetErrorCode(pointer) == Int32(TJERR_WARNING.rawValue) { return .damaged }
         let reason = tjGetErrorStr2(pointer).map { String(cString: $0) } ?? "TurboJPEG error"
         throw call.failure(operation, reason, .corrupt)
     }
+
+    enum Outcome { case decoded, damaged }
 }
 
 /// JPEG decoding with libjpeg-turbo: DCT-domain scaling (1/2, 1/4, 1/8) chosen from the target size,
@@ -29,8 +32,8 @@ final class TurboJPEGHandle {
 struct JPEGDecoder {
     let configuration: MediaConfiguration
 
-    /// The decoded picture, or nil when libjpeg-turbo refuses the file (12-bit, lossless, no header):
-    /// the caller then tries FFmpeg's decoder.
+    /// The decoded picture, or nil when libjpeg-turbo refuses the file (12-bit, lossless, no header) or finds
+    /// it damaged (cut short): the caller then tries FFmpeg's decoder, which decides as it always has.
     func decode(_ bytes: UnsafePointer<UInt8>, count: Int, header: StillHeader, targetShortSide: Int,
                 call: FFmpegCall) throws(MediaError) -> DecodedPicture? {
         let handle = try TurboJPEGHandle(call: call)
@@ -50,9 +53,9 @@ struct JPEGDecoder {
         let profile = header.iccProfile.flatMap { ColourProfile(bytes: $0) }
 
         if colourspace == Int32(TJCS_CMYK.rawValue) || colourspace == Int32(TJCS_YCCK.rawValue) {
-            let frame = try decodeCMYK(handle, bytes, count, width: scaledWidth, height: scaledHeight,
-                                       profile: profile?.isCMYK == true ? profile : nil,
-                                       inverted: header.hasAdobeMarker, call: call)
+            guard let frame = try decodeCMYK(handle, bytes, count, width: scaledWidth, height: scaledHeight,
+                                             profile: profile?.isCMYK == true ? profile : nil,
+                                             inverted: header.hasAdobeMarker, call: call) else { return nil }
             return DecodedPicture(frame: frame, orientation: orientation, file: call.file)
         }
         let rgbProfile = profile.flatMap { $0.isRGB && !$0.isSRGB ? $0 : nil }
@@ -65,15 +68,15 @@ struct JPEGDecoder {
                 tjDecompressToYUVPlanes(handle.pointer, bytes, UInt(count), planePointers.baseAddress,
                                         Int32(scaledWidth), &strides, Int32(scaledHeight), 0)
             }
-            try handle.check(rc, "tjDecompressToYUVPlanes")
+            guard try handle.check(rc, "tjDecompressToYUVPlanes") == .decoded else { return nil }
             frame.pointer.pointee.color_range = AVCOL_RANGE_JPEG
             return DecodedPicture(frame: frame, orientation: orientation, file: call.file, profile: rgbProfile)
         }
         // RGB JPEGs and unusual subsampling: packed RGB.
         let frame = try Frame(width: scaledWidth, height: scaledHeight, format: AV_PIX_FMT_RGB24, call: call)
-        try handle.check(tjDecompress2(handle.pointer, bytes, UInt(count), frame.plane(0), Int32(scaledWidth),
-                                       Int32(frame.linesize(0)), Int32(scaledHeight), Int32(TJPF_RGB.rawValue), 0),
-                         "tjDecompress2")
+        guard try handle.check(tjDecompress2(handle.pointer, bytes, UInt(count), frame.plane(0), Int32(scaledWidth),
+                                             Int32(frame.linesize(0)), Int32(scaledHeight), Int32(TJPF_RGB.rawValue), 0),
+                               "tjDecompress2") == .decoded else { return nil }
         return DecodedPicture(frame: frame, orientation: orientation, file: call.file, profile: rgbProfile)
     }
 
@@ -81,11 +84,11 @@ struct JPEGDecoder {
     /// plain formula (as Pillow does); Adobe files store the samples inverted.
     private func decodeCMYK(_ handle: TurboJPEGHandle, _ bytes: UnsafePointer<UInt8>, _ count: Int, width: Int,
                             height: Int, profile: ColourProfile?, inverted: Bool,
-                            call: FFmpegCall) throws(MediaError) -> Frame {
+                            call: FFmpegCall) throws(MediaError) -> Frame? {
         let cmyk = try Frame(width: width, height: height, format: AV_PIX_FMT_RGBA, call: call)  // 4 bytes a pixel
-        try handle.check(tjDecompress2(handle.pointer, bytes, UInt(count), cmyk.plane(0), Int32(width),
-                                       Int32(cmyk.linesize(0)), Int32(height), Int32(TJPF_CMYK.rawValue), 0),
-                         "tjDecompress2")
+        guard try handle.check(tjDecompress2(handle.pointer, bytes, UInt(count), cmyk.plane(0), Int32(width),
+                                             Int32(cmyk.linesize(0)), Int32(height), Int32(TJPF_CMYK.rawValue), 0),
+                               "tjDecompress2") == .decoded else { return nil }
         let rgb = try Frame(width: width, height: height, format: AV_PIX_FMT_RGB24, call: call)
         guard let source = cmyk.plane(0), let destination = rgb.plane(0) else {
             throw call.failure("decode", "CMYK frame has no buffer", .engine)
