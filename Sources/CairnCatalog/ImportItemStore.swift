@@ -252,6 +252,20 @@ extension Catalog {
     // MARK: Probes and derived files
 
     /// Records (or replaces) what probing an original found.
+    /// Marks an asset as kept without preview, with the one-line reason.
+    public func markKeptWithoutPreview(_ checksum: Checksum, reason: String) throws {
+        try pool.write { db in
+            try db.execute(sql: "UPDATE asset SET no_preview_reason = ? WHERE sha1 = ?", arguments: [reason, checksum.hex])
+        }
+    }
+
+    /// Why an asset has no preview, or nil when it has (or will get) one.
+    public func noPreviewReason(_ checksum: Checksum) throws -> String? {
+        try pool.read { db in
+            try String.fetchOne(db, sql: "SELECT no_preview_reason FROM asset WHERE sha1 = ?", arguments: [checksum.hex])
+        }
+    }
+
     public func saveMediaProbe(_ probe: MediaProbeRecord) throws {
         try pool.write { db in
             try db.execute(sql: """

@@ -43,11 +43,14 @@ public struct AssetRecord: Codable, Sendable, Equatable, FetchableRecord, Persis
     public var originalPath: String
     public var importedAt: Date
     public var runID: String?
+    /// Set when the original is kept but cannot be rendered here (no decoder, a RAW with no usable image).
+    public var noPreviewReason: String?
 
     public init(
         checksum: Checksum, kind: MediaKind, size: Int64, originalExtension: String, firstSourcePath: String,
-        originalPath: String, importedAt: Date, runID: String?
+        originalPath: String, importedAt: Date, runID: String?, noPreviewReason: String? = nil
     ) {
+        self.noPreviewReason = noPreviewReason
         self.checksum = checksum
         self.kind = kind
         self.size = size
@@ -61,7 +64,7 @@ public struct AssetRecord: Codable, Sendable, Equatable, FetchableRecord, Persis
     enum CodingKeys: String, CodingKey {
         case checksum = "sha1", kind, size, originalExtension = "original_extension",
              firstSourcePath = "first_source_path", originalPath = "original_path",
-             importedAt = "imported_at", runID = "run_id"
+             importedAt = "imported_at", runID = "run_id", noPreviewReason = "no_preview_reason"
     }
 }
 
@@ -76,12 +79,30 @@ public struct ImportCounts: Codable, Sendable, Equatable {
     public var skipped = 0
     public var failed = 0
     public var bytesCopied: Int64 = 0
+    /// Imported and kept, but with no thumbnail or preview (counted in `imported` too).
+    public var keptWithoutPreview = 0
 
     public init() {}
 
     enum CodingKeys: String, CodingKey {
         case filesSeen = "files_seen", filesHashed = "files_hashed", bytesHashed = "bytes_hashed",
-             imported, duplicates, unchanged, skipped, failed, bytesCopied = "bytes_copied"
+             imported, duplicates, unchanged, skipped, failed, bytesCopied = "bytes_copied",
+             keptWithoutPreview = "kept_without_preview"
+    }
+
+    /// Runs recorded before a counter existed read it as 0.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        filesSeen = try c.decodeIfPresent(Int.self, forKey: .filesSeen) ?? 0
+        filesHashed = try c.decodeIfPresent(Int.self, forKey: .filesHashed) ?? 0
+        bytesHashed = try c.decodeIfPresent(Int64.self, forKey: .bytesHashed) ?? 0
+        imported = try c.decodeIfPresent(Int.self, forKey: .imported) ?? 0
+        duplicates = try c.decodeIfPresent(Int.self, forKey: .duplicates) ?? 0
+        unchanged = try c.decodeIfPresent(Int.self, forKey: .unchanged) ?? 0
+        skipped = try c.decodeIfPresent(Int.self, forKey: .skipped) ?? 0
+        failed = try c.decodeIfPresent(Int.self, forKey: .failed) ?? 0
+        bytesCopied = try c.decodeIfPresent(Int64.self, forKey: .bytesCopied) ?? 0
+        keptWithoutPreview = try c.decodeIfPresent(Int.self, forKey: .keptWithoutPreview) ?? 0
     }
 }
 

@@ -5,6 +5,7 @@ import CairnNarration
 import CairnPipeline
 import CairnScanner
 import Foundation
+import Synchronization
 
 /// What a person asked an import to do.
 public struct ImportOptions: Sendable {
@@ -35,6 +36,14 @@ public struct ImportFailure: Sendable, Equatable, Codable {
     public var retryable: Bool
 }
 
+/// The files a run kept without preview, filled from several threads.
+final class KeptWithoutPreviewList: Sendable {
+    private let files = Mutex<[ImportFailure]>([])
+
+    func append(_ file: ImportFailure) { files.withLock { $0.append(file) } }
+    var all: [ImportFailure] { files.withLock { $0 } }
+}
+
 /// What an import did.
 public struct ImportSummary: Sendable {
     public var runID: String
@@ -55,6 +64,8 @@ public struct ImportSummary: Sendable {
     public var outcomes: [ImportFileOutcome] = []
     /// Items the run stopped before finishing (interrupted, or at the error limit); they resume next run.
     public var unfinished = 0
+    /// Files kept byte-identical without a preview, each with its reason; they count as imported, not failed.
+    public var keptWithoutPreview: [ImportFailure] = []
 
     public var exitStatus: ExitStatus {
         if interrupted { return .interrupted }
@@ -80,6 +91,8 @@ public struct ImportRun: Sendable {
     public var hooks = ImportHooks()
     public var now: @Sendable () -> Date = { Date() }
     var narrator: Narrator { narration.narrator }
+    /// Files kept without preview, appended from the lanes' threads.
+    let keptWithoutPreview = KeptWithoutPreviewList()
 
     public init(library: Library, options: ImportOptions, output: any NarrationHandler = DiscardingNarrationHandler()) {
         self.init(library: library, options: options, narration: RunNarration(layout: library.layout, output: output))
@@ -302,6 +315,11 @@ public struct ImportRun: Sendable {
         let narration = PipelineNarration(narrator: narrator, configuration: options.pipeline)
         pipeline.onCopied = narration.copied
         let narrator = self.narrator
+        let kept = keptWithoutPreview
+        pipeline.onKeptWithoutPreview = { path, reason in
+            kept.append(ImportFailure(relativePath: path, phase: "thumbnail", reason: reason, retryable: false))
+            narrator.keptWithoutPreview(file: path, reason: reason)
+        }
         pipeline.onDamaged = { original, quarantined in
             narrator.warning("\(original) was damaged (its bytes no longer match its SHA1): kept at \(quarantined), copied anew from the source")
         }
@@ -362,6 +380,8 @@ public struct ImportRun: Sendable {
         counts.skipped = hashed.report.otherFiles + hashed.report.symlinksSkipped.count
         counts.failed = failures.count
         counts.bytesCopied = imported.bytesCopied
+        let keptWithoutPreview = self.keptWithoutPreview.all
+        counts.keptWithoutPreview = keptWithoutPreview.count
 
         var record = context.record
         record.counts = counts
@@ -392,7 +412,8 @@ public struct ImportRun: Sendable {
             junkSkipped: hashed.report.junkSkipped, scanIssues: hashed.report.issues,
             temporaryFilesRemoved: context.temporaryFilesRemoved, elapsedSeconds: (ContinuousClock.now - context.clockStart).seconds,
             interrupted: interrupted, stoppedAtErrorLimit: stoppedAtErrorLimit,
-            outcomes: outcomes, unfinished: imported.outcomeCounts[.unfinished] ?? 0)
+            outcomes: outcomes, unfinished: imported.outcomeCounts[.unfinished] ?? 0,
+            keptWithoutPreview: keptWithoutPreview)
     }
 
     /// Records a run that stopped on an error, so `cairn status` can say why.

@@ -23,6 +23,8 @@ public struct LibraryStages: PipelineStages {
     public var runID: String?
     /// Told the bytes of each original copied (not of one found already in place, verified).
     public var onCopied: @Sendable (Int64) -> Void = { _ in }
+    /// A file was kept without preview (relative path, reason): media cairn recognises but cannot render here.
+    public var onKeptWithoutPreview: @Sendable (String, String) -> Void = { _, _ in }
     /// A damaged original (library path) was set aside at the given path and copied anew from the source.
     public var onDamaged: @Sendable (String, String) -> Void = { _, _ in }
 
@@ -76,11 +78,14 @@ public struct LibraryStages: PipelineStages {
 
     public func readMetadata(_ item: ImportItem) async throws {
         let checksum = try checksum(of: item)
-        let catalog = library.catalog, media = media
+        let catalog = library.catalog, media = media, onKept = onKeptWithoutPreview
         let original = try await originalPath(of: item, checksum: checksum)
         try await BlockingWork.run { () throws in
             let probe: MediaProbe
-            do { probe = try media.probe(path: original) } catch { throw Self.failure(item, error) }
+            do { probe = try media.probe(path: original) } catch {
+                if try Self.keepWithoutPreview(item, checksum, error, catalog: catalog, onKept: onKept) { return }
+                throw Self.failure(item, error)
+            }
             let json = (try? JSONEncoder().encode(probe)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
             let record = MediaProbeRecord(
                 checksum: checksum, container: probe.container, width: probe.width, height: probe.height,
@@ -94,9 +99,10 @@ public struct LibraryStages: PipelineStages {
 
     public func makeThumbnail(_ item: ImportItem) async throws {
         let checksum = try checksum(of: item)
-        let layout = library.layout, catalog = library.catalog, media = media
+        let layout = library.layout, catalog = library.catalog, media = media, onKept = onKeptWithoutPreview
         let original = try await originalPath(of: item, checksum: checksum)
         try await BlockingWork.run { () throws in
+            if try Self.hasNoPreview(item, checksum, catalog: catalog) { return }
             let thumbnailPath = layout.derivedRelativePath(checksum, suffix: "thumb.\(media.thumbnailFormat.fileExtension)")
             let previewPath = layout.derivedRelativePath(checksum, suffix: "preview.jpg")
             let thumbnailTemporary = TemporaryName.make(in: layout, for: thumbnailPath)
@@ -110,6 +116,7 @@ public struct LibraryStages: PipelineStages {
                 rendered = try media.renderDerivatives(source: original, kind: item.kind, thumbnail: thumbnailTemporary,
                                                        preview: previewTemporary)
             } catch {
+                if try Self.keepWithoutPreview(item, checksum, error, catalog: catalog, onKept: onKept) { return }
                 throw Self.failure(item, error)
             }
             try Self.moveIntoPlace(item, thumbnailTemporary, to: layout.absolute(thumbnailPath))
@@ -130,14 +137,17 @@ public struct LibraryStages: PipelineStages {
     public func synthesizeClip(_ item: ImportItem) async throws {
         let checksum = try checksum(of: item)
         let layout = library.layout, catalog = library.catalog, media = media, options = clipOptions
+        let onKept = onKeptWithoutPreview
         let original = try await originalPath(of: item, checksum: checksum)
         try await BlockingWork.run { () throws in
+            if try Self.hasNoPreview(item, checksum, catalog: catalog) { return }
             let clipPath = layout.derivedRelativePath(checksum, suffix: "clip.mp4")
             let temporary = TemporaryName.make(in: layout, for: clipPath)
             defer { unlink(temporary) }
             let clip: RenderedClip
             // Probed back by the engine before it returns: a clip that does not read back never counts.
             do { clip = try media.synthesizeClip(source: original, to: temporary, options: options) } catch {
+                if try Self.keepWithoutPreview(item, checksum, error, catalog: catalog, onKept: onKept) { return }
                 throw Self.failure(item, error)
             }
             let byteCount = FileSystem.size(temporary) ?? 0
@@ -172,6 +182,25 @@ public struct LibraryStages: PipelineStages {
     }
 
     /// A media failure in one line naming the source file; only I/O-like failures are retried.
+    /// Media cairn recognises but cannot render here (no decoder for its format, a RAW with no usable image, a
+    /// metadata-only file) is kept, byte-identical, without preview: the item goes on to ready, and the asset
+    /// says why. Damaged data (truncated, corrupt) is not this: it fails with its reason.
+    static func keepWithoutPreview(_ item: ImportItem, _ checksum: Checksum, _ error: any Error, catalog: Catalog,
+                                   onKept: @Sendable (String, String) -> Void) throws(StageFailure) -> Bool {
+        guard let error = error as? MediaError, error.category == .unsupported else { return false }
+        let reason = "\(error.operation): \(error.reason)"
+        try catalogWrite(item) { try catalog.markKeptWithoutPreview(checksum, reason: reason) }
+        onKept(item.relativePath, reason)
+        return true
+    }
+
+    /// Whether an earlier phase (or run) kept this asset without preview: later phases have nothing to render.
+    static func hasNoPreview(_ item: ImportItem, _ checksum: Checksum, catalog: Catalog) throws(StageFailure) -> Bool {
+        var reason: String?
+        try catalogWrite(item) { reason = try catalog.noPreviewReason(checksum) }
+        return reason != nil
+    }
+
     static func failure(_ item: ImportItem, _ error: any Error) -> StageFailure {
         guard let error = error as? MediaError else { return .transient("\(item.relativePath): \(error)") }
         return StageFailure(reason: "\(item.relativePath): \(error.operation): \(error.reason)",

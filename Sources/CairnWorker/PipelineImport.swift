@@ -76,6 +76,7 @@ public struct PipelineImport: Sendable {
     /// Told the bytes of each original copied into the library.
     public var onCopied: @Sendable (Int64) -> Void = { _ in }
     public var onDamaged: @Sendable (String, String) -> Void = { _, _ in }
+    public var onKeptWithoutPreview: @Sendable (String, String) -> Void = { _, _ in }
 
     public init(library: Library, configuration: PipelineConfiguration, sourceID: Int64) {
         self.library = library
@@ -119,6 +120,7 @@ public struct PipelineImport: Sendable {
                                    runID: runID)
         stages.onCopied = onCopied
         stages.onDamaged = onDamaged
+        stages.onKeptWithoutPreview = onKeptWithoutPreview
         let scheduler = PipelineScheduler(
             configuration: configuration, stages: stages, store: CatalogItemStateStore(catalog: catalog), clock: clock,
             onEvent: onEvent)

@@ -150,11 +150,18 @@ enum SummaryText {
             "  skipped      \(c.skipped)  (\(summary.otherFiles) not media, \(summary.symlinksSkipped.count) symbolic links)",
             "  failed       \(c.failed)",
         ]
+        if c.keptWithoutPreview > 0 {
+            lines.insert("  kept         \(c.keptWithoutPreview) without preview (originals safe; cairn cannot render them here)",
+                         at: lines.count - 1)
+        }
         let unfinished = summary.unfinished
         if summary.interrupted {
             lines.append("  interrupted  \(unfinished) items resume on the next run")
         } else if summary.stoppedAtErrorLimit {
             lines.append("  stopped      at the error limit; \(unfinished) items resume on the next run")
+        }
+        for kept in summary.keptWithoutPreview {
+            lines.append("  kept without preview: \(kept.relativePath): \(kept.reason)")
         }
         for failure in summary.failures {
             lines.append("  failed: \(failure.relativePath): \(failure.reason)")

@@ -59,22 +59,13 @@ import Testing
         let base = files["src/IMG_0.jpg"]!
         for index in 0..<40 { try folder.write(base + Data("new \(index)".utf8), to: "src/NEW_\(index).jpg") }
 
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: CairnBinary.path)
         // One item at a time (sync reads its lanes from cairn.toml), so the import is surely under way.
         try #"lanes = "transfer=1,metadata=1,thumbnail=1,synthesis=1""#.write(
             toFile: library + "/cairn.toml", atomically: true, encoding: .utf8)
-        process.arguments = ["sync", folder.subpath("src"), "--library", library, "--json", "--apply-deletions",
-                             "--quarantine-days", "0"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let watcher = LineWatcher(output.fileHandleForReading) { $0.contains("\"imported\"") }
-        #expect(watcher.waitForMatch(timeout: 60), "no item was imported")
-        kill(process.processIdentifier, SIGINT)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 130)
+        let stopped = try interruptedAfterFirstImport(["sync", folder.subpath("src"), "--library", library, "--json",
+                                                       "--apply-deletions", "--quarantine-days", "0"])
+        #expect(stopped.sawImport, "no item was imported")
+        #expect(stopped.status == 130)
         let trash = folder.subpath("lib/trash")
         func trashed() -> [String] {
             (FileManager.default.enumerator(atPath: trash)?.allObjects as? [String] ?? [])

@@ -52,21 +52,12 @@ import Testing
     @Test func sigintExits130AndTheNextRunCompletes() throws {
         let corpus = try Self.source.get()
         let library = try TemporaryDirectory(prefix: "cairn-sigint-library")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: CairnBinary.path)
         // One item at a time, so the run is surely still importing when the signal comes.
-        process.arguments = corpus.importArguments(library: library.path, output: "--json")
-            + ["--lanes", "transfer=1,metadata=1,thumbnail=1,synthesis=1"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let watcher = LineWatcher(output.fileHandleForReading) { $0.contains("\"imported\"") }
-        #expect(watcher.waitForMatch(timeout: 30), "no item was imported")
-        kill(process.processIdentifier, SIGINT)
-        process.waitUntilExit()
-        #expect(process.terminationReason == .exit)
-        #expect(process.terminationStatus == 130)
+        let stopped = try interruptedAfterFirstImport(corpus.importArguments(library: library.path, output: "--json")
+            + ["--lanes", "transfer=1,metadata=1,thumbnail=1,synthesis=1"])
+        #expect(stopped.sawImport, "no item was imported")
+        #expect(stopped.reason == .exit)
+        #expect(stopped.status == 130)
 
         let resumed = try CairnBinary.run(corpus.importArguments(library: library.path))
         #expect(resumed.status == 0, "\(resumed.standardError)")
@@ -207,6 +198,24 @@ enum Checksums {
 }
 
 /// Reads a child's output on a thread and signals when a line matches.
+/// Runs cairn with `arguments` (NDJSON on stdout), sends SIGINT once an item is imported, and waits for it.
+func interruptedAfterFirstImport(_ arguments: [String], timeout: Double = 60) throws
+    -> (sawImport: Bool, status: Int32, reason: Process.TerminationReason)
+{
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: CairnBinary.path)
+    process.arguments = arguments
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    let watcher = LineWatcher(output.fileHandleForReading) { $0.contains("\"imported\"") }
+    let saw = watcher.waitForMatch(timeout: timeout)
+    kill(process.processIdentifier, SIGINT)
+    process.waitUntilExit()
+    return (saw, process.terminationStatus, process.terminationReason)
+}
+
 final class LineWatcher: Sendable {
     private let matched = DispatchSemaphore(value: 0)
 

@@ -42,3 +42,41 @@ import Testing
         #expect(written.count == 2, "\(written)")
     }
 }
+
+/// Issue 11, "kept without preview": media cairn recognises but cannot render is kept byte-identical, counted
+/// on its own line, and does not make the run fail; damaged media still does.
+@Suite struct KeptWithoutPreviewTests {
+    @Test func aMetadataOnlyRawIsKeptWithoutPreviewAndTheRunExitsZero() throws {
+        let folder = try TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: folder.subpath("src"), withIntermediateDirectories: true)
+        try MediaFixtures.jpeg(at: folder.subpath("src/good.jpg"), width: 320, height: 240)
+        let raw = StillFixtures.committed("canon-350d-metadata-only.dng")
+        try FileManager.default.copyItem(atPath: raw, toPath: folder.subpath("src/IMG_0001.DNG"))
+        let library = folder.subpath("lib")
+
+        let result = try CairnBinary.run(["import", folder.subpath("src"), "--library", library, "--plain"])
+        #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
+        #expect(result.standardOutput.contains("kept         1 without preview"))
+        #expect(result.standardOutput.contains("kept without preview: IMG_0001.DNG: "))
+        #expect(result.standardOutput.contains("failed       0"))
+
+        let hex = String(String(decoding: try ExternalTool.run(["sha1sum", raw]), as: UTF8.self).prefix(40))
+        let original = "\(library)/originals/\(hex.prefix(2))/\(hex.dropFirst(2).prefix(2))/\(hex).dng"
+        #expect(try Data(contentsOf: URL(fileURLWithPath: original)) == Data(contentsOf: URL(fileURLWithPath: raw)))
+
+        let status = try CairnBinary.run(["status", "--library", library])
+        #expect(status.standardOutput.contains("1 kept without preview"), "\(status.standardOutput)")
+
+        // NDJSON: the run's end carries the counter, with its stable name.
+        let log = try FileManager.default.contentsOfDirectory(atPath: library + "/runs").first { $0.hasSuffix(".ndjson") }
+        let lines = try String(contentsOfFile: library + "/runs/" + (log ?? ""), encoding: .utf8).split(separator: "\n")
+        let end = try #require(lines.last { $0.contains("\"runEnd\"") })
+        #expect(end.contains("\"keptWithoutPreview\":1"))
+
+        // A damaged JPEG is not "kept without preview": it still fails, and the run says so.
+        try MediaFixtures.garbage(at: folder.subpath("src/broken.jpg"))
+        let again = try CairnBinary.run(["import", folder.subpath("src"), "--library", library, "--plain"])
+        #expect(again.status == 3)
+        #expect(again.standardOutput.contains("failed: broken.jpg"))
+    }
+}

@@ -20,6 +20,33 @@ public struct RunCounts: Codable, Sendable, Equatable {
     public var skipped = 0
     /// Checksums stamped "confirmed deleted" in this run.
     public var confirmedDeleted = 0
+    /// Media kept byte-identical but with no preview (no decoder here, a RAW with no usable image); also `ready`.
+    public var keptWithoutPreview = 0
 
     public init() {}
+
+    enum CodingKeys: String, CodingKey {
+        case filesSeen, bytesSeen, toHash, bytesToHash, hashed, bytesHashed, new, duplicates, ready, failed, skipped,
+             confirmedDeleted, keptWithoutPreview
+    }
+
+    /// Logs and summaries written before a counter existed read it as 0.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        func int(_ key: CodingKeys) throws -> Int { try c.decodeIfPresent(Int.self, forKey: key) ?? 0 }
+        func bytes(_ key: CodingKeys) throws -> Int64 { try c.decodeIfPresent(Int64.self, forKey: key) ?? 0 }
+        filesSeen = try int(.filesSeen)
+        bytesSeen = try bytes(.bytesSeen)
+        toHash = try int(.toHash)
+        bytesToHash = try bytes(.bytesToHash)
+        hashed = try int(.hashed)
+        bytesHashed = try bytes(.bytesHashed)
+        new = try int(.new)
+        duplicates = try int(.duplicates)
+        ready = try int(.ready)
+        failed = try int(.failed)
+        skipped = try int(.skipped)
+        confirmedDeleted = try int(.confirmedDeleted)
+        keptWithoutPreview = try int(.keptWithoutPreview)
+    }
 }

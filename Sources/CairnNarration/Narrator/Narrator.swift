@@ -138,6 +138,16 @@ public struct Narrator: Sendable {
         }
     }
 
+    /// A file was kept, byte-identical, without a preview (cairn cannot render its format here). It is ready,
+    /// not failed; like a failure it is never throttled, so every such file is in the log with its reason.
+    public func keptWithoutPreview(file: String, reason: String) {
+        core?.record { state in
+            state.counts.keptWithoutPreview += 1
+            state.emit(NarrationEvent(kind: .warning, time: state.now, phase: state.currentMainPhase,
+                                      message: "kept without preview: \(reason)", file: file))
+        }
+    }
+
     /// A file failed, with its reason. Never throttled: every failure is in the log and the summary.
     /// The file still counts as processed for `phase`'s progress (default: the current phase).
     public func failed(file: String, reason: String, phase: SyncPhase? = nil, bytes: Int64 = 0) {

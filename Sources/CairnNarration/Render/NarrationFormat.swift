@@ -114,7 +114,8 @@ public enum NarrationFormat {
         var parts = ["\(count(counts.filesSeen)) seen"]
         let optional: [(Int, String)] = [
             (counts.hashed, "hashed"), (counts.new, "new"), (counts.duplicates, counts.duplicates == 1 ? "duplicate" : "duplicates"),
-            (counts.ready, "ready"), (counts.failed, "failed"), (counts.skipped, "skipped"),
+            (counts.ready, "ready"), (counts.keptWithoutPreview, "kept without preview"), (counts.failed, "failed"),
+            (counts.skipped, "skipped"),
             (counts.confirmedDeleted, "confirmed deleted"),
         ]
         for (value, label) in optional where value > 0 { parts.append("\(count(value)) \(label)") }
