@@ -10,6 +10,13 @@ struct ExifSummary: Equatable, Sendable {
     var make: String?
     var model: String?
     var gps: GPSCoordinate?
+    /// `SubSecTimeOriginal`: the fraction of the second, as digits ("123").
+    var subSecTimeOriginal: String?
+    /// GPS date and time (always UTC), when the camera recorded them.
+    var gpsInstant: Date?
+
+    /// When the picture was taken, with its zone when the EXIF block tells it.
+    var captureTime: CaptureTime? { CaptureTime.exif(self) }
 }
 
 /// A pure TIFF/EXIF reader over bytes: every offset is bounds-checked, nothing is trusted.
@@ -43,9 +50,16 @@ struct ExifReader {
             let exif = entries(at: exifOffset)
             if let original = exif[0x9003].flatMap(ascii) { result.dateTimeOriginal = original }
             result.offsetTimeOriginal = exif[0x9011].flatMap(ascii)
+            result.subSecTimeOriginal = exif[0x9291].flatMap(ascii)
         }
         if let gpsOffset = main[0x8825].flatMap(integer) {
-            result.gps = gps(entries(at: gpsOffset))
+            let tags = entries(at: gpsOffset)
+            result.gps = gps(tags)
+            // GPSDateStamp "YYYY:MM:DD" and GPSTimeStamp (hours, minutes, seconds as rationals), UTC.
+            if let date = tags[0x1D].flatMap(ascii), let time = tags[0x07].map(rationals), time.count == 3,
+               let day = CaptureDateParser.parse(date + " 00:00:00", offset: "Z") {
+                result.gpsInstant = day.addingTimeInterval(time[0] * 3600 + time[1] * 60 + time[2])
+            }
         }
         return result
     }

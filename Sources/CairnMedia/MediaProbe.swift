@@ -41,6 +41,8 @@ public struct MediaProbe: Codable, Sendable, Equatable {
     public var cameraMake: String?
     public var cameraModel: String?
     public var gps: GPSCoordinate?
+    /// When it was taken, with its zone when the file tells it, and where that came from.
+    public var captureTime: CaptureTime?
     /// The lens, for camera RAWs that name it.
     public var lens: String?
     /// The embedded ICC profile's description when the picture is not plain sRGB ("Display P3", "Adobe RGB (1998)").
@@ -52,6 +54,7 @@ public struct MediaProbe: Codable, Sendable, Equatable {
     public init(container: String, kind: MediaKind, streams: [Stream], width: Int? = nil, height: Int? = nil,
                 orientation: Orientation = .identity, durationSeconds: Double? = nil, frameRate: Double? = nil,
                 bitRate: Int? = nil, hasAudio: Bool = false, captureDate: Date? = nil,
+                captureTime: CaptureTime? = nil,
                 cameraMake: String? = nil, cameraModel: String? = nil, gps: GPSCoordinate? = nil,
                 lens: String? = nil, colourProfile: String? = nil, animated: Bool? = nil, frameCount: Int? = nil) {
         self.container = container
@@ -68,6 +71,7 @@ public struct MediaProbe: Codable, Sendable, Equatable {
         self.cameraMake = cameraMake
         self.cameraModel = cameraModel
         self.gps = gps
+        self.captureTime = captureTime
         self.lens = lens
         self.colourProfile = colourProfile
         self.animated = animated
@@ -133,16 +137,27 @@ enum CaptureDateParser {
             rest = String(rest.dropFirst(1 + digits.count))
         }
         let zone = rest.isEmpty ? (offset ?? "") : rest
-        var seconds = 0
-        if zone.count >= 6, let sign = zone.first, sign == "+" || sign == "-" {
-            let parts = zone.dropFirst().split(separator: ":")
-            if parts.count == 2, let h = Int(parts[0]), let m = Int(parts[1]) {
-                seconds = (sign == "-" ? -1 : 1) * (h * 3600 + m * 60)
-            }
-        }
+        let seconds = offsetSeconds(zone) ?? 0
         let days = daysFromCivil(year: year, month: month, day: day)
         let epoch = Double(days * 86_400 + hour * 3600 + minute * 60 + second - seconds) + fraction
         return Date(timeIntervalSince1970: epoch)
+    }
+
+    /// Seconds east of UTC for "+02:00", "+0200", "+02", "-05:30" or "Z"; nil for anything else.
+    static func offsetSeconds(_ zone: String) -> Int? {
+        if zone == "Z" { return 0 }
+        guard let sign = zone.first, sign == "+" || sign == "-" else { return nil }
+        let digits = zone.dropFirst().filter { $0 != ":" }
+        guard digits.allSatisfy(\.isNumber), digits.count == 2 || digits.count == 4,
+              let hours = Int(digits.prefix(2)), let minutes = Int(digits.dropFirst(2).isEmpty ? "0" : String(digits.dropFirst(2))),
+              hours <= 14, minutes < 60 else { return nil }
+        return (sign == "-" ? -1 : 1) * (hours * 3600 + minutes * 60)
+    }
+
+    /// "+02:00" for 7200 seconds east of UTC.
+    static func offsetText(_ seconds: Int) -> String {
+        let magnitude = abs(seconds)
+        return String(format: "%@%02d:%02d", seconds < 0 ? "-" : "+", magnitude / 3600, magnitude % 3600 / 60)
     }
 
     /// Days since 1970-01-01 in the proleptic Gregorian calendar.
@@ -153,5 +168,76 @@ enum CaptureDateParser {
         let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
         let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
         return era * 146_097 + dayOfEra - 719_468
+    }
+}
+
+/// When a photo or clip was taken, as precisely as the file says: the instant when a zone or a UTC clock is
+/// known, and the wall-clock time with its offset when the camera wrote one. A wall time with no zone is
+/// "floating": it has no instant.
+public struct CaptureTime: Codable, Sendable, Equatable {
+    /// The moment, when the file tells it (a wall time with its offset, a UTC timestamp, or GPS time).
+    public var instant: Date?
+    /// The wall-clock time as written, "2023-07-14T10:44:00" or with a fraction "…:00.123", when there is one.
+    public var local: String?
+    /// The wall clock's offset from UTC, "+02:00", when known.
+    public var offset: String?
+    /// Where it came from: "exif", "exif+gps" (the offset derived from GPS time), "quicktime", "mp4", "raw".
+    public var source: String
+
+    public init(instant: Date?, local: String?, offset: String?, source: String) {
+        self.instant = instant
+        self.local = local
+        self.offset = offset
+        self.source = source
+    }
+
+    /// A wall time with no zone and no other clock: sort it by `local`; it has no instant.
+    public var isFloating: Bool { instant == nil }
+
+    /// The date import keeps for sorting: the instant, else the floating wall time read as if it were UTC.
+    public var sortDate: Date? { instant ?? local.flatMap { CaptureDateParser.parse($0, offset: "Z") } }
+
+    /// EXIF `DateTimeOriginal` with `SubSecTimeOriginal` and `OffsetTimeOriginal`; without an offset, GPS time
+    /// (always UTC) gives the instant and the offset, rounded to a quarter hour.
+    static func exif(_ exif: ExifSummary, source: String = "exif") -> CaptureTime? {
+        guard let written = exif.dateTimeOriginal, let wall = CaptureDateParser.parse(written, offset: "Z") else { return nil }
+        var local = String(written.prefix(19)).replacingOccurrences(of: " ", with: "T")
+        if local.count == 19 {
+            local = String(local.prefix(4)) + "-" + local.dropFirst(5).prefix(2) + "-" + local.dropFirst(8)
+        }
+        let fraction = exif.subSecTimeOriginal.map { $0.filter(\.isNumber) }.flatMap { $0.isEmpty ? nil : $0 }
+        if let fraction { local += "." + fraction }
+        let subSeconds = fraction.flatMap { Double("0." + $0) } ?? 0
+        if let offset = exif.offsetTimeOriginal, let seconds = CaptureDateParser.offsetSeconds(offset) {
+            return CaptureTime(instant: wall.addingTimeInterval(subSeconds - Double(seconds)), local: local,
+                               offset: CaptureDateParser.offsetText(seconds), source: source)
+        }
+        if let gps = exif.gpsInstant {
+            let quarterHours = ((wall.timeIntervalSince(gps)) / 900).rounded()
+            if abs(quarterHours) <= 14 * 4 {
+                let seconds = Int(quarterHours) * 900
+                return CaptureTime(instant: wall.addingTimeInterval(subSeconds - Double(seconds)), local: local,
+                                   offset: CaptureDateParser.offsetText(seconds), source: source + "+gps")
+            }
+        }
+        return CaptureTime(instant: nil, local: local, offset: nil, source: source)
+    }
+
+    /// An ISO 8601 date from a container: with an offset (QuickTime's `creationdate`) it keeps its wall time;
+    /// with "Z" (MP4 `creation_time`) it is an instant only, the wall clock unknown.
+    static func iso(_ text: String, source: String) -> CaptureTime? {
+        guard let instant = CaptureDateParser.parse(text) else { return nil }
+        let head = String(text.prefix(19))
+        var rest = text.dropFirst(19)
+        var fraction = ""
+        if rest.hasPrefix(".") {
+            fraction = String(rest.prefix { $0 == "." || $0.isNumber })
+            rest = rest.dropFirst(fraction.count)
+        }
+        guard let seconds = CaptureDateParser.offsetSeconds(String(rest)) else {
+            return CaptureTime(instant: nil, local: head + fraction, offset: nil, source: source)
+        }
+        if rest == "Z" { return CaptureTime(instant: instant, local: nil, offset: nil, source: source) }
+        return CaptureTime(instant: instant, local: head + fraction, offset: CaptureDateParser.offsetText(seconds), source: source)
     }
 }

@@ -54,7 +54,7 @@ struct Prober {
             container: header.container.rawValue, kind: .photo,
             streams: [.init(index: 0, type: "video", codec: codec, width: width, height: height)],
             width: displayed.width, height: displayed.height, orientation: exif.orientation,
-            captureDate: exif.dateTimeOriginal.flatMap { CaptureDateParser.parse($0, offset: exif.offsetTimeOriginal) },
+            captureDate: exif.captureTime?.sortDate, captureTime: exif.captureTime,
             cameraMake: exif.make, cameraModel: exif.model, gps: exif.gps,
             colourProfile: header.iccProfile.flatMap { ColourProfile(bytes: $0) }.flatMap { $0.isSRGB ? nil : $0.name },
             animated: header.animationFrames.map { $0 > 1 }, frameCount: header.animationFrames)
@@ -116,13 +116,16 @@ struct Prober {
         let metadata = Metadata(context.metadata, fallback: best >= 0 ? input.stream(Int(best)).pointee.metadata : nil,
                                 owner: input)
         if let exif = header.exif {
-            probe.captureDate = exif.dateTimeOriginal.flatMap { CaptureDateParser.parse($0, offset: exif.offsetTimeOriginal) }
+            probe.captureTime = exif.captureTime
+            probe.captureDate = exif.captureTime?.sortDate
             probe.cameraMake = exif.make
             probe.cameraModel = exif.model
             probe.gps = exif.gps
         } else {
-            probe.captureDate = metadata["com.apple.quicktime.creationdate"].flatMap { CaptureDateParser.parse($0) }
-                ?? metadata["creation_time"].flatMap { CaptureDateParser.parse($0) }
+            // QuickTime's creationdate keeps the phone's wall clock and offset; MP4's creation_time is UTC.
+            probe.captureTime = metadata["com.apple.quicktime.creationdate"].flatMap { CaptureTime.iso($0, source: "quicktime") }
+                ?? metadata["creation_time"].flatMap { CaptureTime.iso($0, source: "mp4") }
+            probe.captureDate = probe.captureTime?.sortDate
             probe.cameraMake = metadata["com.apple.quicktime.make"] ?? metadata["make"]
             probe.cameraModel = metadata["com.apple.quicktime.model"] ?? metadata["model"]
             probe.gps = (metadata["com.apple.quicktime.location.ISO6709"] ?? metadata["location"])

@@ -108,6 +108,52 @@ struct ExifTests {
         #expect(CaptureDateParser.parse("garbage") == nil)
     }
 
+    @Test func offsetsInEveryFormCamerasAndMuxersWrite() throws {
+        #expect(CaptureDateParser.offsetSeconds("+02:00") == 7200)
+        #expect(CaptureDateParser.offsetSeconds("+0200") == 7200)  // QuickTime's creationdate
+        #expect(CaptureDateParser.offsetSeconds("-05:30") == -19800)
+        #expect(CaptureDateParser.offsetSeconds("+09") == 32400)
+        #expect(CaptureDateParser.offsetSeconds("Z") == 0)
+        #expect(CaptureDateParser.offsetSeconds("+2:00") == nil && CaptureDateParser.offsetSeconds("") == nil)
+        // An iPhone movie's creationdate is its wall clock and offset: the instant is two hours earlier in UTC.
+        let parsed = try #require(CaptureDateParser.parse("2023-07-14T10:44:00+0200"))
+        #expect(parsed == CaptureDateParser.parse("2023-07-14T08:44:00Z"))
+    }
+
+    @Test func captureTimeKeepsTheWallClockItsOffsetAndWhereItCameFrom() throws {
+        var exif = ExifSummary()
+        exif.dateTimeOriginal = "2023:07:14 10:44:00"
+        exif.subSecTimeOriginal = "123"
+        exif.offsetTimeOriginal = "+02:00"
+        let zoned = try #require(exif.captureTime)
+        #expect(zoned.local == "2023-07-14T10:44:00.123" && zoned.offset == "+02:00" && zoned.source == "exif")
+        let expected = try #require(CaptureDateParser.parse("2023-07-14T08:44:00.123Z"))
+        #expect(abs(try #require(zoned.instant).timeIntervalSince(expected)) < 0.001)
+
+        // No offset, but GPS time (UTC): the offset is derived, to the quarter hour.
+        exif.offsetTimeOriginal = nil
+        exif.gpsInstant = CaptureDateParser.parse("2023-07-14T08:43:58Z")
+        let fromGPS = try #require(exif.captureTime)
+        #expect(fromGPS.offset == "+02:00" && fromGPS.source == "exif+gps")
+        #expect(fromGPS.instant == zoned.instant)
+
+        // Neither: a floating wall time, no instant; it sorts as if it were UTC.
+        exif.gpsInstant = nil
+        let floating = try #require(exif.captureTime)
+        #expect(floating.isFloating && floating.offset == nil && floating.local == "2023-07-14T10:44:00.123")
+        let wall = try #require(CaptureDateParser.parse("2023-07-14T10:44:00.123Z"))
+        #expect(abs(try #require(floating.sortDate).timeIntervalSince(wall)) < 0.001)
+
+        // A Live Photo's movie (QuickTime creationdate) and its still land within 2 s of each other.
+        let movie = try #require(CaptureTime.iso("2023-07-14T10:44:01+0200", source: "quicktime"))
+        #expect(movie.local == "2023-07-14T10:44:01" && movie.offset == "+02:00")
+        #expect(abs(try #require(movie.instant).timeIntervalSince(try #require(zoned.instant))) <= 2)
+
+        // MP4's creation_time is UTC: an instant with no wall clock.
+        let utc = try #require(CaptureTime.iso("2021-06-01T10:20:30.000000Z", source: "mp4"))
+        #expect(utc.instant == CaptureDateParser.parse("2021-06-01T10:20:30Z") && utc.local == nil && utc.offset == nil)
+    }
+
     @Test func parsesIso6709Locations() throws {
         let gps = try #require(GPSCoordinate(iso6709: "+37.7858-122.4064+012.300/"))
         #expect(gps == GPSCoordinate(latitude: 37.7858, longitude: -122.4064, altitude: 12.3))

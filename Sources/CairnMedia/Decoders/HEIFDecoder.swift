@@ -227,7 +227,7 @@ struct HEIFDecoder {
             container: codec == "av1" ? "avif" : "heif", kind: .photo,
             streams: [.init(index: 0, type: "video", codec: codec, width: image.width, height: image.height)],
             width: displayed.width, height: displayed.height, orientation: orientation,
-            captureDate: exif?.dateTimeOriginal.flatMap { CaptureDateParser.parse($0, offset: exif?.offsetTimeOriginal) },
+            captureDate: exif?.captureTime?.sortDate, captureTime: exif?.captureTime,
             cameraMake: exif?.make, cameraModel: exif?.model, gps: exif?.gps,
             colourProfile: image.iccProfile.flatMap { ColourProfile(bytes: $0)?.name })
     }

@@ -102,9 +102,11 @@ struct RawDecoder {
         let size = try raw.displayedSize()
         try call.checkPixels(size.width, size.height, cap: configuration.maxPixels, operation: "probe")
         let exif = header.exif
-        var captureDate = exif?.dateTimeOriginal.flatMap { CaptureDateParser.parse($0, offset: exif?.offsetTimeOriginal) }
-        if captureDate == nil {
-            captureDate = Self.wallClock(CLibRaw_timestamp(raw.pointer)).flatMap { CaptureDateParser.parse($0) }
+        var captureTime = exif?.captureTime
+        if captureTime == nil, let wall = Self.wallClock(CLibRaw_timestamp(raw.pointer)) {
+            var parsed = ExifSummary()
+            parsed.dateTimeOriginal = wall
+            captureTime = CaptureTime.exif(parsed, source: "raw")
         }
         var valid: Int32 = 0
         let latitude = CLibRaw_latitude(raw.pointer, &valid)
@@ -113,7 +115,8 @@ struct RawDecoder {
         return MediaProbe(
             container: "raw", kind: .photo,
             streams: [.init(index: 0, type: "video", codec: "raw", width: size.width, height: size.height)],
-            width: size.width, height: size.height, orientation: raw.orientation, captureDate: captureDate,
+            width: size.width, height: size.height, orientation: raw.orientation, captureDate: captureTime?.sortDate,
+            captureTime: captureTime,
             cameraMake: LibRawHandle.text(CLibRaw_make(raw.pointer)) ?? exif?.make,
             cameraModel: LibRawHandle.text(CLibRaw_model(raw.pointer)) ?? exif?.model,
             gps: gps, lens: LibRawHandle.text(CLibRaw_lens(raw.pointer)))

@@ -87,7 +87,7 @@ struct TIFFDecoder {
             container: "tiff", kind: .photo,
             streams: [.init(index: 0, type: "video", codec: "tiff", width: size.width, height: size.height)],
             width: displayed.width, height: displayed.height, orientation: orientation,
-            captureDate: exif?.dateTimeOriginal.flatMap { CaptureDateParser.parse($0, offset: exif?.offsetTimeOriginal) },
+            captureDate: exif?.captureTime?.sortDate, captureTime: exif?.captureTime,
             cameraMake: exif?.make, cameraModel: exif?.model, gps: exif?.gps)
     }
 }
