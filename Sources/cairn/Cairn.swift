@@ -23,6 +23,8 @@ enum CommandRegistry {
         SyncCommand.self,
         DryRunCommand.self,
         StatusCommand.self,
+        AssetCommand.self,
+        ListCommand.self,
         HashCommand.self,
         ProbeCommand.self,
         ThumbnailCommand.self,

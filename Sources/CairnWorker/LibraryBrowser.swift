@@ -1,0 +1,121 @@
+import CairnCatalog
+import CairnCore
+import CairnHashing
+import CairnMedia
+import Foundation
+
+/// One asset with everything the catalog knows about it, for `cairn asset`.
+public struct AssetDetails: Codable, Sendable, Equatable {
+    public struct DerivedFile: Codable, Sendable, Equatable {
+        public var role: String
+        public var path: String
+        public var format: String
+        public var width: Int
+        public var height: Int
+    }
+
+    public var sha1: String
+    public var kind: String
+    public var bytes: Int64
+    /// The original in the library, absolute.
+    public var original: String
+    /// Every source file known to hold these bytes (absolute), from each source's last scan.
+    public var sourcePaths: [String]
+    public var captureTime: CaptureTime?
+    public var cameraMake: String?
+    public var cameraModel: String?
+    public var lens: String?
+    public var gps: GPSCoordinate?
+    /// As displayed (orientation applied).
+    public var width: Int?
+    public var height: Int?
+    public var durationSeconds: Double?
+    public var container: String?
+    public var codec: String?
+    public var colourProfile: String?
+    public var derived: [DerivedFile]
+    /// The import's state for this content: `ready`, `failed`, ... (absent for assets imported before items).
+    public var state: String?
+    public var reason: String?
+    /// Why the asset has no thumbnail or preview, when it is kept without one.
+    public var keptWithoutPreview: String?
+    public var importedAt: Date
+    public var runId: String?
+}
+
+/// One line of `cairn ls`.
+public struct AssetListing: Codable, Sendable, Equatable {
+    public var sha1: String
+    public var kind: String
+    /// The capture instant (or a floating wall time read as UTC), for ordering; absent when unknown.
+    public var captureDate: Date?
+    /// The wall clock as written and its offset, when known.
+    public var captureLocal: String?
+    public var captureOffset: String?
+    public var width: Int?
+    public var height: Int?
+    public var firstSourcePath: String
+    public var original: String
+}
+
+/// Read-only views of what a library holds.
+public struct LibraryBrowser: Sendable {
+    public let library: Library
+
+    public init(library: Library) { self.library = library }
+
+    /// The assets `query` names: a SHA1 (40 hex digits), a source path the catalog knows (relative to its
+    /// source or absolute), or any readable file, by its content.
+    public func find(_ query: String) throws -> [Checksum] {
+        let catalog = library.catalog
+        if query.count == 40, let checksum = Checksum(hex: query.lowercased()), try catalog.asset(checksum) != nil {
+            return [checksum]
+        }
+        let absolute = query.hasPrefix("/") ? query : FileManager.default.currentDirectoryPath + "/" + query
+        for candidate in [query, absolute] {
+            let found = try catalog.checksums(atSourcePath: candidate).filter { try catalog.asset($0) != nil }
+            if !found.isEmpty { return found }
+        }
+        if FileManager.default.fileExists(atPath: absolute), let digest = try? FileHasher().hash(path: absolute),
+           try catalog.asset(digest.checksum) != nil {
+            return [digest.checksum]
+        }
+        return []
+    }
+
+    public func details(_ checksum: Checksum) throws -> AssetDetails? {
+        let catalog = library.catalog
+        guard let asset = try catalog.asset(checksum) else { return nil }
+        let probe = try catalog.mediaProbe(checksum).flatMap { Self.decodeProbe($0.probeJSON) }
+        let item = try catalog.importItem(checksum)
+        return AssetDetails(
+            sha1: checksum.hex, kind: asset.kind.rawValue, bytes: asset.size, original: library.layout.absolute(asset.originalPath),
+            sourcePaths: try catalog.sourcePaths(checksum).map { $0.root + "/" + $0.relativePath },
+            captureTime: probe?.captureTime, cameraMake: probe?.cameraMake, cameraModel: probe?.cameraModel,
+            lens: probe?.lens, gps: probe?.gps, width: probe?.width, height: probe?.height,
+            durationSeconds: probe?.durationSeconds, container: probe?.container,
+            codec: probe?.streams.first { $0.type == "video" }?.codec, colourProfile: probe?.colourProfile,
+            derived: try catalog.derivedFiles(checksum).map {
+                AssetDetails.DerivedFile(role: $0.role.rawValue, path: library.layout.absolute($0.path), format: $0.format,
+                                         width: $0.width, height: $0.height)
+            },
+            state: item?.state.state, reason: item?.state.reason, keptWithoutPreview: asset.noPreviewReason,
+            importedAt: asset.importedAt, runId: asset.runID)
+    }
+
+    public func list(since: Date? = nil, until: Date? = nil, kind: MediaKind? = nil) throws -> [AssetListing] {
+        try library.catalog.assetsByCaptureDate(since: since, until: until, kind: kind).map { row in
+            let probe = row.probeJSON.flatMap(Self.decodeProbe)
+            return AssetListing(
+                sha1: row.asset.checksum.hex, kind: row.asset.kind.rawValue, captureDate: row.captureDate,
+                captureLocal: probe?.captureTime?.local, captureOffset: probe?.captureTime?.offset,
+                width: probe?.width, height: probe?.height, firstSourcePath: row.asset.firstSourcePath,
+                original: library.layout.absolute(row.asset.originalPath))
+        }
+    }
+
+    /// The stored probe (written by the metadata lane with a default `JSONEncoder`).
+    static func decodeProbe(_ json: String) -> MediaProbe? {
+        try? JSONDecoder().decode(MediaProbe.self, from: Data(json.utf8))
+    }
+}

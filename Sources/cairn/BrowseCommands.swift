@@ -1,0 +1,160 @@
+import ArgumentParser
+import CairnCore
+import CairnMedia
+import CairnWorker
+import Foundation
+
+/// Opens the library read-only for a browsing command, or says there is none yet.
+private func openForReading(_ library: LibraryOption) throws -> Library {
+    let path = library.resolvedPath
+    guard FileManager.default.fileExists(atPath: path + "/catalog.sqlite") else {
+        Output.error("\(path): no library here yet (run `cairn import FOLDER` first)")
+        throw ExitCode(1)
+    }
+    return try Library(root: path, readOnly: true)
+}
+
+private func browseJSONEncoder() -> JSONEncoder {
+    let encoder = JSONEncoder()
+    encoder.dateEncodingStrategy = .iso8601
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    return encoder
+}
+
+/// `cairn asset PATH|SHA1 [--json]`
+struct AssetCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "asset",
+        abstract: "Show one asset with everything the catalog knows about it.",
+        discussion: """
+            Name the asset by its SHA1, by a source path the library has seen (relative to its source or absolute), \
+            or by any file with the same bytes. Prints the original's place in the library, every source path \
+            holding it, when it was taken (with its zone, and where that came from), camera, lens, place, size \
+            as displayed, duration, derived files and the import's state. Exit 1 when no asset matches.
+            """)
+
+    @Argument(help: "A SHA1, a source path, or a file whose bytes the library holds.")
+    var query: String
+
+    @OptionGroup var library: LibraryOption
+
+    @Flag(help: "Print one JSON object per matching asset (fields as in the README), instead of text.")
+    var json = false
+
+    func validate() throws {
+        guard !query.isEmpty else { throw ValidationError("Give a SHA1 or a path.") }
+    }
+
+    func run() throws {
+        let opened = try openForReading(library)
+        defer { opened.close() }
+        let browser = LibraryBrowser(library: opened)
+        let found = try browser.find(query).compactMap { try browser.details($0) }
+        guard !found.isEmpty else {
+            Output.error("\(query): no asset in \(opened.layout.root) has this SHA1, path or content")
+            throw ExitCode(1)
+        }
+        let encoder = browseJSONEncoder()
+        for details in found {
+            if json {
+                Output.line(String(decoding: try encoder.encode(details), as: UTF8.self))
+            } else {
+                Output.line(Self.text(details))
+            }
+        }
+    }
+
+    static func text(_ asset: AssetDetails) -> String {
+        var lines = ["sha1       \(asset.sha1)"]
+        var shape = [asset.kind]
+        if let width = asset.width, let height = asset.height { shape.append("\(width)x\(height)") }
+        if let duration = asset.durationSeconds { shape.append(String(format: "%.2f s", duration)) }
+        if let container = asset.container { shape.append([container, asset.codec].compactMap { $0 }.joined(separator: " ")) }
+        shape.append(ByteCount.format(asset.bytes))
+        lines.append("kind       " + shape.joined(separator: " · "))
+        lines.append("original   \(asset.original)")
+        for path in asset.sourcePaths { lines.append("source     \(path)") }
+        if let time = asset.captureTime { lines.append("taken      " + Self.describe(time)) }
+        let camera = [asset.cameraMake, asset.cameraModel].compactMap { $0 }.joined(separator: " ")
+        if !camera.isEmpty { lines.append("camera     " + camera + (asset.lens.map { " · lens \($0)" } ?? "")) }
+        if let gps = asset.gps {
+            lines.append(String(format: "place      %.6f, %.6f", gps.latitude, gps.longitude)
+                         + (gps.altitude.map { String(format: " · %.0f m", $0) } ?? ""))
+        }
+        if let profile = asset.colourProfile { lines.append("colour     \(profile) (converted to sRGB in the derived files)") }
+        for file in asset.derived { lines.append("derived    \(file.role) \(file.format) \(file.width)x\(file.height) \(file.path)") }
+        if let kept = asset.keptWithoutPreview { lines.append("preview    none: kept without preview (\(kept))") }
+        if let state = asset.state { lines.append("state      " + state + (asset.reason.map { ": \($0)" } ?? "")) }
+        lines.append("imported   \(ISO8601DateFormatter().string(from: asset.importedAt))" + (asset.runId.map { " (run \($0))" } ?? ""))
+        return lines.joined(separator: "\n")
+    }
+
+    /// "2023-07-14 10:44:00 +02:00 (2023-07-14T08:44:00Z) from exif", or the wall time marked floating.
+    static func describe(_ time: CaptureTime) -> String {
+        let wall = time.local.map { $0.replacingOccurrences(of: "T", with: " ") }
+        let instant = time.instant.map { ISO8601DateFormatter().string(from: $0) }
+        switch (wall, time.offset, instant) {
+        case let (wall?, offset?, instant?): return "\(wall) \(offset) (\(instant)) from \(time.source)"
+        case let (wall?, nil, nil): return "\(wall) local time, zone unknown (floating) from \(time.source)"
+        case let (nil, _, instant?): return "\(instant) from \(time.source)"
+        case let (wall?, _, _): return "\(wall) from \(time.source)"
+        default: return "unknown"
+        }
+    }
+}
+
+/// `cairn ls [--since DATE] [--until DATE] [--kind photo|video] [--json]`
+struct ListCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "ls",
+        abstract: "List the library's assets by the time they were taken.",
+        discussion: """
+            One line per asset: capture time (the wall clock with its offset when known), kind, size as displayed, \
+            the first source path and the start of its SHA1. Assets with no capture time come last.
+            """)
+
+    @Option(help: "Only assets taken at or after this date (YYYY-MM-DD, UTC, or an ISO 8601 time).")
+    var since: String?
+
+    @Option(help: "Only assets taken before this date (YYYY-MM-DD, UTC, or an ISO 8601 time).")
+    var until: String?
+
+    @Option(help: "Only photos or only videos (photo or video).")
+    var kind: String?
+
+    @OptionGroup var library: LibraryOption
+
+    @Flag(help: "Print one JSON object per asset (fields as in the README), instead of text.")
+    var json = false
+
+    func validate() throws {
+        if let since, Self.date(since) == nil { throw ValidationError("--since \(since): not a date (YYYY-MM-DD or ISO 8601).") }
+        if let until, Self.date(until) == nil { throw ValidationError("--until \(until): not a date (YYYY-MM-DD or ISO 8601).") }
+        if let kind, kind != "photo", kind != "video" { throw ValidationError("--kind must be photo or video, not \(kind).") }
+    }
+
+    func run() throws {
+        let opened = try openForReading(library)
+        defer { opened.close() }
+        let listing = try LibraryBrowser(library: opened).list(
+            since: since.flatMap(Self.date), until: until.flatMap(Self.date), kind: kind.flatMap(MediaKind.init(rawValue:)))
+        let encoder = browseJSONEncoder()
+        for asset in listing {
+            if json {
+                Output.line(String(decoding: try encoder.encode(asset), as: UTF8.self))
+                continue
+            }
+            let taken = asset.captureLocal.map { $0.prefix(19) + (asset.captureOffset ?? "") }
+                ?? asset.captureDate.map { ISO8601DateFormatter().string(from: $0) } ?? "-"
+            let size = asset.width.map { "\($0)x\(asset.height ?? 0)" } ?? "-"
+            Output.line("\(taken.padding(toLength: 25, withPad: " ", startingAt: 0)) \(asset.kind.padding(toLength: 5, withPad: " ", startingAt: 0)) "
+                        + "\(size.padding(toLength: 11, withPad: " ", startingAt: 0)) \(asset.sha1.prefix(12))  \(asset.firstSourcePath)")
+        }
+    }
+
+    /// "2024-05-01" (midnight UTC) or a full ISO 8601 time.
+    static func date(_ text: String) -> Date? {
+        if text.count == 10 { return ISO8601DateFormatter().date(from: text + "T00:00:00Z") }
+        return ISO8601DateFormatter().date(from: text)
+    }
+}
