@@ -111,6 +111,17 @@ enum Migrations {
             // Media cairn keeps byte-identical but cannot render here: why, in one line (NULL: it has a preview).
             try db.execute(sql: "ALTER TABLE asset ADD COLUMN no_preview_reason TEXT")
         }
+        migrator.registerMigration("v5: Live Photo pairs") { db in
+            // A still and its motion part (a Live Photo's movie): one unit for listing, trash and restore.
+            try db.execute(sql: """
+                CREATE TABLE asset_pair (
+                    still_sha1 TEXT PRIMARY KEY NOT NULL,
+                    motion_sha1 TEXT NOT NULL UNIQUE,
+                    basis TEXT NOT NULL,
+                    paired_at DATETIME NOT NULL
+                ) WITHOUT ROWID
+                """)
+        }
         return migrator
     }
 }

@@ -14,6 +14,8 @@ struct ExifSummary: Equatable, Sendable {
     var subSecTimeOriginal: String?
     /// GPS date and time (always UTC), when the camera recorded them.
     var gpsInstant: Date?
+    /// Apple's content identifier (MakerNote tag 0x11): the same UUID as the Live Photo's movie.
+    var contentIdentifier: String?
 
     /// When the picture was taken, with its zone when the EXIF block tells it.
     var captureTime: CaptureTime? { CaptureTime.exif(self) }
@@ -51,6 +53,9 @@ struct ExifReader {
             if let original = exif[0x9003].flatMap(ascii) { result.dateTimeOriginal = original }
             result.offsetTimeOriginal = exif[0x9011].flatMap(ascii)
             result.subSecTimeOriginal = exif[0x9291].flatMap(ascii)
+            if let makerNote = exif[0x927C] {
+                result.contentIdentifier = appleContentIdentifier(makerNote)
+            }
         }
         if let gpsOffset = main[0x8825].flatMap(integer) {
             let tags = entries(at: gpsOffset)
@@ -64,6 +69,23 @@ struct ExifReader {
         return result
     }
 
+    /// Apple's MakerNote: "Apple iOS\0", two version bytes, a byte-order mark ("MM"), then an IFD whose offsets
+    /// count from the start of the MakerNote. Tag 0x11 is the content identifier a Live Photo's movie repeats.
+    private func appleContentIdentifier(_ entry: Entry) -> String? {
+        guard entry.count > 16, entry.count < 1 << 20 else { return nil }
+        let note = Array(bytes[entry.valueOffset..<(entry.valueOffset + entry.count)])
+        guard note.starts(with: Array("Apple iOS".utf8)), note.count > 16 else { return nil }
+        let order: [UInt8] = note[12] == 0x49 ? [0x49, 0x49, 0x2A, 0x00] : [0x4D, 0x4D, 0x00, 0x2A]
+        // Read the MakerNote as a TIFF block whose first IFD sits at offset 14.
+        var tiff = note
+        tiff.replaceSubrange(0..<4, with: order)
+        let first: [UInt8] = note[12] == 0x49 ? [14, 0, 0, 0] : [0, 0, 0, 14]
+        tiff.replaceSubrange(4..<8, with: first)
+        guard let reader = ExifReader(tiff: tiff) else { return nil }
+        let tags = reader.entries(at: 14)
+        return tags[0x0011].flatMap(reader.ascii)
+    }
+
     // MARK: - IFD entries
 
     struct Entry {
@@ -73,7 +95,7 @@ struct ExifReader {
         let valueOffset: Int
     }
 
-    private func entries(at offset: Int) -> [Int: Entry] {
+    func entries(at offset: Int) -> [Int: Entry] {
         guard let count = u16(offset), count < 1000 else { return [:] }
         var result: [Int: Entry] = [:]
         for index in 0..<Int(count) {
@@ -98,7 +120,7 @@ struct ExifReader {
         }
     }
 
-    private func ascii(_ entry: Entry) -> String? {
+    func ascii(_ entry: Entry) -> String? {
         guard entry.type == 2 || entry.type == 7 else { return nil }
         let raw = bytes[entry.valueOffset..<(entry.valueOffset + entry.count)].prefix { $0 != 0 }
         let text = String(decoding: raw, as: UTF8.self).trimmingCharacters(in: .whitespaces)

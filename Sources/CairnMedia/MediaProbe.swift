@@ -43,6 +43,9 @@ public struct MediaProbe: Codable, Sendable, Equatable {
     public var gps: GPSCoordinate?
     /// When it was taken, with its zone when the file tells it, and where that came from.
     public var captureTime: CaptureTime?
+    /// The Apple content identifier a Live Photo's still and movie share (MakerNote tag 0x11 in the still,
+    /// `com.apple.quicktime.content.identifier` in the movie).
+    public var contentIdentifier: String?
     /// The lens, for camera RAWs that name it.
     public var lens: String?
     /// The embedded ICC profile's description when the picture is not plain sRGB ("Display P3", "Adobe RGB (1998)").
@@ -56,7 +59,7 @@ public struct MediaProbe: Codable, Sendable, Equatable {
                 bitRate: Int? = nil, hasAudio: Bool = false, captureDate: Date? = nil,
                 captureTime: CaptureTime? = nil,
                 cameraMake: String? = nil, cameraModel: String? = nil, gps: GPSCoordinate? = nil,
-                lens: String? = nil, colourProfile: String? = nil, animated: Bool? = nil, frameCount: Int? = nil) {
+                contentIdentifier: String? = nil, lens: String? = nil, colourProfile: String? = nil, animated: Bool? = nil, frameCount: Int? = nil) {
         self.container = container
         self.kind = kind
         self.streams = streams
@@ -72,6 +75,7 @@ public struct MediaProbe: Codable, Sendable, Equatable {
         self.cameraModel = cameraModel
         self.gps = gps
         self.captureTime = captureTime
+        self.contentIdentifier = contentIdentifier
         self.lens = lens
         self.colourProfile = colourProfile
         self.animated = animated

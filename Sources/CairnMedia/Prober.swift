@@ -55,7 +55,7 @@ struct Prober {
             streams: [.init(index: 0, type: "video", codec: codec, width: width, height: height)],
             width: displayed.width, height: displayed.height, orientation: exif.orientation,
             captureDate: exif.captureTime?.sortDate, captureTime: exif.captureTime,
-            cameraMake: exif.make, cameraModel: exif.model, gps: exif.gps,
+            cameraMake: exif.make, cameraModel: exif.model, gps: exif.gps, contentIdentifier: exif.contentIdentifier,
             colourProfile: header.iccProfile.flatMap { ColourProfile(bytes: $0) }.flatMap { $0.isSRGB ? nil : $0.name },
             animated: header.animationFrames.map { $0 > 1 }, frameCount: header.animationFrames)
     }
@@ -118,6 +118,7 @@ struct Prober {
         if let exif = header.exif {
             probe.captureTime = exif.captureTime
             probe.captureDate = exif.captureTime?.sortDate
+            probe.contentIdentifier = exif.contentIdentifier
             probe.cameraMake = exif.make
             probe.cameraModel = exif.model
             probe.gps = exif.gps
@@ -126,6 +127,7 @@ struct Prober {
             probe.captureTime = metadata["com.apple.quicktime.creationdate"].flatMap { CaptureTime.iso($0, source: "quicktime") }
                 ?? metadata["creation_time"].flatMap { CaptureTime.iso($0, source: "mp4") }
             probe.captureDate = probe.captureTime?.sortDate
+            probe.contentIdentifier = metadata["com.apple.quicktime.content.identifier"]
             probe.cameraMake = metadata["com.apple.quicktime.make"] ?? metadata["make"]
             probe.cameraModel = metadata["com.apple.quicktime.model"] ?? metadata["model"]
             probe.gps = (metadata["com.apple.quicktime.location.ISO6709"] ?? metadata["location"])

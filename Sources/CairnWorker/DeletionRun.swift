@@ -25,12 +25,32 @@ public struct DeletionRun: Sendable {
 
     /// - Parameter sourcePaths: where each checksum lived in the source (for the journal and
     ///   `restore --file-name-matches`); the asset's first source path is used when absent.
+    /// A Live Photo is one unit: a still that goes to the trash takes its movie along, unless some source still
+    /// holds the movie (it would only be imported again).
+    static func withMotionParts(_ candidates: [DeleteCandidate], catalog: Catalog) throws -> [DeleteCandidate] {
+        var all = candidates
+        var present = Set(candidates.map(\.checksum))
+        var partners: [(DeleteCandidate, Checksum)] = []
+        for candidate in candidates {
+            if let pair = try catalog.pair(of: candidate.checksum), pair.still == candidate.checksum,
+               !present.contains(pair.motion) {
+                partners.append((candidate, pair.motion))
+            }
+        }
+        let held = try catalog.heldByAnySource(Set(partners.map(\.1)))
+        for (still, motion) in partners where !held.contains(motion) && present.insert(motion).inserted {
+            all.append(DeleteCandidate(checksum: motion, basis: still.basis, confirmedAt: still.confirmedAt))
+        }
+        return all
+    }
+
     public func trash(
         _ candidates: [DeleteCandidate], runID: String, sourcePaths: [Checksum: String] = [:], now: Date
     ) throws -> Summary {
         var summary = Summary()
         guard !candidates.isEmpty else { return summary }
         let catalog = library.catalog
+        let candidates = try Self.withMotionParts(candidates, catalog: catalog)
         let layout = library.layout
         let mover = TrashMover(libraryRoot: layout.root)
 

@@ -325,6 +325,10 @@ public struct ImportRun: Sendable {
         }
         let result = try await pipeline.run(newContent: newContent, onEvent: narration.handle,
                                             cancellation: options.cancellation)
+        if result.completion != .interrupted {
+            let pairs = try LivePhotoPairing.pair(catalog: library.catalog, now: now())
+            if !pairs.isEmpty { narrator.note("paired \(pairs.count) Live Photo\(pairs.count == 1 ? "" : "s") (a still and its movie, one unit)") }
+        }
         switch result.completion {
         case .interrupted: narrator.warning("interrupted: \(result.report.count(.unfinished)) items resume next run")
         case .stoppedAtErrorLimit:

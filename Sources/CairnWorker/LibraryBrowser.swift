@@ -39,6 +39,9 @@ public struct AssetDetails: Codable, Sendable, Equatable {
     public var reason: String?
     /// Why the asset has no thumbnail or preview, when it is kept without one.
     public var keptWithoutPreview: String?
+    /// The other half of a Live Photo: its movie (for a still) or its still (for a movie), and why they pair.
+    public var pairedWith: String?
+    public var pairBasis: String?
     public var importedAt: Date
     public var runId: String?
 }
@@ -88,6 +91,7 @@ public struct LibraryBrowser: Sendable {
         guard let asset = try catalog.asset(checksum) else { return nil }
         let probe = try catalog.mediaProbe(checksum).flatMap { Self.decodeProbe($0.probeJSON) }
         let item = try catalog.importItem(checksum)
+        let pair = try catalog.pair(of: checksum)
         return AssetDetails(
             sha1: checksum.hex, kind: asset.kind.rawValue, bytes: asset.size, original: library.layout.absolute(asset.originalPath),
             sourcePaths: try catalog.sourcePaths(checksum).map { $0.root + "/" + $0.relativePath },
@@ -100,6 +104,7 @@ public struct LibraryBrowser: Sendable {
                                          width: $0.width, height: $0.height)
             },
             state: item?.state.state, reason: item?.state.reason, keptWithoutPreview: asset.noPreviewReason,
+            pairedWith: pair.map { $0.still == checksum ? $0.motion.hex : $0.still.hex }, pairBasis: pair?.basis,
             importedAt: asset.importedAt, runId: asset.runID)
     }
 

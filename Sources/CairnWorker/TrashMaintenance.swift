@@ -25,6 +25,13 @@ public struct TrashMaintenance: Sendable {
     public func restore(runID: String, checksums: Set<Checksum>? = nil, fileNameMatching pattern: String? = nil,
                         now: Date) throws -> RestoreSummary {
         let mover = TrashMover(libraryRoot: library.layout.root)
+        // Restoring one part of a Live Photo restores both.
+        var checksums = checksums
+        if let asked = checksums {
+            for checksum in asked {
+                if let pair = try library.catalog.pair(of: checksum) { checksums?.formUnion([pair.still, pair.motion]) }
+            }
+        }
         let report = try mover.restore(runID: runID, checksums: checksums, fileNameMatching: pattern, now: now)
         var back = Set(report.restored.map(\.checksum))
         // Files already in place (restored before, or imported again): their records come back too.

@@ -83,6 +83,9 @@ struct AssetCommand: ParsableCommand {
         }
         if let profile = asset.colourProfile { lines.append("colour     \(profile) (converted to sRGB in the derived files)") }
         for file in asset.derived { lines.append("derived    \(file.role) \(file.format) \(file.width)x\(file.height) \(file.path)") }
+        if let partner = asset.pairedWith {
+            lines.append("live photo \(asset.kind == "video" ? "motion of still" : "still with motion") \(partner) (by \(asset.pairBasis ?? "?"))")
+        }
         if let kept = asset.keptWithoutPreview { lines.append("preview    none: kept without preview (\(kept))") }
         if let state = asset.state { lines.append("state      " + state + (asset.reason.map { ": \($0)" } ?? "")) }
         lines.append("imported   \(ISO8601DateFormatter().string(from: asset.importedAt))" + (asset.runId.map { " (run \($0))" } ?? ""))

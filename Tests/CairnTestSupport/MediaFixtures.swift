@@ -49,6 +49,24 @@ public enum MediaFixtures {
         return path
     }
 
+    /// A short QuickTime movie like a Live Photo's motion part: Apple's content identifier and creation date
+    /// (with its offset) in `mdta` metadata, as an iPhone writes them.
+    @discardableResult
+    public static func liveMotion(at path: String, identifier: String?, creationDate: String, seconds: Double = 2) throws -> String {
+        var arguments = [
+            "-f", "lavfi", "-i", "testsrc2=s=320x240:r=30", "-t", String(seconds), "-c:v", "libx264", "-preset", "ultrafast",
+            "-pix_fmt", "yuv420p", "-movflags", "use_metadata_tags",
+        ]
+        if let identifier { arguments += ["-metadata", "com.apple.quicktime.content.identifier=\(identifier)"] }
+        if creationDate.hasSuffix("Z") {
+            arguments += ["-metadata", "creation_time=\(creationDate)"]
+        } else {
+            arguments += ["-metadata", "com.apple.quicktime.creationdate=\(creationDate)"]
+        }
+        try ExternalTool.ffmpeg(arguments + ["-f", "mov", path])
+        return path
+    }
+
     /// A phone-like video stored landscape (320x180) with a display matrix turning it to portrait:
     /// shown the right way up, the top half is red and the bottom half blue.
     @discardableResult
@@ -201,6 +219,8 @@ public struct ExifFields: Sendable {
     public var latitude = 48.8584
     /// Degrees; negative is west.
     public var longitude = -2.2945
+    /// Written as Apple's MakerNote content identifier (tag 0x11), as an iPhone does for a Live Photo's still.
+    public var appleContentIdentifier: String?
 
     public init() {}
 
@@ -244,7 +264,16 @@ public struct ExifFields: Sendable {
                 (0x8825, 4, 1, u32(gpsAt)),
             ]
         }
-        let exifEntries: [Entry] = [(0x9003, 2, 20, ascii(dateTimeOriginal))]
+        var exifEntries: [Entry] = [(0x9003, 2, 20, ascii(dateTimeOriginal))]
+        if let identifier = appleContentIdentifier {
+            // "Apple iOS\0", version 1, "MM", then a big-endian IFD at 14 whose offsets count from the note's start.
+            let value = ascii(identifier)
+            func be16(_ v: UInt16) -> [UInt8] { [UInt8(v >> 8), UInt8(v & 0xFF)] }
+            func be32(_ v: UInt32) -> [UInt8] { (0..<4).reversed().map { UInt8((v >> (8 * $0)) & 0xFF) } }
+            let note = Array("Apple iOS".utf8) + [0, 0, 1] + Array("MM".utf8) + be16(1)
+                + be16(0x0011) + be16(2) + be32(UInt32(value.count)) + be32(32) + be32(0) + value
+            exifEntries.append((0x927C, 7, UInt32(note.count), note))
+        }
         let gpsEntries: [Entry] = [
             (1, 2, 2, ascii(latitude < 0 ? "S" : "N")), (2, 5, 3, dms(latitude)),
             (3, 2, 2, ascii(longitude < 0 ? "W" : "E")), (4, 5, 3, dms(longitude)),

@@ -1,3 +1,5 @@
+import CairnCatalog
+import CairnReconcile
 import CairnCore
 import CairnTestSupport
 @testable import CairnWorker
@@ -180,5 +182,36 @@ let runTime = Date(timeIntervalSince1970: 1_800_000_000)
         #expect(throws: DeletionError.self) { try fixture.mover.trash([fixture.item], runID: runID, now: runTime) }
         #expect(throws: DeletionError.self) { try fixture.mover.restore(runID: runID, now: runTime) }
         #expect(fixture.exists(fixture.original))
+    }
+}
+
+/// A still going to the trash takes its Live Photo movie along, unless a source still holds the movie.
+@Suite struct LivePhotoTrashCascadeTests {
+    @Test func aStillTakesItsMovieAlongUnlessASourceHoldsIt() throws {
+        let folder = try TemporaryDirectory()
+        let library = try Library(root: folder.path)
+        let still = try #require(Checksum(hex: String(repeating: "a1", count: 20)))
+        let motion = try #require(Checksum(hex: String(repeating: "b2", count: 20)))
+        for (checksum, kind, name) in [(still, MediaKind.photo, "IMG_1.JPG"), (motion, MediaKind.video, "IMG_1.MOV")] {
+            try library.catalog.insertAssets([AssetRecord(
+                checksum: checksum, kind: kind, size: 10, originalExtension: "x", firstSourcePath: name,
+                originalPath: "originals/\(checksum.hex)", importedAt: Date(), runID: nil)])
+        }
+        try library.catalog.savePairs([AssetPairRecord(still: still, motion: motion, basis: "content identifier", pairedAt: Date())])
+
+        let alone = [DeleteCandidate(checksum: still, basis: .confirmed, confirmedAt: Date())]
+        let expanded = try DeletionRun.withMotionParts(alone, catalog: library.catalog)
+        #expect(expanded.map(\.checksum) == [still, motion])
+        #expect(expanded.last?.basis == .confirmed)
+        // A movie never goes along on its own deletion's behalf: only a still's candidacy carries it.
+        #expect(try DeletionRun.withMotionParts([DeleteCandidate(checksum: motion, basis: .confirmed)], catalog: library.catalog)
+            .map(\.checksum) == [motion])
+
+        // The movie is still at a source: trashing it would only import it again.
+        let sourceID = try library.catalog.sourceID(forRoot: "/phone")
+        try library.catalog.updateSnapshot(sourceID: sourceID, upserting: [SourceFileRecord(
+            relativePath: "IMG_1.MOV", fingerprint: FileFingerprint(device: 1, inode: 2, size: 10, modificationTimeNanoseconds: 3),
+            checksum: motion, kind: .video)], removing: [])
+        #expect(try DeletionRun.withMotionParts(alone, catalog: library.catalog).map(\.checksum) == [still])
     }
 }

@@ -228,7 +228,7 @@ struct HEIFDecoder {
             streams: [.init(index: 0, type: "video", codec: codec, width: image.width, height: image.height)],
             width: displayed.width, height: displayed.height, orientation: orientation,
             captureDate: exif?.captureTime?.sortDate, captureTime: exif?.captureTime,
-            cameraMake: exif?.make, cameraModel: exif?.model, gps: exif?.gps,
+            cameraMake: exif?.make, cameraModel: exif?.model, gps: exif?.gps, contentIdentifier: exif?.contentIdentifier,
             colourProfile: image.iccProfile.flatMap { ColourProfile(bytes: $0)?.name })
     }
 

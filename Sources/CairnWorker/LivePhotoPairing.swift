@@ -1,0 +1,65 @@
+import CairnCatalog
+import CairnCore
+import CairnScanner
+import Foundation
+
+/// Finds Live Photos: a still and the short movie taken with it become one pair, kept together in listings,
+/// trash and restore.
+public enum LivePhotoPairing {
+    /// The longest movie a name-and-time pairing accepts (a Live Photo's is about 3 s).
+    static let maxMotionSeconds = 4.0
+    /// How far apart the still's and the movie's capture times may be for a name-and-time pairing.
+    static let maxCaptureGap = 2.0
+
+    /// Pairs what can be paired among the assets in no pair yet, saves the pairs and returns them.
+    ///
+    /// Apple's content identifier decides when both files carry it (one still, one movie with the same UUID).
+    /// Name alone never pairs: without identifiers, a `.MOV` of at most 4 s in the same folder, with the same
+    /// base name as a still and a capture time within 2 s of it, is its motion part.
+    @discardableResult
+    public static func pair(catalog: Catalog, now: Date) throws -> [AssetPairRecord] {
+        let candidates = try catalog.unpairedAssets()
+        var pairs: [AssetPairRecord] = []
+        var used = Set<Checksum>()
+
+        var byIdentifier: [String: [PairingCandidate]] = [:]
+        for candidate in candidates {
+            if let identifier = candidate.contentIdentifier, !identifier.isEmpty {
+                byIdentifier[identifier, default: []].append(candidate)
+            }
+        }
+        for group in byIdentifier.values {
+            let stills = group.filter { $0.kind == .photo }, movies = group.filter { $0.kind == .video }
+            guard stills.count == 1, movies.count == 1 else { continue }
+            pairs.append(AssetPairRecord(still: stills[0].checksum, motion: movies[0].checksum,
+                                         basis: "content identifier", pairedAt: now))
+            used.formUnion([stills[0].checksum, movies[0].checksum])
+        }
+
+        var stillsByStem: [String: [PairingCandidate]] = [:]
+        for still in candidates where still.kind == .photo && still.contentIdentifier == nil && !used.contains(still.checksum) {
+            stillsByStem[stem(still.firstSourcePath), default: []].append(still)
+        }
+        for movie in candidates where movie.kind == .video && movie.contentIdentifier == nil && !used.contains(movie.checksum) {
+            guard MediaClassifier.fileExtension(of: movie.firstSourcePath).lowercased() == "mov",
+                  let seconds = movie.durationSeconds, seconds <= maxMotionSeconds, let taken = movie.captureDate
+            else { continue }
+            let matches = (stillsByStem[stem(movie.firstSourcePath)] ?? []).filter { still in
+                !used.contains(still.checksum) && still.captureDate.map { abs($0.timeIntervalSince(taken)) <= maxCaptureGap } == true
+            }
+            guard matches.count == 1 else { continue }
+            pairs.append(AssetPairRecord(still: matches[0].checksum, motion: movie.checksum, basis: "name and time", pairedAt: now))
+            used.formUnion([matches[0].checksum, movie.checksum])
+        }
+        try catalog.savePairs(pairs)
+        return pairs
+    }
+
+    /// "DCIM/100APPLE/IMG_0001" for "DCIM/100APPLE/IMG_0001.MOV": folder and base name, case folded.
+    static func stem(_ path: String) -> String {
+        let lowered = path.lowercased()
+        guard let dot = lowered.lastIndex(of: "."), !lowered[dot...].contains("/") else { return lowered }
+        return String(lowered[..<dot])
+    }
+}
+

@@ -1,0 +1,72 @@
+import CairnTestSupport
+import Foundation
+import Testing
+
+/// Issue 11, Live Photos: a still and its movie are one unit; name alone never pairs.
+@Suite struct LivePhotoTests {
+    static func sha1(_ path: String) throws -> String {
+        String(String(decoding: try ExternalTool.run(["sha1sum", path]), as: UTF8.self).prefix(40))
+    }
+
+    @Test func aLivePhotoIsPairedADecoyIsNotAndThePairIsTrashedAndRestoredAsOne() throws {
+        let folder = try TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: folder.subpath("src"), withIntermediateDirectories: true)
+        let identifier = "5F9B0D47-2C3E-4F6A-9B1D-0E7C8A6B5D42"
+        var still = ExifFields()
+        still.dateTimeOriginal = "2023:07:14 10:44:00"
+        still.appleContentIdentifier = identifier
+        try MediaFixtures.jpegWithExif(at: folder.subpath("src/IMG_0001.JPG"), orientation: 1, exif: still)
+        try MediaFixtures.liveMotion(at: folder.subpath("src/IMG_0001.MOV"), identifier: identifier,
+                                     creationDate: "2023-07-14T10:44:01+0200")
+        // A decoy: same base name, an unrelated clip; no identifier, and not a short QuickTime movie.
+        var plain = ExifFields()
+        plain.dateTimeOriginal = "2023:07:14 11:00:00"
+        try MediaFixtures.jpegWithExif(at: folder.subpath("src/IMG_0002.JPG"), orientation: 1, exif: plain)
+        try MediaFixtures.video(at: folder.subpath("src/IMG_0002.MP4"), seconds: 2, creationTime: "2023-07-14T11:00:00.000000Z")
+        // No identifiers, but a 2 s .MOV beside a still taken within 2 s of it: paired by name and time.
+        var older = ExifFields()
+        older.dateTimeOriginal = "2016:05:01 09:30:00"
+        try MediaFixtures.jpegWithExif(at: folder.subpath("src/IMG_0003.JPG"), orientation: 1, exif: older)
+        try MediaFixtures.liveMotion(at: folder.subpath("src/IMG_0003.MOV"), identifier: nil, creationDate: "2016-05-01T09:30:01Z")
+        for index in 4..<8 {  // enough other files that two deletions stay under the vanish rail
+            try MediaFixtures.jpeg(at: folder.subpath("src/OTHER_\(index).JPG"), width: 64 + index, height: 48)
+        }
+        let library = folder.subpath("lib")
+        func sync(_ extra: [String] = []) throws -> CairnBinary.Result {
+            try CairnBinary.run(["sync", folder.subpath("src"), "--library", library, "--plain"] + extra)
+        }
+        let first = try sync()
+        #expect(first.status == 0, "\(first.standardOutput)\(first.standardError)")
+        #expect(first.standardOutput.contains("paired 2 Live Photos"))
+
+        func asset(_ name: String) throws -> [String: Any] {
+            let result = try CairnBinary.run(["asset", name, "--library", library, "--json"])
+            return try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+        }
+        let movie = try Self.sha1(folder.subpath("src/IMG_0001.MOV"))
+        let stillSHA1 = try Self.sha1(folder.subpath("src/IMG_0001.JPG"))
+        #expect(try asset("IMG_0001.JPG")["pairedWith"] as? String == movie)
+        #expect(try asset("IMG_0001.JPG")["pairBasis"] as? String == "content identifier")
+        #expect(try asset("IMG_0001.MOV")["pairedWith"] as? String == stillSHA1)
+        #expect(try asset("IMG_0002.JPG")["pairedWith"] == nil)
+        #expect(try asset("IMG_0003.JPG")["pairBasis"] as? String == "name and time")
+        // The still's and the movie's capture instants are within 2 s (EXIF floating time aside, the movie's is known).
+        let movieTime = try #require(try asset("IMG_0001.MOV")["captureTime"] as? [String: Any])
+        #expect(movieTime["offset"] as? String == "+02:00" && movieTime["local"] as? String == "2023-07-14T10:44:01")
+
+        // The phone deletes both files of the Live Photo: trashed together, restored together.
+        for name in ["IMG_0001.JPG", "IMG_0001.MOV"] { try FileManager.default.removeItem(atPath: folder.subpath("src/\(name)")) }
+        _ = try sync(["--apply-deletions"])
+        let trashed = try sync(["--apply-deletions", "--quarantine-days", "0"])
+        #expect(trashed.status == 0, "\(trashed.standardOutput)\(trashed.standardError)")
+        #expect(trashed.standardOutput.contains("moved 2 assets to trash"))
+        let runID = try #require(trashed.standardOutput.split(separator: "\n")
+            .first { $0.contains("run ") && $0.contains("started") }
+            .flatMap { $0.split(separator: " ").last.map { String($0.dropLast()) } })
+        // Asking for the still alone brings its movie back too.
+        let restore = try CairnBinary.run(["restore", "--run-id", runID, "--asset", stillSHA1, "--library", library])
+        #expect(restore.status == 0, "\(restore.standardOutput)\(restore.standardError)")
+        #expect(try asset(stillSHA1)["pairedWith"] as? String == movie)
+        #expect(try asset(movie)["sha1"] as? String == movie)
+    }
+}
