@@ -144,6 +144,15 @@ public struct LibraryStages: PipelineStages {
             let clipPath = layout.derivedRelativePath(checksum, suffix: "clip.mp4")
             let temporary = TemporaryName.make(in: layout, for: clipPath)
             defer { unlink(temporary) }
+            // A Samsung or Google motion photo carries its own movie: that is its clip, copied as the camera made it.
+            if let embedded = try Self.embeddedMotion(item, original: original, to: temporary, media: media) {
+                try Self.moveIntoPlace(item, temporary, to: layout.absolute(clipPath))
+                let record = DerivedFileRecord(
+                    checksum: checksum, role: .clip, path: clipPath, format: embedded.codec, width: embedded.width,
+                    height: embedded.height, byteCount: embedded.bytes, durationSeconds: embedded.seconds, createdAt: Date())
+                try Self.catalogWrite(item) { try catalog.saveDerivedFiles([record]) }
+                return
+            }
             let clip: RenderedClip
             // Probed back by the engine before it returns: a clip that does not read back never counts.
             do { clip = try media.synthesizeClip(source: original, to: temporary, options: options) } catch {
@@ -160,6 +169,22 @@ public struct LibraryStages: PipelineStages {
     }
 
     // MARK: Helpers
+
+    /// The still's embedded movie written to `temporary` and probed back, or nil when it has none (or the movie
+    /// does not read as a video: then a clip is synthesized as for any still).
+    static func embeddedMotion(_ item: ImportItem, original: String, to temporary: String, media: MediaEngine)
+        throws(StageFailure) -> (codec: String, width: Int, height: Int, seconds: Double?, bytes: Int64)?
+    {
+        let written: Int?
+        do { written = try MotionPhoto.extract(from: original, to: temporary) } catch { throw failure(item, error) }
+        guard let written, let probe = try? media.probe(path: temporary), probe.kind == .video,
+              let codec = probe.streams.first(where: { $0.type == "video" })?.codec,
+              let width = probe.width, let height = probe.height else {
+            unlink(temporary)
+            return nil
+        }
+        return (codec, width, height, probe.durationSeconds, Int64(written))
+    }
 
     private func checksum(of item: ImportItem) throws(StageFailure) -> Checksum {
         guard let checksum = item.checksum else { throw StageFailure.unusable("\(item.relativePath): no checksum was planned") }

@@ -70,3 +70,29 @@ import Testing
         #expect(try asset(movie)["sha1"] as? String == movie)
     }
 }
+
+/// Issue 11, motion photos: the movie a Samsung or Google still carries becomes its clip, as the camera made it.
+@Suite struct MotionPhotoTests {
+    @Test(arguments: [false, true])
+    func theEmbeddedMovieBecomesTheClipByteForByte(google: Bool) throws {
+        let folder = try TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: folder.subpath("src"), withIntermediateDirectories: true)
+        let still = try MediaFixtures.jpeg(at: folder.subpath("still.jpg"), width: 400, height: 300)
+        let movie = try MediaFixtures.video(at: folder.subpath("motion.mp4"), width: 320, height: 240, seconds: 1.5)
+        let name = google ? "PXL_20240101_motion.jpg" : "20240101_samsung.jpg"
+        let embedded = try StillFixtures.motionPhoto(at: folder.subpath("src/\(name)"), still: still, movie: movie, google: google)
+        let library = folder.subpath("lib")
+        let result = try CairnBinary.run(["import", folder.subpath("src"), "--library", library, "--quiet"])
+        #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
+
+        let shown = try CairnBinary.run(["asset", name, "--library", library, "--json"])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(shown.standardOutput.utf8)) as? [String: Any])
+        let clip = try #require((object["derived"] as? [[String: Any]])?.first { $0["role"] as? String == "clip" })
+        #expect(clip["format"] as? String == "h264" && clip["width"] as? Int == 320 && clip["height"] as? Int == 240)
+        // No re-encode: the clip is the camera's movie, byte for byte (so every frame is identical).
+        let path = try #require(clip["path"] as? String)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == embedded)
+        // And the still is still a still, with its own thumbnail.
+        #expect(object["kind"] as? String == "photo" && object["width"] as? Int == 400)
+    }
+}

@@ -46,6 +46,27 @@ public enum StillFixtures {
         return path
     }
 
+    /// A motion photo as Samsung writes it (`samsung`: the JPEG, `MotionPhoto_Data`, then the MP4) or as Google
+    /// does (`google`: an XMP packet with `GCamera:MicroVideoOffset`, the MP4 appended); returns the MP4's bytes.
+    @discardableResult
+    public static func motionPhoto(at path: String, still: String, movie: String, google: Bool) throws -> Data {
+        let jpeg = try Data(contentsOf: URL(fileURLWithPath: still))
+        let mp4 = try Data(contentsOf: URL(fileURLWithPath: movie))
+        var out = Data()
+        if google {
+            let xmp = #"<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">"#
+                + #"<rdf:Description xmlns:GCamera="http://ns.google.com/photos/1.0/camera/" GCamera:MicroVideo="1" "#
+                + #"GCamera:MicroVideoVersion="1" GCamera:MicroVideoOffset="\#(mp4.count)"/></rdf:RDF></x:xmpmeta>"#
+            let payload = Data("http://ns.adobe.com/xap/1.0/".utf8) + Data([0]) + Data(xmp.utf8)
+            let length = payload.count + 2
+            out = jpeg.prefix(2) + Data([0xFF, 0xE1, UInt8(length >> 8), UInt8(length & 0xFF)]) + payload + jpeg.dropFirst(2)
+        } else {
+            out = jpeg + Data("MotionPhoto_Data".utf8)
+        }
+        try (out + mp4).write(to: URL(fileURLWithPath: path))
+        return mp4
+    }
+
     /// The first `fraction` of a file, as a copy cut short in transfer would be.
     @discardableResult
     public static func truncated(_ source: String, at path: String, fraction: Double = 0.5) throws -> String {
