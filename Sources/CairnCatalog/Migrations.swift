@@ -122,6 +122,22 @@ enum Migrations {
                 ) WITHOUT ROWID
                 """)
         }
+        migrator.registerMigration("v6: sidecars") { db in
+            // Sidecar files (.xmp, .aae, Takeout .json), stored content-addressed beside the originals and linked
+            // to the asset they describe.
+            try db.execute(sql: """
+                CREATE TABLE sidecar (
+                    sha1 TEXT NOT NULL,
+                    asset_sha1 TEXT NOT NULL,
+                    kind TEXT NOT NULL,
+                    path TEXT NOT NULL,
+                    source_path TEXT NOT NULL,
+                    linked_at DATETIME NOT NULL,
+                    PRIMARY KEY (sha1, asset_sha1)
+                ) WITHOUT ROWID;
+                CREATE INDEX sidecar_asset ON sidecar(asset_sha1);
+                """)
+        }
         return migrator
     }
 }

@@ -46,6 +46,8 @@ public struct MediaProbe: Codable, Sendable, Equatable {
     /// The Apple content identifier a Live Photo's still and movie share (MakerNote tag 0x11 in the still,
     /// `com.apple.quicktime.content.identifier` in the movie).
     public var contentIdentifier: String?
+    /// Where `gps` came from when it is not the file's own (`takeout-json`).
+    public var gpsSource: String?
     /// The lens, for camera RAWs that name it.
     public var lens: String?
     /// The embedded ICC profile's description when the picture is not plain sRGB ("Display P3", "Adobe RGB (1998)").
@@ -225,6 +227,16 @@ public struct CaptureTime: Codable, Sendable, Equatable {
             }
         }
         return CaptureTime(instant: nil, local: local, offset: nil, source: source)
+    }
+
+    /// An ISO 8601 date as XMP writes it, with or without seconds or a zone ("2023-07-14T10:44:00+02:00").
+    public static func parse(_ text: String, source: String) -> CaptureTime? {
+        var text = text.trimmingCharacters(in: .whitespaces)
+        if text.count == 16 { text += ":00" }  // XMP may omit the seconds
+        if text.count == 22, text.dropFirst(16).first == "+" || text.dropFirst(16).first == "-" {
+            text = String(text.prefix(16)) + ":00" + text.dropFirst(16)
+        }
+        return iso(text, source: source)
     }
 
     /// An ISO 8601 date from a container: with an offset (QuickTime's `creationdate`) it keeps its wall time;

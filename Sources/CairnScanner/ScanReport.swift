@@ -27,7 +27,9 @@ public struct ScanReport: Sendable {
     public var root: String
     /// Photos and videos, sorted by relative path.
     public var mediaFiles: [ScannedFile]
-    /// Regular files that are not media: counted, never imported.
+    /// Sidecars (`.xmp`, `.aae`, Takeout `.json`), sorted by relative path: stored beside the media they describe.
+    public var sidecarFiles: [ScannedFile] = []
+    /// Regular files that are not media or sidecars: counted, never imported.
     public var otherFiles: Int
     public var junkSkipped: Int
     /// Symbolic links, which are never followed (so a link can never lead the walk out of the source).

@@ -47,9 +47,11 @@ public struct SourceScanner: Sendable {
         walk.hasSourceMarker = faccessat(fd, Self.sourceMarkerName, F_OK, AT_SYMLINK_NOFOLLOW) == 0
         walk.visit(directory: fd, prefix: "")
         walk.media.sort { $0.relativePath < $1.relativePath }
-        return ScanReport(
+        var report = ScanReport(
             root: root, mediaFiles: walk.media, otherFiles: walk.otherFiles, junkSkipped: walk.junk,
             symlinksSkipped: walk.symlinks.sorted(), issues: walk.issues, hasSourceMarker: walk.hasSourceMarker)
+        report.sidecarFiles = walk.sidecars.sorted { $0.relativePath < $1.relativePath }
+        return report
     }
 }
 
@@ -57,6 +59,7 @@ public struct SourceScanner: Sendable {
 private struct Walk {
     let excluded: Set<SourceScanner.DirectoryIdentity>
     var media: [ScannedFile] = []
+    var sidecars: [ScannedFile] = []
     var otherFiles = 0
     var junk = 0
     var symlinks: [String] = []
@@ -139,7 +142,11 @@ private struct Walk {
             kind = sniff(name: name, directory: directory) ?? .other
         }
         if kind == .other {
-            otherFiles += 1
+            if SidecarMatcher.isSidecar(name: name), info.st_size <= SidecarMatcher.maxBytes {
+                sidecars.append(ScannedFile(relativePath: relative, fingerprint: FileFingerprint(info), kind: .other))
+            } else {
+                otherFiles += 1
+            }
             return
         }
         media.append(ScannedFile(relativePath: relative, fingerprint: FileFingerprint(info), kind: kind))

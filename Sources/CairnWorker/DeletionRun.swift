@@ -75,7 +75,9 @@ public struct DeletionRun: Sendable {
                     continue
                 }
             }
-            let paths = [asset.originalPath] + Self.derivedFiles(of: checksum, layout: layout)
+            // Sidecars follow their media to the trash (and back on restore).
+            let sidecars = try catalog.sidecars(of: checksum).map(\.path).filter { FileSystem.exists(layout.absolute($0)) }
+            let paths = [asset.originalPath] + Self.derivedFiles(of: checksum, layout: layout) + sidecars
             items.append(TrashItem(checksum: checksum, libraryPaths: paths, sourcePath: sourcePath))
         }
 

@@ -329,6 +329,14 @@ public struct ImportRun: Sendable {
             let pairs = try LivePhotoPairing.pair(catalog: library.catalog, now: now())
             if !pairs.isEmpty { narrator.note("paired \(pairs.count) Live Photo\(pairs.count == 1 ? "" : "s") (a still and its movie, one unit)") }
         }
+        if result.completion != .interrupted {
+            let sidecars = SidecarLinker(library: library, now: now()).link(
+                hashed.report.sidecarFiles, sourceRoot: context.sourceRoot, checksums: hashed.currentSource)
+            if sidecars.linked > 0 { narrator.note("\(sidecars.linked) sidecar\(sidecars.linked == 1 ? "" : "s") stored with their media") }
+            for failure in sidecars.failures {
+                narrator.warning("sidecar \(failure.relativePath) not stored (next run tries again): \(failure.reason)")
+            }
+        }
         switch result.completion {
         case .interrupted: narrator.warning("interrupted: \(result.report.count(.unfinished)) items resume next run")
         case .stoppedAtErrorLimit:

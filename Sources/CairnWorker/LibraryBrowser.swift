@@ -39,6 +39,19 @@ public struct AssetDetails: Codable, Sendable, Equatable {
     public var reason: String?
     /// Why the asset has no thumbnail or preview, when it is kept without one.
     public var keptWithoutPreview: String?
+    public struct Sidecar: Codable, Sendable, Equatable {
+        /// `xmp`, `aae` or `takeout`.
+        public var kind: String
+        /// The stored copy in the library, absolute.
+        public var path: String
+        /// Where it was found, relative to its source.
+        public var sourcePath: String
+        public var sha1: String
+    }
+
+    public var sidecars: [Sidecar]
+    /// Where `gps` came from when not from the file itself (`takeout-json`).
+    public var gpsSource: String?
     /// The other half of a Live Photo: its movie (for a still) or its still (for a movie), and why they pair.
     public var pairedWith: String?
     public var pairBasis: String?
@@ -104,6 +117,11 @@ public struct LibraryBrowser: Sendable {
                                          width: $0.width, height: $0.height)
             },
             state: item?.state.state, reason: item?.state.reason, keptWithoutPreview: asset.noPreviewReason,
+            sidecars: try catalog.sidecars(of: checksum).map {
+                AssetDetails.Sidecar(kind: $0.kind, path: library.layout.absolute($0.path), sourcePath: $0.sourcePath,
+                                     sha1: $0.checksum.hex)
+            },
+            gpsSource: probe?.gpsSource,
             pairedWith: pair.map { $0.still == checksum ? $0.motion.hex : $0.still.hex }, pairBasis: pair?.basis,
             importedAt: asset.importedAt, runId: asset.runID)
     }

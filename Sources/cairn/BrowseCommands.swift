@@ -79,8 +79,10 @@ struct AssetCommand: ParsableCommand {
         if !camera.isEmpty { lines.append("camera     " + camera + (asset.lens.map { " · lens \($0)" } ?? "")) }
         if let gps = asset.gps {
             lines.append(String(format: "place      %.6f, %.6f", gps.latitude, gps.longitude)
-                         + (gps.altitude.map { String(format: " · %.0f m", $0) } ?? ""))
+                         + (gps.altitude.map { String(format: " · %.0f m", $0) } ?? "")
+                         + (asset.gpsSource.map { " from \($0)" } ?? ""))
         }
+        for sidecar in asset.sidecars { lines.append("sidecar    \(sidecar.kind) \(sidecar.sourcePath) -> \(sidecar.path)") }
         if let profile = asset.colourProfile { lines.append("colour     \(profile) (converted to sRGB in the derived files)") }
         for file in asset.derived { lines.append("derived    \(file.role) \(file.format) \(file.width)x\(file.height) \(file.path)") }
         if let partner = asset.pairedWith {

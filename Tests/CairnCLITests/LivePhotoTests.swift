@@ -96,3 +96,47 @@ import Testing
         #expect(object["kind"] as? String == "photo" && object["width"] as? Int == 400)
     }
 }
+
+/// Issue 11, sidecars: stored byte-identical, linked to their media (on a later run too), and filling what the
+/// photo lacks.
+@Suite struct SidecarTests {
+    @Test func sidecarsAreStoredLinkedAndFillMissingDatesAndPlaces() throws {
+        let folder = try TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: folder.subpath("src"), withIntermediateDirectories: true)
+        // Photos without EXIF (as Takeout exports often are, and as ffmpeg makes them).
+        try MediaFixtures.jpeg(at: folder.subpath("src/IMG_0001.jpg"), width: 160, height: 120)
+        try MediaFixtures.jpeg(at: folder.subpath("src/IMG_0002.jpg"), width: 161, height: 120)
+        let takeout = #"{"title": "IMG_0001.jpg", "photoTakenTime": {"timestamp": "1689324240", "formatted": "14 Jul 2023"}, "#
+            + #""geoData": {"latitude": 48.8584, "longitude": 2.2945, "altitude": 35.0}}"#
+        try folder.write(Data(takeout.utf8), to: "src/IMG_0001.jpg.supplemental-metadata.json")
+        let xmp = #"<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF><rdf:Description exif:DateTimeOriginal="2019-03-02T15:04:05+01:00" xmp:Rating="4"/></rdf:RDF></x:xmpmeta>"#
+        try folder.write(Data(xmp.utf8), to: "src/IMG_0002.xmp")
+        let library = folder.subpath("lib")
+        let result = try CairnBinary.run(["import", folder.subpath("src"), "--library", library, "--plain", "--clips", "off"])
+        #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
+        #expect(result.standardOutput.contains("2 sidecars stored with their media"))
+
+        func asset(_ name: String) throws -> [String: Any] {
+            let shown = try CairnBinary.run(["asset", name, "--library", library, "--json"])
+            return try #require(try JSONSerialization.jsonObject(with: Data(shown.standardOutput.utf8)) as? [String: Any])
+        }
+        let first = try asset("IMG_0001.jpg")
+        let sidecars = try #require(first["sidecars"] as? [[String: Any]])
+        #expect(sidecars.count == 1 && sidecars[0]["kind"] as? String == "takeout")
+        let stored = try #require(sidecars[0]["path"] as? String)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: stored)) == Data(takeout.utf8))
+        let time = try #require(first["captureTime"] as? [String: Any])
+        #expect(time["instant"] as? String == "2023-07-14T08:44:00Z" && time["source"] as? String == "takeout-json")
+        #expect(first["gpsSource"] as? String == "takeout-json")
+        let second = try asset("IMG_0002.jpg")
+        let xmpTime = try #require(second["captureTime"] as? [String: Any])
+        #expect(xmpTime["offset"] as? String == "+01:00" && xmpTime["source"] as? String == "xmp")
+
+        // A sidecar that arrives after its media is linked on the next run.
+        try folder.write(Data("<plist>adjustments</plist>".utf8), to: "src/IMG_0002.AAE")
+        let later = try CairnBinary.run(["import", folder.subpath("src"), "--library", library, "--plain", "--clips", "off"])
+        #expect(later.status == 0)
+        let kinds = try #require(try asset("IMG_0002.jpg")["sidecars"] as? [[String: Any]]).compactMap { $0["kind"] as? String }
+        #expect(Set(kinds) == ["xmp", "aae"])
+    }
+}

@@ -105,3 +105,30 @@ import Testing
         #expect(MediaClassifier.fileExtension(of: "a.tar.gz") == "gz")
     }
 }
+
+@Suite struct SidecarMatcherTests {
+    let media = ["DCIM/IMG_0001.JPG", "DCIM/IMG_0001.MOV", "DCIM/IMG_0002.HEIC", "Takeout/IMG_0003.jpg",
+                 "Takeout/IMG_0003(1).jpg", "Takeout/Beach day.jpg", "Takeout/PXL_20240101.jpg", "Other/IMG_0001.JPG"]
+
+    @Test(arguments: [
+        ("DCIM/IMG_0001.xmp", "DCIM/IMG_0001.JPG"),  // base name: the still, not the Live Photo's movie
+        ("DCIM/IMG_0001.JPG.xmp", "DCIM/IMG_0001.JPG"),
+        ("DCIM/IMG_0002.AAE", "DCIM/IMG_0002.HEIC"),
+        ("Takeout/IMG_0003.jpg.json", "Takeout/IMG_0003.jpg"),
+        ("Takeout/IMG_0003.jpg.supplemental-metadata.json", "Takeout/IMG_0003.jpg"),
+        ("Takeout/IMG_0003.jpg.supplemental-metad.json", "Takeout/IMG_0003.jpg"),
+        ("Takeout/IMG_0003.jpg.métadonnées.json", "Takeout/IMG_0003.jpg"),
+        ("Takeout/IMG_0003.jpg(1).json", "Takeout/IMG_0003(1).jpg"),
+    ])
+    func findsTheMediaASidecarDescribes(sidecar: String, expected: String) {
+        #expect(SidecarMatcher.media(for: sidecar, among: media) == expected)
+    }
+
+    @Test func takeoutTitlesThatDifferFromTheFileNameAndNoneAcrossFolders() {
+        #expect(SidecarMatcher.media(for: "Takeout/renamed.json", among: media, title: "Beach day.jpg") == "Takeout/Beach day.jpg")
+        #expect(SidecarMatcher.media(for: "Takeout/unknown.json", among: media, title: "nowhere.jpg") == nil)
+        #expect(SidecarMatcher.media(for: "Elsewhere/IMG_0001.xmp", among: media) == nil)
+        #expect(SidecarMatcher.isSidecar(name: "IMG.XMP") && SidecarMatcher.isSidecar(name: "x.json"))
+        #expect(!SidecarMatcher.isSidecar(name: "notes.txt"))
+    }
+}

@@ -1,0 +1,125 @@
+import CairnCatalog
+import CairnCore
+import CairnHashing
+import CairnMedia
+import CairnScanner
+import Foundation
+
+/// Stores a scan's sidecars (`.xmp`, `.aae`, Takeout `.json`) byte-identical beside the originals and links each
+/// to the asset it describes, on the run that brings the media or any later one; fills a photo's missing
+/// capture time and position from them.
+struct SidecarLinker {
+    let library: Library
+    let now: Date
+
+    struct Outcome {
+        var linked = 0
+        var failures: [ImportFailure] = []
+    }
+
+    /// `checksums`: this scan's media, source-relative path → checksum.
+    func link(_ sidecars: [ScannedFile], sourceRoot: String, checksums: [String: Checksum]) -> Outcome {
+        var outcome = Outcome()
+        guard !sidecars.isEmpty else { return outcome }
+        let mediaPaths = Array(checksums.keys)
+        let catalog = library.catalog
+        for sidecar in sidecars {
+            let path = sourceRoot + "/" + sidecar.relativePath
+            guard let kind = SidecarMatcher.kind(of: sidecar.relativePath) else { continue }
+            var takeout: TakeoutMetadata?
+            if kind == .takeout {
+                // A .json that is not Google's photo metadata is not a sidecar.
+                guard let parsed = TakeoutMetadata(path: path) else { continue }
+                takeout = parsed
+            }
+            guard let mediaPath = SidecarMatcher.media(for: sidecar.relativePath, among: mediaPaths, title: takeout?.title),
+                  let asset = checksums[mediaPath], (try? catalog.asset(asset)) != nil else { continue }
+            do {
+                let hasher = try FileHasher()
+                let checksum = try hasher.hash(path: path).checksum
+                let ext = MediaClassifier.fileExtension(of: sidecar.relativePath).lowercased()
+                let stored = "sidecars/\(checksum.hex.prefix(2))/\(checksum.hex.dropFirst(2).prefix(2))/\(checksum.hex).\(ext)"
+                _ = try OriginalsStore(layout: library.layout).place(sourcePath: path, checksum: checksum,
+                                                                   relativePath: stored, hasher: hasher)
+                try catalog.linkSidecar(SidecarRecord(checksum: checksum, asset: asset, kind: kind.rawValue, path: stored,
+                                                      sourcePath: sidecar.relativePath, linkedAt: now))
+                try fillMetadata(asset, kind: kind, takeout: takeout, sidecarPath: path)
+                outcome.linked += 1
+            } catch {
+                outcome.failures.append(ImportFailure(relativePath: sidecar.relativePath, phase: "sidecar",
+                                                      reason: "\(error)", retryable: true))
+            }
+        }
+        return outcome
+    }
+
+    /// A photo with no capture time or position of its own takes the sidecar's, and says so.
+    private func fillMetadata(_ asset: Checksum, kind: SidecarMatcher.Kind, takeout: TakeoutMetadata?, sidecarPath: String) throws {
+        guard let record = try library.catalog.mediaProbe(asset),
+              var probe = LibraryBrowser.decodeProbe(record.probeJSON) else { return }
+        var changed = false
+        if probe.captureTime == nil || probe.captureDate == nil {
+            var time: CaptureTime?
+            if let instant = takeout?.photoTaken {
+                time = CaptureTime(instant: instant, local: nil, offset: nil, source: "takeout-json")
+            } else if kind == .xmp, let text = try? String(contentsOfFile: sidecarPath, encoding: .utf8) {
+                time = XMPDates.captureTime(in: text)
+            }
+            if let time {
+                probe.captureTime = time
+                probe.captureDate = time.sortDate
+                changed = true
+            }
+        }
+        if probe.gps == nil, let position = takeout?.position {
+            probe.gps = position
+            probe.gpsSource = "takeout-json"
+            changed = true
+        }
+        guard changed else { return }
+        let json = String(decoding: try JSONEncoder().encode(probe), as: UTF8.self)
+        try library.catalog.fillFromSidecar(asset, captureDate: probe.captureDate, latitude: probe.gps?.latitude,
+                                            longitude: probe.gps?.longitude, probeJSON: json)
+    }
+}
+
+/// What a Google Takeout `.json` says about its photo.
+struct TakeoutMetadata {
+    var title: String?
+    var photoTaken: Date?
+    var position: GPSCoordinate?
+
+    /// Nil when the file is not a JSON object with Takeout's fields.
+    init?(path: String) {
+        guard let data = FileManager.default.contents(atPath: path), data.count <= SidecarMatcher.maxBytes,
+              let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return nil }
+        title = object["title"] as? String
+        if let taken = object["photoTakenTime"] as? [String: Any],
+           let seconds = (taken["timestamp"] as? String).flatMap(Double.init) ?? taken["timestamp"] as? Double {
+            photoTaken = Date(timeIntervalSince1970: seconds)
+        }
+        // Takeout writes 0,0 when it has no position.
+        for key in ["geoData", "geoDataExif"] where position == nil {
+            if let geo = object[key] as? [String: Any], let latitude = geo["latitude"] as? Double,
+               let longitude = geo["longitude"] as? Double, latitude != 0 || longitude != 0 {
+                position = GPSCoordinate(latitude: latitude, longitude: longitude, altitude: geo["altitude"] as? Double)
+            }
+        }
+        guard title != nil || photoTaken != nil else { return nil }
+    }
+}
+
+/// Capture dates in an XMP packet: `exif:DateTimeOriginal`, else `photoshop:DateCreated` or `xmp:CreateDate`,
+/// as attributes or elements.
+enum XMPDates {
+    static func captureTime(in xmp: String) -> CaptureTime? {
+        for name in ["exif:DateTimeOriginal", "photoshop:DateCreated", "xmp:CreateDate"] {
+            for pattern in [name + #"="([^"]+)""#, "<" + name + #">([^<]+)<"#] {
+                guard let match = xmp.range(of: pattern, options: .regularExpression) else { continue }
+                let value = xmp[match].dropFirst(name.count + 2).dropLast(pattern.hasPrefix("<") ? 1 : 1)
+                if let time = CaptureTime.parse(String(value), source: "xmp") { return time }
+            }
+        }
+        return nil
+    }
+}
