@@ -11,8 +11,12 @@ final class DecodedPicture {
     let profile: ColourProfile?
     /// What owns the frame's pixels when another library decoded them in place (kept alive with the frame).
     private let owner: AnyObject?
+    /// 2 when the frame holds one field of an interlaced picture: its height counts double for display.
+    let fieldScale: Int
 
-    init(frame: Frame, orientation: Orientation, file: String, profile: ColourProfile? = nil, owner: AnyObject? = nil) {
+    init(frame: Frame, orientation: Orientation, file: String, profile: ColourProfile? = nil, owner: AnyObject? = nil,
+         fieldScale: Int = 1) {
+        self.fieldScale = fieldScale
         self.frame = frame
         self.orientation = orientation
         self.file = file
@@ -21,7 +25,10 @@ final class DecodedPicture {
     }
 
     /// Displayed size of the decoded frame (which may be smaller than the file's, after shrink-on-load).
-    var displayedSize: (width: Int, height: Int) { orientation.displayed(width: frame.width, height: frame.height) }
+    var displayedSize: (width: Int, height: Int) { orientation.displayed(width: frame.width, height: storedHeight) }
+
+    /// The picture's full stored height (a single field counts double).
+    var storedHeight: Int { frame.height * fieldScale }
 }
 
 /// Decodes stills and poster frames, within the configured caps.
@@ -89,7 +96,35 @@ struct PictureDecoder {
         let call = FFmpegCall(file: path)
         let size = try FileIO.size(of: path, call: call)
         guard size > 0 else { throw call.failure("decode", "empty file (0 bytes)", .corrupt) }
-        return try decodeFromContainer(path: path, targetShortSide: targetShortSide, seekFraction: 0.1, call: call)
+        let picture: DecodedPicture
+        do {
+            picture = try decodeFromContainer(path: path, targetShortSide: targetShortSide, seekFraction: 0.1, call: call)
+        } catch where error.category == .corrupt {
+            // A stream without a seek index (MPEG-TS from AVCHD cameras) can land past its only keyframe:
+            // the first picture is a fine poster too.
+            picture = try decodeFromContainer(path: path, targetShortSide: targetShortSide, seekFraction: nil, call: call)
+        }
+        return Self.deinterlaced(picture)
+    }
+
+    /// An interlaced poster (AVCHD, DV, broadcast) shows combs where things moved between its two fields:
+    /// keep one field (every other line, same buffers) and let the scaler fill the height back.
+    static func deinterlaced(_ picture: DecodedPicture) -> DecodedPicture {
+        let source = picture.frame.pointer
+        guard source.pointee.interlaced_frame != 0, source.pointee.height >= 4,
+              let field = try? Frame(call: FFmpegCall(file: picture.file)) else { return picture }
+        field.pointer.pointee.width = source.pointee.width
+        field.pointer.pointee.height = source.pointee.height / 2
+        field.pointer.pointee.format = source.pointee.format
+        field.pointer.pointee.color_range = source.pointee.color_range
+        field.pointer.pointee.colorspace = source.pointee.colorspace
+        field.pointer.pointee.sample_aspect_ratio = source.pointee.sample_aspect_ratio
+        for plane in 0..<4 {
+            guard let data = picture.frame.plane(plane) else { break }
+            CFFmpeg_frame_borrow_plane(field.pointer, Int32(plane), data, Int32(picture.frame.linesize(plane) * 2))
+        }
+        return DecodedPicture(frame: field, orientation: picture.orientation, file: picture.file, profile: picture.profile,
+                              owner: picture, fieldScale: 2)
     }
 
     // MARK: - JPEG and PNG: the whole file is one packet

@@ -46,7 +46,7 @@ struct PictureRenderer {
 
     /// A stored size whose displayed short side is at most `shortSide`, from the original's full size.
     func storedSize(shortSide: Int) -> (width: Int, height: Int) {
-        let fitted = SizePlanning.fitShortSide(width: picture.frame.width, height: picture.frame.height, shortSide: shortSide)
+        let fitted = SizePlanning.fitShortSide(width: picture.frame.width, height: picture.storedHeight, shortSide: shortSide)
         // A panorama or a strip (16x17000) would pass WebP's 16383-pixel limit: its long side is capped.
         return SizePlanning.capLongSide(width: fitted.width, height: fitted.height, longSide: SizePlanning.maxDerivativeSide)
     }

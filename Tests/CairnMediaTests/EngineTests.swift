@@ -113,6 +113,18 @@ struct ThumbnailTests {
         #expect(isBlue(pixel(image, 90, 300)))
     }
 
+    /// Issue 11: an AVCHD clip whose stream starts after 1 s and has one keyframe gets a poster (the seek lands
+    /// past the keyframe; the decode starts over), of one field, at the full picture's shape.
+    @Test func interlacedCameraClipWithALateStartGetsAOneFieldPoster() throws {
+        let clip = try MediaFixtures.interlacedCameraClip(at: fixtures.out("cam.mts"))
+        let path = fixtures.out("cam-thumb." + MediaEngine.thumbnailFormat.fileExtension)
+        let result = try engine.renderThumbnail(source: clip, kind: .video, to: path)
+        #expect(result.width == 320 && result.height == 240)
+        let image = try MediaFixtures.rgbPixels(of: path)
+        // Red everywhere: the top field alone, not red and blue lines blended to purple.
+        #expect(isRed(pixel(image, 160, 60)) && isRed(pixel(image, 160, 180)))
+    }
+
     @Test func oneDecodeWritesThumbnailPreviewAndClip() throws {
         let result = try engine.renderDerivatives(
             source: fixtures.camera, kind: .photo, thumbnail: fixtures.out("cam-thumb.webp"),

@@ -67,6 +67,19 @@ public enum MediaFixtures {
         return path
     }
 
+    /// An AVCHD-like interlaced H.264 MPEG-TS whose timestamps start after 1 s: every frame's top field is red and
+    /// its bottom field blue, so a poster that mixes the fields looks purple.
+    @discardableResult
+    public static func interlacedCameraClip(at path: String, seconds: Double = 2) throws -> String {
+        try ExternalTool.ffmpeg([
+            "-f", "lavfi", "-i", "color=red:s=320x240:r=25", "-f", "lavfi", "-i", "color=blue:s=320x240:r=25",
+            "-filter_complex", "[0][1]interleave,tinterlace=mode=interleave_top,setfield=tff", "-t", String(seconds),
+            "-c:v", "libx264", "-preset", "ultrafast", "-flags", "+ildct+ilme", "-x264opts", "tff=1",
+            "-output_ts_offset", "1.04", "-f", "mpegts", path,
+        ])
+        return path
+    }
+
     /// A phone-like video stored landscape (320x180) with a display matrix turning it to portrait:
     /// shown the right way up, the top half is red and the bottom half blue.
     @discardableResult

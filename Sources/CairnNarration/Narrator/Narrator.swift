@@ -144,7 +144,7 @@ public struct Narrator: Sendable {
         core?.record { state in
             state.counts.keptWithoutPreview += 1
             state.emit(NarrationEvent(kind: .warning, time: state.now, phase: state.currentMainPhase,
-                                      message: "kept without preview: \(reason)", file: file))
+                                      message: "kept without preview: \(file): \(reason)", file: file))
         }
     }
 
