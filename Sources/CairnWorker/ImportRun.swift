@@ -106,7 +106,7 @@ public struct ImportRun: Sendable {
     }
 
     public func run() async throws -> ImportSummary {
-        let lock = try LibraryLock(libraryRoot: library.layout.root)
+        let lock = try library.runLock()
         defer { withExtendedLifetime(lock) {} }
         let context = try begin(command: "import")
         do {

@@ -11,12 +11,17 @@ public final class Library: Sendable {
     /// Opens the library at `root`, creating its folders and catalog on first use.
     ///
     /// - Parameter readOnly: open an existing library without writing anything to it (`dry-run`, `status`).
-    public init(root: String, readOnly: Bool = false) throws {
+    /// The exclusive lock, when the library was opened `exclusive`: taken before the catalog is opened, so no
+    /// migration ever runs beside another process's run.
+    public let lock: LibraryLock?
+
+    public init(root: String, readOnly: Bool = false, exclusive: Bool = false) throws {
         if !readOnly {
             do { try FileSystem.makeDirectories(root) } catch { throw WorkerError.libraryUnusable(root, error.description) }
         }
         let resolved = FileSystem.resolved(root) ?? root
         layout = LibraryLayout(root: resolved)
+        lock = exclusive && !readOnly ? try LibraryLock(libraryRoot: resolved) : nil
         if !readOnly {
             for directory in [layout.originalsDirectory, layout.derivedDirectory, layout.temporaryDirectory] {
                 do { try FileSystem.makeDirectories(directory) } catch {
@@ -35,6 +40,11 @@ public final class Library: Sendable {
 
     /// Closes the catalog; call when the command is done with the library.
     public func close() { catalog.close() }
+
+    /// The library's exclusive lock for a run: the one taken at open, or a new one.
+    func runLock() throws -> LibraryLock? {
+        lock == nil ? try LibraryLock(libraryRoot: layout.root) : nil
+    }
 
     /// Removes what an interrupted run left in `tmp/`. Call only while holding the library lock.
     @discardableResult

@@ -16,11 +16,18 @@ public final class LibraryLock: Sendable {
     public let path: String
     private let descriptor: Int32
 
-    /// Takes the lock at once or throws `LibraryLockedError` at once; never waits.
-    public init(libraryRoot: String, pid: Int32 = getpid(), now: Date = Date()) throws {
+    /// Takes the lock, or throws `LibraryLockedError`. It waits up to `patience` (polling), so a reader's brief
+    /// shared lock (`cairn status` looking) never turns a starting cron sync away; a run holding the library does.
+    public init(libraryRoot: String, pid: Int32 = getpid(), now: Date = Date(), patience: Duration = .seconds(1)) throws {
         let path = libraryRoot + "/.cairn.lock"
         let descriptor = try check(open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644), "open", path)
-        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+        let deadline = ContinuousClock.now + patience
+        var taken = flock(descriptor, LOCK_EX | LOCK_NB) == 0
+        while !taken, errno == EWOULDBLOCK || errno == EINTR, ContinuousClock.now < deadline {
+            usleep(20_000)
+            taken = flock(descriptor, LOCK_EX | LOCK_NB) == 0
+        }
+        guard taken else {
             let code = errno
             let holder = Self.readHolder(descriptor)
             close(descriptor)
@@ -52,6 +59,14 @@ public final class LibraryLock: Sendable {
     struct Holder: Codable {
         var pid: Int32
         var since: Date
+    }
+
+    /// The pid the last holder wrote into the lock file (it may have ended since), read without locking.
+    static func recordedHolder(libraryRoot: String) -> Int32? {
+        let descriptor = open(libraryRoot + "/.cairn.lock", O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        return readHolder(descriptor)?.pid
     }
 
     private static func readHolder(_ descriptor: Int32) -> Holder? {

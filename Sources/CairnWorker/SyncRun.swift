@@ -60,8 +60,7 @@ public struct SyncRun: Sendable {
 
     public func run() async throws -> SyncSummary {
         // A dry run only shares the lock (a writer would change what it reads); sharing writes nothing.
-        let lock: AnyObject = options.dryRun
-            ? try ReaderLock(libraryRoot: library.layout.root) : try LibraryLock(libraryRoot: library.layout.root)
+        let lock: AnyObject? = options.dryRun ? try ReaderLock(libraryRoot: library.layout.root) : try library.runLock()
         defer { withExtendedLifetime(lock) {} }
         var importRun = ImportRun(library: library, options: options.importOptions, narration: narration)
         importRun.now = now

@@ -104,7 +104,12 @@ struct ImportCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let opened = try Library(root: library.resolvedPath)
+        // The lock comes before the catalog is opened (and migrated), and lasts the whole run.
+        let opened: Library
+        do { opened = try Library(root: library.resolvedPath, exclusive: true) } catch let locked as LibraryLockedError {
+            Output.error(locked.description)
+            throw ExitCode(locked.exitStatus.rawValue)
+        }
         defer { opened.close() }
         var options = ImportOptions(source: source)
         options.hashWorkers = hashThreads

@@ -95,7 +95,12 @@ struct SyncInvocation {
         // `validate()` checked the settings and that a source is named; this guards a file edited since.
         let settings = try reconcile.resolve(libraryRoot: root, source: source)
         guard let sourcePath = settings.source else { throw ReconcileOptions.noSource(libraryRoot: root) }
-        let opened = try Library(root: root, readOnly: dryRun)
+        // A sync takes the lock before the catalog is opened (and migrated); a dry run shares it later.
+        let opened: Library
+        do { opened = try Library(root: root, readOnly: dryRun, exclusive: !dryRun) } catch let locked as LibraryLockedError {
+            Output.error(locked.description)
+            throw ExitCode(locked.exitStatus.rawValue)
+        }
         defer { opened.close() }
         var importOptions = ImportOptions(source: sourcePath)
         importOptions.pipeline = try settings.pipelineConfiguration(cores: System.coreCount)

@@ -219,3 +219,36 @@ import Testing
         #expect(LibraryLayout.defaultRoot(environment: ["HOME": "/h"]) == "/h/.local/share/cairn/library")
     }
 }
+
+/// Hardening issue, fault 7: a reader's brief shared lock (`cairn status`, `dry-run` starting) does not turn a
+/// starting run away, and a run opened `exclusive` holds the lock before its catalog is opened.
+@Suite struct LockRaceTests {
+    @Test func aBriefReaderDoesNotMakeAStartingRunExit75() throws {
+        let folder = try TemporaryDirectory()
+        _ = try LibraryLock(libraryRoot: folder.path)  // create the lock file, then let it go
+        let released = DispatchSemaphore(value: 0)
+        let box = ReaderBox(try ReaderLock(libraryRoot: folder.path))
+        DispatchQueue.global().asyncAfter(deadline: .now() + 0.2) {
+            box.release()
+            released.signal()
+        }
+        let writer = try LibraryLock(libraryRoot: folder.path)
+        released.wait()
+        withExtendedLifetime(writer) {}
+    }
+
+    @Test func anExclusiveLibraryHoldsTheLockBeforeItsCatalogOpens() throws {
+        let folder = try TemporaryDirectory()
+        let first = try Library(root: folder.path, exclusive: true)
+        #expect(first.lock != nil)
+        #expect(throws: LibraryLockedError.self) { try Library(root: folder.path, exclusive: true) }
+        first.close()
+    }
+}
+
+/// Holds a reader lock until `release`.
+final class ReaderBox: @unchecked Sendable {
+    private var reader: ReaderLock?
+    init(_ reader: ReaderLock) { self.reader = reader }
+    func release() { reader = nil }
+}
