@@ -112,6 +112,7 @@ public struct ImportRun: Sendable {
         do {
             let prepared = try prepare(context)
             let hashed = try await hash(prepared, context: context)
+            try keepHashes(hashed, context: context)
             narrator.phaseStarted(.reconciling)
             let plan = try classify(hashed)
             narrator.phaseEnded(.reconciling)
@@ -363,19 +364,26 @@ public struct ImportRun: Sendable {
         return imported
     }
 
+    /// Saves this run's new checksums to the snapshot as soon as hashing ends, so a run killed while importing
+    /// does not hash the whole source again. (The snapshot is the checksum cache; what reconciliation trusts
+    /// is its own healthy snapshot, which only a finished sync advances.)
+    func keepHashes(_ hashed: Hashed, context: Context) throws {
+        try library.catalog.updateSnapshot(sourceID: context.sourceID, upserting: hashed.snapshotUpserts, removing: [])
+    }
+
     /// Writes the snapshot and the run record; a file that failed is left out of the snapshot so the next run reads it again.
     /// - Parameter held: set by a sync whose safety rail held deletions: the run's outcome and the reason.
     func finish(_ context: Context, hashed: Hashed, imported: Imported, plan: ContentPlan, review: ReviewInfo? = nil,
                 held: String? = nil) throws -> ImportSummary {
         narrator.phaseStarted(.finalizing)
         // No per-file copies when nothing failed and nothing was known before (a first import of a big folder).
+        // The checksums were saved when hashing ended (`keepHashes`); files that failed since leave the cache.
         let failedPaths = Set(imported.failures.map(\.relativePath))
-        let upserts = failedPaths.isEmpty ? hashed.snapshotUpserts
-            : hashed.snapshotUpserts.filter { !failedPaths.contains($0.relativePath) }
-        var removed: [String] = []
+        let upserts: [SourceFileRecord] = []
+        var removed: [String] = failedPaths.sorted()
         if !hashed.prepared.previous.isEmpty {
             let present = Set(hashed.report.mediaFiles.map(\.relativePath))
-            removed = hashed.prepared.previous.keys.filter { !present.contains($0) }.sorted()
+            removed += hashed.prepared.previous.keys.filter { !present.contains($0) }.sorted()
         }
         try library.catalog.updateSnapshot(sourceID: context.sourceID, upserting: upserts, removing: removed)
 

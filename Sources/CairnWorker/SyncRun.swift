@@ -90,6 +90,7 @@ public struct SyncRun: Sendable {
         do {
             let prepared = try importRun.prepare(context)
             let hashed = try await importRun.hash(prepared, context: context)
+            if !options.dryRun { try importRun.keepHashes(hashed, context: context) }
 
             narrator.phaseStarted(.reconciling)
             let contentPlan = try importRun.classify(hashed)

@@ -78,3 +78,32 @@ import Testing
         #expect(trashed().count == 20)
     }
 }
+
+/// Hardening issue, fault 6: checksums are saved when hashing ends, so a run killed while importing does not
+/// hash the source again.
+@Suite struct HashesSurviveAKillTests {
+    @Test func aRunKilledWhileImportingDoesNotHashAgain() throws {
+        let (folder, _) = try SyncCommandTests.makeSource(count: 30)
+        let library = folder.subpath("lib")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: CairnBinary.path)
+        process.arguments = ["import", folder.subpath("src"), "--library", library, "--json",
+                             "--lanes", "transfer=1,metadata=1,thumbnail=1,synthesis=1"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let watcher = LineWatcher(output.fileHandleForReading) { $0.contains("\"imported\"") }
+        #expect(watcher.waitForMatch(timeout: 60), "no item was imported")
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+
+        let resumed = try CairnBinary.run(["import", folder.subpath("src"), "--library", library, "--json"])
+        #expect(resumed.status == 0, "\(resumed.standardError)")
+        let end = try #require(resumed.standardOutput.split(separator: "\n").last { $0.contains("\"runEnd\"") })
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(end.utf8)) as? [String: Any])
+        let counts = try #require(object["counts"] as? [String: Any])
+        #expect(counts["hashed"] as? Int == 0, "\(counts)")
+        #expect(counts["toHash"] as? Int == 0, "\(counts)")
+    }
+}
