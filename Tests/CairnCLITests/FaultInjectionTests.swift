@@ -1,0 +1,87 @@
+import CairnTestSupport
+import Foundation
+import Testing
+
+/// Hardening issue, fault injection with real failures: the library on a small tmpfs that fills up mid-run, in a
+/// private mount namespace (`unshare -m`, root) so nothing leaks onto the machine.
+@Suite struct FaultInjectionTests {
+    static func sha1(_ path: String) throws -> String {
+        String(String(decoding: try ExternalTool.run(["sha1sum", path]), as: UTF8.self).prefix(40))
+    }
+
+    /// Every regular file below `folder`.
+    static func files(below folder: String) -> [String] {
+        (FileManager.default.enumerator(atPath: folder)?.allObjects as? [String] ?? []).filter {
+            var isFolder: ObjCBool = false
+            return FileManager.default.fileExists(atPath: folder + "/" + $0, isDirectory: &isFolder) && !isFolder.boolValue
+        }
+    }
+
+    @Test func aFullDiskIsReportedPublishesNothingPartialAndTheNextRunCompletes() throws {
+        let work = try TemporaryDirectory()
+        let base = try MediaFixtures.jpeg(at: work.subpath("base.jpg"), width: 640, height: 480, quality: 2)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: base))
+        try FileManager.default.removeItem(atPath: base)
+        var expected: Set<String> = []
+        for index in 0..<24 {
+            try work.write(bytes + Data("variant \(index)".utf8), to: "src/IMG_\(index).jpg")
+            expected.insert(try Self.sha1(work.subpath("src/IMG_\(index).jpg")))
+        }
+        try FileManager.default.createDirectory(atPath: work.subpath("mnt"), withIntermediateDirectories: true)
+        // Room for the catalog and about half of the originals: the disk fills during the transfer lane.
+        let size = max(700, bytes.count * 12 / 1024 + 400)
+        let script = """
+            set -u
+            mount -t tmpfs -o size=\(size)k tmpfs "$MNT" || exit 90
+            "$CAIRN" import "$SRC" --library "$MNT/lib" --plain --clips off > "$OUT/run1.txt" 2>&1; echo $? > "$OUT/run1.rc"
+            sqlite3 "$MNT/lib/catalog.sqlite" "PRAGMA integrity_check" > "$OUT/integrity1.txt" 2>&1
+            cp -a "$MNT/lib" "$OUT/lib1"
+            mount -o remount,size=64m "$MNT"
+            "$CAIRN" import "$SRC" --library "$MNT/lib" --plain --clips off > "$OUT/run2.txt" 2>&1; echo $? > "$OUT/run2.rc"
+            sqlite3 "$MNT/lib/catalog.sqlite" "PRAGMA integrity_check" > "$OUT/integrity2.txt" 2>&1
+            cp -a "$MNT/lib" "$OUT/lib2"
+            """
+        let finished = try ChildProcessRunner.run(["unshare", "-m", "bash", "-c", script], environment: [
+            "MNT": work.subpath("mnt"), "SRC": work.subpath("src"), "OUT": work.path, "CAIRN": CairnBinary.path,
+        ])
+        #expect(finished == 0, "the namespace script failed (\(finished)): is this run as root with unshare?")
+        func text(_ name: String) -> String { (try? String(contentsOfFile: work.subpath(name), encoding: .utf8)) ?? "" }
+
+        // Run 1: the full disk is named, the run says files failed, and the catalog is sound.
+        #expect(text("run1.rc").trimmingCharacters(in: .whitespacesAndNewlines) != "0")
+        #expect(text("run1.txt").contains("No space left on device"), "\(text("run1.txt"))")
+        #expect(text("integrity1.txt").trimmingCharacters(in: .whitespacesAndNewlines) == "ok")
+        // Nothing partial was published: every original's bytes hash to its name.
+        let originals1 = Self.files(below: work.subpath("lib1/originals"))
+        #expect(!originals1.isEmpty && originals1.count < expected.count, "\(originals1.count) originals after a full disk")
+        for original in originals1 {
+            let name = (original as NSString).lastPathComponent
+            #expect(try Self.sha1(work.subpath("lib1/originals/" + original)) == String(name.prefix(40)))
+        }
+
+        // Run 2, with room: everything is there once, byte-identical, and the run succeeds.
+        #expect(text("run2.rc").trimmingCharacters(in: .whitespacesAndNewlines) == "0", "\(text("run2.txt"))")
+        #expect(text("integrity2.txt").trimmingCharacters(in: .whitespacesAndNewlines) == "ok")
+        let originals2 = Self.files(below: work.subpath("lib2/originals"))
+        #expect(originals2.count == expected.count)
+        var stored: Set<String> = []
+        for original in originals2 { stored.insert(try Self.sha1(work.subpath("lib2/originals/" + original))) }
+        #expect(stored == expected)
+        #expect(Self.files(below: work.subpath("lib2/tmp")).isEmpty)
+    }
+}
+
+/// Runs a command with extra environment variables, output discarded; returns its exit status.
+enum ChildProcessRunner {
+    static func run(_ arguments: [String], environment: [String: String]) throws -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+}
