@@ -27,13 +27,30 @@ public enum SidecarMatcher {
         }
     }
 
+    /// The media of a scan, indexed by folder, name and base name: built once, so matching stays linear in the
+    /// number of files even for a Takeout folder of tens of thousands.
+    public struct Index: Sendable {
+        var byName: [String: [String: String]] = [:]
+        var byStem: [String: [String: [String]]] = [:]
+
+        public init(_ mediaPaths: [String]) {
+            for path in mediaPaths.sorted() {
+                let (folder, name) = SidecarMatcher.split(path)
+                byName[folder, default: [:]][name.lowercased()] = byName[folder]?[name.lowercased()] ?? path
+                byStem[folder, default: [:]][SidecarMatcher.stem(name).lowercased(), default: []].append(path)
+            }
+        }
+    }
+
     /// The relative path of the media `sidecar` describes, among `mediaPaths` (relative paths), or nil.
     /// `title` is a Takeout JSON's `title` field, tried last.
     public static func media(for sidecar: String, among mediaPaths: [String], title: String? = nil) -> String? {
+        media(for: sidecar, in: Index(mediaPaths), title: title)
+    }
+
+    public static func media(for sidecar: String, in index: Index, title: String? = nil) -> String? {
         let (folder, name) = split(sidecar)
-        let inFolder = mediaPaths.filter { split($0).folder == folder }
-        guard !inFolder.isEmpty, let kind = kind(of: name) else { return nil }
-        let byName = Dictionary(inFolder.map { (split($0).name.lowercased(), $0) }, uniquingKeysWith: { first, _ in first })
+        guard let byName = index.byName[folder], let kind = kind(of: name) else { return nil }
         var base = String(name.dropLast(MediaClassifier.fileExtension(of: name).count + 1))
         if kind == .takeout {
             // "IMG.jpg(1)" names "IMG(1).jpg".
@@ -47,16 +64,15 @@ public enum SidecarMatcher {
             }
             // "IMG.jpg.supplemental-metadata" (or cut short, or localized): keep up to the media extension.
             let parts = base.split(separator: ".", omittingEmptySubsequences: false)
-            if let index = parts.indices.dropFirst().first(where: {
+            if let cut = parts.indices.dropFirst().first(where: {
                 MediaClassifier.kind(forExtension: String(parts[$0])) != .other
             }) {
-                base = parts[...index].joined(separator: ".")
+                base = parts[...cut].joined(separator: ".")
             }
         }
         if let exact = byName[base.lowercased()] { return exact }
-        if kind != .takeout {
+        if kind != .takeout, let stems = index.byStem[folder]?[base.lowercased()] {
             // "IMG_1234.xmp": any media with that base name; the still first (a Live Photo shares its name).
-            let stems = inFolder.filter { stem(split($0).name).lowercased() == base.lowercased() }
             if let still = stems.first(where: { MediaClassifier.kind(forExtension: MediaClassifier.fileExtension(of: $0)) == .photo }) {
                 return still
             }

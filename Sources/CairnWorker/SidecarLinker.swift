@@ -21,7 +21,7 @@ struct SidecarLinker {
     func link(_ sidecars: [ScannedFile], sourceRoot: String, checksums: [String: Checksum]) -> Outcome {
         var outcome = Outcome()
         guard !sidecars.isEmpty else { return outcome }
-        let mediaPaths = Array(checksums.keys)
+        let index = SidecarMatcher.Index(Array(checksums.keys))
         let catalog = library.catalog
         for sidecar in sidecars {
             let path = sourceRoot + "/" + sidecar.relativePath
@@ -32,7 +32,7 @@ struct SidecarLinker {
                 guard let parsed = TakeoutMetadata(path: path) else { continue }
                 takeout = parsed
             }
-            guard let mediaPath = SidecarMatcher.media(for: sidecar.relativePath, among: mediaPaths, title: takeout?.title),
+            guard let mediaPath = SidecarMatcher.media(for: sidecar.relativePath, in: index, title: takeout?.title),
                   let asset = checksums[mediaPath], (try? catalog.asset(asset)) != nil else { continue }
             do {
                 let hasher = try FileHasher()
