@@ -1,6 +1,7 @@
 import CairnTestSupport
 import CairnCore
 import Foundation
+import Synchronization
 import Testing
 @testable import CairnNarration
 #if canImport(Glibc)
@@ -59,6 +60,29 @@ import Glibc
         // Events after the end draw nothing.
         renderer.handle(event(.note, at: 3, message: "late"))
         #expect(!sink.text.contains("late"))
+    }
+
+    /// Hardening issue, fault 9: stale frames. After the terminal narrows, the last frame's lines wrap onto more
+    /// rows, and the cursor must go up over all of them; a block never grows taller than the screen.
+    @Test func redrawsClimbOverWrappedLinesAndFitTheScreen() {
+        let sink = InMemoryTextSink()
+        let width = Mutex(80)
+        let renderer = TerminalRenderer(sink: sink, columns: { width.withLock { $0 } }, rows: { 4 },
+                                        options: .init(colors: false, activityLines: 10, timeZone: utc))
+        renderer.handle(event(.runStart, at: 0))
+        renderer.handle(event(.phaseStart, at: 0, phase: .hashing))
+        for index in 1...8 {
+            renderer.handle(event(.hashed, at: Double(index) * 0.2, file: "a-rather-long-folder-name/IMG_\(index).JPG"))
+        }
+        let lastFrame = sink.text.components(separatedBy: ControlSequence.eraseBelow).last ?? ""
+        let drawn = lastFrame.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+        #expect(drawn.count <= 3, "a 4-row screen holds at most 3 block lines: \(drawn.count)")
+        let widths = drawn.map { TerminalRenderer.visibleColumns(String($0)) }
+        width.withLock { $0 = 20 }
+        renderer.handle(event(.note, at: 5, message: "narrower now"))
+        let moves = sink.text.matches(of: /\r\u{1B}\[(\d+)A/).map { Int($0.output.1)! }
+        #expect(moves.last == TerminalRenderer.rowsTaken(widths, columns: 20))
+        #expect(moves.last.map { $0 > drawn.count } == true, "wrapped lines take more rows than lines")
     }
 
     @Test func tickMovesTheElapsedTimeWithoutEvents() {

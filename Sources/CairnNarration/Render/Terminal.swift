@@ -14,6 +14,13 @@ public enum Terminal {
         return Int(size.ws_col)
     }
 
+    /// Rows of the terminal behind `descriptor`, or nil when it is not one (or does not say).
+    public static func rows(of descriptor: Int32) -> Int? {
+        var size = winsize()
+        guard ioctl(descriptor, UInt(TIOCGWINSZ), &size) == 0, size.ws_row > 0 else { return nil }
+        return Int(size.ws_row)
+    }
+
     /// Colour unless `NO_COLOR` is set to anything non-empty (no-color.org) or the terminal is `dumb`.
     public static func colorsAllowed(environment: [String: String]) -> Bool {
         if let value = environment["NO_COLOR"], !value.isEmpty { return false }

@@ -33,6 +33,8 @@ public final class TerminalRenderer: NarrationHandler {
     private struct Storage {
         var state = NarrationState()
         var drawnLines = 0
+        /// Visible columns of each line drawn: after the terminal narrows, a line may take several rows.
+        var drawnWidths: [Int] = []
         var lastRedraw: Date?
         var pendingScrollLines: [String] = []
         var dirty = false
@@ -43,20 +45,27 @@ public final class TerminalRenderer: NarrationHandler {
 
     private let sink: any TextSink
     private let columns: @Sendable () -> Int
+    private let rows: @Sendable () -> Int?
     private let options: Options
     private let storage = Mutex(Storage())
 
-    /// - Parameter columns: the terminal width, asked at every redraw (it may change while running).
-    public init(sink: any TextSink, columns: @escaping @Sendable () -> Int, options: Options = Options()) {
+    /// - Parameters:
+    ///   - columns: the terminal width, asked at every redraw (it may change while running).
+    ///   - rows: the terminal height, when known: the live block never takes more (the cursor cannot move up
+    ///     past the screen's top, and a taller block would leave stale frames in the scrollback).
+    public init(sink: any TextSink, columns: @escaping @Sendable () -> Int, rows: @escaping @Sendable () -> Int? = { nil },
+                options: Options = Options()) {
         self.sink = sink
         self.columns = columns
+        self.rows = rows
         self.options = options
     }
 
     /// Draws on the terminal behind `descriptor` (stdout by default), following its width.
     public convenience init(descriptor: Int32 = 1, options: Options = Options()) {
         self.init(sink: FileDescriptorSink(descriptor: descriptor),
-                  columns: { Terminal.columns(of: descriptor) ?? 80 }, options: options)
+                  columns: { Terminal.columns(of: descriptor) ?? 80 }, rows: { Terminal.rows(of: descriptor) },
+                  options: options)
     }
 
     /// How many times the block was drawn; for tests of the redraw limit.
@@ -111,9 +120,11 @@ public final class TerminalRenderer: NarrationHandler {
         var out = storage.cursorHidden ? "" : ControlSequence.hideCursor
         storage.cursorHidden = true
         out += erase(&storage) + flushScrollLines(&storage, width: width)
-        let block = liveBlock(storage.state, at: time, width: width)
+        var block = liveBlock(storage.state, at: time, width: width)
+        if let height = rows(), height > 1, block.count > height - 1 { block = Array(block.prefix(height - 1)) }
         out += block.map { $0 + "\n" }.joined()
         storage.drawnLines = block.count
+        storage.drawnWidths = block.map(Self.visibleColumns)
         return out
     }
 
@@ -134,8 +145,32 @@ public final class TerminalRenderer: NarrationHandler {
 
     private func erase(_ storage: inout Storage) -> String {
         guard storage.drawnLines > 0 else { return "" }
-        defer { storage.drawnLines = 0 }
-        return ControlSequence.moveUp(storage.drawnLines) + ControlSequence.eraseBelow
+        defer {
+            storage.drawnLines = 0
+            storage.drawnWidths = []
+        }
+        return ControlSequence.moveUp(Self.rowsTaken(storage.drawnWidths, columns: max(1, columns()))) + ControlSequence.eraseBelow
+    }
+
+    /// Rows the drawn lines take now: a line wider than the terminal (it narrowed since) wraps onto more.
+    static func rowsTaken(_ widths: [Int], columns: Int) -> Int {
+        widths.reduce(0) { $0 + max(1, ($1 + columns - 1) / columns) }
+    }
+
+    /// Columns a drawn line shows: its characters, without the SGR escape sequences that style it.
+    static func visibleColumns(_ line: String) -> Int {
+        var count = 0
+        var inEscape = false
+        for scalar in line.unicodeScalars {
+            if inEscape {
+                if scalar.properties.isAlphabetic { inEscape = false }
+            } else if scalar == "\u{1B}" {
+                inEscape = true
+            } else {
+                count += 1
+            }
+        }
+        return count
     }
 
     private func flushScrollLines(_ storage: inout Storage, width: Int) -> String {
