@@ -93,6 +93,8 @@ public struct ImportRun: Sendable {
     var narrator: Narrator { narration.narrator }
     /// Files kept without preview, appended from the lanes' threads.
     let keptWithoutPreview = KeptWithoutPreviewList()
+    /// This run's blocking work, abandoned phases included.
+    let work = WorkTracker()
 
     public init(library: Library, options: ImportOptions, output: any NarrationHandler = DiscardingNarrationHandler()) {
         self.init(library: library, options: options, narration: RunNarration(layout: library.layout, output: output))
@@ -107,7 +109,11 @@ public struct ImportRun: Sendable {
 
     public func run() async throws -> ImportSummary {
         let lock = try library.runLock()
-        defer { withExtendedLifetime(lock) {} }
+        defer {
+            // Abandoned (timed-out) phases finish before the lock goes: none may write after it.
+            work.waitUntilIdle()
+            withExtendedLifetime(lock) {}
+        }
         let context = try begin(command: "import")
         do {
             let prepared = try prepare(context)
@@ -315,6 +321,7 @@ public struct ImportRun: Sendable {
         pipeline.runID = context.record.id
         let narration = PipelineNarration(narrator: narrator, configuration: options.pipeline)
         pipeline.onCopied = narration.copied
+        pipeline.work = work
         let narrator = self.narrator
         let kept = keptWithoutPreview
         pipeline.onKeptWithoutPreview = { path, reason in

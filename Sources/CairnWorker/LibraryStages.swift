@@ -23,6 +23,8 @@ public struct LibraryStages: PipelineStages {
     public var runID: String?
     /// Told the bytes of each original copied (not of one found already in place, verified).
     public var onCopied: @Sendable (Int64) -> Void = { _ in }
+    /// Counts this run's blocking work, so the run can wait for abandoned phases before it ends.
+    var work: WorkTracker?
     /// A file was kept without preview (relative path, reason): media cairn recognises but cannot render here.
     public var onKeptWithoutPreview: @Sendable (String, String) -> Void = { _, _ in }
     /// A damaged original (library path) was set aside at the given path and copied anew from the source.
@@ -46,7 +48,7 @@ public struct LibraryStages: PipelineStages {
         }
         let layout = library.layout, catalog = library.catalog, runID = runID, onCopied = onCopied,
             onDamaged = onDamaged
-        try await BlockingWork.run { () throws in
+        try await BlockingWork.run(tracking: work) { () throws in
             let name = item.relativePath.split(separator: "/").last ?? ""
             let fileExtension = MediaClassifier.fileExtension(of: name).lowercased()
             let originalPath = layout.originalRelativePath(checksum, fileExtension: fileExtension)
@@ -80,7 +82,7 @@ public struct LibraryStages: PipelineStages {
         let checksum = try checksum(of: item)
         let catalog = library.catalog, media = media, onKept = onKeptWithoutPreview
         let original = try await originalPath(of: item, checksum: checksum)
-        try await BlockingWork.run { () throws in
+        try await BlockingWork.run(tracking: work) { () throws in
             let probe: MediaProbe
             do { probe = try media.probe(path: original) } catch {
                 if try Self.keepWithoutPreview(item, checksum, error, catalog: catalog, onKept: onKept) { return }
@@ -101,7 +103,7 @@ public struct LibraryStages: PipelineStages {
         let checksum = try checksum(of: item)
         let layout = library.layout, catalog = library.catalog, media = media, onKept = onKeptWithoutPreview
         let original = try await originalPath(of: item, checksum: checksum)
-        try await BlockingWork.run { () throws in
+        try await BlockingWork.run(tracking: work) { () throws in
             if try Self.hasNoPreview(item, checksum, catalog: catalog) { return }
             let thumbnailPath = layout.derivedRelativePath(checksum, suffix: "thumb.\(media.thumbnailFormat.fileExtension)")
             let previewPath = layout.derivedRelativePath(checksum, suffix: "preview.jpg")
@@ -139,7 +141,7 @@ public struct LibraryStages: PipelineStages {
         let layout = library.layout, catalog = library.catalog, media = media, options = clipOptions
         let onKept = onKeptWithoutPreview
         let original = try await originalPath(of: item, checksum: checksum)
-        try await BlockingWork.run { () throws in
+        try await BlockingWork.run(tracking: work) { () throws in
             if try Self.hasNoPreview(item, checksum, catalog: catalog) { return }
             let clipPath = layout.derivedRelativePath(checksum, suffix: "clip.mp4")
             let temporary = TemporaryName.make(in: layout, for: clipPath)
@@ -194,7 +196,7 @@ public struct LibraryStages: PipelineStages {
     /// The original's absolute path, from its asset row (written by the transfer stage).
     private func originalPath(of item: ImportItem, checksum: Checksum) async throws -> String {
         let catalog = library.catalog, layout = library.layout
-        return try await BlockingWork.run { () throws in
+        return try await BlockingWork.run(tracking: work) { () throws in
             let asset: AssetRecord?
             do { asset = try catalog.asset(checksum) } catch {
                 throw StageFailure.transient("\(item.relativePath): the catalog cannot be read: \(error)")

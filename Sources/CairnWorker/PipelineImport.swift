@@ -77,6 +77,8 @@ public struct PipelineImport: Sendable {
     public var onCopied: @Sendable (Int64) -> Void = { _ in }
     public var onDamaged: @Sendable (String, String) -> Void = { _, _ in }
     public var onKeptWithoutPreview: @Sendable (String, String) -> Void = { _, _ in }
+    /// The run's blocking-work counter, handed to the stages.
+    var work: WorkTracker?
 
     public init(library: Library, configuration: PipelineConfiguration, sourceID: Int64) {
         self.library = library
@@ -121,6 +123,7 @@ public struct PipelineImport: Sendable {
         stages.onCopied = onCopied
         stages.onDamaged = onDamaged
         stages.onKeptWithoutPreview = onKeptWithoutPreview
+        stages.work = work
         let scheduler = PipelineScheduler(
             configuration: configuration, stages: stages, store: CatalogItemStateStore(catalog: catalog), clock: clock,
             onEvent: onEvent)

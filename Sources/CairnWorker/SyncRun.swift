@@ -61,10 +61,15 @@ public struct SyncRun: Sendable {
     public func run() async throws -> SyncSummary {
         // A dry run only shares the lock (a writer would change what it reads); sharing writes nothing.
         let lock: AnyObject? = options.dryRun ? try ReaderLock(libraryRoot: library.layout.root) : try library.runLock()
-        defer { withExtendedLifetime(lock) {} }
         var importRun = ImportRun(library: library, options: options.importOptions, narration: narration)
         importRun.now = now
         importRun.hooks = hooks
+        let work = importRun.work
+        defer {
+            // Abandoned (timed-out) phases finish before the lock goes: none may write after it.
+            work.waitUntilIdle()
+            withExtendedLifetime(lock) {}
+        }
         let narrator = narration.narrator
         let store = ReconcileStore(catalog: library.catalog)
 

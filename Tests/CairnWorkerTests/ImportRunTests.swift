@@ -252,3 +252,25 @@ final class ReaderBox: @unchecked Sendable {
     init(_ reader: ReaderLock) { self.reader = reader }
     func release() { reader = nil }
 }
+
+/// Hardening issue, fault 5: a phase that times out is abandoned by its lane, but the run waits for its work to
+/// return before it lets go of the library, so nothing writes the catalog after the lock is released.
+@Suite struct AbandonedWorkTests {
+    @Test func theRunEndsOnlyWhenItsTimedOutWorkHasReturned() async throws {
+        let source = try TemporaryDirectory(), libraryFolder = try TemporaryDirectory()
+        for index in 0..<4 {
+            try MediaFixtures.jpeg(at: source.subpath("IMG_\(index).jpg"), width: 1600 + 16 * index, height: 1200)
+        }
+        let library = try Library(root: libraryFolder.path)
+        var options = ImportOptions(source: source.path)
+        // A thumbnail timeout far below a real decode: every thumbnail phase times out and is abandoned.
+        options.pipeline = try options.pipeline.applying(laneSpec: "timeout.thumbnail=1ms")
+        options.pipeline.maxAttempts = 1
+        let run = ImportRun(library: library, options: options)
+        let summary = try await run.run()
+        #expect(summary.counts.failed > 0, "the thumbnails were expected to time out")
+        #expect(summary.failures.contains { $0.reason.contains("timed out") })
+        #expect(run.work.running == 0, "abandoned work still running after the run ended")
+        library.close()
+    }
+}
