@@ -41,13 +41,15 @@ let package = Package(
             name: "CTIFF", path: "CSystemLibs/CTIFF", pkgConfig: "libtiff-4", providers: [.apt(["libtiff-dev"])]),
         .systemLibrary(
             name: "CWebP", path: "CSystemLibs/CWebP", pkgConfig: "libwebpdemux", providers: [.apt(["libwebp-dev"])]),
+        // Linux system calls Swift's Glibc module cannot reach (openat2).
+        .systemLibrary(name: "CLinux", path: "CSystemLibs/CLinux"),
         // glibc's malloc tuning (mallopt), which Swift's Glibc module leaves out.
         .systemLibrary(name: "CGlibcMalloc", path: "CSystemLibs/CGlibcMalloc"),
 
         // Values and small system helpers shared by every layer.
         .target(name: "CairnCore"),
         // C calls live only in these two, behind Swift types (media: FFmpeg and the specialist still decoders).
-        .target(name: "CairnHashing", dependencies: ["CairnCore", "COpenSSL"]),
+        .target(name: "CairnHashing", dependencies: ["CairnCore", "COpenSSL", "CLinux"]),
         .target(name: "CairnMedia", dependencies: [
             "CairnCore", "CFFmpeg", "CTurboJPEG", "CHeif", "CLibRaw", "CLCMS2", "CWebP", "CTIFF",
         ]),

@@ -1,3 +1,4 @@
+import CLinux
 import CairnCore
 import Glibc
 
@@ -100,8 +101,9 @@ public final class FileHasher {
     }
 
     private func openForReading(_ path: String) throws(HashingError) -> Int32 {
-        // O_NOFOLLOW: a file swapped for a symlink after the scan is refused, never followed.
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        // No symbolic link anywhere along the path (the roots are resolved): a file, or a folder above it,
+        // swapped for a link after the scan is refused, never followed out of the source.
+        let fd = CLinux_open_read_no_symlinks(path)
         guard fd >= 0 else { throw .system(SystemCallError("open", path: path)) }
         return fd
     }

@@ -92,7 +92,9 @@ public struct LibraryBrowser: Sendable {
             let found = try catalog.checksums(atSourcePath: candidate).filter { try catalog.asset($0) != nil }
             if !found.isEmpty { return found }
         }
-        if FileManager.default.fileExists(atPath: absolute), let digest = try? FileHasher().hash(path: absolute),
+        // Hashing refuses links along the path: resolve them first, as `cairn hash` does.
+        let resolved = URL(fileURLWithPath: absolute).resolvingSymlinksInPath().path
+        if FileManager.default.fileExists(atPath: resolved), let digest = try? FileHasher().hash(path: resolved),
            try catalog.asset(digest.checksum) != nil {
             return [digest.checksum]
         }

@@ -228,10 +228,12 @@ import Testing
         _ = try LibraryLock(libraryRoot: folder.path)  // create the lock file, then let it go
         let released = DispatchSemaphore(value: 0)
         let box = ReaderBox(try ReaderLock(libraryRoot: folder.path))
-        DispatchQueue.global().asyncAfter(deadline: .now() + 0.2) {
+        // A thread of its own: the Dispatch pool may be busy with the rest of the suite.
+        Thread {
+            usleep(200_000)
             box.release()
             released.signal()
-        }
+        }.start()
         let writer = try LibraryLock(libraryRoot: folder.path)
         released.wait()
         withExtendedLifetime(writer) {}
@@ -271,6 +273,29 @@ final class ReaderBox: @unchecked Sendable {
         #expect(summary.counts.failed > 0, "the thumbnails were expected to time out")
         #expect(summary.failures.contains { $0.reason.contains("timed out") })
         #expect(run.work.running == 0, "abandoned work still running after the run ended")
+        library.close()
+    }
+}
+
+/// Hardening issue, TOCTOU: a source folder swapped for a symbolic link between the scan and the open is not
+/// followed out of the source (here the link leads to a FIFO, which an open through the link would block on).
+@Suite(.timeLimit(.minutes(1))) struct SwappedFolderTests {
+    @Test func aFolderSwappedForALinkAfterTheScanIsRefusedNotFollowed() async throws {
+        let source = try TemporaryDirectory(), outside = try TemporaryDirectory(), libraryFolder = try TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: source.subpath("sub"), withIntermediateDirectories: true)
+        try MediaFixtures.jpeg(at: source.subpath("sub/IMG_1.jpg"), width: 64, height: 48)
+        try MediaFixtures.jpeg(at: source.subpath("IMG_2.jpg"), width: 64, height: 64)
+        #expect(mkfifo(outside.subpath("IMG_1.jpg"), 0o644) == 0)
+        let library = try Library(root: libraryFolder.path)
+        var run = ImportRun(library: library, options: ImportOptions(source: source.path))
+        let sub = source.subpath("sub"), moved = source.subpath("sub-before"), target = outside.path
+        run.hooks.afterScan = { _ in
+            rename(sub, moved)
+            symlink(target, sub)
+        }
+        let summary = try await run.run()
+        #expect(summary.failures.map(\.relativePath) == ["sub/IMG_1.jpg"])
+        #expect(summary.counts.imported == 1)  // IMG_2.jpg, untouched by the swap
         library.close()
     }
 }
