@@ -83,6 +83,7 @@ static inline int CFFmpeg_SWS_ACCURATE_RND(void) { return SWS_ACCURATE_RND; }
 static inline int CFFmpeg_SWS_FULL_CHR_H_INT(void) { return SWS_FULL_CHR_H_INT; }
 static inline int CFFmpeg_SWS_CS_DEFAULT(void) { return SWS_CS_DEFAULT; }
 static inline int CFFmpeg_SWS_CS_ITU709(void) { return SWS_CS_ITU709; }
+static inline int CFFmpeg_SWS_CS_BT2020(void) { return SWS_CS_BT2020; }
 static inline int CFFmpeg_AVSEEK_FLAG_BACKWARD(void) { return AVSEEK_FLAG_BACKWARD; }
 static inline int CFFmpeg_AV_FRAME_CROP_UNALIGNED(void) { return AV_FRAME_CROP_UNALIGNED; }
 #endif

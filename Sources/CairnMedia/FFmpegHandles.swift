@@ -175,7 +175,13 @@ final class Scaler {
         let toRGB = CFFmpeg_pix_fmt_is_rgb(destination.rawValue) != 0
         // RGB output is always full range; YUV output follows its format.
         let destinationFull = toRGB || isFullRangeFormat(destination)
-        let space = source.pointer.pointee.colorspace == AVCOL_SPC_BT709 ? CFFmpeg_SWS_CS_ITU709() : CFFmpeg_SWS_CS_DEFAULT()
+        // The stream's YCbCr matrix: BT.709 (HD video), BT.2020 (10-bit HDR phone video), else BT.601.
+        let space: Int32
+        switch source.pointer.pointee.colorspace {
+        case AVCOL_SPC_BT709: space = CFFmpeg_SWS_CS_ITU709()
+        case AVCOL_SPC_BT2020_NCL, AVCOL_SPC_BT2020_CL: space = CFFmpeg_SWS_CS_BT2020()
+        default: space = CFFmpeg_SWS_CS_DEFAULT()
+        }
         let sourceTable = sws_getCoefficients(space)
         let destinationTable = sws_getCoefficients(toRGB ? space : CFFmpeg_SWS_CS_DEFAULT())
         try call.check(sws_setColorspaceDetails(context, sourceTable, sourceFull ? 1 : 0,

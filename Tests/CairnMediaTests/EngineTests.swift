@@ -125,6 +125,17 @@ struct ThumbnailTests {
         #expect(isRed(pixel(image, 160, 60)) && isRed(pixel(image, 160, 180)))
     }
 
+    /// A phone's 10-bit BT.2020 video is converted with its own matrix (BT.601's would shift every colour).
+    @Test func bt2020VideoKeepsItsColours() throws {
+        let clip = try MediaFixtures.bt2020Clip(at: fixtures.out("hlg.mp4"), rgb: "20C040")
+        let path = fixtures.out("hlg-thumb." + MediaEngine.thumbnailFormat.fileExtension)
+        _ = try engine.renderThumbnail(source: clip, kind: .video, to: path)
+        let image = try MediaFixtures.rgbPixels(of: path)
+        let centre = pixel(image, image.width / 2, image.height / 2)
+        let expected = [0x20, 0xC0, 0x40]
+        for (channel, value) in zip(centre, expected) { #expect(abs(Int(channel) - value) <= 8, "\(Array(centre))") }
+    }
+
     @Test func oneDecodeWritesThumbnailPreviewAndClip() throws {
         let result = try engine.renderDerivatives(
             source: fixtures.camera, kind: .photo, thumbnail: fixtures.out("cam-thumb.webp"),

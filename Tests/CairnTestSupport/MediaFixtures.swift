@@ -80,6 +80,18 @@ public enum MediaFixtures {
         return path
     }
 
+    /// A 10-bit HEVC clip like a recent phone's HDR video (BT.2020 matrix, HLG), one flat colour `rgb` ("20C040").
+    @discardableResult
+    public static func bt2020Clip(at path: String, rgb: String) throws -> String {
+        try ExternalTool.ffmpeg([
+            "-f", "lavfi", "-i", "color=c=0x\(rgb):s=320x240:r=30", "-t", "1",
+            "-vf", "scale=out_color_matrix=bt2020:out_range=tv,format=yuv420p10le", "-c:v", "libx265", "-preset", "ultrafast",
+            "-x265-params", "log-level=error:colorprim=bt2020:colormatrix=bt2020nc:transfer=arib-std-b67",
+            "-color_primaries", "bt2020", "-colorspace", "bt2020nc", "-color_trc", "arib-std-b67", path,
+        ])
+        return path
+    }
+
     /// A phone-like video stored landscape (320x180) with a display matrix turning it to portrait:
     /// shown the right way up, the top half is red and the bottom half blue.
     @discardableResult
