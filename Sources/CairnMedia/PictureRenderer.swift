@@ -18,7 +18,16 @@ struct PictureRenderer {
         let source = picture.frame
         let scaled = try Frame(width: width, height: height, format: format, call: call)
         let hasAlpha = CFFmpeg_pix_fmt_has_alpha(source.format.rawValue) != 0
-        if hasAlpha || picture.profile != nil {
+        if let transfer = ToneMapping.transfer(of: source), !hasAlpha {
+            // HDR video: 16-bit RGB at the target size, tone-mapped to sRGB, then the output format.
+            let deep = try Frame(width: width, height: height, format: AV_PIX_FMT_RGB48LE, call: call)
+            try Scaler(from: source, width: width, height: height, format: AV_PIX_FMT_RGB48LE, flags: flags, call: call)
+                .scale(source, into: deep, call: call)
+            let rgb = try Frame(width: width, height: height, format: AV_PIX_FMT_RGB24, call: call)
+            ToneMapping.map(deep, into: rgb, transfer: transfer)
+            try Scaler(from: rgb, width: width, height: height, format: format, flags: flags, call: call)
+                .scale(rgb, into: scaled, call: call)
+        } else if hasAlpha || picture.profile != nil {
             // Alpha is flattened and colours converted on the small frame, after scaling: far less work.
             let packed = hasAlpha ? AV_PIX_FMT_RGBA : AV_PIX_FMT_RGB24
             var rgb = try Frame(width: width, height: height, format: packed, call: call)

@@ -125,15 +125,31 @@ struct ThumbnailTests {
         #expect(isRed(pixel(image, 160, 60)) && isRed(pixel(image, 160, 180)))
     }
 
-    /// A phone's 10-bit BT.2020 video is converted with its own matrix (BT.601's would shift every colour).
+    /// A 10-bit BT.2020 video is converted with its own matrix (BT.601's would shift every colour).
     @Test func bt2020VideoKeepsItsColours() throws {
-        let clip = try MediaFixtures.bt2020Clip(at: fixtures.out("hlg.mp4"), rgb: "20C040")
+        let clip = try MediaFixtures.bt2020Clip(at: fixtures.out("bt2020.mp4"), rgb: "20C040")
         let path = fixtures.out("hlg-thumb." + MediaEngine.thumbnailFormat.fileExtension)
         _ = try engine.renderThumbnail(source: clip, kind: .video, to: path)
         let image = try MediaFixtures.rgbPixels(of: path)
         let centre = pixel(image, image.width / 2, image.height / 2)
         let expected = [0x20, 0xC0, 0x40]
         for (channel, value) in zip(centre, expected) { #expect(abs(Int(channel) - value) <= 8, "\(Array(centre))") }
+    }
+
+    /// HDR video is tone-mapped: PQ reference white (203 cd/m²) is bright, not the washed-out grey of its
+    /// signal value, and a 1000 cd/m² highlight is brighter still without wrapping.
+    @Test func hdrPosterIsToneMappedNotWashedOut() throws {
+        func centre(_ rgb: String, _ transfer: String) throws -> Int {
+            let clip = try MediaFixtures.bt2020Clip(at: fixtures.out("pq-\(rgb).mp4"), rgb: rgb, transfer: transfer)
+            let path = fixtures.out("pq-\(rgb)-thumb." + MediaEngine.thumbnailFormat.fileExtension)
+            _ = try engine.renderThumbnail(source: clip, kind: .video, to: path)
+            let image = try MediaFixtures.rgbPixels(of: path)
+            return Int(pixel(image, image.width / 2, image.height / 2).first!)
+        }
+        let referenceWhite = try centre("949494", "smpte2084")  // signal 0.58: 148 if shown as is
+        let highlight = try centre("C0C0C0", "smpte2084")       // signal 0.75: about 1000 cd/m²
+        #expect(referenceWhite >= 200, "\(referenceWhite)")
+        #expect(highlight > referenceWhite)
     }
 
     @Test func oneDecodeWritesThumbnailPreviewAndClip() throws {

@@ -80,14 +80,15 @@ public enum MediaFixtures {
         return path
     }
 
-    /// A 10-bit HEVC clip like a recent phone's HDR video (BT.2020 matrix, HLG), one flat colour `rgb` ("20C040").
+    /// A 10-bit HEVC clip with the BT.2020 matrix and primaries, one flat colour `rgb` ("20C040") written as
+    /// signal values, with `transfer` "bt709" (SDR), "arib-std-b67" (HLG, phones) or "smpte2084" (PQ).
     @discardableResult
-    public static func bt2020Clip(at path: String, rgb: String) throws -> String {
+    public static func bt2020Clip(at path: String, rgb: String, transfer: String = "bt709") throws -> String {
         try ExternalTool.ffmpeg([
             "-f", "lavfi", "-i", "color=c=0x\(rgb):s=320x240:r=30", "-t", "1",
             "-vf", "scale=out_color_matrix=bt2020:out_range=tv,format=yuv420p10le", "-c:v", "libx265", "-preset", "ultrafast",
-            "-x265-params", "log-level=error:colorprim=bt2020:colormatrix=bt2020nc:transfer=arib-std-b67",
-            "-color_primaries", "bt2020", "-colorspace", "bt2020nc", "-color_trc", "arib-std-b67", path,
+            "-x265-params", "log-level=error:colorprim=bt2020:colormatrix=bt2020nc:transfer=\(transfer)",
+            "-color_primaries", "bt2020", "-colorspace", "bt2020nc", "-color_trc", transfer, path,
         ])
         return path
     }
