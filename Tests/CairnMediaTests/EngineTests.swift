@@ -125,6 +125,24 @@ struct ThumbnailTests {
         #expect(isRed(pixel(image, 160, 60)) && isRed(pixel(image, 160, 180)))
     }
 
+    /// Camera and phone containers beyond MP4: each gets a poster of its real size.
+    @Test(arguments: [
+        ("clip.3gp", ["-c:v", "mpeg4", "-s", "176x144"], 176, 144),
+        ("clip.m4v", ["-c:v", "libx264", "-preset", "ultrafast"], 320, 240),
+        ("clip.dv", ["-c:v", "dvvideo", "-s", "720x576", "-pix_fmt", "yuv420p", "-r", "25"], 720, 576),
+        ("clip.avi", ["-c:v", "mjpeg", "-q:v", "3"], 320, 240),
+    ])
+    func cameraContainersGetAPoster(name: String, codec: [String], width: Int, height: Int) throws {
+        let path = fixtures.out(name)
+        try ExternalTool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=s=320x240:r=25", "-t", "1"] + codec + ["-an", path])
+        let probe = try engine.probe(path: path)
+        #expect(probe.kind == .video)
+        let stored = probe.orientation.displayed(width: probe.width ?? 0, height: probe.height ?? 0)
+        #expect(stored.width == width && stored.height == height)
+        let result = try engine.renderThumbnail(source: path, kind: .video, to: fixtures.out(name + ".webp"))
+        #expect(result.width > 0 && result.height > 0)
+    }
+
     /// A 10-bit BT.2020 video is converted with its own matrix (BT.601's would shift every colour).
     @Test func bt2020VideoKeepsItsColours() throws {
         let clip = try MediaFixtures.bt2020Clip(at: fixtures.out("bt2020.mp4"), rgb: "20C040")
