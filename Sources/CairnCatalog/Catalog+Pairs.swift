@@ -67,6 +67,10 @@ extension Catalog {
         }
     }
 
+    public func allPairs() throws -> [AssetPairRecord] {
+        try pool.read { db in try AssetPairRecord.fetchAll(db) }
+    }
+
     /// Which of `checksums` some source held at its last scan.
     public func heldByAnySource(_ checksums: Set<Checksum>) throws -> Set<Checksum> {
         guard !checksums.isEmpty else { return [] }

@@ -72,6 +72,8 @@ public struct AssetListing: Codable, Sendable, Equatable {
     public var height: Int?
     public var firstSourcePath: String
     public var original: String
+    /// A Live Photo's movie, listed with its still rather than on a line of its own.
+    public var motion: String?
 }
 
 /// Read-only views of what a library holds.
@@ -129,13 +131,21 @@ public struct LibraryBrowser: Sendable {
     }
 
     public func list(since: Date? = nil, until: Date? = nil, kind: MediaKind? = nil) throws -> [AssetListing] {
-        try library.catalog.assetsByCaptureDate(since: since, until: until, kind: kind).map { row in
+        // A Live Photo is one line: the still's, naming its movie.
+        var motionOf: [Checksum: Checksum] = [:]
+        var motions = Set<Checksum>()
+        for pair in try library.catalog.allPairs() {
+            motionOf[pair.still] = pair.motion
+            motions.insert(pair.motion)
+        }
+        return try library.catalog.assetsByCaptureDate(since: since, until: until, kind: kind).compactMap { row in
+            if motions.contains(row.asset.checksum), kind != .video { return nil }
             let probe = row.probeJSON.flatMap(Self.decodeProbe)
             return AssetListing(
                 sha1: row.asset.checksum.hex, kind: row.asset.kind.rawValue, captureDate: row.captureDate,
                 captureLocal: probe?.captureTime?.local, captureOffset: probe?.captureTime?.offset,
                 width: probe?.width, height: probe?.height, firstSourcePath: row.asset.firstSourcePath,
-                original: library.layout.absolute(row.asset.originalPath))
+                original: library.layout.absolute(row.asset.originalPath), motion: motionOf[row.asset.checksum]?.hex)
         }
     }
 

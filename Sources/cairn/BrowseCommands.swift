@@ -153,7 +153,8 @@ struct ListCommand: ParsableCommand {
                 ?? asset.captureDate.map { ISO8601DateFormatter().string(from: $0) } ?? "-"
             let size = asset.width.map { "\($0)x\(asset.height ?? 0)" } ?? "-"
             Output.line("\(taken.padding(toLength: 25, withPad: " ", startingAt: 0)) \(asset.kind.padding(toLength: 5, withPad: " ", startingAt: 0)) "
-                        + "\(size.padding(toLength: 11, withPad: " ", startingAt: 0)) \(asset.sha1.prefix(12))  \(asset.firstSourcePath)")
+                        + "\(size.padding(toLength: 11, withPad: " ", startingAt: 0)) \(asset.sha1.prefix(12))  \(asset.firstSourcePath)"
+                        + (asset.motion.map { "  + live \($0.prefix(12))" } ?? ""))
         }
     }
 

@@ -50,6 +50,10 @@ import Testing
         #expect(try asset("IMG_0001.MOV")["pairedWith"] as? String == stillSHA1)
         #expect(try asset("IMG_0002.JPG")["pairedWith"] == nil)
         #expect(try asset("IMG_0003.JPG")["pairBasis"] as? String == "name and time")
+        // Listed together: one line for the Live Photo, naming its movie.
+        let listed = try CairnBinary.run(["ls", "--library", library, "--json"]).standardOutput.split(separator: "\n")
+        #expect(listed.contains { $0.contains("\"sha1\":\"\(stillSHA1)\"") && $0.contains("\"motion\":\"\(movie)\"") })
+        #expect(!listed.contains { $0.contains("\"sha1\":\"\(movie)\"") })
         // The still's and the movie's capture instants are within 2 s (EXIF floating time aside, the movie's is known).
         let movieTime = try #require(try asset("IMG_0001.MOV")["captureTime"] as? [String: Any])
         #expect(movieTime["offset"] as? String == "+02:00" && movieTime["local"] as? String == "2023-07-14T10:44:01")
