@@ -85,3 +85,44 @@ enum ChildProcessRunner {
         return process.terminationStatus
     }
 }
+
+/// Hardening issue, EIO: reads of one source file fail mid-file (an `LD_PRELOAD` shim built at test time, as a
+/// failing disk would): that file fails with its errno, the run goes on, and a sync holds every deletion.
+@Suite struct ReadErrorTests {
+    @Test func aFileThatFailsToReadFailsAloneAndHoldsTheSyncsDeletions() throws {
+        let work = try TemporaryDirectory()
+        let shim = work.subpath("libeio.so")
+        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/eio-shim.c").path
+        try ExternalTool.run(["cc", "-shared", "-fPIC", "-O1", "-o", shim, source, "-ldl"])
+        let base = try MediaFixtures.jpeg(at: work.subpath("base.jpg"), width: 320, height: 240, quality: 2)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: base))
+        #expect(bytes.count > 8192, "the picture must be larger than the part the shim lets through")
+        for name in ["IMG_1.jpg", "IMG_2.jpg", "IMG_3.jpg", "IMG_4.jpg", "IMG_5.jpg", "EIO_6.jpg"] {
+            try work.write(bytes + Data(name.utf8), to: "src/\(name)")
+        }
+        let library = work.subpath("lib")
+        func sync(_ extra: [String], failingReads: Bool) throws -> CairnBinary.Result {
+            try CairnBinary.run(["sync", work.subpath("src"), "--library", library, "--plain"] + extra,
+                                environment: failingReads ? ["LD_PRELOAD": shim] : [:])
+        }
+        // A first sync, reads failing: the one file fails with EIO, the others are imported.
+        let first = try sync([], failingReads: true)
+        #expect(first.status == 3, "\(first.standardOutput)\(first.standardError)")
+        #expect(first.standardOutput.contains("EIO_6.jpg") && first.standardOutput.contains("Input/output error"))
+        #expect(first.standardOutput.contains("new          5"))
+
+        // The disk recovers; then a file is deleted at the source, and the failing file is read again.
+        #expect(try sync([], failingReads: false).status == 0)
+        try FileManager.default.removeItem(atPath: work.subpath("src/IMG_1.jpg"))
+        _ = try sync(["--apply-deletions"], failingReads: false)  // confirms the deletion
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -60)],
+                                              ofItemAtPath: work.subpath("src/EIO_6.jpg"))
+        let held = try sync(["--apply-deletions", "--quarantine-days", "0"], failingReads: true)
+        #expect(held.status != 0)
+        #expect(held.standardOutput.contains("I/O error"), "\(held.standardOutput)")
+        let trash = (FileManager.default.enumerator(atPath: library + "/trash")?.allObjects as? [String] ?? [])
+            .filter { $0.contains("/originals/") }
+        #expect(trash.isEmpty, "an I/O error at the source must hold every deletion: \(trash)")
+    }
+}
