@@ -11,11 +11,17 @@ public struct SidecarRecord: Codable, Sendable, Equatable, FetchableRecord, Pers
     public var kind: String
     /// Where the bytes are kept, relative to the library root.
     public var path: String
-    /// Where it was found, relative to its source root.
+    /// Where it was found, relative to its source root, and that file's size and modification time then: a
+    /// later run that finds the same file unchanged has nothing to read.
     public var sourcePath: String
+    public var sourceSize: Int64
+    public var sourceModificationTimeNanoseconds: Int64
     public var linkedAt: Date
 
-    public init(checksum: Checksum, asset: Checksum, kind: String, path: String, sourcePath: String, linkedAt: Date) {
+    public init(checksum: Checksum, asset: Checksum, kind: String, path: String, sourcePath: String,
+                sourceSize: Int64 = 0, sourceModificationTimeNanoseconds: Int64 = 0, linkedAt: Date) {
+        self.sourceSize = sourceSize
+        self.sourceModificationTimeNanoseconds = sourceModificationTimeNanoseconds
         self.checksum = checksum
         self.asset = asset
         self.kind = kind
@@ -25,7 +31,8 @@ public struct SidecarRecord: Codable, Sendable, Equatable, FetchableRecord, Pers
     }
 
     enum CodingKeys: String, CodingKey {
-        case checksum = "sha1", asset = "asset_sha1", kind, path, sourcePath = "source_path", linkedAt = "linked_at"
+        case checksum = "sha1", asset = "asset_sha1", kind, path, sourcePath = "source_path", sourceSize = "source_size",
+             sourceModificationTimeNanoseconds = "source_mtime_ns", linkedAt = "linked_at"
     }
 }
 
@@ -33,6 +40,15 @@ extension Catalog {
     /// Links a stored sidecar to its asset; linking the same bytes to the same asset again changes nothing.
     public func linkSidecar(_ sidecar: SidecarRecord) throws {
         try pool.write { db in try sidecar.insert(db, onConflict: .ignore) }
+    }
+
+    /// Whether a sidecar at `sourcePath` with this size and modification time was linked already.
+    public func sidecarAlreadyLinked(sourcePath: String, size: Int64, modificationTimeNanoseconds: Int64) throws -> Bool {
+        try pool.read { db in
+            try Bool.fetchOne(db, sql: """
+                SELECT EXISTS (SELECT 1 FROM sidecar WHERE source_path = ? AND source_size = ? AND source_mtime_ns = ?)
+                """, arguments: [sourcePath, size, modificationTimeNanoseconds]) ?? false
+        }
     }
 
     public func sidecars(of asset: Checksum) throws -> [SidecarRecord] {

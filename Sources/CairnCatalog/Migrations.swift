@@ -132,10 +132,13 @@ enum Migrations {
                     kind TEXT NOT NULL,
                     path TEXT NOT NULL,
                     source_path TEXT NOT NULL,
+                    source_size INTEGER NOT NULL DEFAULT 0,
+                    source_mtime_ns INTEGER NOT NULL DEFAULT 0,
                     linked_at DATETIME NOT NULL,
                     PRIMARY KEY (sha1, asset_sha1)
                 ) WITHOUT ROWID;
                 CREATE INDEX sidecar_asset ON sidecar(asset_sha1);
+                CREATE INDEX sidecar_source ON sidecar(source_path);
                 """)
         }
         return migrator

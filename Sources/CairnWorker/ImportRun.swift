@@ -333,7 +333,8 @@ public struct ImportRun: Sendable {
         }
         let result = try await pipeline.run(newContent: newContent, onEvent: narration.handle,
                                             cancellation: options.cancellation)
-        if result.completion != .interrupted {
+        // Pairing looks at every unpaired asset: only worth it when this run brought something in.
+        if result.completion != .interrupted, result.report.count(.imported) > 0 {
             let pairs = try LivePhotoPairing.pair(catalog: library.catalog, now: now())
             if !pairs.isEmpty { narrator.note("paired \(pairs.count) Live Photo\(pairs.count == 1 ? "" : "s") (a still and its movie, one unit)") }
         }

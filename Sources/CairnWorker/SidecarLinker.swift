@@ -26,6 +26,10 @@ struct SidecarLinker {
         for sidecar in sidecars {
             let path = sourceRoot + "/" + sidecar.relativePath
             guard let kind = SidecarMatcher.kind(of: sidecar.relativePath) else { continue }
+            // Unchanged since it was linked: a rescan reads nothing (one indexed lookup per sidecar).
+            let size = sidecar.fingerprint.size, modified = sidecar.fingerprint.modificationTimeNanoseconds
+            if (try? catalog.sidecarAlreadyLinked(sourcePath: sidecar.relativePath, size: size,
+                                                  modificationTimeNanoseconds: modified)) == true { continue }
             var takeout: TakeoutMetadata?
             if kind == .takeout {
                 // A .json that is not Google's photo metadata is not a sidecar.
@@ -42,7 +46,8 @@ struct SidecarLinker {
                 _ = try OriginalsStore(layout: library.layout).place(sourcePath: path, checksum: checksum,
                                                                    relativePath: stored, hasher: hasher)
                 try catalog.linkSidecar(SidecarRecord(checksum: checksum, asset: asset, kind: kind.rawValue, path: stored,
-                                                      sourcePath: sidecar.relativePath, linkedAt: now))
+                                                      sourcePath: sidecar.relativePath, sourceSize: size,
+                                                      sourceModificationTimeNanoseconds: modified, linkedAt: now))
                 try fillMetadata(asset, kind: kind, takeout: takeout, sidecarPath: path)
                 outcome.linked += 1
             } catch {

@@ -102,8 +102,13 @@ import Testing
         let source = try makeSource(files: 2), library = try TemporaryDirectory()
         _ = try CairnBinary.run(["import", source.path, "--library", library.path])
         // A new file whose content-address folder is blocked by a plain file: its copy must fail, for any user.
-        let newFile = try source.write(Data("brand new content".utf8), to: "DCIM/new.jpg")
-        let hex = String(String(decoding: try ExternalTool.run(["sha1sum", newFile]), as: UTF8.self).prefix(40))
+        // Content whose address folder the first import did not create (two random files may share a prefix).
+        var newFile = "", hex = "", attempt = 0
+        repeat {
+            newFile = try source.write(Data("brand new content \(attempt)".utf8), to: "DCIM/new.jpg")
+            hex = String(String(decoding: try ExternalTool.run(["sha1sum", newFile]), as: UTF8.self).prefix(40))
+            attempt += 1
+        } while FileManager.default.fileExists(atPath: library.subpath("originals/\(hex.prefix(2))"))
         try library.write(Data("in the way".utf8), to: "originals/\(hex.prefix(2))")
         let second = try CairnBinary.run(["import", source.path, "--library", library.path])
         #expect(second.status == 3)
