@@ -40,7 +40,14 @@ public struct ImportFailure: Sendable, Equatable, Codable {
 final class KeptWithoutPreviewList: Sendable {
     private let files = Mutex<[ImportFailure]>([])
 
-    func append(_ file: ImportFailure) { files.withLock { $0.append(file) } }
+    /// Adds a file once (a later phase may find the same file unrenderable); returns whether it was new.
+    func append(_ file: ImportFailure) -> Bool {
+        files.withLock { files in
+            guard !files.contains(where: { $0.relativePath == file.relativePath }) else { return false }
+            files.append(file)
+            return true
+        }
+    }
     var all: [ImportFailure] { files.withLock { $0 } }
 }
 
@@ -325,8 +332,9 @@ public struct ImportRun: Sendable {
         let narrator = self.narrator
         let kept = keptWithoutPreview
         pipeline.onKeptWithoutPreview = { path, reason in
-            kept.append(ImportFailure(relativePath: path, phase: "thumbnail", reason: reason, retryable: false))
-            narrator.keptWithoutPreview(file: path, reason: reason)
+            if kept.append(ImportFailure(relativePath: path, phase: "thumbnail", reason: reason, retryable: false)) {
+                narrator.keptWithoutPreview(file: path, reason: reason)
+            }
         }
         pipeline.onDamaged = { original, quarantined in
             narrator.warning("\(original) was damaged (its bytes no longer match its SHA1): kept at \(quarantined), copied anew from the source")
@@ -338,7 +346,8 @@ public struct ImportRun: Sendable {
             let pairs = try LivePhotoPairing.pair(catalog: library.catalog, now: now())
             if !pairs.isEmpty { narrator.note("paired \(pairs.count) Live Photo\(pairs.count == 1 ? "" : "s") (a still and its movie, one unit)") }
         }
-        if result.completion != .interrupted {
+        // Only a source with sidecars pays for the path-to-checksum map they are matched through.
+        if result.completion != .interrupted, !hashed.report.sidecarFiles.isEmpty {
             let sidecars = SidecarLinker(library: library, now: now()).link(
                 hashed.report.sidecarFiles, sourceRoot: context.sourceRoot, checksums: hashed.currentSource)
             if sidecars.linked > 0 { narrator.note("\(sidecars.linked) sidecar\(sidecars.linked == 1 ? "" : "s") stored with their media") }

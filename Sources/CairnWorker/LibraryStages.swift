@@ -104,7 +104,6 @@ public struct LibraryStages: PipelineStages {
         let layout = library.layout, catalog = library.catalog, media = media, onKept = onKeptWithoutPreview
         let original = try await originalPath(of: item, checksum: checksum)
         try await BlockingWork.run(tracking: work) { () throws in
-            if try Self.hasNoPreview(item, checksum, catalog: catalog) { return }
             let thumbnailPath = layout.derivedRelativePath(checksum, suffix: "thumb.\(media.thumbnailFormat.fileExtension)")
             let previewPath = layout.derivedRelativePath(checksum, suffix: "preview.jpg")
             let thumbnailTemporary = TemporaryName.make(in: layout, for: thumbnailPath)
@@ -142,7 +141,6 @@ public struct LibraryStages: PipelineStages {
         let onKept = onKeptWithoutPreview
         let original = try await originalPath(of: item, checksum: checksum)
         try await BlockingWork.run(tracking: work) { () throws in
-            if try Self.hasNoPreview(item, checksum, catalog: catalog) { return }
             let clipPath = layout.derivedRelativePath(checksum, suffix: "clip.mp4")
             let temporary = TemporaryName.make(in: layout, for: clipPath)
             defer { unlink(temporary) }
@@ -219,13 +217,6 @@ public struct LibraryStages: PipelineStages {
         try catalogWrite(item) { try catalog.markKeptWithoutPreview(checksum, reason: reason) }
         onKept(item.relativePath, reason)
         return true
-    }
-
-    /// Whether an earlier phase (or run) kept this asset without preview: later phases have nothing to render.
-    static func hasNoPreview(_ item: ImportItem, _ checksum: Checksum, catalog: Catalog) throws(StageFailure) -> Bool {
-        var reason: String?
-        try catalogWrite(item) { reason = try catalog.noPreviewReason(checksum) }
-        return reason != nil
     }
 
     static func failure(_ item: ImportItem, _ error: any Error) -> StageFailure {

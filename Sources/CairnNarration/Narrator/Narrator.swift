@@ -284,10 +284,11 @@ final class NarratorCore: Sendable {
     }
 
     /// Runs `body` under the lock. Events are handed over inside it, so handlers see them one at a time, in order.
+    /// The time is read under the lock too: read before it, two threads could record out of order, and a
+    /// throttled event (`hashed`, `imported`) could fire twice in one interval.
     func record(_ body: (inout State) -> Void) {
-        let now = clock.now()
         state.withLock { state in
-            state.now = now
+            state.now = clock.now()
             body(&state)
         }
     }
