@@ -15,15 +15,20 @@ public enum MotionPhoto {
         if let found = bytes.lastRange(of: marker), isMP4(at: found.upperBound) {
             return found.upperBound..<bytes.count
         }
-        // HEIC from Samsung: a top-level `mpvd` box holding the MP4.
-        if let found = bytes.lastRange(of: Array("mpvd".utf8)), isMP4(at: found.upperBound) {
+        // HEIC from Samsung: a top-level `mpvd` box holding the MP4 (looked for in ISO-BMFF files only).
+        let isBMFF = bytes.count >= 12 && Array(bytes[4..<8]) == Array("ftyp".utf8)
+        if isBMFF, let found = bytes.lastRange(of: Array("mpvd".utf8)), isMP4(at: found.upperBound) {
             let start = found.lowerBound - 4
             let size = start >= 0 ? Int(bytes[start]) << 24 | Int(bytes[start + 1]) << 16 | Int(bytes[start + 2]) << 8 | Int(bytes[start + 3]) : 0
             let end = size > 8 && start + size <= bytes.count ? start + size : bytes.count
             return found.upperBound..<end
         }
-        // Google: the XMP packet says how many bytes at the end are the movie.
-        let xmp = String(decoding: bytes.prefix(256 << 10), as: UTF8.self)
+        // Google: the XMP packet says how many bytes at the end are the movie. Text is decoded and searched only
+        // when the header names a motion photo at all (most stills do not).
+        let head = Array(bytes.prefix(256 << 10))
+        guard head.firstRange(of: Array("MicroVideo".utf8)) != nil || head.firstRange(of: Array("MotionPhoto".utf8)) != nil
+        else { return nil }
+        let xmp = String(decoding: head, as: UTF8.self)
         for pattern in [#"MicroVideoOffset="(\d+)""#, #"Semantic="MotionPhoto"[^>]*?Length="(\d+)""#] {
             if let match = xmp.range(of: pattern, options: .regularExpression) {
                 let digits = xmp[match].split(separator: "\"").dropFirst().first { $0.allSatisfy(\.isNumber) && !$0.isEmpty }
@@ -46,14 +51,6 @@ public enum MotionPhoto {
         guard let range = embeddedVideo(in: bytes) else { return nil }
         try FileIO.write(Array(bytes[range]), to: destination, call: call)
         return range.count
-    }
-
-    /// Whether the still at `path` carries a movie, and how many bytes it has.
-    public static func embeddedVideoBytes(path: String) -> Int? {
-        let call = FFmpegCall(file: path)
-        guard let size = try? FileIO.size(of: path, call: call), size > 0, size <= 512 << 20,
-              let bytes = try? FileIO.prefix(path, limit: size, call: call) else { return nil }
-        return embeddedVideo(in: bytes)?.count
     }
 }
 

@@ -29,6 +29,17 @@ final class DecodedPicture {
 
     /// The picture's full stored height (a single field counts double).
     var storedHeight: Int { frame.height * fieldScale }
+
+    /// Transforms from `profile` to sRGB, made once per layout: the thumbnail, preview and clip share them.
+    private var transforms: [ColourTransform.Layout: ColourTransform] = [:]
+
+    func colourTransform(_ layout: ColourTransform.Layout) -> ColourTransform? {
+        guard let profile else { return nil }
+        if let made = transforms[layout] { return made }
+        let made = ColourTransform(from: profile, input: layout, output: layout)
+        transforms[layout] = made
+        return made
+    }
 }
 
 /// Decodes stills and poster frames, within the configured caps.
@@ -68,8 +79,8 @@ struct PictureDecoder {
         let packet = try OwnedPacket(size: size, call: call)
         let read = try FileIO.read(path, into: packet.data, count: size, call: call)
         packet.pointer.pointee.size = Int32(read)
-        // The whole file: a CMYK profile alone can be larger than the probe's header window.
-        let header = StillHeader(bytes: Array(UnsafeBufferPointer(start: packet.data, count: read)))
+        // Parsed in place over the whole file (a CMYK profile alone can pass the probe's window); nothing is copied.
+        let header = StillHeader(bytes: UnsafeBufferPointer(start: packet.data, count: read))
         if header.container == .webp, let picture = try WebPDecoder(configuration: configuration).decodeAnimated(
             packet.data, count: read, call: call) {
             return picture

@@ -34,8 +34,7 @@ struct PictureRenderer {
             try Scaler(from: source, width: width, height: height, format: packed, flags: flags, call: call)
                 .scale(source, into: rgb, call: call)
             if hasAlpha { Self.flattenOntoWhite(rgb) }
-            if let profile = picture.profile,
-               let transform = ColourTransform(from: profile, input: hasAlpha ? .rgba : .rgb, output: hasAlpha ? .rgba : .rgb) {
+            if let transform = picture.colourTransform(hasAlpha ? .rgba : .rgb) {
                 let converted = try Frame(width: width, height: height, format: packed, call: call)
                 if let from = rgb.plane(0), let to = converted.plane(0) {
                     transform.apply(from, stride: rgb.linesize(0), into: to, stride: converted.linesize(0),

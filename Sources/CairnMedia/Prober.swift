@@ -13,7 +13,8 @@ struct Prober {
         let call = FFmpegCall(file: path)
         let size = try FileIO.size(of: path, call: call)
         guard size > 0 else { throw call.failure("probe", "empty file (0 bytes)", .corrupt) }
-        let header = StillHeader(bytes: try FileIO.prefix(path, limit: min(size, Self.headerBytes), call: call))
+        let prefix = try FileIO.prefix(path, limit: min(size, Self.headerBytes), call: call)
+        let header = StillHeader(bytes: prefix)
         if RawDecoder.isRaw(path: path, header: header.leadingBytes) {
             return try RawDecoder(configuration: configuration).probe(path: path, header: header, call: call)
         }
@@ -23,8 +24,10 @@ struct Prober {
         if header.container == .heif {
             return try HEIFDecoder(configuration: configuration).probe(path: path, brand: header.brand, call: call)
         }
-        if header.container == .webp, size <= configuration.maxStillBytes {
-            let bytes = try FileIO.prefix(path, limit: size, call: call)
+        // Only an animated WebP (its header says so) is read whole; FFmpeg probes still ones.
+        if header.container == .webp, size <= configuration.maxStillBytes,
+           prefix.withUnsafeBufferPointer({ WebPDecoder.isAnimated($0.baseAddress!, count: $0.count) }) {
+            let bytes = size <= prefix.count ? prefix : try FileIO.prefix(path, limit: size, call: call)
             if let probe = try bytes.withUnsafeBufferPointer({ (buffer) throws(MediaError) in
                 try WebPDecoder(configuration: configuration).probeAnimated(buffer.baseAddress!, count: buffer.count, call: call)
             }) { return probe }

@@ -25,8 +25,8 @@ struct StillHeader: Equatable, Sendable {
     /// The JPEG's start-of-frame marker (0xC0 baseline, 0xC2 progressive, ...), when read.
     var jpegFrameMarker: UInt8?
 
-    /// Reads the header of `bytes`, the start of a file (or all of it).
-    init(bytes: [UInt8]) {
+    /// Reads the header of `bytes`, the start of a file (or all of it, read in place: a buffer is not copied).
+    init<Bytes: RandomAccessCollection>(bytes: Bytes) where Bytes.Element == UInt8, Bytes.Index == Int {
         container = Self.sniff(bytes)
         leadingBytes = Array(bytes.prefix(16))
         if container == .heif {
@@ -41,7 +41,7 @@ struct StillHeader: Equatable, Sendable {
         switch container {
         case .jpeg: readJPEG(bytes)
         case .png: readPNG(bytes)
-        case .tiff: exif = ExifReader(tiff: bytes)?.summary()
+        case .tiff: exif = ExifReader(tiff: Array(bytes))?.summary()
         default: break
         }
     }
@@ -49,7 +49,7 @@ struct StillHeader: Equatable, Sendable {
     /// True when dimensions were found in a header complete enough to skip FFmpeg's probing.
     var hasDimensions: Bool { (width ?? 0) > 0 && (height ?? 0) > 0 }
 
-    static func sniff(_ b: [UInt8]) -> Container {
+    static func sniff<Bytes: RandomAccessCollection>(_ b: Bytes) -> Container where Bytes.Element == UInt8, Bytes.Index == Int {
         func starts(_ prefix: [UInt8], at offset: Int = 0) -> Bool {
             b.count >= offset + prefix.count && Array(b[offset..<(offset + prefix.count)]) == prefix
         }
@@ -68,13 +68,13 @@ struct StillHeader: Equatable, Sendable {
         return .other
     }
 
-    private mutating func readJPEG(_ b: [UInt8]) {
+    private mutating func readJPEG<Bytes: RandomAccessCollection>(_ b: Bytes) where Bytes.Element == UInt8, Bytes.Index == Int {
         var at = 2
-        var iccChunks: [Int: ArraySlice<UInt8>] = [:]
+        var iccChunks: [Int: [UInt8]] = [:]
         defer {
             // Chunks are numbered from 1; a profile with a missing chunk is no profile.
             if !iccChunks.isEmpty, (1...iccChunks.count).allSatisfy({ iccChunks[$0] != nil }) {
-                iccProfile = (1...iccChunks.count).flatMap { Array(iccChunks[$0]!) }
+                iccProfile = (1...iccChunks.count).flatMap { iccChunks[$0]! }
             }
         }
         while at + 4 <= b.count {
@@ -99,7 +99,7 @@ struct StillHeader: Equatable, Sendable {
                 exif = ExifReader(tiff: Array(b[(body + 6)..<end]))?.summary()
             case 0xE2 where end <= b.count && length >= 16
                 && Array(b[body..<(body + 12)]) == Array("ICC_PROFILE".utf8) + [0]:
-                iccChunks[Int(b[body + 12])] = b[(body + 14)..<end]
+                iccChunks[Int(b[body + 12])] = Array(b[(body + 14)..<end])
             case 0xEE where end <= b.count && length >= 7 && Array(b[body..<(body + 5)]) == Array("Adobe".utf8):
                 hasAdobeMarker = true
             default:
@@ -109,7 +109,7 @@ struct StillHeader: Equatable, Sendable {
         }
     }
 
-    private mutating func readPNG(_ b: [UInt8]) {
+    private mutating func readPNG<Bytes: RandomAccessCollection>(_ b: Bytes) where Bytes.Element == UInt8, Bytes.Index == Int {
         // IHDR is always the first chunk: length(4) "IHDR" width(4) height(4).
         guard b.count >= 24, Array(b[12..<16]) == Array("IHDR".utf8) else { return }
         func u32(_ at: Int) -> Int { Int(b[at]) << 24 | Int(b[at + 1]) << 16 | Int(b[at + 2]) << 8 | Int(b[at + 3]) }

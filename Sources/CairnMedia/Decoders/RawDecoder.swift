@@ -166,7 +166,7 @@ struct RawDecoder {
         guard let made = libraw_dcraw_make_mem_thumb(raw.pointer, &rc) else { return nil }
         let image = LibRawImage(made)
         guard image.isJPEG, image.byteCount > 0 else { return nil }
-        let header = StillHeader(bytes: Array(UnsafeBufferPointer(start: image.data, count: min(image.byteCount, Prober.headerBytes))))
+        let header = StillHeader(bytes: UnsafeBufferPointer(start: image.data, count: image.byteCount))
         guard let width = header.width, let height = header.height, min(width, height) >= targetShortSide else { return nil }
         let jpeg = JPEGDecoder(configuration: configuration)
         guard let picture = try? jpeg.decode(image.data, count: image.byteCount, header: header,
