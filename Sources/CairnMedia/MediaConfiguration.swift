@@ -12,7 +12,7 @@ public struct MediaConfiguration: Sendable, Equatable {
     public var jpegQScale = 4
     /// Pictures with more pixels than this fail fast with ``MediaError/Category/tooLarge``.
     public var maxPixels = 150_000_000
-    /// Memory one full-size decode may take (HEIF: about 4.5 bytes a pixel, the YCbCr planes and the RGB copy).
+    /// Memory one full-size decode may take (HEIF: about 4.5 bytes a pixel at 8 bits, 9 at 10/12 bits).
     /// A HEIF above it is rendered from its largest embedded thumbnail instead (a 200 MP phone HEIC), never enlarged.
     public var maxDecodeBytes = 256 << 20
     /// Still files larger than this are refused before reading them whole.

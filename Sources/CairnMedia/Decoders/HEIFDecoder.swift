@@ -242,10 +242,13 @@ struct HEIFDecoder {
         }
         // Thumbnails are stored upright in the same colours; never upscaled: only one at least the target.
         var chosen = primary.thumbnail(atLeast: targetShortSide) ?? primary
-        if chosen === primary, Double(pixels) * 4.5 > Double(configuration.maxDecodeBytes) {
+        // libheif holds the decoded planes and its conversion's: about 4.5 bytes a pixel at 8 bits, twice that for
+        // 10/12-bit (camera .HIF, 4:2:2), which it converts through 16-bit planes.
+        let bytesPerPixel = primary.lumaBits > 8 ? 9.0 : 4.5
+        if chosen === primary, Double(pixels) * bytesPerPixel > Double(configuration.maxDecodeBytes) {
             // libheif 1.15 decodes a grid whole, with no tile-by-tile interface: too big for a lane's memory.
             guard let largest = primary.thumbnail(atLeast: 0) else {
-                throw call.failure("decode", "HEIF of \(primary.width)x\(primary.height) needs about \(Int(Double(pixels) * 4.5) >> 20) MB "
+                throw call.failure("decode", "HEIF of \(primary.width)x\(primary.height) needs about \(Int(Double(pixels) * bytesPerPixel) >> 20) MB "
                                    + "to decode whole (above the cap of \(configuration.maxDecodeBytes >> 20) MB) and has no embedded thumbnail",
                                    .tooLarge)
             }
