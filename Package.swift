@@ -40,6 +40,8 @@ let package = Package(
         .systemLibrary(
             name: "CTIFF", path: "CSystemLibs/CTIFF", pkgConfig: "libtiff-4", providers: [.apt(["libtiff-dev"])]),
         .systemLibrary(
+            name: "CJXL", path: "CSystemLibs/CJXL", pkgConfig: "libjxl", providers: [.apt(["libjxl-dev"])]),
+        .systemLibrary(
             name: "CWebP", path: "CSystemLibs/CWebP", pkgConfig: "libwebpdemux", providers: [.apt(["libwebp-dev"])]),
         // Linux system calls Swift's Glibc module cannot reach (openat2).
         .systemLibrary(name: "CLinux", path: "CSystemLibs/CLinux"),
@@ -51,7 +53,7 @@ let package = Package(
         // C calls live only in these two, behind Swift types (media: FFmpeg and the specialist still decoders).
         .target(name: "CairnHashing", dependencies: ["CairnCore", "COpenSSL", "CLinux"]),
         .target(name: "CairnMedia", dependencies: [
-            "CairnCore", "CFFmpeg", "CTurboJPEG", "CHeif", "CLibRaw", "CLCMS2", "CWebP", "CTIFF",
+            "CairnCore", "CFFmpeg", "CTurboJPEG", "CHeif", "CLibRaw", "CLCMS2", "CWebP", "CTIFF", "CJXL",
         ]),
         // Source walking at openat/fstatat speed.
         .target(name: "CairnScanner", dependencies: ["CairnCore"]),

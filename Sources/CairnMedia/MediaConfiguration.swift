@@ -12,8 +12,9 @@ public struct MediaConfiguration: Sendable, Equatable {
     public var jpegQScale = 4
     /// Pictures with more pixels than this fail fast with ``MediaError/Category/tooLarge``.
     public var maxPixels = 150_000_000
-    /// Memory one full-size decode may take (HEIF: about 4.5 bytes a pixel at 8 bits, 9 at 10/12 bits).
-    /// A HEIF above it is rendered from its largest embedded thumbnail instead (a 200 MP phone HEIC), never enlarged.
+    /// Memory one full-size decode may take (HEIF: about 4.5 bytes a pixel at 8 bits, 9 at 10/12 bits; a progressive
+    /// JPEG's coefficients: 3 at 4:2:0; JPEG XL: 3 lossy, 4 a sample lossless). A HEIF above it is rendered from its
+    /// largest embedded thumbnail instead (a 200 MP phone HEIC), never enlarged; the others are kept without preview.
     public var maxDecodeBytes = 256 << 20
     /// Still files larger than this are refused before reading them whole.
     public var maxStillBytes = 256 << 20

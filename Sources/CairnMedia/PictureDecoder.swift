@@ -95,6 +95,9 @@ struct PictureDecoder {
             return try decodeWholeFile(packet, header: header, targetShortSide: targetShortSide, call: call)
         case .png:
             return try decodeWholeFile(packet, header: header, targetShortSide: targetShortSide, call: call)
+        case .jxl:
+            return try JXLDecoder(configuration: configuration).decode(
+                packet.data, count: read, targetShortSide: targetShortSide, call: call)
         default:
             let picture = try decodeFromContainer(path: path, targetShortSide: targetShortSide, seekFraction: nil, call: call)
             guard let exif = header.exif else { return picture }

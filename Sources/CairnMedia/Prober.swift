@@ -32,6 +32,13 @@ struct Prober {
                 try WebPDecoder(configuration: configuration).probeAnimated(buffer.baseAddress!, count: buffer.count, call: call)
             }) { return probe }
         }
+        // libjxl finds the size in the codestream and the Exif box wherever it is: give it the file.
+        if header.container == .jxl, size <= configuration.maxStillBytes {
+            let bytes = size <= prefix.count ? prefix : try FileIO.prefix(path, limit: size, call: call)
+            return try bytes.withUnsafeBufferPointer { (buffer) throws(MediaError) in
+                try JXLDecoder(configuration: configuration).probe(buffer.baseAddress!, count: buffer.count, call: call)
+            }
+        }
         if (header.container == .jpeg || header.container == .png), header.hasDimensions {
             return try stillProbe(header, call: call)
         }

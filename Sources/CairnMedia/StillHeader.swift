@@ -4,7 +4,7 @@ import Foundation
 /// dimensions and EXIF, read without FFmpeg decoding anything.
 struct StillHeader: Equatable, Sendable {
     enum Container: String, Sendable {
-        case jpeg, png, tiff, heif, webp, gif, bmp, other
+        case jpeg, png, tiff, heif, webp, gif, bmp, jxl, other
     }
 
     var container: Container
@@ -61,6 +61,8 @@ struct StillHeader: Equatable, Sendable {
         if starts(Array("RIFF".utf8)) && starts(Array("WEBP".utf8), at: 8) { return .webp }
         if starts(Array("GIF8".utf8)) { return .gif }
         if starts(Array("BM".utf8)) { return .bmp }
+        // JPEG XL: a bare codestream, or the ISO-BMFF container's signature box.
+        if starts([0xFF, 0x0A]) || starts([0, 0, 0, 0x0C, 0x4A, 0x58, 0x4C, 0x20, 0x0D, 0x0A, 0x87, 0x0A]) { return .jxl }
         if starts(Array("ftyp".utf8), at: 4), b.count >= 12 {
             let brand = String(decoding: b[8..<12], as: UTF8.self)
             if ["heic", "heix", "heim", "heis", "hevc", "hevx", "mif1", "msf1", "avif", "avis"].contains(brand) { return .heif }

@@ -83,4 +83,46 @@ struct RealStillTests {
         #expect(error.reason.hasPrefix("camera RAW with no usable image"))
         #expect(error.category == .unsupported && !error.isRetryable)
     }
+
+    /// A whole camera RAW (Canon EOS 30D, 3522x2348 as LibRaw reports it) with a 1728x1152 embedded preview.
+    @Test func realRawGetsItsPictureFromTheEmbeddedPreviewAtItsSensorSize() throws {
+        let source = StillFixtures.committed("canon-eos-30d.cr2")
+        let probe = try engine.probe(path: source)
+        #expect(probe.container == "raw" && probe.width == 3522 && probe.height == 2348)
+        #expect(probe.cameraMake == "Canon" && probe.cameraModel == "EOS 30D")
+        #expect(probe.captureTime?.local == "2009-07-21T13:03:20")
+        let rendered = try engine.renderDerivatives(source: source, kind: .photo, thumbnail: folder.subpath("cr2.webp"),
+                                                    preview: folder.subpath("cr2.jpg"))
+        // Not the 160 px IFD0 thumbnail: the preview is the camera's 1728x1152 JPEG (a half-size demosaic would
+        // be 1761x1174), never enlarged to 1440 on its short side.
+        #expect(rendered.thumbnail.width == 375 && rendered.thumbnail.height == 250)
+        #expect(rendered.preview?.width == 1728 && rendered.preview?.height == 1152)
+        // A daylight landscape (rawpy's half-size render averages 117): neither black nor flat.
+        let pixels = try MediaFixtures.rgbPixels(of: rendered.thumbnail.path).rgb
+        let mean = Double(pixels.reduce(0) { $0 + Int($1) }) / Double(pixels.count)
+        let spread = (Double(pixels.reduce(0) { $0 + (Int($1) - Int(mean)) * (Int($1) - Int(mean)) }) / Double(pixels.count)).squareRoot()
+        #expect(mean > 70 && mean < 190, "mean \(mean)")
+        #expect(spread > 25, "spread \(spread)")
+    }
+
+    /// kimageformats' orientation set: the same picture stored turned, with the codestream's orientation 6.
+    @Test func jpegXLIsTurnedByItsCodestreamOrientation() throws {
+        let turned = StillFixtures.committed("jxl-orientation6.jxl")
+        let probe = try engine.probe(path: turned)
+        #expect(probe.container == "jxl" && probe.orientation == Orientation(exifValue: 6))
+        #expect(probe.streams.first?.width == 160 && probe.streams.first?.height == 480)
+        #expect(probe.width == 480 && probe.height == 160)
+        let upright = try engine.renderThumbnail(source: StillFixtures.committed("jxl-orientation1.jxl"), kind: .photo,
+                                                 to: folder.subpath("o1.webp"))
+        let thumbnail = try engine.renderThumbnail(source: turned, kind: .photo, to: folder.subpath("o6.webp"))
+        #expect(thumbnail.width == upright.width && thumbnail.height == upright.height)
+        #expect(try StillFixtures.meanDifference(thumbnail.path, upright.path) < 4)
+    }
+
+    @Test func jpegXLExifBoxGivesCameraAndDate() throws {
+        let probe = try engine.probe(path: StillFixtures.committed("nikon-d1x-reagan.jxl"))
+        #expect(probe.width == 200 && probe.height == 130)
+        #expect(probe.cameraMake == "NIKON CORPORATION" && probe.cameraModel == "NIKON D1X")
+        #expect(probe.captureTime?.local?.hasPrefix("2004-06-21T23:37:53") == true)
+    }
 }

@@ -116,4 +116,42 @@ struct StillFormatTests {
         let image = try MediaFixtures.rgbPixels(of: thumbnail)
         #expect(image.rgb[0] > 200 && image.rgb[2] < 60)  // the red first frame
     }
+
+    /// A 16-bit JPEG XL streams out of libjxl row by row and is shrunk on arrival, not held whole: the decode
+    /// for a thumbnail is a power-of-two fraction of the picture, with the colours FFmpeg's libjxl wrapper gives.
+    @Test func sixteenBitJPEGXLIsShrunkOnArrivalWithItsColours() throws {
+        let source = folder.subpath("deep.jxl")
+        try ExternalTool.run(["ffmpeg", "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=1600x1200:rate=1",
+                              "-frames:v", "1", "-pix_fmt", "rgb48le", "-c:v", "libjxl", "-distance", "1", source])
+        let probe = try engine.probe(path: source)
+        #expect(probe.container == "jxl" && probe.width == 1600 && probe.height == 1200)
+        let picture = try PictureDecoder(configuration: MediaConfiguration()).decodeStill(path: source, targetShortSide: 250)
+        #expect(picture.frame.width == 1600 / 4 && picture.frame.height == 1200 / 4)
+        let thumbnail = try engine.renderThumbnail(source: source, kind: .photo, to: folder.subpath("deep.webp"))
+        #expect(thumbnail.width == 333 && thumbnail.height == 250)
+        // The same picture decoded whole by FFmpeg's libjxl wrapper, then thumbnailed the usual way.
+        let decoded = folder.subpath("deep-ffmpeg.png")
+        try ExternalTool.run(["ffmpeg", "-v", "error", "-i", source, "-pix_fmt", "rgb24", decoded])
+        let reference = try engine.renderThumbnail(source: decoded, kind: .photo, to: folder.subpath("deep-ffmpeg.webp"))
+        #expect(try StillFixtures.meanDifference(thumbnail.path, reference.path) < 4)
+    }
+
+    /// Progressive coefficients are held for the whole picture whatever the output scale: above the decode
+    /// budget such a JPEG is kept without preview with a reason, while a baseline one of the same size decodes.
+    @Test func progressiveJPEGAboveTheDecodeBudgetIsRefusedWithAReason() throws {
+        let baseline = try MediaFixtures.jpegWithExif(at: folder.subpath("base.jpg"), orientation: 1)
+        let progressive = folder.subpath("progressive.jpg")
+        try ExternalTool.run(["jpegtran", "-progressive", "-copy", "all", "-outfile", progressive, baseline])
+        var configuration = MediaConfiguration()
+        configuration.maxDecodeBytes = 320 * 240 * 3 - 1
+        let tight = MediaEngine(configuration: configuration)
+        _ = try tight.renderThumbnail(source: baseline, kind: .photo, to: folder.subpath("base.webp"))
+        var failure: MediaError?
+        do { _ = try tight.renderThumbnail(source: progressive, kind: .photo, to: folder.subpath("prog.webp")) } catch {
+            failure = error
+        }
+        let error = try #require(failure)
+        #expect(error.category == .unsupported && error.reason.hasPrefix("progressive JPEG of 320x240 needs"))
+        _ = try engine.renderThumbnail(source: progressive, kind: .photo, to: folder.subpath("prog-ok.webp"))
+    }
 }

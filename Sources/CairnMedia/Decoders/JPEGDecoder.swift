@@ -41,6 +41,16 @@ struct JPEGDecoder {
         guard tjDecompressHeader3(handle.pointer, bytes, UInt(count), &width, &height, &subsampling, &colourspace) == 0
         else { return nil }
         try call.checkPixels(Int(width), Int(height), cap: configuration.maxPixels, operation: "decode")
+        // A progressive JPEG is decoded from coefficients held for the whole picture, whatever the output
+        // scale (libjpeg-turbo, vips and FFmpeg alike): 2 bytes a coefficient, 64 per block.
+        if let marker = header.jpegFrameMarker, [0xC2, 0xC6, 0xCA, 0xCE].contains(marker) {
+            let bytesPerPixel = [0: 6, 1: 4, 2: 3, 3: 2, 4: 4, 5: 3][Int(subsampling)] ?? 6
+            let needed = Int(width) * Int(height) * bytesPerPixel
+            guard needed <= configuration.maxDecodeBytes else {
+                throw call.failure("decode", "progressive JPEG of \(width)x\(height) needs \(needed >> 20) MB of coefficients "
+                                   + "to decode, above the budget of \(configuration.maxDecodeBytes >> 20) MB", .unsupported)
+            }
+        }
         var denominator: Int32 = 1
         if configuration.shrinkOnLoad {
             let level = SizePlanning.lowresLevel(width: Int(width), height: Int(height), targetShortSide: targetShortSide,
