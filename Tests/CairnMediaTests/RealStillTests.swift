@@ -24,7 +24,8 @@ struct RealStillTests {
     }
 
     @Test(arguments: [("lab.tif", 10, 10), ("hopper_bigtiff.tif", 128, 128), ("rot1mir0.avif", 640, 427),
-                      ("pil_sample_cmyk.jpg", 100, 100), ("iphone-display-p3.jpg", 56, 70)])
+                      ("pil_sample_cmyk.jpg", 100, 100), ("iphone-display-p3.jpg", 56, 70),
+                      ("sony-a7iv-irot-first.hif", 4672, 7008)])
     func probesAtPillowsSizeAndGetsAThumbnail(name: String, width: Int, height: Int) throws {
         let (probe, thumbnail) = try probeAndThumbnail(name)
         #expect(probe.kind == .photo)

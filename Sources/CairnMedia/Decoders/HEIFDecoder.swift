@@ -201,6 +201,14 @@ struct HEIFDecoder {
         return nil
     }
 
+    /// The quarter turn libheif 1.15 left out of the primary image: a Sony .HIF lists its `irot` before its
+    /// `ispe` and is reported (and decoded) at the stored size, where Pillow with libheif 1.23 turns it.
+    static func unappliedQuarterTurn(_ primary: HEIFImageHandle, path: String, call: FFmpegCall) -> Orientation? {
+        guard primary.width != primary.height, primary.width == primary.storedWidth,
+              primary.height == primary.storedHeight else { return nil }
+        return quarterTurn(path: path, call: call)
+    }
+
     /// The display turn of the file's first quarter-turn `irot` box, as an orientation, or nil.
     static func quarterTurn(path: String, call: FFmpegCall) -> Orientation? {
         guard let head = metaBox(path: path),
@@ -220,7 +228,8 @@ struct HEIFDecoder {
         guard image.width > 0, image.height > 0 else { throw call.failure("probe", "picture has no dimensions", .corrupt) }
         let codec = brand == "avif" ? "av1" : "hevc"
         let exif = image.exif
-        let orientation = Self.residualOrientation(path: path, brand: brand, exif: exif, call: call)
+        let orientation = Self.unappliedQuarterTurn(image, path: path, call: call)
+            ?? Self.residualOrientation(path: path, brand: brand, exif: exif, call: call)
         let upright = (width: image.width, height: image.height)
         let displayed = orientation.displayed(width: upright.width, height: upright.height)
         return MediaProbe(
@@ -280,11 +289,15 @@ struct HEIFDecoder {
             frame.pointer.pointee.format = (chosen.hasAlpha ? AV_PIX_FMT_RGBA : AV_PIX_FMT_RGB24).rawValue
         }
         let profile = primary.iccProfile.flatMap { ColourProfile(bytes: $0) }.flatMap { $0.isRGB && !$0.isSRGB ? $0 : nil }
-        var orientation = Self.residualOrientation(path: path, brand: brand, exif: primary.exif, call: call)
-        // libheif 1.15 can leave a thumbnail's quarter turn unapplied: it must share the primary's shape.
-        if chosen !== primary, (width > height) != (primary.width > primary.height), width != height,
-           let turn = Self.quarterTurn(path: path, call: call) {
-            orientation = turn
+        let primaryTurn = Self.unappliedQuarterTurn(primary, path: path, call: call)
+        var orientation = primaryTurn ?? Self.residualOrientation(path: path, brand: brand, exif: primary.exif, call: call)
+        // libheif 1.15 turns some images and not others: a thumbnail must end in the primary's upright shape.
+        if chosen !== primary, (width > height) != (primary.width > primary.height), width != height {
+            if primaryTurn != nil {
+                orientation = .identity  // the thumbnail was turned, the primary was not
+            } else if let turn = Self.quarterTurn(path: path, call: call) {
+                orientation = turn  // the primary was turned, the thumbnail was not
+            }
         }
         return DecodedPicture(frame: frame, orientation: orientation, file: path, profile: profile, owner: decoded)
     }
