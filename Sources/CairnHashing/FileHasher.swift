@@ -67,9 +67,9 @@ public final class FileHasher {
         if let expected, expected != before { throw .changedWhileReading(path: path) }
         let (checksum, header) = before.size >= mappingThreshold
             ? try streamMapped(fd, size: before.size, path: path)
-            : try stream(from: fd, path: path, to: nil, destinationPath: "")
+            : try stream(from: fd, size: before.size, path: path, to: nil, destinationPath: "")
         let after = try fingerprint(of: fd, path: path)
-        guard after == before else { throw .changedWhileReading(path: path) }
+        guard after == before, stillAtPath(path, before) else { throw .changedWhileReading(path: path) }
         return HashedFile(checksum: checksum, fingerprint: before, header: FileHeader(header))
     }
 
@@ -89,9 +89,9 @@ public final class FileHasher {
             close(output)
             if !succeeded { unlink(destination) }
         }
-        let (checksum, header) = try stream(from: input, path: source, to: output, destinationPath: destination)
+        let (checksum, header) = try stream(from: input, size: before.size, path: source, to: output, destinationPath: destination)
         let after = try fingerprint(of: input, path: source)
-        guard after == before else { throw .changedWhileReading(path: source) }
+        guard after == before, stillAtPath(source, before) else { throw .changedWhileReading(path: source) }
         if let expected, expected != checksum {
             throw .checksumMismatch(path: source, expected: expected, actual: checksum)
         }
@@ -106,6 +106,14 @@ public final class FileHasher {
         let fd = CLinux_open_read_no_symlinks(path)
         guard fd >= 0 else { throw .system(SystemCallError("open", path: path)) }
         return fd
+    }
+
+    /// Whether `path` still names the file that was read: one renamed over it meanwhile keeps the open one
+    /// intact (its bytes hashed fine) but is not what the path now holds.
+    private func stillAtPath(_ path: String, _ read: FileFingerprint) -> Bool {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return false }
+        return UInt64(info.st_dev) == read.device && UInt64(info.st_ino) == read.inode
     }
 
     private func fingerprint(of fd: Int32, path: String) throws(HashingError) -> FileFingerprint {
@@ -148,19 +156,23 @@ public final class FileHasher {
     }
 
     /// Reads `fd` to its end, hashing every block and writing it to `output` when one is given.
-    private func stream(from fd: Int32, path: String, to output: Int32?, destinationPath: String)
+    /// Reads the `size` bytes the file had when opened, no more: a file that keeps growing (a recording in
+    /// progress) is not chased; the fingerprint taken after the read reports the change.
+    private func stream(from fd: Int32, size: Int64, path: String, to output: Int32?, destinationPath: String)
         throws(HashingError) -> (Checksum, [UInt8])
     {
         _ = posix_fadvise(fd, 0, 0, Int32(POSIX_FADV_SEQUENTIAL))
         do { try digest.reset() } catch { throw .openSSL(path: path, error) }
         var header: [UInt8] = []
-        while true {
-            let count = read(fd, buffer.baseAddress, buffer.count)
+        var remaining = size
+        while remaining > 0 {
+            let count = read(fd, buffer.baseAddress, Int(min(Int64(buffer.count), remaining)))
             if count < 0 {
                 if errno == EINTR { continue }
                 throw .system(SystemCallError("read", path: path))
             }
             if count == 0 { break }
+            remaining -= Int64(count)
             let block = UnsafeRawBufferPointer(rebasing: buffer[0..<count])
             if header.count < Self.headerLength {
                 header.append(contentsOf: block.prefix(Self.headerLength - header.count))

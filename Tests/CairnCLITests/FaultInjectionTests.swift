@@ -126,3 +126,41 @@ enum ChildProcessRunner {
         #expect(trash.isEmpty, "an I/O error at the source must hold every deletion: \(trash)")
     }
 }
+
+/// A source file that another program appends to, truncates or replaces while cairn reads it (an `LD_PRELOAD`
+/// shim changes it at the second read, every time): it fails alone with "changed while it was being read",
+/// nothing of it is kept or cached, and the next run takes the file as it then is, byte for byte.
+@Suite struct FileMutationTests {
+    @Test(arguments: ["MUTATE_APPEND_", "MUTATE_TRUNCATE_", "MUTATE_REPLACE_"])
+    func aFileChangedWhileReadIsDetectedNotCachedAndTakenNextRun(prefix: String) throws {
+        let work = try TemporaryDirectory()
+        let shim = work.subpath("libmutate.so")
+        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/mutate-shim.c").path
+        try ExternalTool.run(["cc", "-shared", "-fPIC", "-O1", "-o", shim, source, "-ldl"])
+        let base = try MediaFixtures.jpeg(at: work.subpath("base.jpg"), width: 320, height: 240, quality: 2)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: base))
+        for name in ["IMG_1.jpg", "IMG_2.jpg", "\(prefix)3.jpg"] {
+            try work.write(bytes + Data(name.utf8), to: "src/\(name)")
+        }
+        let library = work.subpath("lib")
+        func run(mutating: Bool) throws -> CairnBinary.Result {
+            try CairnBinary.run(["import", work.subpath("src"), "--library", library, "--plain", "--clips", "off"],
+                                environment: mutating ? ["LD_PRELOAD": shim] : [:])
+        }
+        let first = try run(mutating: true)
+        #expect(first.status == 3, "\(first.standardOutput)\(first.standardError)")
+        #expect(first.standardOutput.contains("\(prefix)3.jpg") && first.standardOutput.contains("changed while it was being read"),
+                "\(first.standardOutput)")
+        let originals = { (FileManager.default.enumerator(atPath: library + "/originals")?.allObjects as? [String] ?? [])
+            .filter { $0.hasSuffix(".jpg") } }
+        #expect(originals().count == 2, "only the two steady files are kept: \(originals())")
+
+        let second = try run(mutating: false)
+        #expect(second.status == 0, "\(second.standardOutput)\(second.standardError)")
+        let now = try Data(contentsOf: URL(fileURLWithPath: work.subpath("src/\(prefix)3.jpg")))
+        #expect(now != bytes + Data("\(prefix)3.jpg".utf8), "the shim changed the file")
+        let kept = try originals().map { try Data(contentsOf: URL(fileURLWithPath: library + "/originals/" + $0)) }
+        #expect(kept.count == 3 && kept.contains(now), "the file as it now is, byte for byte")
+    }
+}
