@@ -43,6 +43,8 @@ let package = Package(
             name: "CJXL", path: "CSystemLibs/CJXL", pkgConfig: "libjxl", providers: [.apt(["libjxl-dev"])]),
         .systemLibrary(
             name: "CWebP", path: "CSystemLibs/CWebP", pkgConfig: "libwebpdemux", providers: [.apt(["libwebp-dev"])]),
+        // The SIGBUS guard for hashing through mappings: compiled C, so one handler and one state per process.
+        .target(name: "CMappingGuard", path: "CSystemLibs/CMappingGuard", linkerSettings: [.linkedLibrary("crypto")]),
         // Linux system calls Swift's Glibc module cannot reach (openat2).
         .systemLibrary(name: "CLinux", path: "CSystemLibs/CLinux"),
         // glibc's malloc tuning (mallopt), which Swift's Glibc module leaves out.
@@ -51,7 +53,7 @@ let package = Package(
         // Values and small system helpers shared by every layer.
         .target(name: "CairnCore"),
         // C calls live only in these two, behind Swift types (media: FFmpeg and the specialist still decoders).
-        .target(name: "CairnHashing", dependencies: ["CairnCore", "COpenSSL", "CLinux"]),
+        .target(name: "CairnHashing", dependencies: ["CairnCore", "COpenSSL", "CMappingGuard", "CLinux"]),
         .target(name: "CairnMedia", dependencies: [
             "CairnCore", "CFFmpeg", "CTurboJPEG", "CHeif", "CLibRaw", "CLCMS2", "CWebP", "CTIFF", "CJXL",
         ]),

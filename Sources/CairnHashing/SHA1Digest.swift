@@ -1,4 +1,5 @@
 import COpenSSL
+import CMappingGuard
 import CairnCore
 
 /// An incremental SHA1 computation through OpenSSL's EVP interface.
@@ -33,7 +34,7 @@ public final class SHA1Digest {
     /// read: the kernel's SIGBUS is caught for this call only); the digest must then be reset.
     func updateMapped(_ bytes: UnsafeRawBufferPointer) throws(OpenSSLError) -> Bool {
         guard let base = bytes.baseAddress, bytes.count > 0 else { return true }
-        let result = COpenSSL_EVP_DigestUpdate_mapped(context, base, bytes.count)
+        let result = CMappingGuard_digest_update(context, base, bytes.count)
         if result == -1 { return false }
         try check(result, "EVP_DigestUpdate")
         return true
