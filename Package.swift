@@ -42,6 +42,9 @@ let package = Package(
         .systemLibrary(
             name: "CJXL", path: "CSystemLibs/CJXL", pkgConfig: "libjxl", providers: [.apt(["libjxl-dev"])]),
         .systemLibrary(
+            name: "CPixbuf", path: "CSystemLibs/CPixbuf", pkgConfig: "gdk-pixbuf-2.0",
+            providers: [.apt(["libgdk-pixbuf-2.0-dev"])]),
+        .systemLibrary(
             name: "CWebP", path: "CSystemLibs/CWebP", pkgConfig: "libwebpdemux", providers: [.apt(["libwebp-dev"])]),
         // The SIGBUS guard for hashing through mappings: compiled C, so one handler and one state per process.
         .target(name: "CMappingGuard", path: "CSystemLibs/CMappingGuard", linkerSettings: [.linkedLibrary("crypto")]),
@@ -55,7 +58,7 @@ let package = Package(
         // C calls live only in these two, behind Swift types (media: FFmpeg and the specialist still decoders).
         .target(name: "CairnHashing", dependencies: ["CairnCore", "COpenSSL", "CMappingGuard", "CLinux"]),
         .target(name: "CairnMedia", dependencies: [
-            "CairnCore", "CFFmpeg", "CTurboJPEG", "CHeif", "CLibRaw", "CLCMS2", "CWebP", "CTIFF", "CJXL",
+            "CairnCore", "CFFmpeg", "CTurboJPEG", "CHeif", "CLibRaw", "CLCMS2", "CWebP", "CTIFF", "CJXL", "CPixbuf",
         ]),
         // Source walking at openat/fstatat speed.
         .target(name: "CairnScanner", dependencies: ["CairnCore"]),

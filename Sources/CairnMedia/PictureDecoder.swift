@@ -68,6 +68,9 @@ struct PictureDecoder {
             } catch where error.category == .unsupported {
                 if let picture = try? decodeFromContainer(path: path, targetShortSide: targetShortSide, seekFraction: nil,
                                                           call: call) { return picture }
+                if let picture = try TIFFDecoder(configuration: configuration).decodeScalar(path: path, call: call) {
+                    return picture
+                }
                 throw error
             }
         }
@@ -94,14 +97,33 @@ struct PictureDecoder {
             }
             return try decodeWholeFile(packet, header: header, targetShortSide: targetShortSide, call: call)
         case .png:
-            return try decodeWholeFile(packet, header: header, targetShortSide: targetShortSide, call: call)
+            return try withLastResort(path: path, header: header, call: call) { () throws(MediaError) in
+                try decodeWholeFile(packet, header: header, targetShortSide: targetShortSide, call: call)
+            }
         case .jxl:
             return try JXLDecoder(configuration: configuration).decode(
                 packet.data, count: read, targetShortSide: targetShortSide, call: call)
         default:
-            let picture = try decodeFromContainer(path: path, targetShortSide: targetShortSide, seekFraction: nil, call: call)
+            let picture = try withLastResort(path: path, header: header, call: call) { () throws(MediaError) in
+                try decodeFromContainer(path: path, targetShortSide: targetShortSide, seekFraction: nil, call: call)
+            }
             guard let exif = header.exif else { return picture }
-            return DecodedPicture(frame: picture.frame, orientation: exif.orientation, file: path)
+            return DecodedPicture(frame: picture.frame, orientation: exif.orientation, file: path, owner: picture)
+        }
+    }
+
+    /// FFmpeg first; when it calls the file corrupt or unsupported, gdk-pixbuf (which reads BMP, GIF and PNG
+    /// variants FFmpeg refuses); when that fails too, FFmpeg's reason stands.
+    private func withLastResort(path: String, header: StillHeader, call: FFmpegCall,
+                                _ decode: () throws(MediaError) -> DecodedPicture) throws(MediaError) -> DecodedPicture {
+        do {
+            return try decode()
+        } catch where (error.category == .corrupt || error.category == .unsupported) && PixbufDecoder.covers(header.container) {
+            let orientation = header.exif?.orientation ?? .identity
+            if let picture = try? PixbufDecoder(configuration: configuration).decode(path: path, orientation: orientation, call: call) {
+                return picture
+            }
+            throw error
         }
     }
 

@@ -42,7 +42,14 @@ struct Prober {
         if (header.container == .jpeg || header.container == .png), header.hasDimensions {
             return try stillProbe(header, call: call)
         }
-        var probe = try containerProbe(path: path, header: header, call: call)
+        var probe: MediaProbe
+        do {
+            probe = try containerProbe(path: path, header: header, call: call)
+        } catch where (error.category == .corrupt || error.category == .unsupported) && PixbufDecoder.covers(header.container) {
+            // A still FFmpeg cannot size (a BMP with a V5 header) may be one gdk-pixbuf reads.
+            guard let still = try PixbufDecoder(configuration: configuration).probe(path: path, call: call) else { throw error }
+            return still
+        }
         // Without find_stream_info FFmpeg leaves the overall rate unset; ffprobe's figure is size over duration.
         if probe.kind == .video, probe.bitRate == nil, let duration = probe.durationSeconds, duration > 0 {
             probe.bitRate = Int((Double(size) * 8 / duration).rounded())

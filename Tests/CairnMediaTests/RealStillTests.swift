@@ -126,4 +126,15 @@ struct RealStillTests {
         #expect(probe.cameraMake == "NIKON CORPORATION" && probe.cameraModel == "NIKON D1X")
         #expect(probe.captureTime?.local?.hasPrefix("2004-06-21T23:37:53") == true)
     }
+
+    /// Files FFmpeg's decoders refuse, read by gdk-pixbuf (BMP, PNG) or by libtiff's scanlines (32-bit floats).
+    @Test(arguments: [("bmp-v5-rgb32h52.bmp", 127, 64), ("png-empty-iccp.png", 57, 57), ("float32-phase.tiff", 128, 128)])
+    func stillsFFmpegRefusesStillGetAThumbnail(name: String, width: Int, height: Int) throws {
+        let (probe, thumbnail) = try probeAndThumbnail(name)
+        #expect(probe.kind == .photo && probe.width == width && probe.height == height)
+        #expect(thumbnail.width == width && thumbnail.height == height)
+        // Each has a picture on it, not one flat colour.
+        let pixels = try MediaFixtures.rgbPixels(of: thumbnail.path).rgb
+        #expect(Set(pixels).count > 16)
+    }
 }

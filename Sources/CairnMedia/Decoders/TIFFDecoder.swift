@@ -76,6 +76,51 @@ struct TIFFDecoder {
         return DecodedPicture(frame: frame, orientation: .identity, file: path, owner: raster)
     }
 
+    /// A one-sample picture of 32-bit integers or floats (scientific and scanner output), which neither libtiff's
+    /// RGBA interface nor FFmpeg renders: read by scanline and stretched from its darkest to its brightest value
+    /// into 8-bit grey, since such samples carry no display range of their own. Nil for any other layout.
+    func decodeScalar(path: String, call: FFmpegCall) throws(MediaError) -> DecodedPicture? {
+        let tiff = try TIFFHandle(path: path, call: call)
+        let size = try tiff.size(call: call)
+        var bits: UInt16 = 0, samples: UInt16 = 0, format: UInt16 = 0
+        var tiled: Int32 = 0
+        CTIFF_sample_layout(tiff.pointer, &bits, &samples, &format, &tiled)
+        guard bits == 32, samples == 1, tiled == 0,
+              [UInt16(SAMPLEFORMAT_UINT), UInt16(SAMPLEFORMAT_INT), UInt16(SAMPLEFORMAT_IEEEFP)].contains(format) else { return nil }
+        try call.checkPixels(size.width, size.height, cap: configuration.maxPixels, operation: "decode")
+        guard size.width * size.height * 4 <= configuration.maxDecodeBytes else {
+            throw call.failure("decode", "32-bit TIFF of \(size.width)x\(size.height) above the decode budget", .unsupported)
+        }
+        var values = [Float](repeating: 0, count: size.width * size.height)
+        var row = [UInt32](repeating: 0, count: max(size.width, Int(TIFFScanlineSize(tiff.pointer) / 4)))
+        for y in 0..<size.height {
+            guard TIFFReadScanline(tiff.pointer, &row, UInt32(y), 0) == 1 else {
+                throw call.failure("TIFFReadScanline", "TIFF data does not decode", .corrupt)
+            }
+            for x in 0..<size.width {
+                let word = row[x]
+                values[y * size.width + x] = switch Int32(format) {
+                case SAMPLEFORMAT_IEEEFP: Float(bitPattern: word)
+                case SAMPLEFORMAT_INT: Float(Int32(bitPattern: word))
+                default: Float(word)
+                }
+            }
+        }
+        let finite = values.filter { $0.isFinite }
+        let low = finite.min() ?? 0, high = finite.max() ?? 0
+        let scale = high > low ? 255 / (high - low) : 0
+        let grey = try PixelBuffer(byteCount: size.width * size.height, call: call)
+        for (index, value) in values.enumerated() {
+            grey.bytes[index] = value.isFinite ? UInt8(((value - low) * scale).rounded()) : 0
+        }
+        let frame = try Frame(call: call)
+        frame.pointer.pointee.width = Int32(size.width)
+        frame.pointer.pointee.height = Int32(size.height)
+        frame.pointer.pointee.format = AV_PIX_FMT_GRAY8.rawValue
+        CFFmpeg_frame_borrow_plane(frame.pointer, 0, grey.bytes, Int32(size.width))
+        return DecodedPicture(frame: frame, orientation: tiff.orientation, file: path, owner: grey)
+    }
+
     func probe(path: String, header: StillHeader, call: FFmpegCall) throws(MediaError) -> MediaProbe {
         let tiff = try TIFFHandle(path: path, call: call)
         let size = try tiff.size(call: call)
