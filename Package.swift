@@ -72,7 +72,7 @@ let package = Package(
         .target(name: "CairnNarration", dependencies: ["CairnCore"]),
         // A run over a library: wires the layers above together.
         .target(name: "CairnWorker", dependencies: [
-            "CairnCore", "CairnHashing", "CairnMedia", "CairnScanner", "CairnCatalog",
+            "CLinux", "CairnCore", "CairnHashing", "CairnMedia", "CairnScanner", "CairnCatalog",
             "CairnPipeline", "CairnReconcile", "CairnNarration", "CGlibcMalloc",
             .product(name: "TOMLKit", package: "TOMLKit"),
         ]),

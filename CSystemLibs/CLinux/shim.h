@@ -15,4 +15,13 @@ static inline int CLinux_open_read_no_symlinks(const char *path) {
     if (fd < 0 && (errno == ENOSYS || errno == EPERM)) return open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
     return (int)fd;
 }
+
+/* Opens a folder inside the library with no symbolic link anywhere along its path, so a rename made relative to
+   it lands in that folder even if a link is swapped in afterwards. ELOOP (or ENOTDIR) when there is a link. */
+static inline int CLinux_open_directory_no_symlinks(const char *path) {
+    struct open_how how = { .flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW, .mode = 0, .resolve = RESOLVE_NO_SYMLINKS };
+    long fd = syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof how);
+    if (fd < 0 && (errno == ENOSYS || errno == EPERM)) return open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+    return (int)fd;
+}
 #endif

@@ -1,17 +1,22 @@
+import CLinux
 import CairnCore
 import Glibc
 
 /// The few durable file-system steps cairn builds on: mkdir -p, rename into place, fsync a folder.
 enum FileSystem {
-    /// Creates `path` and missing parents (mode 0755).
-    static func makeDirectories(_ path: String) throws(SystemCallError) {
+    /// Creates `path` and missing parents (mode 0755). Inside the library (`followingLinks: false`) a symbolic
+    /// link where a folder should be is an error, never followed: nothing is created outside the library.
+    static func makeDirectories(_ path: String, followingLinks: Bool = false) throws(SystemCallError) {
         var info = stat()
-        if stat(path, &info) == 0 {
-            guard (info.st_mode & S_IFMT) == S_IFDIR else { throw SystemCallError("mkdir", path: path, code: ENOTDIR) }
+        if (followingLinks ? stat(path, &info) : lstat(path, &info)) == 0 {
+            guard (info.st_mode & S_IFMT) == S_IFDIR else {
+                let link = (info.st_mode & S_IFMT) == S_IFLNK
+                throw SystemCallError(link ? "mkdir (a symbolic link in the library is refused)" : "mkdir", path: path, code: ENOTDIR)
+            }
             return
         }
         let parent = parentDirectory(of: path)
-        if parent != path, !parent.isEmpty { try makeDirectories(parent) }
+        if parent != path, !parent.isEmpty { try makeDirectories(parent, followingLinks: followingLinks) }
         if mkdir(path, 0o755) != 0, errno != EEXIST { throw SystemCallError("mkdir", path: path) }
     }
 
@@ -23,10 +28,33 @@ enum FileSystem {
         guard fsync(fd) == 0 else { throw SystemCallError("fsync", path: path) }
     }
 
-    /// Renames `from` to `to` (same file system) and makes the rename durable.
+    /// Renames `from` to `to` (same file system, both in the library) and makes the rename durable. Both folders
+    /// are opened with no symbolic link along their paths and the rename is made relative to them: a folder
+    /// swapped for a link before or during the step cannot send the file outside the library.
     static func renameDurably(_ from: String, to: String) throws(SystemCallError) {
-        guard rename(from, to) == 0 else { throw SystemCallError("rename", path: to) }
-        try syncDirectory(parentDirectory(of: to))
+        let fromFolder = try openFolderWithoutLinks(parentDirectory(of: from))
+        defer { close(fromFolder) }
+        let toFolder = try openFolderWithoutLinks(parentDirectory(of: to))
+        defer { close(toFolder) }
+        guard renameat(fromFolder, baseName(of: from), toFolder, baseName(of: to)) == 0 else {
+            throw SystemCallError("rename", path: to)
+        }
+        guard fsync(toFolder) == 0 else { throw SystemCallError("fsync", path: parentDirectory(of: to)) }
+    }
+
+    private static func openFolderWithoutLinks(_ path: String) throws(SystemCallError) -> Int32 {
+        let fd = CLinux_open_directory_no_symlinks(path)
+        guard fd >= 0 else {
+            let code = errno
+            throw SystemCallError(code == ELOOP || code == ENOTDIR ? "open (a symbolic link in the library is refused)" : "open",
+                                  path: path, code: code)
+        }
+        return fd
+    }
+
+    static func baseName(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return path }
+        return String(path[path.index(after: slash)...])
     }
 
     static func exists(_ path: String) -> Bool {

@@ -17,7 +17,7 @@ public final class Library: Sendable {
 
     public init(root: String, readOnly: Bool = false, exclusive: Bool = false) throws {
         if !readOnly {
-            do { try FileSystem.makeDirectories(root) } catch { throw WorkerError.libraryUnusable(root, error.description) }
+            do { try FileSystem.makeDirectories(root, followingLinks: true) } catch { throw WorkerError.libraryUnusable(root, error.description) }
         }
         let resolved = FileSystem.resolved(root) ?? root
         layout = LibraryLayout(root: resolved)

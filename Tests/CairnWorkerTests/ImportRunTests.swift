@@ -298,4 +298,22 @@ final class ReaderBox: @unchecked Sendable {
         #expect(summary.counts.imported == 1)  // IMG_2.jpg, untouched by the swap
         library.close()
     }
+
+    /// The library side: a folder of the library swapped for a link to elsewhere (before the run here; during it,
+    /// the rename is made relative to folders opened without links) is refused, and nothing lands outside.
+    @Test(arguments: ["originals", "derived"])
+    func aLibraryFolderSwappedForALinkIsRefusedAndNothingLandsOutside(folder: String) async throws {
+        let source = try TemporaryDirectory(), outside = try TemporaryDirectory(), libraryFolder = try TemporaryDirectory()
+        let picture = try MediaFixtures.jpeg(at: source.subpath("IMG_1.jpg"), width: 64, height: 48)
+        let hex = String(decoding: try ExternalTool.run(["sha1sum", picture]).prefix(40), as: UTF8.self)
+        let library = try Library(root: libraryFolder.path)
+        #expect(symlink(outside.path, libraryFolder.subpath("\(folder)/\(hex.prefix(2))")) == 0)
+        var run = ImportRun(library: library, options: ImportOptions(source: source.path))
+        let summary = try await run.run()
+        #expect(summary.failures.map(\.relativePath) == ["IMG_1.jpg"])
+        #expect(summary.failures.first?.reason.contains("a symbolic link in the library is refused") == true,
+                "\(summary.failures)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: outside.path).isEmpty)
+        library.close()
+    }
 }
