@@ -5,7 +5,6 @@ import CairnNarration
 import CairnPipeline
 import CairnScanner
 import Foundation
-import Synchronization
 
 /// What a person asked an import to do.
 public struct ImportOptions: Sendable {
@@ -38,7 +37,7 @@ public struct ImportFailure: Sendable, Equatable, Codable {
 
 /// The files a run kept without preview, filled from several threads.
 final class KeptWithoutPreviewList: Sendable {
-    private let files = Mutex<[ImportFailure]>([])
+    private let files = Locked<[ImportFailure]>([])
 
     /// Adds a file once (a later phase may find the same file unrenderable); returns whether it was new.
     func append(_ file: ImportFailure) -> Bool {

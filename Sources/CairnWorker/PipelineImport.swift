@@ -2,7 +2,6 @@ import CairnCatalog
 import CairnCore
 import CairnMedia
 import CairnPipeline
-import Synchronization
 
 /// One unique new checksum an import should bring into the library.
 public struct NewContent: Sendable, Equatable {
@@ -32,7 +31,7 @@ public final class PipelineCancellation: Sendable {
         var deadline: Duration?
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     public init() {}
 

@@ -1,6 +1,6 @@
+import CairnCore
 import CairnNarration
 import CairnPipeline
-import Synchronization
 
 /// Turns the scheduler's events into narration: an item ready, an item failed for good, lane occupancy,
 /// the importing total once resumed items are known; and counts the bytes copied.
@@ -16,7 +16,7 @@ final class PipelineNarration: Sendable {
     var bytesCopied: Int64 = 0
         var totalAnnounced: Int?
     }
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(narrator: Narrator, configuration: PipelineConfiguration) {
         self.narrator = narrator

@@ -1,5 +1,5 @@
+import CairnCore
 import Foundation
-import Synchronization
 
 /// Where narration gets "now" from: the system clock in the product, a hand-driven one in tests.
 public struct NarrationClock: Sendable {
@@ -12,9 +12,9 @@ public struct NarrationClock: Sendable {
 
 /// A clock that moves only when told to; for tests and replays.
 public final class ManualNarrationClock: Sendable {
-    private let current: Mutex<Date>
+    private let current: Locked<Date>
 
-    public init(start: Date = Date(timeIntervalSince1970: 1_800_000_000)) { current = Mutex(start) }
+    public init(start: Date = Date(timeIntervalSince1970: 1_800_000_000)) { current = Locked(start) }
 
     public var now: Date { current.withLock { $0 } }
 

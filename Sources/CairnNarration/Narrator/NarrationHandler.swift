@@ -1,5 +1,5 @@
+import CairnCore
 import Foundation
-import Synchronization
 
 /// Receives every event a `Narrator` emits: a renderer, a run log, a test recorder.
 ///
@@ -35,7 +35,7 @@ public final class InMemoryNarrationHandler: NarrationHandler {
     }
 
     private let keepsEvents: Bool
-    private let storage = Mutex(Storage())
+    private let storage = Locked(Storage())
 
     public init(keepsEvents: Bool = true) { self.keepsEvents = keepsEvents }
 

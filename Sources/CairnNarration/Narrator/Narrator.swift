@@ -1,6 +1,5 @@
 import CairnCore
 import Foundation
-import Synchronization
 
 /// The one value the worker passes around to say what a run is doing.
 ///
@@ -275,12 +274,12 @@ final class NarratorCore: Sendable {
 
     let runID: String
     let clock: NarrationClock
-    let state: Mutex<State>
+    let state: Locked<State>
 
     init(runID: String, handler: any NarrationHandler, clock: NarrationClock, activityInterval: TimeInterval) {
         self.runID = runID
         self.clock = clock
-        state = Mutex(State(runID: runID, handler: handler, activityInterval: activityInterval))
+        state = Locked(State(runID: runID, handler: handler, activityInterval: activityInterval))
     }
 
     /// Runs `body` under the lock. Events are handed over inside it, so handlers see them one at a time, in order.

@@ -1,5 +1,5 @@
+import CairnCore
 import Foundation
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -23,7 +23,7 @@ public final class RunLogWriter: NarrationHandler {
         var firstError: RunLogError?
         let encoder: JSONEncoder
     }
-    private let storage: Mutex<Storage>
+    private let storage: Locked<Storage>
 
     public init(path: String) throws {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
@@ -31,7 +31,7 @@ public final class RunLogWriter: NarrationHandler {
             throw RunLogError(path: path, reason: "cannot open run log: \(String(cString: strerror(errno)))")
         }
         self.path = path
-        storage = Mutex(Storage(descriptor: descriptor, firstError: nil, encoder: NarrationJSON.encoder()))
+        storage = Locked(Storage(descriptor: descriptor, firstError: nil, encoder: NarrationJSON.encoder()))
     }
 
     public func handle(_ event: NarrationEvent) {

@@ -1,10 +1,10 @@
+import CairnCore
 import Foundation
-import Synchronization
 
 /// `--json`: every event as one JSON object per line (fields in `NarrationEvent`'s documentation).
 public final class JSONLinesRenderer: NarrationHandler {
     private let sink: any TextSink
-    private let encoder = Mutex(NarrationJSON.encoder())
+    private let encoder = Locked(NarrationJSON.encoder())
 
     public init(sink: any TextSink) { self.sink = sink }
 

@@ -1,5 +1,5 @@
+import CairnCore
 import Foundation
-import Synchronization
 
 /// Lines for cron and pipes: one per phase change, a progress line at most every `progressInterval`
 /// (judged by event times), warnings and errors always, a summary at the end. No escape codes.
@@ -15,14 +15,14 @@ public final class PlainRenderer: NarrationHandler {
     private let sink: any TextSink
     private let verbosity: Verbosity
     private let timeZone: TimeZone
-    private let storage: Mutex<Storage>
+    private let storage: Locked<Storage>
 
     public init(sink: any TextSink, verbosity: Verbosity = .normal, progressInterval: TimeInterval = 5,
                 timeZone: TimeZone = .current) {
         self.sink = sink
         self.verbosity = verbosity
         self.timeZone = timeZone
-        storage = Mutex(Storage(progressThrottle: Throttle(interval: progressInterval)))
+        storage = Locked(Storage(progressThrottle: Throttle(interval: progressInterval)))
     }
 
     public func handle(_ event: NarrationEvent) {

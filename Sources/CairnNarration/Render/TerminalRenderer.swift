@@ -1,6 +1,5 @@
 import CairnCore
 import Foundation
-import Synchronization
 
 /// The live view for a person at a terminal:
 ///
@@ -47,7 +46,7 @@ public final class TerminalRenderer: NarrationHandler {
     private let columns: @Sendable () -> Int
     private let rows: @Sendable () -> Int?
     private let options: Options
-    private let storage = Mutex(Storage())
+    private let storage = Locked(Storage())
 
     /// - Parameters:
     ///   - columns: the terminal width, asked at every redraw (it may change while running).

@@ -1,5 +1,5 @@
+import CairnCore
 import Foundation
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -43,7 +43,7 @@ public struct FileDescriptorSink: TextSink {
 
 /// Collects text in memory.
 public final class InMemoryTextSink: TextSink {
-    private let buffer = Mutex("")
+    private let buffer = Locked("")
 
     public init() {}
 
