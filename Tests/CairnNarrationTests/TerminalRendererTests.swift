@@ -1,7 +1,6 @@
 import CairnTestSupport
 import CairnCore
 import Foundation
-import Synchronization
 import Testing
 @testable import CairnNarration
 #if canImport(Glibc)
@@ -66,7 +65,7 @@ import Glibc
     /// rows, and the cursor must go up over all of them; a block never grows taller than the screen.
     @Test func redrawsClimbOverWrappedLinesAndFitTheScreen() {
         let sink = InMemoryTextSink()
-        let width = Mutex(80)
+        let width = Locked(80)
         let renderer = TerminalRenderer(sink: sink, columns: { width.withLock { $0 } }, rows: { 4 },
                                         options: .init(colors: false, activityLines: 10, timeZone: utc))
         renderer.handle(event(.runStart, at: 0))

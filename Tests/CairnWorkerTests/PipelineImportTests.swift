@@ -4,7 +4,6 @@ import CairnHashing
 import CairnPipeline
 import CairnTestSupport
 import Foundation
-import Synchronization
 import Testing
 
 @testable import CairnWorker
@@ -23,7 +22,7 @@ import Testing
 
     /// Events as they came, for assertions.
     final class EventLog: Sendable {
-        private let events = Mutex<[PipelineEvent]>([])
+        private let events = Locked<[PipelineEvent]>([])
         func record(_ event: PipelineEvent) { events.withLock { $0.append(event) } }
         var all: [PipelineEvent] { events.withLock { $0 } }
         var phasesStarted: [(String, Lane)] {
