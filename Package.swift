@@ -7,6 +7,8 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "cairn", targets: ["cairn"]),
+        // libFuzzer harnesses (scripts/fuzz) and the replay of their findings (the fuzz regression test).
+        .executable(name: "cairn-fuzz", targets: ["cairn-fuzz"]),
         // Every library module, for the nested Benchmarks package.
         .library(name: "Cairn", targets: [
             "CairnCore", "CairnHashing", "CairnMedia", "CairnScanner", "CairnCatalog",
@@ -81,6 +83,7 @@ let package = Package(
             "CairnCore", "CairnHashing", "CairnMedia", "CairnCatalog", "CairnPipeline", "CairnReconcile",
             "CairnNarration", "CairnWorker", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
+        .executableTarget(name: "cairn-fuzz", dependencies: ["CairnCore", "CairnMedia"]),
 
         // Shared test helpers: temporary folders, media made with the ffmpeg CLI at test time.
         .target(name: "CairnTestSupport", path: "Tests/CairnTestSupport"),
