@@ -74,6 +74,21 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     fuzzTarget.run(bytes, scratch: fuzzScratch)
     return 0
 }
+
+// SwiftPM links an executable's entry point as main, so libFuzzer's own main is left out: run its driver here.
+@_silgen_name("LLVMFuzzerRunDriver")
+func runFuzzerDriver(_ argc: UnsafeMutablePointer<CInt>,
+                     _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>,
+                     _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt) -> CInt
+
+@main
+struct FuzzDriver {
+    static func main() {
+        var argc = CommandLine.argc
+        var argv = CommandLine.unsafeArgv
+        exit(runFuzzerDriver(&argc, &argv, fuzzOneInput))
+    }
+}
 #else
 @main
 struct FuzzReplay {
