@@ -14,8 +14,10 @@ struct LaneQueue: Sendable {
     var inFlight = Set<ItemID>()
     /// Items done with this lane, holding their slot until the next lane's inbox has room.
     var blocked = FIFO<ItemID>()
+    /// Phases that timed out (their items failed) whose blocking work has not returned: each holds a slot.
+    var timedOutWork = 0
 
-    var slotsUsed: Int { inFlight.count + blocked.count }
+    var slotsUsed: Int { inFlight.count + blocked.count + timedOutWork }
 
     /// Work that is waiting for this lane (not running).
     var hasWaitingWork: Bool { !backlog.isEmpty || !inbox.isEmpty || !retryReady.isEmpty }

@@ -46,6 +46,8 @@ public actor PipelineScheduler {
         var id: ItemID
         var lane: Lane
         var task: Task<Void, Never>
+        /// Timed out: the item has failed, but its blocking work has not returned yet, so it keeps its slot.
+        var timedOut = false
     }
 
     /// Fresh placeholders, in order, handed to the transfer lane only as its inbox has room: the scheduler
@@ -325,9 +327,26 @@ public actor PipelineScheduler {
     // MARK: Results
 
     private func phaseEnded(_ token: UInt64, _ outcome: PhaseOutcome) {
-        // The loser of a work/timeout race, or work abandoned at the deadline, finds no token.
-        guard let phase = running.removeValue(forKey: token) else { return }
-        phase.task.cancel()
+        // Work abandoned at the deadline finds no token.
+        guard var phase = running[token] else { return }
+        if phase.timedOut {
+            // The work of a timed-out phase has returned at last: only now is its slot free (its result is late).
+            running[token] = nil
+            lanes[phase.lane.index].timedOutWork -= 1
+            pump()
+            finishIfDone()
+            return
+        }
+        if case .timedOut = outcome {
+            // A slot is free only when its work has returned: blocking work cannot be stopped, and freeing the
+            // slot at once would let hung phases pile up past the lane's width.
+            phase.timedOut = true
+            running[token] = phase
+            lanes[phase.lane.index].timedOutWork += 1
+        } else {
+            running[token] = nil
+            phase.task.cancel()
+        }
         lanes[phase.lane.index].inFlight.remove(phase.id)
         switch outcome {
         case .succeeded(let result):
@@ -402,6 +421,10 @@ public actor PipelineScheduler {
         finishIfDone()
     }
 
+    /// Slots taken in `lane` (running, blocked, timed out and not returned); for tests, which read it after
+    /// the actor has handled an event.
+    func slotsUsed(in lane: Lane) -> Int { lanes[lane.index].slotsUsed }
+
     // MARK: Stopping
 
     private func stop(_ reason: StopReason) {
@@ -415,6 +438,10 @@ public actor PipelineScheduler {
     private func abandonRunningPhases() {
         for phase in running.values {
             phase.task.cancel()
+            if phase.timedOut {
+                lanes[phase.lane.index].timedOutWork -= 1
+                continue  // already failed and persisted
+            }
             lanes[phase.lane.index].inFlight.remove(phase.id)
             guard var entry = entries[phase.id] else { continue }
             // The phase restarts next run; a clean abandonment is not a crash.
@@ -436,10 +463,13 @@ public actor PipelineScheduler {
     private func finishIfDone() {
         guard let continuation = runFinished else { return }
         let done: Bool
+        // Timed-out work that never returns does not hold the run: the worker waits for it, within a limit,
+        // before it lets go of the library.
+        let working = running.values.contains { !$0.timedOut }
         if stopReason != nil {
-            done = running.isEmpty
+            done = !working
         } else {
-            done = running.isEmpty && backoffTimers.isEmpty && suspects.isEmpty && waiting.isEmpty
+            done = !working && backoffTimers.isEmpty && suspects.isEmpty && waiting.isEmpty
                 && (activeSuspect.map { finished[$0] != nil } ?? true) && lanes.allSatisfy(\.isIdle)
         }
         guard done else { return }

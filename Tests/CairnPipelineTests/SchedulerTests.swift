@@ -77,6 +77,29 @@ struct SchedulerTests {
         #expect(harness.events.count { if case .timedOut = $0 { true } else { false } } == 2)
     }
 
+    @Test("a timed-out phase keeps its slot until its work returns: hung work cannot pile up past the width")
+    func timedOutWorkKeepsItsSlot() async throws {
+        let signal = TestSignal()
+        let hung = StubbornGate(signal: signal)
+        let harness = Harness(signal: signal, configuration: testConfiguration(width: 1, maxAttempts: 1)) { item, lane, _ in
+            if lane == .transfer && item.id == 1 { await hung.pass() }
+        }
+        async let running = harness.scheduler.run([ItemRecord(item: item(1)), ItemRecord(item: item(2))])
+        await harness.clock.waitForSleeper(.seconds(15))
+        harness.clock.advance(by: .seconds(15))
+        await signal.wait { harness.events.count { if case .timedOut = $0 { true } else { false } } == 1 }
+        // Item 1 has failed, but its work still runs: item 2 waits for the slot. (Asking the actor waits until
+        // it has handled the timeout, and any start that would follow it.)
+        #expect(await harness.scheduler.slotsUsed(in: .transfer) == 1)
+        #expect(harness.events.count { if case .phaseStarted(_, .transfer, _) = $0 { true } else { false } } == 1)
+        hung.open()
+        let result = try await running
+        #expect(harness.stages.starts(.transfer) == [1, 2])
+        #expect(result.report.count(.imported) == 1)
+        #expect(result.report.entries.first { $0.path == "DCIM/IMG_1.jpg" }?.outcome
+            == .failed(phase: .transfer, reason: "timed out after 15 s"))
+    }
+
     @Test("retryable errors retry only the failed phase, with exponential backoff and jitter")
     func retriesWithBackoff() async throws {
         let harness = Harness(configuration: testConfiguration(maxAttempts: 4)) { _, lane, call in
@@ -396,5 +419,34 @@ struct SchedulerScaleTests {
             #expect(result.statistics.maxInFlight[lane, default: 0] <= configuration[lane].width)
         }
         #expect(await harness.store.batchCount < harness.store.history.count)
+    }
+}
+
+/// Holds stage work until opened, and ignores cancellation, as blocking work on a Dispatch thread does.
+final class StubbornGate: @unchecked Sendable {
+    private let signal: TestSignal
+    private let state = Locked<(open: Bool, waiting: [CheckedContinuation<Void, Never>])>((false, []))
+
+    init(signal: TestSignal) { self.signal = signal }
+
+    func open() {
+        let waiting = state.withValue { value -> [CheckedContinuation<Void, Never>] in
+            value.open = true
+            defer { value.waiting = [] }
+            return value.waiting
+        }
+        for continuation in waiting { continuation.resume() }
+    }
+
+    func pass() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let go = state.withValue { value -> Bool in
+                if value.open { return true }
+                value.waiting.append(continuation)
+                return false
+            }
+            if go { continuation.resume() }
+            signal.changed()
+        }
     }
 }
