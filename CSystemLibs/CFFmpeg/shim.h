@@ -15,6 +15,7 @@
 /* Function-like and constant macros Swift cannot import, as prefixed inline functions. */
 static inline int CFFmpeg_AVERROR(int posix_errno) { return AVERROR(posix_errno); }
 static inline int CFFmpeg_AVERROR_EOF(void) { return AVERROR_EOF; }
+static inline int CFFmpeg_AVERROR_EXIT(void) { return AVERROR_EXIT; }
 static inline int CFFmpeg_AVERROR_EAGAIN(void) { return AVERROR(EAGAIN); }
 static inline int CFFmpeg_AVERROR_INVALIDDATA(void) { return AVERROR_INVALIDDATA; }
 static inline int64_t CFFmpeg_AV_NOPTS_VALUE(void) { return AV_NOPTS_VALUE; }

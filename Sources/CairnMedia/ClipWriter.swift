@@ -107,6 +107,7 @@ struct ClipWriter {
                 }
             }
             for index in 0..<count {
+                try call.checkInterrupt()
                 let frame: Frame
                 if options.kenBurns {
                     frame = try zoomFrame(master, index: index, count: count, size: size, flags: flags, call: call)

@@ -19,7 +19,9 @@ final class FormatInput {
         try call.check(av_dict_set(&options, "probesize", String(probeBytes), 0), "av_dict_set")
         try call.check(av_dict_set(&options, "analyzeduration", String(analyzeMicroseconds), 0), "av_dict_set")
         try call.check(av_dict_set(&options, "formatprobesize", String(min(probeBytes, 1 << 20)), 0), "av_dict_set")
-        var context: UnsafeMutablePointer<AVFormatContext>? = nil
+        // FFmpeg asks the interrupt callback while it waits on I/O (open, probing, reads).
+        var context: UnsafeMutablePointer<AVFormatContext>? = avformat_alloc_context()
+        context?.pointee.interrupt_callback = AVIOInterruptCB(callback: ffmpegInterruptCallback, opaque: nil)
         try call.check(avformat_open_input(&context, path, nil, &options), "avformat_open_input")
         pointer = try call.require(context, "avformat_open_input")
     }

@@ -60,14 +60,21 @@ public struct MediaEngine: Sendable {
     public static var clipCodec: String { ClipWriter.preferredEncoder == "libx264" ? "h264" : "mpeg4" }
 
     /// Reads a file's container, streams and capture metadata.
-    public func probe(path: String) throws(MediaError) -> MediaProbe {
-        try Prober(configuration: configuration).probe(path: path)
+    public func probe(path: String, interrupt: MediaInterrupt? = nil) throws(MediaError) -> MediaProbe {
+        try MediaInterrupt.during(interrupt) { () throws(MediaError) in try Prober(configuration: configuration).probe(path: path) }
     }
 
     /// Decodes `source` once (a still, or a video's poster frame) and writes the thumbnail, the preview
     /// when `preview` is given, and the clip when `clip` is given and the source is a still.
     public func renderDerivatives(source: String, kind: MediaKind, thumbnail: String, preview: String?,
-                                  clip: ClipTarget? = nil) throws(MediaError) -> RenderedDerivatives {
+                                  clip: ClipTarget? = nil, interrupt: MediaInterrupt? = nil) throws(MediaError) -> RenderedDerivatives {
+        try MediaInterrupt.during(interrupt) { () throws(MediaError) in
+            try renderAll(source: source, kind: kind, thumbnail: thumbnail, preview: preview, clip: clip)
+        }
+    }
+
+    private func renderAll(source: String, kind: MediaKind, thumbnail: String, preview: String?,
+                                   clip: ClipTarget?) throws(MediaError) -> RenderedDerivatives {
         let makeClip = kind == .photo && clip != nil
         var largest = configuration.thumbnailShortSide
         if preview != nil { largest = max(largest, configuration.previewShortSide) }
@@ -94,7 +101,12 @@ public struct MediaEngine: Sendable {
     }
 
     /// Turns a still into an MP4 clip, probed back before it counts as done.
-    public func synthesizeClip(source: String, to path: String, options: ClipOptions = ClipOptions()) throws(MediaError) -> RenderedClip {
+    public func synthesizeClip(source: String, to path: String, options: ClipOptions = ClipOptions(),
+                               interrupt: MediaInterrupt? = nil) throws(MediaError) -> RenderedClip {
+        try MediaInterrupt.during(interrupt) { () throws(MediaError) in try synthesize(source: source, to: path, options: options) }
+    }
+
+    private func synthesize(source: String, to path: String, options: ClipOptions) throws(MediaError) -> RenderedClip {
         let picture = try decode(source: source, kind: .photo, targetShortSide: options.maxShortSide)
         return try writeClip(picture, options: options, to: path)
     }

@@ -17,6 +17,8 @@ public struct MediaError: Error, CustomStringConvertible, Sendable, Equatable, C
         case io
         /// A failure of the engine itself (an encoder refused its parameters).
         case engine
+        /// Stopped on request (``MediaInterrupt``): a timed-out phase or a stopping run; worth retrying.
+        case interrupted
     }
 
     /// The FFmpeg call or engine step that failed, e.g. `avcodec_send_packet`.
@@ -38,7 +40,7 @@ public struct MediaError: Error, CustomStringConvertible, Sendable, Equatable, C
     }
 
     /// Only transient I/O-like failures are worth retrying; corrupt, unsupported or absurd input never is.
-    public var isRetryable: Bool { category == .io }
+    public var isRetryable: Bool { category == .io || category == .interrupted }
 
     public var description: String { "\(file): \(operation): \(reason)" }
 }
@@ -98,6 +100,8 @@ struct FFmpegCall {
             return .unsupported
         case CFFmpeg_AVERROR_ENCODER_NOT_FOUND():
             return .engine
+        case CFFmpeg_AVERROR_EXIT():
+            return .interrupted  // the interrupt callback said stop
         default:
             break
         }

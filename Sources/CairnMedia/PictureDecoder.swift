@@ -224,6 +224,7 @@ struct PictureDecoder {
                 }
                 if rc != CFFmpeg_AVERROR_EAGAIN() { try call.check(rc, "avcodec_receive_frame") }
                 packets += 1
+                try call.checkInterrupt()
                 guard packets <= configuration.maxPacketsPerDecode else {
                     throw call.failure("decode", "no picture after \(configuration.maxPacketsPerDecode) packets", .corrupt)
                 }

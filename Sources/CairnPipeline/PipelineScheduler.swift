@@ -345,8 +345,9 @@ public actor PipelineScheduler {
             lanes[phase.lane.index].timedOutWork += 1
         } else {
             running[token] = nil
-            phase.task.cancel()
         }
+        // Cancelling the phase interrupts media work (FFmpeg's interrupt callback and cairn's loops).
+        phase.task.cancel()
         lanes[phase.lane.index].inFlight.remove(phase.id)
         switch outcome {
         case .succeeded(let result):

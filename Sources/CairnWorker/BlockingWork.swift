@@ -1,11 +1,12 @@
+import CairnMedia
 import Dispatch
 import Foundation
 import Synchronization
 
 /// Runs blocking work (a parallel hash, file copies, fsync, FFmpeg, SQLite) on a Dispatch thread, off Swift's cooperative
 /// pool, so slow system calls never starve the tasks that schedule and narrate. The lanes' widths bound
-/// how many run at once. Cancelling the awaiting task does not stop the work: a timed-out or abandoned
-/// phase finishes (or fails) on its thread and its result is ignored.
+/// how many run at once. Cancelling the awaiting task does not stop plain work: a timed-out or abandoned
+/// phase finishes (or fails) on its thread and its result is ignored; media work is interrupted.
 enum BlockingWork {
     static func run<Value: Sendable>(tracking tracker: WorkTracker? = nil,
                                      _ body: @escaping @Sendable () throws -> Value) async throws -> Value {
@@ -16,6 +17,18 @@ enum BlockingWork {
                 tracker?.ended()
                 continuation.resume(with: result)
             }
+        }
+    }
+
+    /// As `run`, for media work: cancelling the awaiting task (a phase's timeout, a stopping run) interrupts the
+    /// engine call through the `MediaInterrupt` handed to `body`, so the work returns instead of running on.
+    static func run<Value: Sendable>(tracking tracker: WorkTracker? = nil,
+                                     interruptible body: @escaping @Sendable (MediaInterrupt) throws -> Value) async throws -> Value {
+        let interrupt = MediaInterrupt()
+        return try await withTaskCancellationHandler {
+            try await run(tracking: tracker) { try body(interrupt) }
+        } onCancel: {
+            interrupt.interrupt()
         }
     }
 }

@@ -82,9 +82,9 @@ public struct LibraryStages: PipelineStages {
         let checksum = try checksum(of: item)
         let catalog = library.catalog, media = media, onKept = onKeptWithoutPreview
         let original = try await originalPath(of: item, checksum: checksum)
-        try await BlockingWork.run(tracking: work) { () throws in
+        try await BlockingWork.run(tracking: work) { (interrupt) throws in
             let probe: MediaProbe
-            do { probe = try media.probe(path: original) } catch {
+            do { probe = try media.probe(path: original, interrupt: interrupt) } catch {
                 if try Self.keepWithoutPreview(item, checksum, error, catalog: catalog, onKept: onKept) { return }
                 throw Self.failure(item, error)
             }
@@ -103,7 +103,7 @@ public struct LibraryStages: PipelineStages {
         let checksum = try checksum(of: item)
         let layout = library.layout, catalog = library.catalog, media = media, onKept = onKeptWithoutPreview
         let original = try await originalPath(of: item, checksum: checksum)
-        try await BlockingWork.run(tracking: work) { () throws in
+        try await BlockingWork.run(tracking: work) { (interrupt) throws in
             let thumbnailPath = layout.derivedRelativePath(checksum, suffix: "thumb.\(media.thumbnailFormat.fileExtension)")
             let previewPath = layout.derivedRelativePath(checksum, suffix: "preview.jpg")
             let thumbnailTemporary = TemporaryName.make(in: layout, for: thumbnailPath)
@@ -115,7 +115,7 @@ public struct LibraryStages: PipelineStages {
             let rendered: RenderedDerivatives
             do {
                 rendered = try media.renderDerivatives(source: original, kind: item.kind, thumbnail: thumbnailTemporary,
-                                                       preview: previewTemporary)
+                                                       preview: previewTemporary, interrupt: interrupt)
             } catch {
                 if try Self.keepWithoutPreview(item, checksum, error, catalog: catalog, onKept: onKept) { return }
                 throw Self.failure(item, error)
@@ -140,7 +140,7 @@ public struct LibraryStages: PipelineStages {
         let layout = library.layout, catalog = library.catalog, media = media, options = clipOptions
         let onKept = onKeptWithoutPreview
         let original = try await originalPath(of: item, checksum: checksum)
-        try await BlockingWork.run(tracking: work) { () throws in
+        try await BlockingWork.run(tracking: work) { (interrupt) throws in
             let clipPath = layout.derivedRelativePath(checksum, suffix: "clip.mp4")
             let temporary = TemporaryName.make(in: layout, for: clipPath)
             defer { unlink(temporary) }
@@ -155,7 +155,7 @@ public struct LibraryStages: PipelineStages {
             }
             let clip: RenderedClip
             // Probed back by the engine before it returns: a clip that does not read back never counts.
-            do { clip = try media.synthesizeClip(source: original, to: temporary, options: options) } catch {
+            do { clip = try media.synthesizeClip(source: original, to: temporary, options: options, interrupt: interrupt) } catch {
                 if try Self.keepWithoutPreview(item, checksum, error, catalog: catalog, onKept: onKept) { return }
                 throw Self.failure(item, error)
             }
