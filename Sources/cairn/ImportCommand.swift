@@ -48,39 +48,10 @@ struct ImportCommand: AsyncParsableCommand {
     @Option(name: .customLong("copy-threads"), help: "How many files to copy into the library at once (the transfer lane's width).")
     var copyThreads: Int?
 
-    @Option(name: .customLong("lanes"), help: ArgumentHelp(
-        "Lane widths and timeouts, e.g. transfer=4,thumbnail=2,synthesis=1,timeout.transfer=30s.", valueName: "spec"))
-    var lanes: String?
-
-    @Option(name: .customLong("clips"), help: "Whether stills get a short synthesized clip (on or off).")
-    var clips: Switch = .on
-
-    @Option(name: .customLong("max-errors"), help: "Stop taking new work after this many files failed.")
-    var maxErrors: Int?
-
-    @Option(name: .customLong("max-attempts"), help: "Tries per phase for timeouts and I/O errors, first one included.")
-    var maxAttempts: Int?
-
-    @Option(name: .customLong("report"), help: ArgumentHelp(
-        "Write every file's outcome to this file as JSON lines.", valueName: "file"))
-    var report: String?
-
-    enum Switch: String, ExpressibleByArgument, CaseIterable {
-        case on, off
-    }
+    @OptionGroup var pipeline: PipelineOptions
 
     func validate() throws {
         guard hashThreads >= 1, (copyThreads ?? 1) >= 1 else { throw ValidationError("Thread counts must be at least 1.") }
-        if let maxErrors, maxErrors < 1 { throw ValidationError("--max-errors must be at least 1.") }
-        if let maxAttempts, maxAttempts < 1 { throw ValidationError("--max-attempts must be at least 1.") }
-        _ = try pipelineConfiguration()
-        if let report {
-            let folder = URL(fileURLWithPath: report).deletingLastPathComponent().path
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
-                throw ValidationError("--report \(report): the folder \(folder) does not exist")
-            }
-        }
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: source, isDirectory: &isDirectory) else {
             throw ValidationError("\(source): no such folder (is the disk mounted?)")
@@ -88,19 +59,11 @@ struct ImportCommand: AsyncParsableCommand {
         guard isDirectory.boolValue else { throw ValidationError("\(source): not a folder; cairn imports folders") }
     }
 
-    /// The defaults for this machine's cores, then --copy-threads, --lanes, --clips, --max-errors, --max-attempts.
+    /// The defaults for this machine's cores, then --copy-threads, then the pipeline options.
     func pipelineConfiguration() throws -> PipelineConfiguration {
         var configuration = PipelineConfiguration.defaults(cores: System.coreCount)
         if let copyThreads { configuration.transfer.width = copyThreads }
-        if let lanes {
-            do { configuration = try configuration.applying(laneSpec: lanes) } catch {
-                throw ValidationError("--lanes: \(error.description)")
-            }
-        }
-        configuration.clipsEnabled = clips == .on
-        if let maxErrors { configuration.maxErrors = maxErrors }
-        if let maxAttempts { configuration.maxAttempts = maxAttempts }
-        return configuration
+        return try pipeline.applied(to: configuration)
     }
 
     func run() async throws {
@@ -114,7 +77,7 @@ struct ImportCommand: AsyncParsableCommand {
         var options = ImportOptions(source: source)
         options.hashWorkers = hashThreads
         options.pipeline = try pipelineConfiguration()
-        options.keepsOutcomes = report != nil
+        options.keepsOutcomes = pipeline.report != nil
         let (renderer, ticker) = narration.makeRenderer()
         defer { ticker?.cancel() }
         let signals = SignalHandling.install(cancellation: options.cancellation) { name in
@@ -129,13 +92,7 @@ struct ImportCommand: AsyncParsableCommand {
             throw ExitCode(locked.exitStatus.rawValue)
         }
         ticker?.cancel()
-        if let report {
-            do {
-                try ImportFileOutcome.jsonLines(summary.outcomes).write(to: URL(fileURLWithPath: report), options: .atomic)
-            } catch {
-                Output.error("\(report): the report cannot be written: \(error.localizedDescription)")
-            }
-        }
+        pipeline.writeReport(summary)
         if narration.printsSummary { Output.line(SummaryText.render(summary, libraryRoot: opened.layout.root)) }
         if summary.exitStatus != .success { throw ExitCode(summary.exitStatus.rawValue) }
     }

@@ -21,6 +21,9 @@ struct SyncCommand: AsyncParsableCommand {
             .cairn-source marker, or lost more than half of its files since the last run (an unmounted disk \
             looks exactly like that). The first sync of a source never trashes anything.
 
+            The import takes --lanes, --clips, --max-errors, --max-attempts and --report as `cairn import` does; \
+            given here they win over cairn.toml's `lanes` and `clips`.
+
             Exit codes: 0 done; 3 some files failed; 4 a safety rail held every deletion; 64 bad command line or \
             configuration; 75 another cairn process holds the library; 130 interrupted; 1 could not start.
             """
@@ -32,6 +35,7 @@ struct SyncCommand: AsyncParsableCommand {
     @OptionGroup var library: LibraryOption
     @OptionGroup var reconcile: ReconcileOptions
     @OptionGroup var narration: NarrationOptions
+    @OptionGroup var pipeline: PipelineOptions
 
     func validate() throws {
         if let source, source.isEmpty { throw ValidationError("SOURCE needs a folder path.") }
@@ -40,7 +44,7 @@ struct SyncCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await SyncInvocation(source: source, library: library, reconcile: reconcile, output: narration.mode,
-                                 printsSummary: narration.printsSummary, dryRun: false).run()
+                                 printsSummary: narration.printsSummary, dryRun: false, pipeline: pipeline).run()
     }
 }
 
@@ -85,6 +89,8 @@ struct SyncInvocation {
     var printsSummary: Bool
     var dryRun: Bool
     var planAsJSON = false
+    /// The command line's pipeline options, over cairn.toml's (a dry run takes none).
+    var pipeline: PipelineOptions?
 
     func run() async throws {
         let root = library.resolvedPath
@@ -104,6 +110,10 @@ struct SyncInvocation {
         defer { opened.close() }
         var importOptions = ImportOptions(source: sourcePath)
         importOptions.pipeline = try settings.pipelineConfiguration(cores: System.coreCount)
+        if let pipeline {
+            importOptions.pipeline = try pipeline.applied(to: importOptions.pipeline)
+            importOptions.keepsOutcomes = pipeline.report != nil
+        }
         var options = SyncOptions(importOptions: importOptions, settings: settings.reconcile)
         options.applyDeletions = settings.applyDeletions
         options.acceptVanished = reconcile.acceptVanished
@@ -125,6 +135,7 @@ struct SyncInvocation {
             throw ExitCode(ExitStatus.failure.rawValue)
         }
         ticker?.cancel()
+        pipeline?.writeReport(summary.imported)
         if planAsJSON {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .prettyPrinted]

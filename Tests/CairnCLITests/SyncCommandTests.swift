@@ -31,6 +31,23 @@ import Testing
             .filter { $0.contains("/originals/") && $0.hasSuffix(".jpg") }
     }
 
+    /// `sync` takes the import's pipeline options: --clips off makes no clip, --report lists every file, and a bad
+    /// --lanes is refused before anything runs.
+    @Test func syncTakesTheImportsPipelineOptions() throws {
+        let (folder, files) = try Self.makeSource(count: 3)
+        let report = folder.subpath("report.ndjson")
+        let result = try sync(folder, ["--clips", "off", "--report", report, "--lanes", "thumbnail=1"])
+        #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
+        let lines = try String(contentsOfFile: report, encoding: .utf8).split(separator: "\n")
+        #expect(lines.count == files.count)
+        let clips = (FileManager.default.enumerator(atPath: folder.subpath("lib/derived"))?.allObjects as? [String] ?? [])
+            .filter { $0.hasSuffix("clip.mp4") }
+        #expect(clips.isEmpty)
+        #expect(FileManager.default.fileExists(atPath: folder.subpath("lib/derived")), "thumbnails are still made")
+        let bad = try sync(folder, ["--lanes", "speed.transfer=2"])
+        #expect(bad.status == 64 && bad.standardError.contains("--lanes"))
+    }
+
     @Test func aDeletionIsQuarantinedThenTrashedThenRestoredByteIdentical() throws {
         let (folder, files) = try Self.makeSource(count: 4)
         let first = try sync(folder, ["--apply-deletions"])

@@ -1,0 +1,66 @@
+import ArgumentParser
+import CairnPipeline
+import CairnWorker
+import Foundation
+
+/// The import pipeline's options, the same for `import` and `sync`: given on the command line they win over
+/// `cairn.toml` (which `sync` reads); not given, the configuration or the defaults stand.
+struct PipelineOptions: ParsableArguments {
+    @Option(name: .customLong("lanes"), help: ArgumentHelp(
+        "Lane widths and timeouts, e.g. transfer=4,thumbnail=2,synthesis=1,timeout.transfer=30s.", valueName: "spec"))
+    var lanes: String?
+
+    @Option(name: .customLong("clips"), help: "Whether stills get a short synthesized clip (on or off; default on).")
+    var clips: Switch?
+
+    @Option(name: .customLong("max-errors"), help: "Stop taking new work after this many files failed.")
+    var maxErrors: Int?
+
+    @Option(name: .customLong("max-attempts"), help: "Tries per phase for timeouts and I/O errors, first one included.")
+    var maxAttempts: Int?
+
+    @Option(name: .customLong("report"), help: ArgumentHelp(
+        "Write every imported file's outcome to this file as JSON lines.", valueName: "file"))
+    var report: String?
+
+    enum Switch: String, ExpressibleByArgument, CaseIterable {
+        case on, off
+    }
+
+    func validate() throws {
+        if let maxErrors, maxErrors < 1 { throw ValidationError("--max-errors must be at least 1.") }
+        if let maxAttempts, maxAttempts < 1 { throw ValidationError("--max-attempts must be at least 1.") }
+        _ = try applied(to: PipelineConfiguration.defaults(cores: 1))
+        if let report {
+            let folder = URL(fileURLWithPath: report).deletingLastPathComponent().path
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
+                throw ValidationError("--report \(report): the folder \(folder) does not exist")
+            }
+        }
+    }
+
+    /// `configuration` with every option given here applied on top.
+    func applied(to configuration: PipelineConfiguration) throws -> PipelineConfiguration {
+        var configuration = configuration
+        if let lanes {
+            do { configuration = try configuration.applying(laneSpec: lanes) } catch {
+                throw ValidationError("--lanes: \(error.description)")
+            }
+        }
+        if let clips { configuration.clipsEnabled = clips == .on }
+        if let maxErrors { configuration.maxErrors = maxErrors }
+        if let maxAttempts { configuration.maxAttempts = maxAttempts }
+        return configuration
+    }
+
+    /// Writes the --report file (when asked for) from a run's outcomes; a failure to write is said, not fatal.
+    func writeReport(_ summary: ImportSummary?) {
+        guard let report else { return }
+        do {
+            try ImportFileOutcome.jsonLines(summary?.outcomes ?? []).write(to: URL(fileURLWithPath: report), options: .atomic)
+        } catch {
+            Output.error("\(report): the report cannot be written: \(error.localizedDescription)")
+        }
+    }
+}
