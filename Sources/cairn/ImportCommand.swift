@@ -19,7 +19,8 @@ struct ImportCommand: AsyncParsableCommand {
             change. Identical content under two names becomes one asset.
 
             --lanes sets lane widths and timeouts, e.g. --lanes transfer=4,thumbnail=2,synthesis=1,\
-            timeout.thumbnail=2m (defaults scale with cores). A timed-out or I/O-failed phase is retried with \
+            timeout.thumbnail=2m (defaults scale with cores). The library's cairn.toml `lanes` and `clips` apply \
+            as they do for `cairn sync`; options given here win. A timed-out or I/O-failed phase is retried with \
             backoff (--max-attempts); corrupt or unsupported media fails at once.
 
             SIGINT or SIGTERM (Ctrl-C): no new work starts, work in flight gets 5 s to finish, what was done \
@@ -52,6 +53,7 @@ struct ImportCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard hashThreads >= 1, (copyThreads ?? 1) >= 1 else { throw ValidationError("Thread counts must be at least 1.") }
+        _ = try pipelineConfiguration()
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: source, isDirectory: &isDirectory) else {
             throw ValidationError("\(source): no such folder (is the disk mounted?)")
@@ -59,9 +61,14 @@ struct ImportCommand: AsyncParsableCommand {
         guard isDirectory.boolValue else { throw ValidationError("\(source): not a folder; cairn imports folders") }
     }
 
-    /// The defaults for this machine's cores, then --copy-threads, then the pipeline options.
+    /// The library's `cairn.toml` (`lanes`, `clips`; `CAIRN_*` variables over it) as `sync` reads it, then
+    /// --copy-threads, then the pipeline options.
     func pipelineConfiguration() throws -> PipelineConfiguration {
-        var configuration = PipelineConfiguration.defaults(cores: System.coreCount)
+        let settings: CairnConfiguration
+        do { settings = try CairnConfiguration.resolve(configFile: nil, libraryRoot: library.resolvedPath) } catch {
+            throw ValidationError(error.description)
+        }
+        var configuration = try settings.pipelineConfiguration(cores: System.coreCount)
         if let copyThreads { configuration.transfer.width = copyThreads }
         return try pipeline.applied(to: configuration)
     }
