@@ -1,0 +1,160 @@
+import CairnCore
+@testable import CairnPipeline
+import Testing
+
+/// The scheduler's decisions as a pure value: driven here without tasks, clocks or timing, every persisted
+/// state under every option and phase outcome runs to the end without a trap, and no lane ever holds more
+/// than its width.
+@Suite("Scheduler core")
+struct SchedulerCoreTests {
+    /// How each phase try ends in a scenario.
+    enum Script: String, CaseIterable, Sendable {
+        case succeeds, failsOnceRetryably, failsForGood, timesOutOnce, alwaysTimesOut
+    }
+
+    struct Drive {
+        var finished = false
+        var persisted: [ItemRecord] = []
+        var events: [PipelineEvent] = []
+        var starts = 0
+        var maxSlots: [Lane: Int] = [:]
+    }
+
+    /// Performs the core's actions the way the actor does, delivering phase ends, late returns of timed-out
+    /// work and due retries in order until the core says the run is over.
+    static func drive(_ core: inout SchedulerCore, records: [ItemRecord], script: Script,
+                      cancelAfterStarts: Int? = nil) -> Drive {
+        var drive = Drive()
+        var pending = core.start(records, cancelledWithin: nil)
+        var phases: [(token: UInt64, lane: Lane)] = []
+        var lateReturns: [UInt64] = []
+        var retries: [(id: ItemID, lane: Lane)] = []
+        var tries: [Lane: Int] = [:]
+        var deadlineArmed = false
+        for _ in 0..<10_000 {
+            for action in pending {
+                switch action {
+                case .persist(let record): drive.persisted.append(record)
+                case .emit(let event): drive.events.append(event)
+                case .startPhase(let token, _, let lane, _):
+                    phases.append((token, lane))
+                    drive.starts += 1
+                case .scheduleRetry(let id, let lane, _): retries.append((id, lane))
+                case .cancelRetries: retries = []
+                case .armDeadline: deadlineArmed = true
+                case .disarmDeadline: deadlineArmed = false
+                case .cancelPhase: break
+                case .finish: drive.finished = true
+                }
+            }
+            for lane in Lane.allCases {
+                drive.maxSlots[lane] = max(drive.maxSlots[lane, default: 0], core.slotsUsed(in: lane))
+            }
+            if drive.finished { return drive }
+            if let limit = cancelAfterStarts, drive.starts >= limit, core.stopReason == nil {
+                pending = core.cancel(deadline: .seconds(5))
+            } else if !phases.isEmpty {
+                let phase = phases.removeFirst()
+                tries[phase.lane, default: 0] += 1
+                let outcome: PhaseOutcome
+                switch script {
+                case .succeeds: outcome = .succeeded(.copied)
+                case .failsOnceRetryably: outcome = tries[phase.lane] == 1 ? .failed(reason: "busy", retryable: true) : .succeeded(.copied)
+                case .failsForGood: outcome = .failed(reason: "corrupt", retryable: false)
+                case .timesOutOnce, .alwaysTimesOut:
+                    outcome = script == .alwaysTimesOut || tries[phase.lane] == 1 ? .timedOut(.seconds(15)) : .succeeded(.copied)
+                }
+                if case .timedOut = outcome { lateReturns.append(phase.token) }
+                pending = core.phaseEnded(phase.token, outcome)
+            } else if !lateReturns.isEmpty {
+                pending = core.phaseEnded(lateReturns.removeFirst(), .failed(reason: "late", retryable: true))
+            } else if !retries.isEmpty {
+                let retry = retries.removeFirst()
+                pending = core.retryDue(retry.id, in: retry.lane)
+            } else if deadlineArmed {
+                pending = core.deadlineReached()
+            } else {
+                return drive  // nothing left to deliver: the caller sees `finished == false`
+            }
+        }
+        return drive
+    }
+
+    struct Case: CustomTestStringConvertible, Sendable {
+        var state: ItemState
+        var kind: MediaKind
+        var clips: Bool
+        var crashCount: Int
+        var maxAttempts: Int
+        var script: Script
+        var testDescription: String {
+            "\(state) \(kind) clips \(clips ? "on" : "off") crashes \(crashCount) attempts \(maxAttempts) \(script)"
+        }
+    }
+
+    static var cases: [Case] {
+        PersistedStateTests.persistedStates.flatMap { state in
+            [MediaKind.photo, .video].flatMap { kind in
+                [true, false].flatMap { clips in
+                    [0, 2].flatMap { crashes in
+                        [1, 3].flatMap { attempts in
+                            Script.allCases.map {
+                                Case(state: state, kind: kind, clips: clips, crashCount: crashes, maxAttempts: attempts, script: $0)
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    @Test(arguments: cases)
+    func everyPersistedStateRunsToTheEndWithoutATrap(_ scenario: Case) {
+        var configuration = testConfiguration(width: 1, maxAttempts: scenario.maxAttempts)
+        configuration.clipsEnabled = scenario.clips
+        let record = ItemRecord(item: item(1, scenario.kind), state: scenario.state,
+                                inFlight: scenario.crashCount > 0, crashCount: scenario.crashCount)
+        var core = SchedulerCore(configuration: configuration, random: halfJitter)
+        let drive = Self.drive(&core, records: [record], script: scenario.script)
+        #expect(drive.finished, "\(scenario.testDescription): the run never ended")
+        let final = drive.persisted.last(where: { $0.id == 1 })?.state ?? scenario.state
+        // Done for this run: finished, or failed (a retryable failure that used up its tries waits for the next run).
+        let failed = if case .failed = final { true } else { false }
+        #expect(final.isTerminal || failed, "\(scenario.testDescription) ended as \(final)")
+        #expect(drive.persisted.allSatisfy { !$0.inFlight || $0.state.activeLane != nil })
+        if scenario.script == .succeeds, scenario.crashCount == 0, scenario.state.resumeLane != nil {
+            let onRoute = scenario.state.resumeLane != .synthesis || (scenario.kind == .photo && scenario.clips)
+            #expect(!onRoute || final == .ready, "\(scenario.testDescription) ended as \(final)")
+        }
+        let entries = core.result().report.entries
+        #expect(entries.count == 1)
+        #expect(!entries.contains { if case .unfinished = $0.outcome { true } else { false } }, "\(scenario.testDescription)")
+    }
+
+    @Test(arguments: Script.allCases)
+    func manyItemsNeverHoldMoreSlotsThanTheWidthAndAllEnd(_ script: Script) {
+        let configuration = testConfiguration(width: 2, inbox: 2, maxAttempts: 3)
+        var core = SchedulerCore(configuration: configuration, random: halfJitter)
+        let records = (1...12).map { ItemRecord(item: item(Int64($0), $0 % 3 == 0 ? .video : .photo)) }
+        let drive = Self.drive(&core, records: records, script: script)
+        #expect(drive.finished)
+        for lane in Lane.allCases { #expect(drive.maxSlots[lane, default: 0] <= 2, "\(lane): \(drive.maxSlots[lane, default: 0])") }
+        let outcomes = core.result().report.entries.map(\.outcome)
+        #expect(outcomes.count == 12)
+        #expect(!outcomes.contains { if case .unfinished = $0 { true } else { false } })
+    }
+
+    @Test func aCancelStopsNewWorkAndLeavesTheRestResumable() {
+        var core = SchedulerCore(configuration: testConfiguration(width: 2, inbox: 2), random: halfJitter)
+        let records = (1...12).map { ItemRecord(item: item(Int64($0))) }
+        let drive = Self.drive(&core, records: records, script: .succeeds, cancelAfterStarts: 5)
+        #expect(drive.finished)
+        #expect(drive.events.contains { if case .stopping(.interrupted) = $0 { true } else { false } })
+        let result = core.result()
+        #expect(result.completion == .interrupted)
+        #expect(result.report.entries.count == 12)
+        #expect(result.report.entries.contains { if case .unfinished = $0.outcome { true } else { false } })
+        // Started phases still finish within the deadline; nothing more starts after the cancel.
+        #expect(drive.starts <= 7)
+    }
+}
