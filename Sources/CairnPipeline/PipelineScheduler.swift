@@ -31,6 +31,7 @@ public actor PipelineScheduler {
     private var lastPersisted: UInt64 = 0
     private var phases: [UInt64: Task<Void, Never>] = [:]
     private var retryTimers: [ItemID: Task<Void, Never>] = [:]
+    private var graceTimers: [UInt64: Task<Void, Never>] = [:]
     private var deadlineTimer: Task<Void, Never>?
     private var runFinished: CheckedContinuation<Void, Never>?
     private var hasRun = false
@@ -107,6 +108,11 @@ public actor PipelineScheduler {
 
     private func deadlineReached() { perform(core.deadlineReached()) }
 
+    private func graceEnded(_ token: UInt64) {
+        graceTimers[token] = nil
+        perform(core.graceEnded(token))
+    }
+
     private func storeFailed(_ error: any Error) { perform(core.storeFailed()) }
 
     // MARK: Actions out
@@ -122,6 +128,13 @@ public actor PipelineScheduler {
                 startPhase(token, item: item, lane: lane, timeout: timeout)
             case .cancelPhase(let token):
                 phases.removeValue(forKey: token)?.cancel()
+            case .armGrace(let token, let delay):
+                graceTimers[token] = Task { [clock] in
+                    do { try await clock.sleep(for: delay) } catch { return }
+                    await self.graceEnded(token)
+                }
+            case .disarmGrace(let token):
+                graceTimers.removeValue(forKey: token)?.cancel()
             case .scheduleRetry(let id, let lane, let delay):
                 retryTimers[id] = Task { [clock] in
                     do { try await clock.sleep(for: delay) } catch { return }

@@ -10,6 +10,9 @@ enum SchedulerAction: Sendable {
     case startPhase(token: UInt64, item: ImportItem, lane: Lane, timeout: Duration)
     /// Cancel the phase's task (its media work is interrupted); its end still reports back with its token.
     case cancelPhase(token: UInt64)
+    /// Call `graceEnded` for the timed-out phase after `delay`, unless disarmed first (its work returned).
+    case armGrace(token: UInt64, after: Duration)
+    case disarmGrace(token: UInt64)
     /// Call `retryDue` after `delay`.
     case scheduleRetry(ItemID, Lane, after: Duration)
     /// Drop every pending retry timer (the run stops; those items stay failed-retryable for the next run).
@@ -27,7 +30,8 @@ enum SchedulerAction: Sendable {
 ///
 /// Policies:
 /// - each lane runs at most `width` items; an item that finished a lane waits, holding its slot,
-///   while the next lane's inbox is full; a timed-out phase holds its slot until its work returns;
+///   while the next lane's inbox is full; a timed-out phase holds its slot until its work returns, or for
+///   as long again as its timeout when the work cannot be interrupted (a decoder with no hook);
 /// - synthesis starts no clip while thumbnail work is waiting, unless the thumbnail lane is itself
 ///   stuck on a full synthesis inbox (otherwise the two would wait on each other forever);
 /// - a phase that throws a retryable error or times out is retried from that phase only, after
@@ -115,18 +119,17 @@ struct SchedulerCore {
         guard var phase = running[token] else { return takeActions() }
         if phase.timedOut {
             // The work of a timed-out phase has returned at last: only now is its slot free (its result is late).
-            running[token] = nil
-            lanes[phase.lane.index].timedOutWork -= 1
-            pump()
-            finishIfDone()
+            actions.append(.disarmGrace(token: token))
+            releaseTimedOut(token, phase)
             return takeActions()
         }
-        if case .timedOut = outcome {
-            // A slot is free only when its work has returned: blocking work cannot always be stopped, and
-            // freeing the slot at once would let hung phases pile up past the lane's width.
+        if case .timedOut(let limit) = outcome {
+            // A slot is free only when its work has returned: freeing it at once would let hung phases pile up
+            // past the lane's width. Work that cannot be interrupted gets a grace as long as its timeout.
             phase.timedOut = true
             running[token] = phase
             lanes[phase.lane.index].timedOutWork += 1
+            actions.append(.armGrace(token: token, after: limit))
         } else {
             running[token] = nil
         }
@@ -147,6 +150,21 @@ struct SchedulerCore {
         pump()
         finishIfDone()
         return takeActions()
+    }
+
+    /// A timed-out phase's grace ran out and its work has still not returned: the slot is given back and the
+    /// work is left to finish unseen (the worker waits for it, within a limit, before it lets go of the library).
+    mutating func graceEnded(_ token: UInt64) -> [SchedulerAction] {
+        guard let phase = running[token], phase.timedOut else { return takeActions() }
+        releaseTimedOut(token, phase)
+        return takeActions()
+    }
+
+    private mutating func releaseTimedOut(_ token: UInt64, _ phase: RunningPhase) {
+        running[token] = nil
+        lanes[phase.lane.index].timedOutWork -= 1
+        pump()
+        finishIfDone()
     }
 
     /// An item's backoff elapsed.
@@ -439,6 +457,7 @@ struct SchedulerCore {
         for (token, phase) in running {
             actions.append(.cancelPhase(token: token))
             if phase.timedOut {
+                actions.append(.disarmGrace(token: token))
                 lanes[phase.lane.index].timedOutWork -= 1
                 continue  // already failed and persisted
             }

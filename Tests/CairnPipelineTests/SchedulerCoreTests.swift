@@ -29,6 +29,7 @@ struct SchedulerCoreTests {
         var phases: [(token: UInt64, lane: Lane)] = []
         var lateReturns: [UInt64] = []
         var retries: [(id: ItemID, lane: Lane)] = []
+        var graces: [UInt64] = []
         var tries: [Lane: Int] = [:]
         var deadlineArmed = false
         for _ in 0..<10_000 {
@@ -44,6 +45,8 @@ struct SchedulerCoreTests {
                 case .armDeadline: deadlineArmed = true
                 case .disarmDeadline: deadlineArmed = false
                 case .cancelPhase: break
+                case .armGrace(let token, _): graces.append(token)
+                case .disarmGrace(let token): graces.removeAll { $0 == token }
                 case .finish: drive.finished = true
                 }
             }
@@ -67,7 +70,11 @@ struct SchedulerCoreTests {
                 if case .timedOut = outcome { lateReturns.append(phase.token) }
                 pending = core.phaseEnded(phase.token, outcome)
             } else if !lateReturns.isEmpty {
-                pending = core.phaseEnded(lateReturns.removeFirst(), .failed(reason: "late", retryable: true))
+                // Half the hung phases return late; the others outlive their grace.
+                let token = lateReturns.removeFirst()
+                pending = token % 2 == 0 || !graces.contains(token)
+                    ? core.phaseEnded(token, .failed(reason: "late", retryable: true))
+                    : core.graceEnded(token)
             } else if !retries.isEmpty {
                 let retry = retries.removeFirst()
                 pending = core.retryDue(retry.id, in: retry.lane)

@@ -69,7 +69,9 @@ struct SchedulerTests {
         let result = try await running
 
         #expect(harness.stages.calls(.transfer) == 2)
-        #expect(harness.clock.requestedSleeps == [.seconds(50), .milliseconds(1100), .seconds(50)])
+        // Each timeout also arms a grace as long as itself (the gate honours cancellation, so it is not needed).
+        #expect(harness.clock.requestedSleeps.filter { $0 != .seconds(50) } == [.milliseconds(1100)])
+        #expect(harness.clock.requestedSleeps.count { $0 == .seconds(50) } == 4)
         #expect(result.report.entries.first?.outcome == .failed(phase: .transfer, reason: "timed out after 50 s"))
         #expect(await harness.store.record(1)?.state
             == .failed(ItemFailure(phase: .transfer, reason: "timed out after 50 s", attempts: 2, retryable: true)))
@@ -98,6 +100,27 @@ struct SchedulerTests {
         #expect(result.report.count(.imported) == 1)
         #expect(result.report.entries.first { $0.path == "DCIM/IMG_1.jpg" }?.outcome
             == .failed(phase: .transfer, reason: "timed out after 15 s"))
+    }
+
+    @Test("work that cannot be interrupted gives its slot back after a grace as long as its timeout")
+    func uninterruptibleWorkGivesItsSlotBackAfterAGrace() async throws {
+        let signal = TestSignal()
+        let hung = StubbornGate(signal: signal)
+        let harness = Harness(signal: signal, configuration: testConfiguration(width: 1, maxAttempts: 1)) { item, lane, _ in
+            if lane == .transfer && item.id == 1 { await hung.pass() }
+        }
+        async let running = harness.scheduler.run([ItemRecord(item: item(1)), ItemRecord(item: item(2))])
+        await harness.clock.waitForSleeper(.seconds(15))
+        harness.clock.advance(by: .seconds(15))
+        await signal.wait { harness.events.count { if case .timedOut = $0 { true } else { false } } == 1 }
+        #expect(await harness.scheduler.slotsUsed(in: .transfer) == 1)
+        // The grace runs out with the work still hung: item 2 gets the slot, and the run ends without item 1's work.
+        await harness.clock.waitForSleeper(.seconds(15))
+        harness.clock.advance(by: .seconds(15))
+        let result = try await running
+        #expect(harness.stages.starts(.transfer) == [1, 2])
+        #expect(result.report.count(.imported) == 1)
+        hung.open()
     }
 
     @Test("retryable errors retry only the failed phase, with exponential backoff and jitter")

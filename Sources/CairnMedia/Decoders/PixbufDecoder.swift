@@ -28,7 +28,7 @@ struct PixbufDecoder {
 
     /// Size and format from the header alone; nil when gdk-pixbuf knows no such format.
     func probe(path: String, call: FFmpegCall) throws(MediaError) -> MediaProbe? {
-        guard let info = Self.info(path: path) else { return nil }
+        guard Self.plausible(path: path, cap: configuration.maxPixels), let info = Self.info(path: path) else { return nil }
         try call.checkPixels(info.width, info.height, cap: configuration.maxPixels, operation: "probe")
         return MediaProbe(container: info.format, kind: .photo,
                           streams: [.init(index: 0, type: "video", codec: info.format, width: info.width, height: info.height)],
@@ -37,8 +37,8 @@ struct PixbufDecoder {
 
     /// The (first) picture as 8-bit RGB or RGBA; its size is checked against the cap before anything is decoded.
     func decode(path: String, orientation: Orientation, call: FFmpegCall) throws(MediaError) -> DecodedPicture {
-        guard let info = Self.info(path: path) else {
-            throw call.failure("gdk_pixbuf_get_file_info", "a format gdk-pixbuf does not know", .unsupported)
+        guard Self.plausible(path: path, cap: configuration.maxPixels), let info = Self.info(path: path) else {
+            throw call.failure("gdk_pixbuf_get_file_info", "a header gdk-pixbuf is not given (unknown or implausible)", .unsupported)
         }
         try call.checkPixels(info.width, info.height, cap: configuration.maxPixels, operation: "decode")
         let pixbuf = try Pixbuf(path: path, call: call)
@@ -53,6 +53,33 @@ struct PixbufDecoder {
         frame.pointer.pointee.format = (channels == 4 ? AV_PIX_FMT_RGBA : AV_PIX_FMT_RGB24).rawValue
         CFFmpeg_frame_borrow_plane(frame.pointer, 0, UnsafeMutablePointer(mutating: pixels), CPixbuf_stride(pixbuf.pointer))
         return DecodedPicture(frame: frame, orientation: orientation, file: path, owner: pixbuf)
+    }
+
+    /// Whether the header is sane enough to hand to gdk-pixbuf, which trusts it: a 118-byte BMP found by fuzzing
+    /// declares a header of 4 GB, and its loader reallocates that much. BMP: a known header size; every format:
+    /// dimensions within the pixel cap.
+    static func plausible(path: String, cap: Int) -> Bool {
+        guard let head = try? FileIO.prefix(path, limit: 32, call: FFmpegCall(file: path)), head.count >= 26 else { return false }
+        func le16(_ at: Int) -> Int { Int(head[at]) | Int(head[at + 1]) << 8 }
+        func le32(_ at: Int) -> Int32 { Int32(bitPattern: UInt32(le16(at)) | UInt32(le16(at + 2)) << 16) }
+        func be32(_ at: Int) -> Int { Int(head[at]) << 24 | Int(head[at + 1]) << 16 | Int(head[at + 2]) << 8 | Int(head[at + 3]) }
+        let width: Int, height: Int
+        switch StillHeader.sniff(head) {
+        case .bmp:
+            let headerSize = Int(le32(14))
+            guard [12, 40, 52, 56, 64, 108, 124].contains(headerSize) else { return false }
+            if headerSize == 12 {
+                (width, height) = (le16(18), le16(20))
+            } else {
+                (width, height) = (Int(le32(18)), abs(Int(le32(22))))
+            }
+        case .png: (width, height) = (be32(16), be32(20))
+        case .gif: (width, height) = (le16(6), le16(8))
+        default: return false
+        }
+        guard width > 0, height > 0 else { return false }
+        let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
+        return !overflow && pixels <= cap
     }
 
     private static func info(path: String) -> (width: Int, height: Int, format: String)? {

@@ -11,10 +11,44 @@ final class LibRawHandle {
     let call: FFmpegCall
 
     init(path: String, call: FFmpegCall) throws(MediaError) {
+        try Self.refuseKnownHangs(path: path, call: call)
         self.call = call
         pointer = try call.require(libraw_init(0), "libraw_init")
         CLibRaw_silence(pointer)
         try check(libraw_open_file(pointer, path), "libraw_open_file")
+    }
+
+    /// LibRaw 0.20 walks a Phase One directory (any file with "IIII" or "MMMM" in its first 32 bytes) for as
+    /// many entries as it claims, reading past the end of the file: a 3 KB file found by fuzzing claims
+    /// 0x33333333 and held a lane for good. A directory that cannot fit in the file is refused before LibRaw opens it.
+    static func refuseKnownHangs(path: String, call: FFmpegCall) throws(MediaError) {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return }  // LibRaw reports the open failure itself
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { return }
+        let size = Int64(info.st_size)
+        var head = [UInt8](repeating: 0, count: 32)
+        guard pread(fd, &head, 32, 0) == 32 else { return }
+        guard let base = (0...28).first(where: { at in
+            let mark = head[at..<(at + 4)]
+            return mark.elementsEqual("IIII".utf8) || mark.elementsEqual("MMMM".utf8)
+        }) else { return }
+        let littleEndian = head[base] == 0x49
+        func word(at offset: Int64) -> UInt32? {
+            var bytes = [UInt8](repeating: 0, count: 4)
+            guard offset >= 0, offset + 4 <= size, pread(fd, &bytes, 4, off_t(offset)) == 4 else { return nil }
+            return littleEndian
+                ? UInt32(bytes[0]) | UInt32(bytes[1]) << 8 | UInt32(bytes[2]) << 16 | UInt32(bytes[3]) << 24
+                : UInt32(bytes[3]) | UInt32(bytes[2]) << 8 | UInt32(bytes[1]) << 16 | UInt32(bytes[0]) << 24
+        }
+        // parse_phase_one: a "Raw" marker, the directory's offset from base, then its entry count (16 bytes each).
+        guard let marker = word(at: Int64(base) + 4), marker >> 8 == 0x526177,
+              let directory = word(at: Int64(base) + 8) else { return }
+        let start = Int64(base) + Int64(directory)
+        guard let entries = word(at: start), Int64(entries) * 16 > max(0, size - start - 8) else { return }
+        throw call.failure("libraw_open_file", "Phase One directory claims \(entries) entries, more than the file holds",
+                           .corrupt)
     }
 
     deinit { libraw_close(pointer) }
