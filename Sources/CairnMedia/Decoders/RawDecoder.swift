@@ -18,9 +18,9 @@ final class LibRawHandle {
         try check(libraw_open_file(pointer, path), "libraw_open_file")
     }
 
-    /// LibRaw 0.20 walks a Phase One directory (any file with "IIII" or "MMMM" in its first 32 bytes) for as
-    /// many entries as it claims, reading past the end of the file: a 3 KB file found by fuzzing claims
-    /// 0x33333333 and held a lane for good. A directory that cannot fit in the file is refused before LibRaw opens it.
+    /// LibRaw 0.20 walks a Phase One directory (any file with "IIII" or "MMMM" in its first 32 bytes) as far as
+    /// its counts say, past the end of the file: 3 KB files found by fuzzing held a lane for good. A directory
+    /// that cannot fit in the file, or an entry longer than the file, is refused before LibRaw opens it.
     static func refuseKnownHangs(path: String, call: FFmpegCall) throws(MediaError) {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return }  // LibRaw reports the open failure itself
@@ -46,9 +46,17 @@ final class LibRawHandle {
         guard let marker = word(at: Int64(base) + 4), marker >> 8 == 0x526177,
               let directory = word(at: Int64(base) + 8) else { return }
         let start = Int64(base) + Int64(directory)
-        guard let entries = word(at: start), Int64(entries) * 16 > max(0, size - start - 8) else { return }
-        throw call.failure("libraw_open_file", "Phase One directory claims \(entries) entries, more than the file holds",
-                           .corrupt)
+        guard let entries = word(at: start) else { return }
+        guard Int64(entries) * 16 <= max(0, size - start - 8) else {
+            throw call.failure("libraw_open_file", "Phase One directory claims \(entries) entries, more than the file holds",
+                               .corrupt)
+        }
+        // Each entry is tag, type, length, data; LibRaw reads some tags `length` times over.
+        for index in 0..<Int64(entries) {
+            guard let length = word(at: start + 8 + index * 16 + 8), Int64(length) > size else { continue }
+            throw call.failure("libraw_open_file", "Phase One entry \(index) claims \(length) bytes, more than the file holds",
+                               .corrupt)
+        }
     }
 
     deinit { libraw_close(pointer) }
