@@ -4,7 +4,7 @@ import Testing
 
 /// The fuzz targets' findings (Tests/Fixtures/fuzz/TARGET) and every committed still, replayed through the
 /// plain build of `cairn-fuzz`: each is read as its target reads fuzz input, and none may crash it.
-@Suite struct FuzzRegressionTests {
+@Suite(.timeLimit(.minutes(2))) struct FuzzRegressionTests {
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Fixtures").path
 
