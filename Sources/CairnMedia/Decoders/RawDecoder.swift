@@ -19,8 +19,9 @@ final class LibRawHandle {
     }
 
     /// LibRaw 0.20 walks a Phase One directory (any file with "IIII" or "MMMM" in its first 32 bytes) as far as
-    /// its counts say, past the end of the file: 3 KB files found by fuzzing held a lane for good. A directory
-    /// that cannot fit in the file, or an entry longer than the file, is refused before LibRaw opens it.
+    /// its counts say, past the end of the file: 3 KB files found by fuzzing held a lane for good. A file too small
+    /// to be one, a directory that cannot fit in the file, or an entry longer than the file, is refused before
+    /// LibRaw opens it.
     static func refuseKnownHangs(path: String, call: FFmpegCall) throws(MediaError) {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return }  // LibRaw reports the open failure itself
@@ -45,6 +46,11 @@ final class LibRawHandle {
         // parse_phase_one: a "Raw" marker, the directory's offset from base, then its entry count (16 bytes each).
         guard let marker = word(at: Int64(base) + 4), marker >> 8 == 0x526177,
               let directory = word(at: Int64(base) + 8) else { return }
+        // A Phase One back's file holds tens of megapixels: fuzzing found small files hanging this parser by
+        // more than one path, so one under 1 MB is not given to it at all.
+        guard size >= 1 << 20 else {
+            throw call.failure("libraw_open_file", "Phase One header in a file of \(size) bytes, too small to be one", .corrupt)
+        }
         let start = Int64(base) + Int64(directory)
         guard let entries = word(at: start) else { return }
         guard Int64(entries) * 16 <= max(0, size - start - 8) else {
