@@ -55,11 +55,14 @@ struct PixbufDecoder {
         return DecodedPicture(frame: frame, orientation: orientation, file: path, owner: pixbuf)
     }
 
-    /// Whether the header is sane enough to hand to gdk-pixbuf, which trusts it: a 118-byte BMP found by fuzzing
-    /// declares a header of 4 GB, and its loader reallocates that much. BMP: a known header size; every format:
-    /// dimensions within the pixel cap.
+    /// Whether the header is sane enough to hand to gdk-pixbuf, which trusts it: BMPs of 118 and 235 bytes found
+    /// by fuzzing declare a 4 GB header or 700 million palette colours, and its loader reallocates that much.
+    /// BMP: a known header size, pixels starting inside the file, a palette of at most 256 colours (65,536 above
+    /// 8 bits); every format: dimensions within the pixel cap.
     static func plausible(path: String, cap: Int) -> Bool {
-        guard let head = try? FileIO.prefix(path, limit: 32, call: FFmpegCall(file: path)), head.count >= 26 else { return false }
+        let call = FFmpegCall(file: path)
+        guard let head = try? FileIO.prefix(path, limit: 64, call: call), head.count >= 26,
+              let size = try? FileIO.size(of: path, call: call) else { return false }
         func le16(_ at: Int) -> Int { Int(head[at]) | Int(head[at + 1]) << 8 }
         func le32(_ at: Int) -> Int32 { Int32(bitPattern: UInt32(le16(at)) | UInt32(le16(at + 2)) << 16) }
         func be32(_ at: Int) -> Int { Int(head[at]) << 24 | Int(head[at + 1]) << 16 | Int(head[at + 2]) << 8 | Int(head[at + 3]) }
@@ -68,6 +71,13 @@ struct PixbufDecoder {
         case .bmp:
             let headerSize = Int(le32(14))
             guard [12, 40, 52, 56, 64, 108, 124].contains(headerSize) else { return false }
+            let pixelsAt = Int(le32(10))
+            guard pixelsAt >= 14 + headerSize, pixelsAt <= size else { return false }
+            if headerSize >= 40 {
+                guard head.count >= 50 else { return false }
+                let colours = Int(le32(46)), bits = le16(28)
+                guard colours >= 0, colours <= (bits <= 8 ? 256 : 65_536) else { return false }
+            }
             if headerSize == 12 {
                 (width, height) = (le16(18), le16(20))
             } else {
