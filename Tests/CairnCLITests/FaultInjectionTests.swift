@@ -91,12 +91,8 @@ enum ChildProcessRunner {
 @Suite struct ReadErrorTests {
     @Test func aFileThatFailsToReadFailsAloneAndHoldsTheSyncsDeletions() throws {
         let work = try TemporaryDirectory()
-        let shim = work.subpath("libeio.so")
-        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Fixtures/eio-shim.c").path
-        try ExternalTool.run(["cc", "-shared", "-fPIC", "-O1", "-o", shim, source, "-ldl"])
-        let base = try MediaFixtures.jpeg(at: work.subpath("base.jpg"), width: 320, height: 240, quality: 2)
-        let bytes = try Data(contentsOf: URL(fileURLWithPath: base))
+        let shim = try PreloadShim.build("eio-shim.c", in: work)
+        let bytes = try PreloadShim.picture(in: work)
         #expect(bytes.count > 8192, "the picture must be larger than the part the shim lets through")
         for name in ["IMG_1.jpg", "IMG_2.jpg", "IMG_3.jpg", "IMG_4.jpg", "IMG_5.jpg", "EIO_6.jpg"] {
             try work.write(bytes + Data(name.utf8), to: "src/\(name)")
@@ -134,12 +130,8 @@ enum ChildProcessRunner {
     @Test(arguments: ["MUTATE_APPEND_", "MUTATE_TRUNCATE_", "MUTATE_REPLACE_"])
     func aFileChangedWhileReadIsDetectedNotCachedAndTakenNextRun(prefix: String) throws {
         let work = try TemporaryDirectory()
-        let shim = work.subpath("libmutate.so")
-        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Fixtures/mutate-shim.c").path
-        try ExternalTool.run(["cc", "-shared", "-fPIC", "-O1", "-o", shim, source, "-ldl"])
-        let base = try MediaFixtures.jpeg(at: work.subpath("base.jpg"), width: 320, height: 240, quality: 2)
-        let bytes = try Data(contentsOf: URL(fileURLWithPath: base))
+        let shim = try PreloadShim.build("mutate-shim.c", in: work)
+        let bytes = try PreloadShim.picture(in: work)
         for name in ["IMG_1.jpg", "IMG_2.jpg", "\(prefix)3.jpg"] {
             try work.write(bytes + Data(name.utf8), to: "src/\(name)")
         }
@@ -162,5 +154,22 @@ enum ChildProcessRunner {
         #expect(now != bytes + Data("\(prefix)3.jpg".utf8), "the shim changed the file")
         let kept = try originals().map { try Data(contentsOf: URL(fileURLWithPath: library + "/originals/" + $0)) }
         #expect(kept.count == 3 && kept.contains(now), "the file as it now is, byte for byte")
+    }
+}
+
+/// The `LD_PRELOAD` shims of `Tests/Fixtures`, built at test time, and the picture their tests feed through them.
+enum PreloadShim {
+    static func build(_ source: String, in work: TemporaryDirectory) throws -> String {
+        let shim = work.subpath(source.replacingOccurrences(of: ".c", with: ".so"))
+        let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/\(source)").path
+        try ExternalTool.run(["cc", "-shared", "-fPIC", "-O1", "-o", shim, path, "-ldl"])
+        return shim
+    }
+
+    /// A 320x240 JPEG well over 8 KB (more than the part the EIO shim lets through).
+    static func picture(in work: TemporaryDirectory) throws -> Data {
+        let base = try MediaFixtures.jpeg(at: work.subpath("base.jpg"), width: 320, height: 240, quality: 2)
+        return try Data(contentsOf: URL(fileURLWithPath: base))
     }
 }

@@ -79,23 +79,30 @@ struct SchedulerTests {
         #expect(harness.events.count { if case .timedOut = $0 { true } else { false } } == 2)
     }
 
-    @Test("a timed-out phase keeps its slot until its work returns: hung work cannot pile up past the width")
-    func timedOutWorkKeepsItsSlot() async throws {
+    /// Two items on lanes one wide; item 1's transfer hangs (ignoring cancellation, as blocking work does) and
+    /// has just timed out after 15 s.
+    static func firstTransferHungPastItsTimeout() async -> (StubbornGate, Harness, Task<PipelineRunResult, any Error>) {
         let signal = TestSignal()
         let hung = StubbornGate(signal: signal)
         let harness = Harness(signal: signal, configuration: testConfiguration(width: 1, maxAttempts: 1)) { item, lane, _ in
             if lane == .transfer && item.id == 1 { await hung.pass() }
         }
-        async let running = harness.scheduler.run([ItemRecord(item: item(1)), ItemRecord(item: item(2))])
+        let running = Task { try await harness.scheduler.run([ItemRecord(item: item(1)), ItemRecord(item: item(2))]) }
         await harness.clock.waitForSleeper(.seconds(15))
         harness.clock.advance(by: .seconds(15))
         await signal.wait { harness.events.count { if case .timedOut = $0 { true } else { false } } == 1 }
+        return (hung, harness, running)
+    }
+
+    @Test("a timed-out phase keeps its slot until its work returns: hung work cannot pile up past the width")
+    func timedOutWorkKeepsItsSlot() async throws {
+        let (hung, harness, running) = await Self.firstTransferHungPastItsTimeout()
         // Item 1 has failed, but its work still runs: item 2 waits for the slot. (Asking the actor waits until
         // it has handled the timeout, and any start that would follow it.)
         #expect(await harness.scheduler.slotsUsed(in: .transfer) == 1)
         #expect(harness.events.count { if case .phaseStarted(_, .transfer, _) = $0 { true } else { false } } == 1)
         hung.open()
-        let result = try await running
+        let result = try await running.value
         #expect(harness.stages.starts(.transfer) == [1, 2])
         #expect(result.report.count(.imported) == 1)
         #expect(result.report.entries.first { $0.path == "DCIM/IMG_1.jpg" }?.outcome
@@ -104,20 +111,12 @@ struct SchedulerTests {
 
     @Test("work that cannot be interrupted gives its slot back after a grace as long as its timeout")
     func uninterruptibleWorkGivesItsSlotBackAfterAGrace() async throws {
-        let signal = TestSignal()
-        let hung = StubbornGate(signal: signal)
-        let harness = Harness(signal: signal, configuration: testConfiguration(width: 1, maxAttempts: 1)) { item, lane, _ in
-            if lane == .transfer && item.id == 1 { await hung.pass() }
-        }
-        async let running = harness.scheduler.run([ItemRecord(item: item(1)), ItemRecord(item: item(2))])
-        await harness.clock.waitForSleeper(.seconds(15))
-        harness.clock.advance(by: .seconds(15))
-        await signal.wait { harness.events.count { if case .timedOut = $0 { true } else { false } } == 1 }
+        let (hung, harness, running) = await Self.firstTransferHungPastItsTimeout()
         #expect(await harness.scheduler.slotsUsed(in: .transfer) == 1)
         // The grace runs out with the work still hung: item 2 gets the slot, and the run ends without item 1's work.
         await harness.clock.waitForSleeper(.seconds(15))
         harness.clock.advance(by: .seconds(15))
-        let result = try await running
+        let result = try await running.value
         #expect(harness.stages.starts(.transfer) == [1, 2])
         #expect(result.report.count(.imported) == 1)
         hung.open()
