@@ -188,8 +188,26 @@ extension Catalog {
     }
 
     /// The same items, one at a time, so a caller that keeps only part of each row never holds them all.
-    public func forEachUnfinishedImportItem(_ body: (ImportItemRecord) throws -> Void) throws {
-        try forEachImportItem(where: "NOT \(Self.terminalCondition) OR in_flight = 1", body)
+    /// `owingTransfer`: only items whose original is not in place yet (an archive-only run leaves the others,
+    /// which owe only derivatives, to a run that makes them).
+    public func forEachUnfinishedImportItem(owingTransfer: Bool = false, _ body: (ImportItemRecord) throws -> Void) throws {
+        let unfinished = "(NOT \(Self.terminalCondition) OR in_flight = 1)"
+        guard owingTransfer else { return try forEachImportItem(where: unfinished, body) }
+        try forEachImportItem(where: unfinished + """
+             AND (state IN ('placeholder', 'queued', 'transferring') OR (state = 'failed' AND phase = 'transfer'))
+            """, body)
+    }
+
+    /// How many items have their original in place and wait for a run with derivatives on (`--derivatives off`
+    /// left them, or a run stopped between the transfer and the thumbnail).
+    public func importItemsOwingDerivatives() throws -> Int {
+        try pool.read { db in
+            try Int.fetchOne(db, sql: """
+                SELECT COUNT(*) FROM import_item
+                WHERE state IN ('probing', 'thumbnailing', 'synthesizing')
+                   OR (state = 'failed' AND retryable = 1 AND phase <> 'transfer')
+                """) ?? 0
+        }
     }
 
     /// Every import item, by id.

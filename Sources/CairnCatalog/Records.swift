@@ -81,13 +81,15 @@ public struct ImportCounts: Codable, Sendable, Equatable {
     public var bytesCopied: Int64 = 0
     /// Imported and kept, but with no thumbnail or preview (counted in `imported` too).
     public var keptWithoutPreview = 0
+    /// Originals brought in or kept by an archive-only run (`--derivatives off`), waiting for their derivatives.
+    public var archived = 0
 
     public init() {}
 
     enum CodingKeys: String, CodingKey {
         case filesSeen = "files_seen", filesHashed = "files_hashed", bytesHashed = "bytes_hashed",
              imported, duplicates, unchanged, skipped, failed, bytesCopied = "bytes_copied",
-             keptWithoutPreview = "kept_without_preview"
+             keptWithoutPreview = "kept_without_preview", archived
     }
 
     /// Runs recorded before a counter existed read it as 0.
@@ -103,6 +105,7 @@ public struct ImportCounts: Codable, Sendable, Equatable {
         failed = try c.decodeIfPresent(Int.self, forKey: .failed) ?? 0
         bytesCopied = try c.decodeIfPresent(Int64.self, forKey: .bytesCopied) ?? 0
         keptWithoutPreview = try c.decodeIfPresent(Int.self, forKey: .keptWithoutPreview) ?? 0
+        archived = try c.decodeIfPresent(Int.self, forKey: .archived) ?? 0
     }
 }
 

@@ -47,22 +47,34 @@ public enum Lane: String, CaseIterable, Codable, Sendable, Comparable {
 
 /// Which lanes an item passes through: every item takes transfer, metadata and thumbnail;
 /// only stills take synthesis, and only when clips are switched on.
+///
+/// With derivatives off (`--derivatives off`, archive only) an item takes the transfer lane alone in this run:
+/// it then waits in the state it owes next (probing), and a later run with derivatives on takes it from there.
 public struct ItemRoute: Hashable, Sendable {
     public var includesSynthesis: Bool
+    public var includesDerivatives: Bool
 
-    public init(includesSynthesis: Bool) {
+    public init(includesSynthesis: Bool, includesDerivatives: Bool = true) {
         self.includesSynthesis = includesSynthesis
+        self.includesDerivatives = includesDerivatives
     }
 
-    public init(kind: MediaKind, clipsEnabled: Bool) {
+    public init(kind: MediaKind, clipsEnabled: Bool, derivativesEnabled: Bool = true) {
         self.includesSynthesis = kind == .photo && clipsEnabled
+        self.includesDerivatives = derivativesEnabled
+    }
+
+    /// Whether this run works on `lane` for the item (the item's whole route may be longer).
+    public func runsInThisRun(_ lane: Lane) -> Bool {
+        includesDerivatives || lane == .transfer
     }
 
     public static let withClip = ItemRoute(includesSynthesis: true)
     public static let withoutClip = ItemRoute(includesSynthesis: false)
 
-    /// The lanes of this route, in order.
+    /// The lanes this run takes the item through, in order.
     public var lanes: [Lane] {
-        includesSynthesis ? Lane.allCases : [.transfer, .metadata, .thumbnail]
+        guard includesDerivatives else { return [.transfer] }
+        return includesSynthesis ? Lane.allCases : [.transfer, .metadata, .thumbnail]
     }
 }

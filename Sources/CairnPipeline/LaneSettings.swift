@@ -49,6 +49,9 @@ public struct PipelineConfiguration: Hashable, Sendable {
     public var synthesis: LaneSettings
     /// `--clips on|off`: when off, stills skip synthesis like videos do.
     public var clipsEnabled: Bool
+    /// `--derivatives on|off`: when off (archive only), items stop after the transfer, waiting for their probe,
+    /// thumbnail and clip until a run with derivatives on.
+    public var derivativesEnabled = true
     /// Tries per phase for retryable failures (timeouts, I/O), including the first.
     public var maxAttempts: Int
     public var backoff: BackoffPolicy
@@ -111,7 +114,7 @@ public struct PipelineConfiguration: Hashable, Sendable {
 
     /// Whether an item of `kind` takes the synthesis lane under this configuration.
     public func route(for item: ImportItem) -> ItemRoute {
-        ItemRoute(kind: item.kind, clipsEnabled: clipsEnabled)
+        ItemRoute(kind: item.kind, clipsEnabled: clipsEnabled, derivativesEnabled: derivativesEnabled)
     }
 }
 

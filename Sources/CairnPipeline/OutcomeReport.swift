@@ -11,6 +11,8 @@ public enum FileOutcome: Hashable, Sendable {
     case failed(phase: Lane, reason: String)
     /// The run stopped before the file finished; the next run resumes at `resumeAt`.
     case unfinished(resumeAt: Lane)
+    /// Its original is in the library; its probe and derivatives wait for a run with derivatives on.
+    case archived
 
     public var kind: Kind {
         switch self {
@@ -19,11 +21,12 @@ public enum FileOutcome: Hashable, Sendable {
         case .skipped: return .skipped
         case .failed: return .failed
         case .unfinished: return .unfinished
+        case .archived: return .archived
         }
     }
 
     public enum Kind: String, CaseIterable, Codable, Sendable {
-        case imported, duplicate, skipped, failed, unfinished
+        case imported, duplicate, skipped, failed, unfinished, archived
     }
 }
 
@@ -47,7 +50,7 @@ public struct FileOutcomeEntry: Hashable, Sendable, Codable {
         try container.encodeIfPresent(checksum, forKey: .checksum)
         try container.encode(outcome.kind, forKey: .outcome)
         switch outcome {
-        case .imported, .duplicate: break
+        case .imported, .duplicate, .archived: break
         case .skipped(let reason): try container.encode(reason, forKey: .reason)
         case .failed(let phase, let reason):
             try container.encode(phase, forKey: .phase)
@@ -68,6 +71,7 @@ public struct FileOutcomeEntry: Hashable, Sendable, Codable {
             outcome = .failed(phase: try container.decode(Lane.self, forKey: .phase),
                               reason: try container.decode(String.self, forKey: .reason))
         case .unfinished: outcome = .unfinished(resumeAt: try container.decode(Lane.self, forKey: .phase))
+        case .archived: outcome = .archived
         }
     }
 }

@@ -284,6 +284,12 @@ struct SchedulerCore {
             end(entry, Self.outcome(ofFinished: entry.record))
             return
         }
+        guard route.runsInThisRun(lane) else {
+            // Archive only: an item that owes only derivatives keeps its state for a run that makes them.
+            progress.update(id, to: entry.record.state, finished: true)
+            end(entry, .archived)
+            return
+        }
         if CrashLoopGuard.isSuspect(entry.record) {
             suspects.append(id)
         } else {
@@ -396,6 +402,12 @@ struct SchedulerCore {
         entries[id] = entry
         guard let next else {
             end(entry, duplicate ? .duplicate : .imported)
+            return
+        }
+        guard entry.route.runsInThisRun(next) else {
+            // Archive only: the original is in place; the item waits, owing `next`, for a run with derivatives.
+            progress.update(id, to: entry.record.state, finished: true)
+            end(entry, .archived)
             return
         }
         guard stopReason == nil else { return }

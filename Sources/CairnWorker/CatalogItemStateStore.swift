@@ -16,11 +16,12 @@ public struct CatalogItemStateStore: ItemStateStore {
 
     /// Records earlier runs (and this one's placeholders) left unfinished or in flight, by id, with each
     /// one's source root. Read row by row, with one string per distinct root, since there may be many thousands.
-    public func unfinished() throws -> (records: [ItemRecord], sourceRoots: [ItemID: String]) {
+    /// `owingTransfer`: only those whose original is not in place yet (an archive-only run).
+    public func unfinished(owingTransfer: Bool = false) throws -> (records: [ItemRecord], sourceRoots: [ItemID: String]) {
         var records: [ItemRecord] = []
         var sourceRoots: [ItemID: String] = [:]
         var roots = Set<String>()
-        try catalog.forEachUnfinishedImportItem { row in
+        try catalog.forEachUnfinishedImportItem(owingTransfer: owingTransfer) { row in
             let record = try Self.record(from: row)
             records.append(record)
             sourceRoots[record.id] = roots.insert(row.sourceRoot).memberAfterInsert

@@ -17,6 +17,8 @@ public struct ImportFileOutcome: Sendable, Equatable, Codable {
         case failed
         /// The run stopped before the file was done; the next run resumes it.
         case unfinished
+        /// Its original is in the library (`--derivatives off`); a run with derivatives on makes the rest.
+        case archived
     }
 
     public var path: String
@@ -102,6 +104,7 @@ public struct ImportFileOutcome: Sendable, Equatable, Codable {
                       reason: Self.reason(reason, strippingPath: path))
         case .unfinished(let lane):
             self.init(path: path, outcome: .unfinished, checksum: checksum, phase: lane.rawValue)
+        case .archived: self.init(path: path, outcome: .archived, checksum: checksum)
         }
     }
 }

@@ -305,6 +305,8 @@ public struct ImportRun: Sendable {
         var failures: [ImportFailure]
         /// Items that became ready this run (resumed ones of earlier runs included).
         var ready = 0
+        /// Items whose original was put in place this run, derivatives left for later (`--derivatives off`).
+        var archived = 0
         var completion: RunCompletion = .finished
         /// How many files ended each way.
         var outcomeCounts: [ImportFileOutcome.Outcome: Int] = [:]
@@ -363,7 +365,12 @@ public struct ImportRun: Sendable {
         }
 
         var imported = Imported(bytesCopied: narration.bytesCopied, failures: [],
-                                ready: result.report.count(.imported), completion: result.completion)
+                                ready: result.report.count(.imported), archived: result.report.count(.archived),
+                                completion: result.completion)
+        if imported.archived > 0 {
+            narrator.note("\(imported.archived) original\(imported.archived == 1 ? "" : "s") archived without derivatives "
+                          + "(--derivatives off): a run without it makes their thumbnails, previews and clips")
+        }
         for entry in result.report.entries {
             if case .failed(let lane, let reason) = entry.outcome {
                 imported.failures.append(ImportFailure(
@@ -408,7 +415,8 @@ public struct ImportRun: Sendable {
         counts.filesSeen = hashed.report.mediaFiles.count
         counts.filesHashed = hashed.hashedCount
         counts.bytesHashed = hashed.bytesHashed
-        counts.imported = imported.ready
+        counts.imported = imported.ready + imported.archived
+        counts.archived = imported.archived
         // From the outcomes, not the plan: content an earlier, killed run had brought in counts as imported
         // when this run finished it.
         counts.duplicates = imported.outcomeCounts[.duplicate] ?? 0

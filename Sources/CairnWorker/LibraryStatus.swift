@@ -18,8 +18,10 @@ public enum LibraryStatus {
             }
         }
         let lastSuccess = try catalog.lastSuccessfulRun()
-        return StatusReport(lastRun: lastRun, lastSuccessfulSync: lastSuccess?.endedAt ?? lastSuccess?.startedAt,
-                            isRunning: isLocked(library))
+        var report = StatusReport(lastRun: lastRun, lastSuccessfulSync: lastSuccess?.endedAt ?? lastSuccess?.startedAt,
+                                  isRunning: isLocked(library))
+        report.awaitingDerivatives = try catalog.importItemsOwingDerivatives()
+        return report
     }
 
     /// Whether another process holds the library lock right now.

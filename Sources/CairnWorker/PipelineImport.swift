@@ -93,6 +93,7 @@ public struct PipelineImport: Sendable {
                     cancellation: PipelineCancellation) async throws -> PipelineRunResult {
         let catalog = library.catalog
         let primarySource = sourceID
+        let archiveOnly = !configuration.derivativesEnabled
         let (records, sourceRoots) = try await BlockingWork.run { [newContent = copy newContent] in
             var sourceIDs: [String: Int64] = [:]
             var placeholders: [ImportItemPlaceholder] = []
@@ -113,7 +114,8 @@ public struct PipelineImport: Sendable {
             _ = try catalog.insertImportPlaceholders(placeholders)
             placeholders = []
             // This run's placeholders are unfinished too: one list, in id order.
-            return try CatalogItemStateStore(catalog: catalog).unfinished()
+            // An archive-only run leaves items that owe only derivatives where they stand.
+            return try CatalogItemStateStore(catalog: catalog).unfinished(owingTransfer: archiveOnly)
         }
         _ = consume newContent  // persisted as placeholders: not kept for the whole run
 

@@ -123,6 +123,10 @@ enum SummaryText {
             lines.insert("  kept         \(c.keptWithoutPreview) without preview (originals safe; cairn cannot render them here)",
                          at: lines.count - 1)
         }
+        if c.archived > 0 {
+            lines.insert("  archived     \(c.archived) originals only (--derivatives off; a run without it makes their previews)",
+                         at: lines.count - 1)
+        }
         let unfinished = summary.unfinished
         if summary.interrupted {
             lines.append("  interrupted  \(unfinished) items resume on the next run")

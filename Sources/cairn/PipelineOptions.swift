@@ -13,6 +13,11 @@ struct PipelineOptions: ParsableArguments {
     @Option(name: .customLong("clips"), help: "Whether stills get a short synthesized clip (on or off; default on).")
     var clips: Switch?
 
+    @Option(name: .customLong("derivatives"), help: ArgumentHelp(
+        "Off: archive only (hash, dedupe, copy, catalogue); a later run with it on makes the thumbnails, previews and clips.",
+        valueName: "on|off"))
+    var derivatives: Switch?
+
     @Option(name: .customLong("max-errors"), help: "Stop taking new work after this many files failed.")
     var maxErrors: Int?
 
@@ -49,6 +54,7 @@ struct PipelineOptions: ParsableArguments {
             }
         }
         if let clips { configuration.clipsEnabled = clips == .on }
+        if let derivatives { configuration.derivativesEnabled = derivatives == .on }
         if let maxErrors { configuration.maxErrors = maxErrors }
         if let maxAttempts { configuration.maxAttempts = maxAttempts }
         return configuration

@@ -43,6 +43,64 @@ import Testing
         #expect(second.status == 0, "\(second.standardOutput)\(second.standardError)")
         #expect(clips().count == 1, "--clips on wins for the new file")
     }
+
+    /// `--derivatives off` archives only: originals byte-identical and catalogued, no derivative, each file's report
+    /// line says `archived`, `status` counts what waits; a second archive-only run leaves those items alone, and
+    /// a run with derivatives on makes them all.
+    @Test func archiveOnlyKeepsOriginalsAndALaterRunMakesTheDerivatives() throws {
+        let folder = try TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: folder.subpath("src"), withIntermediateDirectories: true)
+        _ = try MediaFixtures.jpeg(at: folder.subpath("src/a.jpg"), width: 320, height: 240)
+        _ = try MediaFixtures.jpeg(at: folder.subpath("src/b.jpg"), width: 240, height: 320)
+        let library = folder.subpath("lib")
+        /// Regular files under a library folder, relative to it.
+        func files(_ sub: String) -> [String] {
+            let root = folder.subpath("lib/\(sub)")
+            return ((try? FileManager.default.subpathsOfDirectory(atPath: root)) ?? []).filter {
+                var isFolder: ObjCBool = false
+                return FileManager.default.fileExists(atPath: root + "/" + $0, isDirectory: &isFolder) && !isFolder.boolValue
+            }
+        }
+        func contents(_ sub: String) throws -> Set<Data> {
+            Set(try files(sub).map { try Data(contentsOf: URL(fileURLWithPath: folder.subpath("lib/\(sub)/\($0)"))) })
+        }
+        func outcomes(_ report: String) throws -> [String: String] {
+            let lines = try String(contentsOfFile: folder.subpath(report), encoding: .utf8).split(separator: "\n")
+            var result: [String: String] = [:]
+            for line in lines {
+                let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] ?? [:]
+                result[object["path"] as? String ?? "?"] = object["outcome"] as? String
+            }
+            return result
+        }
+
+        let first = try CairnBinary.run(["import", folder.subpath("src"), "--library", library, "--plain",
+                                         "--derivatives", "off", "--report", folder.subpath("r1.jsonl")])
+        #expect(first.status == 0, "\(first.standardOutput)\(first.standardError)")
+        #expect(first.standardOutput.contains("archived     2"), "\(first.standardOutput)")
+        let sources = Set(try ["a.jpg", "b.jpg"].map { try Data(contentsOf: URL(fileURLWithPath: folder.subpath("src/\($0)"))) })
+        #expect(try contents("originals") == sources, "every original in place, byte-identical")
+        #expect(files("derived").isEmpty, "no derivative made: \(files("derived"))")
+        #expect(try outcomes("r1.jsonl") == ["a.jpg": "archived", "b.jpg": "archived"])
+        let status = try CairnBinary.run(["status", "--library", library])
+        #expect(status.standardOutput.contains("2 originals in the library await their previews"), "\(status.standardOutput)")
+
+        _ = try MediaFixtures.jpeg(at: folder.subpath("src/c.jpg"), width: 200, height: 200)
+        let second = try CairnBinary.run(["import", folder.subpath("src"), "--library", library, "--plain",
+                                          "--derivatives", "off", "--report", folder.subpath("r2.jsonl")])
+        #expect(second.status == 0, "\(second.standardOutput)\(second.standardError)")
+        #expect(try outcomes("r2.jsonl") == ["a.jpg": "unchanged", "b.jpg": "unchanged", "c.jpg": "archived"])
+        #expect(files("derived").isEmpty)
+
+        let third = try CairnBinary.run(["import", folder.subpath("src"), "--library", library, "--plain",
+                                         "--clips", "off", "--report", folder.subpath("r3.jsonl")])
+        #expect(third.status == 0, "\(third.standardOutput)\(third.standardError)")
+        #expect(try outcomes("r3.jsonl") == ["a.jpg": "imported", "b.jpg": "imported", "c.jpg": "imported"])
+        #expect(files("derived").filter { $0.contains("thumb") }.count == 3, "\(files("derived"))")
+        #expect(files("derived").filter { $0.contains("preview") }.count == 3, "\(files("derived"))")
+        let after = try CairnBinary.run(["status", "--library", library])
+        #expect(!after.standardOutput.contains("await"), "\(after.standardOutput)")
+    }
 }
 
 private extension Data {

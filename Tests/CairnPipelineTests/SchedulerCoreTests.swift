@@ -17,6 +17,7 @@ struct SchedulerCoreTests {
         var persisted: [ItemRecord] = []
         var events: [PipelineEvent] = []
         var starts = 0
+        var lanesStarted: Set<Lane> = []
         var maxSlots: [Lane: Int] = [:]
     }
 
@@ -40,6 +41,7 @@ struct SchedulerCoreTests {
                 case .startPhase(let token, _, let lane, _):
                     phases.append((token, lane))
                     drive.starts += 1
+                    drive.lanesStarted.insert(lane)
                 case .scheduleRetry(let id, let lane, _): retries.append((id, lane))
                 case .cancelRetries: retries = []
                 case .armDeadline: deadlineArmed = true
@@ -91,11 +93,12 @@ struct SchedulerCoreTests {
         var state: ItemState
         var kind: MediaKind
         var clips: Bool
+        var derivatives: Bool
         var crashCount: Int
         var maxAttempts: Int
         var script: Script
         var testDescription: String {
-            "\(state) \(kind) clips \(clips ? "on" : "off") crashes \(crashCount) attempts \(maxAttempts) \(script)"
+            "\(state) \(kind) clips \(clips ? "on" : "off") derivatives \(derivatives ? "on" : "off") crashes \(crashCount) attempts \(maxAttempts) \(script)"
         }
     }
 
@@ -103,10 +106,13 @@ struct SchedulerCoreTests {
         PersistedStateTests.persistedStates.flatMap { state in
             [MediaKind.photo, .video].flatMap { kind in
                 [true, false].flatMap { clips in
-                    [0, 2].flatMap { crashes in
-                        [1, 3].flatMap { attempts in
-                            Script.allCases.map {
-                                Case(state: state, kind: kind, clips: clips, crashCount: crashes, maxAttempts: attempts, script: $0)
+                    [true, false].flatMap { derivatives in
+                        [0, 2].flatMap { crashes in
+                            [1, 3].flatMap { attempts in
+                                Script.allCases.map {
+                                    Case(state: state, kind: kind, clips: clips, derivatives: derivatives, crashCount: crashes,
+                                         maxAttempts: attempts, script: $0)
+                                }
                             }
                         }
                     }
@@ -119,6 +125,7 @@ struct SchedulerCoreTests {
     func everyPersistedStateRunsToTheEndWithoutATrap(_ scenario: Case) {
         var configuration = testConfiguration(width: 1, maxAttempts: scenario.maxAttempts)
         configuration.clipsEnabled = scenario.clips
+        configuration.derivativesEnabled = scenario.derivatives
         let record = ItemRecord(item: item(1, scenario.kind), state: scenario.state,
                                 inFlight: scenario.crashCount > 0, crashCount: scenario.crashCount)
         var core = SchedulerCore(configuration: configuration, random: halfJitter)
@@ -127,11 +134,21 @@ struct SchedulerCoreTests {
         let final = drive.persisted.last(where: { $0.id == 1 })?.state ?? scenario.state
         // Done for this run: finished, or failed (a retryable failure that used up its tries waits for the next run).
         let failed = if case .failed = final { true } else { false }
-        #expect(final.isTerminal || failed, "\(scenario.testDescription) ended as \(final)")
+        // Archive only: an item whose original is in place waits, owing its derivatives, for a later run.
+        let awaitsDerivatives = !scenario.derivatives && final.resumeLane.map { $0 != .transfer } == true
+        #expect(final.isTerminal || failed || awaitsDerivatives, "\(scenario.testDescription) ended as \(final)")
+        if !scenario.derivatives {
+            #expect(drive.lanesStarted.isSubset(of: [.transfer]), "\(scenario.testDescription): derivatives made")
+        }
         #expect(drive.persisted.allSatisfy { !$0.inFlight || $0.state.activeLane != nil })
         if scenario.script == .succeeds, scenario.crashCount == 0, scenario.state.resumeLane != nil {
             let onRoute = scenario.state.resumeLane != .synthesis || (scenario.kind == .photo && scenario.clips)
-            #expect(!onRoute || final == .ready, "\(scenario.testDescription) ended as \(final)")
+            if scenario.derivatives {
+                #expect(!onRoute || final == .ready, "\(scenario.testDescription) ended as \(final)")
+            } else {
+                #expect(!onRoute || awaitsDerivatives || final == .ready, "\(scenario.testDescription) ended as \(final)")
+                #expect(final.resumeLane != .transfer, "\(scenario.testDescription): the original was not put in place")
+            }
         }
         let entries = core.result().report.entries
         #expect(entries.count == 1)
@@ -149,6 +166,24 @@ struct SchedulerCoreTests {
         let outcomes = core.result().report.entries.map(\.outcome)
         #expect(outcomes.count == 12)
         #expect(!outcomes.contains { if case .unfinished = $0 { true } else { false } })
+    }
+
+    @Test func archiveOnlyPutsOriginalsInPlaceAndLeavesTheirDerivativesOwed() {
+        var configuration = testConfiguration(width: 2, inbox: 2)
+        configuration.derivativesEnabled = false
+        var core = SchedulerCore(configuration: configuration, random: halfJitter)
+        let fresh = (1...4).map { ItemRecord(item: item(Int64($0), $0 == 4 ? .video : .photo)) }
+        let owing = ItemRecord(item: item(5), state: .thumbnailing)
+        let drive = Self.drive(&core, records: fresh + [owing], script: .succeeds)
+        #expect(drive.finished)
+        #expect(drive.lanesStarted == [.transfer])
+        #expect(drive.starts == 4, "one transfer per fresh item, none for the item that owes only derivatives")
+        for id in 1...4 {
+            #expect(drive.persisted.last { $0.id.rawValue == Int64(id) }?.state == .probing, "item \(id) owes its probe")
+        }
+        #expect(!drive.persisted.contains { $0.id == 5 }, "the owing item is left as it was")
+        let outcomes = core.result().report.entries.map(\.outcome)
+        #expect(outcomes == [FileOutcome](repeating: .archived, count: 5))
     }
 
     @Test func aCancelStopsNewWorkAndLeavesTheRestResumable() {

@@ -7,6 +7,9 @@ public struct StatusReport: Codable, Sendable, Equatable {
     public var lastRun: RunSummary?
     /// When the newest successful run ended (maybe older than `lastRun`).
     public var lastSuccessfulSync: Date?
+    /// Originals in the library whose probe or derivatives are still to be made (archived with
+    /// `--derivatives off`, or left by a stopped run); nil when not counted.
+    public var awaitingDerivatives: Int?
     /// Failures listed in the text form; the rest are counted.
     public static let listedFailures = 10
 
@@ -72,6 +75,10 @@ public struct StatusReport: Codable, Sendable, Equatable {
         lines.append("")
         lines.append("Counts")
         lines.append("  " + NarrationFormat.countsLine(run.counts))
+        if let waiting = awaitingDerivatives, waiting > 0 {
+            lines.append("  \(NarrationFormat.count(waiting)) original\(waiting == 1 ? "" : "s") in the library await"
+                         + " \(waiting == 1 ? "its" : "their") previews: the next import or sync without --derivatives off makes them")
+        }
 
         if !run.failures.isEmpty || run.counts.failed > 0 {
             lines.append("")
