@@ -24,4 +24,10 @@ static inline int CLinux_open_directory_no_symlinks(const char *path) {
     if (fd < 0 && (errno == ENOSYS || errno == EPERM)) return open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
     return (int)fd;
 }
+
+/* Flushes every dirty file and folder of the file system that holds `fd` (syncfs(2), a GNU extension glibc
+   declares only under _GNU_SOURCE): one journal commit for a whole group of new library files. */
+static inline int CLinux_syncfs(int fd) {
+    return (int)syscall(SYS_syncfs, fd);
+}
 #endif

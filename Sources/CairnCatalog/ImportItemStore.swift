@@ -219,10 +219,15 @@ extension Catalog {
         try fetchImportItems(where: "sha1 = ?", arguments: [checksum.hex]).first
     }
 
-    /// Saves item states in one transaction; for an id given several times, the last one wins.
-    public func saveImportItemStates(_ updates: [(id: Int64, state: ImportItemState)], now: Date = Date()) throws {
-        guard !updates.isEmpty else { return }
+    /// Saves item states in one transaction, with the stages' `rows` first (their files are durable by now: a group
+    /// commit); for an id given several times, the last one wins.
+    public func saveImportItemStates(_ updates: [(id: Int64, state: ImportItemState)], with rows: StageRows = StageRows(),
+                                     now: Date = Date()) throws {
+        guard !updates.isEmpty || !rows.isEmpty else { return }
         try pool.write { db in
+            for asset in rows.assets { try asset.insert(db, onConflict: .ignore) }
+            for probe in rows.probes { try Self.saveMediaProbe(probe, in: db) }
+            try Self.saveDerivedFiles(rows.derivedFiles, in: db)
             let update = try db.cachedStatement(sql: """
                 UPDATE import_item SET state = ?, phase = ?, reason = ?, attempts = ?, retryable = ?,
                     in_flight = ?, crash_count = ?, duplicate = ?, updated_at = ?
@@ -285,17 +290,19 @@ extension Catalog {
     }
 
     public func saveMediaProbe(_ probe: MediaProbeRecord) throws {
-        try pool.write { db in
-            try db.execute(sql: """
-                INSERT OR REPLACE INTO media_probe (sha1, container, width, height, duration_seconds, capture_date,
-                    camera_make, camera_model, latitude, longitude, altitude, codec, probe_json, probed_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, arguments: [
-                    probe.checksum.hex, probe.container, probe.width, probe.height, probe.durationSeconds,
-                    probe.captureDate, probe.cameraMake, probe.cameraModel, probe.latitude, probe.longitude,
-                    probe.altitude, probe.codec, probe.probeJSON, probe.probedAt,
-                ])
-        }
+        try pool.write { db in try Self.saveMediaProbe(probe, in: db) }
+    }
+
+    private static func saveMediaProbe(_ probe: MediaProbeRecord, in db: Database) throws {
+        try db.execute(sql: """
+            INSERT OR REPLACE INTO media_probe (sha1, container, width, height, duration_seconds, capture_date,
+                camera_make, camera_model, latitude, longitude, altitude, codec, probe_json, probed_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """, arguments: [
+                probe.checksum.hex, probe.container, probe.width, probe.height, probe.durationSeconds,
+                probe.captureDate, probe.cameraMake, probe.cameraModel, probe.latitude, probe.longitude,
+                probe.altitude, probe.codec, probe.probeJSON, probe.probedAt,
+            ])
     }
 
     public func mediaProbe(_ checksum: Checksum) throws -> MediaProbeRecord? {
@@ -319,18 +326,21 @@ extension Catalog {
     /// Records (or replaces) derived files in one transaction; call once the files are durable at `path`.
     public func saveDerivedFiles(_ files: [DerivedFileRecord]) throws {
         guard !files.isEmpty else { return }
-        try pool.write { db in
-            let insert = try db.cachedStatement(sql: """
-                INSERT OR REPLACE INTO derived_file (sha1, role, path, format, width, height, byte_count,
-                    duration_seconds, created_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """)
-            for file in files {
-                try insert.execute(arguments: [
-                    file.checksum.hex, file.role.rawValue, file.path, file.format, file.width, file.height,
-                    file.byteCount, file.durationSeconds, file.createdAt,
-                ])
-            }
+        try pool.write { db in try Self.saveDerivedFiles(files, in: db) }
+    }
+
+    private static func saveDerivedFiles(_ files: [DerivedFileRecord], in db: Database) throws {
+        guard !files.isEmpty else { return }
+        let insert = try db.cachedStatement(sql: """
+            INSERT OR REPLACE INTO derived_file (sha1, role, path, format, width, height, byte_count,
+                duration_seconds, created_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """)
+        for file in files {
+            try insert.execute(arguments: [
+                file.checksum.hex, file.role.rawValue, file.path, file.format, file.width, file.height,
+                file.byteCount, file.durationSeconds, file.createdAt,
+            ])
         }
     }
 

@@ -69,6 +69,20 @@ public struct AssetRecord: Codable, Sendable, Equatable, FetchableRecord, Persis
 }
 
 /// The counters of one run, as a person reads them in the summary.
+/// Catalog rows the import stages made, held until their files are durable and then written with the item
+/// states of the same batch, in one transaction (the group commit of `CatalogItemStateStore`).
+public struct StageRows: Sendable {
+    public var assets: [AssetRecord] = []
+    public var probes: [MediaProbeRecord] = []
+    public var derivedFiles: [DerivedFileRecord] = []
+
+    public init() {}
+
+    public var isEmpty: Bool { assets.isEmpty && probes.isEmpty && derivedFiles.isEmpty }
+    /// Whether some row points at a file (a probe does not): only then must the batch wait for a sync.
+    public var pointsAtFiles: Bool { !assets.isEmpty || !derivedFiles.isEmpty }
+}
+
 public struct ImportCounts: Codable, Sendable, Equatable {
     public var filesSeen = 0
     public var filesHashed = 0

@@ -75,10 +75,12 @@ public final class FileHasher {
 
     /// Copies `source` into a new file at `destination` while hashing it, so each byte is read once.
     ///
-    /// The new file is fsynced before this returns. On any failure the partial destination is removed.
+    /// The new file is fsynced before this returns, unless `syncs` is false (the caller makes it durable with
+    /// others, in a group commit). On any failure the partial destination is removed.
     /// When `expected` is given and the bytes read hash to something else, the copy is removed and
     /// `checksumMismatch` thrown: the file changed after it was hashed.
-    public func copy(from source: String, to destination: String, expected: Checksum? = nil) throws(HashingError) -> HashedFile {
+    public func copy(from source: String, to destination: String, expected: Checksum? = nil,
+                     syncs: Bool = true) throws(HashingError) -> HashedFile {
         let input = try openForReading(source)
         defer { close(input) }
         let before = try fingerprint(of: input, path: source)
@@ -95,7 +97,7 @@ public final class FileHasher {
         if let expected, expected != checksum {
             throw .checksumMismatch(path: source, expected: expected, actual: checksum)
         }
-        guard fsync(output) == 0 else { throw .system(SystemCallError("fsync", path: destination)) }
+        guard !syncs || fsync(output) == 0 else { throw .system(SystemCallError("fsync", path: destination)) }
         succeeded = true
         return HashedFile(checksum: checksum, fingerprint: before, header: FileHeader(header))
     }

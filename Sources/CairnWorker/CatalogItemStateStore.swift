@@ -3,15 +3,27 @@ import CairnCore
 import CairnPipeline
 
 /// The pipeline's `ItemStateStore` backed by the catalog's `import_item` table: each batch is one transaction.
+/// With a group commit, the stages' rows queued since the last batch are made durable and written in it too.
 public struct CatalogItemStateStore: ItemStateStore {
     public let catalog: Catalog
+    let groupCommit: GroupCommit?
 
-    public init(catalog: Catalog) { self.catalog = catalog }
+    public init(catalog: Catalog) {
+        self.init(catalog: catalog, groupCommit: nil)
+    }
+
+    init(catalog: Catalog, groupCommit: GroupCommit?) {
+        self.catalog = catalog
+        self.groupCommit = groupCommit
+    }
 
     public func save(_ records: [ItemRecord]) async throws {
         let updates = records.map { (id: $0.id.rawValue, state: Self.columns(of: $0)) }
-        let catalog = self.catalog
-        try await BlockingWork.run { try catalog.saveImportItemStates(updates) }
+        let catalog = self.catalog, groupCommit = self.groupCommit
+        try await BlockingWork.run {
+            let rows = try groupCommit?.takeDurableRows() ?? StageRows()
+            try catalog.saveImportItemStates(updates, with: rows)
+        }
     }
 
     /// Records earlier runs (and this one's placeholders) left unfinished or in flight, by id, with each

@@ -32,6 +32,11 @@ enum FileSystem {
     /// are opened with no symbolic link along their paths and the rename is made relative to them: a folder
     /// swapped for a link before or during the step cannot send the file outside the library.
     static func renameDurably(_ from: String, to: String) throws(SystemCallError) {
+        try rename(from, to: to, syncingFolder: true)
+    }
+
+    /// The same rename; `syncingFolder` false leaves the folder's durability to a group commit.
+    static func rename(_ from: String, to: String, syncingFolder: Bool) throws(SystemCallError) {
         let fromFolder = try openFolderWithoutLinks(parentDirectory(of: from))
         defer { close(fromFolder) }
         let toFolder = try openFolderWithoutLinks(parentDirectory(of: to))
@@ -39,7 +44,7 @@ enum FileSystem {
         guard renameat(fromFolder, baseName(of: from), toFolder, baseName(of: to)) == 0 else {
             throw SystemCallError("rename", path: to)
         }
-        guard fsync(toFolder) == 0 else { throw SystemCallError("fsync", path: parentDirectory(of: to)) }
+        guard !syncingFolder || fsync(toFolder) == 0 else { throw SystemCallError("fsync", path: parentDirectory(of: to)) }
     }
 
     private static func openFolderWithoutLinks(_ path: String) throws(SystemCallError) -> Int32 {

@@ -10,9 +10,11 @@ import Synchronization
 
 /// The real pipeline stages: hash-while-copy into the originals store, probe, thumbnail + preview, clip.
 ///
-/// Every stage writes its files under `tmp/` with a unique name, fsyncs them and renames them into place,
-/// then records them in the catalog: a catalog row never points at a missing or partial file, and a stage
-/// run again after a crash or timeout simply redoes its work. The blocking work runs on Dispatch threads.
+/// Every stage writes its files under `tmp/` with a unique name and renames them into place, then records them
+/// in the catalog once they are durable: a catalog row never points at a missing or partial file, and a stage
+/// run again after a crash or timeout simply redoes its work. With a `groupCommit` (an import), files are made
+/// durable and their rows written in batches with the item states; without one, each file is fsynced and its
+/// row written at once. The blocking work runs on Dispatch threads.
 public struct LibraryStages: PipelineStages {
     public let library: Library
     /// The source root of every item, by id (items resumed from earlier runs may come from other sources).
@@ -25,6 +27,8 @@ public struct LibraryStages: PipelineStages {
     public var onCopied: @Sendable (Int64) -> Void = { _ in }
     /// Counts this run's blocking work, so the run can wait for abandoned phases before it ends.
     var work: WorkTracker?
+    /// Batches durability and catalog rows (see `GroupCommit`); nil: per file.
+    var groupCommit: GroupCommit?
     /// A file was kept without preview (relative path, reason): media cairn recognises but cannot render here.
     public var onKeptWithoutPreview: @Sendable (String, String) -> Void = { _, _ in }
     /// A damaged original (library path) was set aside at the given path and copied anew from the source.
@@ -47,14 +51,14 @@ public struct LibraryStages: PipelineStages {
             throw StageFailure.unusable("\(item.relativePath): its source folder is unknown")
         }
         let layout = library.layout, catalog = library.catalog, runID = runID, onCopied = onCopied,
-            onDamaged = onDamaged
+            onDamaged = onDamaged, commit = groupCommit
         try await BlockingWork.run(tracking: work) { () throws in
             let name = item.relativePath.split(separator: "/").last ?? ""
             let fileExtension = MediaClassifier.fileExtension(of: name).lowercased()
             let originalPath = layout.originalRelativePath(checksum, fileExtension: fileExtension)
             do {
                 let hasher = try FileHasher()
-                let placement = try OriginalsStore(layout: layout).place(
+                let placement = try OriginalsStore(layout: layout, syncsEachFile: commit == nil).place(
                     sourcePath: root + "/" + item.relativePath, checksum: checksum, relativePath: originalPath,
                     hasher: hasher)
                 switch placement {
@@ -73,6 +77,7 @@ public struct LibraryStages: PipelineStages {
             let asset = AssetRecord(
                 checksum: checksum, kind: item.kind, size: item.byteCount, originalExtension: fileExtension,
                 firstSourcePath: item.relativePath, originalPath: originalPath, importedAt: Date(), runID: runID)
+            if let commit { return commit.add { $0.assets.append(asset) } }
             try Self.catalogWrite(item) { try catalog.insertAssets([asset]) }
         }
         return .copied
@@ -80,7 +85,7 @@ public struct LibraryStages: PipelineStages {
 
     public func readMetadata(_ item: ImportItem) async throws {
         let checksum = try checksum(of: item)
-        let catalog = library.catalog, media = media, onKept = onKeptWithoutPreview
+        let catalog = library.catalog, media = media, onKept = onKeptWithoutPreview, commit = groupCommit
         let original = try await originalPath(of: item, checksum: checksum)
         try await BlockingWork.run(tracking: work) { (interrupt) throws in
             let probe: MediaProbe
@@ -95,6 +100,7 @@ public struct LibraryStages: PipelineStages {
                 cameraModel: probe.cameraModel, latitude: probe.gps?.latitude, longitude: probe.gps?.longitude,
                 altitude: probe.gps?.altitude, codec: probe.streams.first { $0.type == "video" }?.codec,
                 probeJSON: json, probedAt: Date())
+            if let commit { return commit.add { $0.probes.append(record) } }
             try Self.catalogWrite(item) { try catalog.saveMediaProbe(record) }
         }
     }
@@ -102,6 +108,7 @@ public struct LibraryStages: PipelineStages {
     public func makeThumbnail(_ item: ImportItem) async throws {
         let checksum = try checksum(of: item)
         let layout = library.layout, catalog = library.catalog, media = media, onKept = onKeptWithoutPreview
+        let commit = groupCommit
         let original = try await originalPath(of: item, checksum: checksum)
         try await BlockingWork.run(tracking: work) { (interrupt) throws in
             let thumbnailPath = layout.derivedRelativePath(checksum, suffix: "thumb.\(media.thumbnailFormat.fileExtension)")
@@ -120,25 +127,26 @@ public struct LibraryStages: PipelineStages {
                 if try Self.keepWithoutPreview(item, checksum, error, catalog: catalog, onKept: onKept) { return }
                 throw Self.failure(item, error)
             }
-            try Self.moveIntoPlace(item, thumbnailTemporary, to: layout.absolute(thumbnailPath))
+            var moves = [(thumbnailTemporary, layout.absolute(thumbnailPath))]
+            if rendered.preview != nil { moves.append((previewTemporary, layout.absolute(previewPath))) }
+            try Self.moveIntoPlace(item, moves, commit: commit)
             var files = [DerivedFileRecord(
                 checksum: checksum, role: .thumbnail, path: thumbnailPath, format: rendered.thumbnail.format.rawValue,
                 width: rendered.thumbnail.width, height: rendered.thumbnail.height,
                 byteCount: Int64(rendered.thumbnail.byteCount), createdAt: Date())]
             if let preview = rendered.preview {
-                try Self.moveIntoPlace(item, previewTemporary, to: layout.absolute(previewPath))
                 files.append(DerivedFileRecord(
                     checksum: checksum, role: .preview, path: previewPath, format: preview.format.rawValue,
                     width: preview.width, height: preview.height, byteCount: Int64(preview.byteCount), createdAt: Date()))
             }
-            try Self.catalogWrite(item) { try catalog.saveDerivedFiles(files) }
+            try Self.save(item, files, catalog: catalog, commit: commit)
         }
     }
 
     public func synthesizeClip(_ item: ImportItem) async throws {
         let checksum = try checksum(of: item)
         let layout = library.layout, catalog = library.catalog, media = media, options = clipOptions
-        let onKept = onKeptWithoutPreview
+        let onKept = onKeptWithoutPreview, commit = groupCommit
         let original = try await originalPath(of: item, checksum: checksum)
         try await BlockingWork.run(tracking: work) { (interrupt) throws in
             let clipPath = layout.derivedRelativePath(checksum, suffix: "clip.mp4")
@@ -146,11 +154,11 @@ public struct LibraryStages: PipelineStages {
             defer { unlink(temporary) }
             // A Samsung or Google motion photo carries its own movie: that is its clip, copied as the camera made it.
             if let embedded = try Self.embeddedMotion(item, original: original, to: temporary, media: media) {
-                try Self.moveIntoPlace(item, temporary, to: layout.absolute(clipPath))
+                try Self.moveIntoPlace(item, [(temporary, layout.absolute(clipPath))], commit: commit)
                 let record = DerivedFileRecord(
                     checksum: checksum, role: .clip, path: clipPath, format: embedded.codec, width: embedded.width,
                     height: embedded.height, byteCount: embedded.bytes, durationSeconds: embedded.seconds, createdAt: Date())
-                try Self.catalogWrite(item) { try catalog.saveDerivedFiles([record]) }
+                try Self.save(item, [record], catalog: catalog, commit: commit)
                 return
             }
             let clip: RenderedClip
@@ -160,11 +168,11 @@ public struct LibraryStages: PipelineStages {
                 throw Self.failure(item, error)
             }
             let byteCount = FileSystem.size(temporary) ?? 0
-            try Self.moveIntoPlace(item, temporary, to: layout.absolute(clipPath))
+            try Self.moveIntoPlace(item, [(temporary, layout.absolute(clipPath))], commit: commit)
             let record = DerivedFileRecord(
                 checksum: checksum, role: .clip, path: clipPath, format: clip.codec, width: clip.width,
                 height: clip.height, byteCount: byteCount, durationSeconds: clip.durationSeconds, createdAt: Date())
-            try Self.catalogWrite(item) { try catalog.saveDerivedFiles([record]) }
+            try Self.save(item, [record], catalog: catalog, commit: commit)
         }
     }
 
@@ -238,12 +246,23 @@ public struct LibraryStages: PipelineStages {
         }
     }
 
-    /// fsyncs `temporary`, then renames it to `final` durably (creating its folder).
-    static func moveIntoPlace(_ item: ImportItem, _ temporary: String, to final: String) throws(StageFailure) {
+    /// Derived files' rows: queued for the group commit, or written now (their files were fsynced).
+    static func save(_ item: ImportItem, _ files: [DerivedFileRecord], catalog: Catalog,
+                     commit: GroupCommit?) throws(StageFailure) {
+        if let commit { return commit.add { $0.derivedFiles += files } }
+        try catalogWrite(item) { try catalog.saveDerivedFiles(files) }
+    }
+
+    /// Renames each temporary file to its final path (creating its folder). Without a group commit, each file is
+    /// fsynced before its rename and its folder after it; with one, the batch's sync covers them all.
+    static func moveIntoPlace(_ item: ImportItem, _ moves: [(temporary: String, final: String)],
+                              commit: GroupCommit?) throws(StageFailure) {
         do {
-            try FileSystem.syncFile(temporary)
-            try FileSystem.makeDirectories(FileSystem.parentDirectory(of: final))
-            try FileSystem.renameDurably(temporary, to: final)
+            for move in moves {
+                if commit == nil { try FileSystem.syncFile(move.temporary) }
+                try FileSystem.makeDirectories(FileSystem.parentDirectory(of: move.final))
+                try FileSystem.rename(move.temporary, to: move.final, syncingFolder: commit == nil)
+            }
         } catch {
             throw StageFailure(reason: "\(item.relativePath): \(error.description)", isRetryable: error.isTransient)
         }

@@ -5,13 +5,23 @@ import Synchronization
 
 /// Puts originals into the library's content-addressed store, durably and at most once.
 ///
-/// Each copy is written to `tmp/`, hashed while it is written, fsynced, checked against the checksum the
-/// file had when it was hashed, and only then renamed to its final name: a final path never holds a partial file.
+/// Each copy is written to `tmp/`, hashed while it is written, made durable, checked against the checksum the
+/// file had when it was hashed, and only then renamed to its final name, and the rename made durable: a final
+/// path never holds a partial file. In an import, a `GroupCommit` makes the copies durable in batches instead.
 public struct OriginalsStore: Sendable {
     public let layout: LibraryLayout
+    /// False when a group commit makes the copies durable before anything points at them.
+    let syncsEachFile: Bool
     private static let sequence = Atomic<UInt64>(0)
 
-    public init(layout: LibraryLayout) { self.layout = layout }
+    public init(layout: LibraryLayout) {
+        self.init(layout: layout, syncsEachFile: true)
+    }
+
+    init(layout: LibraryLayout, syncsEachFile: Bool) {
+        self.layout = layout
+        self.syncsEachFile = syncsEachFile
+    }
 
     public enum Placement: Sendable, Equatable {
         /// The bytes were copied.
@@ -43,10 +53,10 @@ public struct OriginalsStore: Sendable {
             quarantined = target
         }
         let temporary = layout.temporaryDirectory + "/\(checksum.hex).\(Self.nextToken()).partial"
-        let copied = try hasher.copy(from: sourcePath, to: temporary, expected: checksum)
+        let copied = try hasher.copy(from: sourcePath, to: temporary, expected: checksum, syncs: syncsEachFile)
         do {
             try FileSystem.makeDirectories(FileSystem.parentDirectory(of: finalPath))
-            try FileSystem.renameDurably(temporary, to: finalPath)
+            try FileSystem.rename(temporary, to: finalPath, syncingFolder: syncsEachFile)
         } catch {
             unlink(temporary)
             throw .system(error)

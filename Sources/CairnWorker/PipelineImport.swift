@@ -119,14 +119,17 @@ public struct PipelineImport: Sendable {
         }
         _ = consume newContent  // persisted as placeholders: not kept for the whole run
 
+        let groupCommit = try GroupCommit(libraryRoot: library.layout.root)
         var stages = LibraryStages(library: library, sourceRoots: sourceRoots, media: media, clipOptions: clipOptions,
                                    runID: runID)
+        stages.groupCommit = groupCommit
         stages.onCopied = onCopied
         stages.onDamaged = onDamaged
         stages.onKeptWithoutPreview = onKeptWithoutPreview
         stages.work = work
         let scheduler = PipelineScheduler(
-            configuration: configuration, stages: stages, store: CatalogItemStateStore(catalog: catalog), clock: clock,
+            configuration: configuration, stages: stages,
+            store: CatalogItemStateStore(catalog: catalog, groupCommit: groupCommit), clock: clock,
             onEvent: onEvent)
         await cancellation.attach(scheduler)
         return try await scheduler.run(consume records)

@@ -36,6 +36,12 @@ import Testing
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
             if process.terminationReason == .uncaughtSignal { killedWhileRunning += 1 }
+            // At the moment of the kill (inside a group commit or not), every row points at a whole file.
+            do {
+                try corpus.verifyRowsPointAtWholeFiles(library: library.path)
+            } catch {
+                Issue.record("trial \(trial), right after the kill at \(delay) s: \(error)")
+            }
 
             let resumed = try CairnBinary.run(corpus.importArguments(library: library.path))
             #expect(resumed.status == 0, "trial \(trial) (killed after \(delay) s): \(resumed.standardError)")
@@ -134,30 +140,46 @@ final class CrashCorpus: Sendable {
 
     /// Every source checksum is one ready asset whose original holds exactly those bytes; every catalogued
     /// file exists whole; no file under originals/ or derived/ lacks its row; tmp/ is empty.
-    func verify(library: String) throws {
-        let root = library + "/lib"
-        let database = root + "/catalog.sqlite"
-        func query(_ sql: String) throws -> [[String]] {
-            let text = String(decoding: try ExternalTool.run(["sqlite3", "-separator", "|", database, sql]), as: UTF8.self)
-            return text.split(separator: "\n").map { $0.split(separator: "|", omittingEmptySubsequences: false).map(String.init) }
-        }
-        func fail(_ message: String) -> Violation { Violation(description: message) }
+    func query(library: String, _ sql: String) throws -> [[String]] {
+        let database = library + "/lib/catalog.sqlite"
+        let text = String(decoding: try ExternalTool.run(["sqlite3", "-separator", "|", database, sql]), as: UTF8.self)
+        return text.split(separator: "\n").map { $0.split(separator: "|", omittingEmptySubsequences: false).map(String.init) }
+    }
 
-        let assets = try query("SELECT sha1, original_path FROM asset")
+    /// Every asset row's original holds its checksum and every derived row's file has its size: what the group
+    /// commit promises at any moment, a kill included. Returns the originals (path -> checksum) and derived rows.
+    @discardableResult
+    func verifyRowsPointAtWholeFiles(library: String) throws -> (originals: [String: String], derived: [[String]]) {
+        let root = library + "/lib"
+        guard FileManager.default.fileExists(atPath: root + "/catalog.sqlite") else { return ([:], []) }
+        let assets = try query(library: library, "SELECT sha1, original_path FROM asset")
         let assetChecksums = assets.map { $0[0] }
-        guard assetChecksums.count == Set(assetChecksums).count else { throw fail("duplicate assets: \(assetChecksums)") }
-        guard Set(assetChecksums) == checksums else {
-            throw fail("assets \(assetChecksums.count) do not match the \(checksums.count) source checksums")
+        guard assetChecksums.count == Set(assetChecksums).count else {
+            throw Violation(description: "duplicate assets: \(assetChecksums)")
         }
         let originals = Dictionary(uniqueKeysWithValues: assets.map { ($0[1], $0[0]) })
         let onDisk = try Checksums.sha1(originals.keys.map { root + "/" + $0 })
         for (path, checksum) in originals where onDisk[root + "/" + path] != checksum {
-            throw fail("original \(path) does not hold \(checksum)")
+            throw Violation(description: "original \(path) does not hold \(checksum)")
         }
-        let derived = try query("SELECT path, byte_count FROM derived_file")
+        let derived = try query(library: library, "SELECT path, byte_count FROM derived_file")
         for row in derived {
             let size = (try? FileManager.default.attributesOfItem(atPath: root + "/" + row[0])[.size] as? Int) ?? nil
-            guard size == Int(row[1]) else { throw fail("derived \(row[0]) is \(size.map(String.init) ?? "missing"), catalog says \(row[1])") }
+            guard size == Int(row[1]) else {
+                throw Violation(description: "derived \(row[0]) is \(size.map(String.init) ?? "missing"), catalog says \(row[1])")
+            }
+        }
+        return (originals, derived)
+    }
+
+    func verify(library: String) throws {
+        let root = library + "/lib"
+        func query(_ sql: String) throws -> [[String]] { try self.query(library: library, sql) }
+        func fail(_ message: String) -> Violation { Violation(description: message) }
+
+        let (originals, derived) = try verifyRowsPointAtWholeFiles(library: library)
+        guard Set(originals.values) == checksums else {
+            throw fail("assets \(originals.count) do not match the \(checksums.count) source checksums")
         }
         let thumbnails = try query("SELECT count(*) FROM derived_file WHERE role = 'thumbnail'")
         let clips = try query("SELECT count(*) FROM derived_file WHERE role = 'clip'")

@@ -1,0 +1,71 @@
+import CairnCatalog
+import CairnCore
+import CairnHashing
+import CairnPipeline
+import CairnTestSupport
+import Foundation
+import Testing
+
+@testable import CairnWorker
+
+/// The group commit: rows the stages queue reach the catalog only with the item-state batch that follows them,
+/// after one sync of the library's file system, and only rows that point at files wait for a sync.
+@Suite struct GroupCommitTests {
+    @Test func queuedRowsReachTheCatalogWithTheNextBatchAfterOneSync() async throws {
+        let folder = try TemporaryDirectory(prefix: "cairn-group-commit")
+        let library = try Library(root: folder.path)
+        let commit = try GroupCommit(libraryRoot: library.layout.root)
+        let store = CatalogItemStateStore(catalog: library.catalog, groupCommit: commit)
+        let checksum = try #require(Checksum(hex: String(repeating: "ab", count: 20)))
+        let asset = AssetRecord(checksum: checksum, kind: .photo, size: 3, originalExtension: "jpg",
+                                firstSourcePath: "a.jpg", originalPath: "originals/ab/ab.jpg", importedAt: Date(), runID: nil)
+        var second = asset
+        second.checksum = try #require(Checksum(hex: String(repeating: "cd", count: 20)))
+        second.originalPath = "originals/cd/cd.jpg"
+        commit.add { $0.assets.append(asset) }
+        commit.add { $0.assets.append(second) }
+        #expect(try library.catalog.asset(checksum) == nil, "a queued row is not in the catalog before its batch")
+        #expect(commit.syncCount == 0)
+
+        try await store.save([])
+        #expect(try library.catalog.asset(checksum)?.originalPath == "originals/ab/ab.jpg")
+        #expect(try library.catalog.asset(second.checksum)?.originalPath == "originals/cd/cd.jpg")
+        #expect(commit.syncCount == 1, "the batch of two was made durable by one sync")
+
+        let probe = MediaProbeRecord(
+            checksum: checksum, container: "jpeg", width: 4, height: 3, durationSeconds: nil, captureDate: nil,
+            cameraMake: nil, cameraModel: nil, latitude: nil, longitude: nil, altitude: nil, codec: nil,
+            probeJSON: "{}", probedAt: Date())
+        commit.add { $0.probes.append(probe) }
+        try await store.save([])
+        #expect(try library.catalog.mediaProbe(checksum)?.width == 4)
+        #expect(commit.syncCount == 1, "a probe points at no file: its batch needs no sync")
+    }
+
+    /// Through the real lanes, archive only: every original's row is written and points at its bytes.
+    @Test func anArchiveOnlyImportCataloguesEveryOriginalThroughTheBatches() async throws {
+        let source = try TemporaryDirectory(prefix: "cairn-group-source")
+        let folder = try TemporaryDirectory(prefix: "cairn-group-library")
+        let library = try Library(root: folder.path)
+        var content: [NewContent] = []
+        for index in 0..<24 {
+            let data = try DistinctJPEG.data(byteCount: 3000, seed: UInt8(index))
+            try source.write(data, to: "p\(index).jpg")
+            let hashed = try FileHasher().hash(path: source.subpath("p\(index).jpg"))
+            content.append(NewContent(relativePath: "p\(index).jpg", kind: .photo, size: hashed.fingerprint.size,
+                                      checksum: hashed.checksum, sourceRoot: source.path))
+        }
+        var configuration = PipelineConfiguration.defaults(cores: 2)
+        configuration.derivativesEnabled = false
+        let sourceID = try library.catalog.sourceID(forRoot: source.path)
+        let pipeline = PipelineImport(library: library, configuration: configuration, sourceID: sourceID)
+        let result = try await pipeline.run(newContent: content, onEvent: { _ in }, cancellation: PipelineCancellation())
+        #expect(result.report.count(.archived) == 24)
+        for item in content {
+            let asset = try #require(try library.catalog.asset(item.checksum))
+            let stored = try Data(contentsOf: URL(fileURLWithPath: library.layout.absolute(asset.originalPath)))
+            #expect(stored == (try Data(contentsOf: URL(fileURLWithPath: source.subpath(item.relativePath)))))
+        }
+        #expect(try library.catalog.importItems().allSatisfy { $0.state.state == "probing" }, "each owes its probe")
+    }
+}
