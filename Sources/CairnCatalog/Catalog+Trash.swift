@@ -49,20 +49,16 @@ extension Catalog {
     /// Assets in the trash, for one run or all, by trash time then checksum.
     public func trashedAssets(runID: String? = nil) throws -> [TrashedAssetRecord] {
         try pool.read { db in
-            var sql = "SELECT * FROM trashed_asset"
-            var arguments: StatementArguments = []
-            if let runID {
-                sql += " WHERE trash_run_id = ?"
-                arguments = [runID]
-            }
-            sql += " ORDER BY trashed_at, sha1"
-            return try Row.fetchAll(db, sql: sql, arguments: arguments).compactMap(Self.trashedRecord)
+            var request = TrashedAssetRow.all()
+            if let runID { request = request.filter(TrashedAssetRow.Columns.trashRunID == runID) }
+            return try request.order(TrashedAssetRow.Columns.trashedAt, TrashedAssetRow.Columns.sha1).fetchAll(db)
+                .compactMap(\.record)
         }
     }
 
     static func trashed(_ db: Database, runID: String, checksum: Checksum) throws -> TrashedAssetRecord? {
-        try Row.fetchOne(db, sql: "SELECT * FROM trashed_asset WHERE sha1 = ? AND trash_run_id = ?",
-                         arguments: [checksum, runID]).flatMap(trashedRecord)
+        try TrashedAssetRow.filter(TrashedAssetRow.Columns.sha1 == checksum.hex && TrashedAssetRow.Columns.trashRunID == runID)
+            .fetchOne(db)?.record
     }
 
     static func insertTrashed(_ record: TrashedAssetRecord, _ db: Database) throws {
@@ -75,17 +71,5 @@ extension Catalog {
             """, arguments: [asset.checksum, record.trashRunID, record.trashedAt, paths, asset.kind, asset.size,
                              asset.originalExtension, asset.firstSourcePath, asset.originalPath, asset.importedAt,
                              asset.runID])
-    }
-
-    static func trashedRecord(_ row: Row) -> TrashedAssetRecord? {
-        guard let checksum = Checksum(hex: row["sha1"] as String), let kind = MediaKind(rawValue: row["kind"] as String) else { return nil }
-        let pathsJSON: String = row["library_paths"]
-        let paths = (try? JSONDecoder().decode([String].self, from: Data(pathsJSON.utf8))) ?? []
-        let asset = AssetRecord(
-            checksum: checksum, kind: kind, size: row["size"], originalExtension: row["original_extension"],
-            firstSourcePath: row["first_source_path"], originalPath: row["original_path"],
-            importedAt: row["imported_at"], runID: row["run_id"])
-        return TrashedAssetRecord(asset: asset, trashRunID: row["trash_run_id"], trashedAt: row["trashed_at"],
-                                  libraryPaths: paths)
     }
 }

@@ -78,20 +78,8 @@ public final class Catalog: Sendable {
     public func snapshot(sourceID: Int64) throws -> [String: SourceFileRecord] {
         try pool.read { db in
             var result: [String: SourceFileRecord] = [:]
-            let rows = try Row.fetchCursor(db, sql: """
-                SELECT relative_path, device, inode, size, mtime_ns, sha1, kind
-                FROM source_file WHERE source_id = ?
-                """, arguments: [sourceID])
-            while let row = try rows.next() {
-                let path: String = row[0]
-                let fingerprint = FileFingerprint(
-                    device: UInt64(bitPattern: row[1]), inode: UInt64(bitPattern: row[2]), size: row[3],
-                    modificationTimeNanoseconds: row[4])
-                let hex: String? = row[5]
-                let kind = MediaKind(rawValue: row[6]) ?? .other
-                result[path] = SourceFileRecord(
-                    relativePath: path, fingerprint: fingerprint, checksum: hex.flatMap { Checksum(hex: $0) }, kind: kind)
-            }
+            let rows = try SnapshotRow.filter(SnapshotRow.Columns.sourceID == sourceID).fetchCursor(db)
+            while let row = try rows.next() { result[row.relativePath] = row.record }
             return result
         }
     }

@@ -252,22 +252,14 @@ extension Catalog {
     private func forEachImportItem(where condition: String, arguments: StatementArguments = [],
                                    _ body: (ImportItemRecord) throws -> Void) throws {
         try pool.read { db in
-            let rows = try Row.fetchCursor(db, sql: """
-                SELECT i.id, i.sha1, i.source_id, s.root_path, i.relative_path, i.kind, i.size, i.state, i.phase,
-                       i.reason, i.attempts, i.retryable, i.in_flight, i.crash_count, i.duplicate, i.updated_at
+            let rows = try ImportItemRow.fetchCursor(db, sql: """
+                SELECT \(ImportItemRow.selection)
                 FROM import_item i JOIN source s ON s.id = i.source_id
                 WHERE \(condition)
                 ORDER BY i.id
                 """, arguments: arguments)
             while let row = try rows.next() {
-                let hex: String = row[1]
-                guard let checksum = Checksum(hex: hex) else { continue }
-                let state = ImportItemState(
-                    state: row[7], phase: row[8], reason: row[9], attempts: row[10], retryable: row[11],
-                    inFlight: row[12], crashCount: row[13], isDuplicate: row[14])
-                try body(ImportItemRecord(
-                    id: row[0], checksum: checksum, sourceID: row[2], sourceRoot: row[3], relativePath: row[4],
-                    kind: MediaKind(rawValue: row[5]) ?? .other, size: row[6], state: state, updatedAt: row[15]))
+                if let record = row.record { try body(record) }
             }
         }
     }
@@ -307,15 +299,7 @@ extension Catalog {
 
     public func mediaProbe(_ checksum: Checksum) throws -> MediaProbeRecord? {
         try pool.read { db in
-            guard let row = try Row.fetchOne(db, sql: """
-                SELECT container, width, height, duration_seconds, capture_date, camera_make, camera_model,
-                       latitude, longitude, altitude, codec, probe_json, probed_at
-                FROM media_probe WHERE sha1 = ?
-                """, arguments: [checksum.hex]) else { return nil }
-            return MediaProbeRecord(
-                checksum: checksum, container: row[0], width: row[1], height: row[2], durationSeconds: row[3],
-                captureDate: row[4], cameraMake: row[5], cameraModel: row[6], latitude: row[7], longitude: row[8],
-                altitude: row[9], codec: row[10], probeJSON: row[11], probedAt: row[12])
+            try MediaProbeRow.filter(MediaProbeRow.Columns.sha1 == checksum.hex).fetchOne(db)?.record
         }
     }
 
@@ -347,25 +331,10 @@ extension Catalog {
     /// Derived files of one original, or of all when `checksum` is nil, by checksum then role.
     public func derivedFiles(_ checksum: Checksum? = nil) throws -> [DerivedFileRecord] {
         try pool.read { db in
-            var sql = """
-                SELECT sha1, role, path, format, width, height, byte_count, duration_seconds, created_at
-                FROM derived_file
-                """
-            var arguments: StatementArguments = []
-            if let checksum {
-                sql += " WHERE sha1 = ?"
-                arguments = [checksum.hex]
-            }
-            sql += " ORDER BY sha1, role"
-            return try Row.fetchAll(db, sql: sql, arguments: arguments).compactMap { row in
-                let hex: String = row[0], roleName: String = row[1]
-                guard let checksum = Checksum(hex: hex), let role = DerivedFileRecord.Role(rawValue: roleName) else {
-                    return nil
-                }
-                return DerivedFileRecord(
-                    checksum: checksum, role: role, path: row[2], format: row[3], width: row[4], height: row[5],
-                    byteCount: row[6], durationSeconds: row[7], createdAt: row[8])
-            }
+            var request = DerivedFileRow.all()
+            if let checksum { request = request.filter(DerivedFileRow.Columns.sha1 == checksum.hex) }
+            return try request.order(DerivedFileRow.Columns.sha1, DerivedFileRow.Columns.role).fetchAll(db)
+                .compactMap(\.record)
         }
     }
 }

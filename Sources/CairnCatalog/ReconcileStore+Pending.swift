@@ -21,18 +21,9 @@ extension ReconcileStore {
     /// What waits, for one source or all, ordered by source, status, eligible date, checksum.
     public func pending(sourceID: Int64? = nil) throws -> [PendingItem] {
         try pool.read { db in
-            var sql = "SELECT source_id, sha1, status, confirmed_at, eligible_at, run_id FROM reconcile_pending"
-            var arguments: StatementArguments = []
-            if let sourceID {
-                sql += " WHERE source_id = ?"
-                arguments = [sourceID]
-            }
-            var items: [PendingItem] = []
-            for row in try Row.fetchAll(db, sql: sql, arguments: arguments) {
-                guard let checksum = Checksum(hex: row[1] as String), let status = PendingItem.Status(rawValue: row[2] as String) else { continue }
-                items.append(PendingItem(sourceID: row[0], checksum: checksum, status: status, confirmedAt: row[3],
-                                         eligibleAt: row[4], runID: row[5]))
-            }
+            var request = PendingRow.all()
+            if let sourceID { request = request.filter(PendingRow.Columns.sourceID == sourceID) }
+            let items = try request.fetchAll(db).compactMap(\.item)
             let order = Dictionary(uniqueKeysWithValues: PendingItem.Status.allCases.enumerated().map { ($1, $0) })
             return items.sorted {
                 ($0.sourceID, order[$0.status]!, $0.eligibleAt ?? .distantPast, $0.checksum)

@@ -24,10 +24,9 @@ public struct ReconcileStore: Sendable {
             state.exclusions = try Self.checksums(db, table: "reconcile_exclusion", sourceID: sourceID)
             state.approved = try Self.checksums(db, table: "reconcile_approval", sourceID: sourceID)
             var stamps: [Checksum: Date] = [:]
-            let confirmed = try Row.fetchCursor(
-                db, sql: "SELECT sha1, confirmed_at FROM reconcile_confirmed WHERE source_id = ?", arguments: [sourceID])
+            let confirmed = try ConfirmedRow.filter(ConfirmedRow.Columns.sourceID == sourceID).fetchCursor(db)
             while let row = try confirmed.next() {
-                if let checksum = Checksum(hex: row[0] as String) { stamps[checksum] = row[1] }
+                if let checksum = Checksum(hex: row.sha1) { stamps[checksum] = row.confirmedAt }
             }
             state.confirmed = ConfirmedDeletions(stamps)
             state.anchors = EditAnchors(try Self.pathMap(db, table: "reconcile_anchor", sourceID: sourceID))
@@ -146,19 +145,8 @@ public struct ReconcileStore: Sendable {
     }
 
     static func facts(_ db: Database, sourceID: Int64) throws -> ReconcileSourceFacts {
-        var facts = ReconcileSourceFacts()
-        if let row = try Row.fetchOne(db, sql: """
-            SELECT had_marker, first_run_done, last_sync_run_id, last_healthy_run_id, last_healthy_file_count,
-                   last_healthy_scan_at FROM reconcile_source WHERE source_id = ?
-            """, arguments: [sourceID]) {
-            facts.hadMarker = row[0]
-            facts.firstRunDone = row[1]
-            facts.lastSyncRunID = row[2]
-            facts.lastHealthyRunID = row[3]
-            facts.lastHealthyFileCount = row[4]
-            facts.lastHealthyScanAt = row[5]
-        }
-        return facts
+        try ReconcileSourceRow.filter(ReconcileSourceRow.Columns.sourceID == sourceID).fetchOne(db)?.facts
+            ?? ReconcileSourceFacts()
     }
 
     // MARK: Helpers
@@ -172,10 +160,10 @@ public struct ReconcileStore: Sendable {
 
     static func pathMap(_ db: Database, table: String, sourceID: Int64) throws -> [String: Checksum] {
         var result: [String: Checksum] = [:]
-        let rows = try Row.fetchCursor(
+        let rows = try PathChecksumRow.fetchCursor(
             db, sql: "SELECT relative_path, sha1 FROM \(table) WHERE source_id = ?", arguments: [sourceID])
         while let row = try rows.next() {
-            if let checksum = Checksum(hex: row[1] as String) { result[row[0]] = checksum }
+            if let checksum = Checksum(hex: row.sha1) { result[row.relativePath] = checksum }
         }
         return result
     }

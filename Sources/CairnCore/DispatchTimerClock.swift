@@ -1,5 +1,4 @@
 import Dispatch
-import Foundation
 
 /// The continuous clock, whose sleeps are dispatch timer sources that a cancel tears down at once.
 ///
@@ -28,19 +27,22 @@ public struct DispatchTimerClock: Clock {
 }
 
 /// One sleep: resumes its continuation exactly once, when the timer fires or on cancel, whichever comes first.
-final class CancellableTimer: @unchecked Sendable {
-    private let lock = NSLock()
-    private var continuation: CheckedContinuation<Void, any Error>?
-    private var source: (any DispatchSourceTimer)?
-    private var cancelled = false
+final class CancellableTimer: Sendable {
+    private struct State {
+        var continuation: CheckedContinuation<Void, any Error>?
+        var source: (any DispatchSourceTimer)?
+        var cancelled = false
+    }
+
+    private let state = Locked(State())
 
     /// A dispatch timer is armed: not yet fired nor cancelled.
-    var isArmed: Bool { lock.withLock { source != nil } }
+    var isArmed: Bool { state.withLock { $0.source != nil } }
 
     func start(after delay: Duration, _ continuation: CheckedContinuation<Void, any Error>) {
-        let alreadyCancelled = lock.withLock { () -> Bool in
-            if cancelled { return true }
-            self.continuation = continuation
+        let alreadyCancelled = state.withLock { state -> Bool in
+            if state.cancelled { return true }
+            state.continuation = continuation
             return false
         }
         if alreadyCancelled { return continuation.resume(throwing: CancellationError()) }
@@ -51,9 +53,9 @@ final class CancellableTimer: @unchecked Sendable {
         let total = nanoseconds.overflow ? Int64.max : nanoseconds.partialValue + delay.components.attoseconds / 1_000_000_000
         source.schedule(deadline: .now() + .nanoseconds(Int(clamping: total)), leeway: .milliseconds(1))
         source.setEventHandler { [weak self] in self?.finish(throwing: nil) }
-        let armed = lock.withLock { () -> Bool in
-            guard self.continuation != nil else { return false }  // cancelled meanwhile
-            self.source = source
+        let armed = state.withLock { state -> Bool in
+            guard state.continuation != nil else { return false }  // cancelled meanwhile
+            state.source = source
             return true
         }
         // Always resumed: libdispatch traps when a source that never ran is released.
@@ -62,14 +64,14 @@ final class CancellableTimer: @unchecked Sendable {
     }
 
     func cancel() {
-        lock.withLock { cancelled = true }
+        state.withLock { $0.cancelled = true }
         finish(throwing: CancellationError())
     }
 
     private func finish(throwing error: (any Error)?) {
-        let (continuation, source) = lock.withLock { () -> (CheckedContinuation<Void, any Error>?, (any DispatchSourceTimer)?) in
-            defer { self.continuation = nil; self.source = nil }
-            return (self.continuation, self.source)
+        let (continuation, source) = state.withLock { state in
+            defer { state.continuation = nil; state.source = nil }
+            return (state.continuation, state.source)
         }
         source?.cancel()
         guard let continuation else { return }

@@ -62,9 +62,9 @@ public enum Orientation: Int, Codable, Sendable, CaseIterable {
         let step = m.a + m.d * stride
         for y in 0..<outHeight {
             var from = (m.b * y + m.c) + (m.e * y + m.f) * stride
-            let row = destination + y * destinationStride
+            let line = destination + y * destinationStride
             for x in 0..<outWidth {
-                row[x] = source[from]
+                line[x] = source[from]
                 from += step
             }
         }

@@ -1,11 +1,11 @@
-import Foundation
+import CairnCore
 
 /// The one task that saves records, in order, batching whatever piled up during the previous save (at most
 /// `maxBatch` records a transaction, so a run that queues thousands at once never converts them all at once).
 ///
 /// The scheduler enqueues without waiting (its state changes stay synchronous); work that must not
 /// start before its record is durable (the in-flight mark) awaits `waitCommitted`.
-final class RecordWriter: @unchecked Sendable {
+final class RecordWriter: Sendable {
     private struct State {
         var pending: [ItemRecord] = []
         var enqueued: UInt64 = 0
@@ -14,15 +14,14 @@ final class RecordWriter: @unchecked Sendable {
         var waiters: [(sequence: UInt64, continuation: CheckedContinuation<Void, any Error>)] = []
         var idleDrainer: CheckedContinuation<Void, Never>?
         var closed = false
+        /// Set in `start` and read in `finish`, possibly on other threads.
+        var drainer: Task<Void, Never>?
     }
 
     static let maxBatch = 512
 
     private let store: any ItemStateStore
-    private let lock = NSLock()
-    private var state = State()
-    /// Set in `start` and read in `finish`, possibly on other threads: guarded by the lock like the rest.
-    private var drainer: Task<Void, Never>?
+    private let locked = Locked(State())
     private let onFailure: @Sendable (any Error) async -> Void
 
     init(store: any ItemStateStore, onFailure: @escaping @Sendable (any Error) async -> Void) {
@@ -32,13 +31,13 @@ final class RecordWriter: @unchecked Sendable {
 
     func start() {
         let task = Task.detached { [self] in await drain() }
-        lock.withLock { drainer = task }
+        locked.withLock { $0.drainer = task }
     }
 
     /// Queues `record`; returns its sequence number for `waitCommitted`.
     @discardableResult
     func enqueue(_ record: ItemRecord) -> UInt64 {
-        let (sequence, drainer) = lock.withLock {
+        let (sequence, drainer) = locked.withLock { state in
             state.pending.append(record)
             state.enqueued += 1
             defer { state.idleDrainer = nil }
@@ -52,7 +51,7 @@ final class RecordWriter: @unchecked Sendable {
     func waitCommitted(_ sequence: UInt64) async throws {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             enum Decision { case done, failed(any Error), wait }
-            let decision: Decision = lock.withLock {
+            let decision: Decision = locked.withLock { state in
                 if state.committed >= sequence { return .done }
                 if let failure = state.failure { return .failed(failure) }
                 state.waiters.append((sequence, continuation))
@@ -68,27 +67,27 @@ final class RecordWriter: @unchecked Sendable {
 
     /// Saves what is queued, stops, and rethrows the store's error if there was one.
     func finish() async throws {
-        let drainerToWake = lock.withLock {
+        let drainerToWake = locked.withLock { state in
             state.closed = true
             defer { state.idleDrainer = nil }
             return state.idleDrainer
         }
         drainerToWake?.resume()
-        await lock.withLock({ drainer })?.value
-        if let failure = lock.withLock({ state.failure }) { throw failure }
+        await locked.withLock({ $0.drainer })?.value
+        if let failure = locked.withLock({ $0.failure }) { throw failure }
     }
 
     private func drain() async {
         while true {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let parked: Bool = lock.withLock {
+                let parked: Bool = locked.withLock { state in
                     guard state.pending.isEmpty && !state.closed else { return false }
                     state.idleDrainer = continuation
                     return true
                 }
                 if !parked { continuation.resume() }
             }
-            let taken: (batch: [ItemRecord], last: UInt64)? = lock.withLock {
+            let taken: (batch: [ItemRecord], last: UInt64)? = locked.withLock { state in
                 if state.pending.isEmpty { return nil }
                 guard state.pending.count > Self.maxBatch else {
                     defer { state.pending = [] }
@@ -99,13 +98,13 @@ final class RecordWriter: @unchecked Sendable {
                 return (batch, state.enqueued - UInt64(state.pending.count))
             }
             guard let taken else {
-                if lock.withLock({ state.closed }) { return }
+                if locked.withLock({ $0.closed }) { return }
                 continue
             }
             do {
                 try await store.save(taken.batch)
             } catch {
-                let failed = lock.withLock {
+                let failed = locked.withLock { state in
                     state.failure = error
                     defer { state.waiters = [] }
                     return state.waiters
@@ -114,7 +113,7 @@ final class RecordWriter: @unchecked Sendable {
                 await onFailure(error)
                 return
             }
-            let ready = lock.withLock {
+            let ready = locked.withLock { state in
                 state.committed = taken.last
                 let ready = state.waiters.filter { $0.sequence <= taken.last }
                 state.waiters.removeAll { $0.sequence <= taken.last }

@@ -52,12 +52,12 @@ enum ToneMapping {
         var table = [Double](repeating: 0, count: 1024)
         for index in 0..<1024 { table[index] = rollOff(nits(Double(index) / 1023, transfer)) }
         for y in 0..<source.height {
-            let row = UnsafeRawPointer(from + y * source.linesize(0)).assumingMemoryBound(to: UInt16.self)
+            let line = UnsafeRawPointer(from + y * source.linesize(0)).assumingMemoryBound(to: UInt16.self)
             let out = to + y * destination.linesize(0)
             for x in 0..<source.width {
-                let r = table[Int(UInt16(littleEndian: row[x * 3])) >> 6]
-                let g = table[Int(UInt16(littleEndian: row[x * 3 + 1])) >> 6]
-                let b = table[Int(UInt16(littleEndian: row[x * 3 + 2])) >> 6]
+                let r = table[Int(UInt16(littleEndian: line[x * 3])) >> 6]
+                let g = table[Int(UInt16(littleEndian: line[x * 3 + 1])) >> 6]
+                let b = table[Int(UInt16(littleEndian: line[x * 3 + 2])) >> 6]
                 // BT.2020 to BT.709 primaries, in linear light.
                 let r709 = 1.6605 * r - 0.5876 * g - 0.0728 * b
                 let g709 = -0.1246 * r + 1.1329 * g - 0.0083 * b

@@ -92,13 +92,13 @@ struct TIFFDecoder {
             throw call.failure("decode", "32-bit TIFF of \(size.width)x\(size.height) above the decode budget", .unsupported)
         }
         var values = [Float](repeating: 0, count: size.width * size.height)
-        var row = [UInt32](repeating: 0, count: max(size.width, Int(TIFFScanlineSize(tiff.pointer) / 4)))
+        var scanline = [UInt32](repeating: 0, count: max(size.width, Int(TIFFScanlineSize(tiff.pointer) / 4)))
         for y in 0..<size.height {
-            guard TIFFReadScanline(tiff.pointer, &row, UInt32(y), 0) == 1 else {
+            guard TIFFReadScanline(tiff.pointer, &scanline, UInt32(y), 0) == 1 else {
                 throw call.failure("TIFFReadScanline", "TIFF data does not decode", .corrupt)
             }
             for x in 0..<size.width {
-                let word = row[x]
+                let word = scanline[x]
                 values[y * size.width + x] = switch Int32(format) {
                 case SAMPLEFORMAT_IEEEFP: Float(bitPattern: word)
                 case SAMPLEFORMAT_INT: Float(Int32(bitPattern: word))

@@ -1,0 +1,264 @@
+import CairnCore
+import Foundation
+import GRDB
+
+// The catalog's rows as they are read: each a `Codable` record decoded by column name (GRDB's recommended
+// practice), with a `Columns` enum for the columns a query names. The public records are built from them at the
+// edge, where a checksum that does not parse leaves its row out rather than failing the whole read.
+
+/// One `source_file` row: a file of a source's last snapshot.
+struct SnapshotRow: Codable, FetchableRecord, TableRecord {
+    static let databaseTableName = "source_file"
+    var relativePath: String
+    var device: Int64
+    var inode: Int64
+    var size: Int64
+    var modificationTimeNanoseconds: Int64
+    var sha1: String?
+    var kind: String
+
+    enum CodingKeys: String, CodingKey {
+        case relativePath = "relative_path", device, inode, size, modificationTimeNanoseconds = "mtime_ns", sha1, kind
+    }
+
+    enum Columns {
+        static let sourceID = Column("source_id")
+    }
+
+    var record: SourceFileRecord {
+        SourceFileRecord(
+            relativePath: relativePath,
+            fingerprint: FileFingerprint(device: UInt64(bitPattern: device), inode: UInt64(bitPattern: inode), size: size,
+                                         modificationTimeNanoseconds: modificationTimeNanoseconds),
+            checksum: sha1.flatMap { Checksum(hex: $0) }, kind: MediaKind(rawValue: kind) ?? .other)
+    }
+}
+
+/// One `import_item` row with its source's root (`root_path`, from a join).
+struct ImportItemRow: Codable, FetchableRecord {
+    var id: Int64
+    var sha1: String
+    var sourceID: Int64
+    var rootPath: String
+    var relativePath: String
+    var kind: String
+    var size: Int64
+    var state: String
+    var phase: String?
+    var reason: String?
+    var attempts: Int
+    var retryable: Bool
+    var inFlight: Bool
+    var crashCount: Int
+    var duplicate: Bool
+    var updatedAt: Date
+
+    enum CodingKeys: String, CodingKey {
+        case id, sha1, sourceID = "source_id", rootPath = "root_path", relativePath = "relative_path", kind, size, state,
+             phase, reason, attempts, retryable, inFlight = "in_flight", crashCount = "crash_count", duplicate,
+             updatedAt = "updated_at"
+    }
+
+    enum Columns {
+        static let id = Column(CodingKeys.id)
+        static let state = Column(CodingKeys.state)
+    }
+
+    /// The columns to select, qualified for the join with `source` (`i` and `s`).
+    static let selection = """
+        i.id, i.sha1, i.source_id, s.root_path, i.relative_path, i.kind, i.size, i.state, i.phase, i.reason,
+        i.attempts, i.retryable, i.in_flight, i.crash_count, i.duplicate, i.updated_at
+        """
+
+    var record: ImportItemRecord? {
+        guard let checksum = Checksum(hex: sha1) else { return nil }
+        return ImportItemRecord(
+            id: id, checksum: checksum, sourceID: sourceID, sourceRoot: rootPath, relativePath: relativePath,
+            kind: MediaKind(rawValue: kind) ?? .other, size: size,
+            state: ImportItemState(state: state, phase: phase, reason: reason, attempts: attempts, retryable: retryable,
+                                   inFlight: inFlight, crashCount: crashCount, isDuplicate: duplicate),
+            updatedAt: updatedAt)
+    }
+}
+
+/// One `media_probe` row.
+struct MediaProbeRow: Codable, FetchableRecord, TableRecord {
+    static let databaseTableName = "media_probe"
+    var sha1: String
+    var container: String
+    var width: Int?
+    var height: Int?
+    var durationSeconds: Double?
+    var captureDate: Date?
+    var cameraMake: String?
+    var cameraModel: String?
+    var latitude: Double?
+    var longitude: Double?
+    var altitude: Double?
+    var codec: String?
+    var probeJSON: String
+    var probedAt: Date
+
+    enum CodingKeys: String, CodingKey {
+        case sha1, container, width, height, durationSeconds = "duration_seconds", captureDate = "capture_date",
+             cameraMake = "camera_make", cameraModel = "camera_model", latitude, longitude, altitude, codec,
+             probeJSON = "probe_json", probedAt = "probed_at"
+    }
+
+    enum Columns {
+        static let sha1 = Column(CodingKeys.sha1)
+    }
+
+    var record: MediaProbeRecord? {
+        guard let checksum = Checksum(hex: sha1) else { return nil }
+        return MediaProbeRecord(
+            checksum: checksum, container: container, width: width, height: height, durationSeconds: durationSeconds,
+            captureDate: captureDate, cameraMake: cameraMake, cameraModel: cameraModel, latitude: latitude,
+            longitude: longitude, altitude: altitude, codec: codec, probeJSON: probeJSON, probedAt: probedAt)
+    }
+}
+
+/// One `derived_file` row.
+struct DerivedFileRow: Codable, FetchableRecord, TableRecord {
+    static let databaseTableName = "derived_file"
+    var sha1: String
+    var role: String
+    var path: String
+    var format: String
+    var width: Int
+    var height: Int
+    var byteCount: Int64
+    var durationSeconds: Double?
+    var createdAt: Date
+
+    enum CodingKeys: String, CodingKey {
+        case sha1, role, path, format, width, height, byteCount = "byte_count", durationSeconds = "duration_seconds",
+             createdAt = "created_at"
+    }
+
+    enum Columns {
+        static let sha1 = Column(CodingKeys.sha1)
+        static let role = Column(CodingKeys.role)
+    }
+
+    var record: DerivedFileRecord? {
+        guard let checksum = Checksum(hex: sha1), let role = DerivedFileRecord.Role(rawValue: role) else { return nil }
+        return DerivedFileRecord(checksum: checksum, role: role, path: path, format: format, width: width, height: height,
+                                 byteCount: byteCount, durationSeconds: durationSeconds, createdAt: createdAt)
+    }
+}
+
+/// One `trashed_asset` row: the asset row as it was, where its files went, and when.
+struct TrashedAssetRow: Codable, FetchableRecord, TableRecord {
+    static let databaseTableName = "trashed_asset"
+    var sha1: String
+    var trashRunID: String
+    var trashedAt: Date
+    var libraryPaths: String
+    var kind: String
+    var size: Int64
+    var originalExtension: String
+    var firstSourcePath: String
+    var originalPath: String
+    var importedAt: Date
+    var runID: String?
+
+    enum CodingKeys: String, CodingKey {
+        case sha1, trashRunID = "trash_run_id", trashedAt = "trashed_at", libraryPaths = "library_paths", kind, size,
+             originalExtension = "original_extension", firstSourcePath = "first_source_path",
+             originalPath = "original_path", importedAt = "imported_at", runID = "run_id"
+    }
+
+    enum Columns {
+        static let sha1 = Column(CodingKeys.sha1)
+        static let trashRunID = Column(CodingKeys.trashRunID)
+        static let trashedAt = Column(CodingKeys.trashedAt)
+    }
+
+    var record: TrashedAssetRecord? {
+        guard let checksum = Checksum(hex: sha1), let kind = MediaKind(rawValue: kind) else { return nil }
+        let paths = (try? JSONDecoder().decode([String].self, from: Data(libraryPaths.utf8))) ?? []
+        let asset = AssetRecord(
+            checksum: checksum, kind: kind, size: size, originalExtension: originalExtension,
+            firstSourcePath: firstSourcePath, originalPath: originalPath, importedAt: importedAt, runID: runID)
+        return TrashedAssetRecord(asset: asset, trashRunID: trashRunID, trashedAt: trashedAt, libraryPaths: paths)
+    }
+}
+
+/// A checksum and when its deletion was confirmed (`reconcile_confirmed`).
+struct ConfirmedRow: Codable, FetchableRecord, TableRecord {
+    static let databaseTableName = "reconcile_confirmed"
+    var sha1: String
+    var confirmedAt: Date
+
+    enum CodingKeys: String, CodingKey { case sha1, confirmedAt = "confirmed_at" }
+
+    enum Columns {
+        static let sourceID = Column("source_id")
+    }
+}
+
+/// A relative path and its checksum (`reconcile_anchor` and tables shaped like it).
+struct PathChecksumRow: Codable, FetchableRecord {
+    var relativePath: String
+    var sha1: String
+
+    enum CodingKeys: String, CodingKey { case relativePath = "relative_path", sha1 }
+}
+
+/// One `reconcile_source` row: what reconciliation remembers about a source.
+struct ReconcileSourceRow: Codable, FetchableRecord, TableRecord {
+    static let databaseTableName = "reconcile_source"
+    var hadMarker: Bool
+    var firstRunDone: Bool
+    var lastSyncRunID: String?
+    var lastHealthyRunID: String?
+    var lastHealthyFileCount: Int?
+    var lastHealthyScanAt: Date?
+
+    enum CodingKeys: String, CodingKey {
+        case hadMarker = "had_marker", firstRunDone = "first_run_done", lastSyncRunID = "last_sync_run_id",
+             lastHealthyRunID = "last_healthy_run_id", lastHealthyFileCount = "last_healthy_file_count",
+             lastHealthyScanAt = "last_healthy_scan_at"
+    }
+
+    enum Columns {
+        static let sourceID = Column("source_id")
+    }
+
+    var facts: ReconcileSourceFacts {
+        var facts = ReconcileSourceFacts()
+        facts.hadMarker = hadMarker
+        facts.firstRunDone = firstRunDone
+        facts.lastSyncRunID = lastSyncRunID
+        facts.lastHealthyRunID = lastHealthyRunID
+        facts.lastHealthyFileCount = lastHealthyFileCount
+        facts.lastHealthyScanAt = lastHealthyScanAt
+        return facts
+    }
+}
+
+/// One `reconcile_pending` row.
+struct PendingRow: Codable, FetchableRecord, TableRecord {
+    static let databaseTableName = "reconcile_pending"
+    var sourceID: Int64
+    var sha1: String
+    var status: String
+    var confirmedAt: Date?
+    var eligibleAt: Date?
+    var runID: String
+
+    enum CodingKeys: String, CodingKey {
+        case sourceID = "source_id", sha1, status, confirmedAt = "confirmed_at", eligibleAt = "eligible_at", runID = "run_id"
+    }
+
+    enum Columns {
+        static let sourceID = Column(CodingKeys.sourceID)
+    }
+
+    var item: PendingItem? {
+        guard let checksum = Checksum(hex: sha1), let status = PendingItem.Status(rawValue: status) else { return nil }
+        return PendingItem(sourceID: sourceID, checksum: checksum, status: status, confirmedAt: confirmedAt,
+                           eligibleAt: eligibleAt, runID: runID)
+    }
+}
