@@ -65,9 +65,7 @@ let package = Package(
         // Source walking at openat/fstatat speed.
         .target(name: "CairnScanner", dependencies: ["CairnCore"]),
         // SQLite catalog (GRDB) and its migrations.
-        .target(name: "CairnCatalog", dependencies: [
-            "CairnCore", "CairnReconcile", .product(name: "GRDB", package: "GRDB.swift"),
-        ]),
+        .target(name: "CairnCatalog", dependencies: ["CairnCore", .product(name: "GRDB", package: "GRDB.swift")]),
         // Pure logic: lanes and item state machine, reconciliation engine, narration model.
         .target(name: "CairnPipeline", dependencies: ["CairnCore"]),
         .target(name: "CairnReconcile", dependencies: ["CairnCore"]),
@@ -91,11 +89,13 @@ let package = Package(
         .testTarget(name: "CairnHashingTests", dependencies: ["CairnHashing", "CairnTestSupport"]),
         .testTarget(name: "CairnMediaTests", dependencies: ["CairnMedia", "CairnTestSupport"]),
         .testTarget(name: "CairnScannerTests", dependencies: ["CairnScanner", "CairnTestSupport"]),
-        .testTarget(name: "CairnCatalogTests", dependencies: ["CairnCatalog", "CairnReconcile", "CairnTestSupport"]),
+        .testTarget(name: "CairnCatalogTests", dependencies: ["CairnCatalog", "CairnTestSupport"]),
         .testTarget(name: "CairnPipelineTests", dependencies: ["CairnPipeline", "CairnTestSupport"]),
         .testTarget(name: "CairnReconcileTests", dependencies: ["CairnReconcile", "CairnTestSupport"]),
         .testTarget(name: "CairnNarrationTests", dependencies: ["CairnNarration", "CairnTestSupport"]),
-        .testTarget(name: "CairnWorkerTests", dependencies: ["CairnWorker", "CairnTestSupport"]),
+        .testTarget(name: "CairnWorkerTests", dependencies: [
+            "CairnWorker", "CairnCatalog", "CairnReconcile", "CairnTestSupport",
+        ]),
         .testTarget(name: "CairnCLITests", dependencies: [
             "cairn", "CairnCore", "CairnCatalog", "CairnReconcile", "CairnWorker", "CairnTestSupport",
         ]),

@@ -1,5 +1,4 @@
 import CairnCore
-import CairnReconcile
 import Foundation
 import GRDB
 
@@ -32,25 +31,19 @@ extension ReconcileStore {
         }
     }
 
-    public func replacePending(sourceID: Int64, plan: ReconciliationPlan) throws {
-        try pool.write { db in try Self.replacePending(sourceID: sourceID, plan: plan, db) }
+    public func replacePending(sourceID: Int64, runID: String, entries: [PendingEntry]) throws {
+        try pool.write { db in try Self.replacePending(sourceID: sourceID, runID: runID, entries: entries, db) }
     }
 
-    static func replacePending(sourceID: Int64, plan: ReconciliationPlan, _ db: Database) throws {
+    static func replacePending(sourceID: Int64, runID: String, entries: [PendingEntry], _ db: Database) throws {
         try db.execute(sql: "DELETE FROM reconcile_pending WHERE source_id = ?", arguments: [sourceID])
         let insert = try db.cachedStatement(sql: """
             INSERT OR REPLACE INTO reconcile_pending (source_id, sha1, status, confirmed_at, eligible_at, run_id)
             VALUES (?, ?, ?, ?, ?, ?)
             """)
-        func add(_ checksum: Checksum, _ status: PendingItem.Status, _ confirmedAt: Date?, _ eligibleAt: Date?) throws {
-            try insert.execute(arguments: [sourceID, checksum, status.rawValue, confirmedAt, eligibleAt, plan.runID])
-        }
-        for item in plan.pendingReview { try add(item.checksum, .review, nil, nil) }
-        for hold in plan.heldByQuarantine { try add(hold.checksum, .quarantine, hold.confirmedAt, hold.eligibleAt) }
-        for candidate in plan.heldBySafetyRail { try add(candidate.checksum, .held, candidate.confirmedAt, nil) }
-        for candidate in plan.deferredByCap { try add(candidate.checksum, .deferred, candidate.confirmedAt, nil) }
-        for candidate in plan.deleteCandidates {
-            try add(candidate.checksum, candidate.basis == .approved ? .approved : .eligible, candidate.confirmedAt, nil)
+        for entry in entries {
+            try insert.execute(arguments: [sourceID, entry.checksum, entry.status.rawValue, entry.confirmedAt,
+                                           entry.eligibleAt, runID])
         }
     }
 

@@ -1,13 +1,13 @@
 import CairnCore
-import CairnReconcile
 import Foundation
 import GRDB
 
 /// The reconciliation stores of one library's catalog, per source.
 ///
-/// Loads a `ReconcileState` for the pure engine and writes its `StoreDelta` back with the stores'
-/// own semantics: observed is a union, confirmations and anchors are first-write-wins
-/// (`INSERT OR IGNORE`), a reappearance removes the stamp and any approval.
+/// Loads what the stores hold (`StoredReconcileState`) and writes a run's `ReconcileStoreChanges` back with the
+/// stores' own semantics: observed is a union, confirmations and anchors are first-write-wins
+/// (`INSERT OR IGNORE`), a reappearance removes the stamp and any approval. The engine's own types are
+/// converted at the edge, in the worker: storage does not depend on the reconciliation engine.
 public struct ReconcileStore: Sendable {
     public let catalog: Catalog
 
@@ -17,9 +17,9 @@ public struct ReconcileStore: Sendable {
 
     // MARK: State
 
-    public func loadState(sourceID: Int64) throws -> ReconcileState {
+    public func storedState(sourceID: Int64) throws -> StoredReconcileState {
         try pool.read { db in
-            var state = ReconcileState()
+            var state = StoredReconcileState()
             state.observed = try Self.checksums(db, table: "reconcile_observed", sourceID: sourceID)
             state.exclusions = try Self.checksums(db, table: "reconcile_exclusion", sourceID: sourceID)
             state.approved = try Self.checksums(db, table: "reconcile_approval", sourceID: sourceID)
@@ -28,19 +28,19 @@ public struct ReconcileStore: Sendable {
             while let row = try confirmed.next() {
                 if let checksum = Checksum(hex: row.sha1) { stamps[checksum] = row.confirmedAt }
             }
-            state.confirmed = ConfirmedDeletions(stamps)
-            state.anchors = EditAnchors(try Self.pathMap(db, table: "reconcile_anchor", sourceID: sourceID))
+            state.confirmed = stamps
+            state.anchors = try Self.pathMap(db, table: "reconcile_anchor", sourceID: sourceID)
             return state
         }
     }
 
     /// Applies `delta` in one transaction; `runID` is recorded with each new confirmation
     /// (for `pending exclude --all-confirmed-since`).
-    public func apply(_ delta: StoreDelta, sourceID: Int64, runID: String? = nil) throws {
+    public func apply(_ delta: ReconcileStoreChanges, sourceID: Int64, runID: String? = nil) throws {
         try pool.write { db in try Self.apply(delta, sourceID: sourceID, runID: runID, db) }
     }
 
-    static func apply(_ delta: StoreDelta, sourceID: Int64, runID: String?, _ db: Database) throws {
+    static func apply(_ delta: ReconcileStoreChanges, sourceID: Int64, runID: String?, _ db: Database) throws {
         let observe = try db.cachedStatement(
             sql: "INSERT OR IGNORE INTO reconcile_observed (source_id, sha1) VALUES (?, ?)")
         for checksum in delta.observedAdded { try observe.execute(arguments: [sourceID, checksum]) }
@@ -120,27 +120,25 @@ public struct ReconcileStore: Sendable {
 
     // MARK: One sync, committed at once
 
-    /// Everything a sync learned, in one transaction: the store delta; when the scan was healthy, the
-    /// new healthy snapshot and the marker fact; the run ids; and the plan's waiting items for `pending list`.
+    /// Everything a sync learned, in one transaction: the store changes; when the scan was healthy, the
+    /// new healthy snapshot and the marker fact; the run ids; and the waiting items for `pending list`.
     ///
     /// - Parameter current: this scan, source-relative path → checksum (becomes the healthy snapshot).
-    public func commit(_ outcome: Reconciler.Outcome, sourceID: Int64, current: [String: Checksum],
-                       scan: SourceScanFacts) throws {
-        let plan = outcome.plan
+    public func commit(_ sync: SyncRecord, sourceID: Int64, current: [String: Checksum]) throws {
         try pool.write { db in
-            try Self.apply(outcome.delta, sourceID: sourceID, runID: plan.runID, db)
+            try Self.apply(sync.changes, sourceID: sourceID, runID: sync.runID, db)
             var facts = try Self.facts(db, sourceID: sourceID)
-            facts.lastSyncRunID = plan.runID
-            if outcome.delta.advanceSnapshot {
+            facts.lastSyncRunID = sync.runID
+            if sync.advanceSnapshot {
                 try Self.replaceHealthySnapshot(sourceID: sourceID, with: current, db)
                 facts.firstRunDone = true
-                facts.hadMarker = scan.hasMarker
-                facts.lastHealthyRunID = plan.runID
+                facts.hadMarker = sync.sourceHasMarker
+                facts.lastHealthyRunID = sync.runID
                 facts.lastHealthyFileCount = current.count
-                facts.lastHealthyScanAt = plan.now
+                facts.lastHealthyScanAt = sync.now
             }
             try Self.saveFacts(facts, sourceID: sourceID, db)
-            try Self.replacePending(sourceID: sourceID, plan: plan, db)
+            try Self.replacePending(sourceID: sourceID, runID: sync.runID, entries: sync.pending, db)
         }
     }
 

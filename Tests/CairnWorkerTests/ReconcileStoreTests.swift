@@ -5,6 +5,7 @@ import Foundation
 import Testing
 
 @testable import CairnCatalog
+@testable import CairnWorker
 
 @Suite struct ReconcileStoreTests {
     func sha(_ seed: UInt8) -> Checksum { Checksum(bytes: [UInt8](repeating: seed, count: 20))! }
@@ -108,7 +109,7 @@ import Testing
             runID: "run-9", now: t0,
             pendingReview: [ReviewItem(checksum: sha(3))],
             heldByQuarantine: [QuarantineHold(checksum: sha(1), confirmedAt: t0, eligibleAt: t0.addingTimeInterval(14 * 86_400))])
-        try store.replacePending(sourceID: source, plan: plan)
+        try store.replacePending(sourceID: source, runID: plan.runID, entries: PendingEntry.entries(of: plan))
         let items = try store.pending()
         #expect(items.map(\.status) == [.quarantine, .review])
         #expect(items.first?.eligibleAt == t0.addingTimeInterval(14 * 86_400))

@@ -1,0 +1,85 @@
+import CairnCatalog
+import CairnCore
+import CairnPipeline
+import CairnScanner
+import Foundation
+
+/// What a person asked an import to do.
+public struct ImportOptions: Sendable {
+    public var source: String
+    public var hashWorkers = System.coreCount
+    /// Lane widths, inboxes, timeouts, clips on/off, attempts and the error limit of the importing phase.
+    public var pipeline = PipelineConfiguration.defaults(cores: System.coreCount)
+    /// Cancels the importing phase (a signal handler holds it); a cancel before it starts makes it start stopped.
+    public var cancellation = PipelineCancellation()
+    /// Keep every file's outcome in the summary (for `--report`). Off, only their counts are kept: a huge
+    /// source would otherwise hold a line per file at the end of the run.
+    public var keepsOutcomes = false
+
+    /// The transfer lane's width (copies are I/O bound, so wider than the cores helps a disk queue).
+    public var copyWorkers: Int {
+        get { pipeline.transfer.width }
+        set { pipeline.transfer.width = newValue }
+    }
+
+    public init(source: String) { self.source = source }
+}
+
+/// A file that could not be imported, and why.
+public struct ImportFailure: Sendable, Equatable, Codable {
+    public var relativePath: String
+    public var phase: String
+    public var reason: String
+    public var retryable: Bool
+}
+
+/// The files a run kept without preview, filled from several threads.
+final class KeptWithoutPreviewList: Sendable {
+    private let files = Locked<[ImportFailure]>([])
+
+    /// Adds a file once (a later phase may find the same file unrenderable); returns whether it was new.
+    func append(_ file: ImportFailure) -> Bool {
+        files.withLock { files in
+            guard !files.contains(where: { $0.relativePath == file.relativePath }) else { return false }
+            files.append(file)
+            return true
+        }
+    }
+    var all: [ImportFailure] { files.withLock { $0 } }
+}
+
+/// What an import did.
+public struct ImportSummary: Sendable {
+    public var runID: String
+    public var sourceRoot: String
+    public var counts: ImportCounts
+    public var failures: [ImportFailure]
+    public var symlinksSkipped: [String]
+    public var otherFiles: Int
+    public var junkSkipped: Int
+    public var scanIssues: [ScanIssue]
+    public var temporaryFilesRemoved: Int
+    public var elapsedSeconds: Double
+    /// A signal stopped the run; unfinished items resume next run.
+    public var interrupted = false
+    /// `--max-errors` failures stopped new work; unfinished items resume next run.
+    public var stoppedAtErrorLimit = false
+    /// Every file's outcome, in path order (for `--report`); empty unless `ImportOptions.keepsOutcomes`.
+    public var outcomes: [ImportFileOutcome] = []
+    /// Items the run stopped before finishing (interrupted, or at the error limit); they resume next run.
+    public var unfinished = 0
+    /// Files kept byte-identical without a preview, each with its reason; they count as imported, not failed.
+    public var keptWithoutPreview: [ImportFailure] = []
+
+    public var exitStatus: ExitStatus {
+        if interrupted { return .interrupted }
+        return failures.isEmpty && scanIssues.isEmpty && !stoppedAtErrorLimit ? .success : .someFilesFailed
+    }
+}
+
+/// Points a test can hook into between phases.
+public struct ImportHooks: Sendable {
+    /// After the walk, before anything is read (a test pulls a file away here).
+    public var afterScan: @Sendable (ScanReport) -> Void = { _ in }
+    public init() {}
+}
