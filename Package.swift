@@ -2,6 +2,19 @@
 import PackageDescription
 
 // Layers: a target imports only targets listed above it; see README "Architecture".
+/// The layers, lowest first. A target imports only targets of layers below its own, never one of its own layer;
+/// the command line reaches the runs and the engines, never the catalog. `LayerTests` reads this list and every
+/// `import` line under Sources/ and fails on a break of the rule.
+let layers: [[String]] = [
+    ["CairnCore"],
+    // Engines and storage: each stands on Core alone (storage keeps its own records; the worker converts).
+    ["CairnHashing", "CairnMedia", "CairnScanner", "CairnReconcile", "CairnPipeline", "CairnNarration", "CairnCatalog"],
+    // Runs: import, sync, dry-run, trash, over the engines and the catalog.
+    ["CairnWorker"],
+    ["cairn", "cairn-fuzz"],
+]
+let forbiddenImports: [(target: String, imported: String)] = [("cairn", "CairnCatalog")]
+
 let package = Package(
     name: "cairn",
     platforms: [.macOS(.v15)],
@@ -78,8 +91,8 @@ let package = Package(
         ]),
         // The command line: argument parsing, output and wiring; the media and hash commands call their engines.
         .executableTarget(name: "cairn", dependencies: [
-            "CairnCore", "CairnHashing", "CairnMedia", "CairnCatalog", "CairnPipeline", "CairnReconcile",
-            "CairnNarration", "CairnWorker", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            "CairnCore", "CairnHashing", "CairnMedia", "CairnPipeline", "CairnReconcile", "CairnNarration", "CairnWorker",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "cairn-fuzz", dependencies: ["CairnCore", "CairnMedia"]),
 

@@ -8,6 +8,8 @@ import GRDB
 public final class Catalog: Sendable {
     let pool: any DatabaseWriter
     private let isReadOnly: Bool
+    /// The catalog file, for messages.
+    public let path: String
 
     /// Opens (creating if needed) the catalog at `path` and brings its schema up to date.
     ///
@@ -28,6 +30,7 @@ public final class Catalog: Sendable {
             }
         }
         isReadOnly = readOnly
+        self.path = path
         if readOnly, (try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int).map({ $0 == 0 }) ?? true {
             // An empty or absent write-ahead log: every commit is in the file, so (with writers kept out by the
             // caller's lock) it can be read as immutable, which touches nothing beside it. With a log holding
@@ -199,11 +202,22 @@ public final class Catalog: Sendable {
 /// Why a catalog cannot be used as it is.
 public enum CatalogError: Error, CustomStringConvertible, Sendable {
     case schemaOutOfDate(String)
+    /// SQLite found no room to write (SQLITE_FULL): the library's disk is full.
+    case diskFull(String)
 
     public var description: String {
         switch self {
         case .schemaOutOfDate(let path):
             return "\(path): the catalog was written by an older cairn; run `cairn sync` or `cairn import` once to upgrade it"
+        case .diskFull(let path):
+            return "\(path): No space left on device (the library's disk is full; free some space and run again: "
+                + "what was imported is kept, the rest resumes)"
         }
+    }
+
+    /// `error`, or `diskFull` when it is SQLite's SQLITE_FULL.
+    static func naming(_ error: any Error, path: String) -> any Error {
+        if let database = error as? DatabaseError, database.resultCode == .SQLITE_FULL { return CatalogError.diskFull(path) }
+        return error
     }
 }

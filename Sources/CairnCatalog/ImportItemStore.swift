@@ -224,6 +224,10 @@ extension Catalog {
     public func saveImportItemStates(_ updates: [(id: Int64, state: ImportItemState)], with rows: StageRows = StageRows(),
                                      now: Date = Date()) throws {
         guard !updates.isEmpty || !rows.isEmpty else { return }
+        do { try saveImportItemStates(updates, rows, now: now) } catch { throw CatalogError.naming(error, path: path) }
+    }
+
+    private func saveImportItemStates(_ updates: [(id: Int64, state: ImportItemState)], _ rows: StageRows, now: Date) throws {
         try pool.write { db in
             for asset in rows.assets { try asset.insert(db, onConflict: .ignore) }
             for probe in rows.probes { try Self.saveMediaProbe(probe, in: db) }

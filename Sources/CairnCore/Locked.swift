@@ -1,4 +1,3 @@
-import CairnCore
 import Glibc
 
 /// A value behind a pthread mutex. `Synchronization.Mutex` is a futex the thread sanitizer cannot see: every

@@ -82,6 +82,11 @@ public struct LibraryBrowser: Sendable {
 
     public init(library: Library) { self.library = library }
 
+    /// Where content was first seen, relative to its source (nil when the library does not hold it).
+    public func firstSourcePath(_ checksum: Checksum) -> String? {
+        (try? library.catalog.asset(checksum))?.firstSourcePath
+    }
+
     /// The assets `query` names: a SHA1 (40 hex digits), a source path the catalog knows (relative to its
     /// source or absolute), or any readable file, by its content.
     public func find(_ query: String) throws -> [Checksum] {

@@ -1,5 +1,4 @@
 import ArgumentParser
-import CairnCatalog
 import CairnCore
 import CairnWorker
 import Foundation
@@ -30,9 +29,8 @@ struct PendingApproveCommand: ParsableCommand {
             defer { opened.close() }
             let lock = try LibraryAccess.lock(opened)
             defer { withExtendedLifetime(lock) {} }
-            let store = ReconcileStore(catalog: opened.catalog)
-            let sources = try selection.sources(in: store).compactMap(\.id)
-            try store.approve(parsed, sourceIDs: sources, at: Date())
+            let review = PendingReview(library: opened)
+            try review.approve(parsed, at: try selection.sources(in: review))
             Output.line("Approved \(parsed.count) for trashing at the next sync with --apply-deletions.")
         }
     }

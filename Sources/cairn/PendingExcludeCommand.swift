@@ -1,5 +1,4 @@
 import ArgumentParser
-import CairnCatalog
 import CairnCore
 import CairnWorker
 import Foundation
@@ -42,13 +41,13 @@ struct PendingExcludeCommand: ParsableCommand {
             defer { opened.close() }
             let lock = try LibraryAccess.lock(opened)
             defer { withExtendedLifetime(lock) {} }
-            let store = ReconcileStore(catalog: opened.catalog)
-            let sources = try selection.sources(in: store).compactMap(\.id)
+            let review = PendingReview(library: opened)
+            let sources = try selection.sources(in: review)
             if let runID = allConfirmedSince {
-                let excluded = try store.excludeConfirmed(sinceRunID: runID, sourceIDs: sources, at: Date())
+                let excluded = try review.excludeConfirmed(sinceRunID: runID, at: sources)
                 Output.line("Excluded \(excluded.count) deletion(s) confirmed since run \(runID); they stay in the library.")
             } else {
-                try store.exclude(parsed, sourceIDs: sources, at: Date())
+                try review.exclude(parsed, at: sources)
                 Output.line("Excluded \(parsed.count); they stay in the library whatever happens at the source.")
             }
         }

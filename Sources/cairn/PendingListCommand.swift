@@ -1,5 +1,4 @@
 import ArgumentParser
-import CairnCatalog
 import CairnCore
 import CairnWorker
 import Foundation
@@ -24,17 +23,15 @@ struct PendingListCommand: ParsableCommand {
         try LibraryAccess.reportingFailures {
             let opened = try LibraryAccess.openExisting(library)
             defer { opened.close() }
-            let store = ReconcileStore(catalog: opened.catalog)
+            let review = PendingReview(library: opened)
             var lines: [String] = []
-            for source in try selection.sources(in: store) {
-                guard let sourceID = source.id else { continue }
-                let facts = try store.facts(sourceID: sourceID)
-                let items = try store.pending(sourceID: sourceID)
-                let asOf = facts.lastSyncRunID.map { "as of run \($0)" } ?? "never synced"
+            for source in try selection.sources(in: review) {
+                let (lastSyncRunID, items) = try review.waiting(at: source)
+                let asOf = lastSyncRunID.map { "as of run \($0)" } ?? "never synced"
                 lines.append("\(source.rootPath) (\(asOf)): \(items.count) pending")
                 for item in items {
-                    var line = "  \(item.status.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0)) \(item.checksum.hex)"
-                    if let asset = try opened.catalog.asset(item.checksum) { line += "  \(asset.firstSourcePath)" }
+                    var line = "  \(item.status.padding(toLength: 10, withPad: " ", startingAt: 0)) \(item.checksum.hex)"
+                    if let path = item.firstSourcePath { line += "  \(path)" }
                     if let confirmed = item.confirmedAt { line += "  confirmed \(TimeText.format(confirmed))" }
                     if let eligible = item.eligibleAt { line += "  eligible \(TimeText.format(eligible))" }
                     lines.append(line)

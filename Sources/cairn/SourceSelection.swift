@@ -1,5 +1,4 @@
 import ArgumentParser
-import CairnCatalog
 import CairnWorker
 import Foundation
 
@@ -13,14 +12,7 @@ struct SourceSelection: ParsableArguments {
     }
 
     /// The chosen sources; an error naming the folder when the library never synced it.
-    func sources(in store: ReconcileStore) throws -> [SourceRecord] {
-        let all = try store.sources()
-        guard let source else { return all }
-        let resolved = URL(fileURLWithPath: source).resolvingSymlinksInPath().path
-        let matching = all.filter { $0.rootPath == source || $0.rootPath == resolved }
-        guard !matching.isEmpty else {
-            throw CommandError("\(source): not a source of this library (known: \(all.map(\.rootPath).joined(separator: ", ")))")
-        }
-        return matching
+    func sources(in review: PendingReview) throws -> [PendingReview.Source] {
+        try review.sources(at: source)
     }
 }

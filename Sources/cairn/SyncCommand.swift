@@ -153,8 +153,9 @@ struct SyncInvocation {
 enum PlanText {
     static func render(_ summary: SyncSummary, catalog library: Library) -> String {
         let plan = summary.plan
+        let browser = LibraryBrowser(library: library)
         func name(_ checksum: Checksum) -> String {
-            let path = (try? library.catalog.asset(checksum))?.firstSourcePath
+            let path = browser.firstSourcePath(checksum)
             return "\(checksum.hex.prefix(12))  \(path ?? "(not in the library)")"
         }
         var lines = [(summary.dryRun ? "Dry run" : "Sync") + " of \(summary.sourceRoot): " + plan.summary]
