@@ -143,7 +143,7 @@ public final class Catalog: Sendable {
     }
 
     public func allAssets() throws -> [AssetRecord] {
-        try pool.read { db in try AssetRecord.order(Column("sha1")).fetchAll(db) }
+        try pool.read { db in try AssetRecord.order(AssetRecord.Columns.checksum).fetchAll(db) }
     }
 
     /// Records assets whose originals are already durable in the library; an existing checksum is left as it is.
@@ -171,8 +171,8 @@ public final class Catalog: Sendable {
 
     public func lastRun(command: String? = nil) throws -> RunRecord? {
         try pool.read { db in
-            var request = RunRecord.order(Column("started_at").desc, Column("id").desc)
-            if let command { request = request.filter(Column("command") == command) }
+            var request = RunRecord.order(RunRecord.Columns.startedAt.desc, RunRecord.Columns.id.desc)
+            if let command { request = request.filter(RunRecord.Columns.command == command) }
             return try request.fetchOne(db)
         }
     }
@@ -180,7 +180,7 @@ public final class Catalog: Sendable {
     /// When the last run that ended in success started, if any did.
     public func lastSuccessfulRun() throws -> RunRecord? {
         try pool.read { db in
-            try RunRecord.filter(Column("outcome") == "success").order(Column("started_at").desc).fetchOne(db)
+            try RunRecord.filter(RunRecord.Columns.outcome == RunOutcome.success.rawValue).order(RunRecord.Columns.startedAt.desc).fetchOne(db)
         }
     }
 
@@ -189,12 +189,12 @@ public final class Catalog: Sendable {
     }
 
     public func runs(limit: Int) throws -> [RunRecord] {
-        try pool.read { db in try RunRecord.order(Column("started_at").desc, Column("id").desc).limit(limit).fetchAll(db) }
+        try pool.read { db in try RunRecord.order(RunRecord.Columns.startedAt.desc, RunRecord.Columns.id.desc).limit(limit).fetchAll(db) }
     }
 
     public func failures(runID: String) throws -> [RunFailureRecord] {
         try pool.read { db in
-            try RunFailureRecord.filter(Column("run_id") == runID).order(Column("relative_path")).fetchAll(db)
+            try RunFailureRecord.filter(RunFailureRecord.Columns.runID == runID).order(RunFailureRecord.Columns.relativePath).fetchAll(db)
         }
     }
 }

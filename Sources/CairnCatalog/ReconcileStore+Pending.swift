@@ -6,7 +6,7 @@ import GRDB
 extension ReconcileStore {
     /// The sources of this library, by id.
     public func sources() throws -> [SourceRecord] {
-        try pool.read { db in try SourceRecord.order(Column("id")).fetchAll(db) }
+        try pool.read { db in try SourceRecord.order(SourceRecord.Columns.id).fetchAll(db) }
     }
 
     /// The id of the source registered at `rootPath`, without registering it (a missing source root

@@ -12,6 +12,10 @@ public struct SourceRecord: Codable, Sendable, Equatable, FetchableRecord, Persi
     enum CodingKeys: String, CodingKey {
         case id, rootPath = "root_path", createdAt = "created_at"
     }
+
+    public enum Columns {
+        public static let id = Column(CodingKeys.id)
+    }
 }
 
 /// One file of a source as last seen: its stat fingerprint and, once hashed, its checksum.
@@ -65,6 +69,10 @@ public struct AssetRecord: Codable, Sendable, Equatable, FetchableRecord, Persis
         case checksum = "sha1", kind, size, originalExtension = "original_extension",
              firstSourcePath = "first_source_path", originalPath = "original_path",
              importedAt = "imported_at", runID = "run_id", noPreviewReason = "no_preview_reason"
+    }
+
+    public enum Columns {
+        public static let checksum = Column(CodingKeys.checksum)
     }
 }
 
@@ -123,6 +131,21 @@ public struct ImportCounts: Codable, Sendable, Equatable {
     }
 }
 
+/// How a run ended, as the `run` table stores it.
+public enum RunOutcome: String, Codable, Sendable, CaseIterable {
+    /// Started and not ended (or killed before it could say).
+    case running
+    case success
+    /// Some files failed or could not be read; the rest is done.
+    case someFailed
+    /// A signal stopped it; the next run resumes.
+    case interrupted
+    /// A sync's safety rail held its deletions.
+    case held
+    /// It stopped on an error before its end.
+    case failed
+}
+
 /// One run of a command over the library.
 public struct RunRecord: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord {
     public static let databaseTableName = "run"
@@ -132,8 +155,7 @@ public struct RunRecord: Codable, Sendable, Equatable, FetchableRecord, Persista
     public var sourceID: Int64?
     public var startedAt: Date
     public var endedAt: Date?
-    /// `running`, `success`, `someFailed`, `interrupted`, `failed`.
-    public var outcome: String
+    public var outcome: RunOutcome
     public var message: String?
     public var counts: ImportCounts
     /// The narration's summary of the run (timeline, counts, failures) as JSON, for `cairn status`.
@@ -144,13 +166,20 @@ public struct RunRecord: Codable, Sendable, Equatable, FetchableRecord, Persista
         self.command = command
         self.sourceID = sourceID
         self.startedAt = startedAt
-        self.outcome = "running"
+        self.outcome = .running
         self.counts = ImportCounts()
     }
 
     enum CodingKeys: String, CodingKey {
         case id, command, sourceID = "source_id", startedAt = "started_at", endedAt = "ended_at", outcome, message, counts,
              summary
+    }
+
+    public enum Columns {
+        public static let id = Column(CodingKeys.id)
+        public static let command = Column(CodingKeys.command)
+        public static let startedAt = Column(CodingKeys.startedAt)
+        public static let outcome = Column(CodingKeys.outcome)
     }
 }
 
@@ -159,10 +188,10 @@ public struct RunFailureRecord: Codable, Sendable, Equatable, FetchableRecord, P
     public static let databaseTableName = "run_failure"
     public var runID: String
     public var relativePath: String
-    public var phase: String
+    public var phase: FailurePhase
     public var reason: String
 
-    public init(runID: String, relativePath: String, phase: String, reason: String) {
+    public init(runID: String, relativePath: String, phase: FailurePhase, reason: String) {
         self.runID = runID
         self.relativePath = relativePath
         self.phase = phase
@@ -171,6 +200,11 @@ public struct RunFailureRecord: Codable, Sendable, Equatable, FetchableRecord, P
 
     enum CodingKeys: String, CodingKey {
         case runID = "run_id", relativePath = "relative_path", phase, reason
+    }
+
+    public enum Columns {
+        public static let runID = Column(CodingKeys.runID)
+        public static let relativePath = Column(CodingKeys.relativePath)
     }
 }
 

@@ -88,7 +88,7 @@ extension ReconciliationPlan {
         if !deferredByCap.isEmpty { parts.append("\(deferredByCap.count) deferred by max-delete") }
         if !heldBySafetyRail.isEmpty { parts.append("\(heldBySafetyRail.count) held by a safety rail") }
         var held = "\(heldByQuarantine.count) held by quarantine"
-        if let next = heldByQuarantine.first?.eligibleAt { held += " (next eligible \(next.formatted(.iso8601)))" }
+        if let next = heldByQuarantine.first?.eligibleAt { held += " (next eligible \(Timestamp.toTheSecond(next)))" }
         parts.append(held)
         parts.append("\(pendingReview.count) pending review")
         return parts.joined(separator: " · ")

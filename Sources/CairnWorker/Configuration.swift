@@ -52,14 +52,14 @@ public struct CairnConfiguration: Sendable, Equatable {
     public struct Overrides: Sendable, Equatable {
         public var source: String?
         public var quarantineDays: Int?
-        public var strictness: String?
+        public var strictness: DeletionStrictness?
         public var maxDelete: Int?
         public var vanishThreshold: Double?
         public var applyDeletions: Bool?
         public var lanes: String?
         public var clips: Bool?
 
-        public init(source: String? = nil, quarantineDays: Int? = nil, strictness: String? = nil, maxDelete: Int? = nil,
+        public init(source: String? = nil, quarantineDays: Int? = nil, strictness: DeletionStrictness? = nil, maxDelete: Int? = nil,
                     vanishThreshold: Double? = nil, applyDeletions: Bool? = nil, lanes: String? = nil, clips: Bool? = nil) {
             self.source = source
             self.quarantineDays = quarantineDays
@@ -188,7 +188,7 @@ private struct Layer {
         var layer = Layer(origin: "command line")
         layer.values[.source] = flags.source.map(Value.string)
         layer.values[.quarantineDays] = flags.quarantineDays.map(Value.int)
-        layer.values[.strictness] = flags.strictness.map(Value.string)
+        layer.values[.strictness] = flags.strictness.map { Value.string($0.rawValue) }
         layer.values[.maxDelete] = flags.maxDelete.map(Value.int)
         layer.values[.vanishThreshold] = flags.vanishThreshold.map(Value.double)
         layer.values[.applyDeletions] = flags.applyDeletions.map(Value.bool)

@@ -95,7 +95,7 @@ public struct DeletionRun: Sendable {
     /// Library-relative paths of the files under `derived/ab/` named `<sha1>-*`, sorted.
     static func derivedFiles(of checksum: Checksum, layout: LibraryLayout) -> [String] {
         let hex = checksum.hex
-        let folder = "derived/\(hex.prefix(2))"
+        let folder = LibraryLayout.derivedFolderName + "/\(hex.prefix(2))"
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: layout.absolute(folder)) else { return [] }
         return names.filter { $0.hasPrefix(hex + "-") }.sorted().map { folder + "/" + $0 }
     }

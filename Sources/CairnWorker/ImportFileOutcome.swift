@@ -25,11 +25,11 @@ public struct ImportFileOutcome: Sendable, Equatable, Codable {
     public var outcome: Outcome
     /// Written as 40 hexadecimal digits; kept as 20 bytes, since a report may hold a line per file of a huge source.
     public var checksum: Checksum?
-    /// `scanning`, `hashing`, or the lane (`transfer`, `metadata`, `thumbnail`, `synthesis`).
-    public var phase: String?
+    /// Where it failed, or the lane it resumes in (written as `scanning`, `hashing`, `transfer` ...).
+    public var phase: FailurePhase?
     public var reason: String?
 
-    public init(path: String, outcome: Outcome, checksum: Checksum? = nil, phase: String? = nil, reason: String? = nil) {
+    public init(path: String, outcome: Outcome, checksum: Checksum? = nil, phase: FailurePhase? = nil, reason: String? = nil) {
         self.path = path
         self.outcome = outcome
         self.checksum = checksum
@@ -85,7 +85,7 @@ public struct ImportFileOutcome: Sendable, Equatable, Codable {
         report.symlinksSkipped.map {
             ImportFileOutcome(path: $0, outcome: .skipped, reason: "symbolic link (never followed)")
         } + report.issues.map {
-            ImportFileOutcome(path: $0.relativePath, outcome: .failed, phase: "scanning", reason: $0.reason)
+            ImportFileOutcome(path: $0.relativePath, outcome: .failed, phase: .scanning, reason: $0.reason)
         }
     }
 
@@ -100,11 +100,23 @@ public struct ImportFileOutcome: Sendable, Equatable, Codable {
         case .duplicate: self.init(path: path, outcome: .duplicate, checksum: checksum)
         case .skipped(let reason): self.init(path: path, outcome: .skipped, checksum: checksum, reason: reason)
         case .failed(let phase, let reason):
-            self.init(path: path, outcome: .failed, checksum: checksum, phase: phase.rawValue,
+            self.init(path: path, outcome: .failed, checksum: checksum, phase: FailurePhase(phase),
                       reason: Self.reason(reason, strippingPath: path))
         case .unfinished(let lane):
-            self.init(path: path, outcome: .unfinished, checksum: checksum, phase: lane.rawValue)
+            self.init(path: path, outcome: .unfinished, checksum: checksum, phase: FailurePhase(lane))
         case .archived: self.init(path: path, outcome: .archived, checksum: checksum)
+        }
+    }
+}
+
+extension FailurePhase {
+    /// The phase of an import lane.
+    init(_ lane: Lane) {
+        switch lane {
+        case .transfer: self = .transfer
+        case .metadata: self = .metadata
+        case .thumbnail: self = .thumbnail
+        case .synthesis: self = .synthesis
         }
     }
 }

@@ -28,7 +28,7 @@ public struct ImportOptions: Sendable {
 /// A file that could not be imported, and why.
 public struct ImportFailure: Sendable, Equatable, Codable {
     public var relativePath: String
-    public var phase: String
+    public var phase: FailurePhase
     public var reason: String
     public var retryable: Bool
 }

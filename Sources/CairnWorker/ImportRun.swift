@@ -180,7 +180,7 @@ public struct ImportRun: Sendable {
                 hashed.snapshotUpserts.append(SourceFileRecord(
                     relativePath: file.relativePath, fingerprint: result.fingerprint, checksum: result.checksum, kind: kind))
             case .failure(let error):
-                let failure = ImportFailure(relativePath: file.relativePath, phase: "hashing",
+                let failure = ImportFailure(relativePath: file.relativePath, phase: .hashing,
                                             reason: Self.reason(error, root: context.sourceRoot), retryable: error.isTransient)
                 hashed.failures.append(failure)
                 narrator.failed(file: file.relativePath, reason: failure.reason, phase: .hashing)
@@ -253,7 +253,7 @@ public struct ImportRun: Sendable {
         let narrator = self.narrator
         let kept = keptWithoutPreview
         pipeline.onKeptWithoutPreview = { path, reason in
-            if kept.append(ImportFailure(relativePath: path, phase: "thumbnail", reason: reason, retryable: false)) {
+            if kept.append(ImportFailure(relativePath: path, phase: .thumbnail, reason: reason, retryable: false)) {
                 narrator.keptWithoutPreview(file: path, reason: reason)
             }
         }
@@ -294,7 +294,7 @@ public struct ImportRun: Sendable {
         for entry in result.report.entries {
             if case .failed(let lane, let reason) = entry.outcome {
                 imported.failures.append(ImportFailure(
-                    relativePath: entry.path, phase: lane.rawValue,
+                    relativePath: entry.path, phase: FailurePhase(lane),
                     reason: ImportFileOutcome.reason(reason, strippingPath: entry.path), retryable: false))
             }
         }
@@ -351,20 +351,20 @@ public struct ImportRun: Sendable {
         record.counts = counts
         let interrupted = imported.completion == .interrupted
         let stoppedAtErrorLimit = imported.completion == .stoppedAtErrorLimit
-        record.outcome = interrupted ? "interrupted" : held != nil ? "held"
-            : failures.isEmpty && hashed.report.isComplete && !stoppedAtErrorLimit ? "success" : "someFailed"
+        record.outcome = interrupted ? .interrupted : held != nil ? .held
+            : failures.isEmpty && hashed.report.isComplete && !stoppedAtErrorLimit ? .success : .someFailed
         if !failures.isEmpty { record.message = "\(failures.count) files failed" }
         if let held { record.message = held }
         if interrupted { record.message = "interrupted by a signal; the next run resumes" + (record.message.map { " (\($0))" } ?? "") }
         narrator.phaseEnded(.finalizing)
-        if record.outcome == "success" { narrator.runFinished() } else { narrator.runFailed(record.message ?? "some files could not be read") }
+        if record.outcome == .success { narrator.runFinished() } else { narrator.runFailed(record.message ?? "some files could not be read") }
         record.endedAt = now()
         record.summary = narration.summaryJSON(review: review)
         var failureRecords = failures.map {
             RunFailureRecord(runID: record.id, relativePath: $0.relativePath, phase: $0.phase, reason: $0.reason)
         }
         failureRecords += hashed.report.issues.map {
-            RunFailureRecord(runID: record.id, relativePath: $0.relativePath, phase: "scanning", reason: $0.reason)
+            RunFailureRecord(runID: record.id, relativePath: $0.relativePath, phase: .scanning, reason: $0.reason)
         }
         try library.catalog.finishRun(record, failures: failureRecords)
         narration.close()
@@ -384,7 +384,7 @@ public struct ImportRun: Sendable {
     func fail(_ context: Context, _ error: any Error) {
         narrator.runFailed("\(error)")
         var record = context.record
-        record.outcome = "failed"
+        record.outcome = .failed
         record.message = "\(error)"
         record.endedAt = now()
         record.summary = narration.summaryJSON()

@@ -10,29 +10,45 @@ public struct LibraryLayout: Sendable {
         self.root = root.count > 1 && root.hasSuffix("/") ? String(root.dropLast()) : root
     }
 
-    public var catalogPath: String { root + "/catalog.sqlite" }
-    public var originalsDirectory: String { root + "/originals" }
-    public var derivedDirectory: String { root + "/derived" }
-    public var trashDirectory: String { root + "/trash" }
+    // Every name in a library, spelled here once.
+    public static let catalogFileName = "catalog.sqlite"
+    static let originalsFolderName = "originals"
+    static let derivedFolderName = "derived"
+    static let trashFolderName = "trash"
+    static let temporaryFolderName = "tmp"
+    static let quarantineFolderName = "quarantine"
+    static let runLogFolderName = "runs"
+    static let journalFileName = "journal.jsonl"
+    static let lockFileName = ".cairn.lock"
+
+    public var catalogPath: String { root + "/" + Self.catalogFileName }
+    public var originalsDirectory: String { root + "/" + Self.originalsFolderName }
+    public var derivedDirectory: String { root + "/" + Self.derivedFolderName }
+    public var trashDirectory: String { root + "/" + Self.trashFolderName }
     /// Work in progress; emptied at the start of every run (under the library lock).
-    public var temporaryDirectory: String { root + "/tmp" }
+    public var temporaryDirectory: String { root + "/" + Self.temporaryFolderName }
     /// Damaged originals found at their content address, set aside and never emptied by cairn.
-    public var quarantineDirectory: String { root + "/quarantine" }
-    public var runLogDirectory: String { root + "/runs" }
-    public var journalPath: String { root + "/journal.jsonl" }
-    public var lockPath: String { root + "/.cairn.lock" }
+    public var quarantineDirectory: String { root + "/" + Self.quarantineFolderName }
+    public var runLogDirectory: String { root + "/" + Self.runLogFolderName }
+    public var journalPath: String { root + "/" + Self.journalFileName }
+    public var lockPath: String { root + "/" + Self.lockFileName }
+
+    /// Whether a library's catalog exists at `root` (something was imported there).
+    public static func holdsLibrary(_ root: String) -> Bool {
+        FileManager.default.fileExists(atPath: LibraryLayout(root: root).catalogPath)
+    }
 
     /// `originals/ab/cd/<sha1>.<ext>`: content-addressed, written once.
     public func originalRelativePath(_ checksum: Checksum, fileExtension: String) -> String {
         let hex = checksum.hex
         let name = fileExtension.isEmpty ? hex : "\(hex).\(fileExtension)"
-        return "originals/\(hex.prefix(2))/\(hex.dropFirst(2).prefix(2))/\(name)"
+        return "\(Self.originalsFolderName)/\(hex.prefix(2))/\(hex.dropFirst(2).prefix(2))/\(name)"
     }
 
     /// `derived/ab/<sha1>-<suffix>`, e.g. `-thumb.webp`, `-preview.jpg`, `-clip.mp4`.
     public func derivedRelativePath(_ checksum: Checksum, suffix: String) -> String {
         let hex = checksum.hex
-        return "derived/\(hex.prefix(2))/\(hex)-\(suffix)"
+        return "\(Self.derivedFolderName)/\(hex.prefix(2))/\(hex)-\(suffix)"
     }
 
     public func absolute(_ relativePath: String) -> String { root + "/" + relativePath }

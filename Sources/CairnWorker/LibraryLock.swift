@@ -19,7 +19,7 @@ public final class LibraryLock: Sendable {
     /// Takes the lock, or throws `LibraryLockedError`. It waits up to `patience` (polling), so a reader's brief
     /// shared lock (`cairn status` looking) never turns a starting cron sync away; a run holding the library does.
     public init(libraryRoot: String, pid: Int32 = getpid(), now: Date = Date(), patience: Duration = .seconds(1)) throws {
-        let path = libraryRoot + "/.cairn.lock"
+        let path = LibraryLayout(root: libraryRoot).lockPath
         let descriptor = try check(open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644), "open", path)
         let deadline = ContinuousClock.now + patience
         var taken = flock(descriptor, LOCK_EX | LOCK_NB) == 0
@@ -63,7 +63,7 @@ public final class LibraryLock: Sendable {
 
     /// The pid the last holder wrote into the lock file (it may have ended since), read without locking.
     static func recordedHolder(libraryRoot: String) -> Int32? {
-        let descriptor = open(libraryRoot + "/.cairn.lock", O_RDONLY | O_CLOEXEC)
+        let descriptor = open(LibraryLayout(root: libraryRoot).lockPath, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }
         return readHolder(descriptor)?.pid
@@ -87,7 +87,7 @@ public struct LibraryLockedError: Error, Equatable, CustomStringConvertible {
 
     public var description: String {
         var holder = "held by " + (holderPID.map { "pid \($0)" } ?? "another process")
-        if let since { holder += " since " + since.formatted(.iso8601) }
+        if let since { holder += " since " + Timestamp.toTheSecond(since) }
         return "library \(libraryRoot) is locked (\(holder)); nothing was done"
     }
 }
@@ -116,7 +116,7 @@ public final class ReaderLock: Sendable {
 
     /// - Throws: `LibraryLockedError` at once when a run holds the library.
     public init(libraryRoot: String) throws {
-        let path = libraryRoot + "/.cairn.lock"
+        let path = LibraryLayout(root: libraryRoot).lockPath
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         descriptor = fd  // -1 when no run ever took the lock: nothing to wait for
         guard fd >= 0 else { return }

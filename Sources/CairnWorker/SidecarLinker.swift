@@ -51,7 +51,7 @@ struct SidecarLinker {
                 try fillMetadata(asset, kind: kind, takeout: takeout, sidecarPath: path)
                 outcome.linked += 1
             } catch {
-                outcome.failures.append(ImportFailure(relativePath: sidecar.relativePath, phase: "sidecar",
+                outcome.failures.append(ImportFailure(relativePath: sidecar.relativePath, phase: .sidecar,
                                                       reason: "\(error)", retryable: true))
             }
         }

@@ -181,7 +181,7 @@ public struct SyncRun: Sendable {
             var record = RunRecord(id: narration.runID, command: "sync", sourceID: sourceID, startedAt: now())
             let reason = outcome.plan.verdict.holds.first?.reason ?? "the source is missing"
             narrator.runFailed(reason)
-            record.outcome = "held"
+            record.outcome = .held
             record.message = reason
             record.endedAt = now()
             record.summary = narration.summaryJSON(review: Self.review(outcome.plan))

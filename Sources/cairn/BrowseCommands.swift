@@ -7,7 +7,7 @@ import Foundation
 /// Opens the library read-only for a browsing command, or says there is none yet.
 private func openForReading(_ library: LibraryOption) throws -> Library {
     let path = library.resolvedPath
-    guard FileManager.default.fileExists(atPath: path + "/catalog.sqlite") else {
+    guard LibraryLayout.holdsLibrary(path) else {
         Output.error("\(path): no library here yet (run `cairn import FOLDER` first)")
         throw ExitCode(1)
     }
@@ -90,14 +90,14 @@ struct AssetCommand: ParsableCommand {
         }
         if let kept = asset.keptWithoutPreview { lines.append("preview    none: kept without preview (\(kept))") }
         if let state = asset.state { lines.append("state      " + state + (asset.reason.map { ": \($0)" } ?? "")) }
-        lines.append("imported   \(ISO8601DateFormatter().string(from: asset.importedAt))" + (asset.runId.map { " (run \($0))" } ?? ""))
+        lines.append("imported   \(TimeText.format(asset.importedAt))" + (asset.runId.map { " (run \($0))" } ?? ""))
         return lines.joined(separator: "\n")
     }
 
     /// "2023-07-14 10:44:00 +02:00 (2023-07-14T08:44:00Z) from exif", or the wall time marked floating.
     static func describe(_ time: CaptureTime) -> String {
         let wall = time.local.map { $0.replacingOccurrences(of: "T", with: " ") }
-        let instant = time.instant.map { ISO8601DateFormatter().string(from: $0) }
+        let instant = time.instant.map(TimeText.format)
         switch (wall, time.offset, instant) {
         case let (wall?, offset?, instant?): return "\(wall) \(offset) (\(instant)) from \(time.source)"
         case let (wall?, nil, nil): return "\(wall) local time, zone unknown (floating) from \(time.source)"
@@ -150,7 +150,7 @@ struct ListCommand: ParsableCommand {
                 continue
             }
             let taken = asset.captureLocal.map { $0.prefix(19) + (asset.captureOffset ?? "") }
-                ?? asset.captureDate.map { ISO8601DateFormatter().string(from: $0) } ?? "-"
+                ?? asset.captureDate.map(TimeText.format) ?? "-"
             let size = asset.width.map { "\($0)x\(asset.height ?? 0)" } ?? "-"
             Output.line("\(taken.padding(toLength: 25, withPad: " ", startingAt: 0)) \(asset.kind.padding(toLength: 5, withPad: " ", startingAt: 0)) "
                         + "\(size.padding(toLength: 11, withPad: " ", startingAt: 0)) \(asset.sha1.prefix(12))  \(asset.firstSourcePath)"
@@ -160,7 +160,6 @@ struct ListCommand: ParsableCommand {
 
     /// "2024-05-01" (midnight UTC) or a full ISO 8601 time.
     static func date(_ text: String) -> Date? {
-        if text.count == 10 { return ISO8601DateFormatter().date(from: text + "T00:00:00Z") }
-        return ISO8601DateFormatter().date(from: text)
+        TimeText.parse(text.count == 10 ? text + "T00:00:00Z" : text)
     }
 }

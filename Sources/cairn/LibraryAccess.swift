@@ -8,7 +8,7 @@ enum LibraryAccess {
     /// The library at `option`'s path; an error naming the folder when nothing was ever imported there.
     static func openExisting(_ option: LibraryOption) throws -> Library {
         let root = option.resolvedPath
-        guard FileManager.default.fileExists(atPath: root + "/catalog.sqlite") else {
+        guard LibraryLayout.holdsLibrary(root) else {
             throw CommandError("\(root): no cairn library here (nothing imported yet, or a different --library?)")
         }
         return try Library(root: root)
@@ -54,7 +54,10 @@ enum ChecksumArguments {
     }
 }
 
-/// Times as the journal and `pending list` print them: ISO 8601, UTC, to the second.
+/// Times as the command line prints and reads them: ISO 8601, UTC, to the second (one format style, no formatter
+/// object per value).
 enum TimeText {
-    static func format(_ date: Date) -> String { date.formatted(.iso8601) }
+    static func format(_ date: Date) -> String { Timestamp.toTheSecond(date) }
+    /// A full ISO 8601 time, with or without fractional seconds.
+    static func parse(_ text: String) -> Date? { Timestamp.parse(text) }
 }

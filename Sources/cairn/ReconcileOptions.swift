@@ -1,5 +1,6 @@
 import ArgumentParser
 import CairnCore
+import CairnReconcile
 import CairnWorker
 
 /// `--config` and the reconciliation flags, for `cairn sync` / `cairn dry-run` / `cairn config`.
@@ -16,7 +17,7 @@ struct ReconcileOptions: ParsableArguments {
 
     @Option(name: .customLong("strictness"),
             help: "trusting (default): content gone without proof is trashed too; strict: it waits for review.")
-    var strictness: String?
+    var strictness: DeletionStrictness?
 
     @Option(name: .customLong("max-delete"), help: "Trash at most this many assets per run; the rest wait for the next run.")
     var maxDelete: Int?
@@ -69,3 +70,5 @@ struct ReconcileOptions: ParsableArguments {
         return try CairnConfiguration.resolve(configFile: config, libraryRoot: libraryRoot, flags: flags)
     }
 }
+
+extension DeletionStrictness: ExpressibleByArgument {}

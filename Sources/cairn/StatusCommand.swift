@@ -16,7 +16,7 @@ struct StatusCommand: ParsableCommand {
 
     func run() throws {
         let path = library.resolvedPath
-        guard FileManager.default.fileExists(atPath: path + "/catalog.sqlite") else {
+        guard LibraryLayout.holdsLibrary(path) else {
             Output.error("\(path): no library here yet (run `cairn import FOLDER` first)")
             throw ExitCode(1)
         }

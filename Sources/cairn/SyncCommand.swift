@@ -94,7 +94,7 @@ struct SyncInvocation {
 
     func run() async throws {
         let root = library.resolvedPath
-        if dryRun, !FileManager.default.fileExists(atPath: root + "/catalog.sqlite") {
+        if dryRun, !LibraryLayout.holdsLibrary(root) {
             Output.error("\(root): no cairn library here yet; a dry run never creates one (run `cairn sync` or `cairn import`)")
             throw ExitCode(ExitStatus.failure.rawValue)
         }

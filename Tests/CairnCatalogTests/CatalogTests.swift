@@ -73,18 +73,18 @@ import Testing
         var run = RunRecord(id: "19700101T000140Z-0001", command: "import", sourceID: nil, startedAt: Date(timeIntervalSince1970: 100))
         try catalog.startRun(run)
         let id = run.id
-        run.outcome = "someFailed"
+        run.outcome = .someFailed
         run.counts.imported = 5
         run.endedAt = Date(timeIntervalSince1970: 160)
-        try catalog.finishRun(run, failures: [RunFailureRecord(runID: id, relativePath: "bad.jpg", phase: "hashing", reason: "gone")])
+        try catalog.finishRun(run, failures: [RunFailureRecord(runID: id, relativePath: "bad.jpg", phase: .hashing, reason: "gone")])
         let last = try #require(try catalog.lastRun())
         #expect(last.id == id)
         #expect(last.counts.imported == 5)
-        #expect(last.outcome == "someFailed")
+        #expect(last.outcome == .someFailed)
         #expect(try catalog.failures(runID: id).map(\.relativePath) == ["bad.jpg"])
         #expect(try catalog.lastSuccessfulRun() == nil)
         var later = RunRecord(id: "19700101T000300Z-0002", command: "import", sourceID: nil, startedAt: Date(timeIntervalSince1970: 180))
-        later.outcome = "success"
+        later.outcome = .success
         try catalog.startRun(later)
         #expect(try catalog.lastRun()?.id == later.id)
         #expect(try catalog.lastSuccessfulRun()?.id == later.id)

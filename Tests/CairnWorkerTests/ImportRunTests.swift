@@ -106,7 +106,7 @@ import Testing
         let summary = try await run.run()
         #expect(summary.failures.map(\.relativePath) == ["gone.jpg"])
         #expect(summary.failures.first?.reason.contains("No such file or directory") == true)
-        #expect(summary.failures.first?.phase == "hashing")
+        #expect(summary.failures.first?.phase == .hashing)
         #expect(summary.exitStatus == .someFilesFailed)
         #expect(try library.catalog.assetCount() == 1)
         #expect(try library.catalog.failures(runID: summary.runID).map(\.relativePath) == ["gone.jpg"])

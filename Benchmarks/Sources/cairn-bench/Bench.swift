@@ -28,5 +28,6 @@ enum BenchRegistry {
         MediaProbeBench.self,
         MediaSynthesisBench.self,
         ImportBenchmark.self,
+        ScaleBenchmark.self,
     ]
 }

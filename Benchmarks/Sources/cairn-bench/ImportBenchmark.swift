@@ -200,27 +200,6 @@ struct ImportBenchmark: AsyncParsableCommand {
         print("RSS \(Peers.peakResidentMiB())")
     }
 
-    /// `count` distinct small valid JPEGs (one 96x64 picture, a numbered comment each), made once under `work`.
-    func smallJPEGCorpus(count: Int) throws -> String {
-        let folder = work + "/rss-\(count)"
-        if FileManager.default.fileExists(atPath: folder) { return folder }
-        let template = work + "/rss-template.jpg"
-        try Peers.run(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "gradients=s=96x64:seed=5", "-frames:v", "1",
-                       "-q:v", "5", template])
-        let picture = try Data(contentsOf: URL(fileURLWithPath: template))
-        let partial = folder + ".partial"
-        try? FileManager.default.removeItem(atPath: partial)
-        for index in 0..<count {
-            let subfolder = partial + String(format: "/%03d", index / 1000)
-            if index % 1000 == 0 { try FileManager.default.createDirectory(atPath: subfolder, withIntermediateDirectories: true) }
-            let comment = Array("cairn rss corpus file \(index)".utf8)
-            var data = Data(picture.prefix(2))
-            data.append(contentsOf: [0xFF, 0xFE, UInt8((comment.count + 2) >> 8), UInt8((comment.count + 2) & 0xFF)])
-            data.append(contentsOf: comment)
-            data.append(picture.dropFirst(2))
-            try data.write(to: URL(fileURLWithPath: subfolder + String(format: "/IMG_%06d.jpg", index)))
-        }
-        try FileManager.default.moveItem(atPath: partial, toPath: folder)
-        return folder
-    }
+    /// `count` distinct small valid JPEGs, made once under `work`.
+    func smallJPEGCorpus(count: Int) throws -> String { try SmallJPEGCorpus.make(count: count, work: work) }
 }

@@ -1,3 +1,4 @@
+import CairnCore
 import Foundation
 
 /// The one JSON dialect of narration: ISO 8601 UTC times with milliseconds, fields absent rather than null.
@@ -27,14 +28,9 @@ public enum NarrationJSON {
     }
 
     /// "2026-11-22T03:20:15.123Z".
-    public static func timestamp(_ date: Date) -> String {
-        date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
-    }
+    public static func timestamp(_ date: Date) -> String { Timestamp.withMilliseconds(date) }
 
-    public static func parseTimestamp(_ text: String) -> Date? {
-        if let date = try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text) { return date }
-        return try? Date.ISO8601FormatStyle().parse(text)
-    }
+    public static func parseTimestamp(_ text: String) -> Date? { Timestamp.parse(text) }
 
     /// One NDJSON line (with its newline) for `event`.
     public static func line(for event: NarrationEvent, encoder: JSONEncoder) -> String {

@@ -109,7 +109,7 @@ public struct DeletionJournal: Sendable {
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .custom { date, encoder in
             var container = encoder.singleValueContainer()
-            try container.encode(timestampFormatter().string(from: date))
+            try container.encode(Timestamp.withMilliseconds(date))
         }
         return encoder
     }
@@ -119,17 +119,11 @@ public struct DeletionJournal: Sendable {
         decoder.dateDecodingStrategy = .custom { decoder in
             let container = try decoder.singleValueContainer()
             let text = try container.decode(String.self)
-            guard let date = timestampFormatter().date(from: text) else {
+            guard let date = Timestamp.parse(text) else {
                 throw DecodingError.dataCorruptedError(in: container, debugDescription: "not an ISO 8601 time: \(text)")
             }
             return date
         }
         return decoder
-    }
-
-    static func timestampFormatter() -> ISO8601DateFormatter {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter
     }
 }

@@ -1,8 +1,8 @@
 /// The rules for names the trash accepts, so no request can reach outside the library.
 enum LibraryPaths {
-    static let trashFolder = "trash"
-    static let journalFile = "journal.jsonl"
-    static let lockFile = ".cairn.lock"
+    static let trashFolder = LibraryLayout.trashFolderName
+    static let journalFile = LibraryLayout.journalFileName
+    static let lockFile = LibraryLayout.lockFileName
 
     /// Why `path` is not a library-relative file path the trash may move, or nil when it is.
     static func problem(with path: String) -> String? {
@@ -15,7 +15,7 @@ enum LibraryPaths {
         }
         if components[0] == Substring(trashFolder) { return "is already inside the trash" }
         let first = String(components[0])
-        if components.count == 1 && ([journalFile, lockFile].contains(first) || first.hasPrefix("catalog.sqlite")) {
+        if components.count == 1 && ([journalFile, lockFile].contains(first) || first.hasPrefix(LibraryLayout.catalogFileName)) {
             return "is one of the library's own control files"
         }
         return nil
