@@ -9,7 +9,11 @@ let layers: [[String]] = [
     ["CairnCore"],
     // Engines and storage: each stands on Core alone (storage keeps its own records; the worker converts).
     ["CairnHashing", "CairnMedia", "CairnScanner", "CairnReconcile", "CairnPipeline", "CairnNarration", "CairnCatalog"],
-    // Runs: import, sync, dry-run, trash, over the engines and the catalog.
+    // Library storage: layout, lock, originals store, temporary names, durable moves, group commit.
+    ["CairnLibrary"],
+    // The trash: journal, mover, restore, purge.
+    ["CairnTrash"],
+    // Runs: import, sync, dry-run and their narration, over everything below.
     ["CairnWorker"],
     ["cairn", "cairn-fuzz"],
 ]
@@ -25,7 +29,7 @@ let package = Package(
         // Every library module, for the nested Benchmarks package.
         .library(name: "Cairn", targets: [
             "CairnCore", "CairnHashing", "CairnMedia", "CairnScanner", "CairnCatalog",
-            "CairnPipeline", "CairnReconcile", "CairnNarration", "CairnWorker",
+            "CairnPipeline", "CairnReconcile", "CairnNarration", "CairnLibrary", "CairnTrash", "CairnWorker",
         ]),
     ],
     dependencies: [
@@ -84,14 +88,17 @@ let package = Package(
         .target(name: "CairnReconcile", dependencies: ["CairnCore"]),
         .target(name: "CairnNarration", dependencies: ["CairnCore"]),
         // A run over a library: wires the layers above together.
+        .target(name: "CairnLibrary", dependencies: ["CLinux", "CairnCore", "CairnHashing", "CairnCatalog"]),
+        .target(name: "CairnTrash", dependencies: ["CairnCore", "CairnCatalog", "CairnReconcile", "CairnLibrary"]),
         .target(name: "CairnWorker", dependencies: [
             "CLinux", "CairnCore", "CairnHashing", "CairnMedia", "CairnScanner", "CairnCatalog",
-            "CairnPipeline", "CairnReconcile", "CairnNarration", "CGlibcMalloc",
+            "CairnPipeline", "CairnReconcile", "CairnNarration", "CairnLibrary", "CairnTrash", "CGlibcMalloc",
             .product(name: "TOMLKit", package: "TOMLKit"),
         ]),
         // The command line: argument parsing, output and wiring; the media and hash commands call their engines.
         .executableTarget(name: "cairn", dependencies: [
-            "CairnCore", "CairnHashing", "CairnMedia", "CairnPipeline", "CairnReconcile", "CairnNarration", "CairnWorker",
+            "CairnCore", "CairnHashing", "CairnMedia", "CairnPipeline", "CairnReconcile", "CairnNarration", "CairnLibrary",
+            "CairnTrash", "CairnWorker",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "cairn-fuzz", dependencies: ["CairnCore", "CairnMedia"]),
@@ -107,10 +114,11 @@ let package = Package(
         .testTarget(name: "CairnReconcileTests", dependencies: ["CairnReconcile", "CairnTestSupport"]),
         .testTarget(name: "CairnNarrationTests", dependencies: ["CairnNarration", "CairnTestSupport"]),
         .testTarget(name: "CairnWorkerTests", dependencies: [
-            "CairnWorker", "CairnCatalog", "CairnReconcile", "CairnTestSupport",
+            "CairnWorker", "CairnLibrary", "CairnTrash", "CairnCatalog", "CairnReconcile", "CairnTestSupport",
         ]),
         .testTarget(name: "CairnCLITests", dependencies: [
-            "cairn", "CairnCore", "CairnCatalog", "CairnReconcile", "CairnWorker", "CairnTestSupport",
+            "cairn", "CairnCore", "CairnCatalog", "CairnReconcile", "CairnLibrary", "CairnTrash", "CairnWorker",
+            "CairnTestSupport",
         ]),
     ],
     swiftLanguageModes: [.v6]

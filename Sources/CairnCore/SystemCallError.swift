@@ -24,3 +24,11 @@ public struct SystemCallError: Error, CustomStringConvertible, Sendable, Equatab
         [EINTR, EAGAIN, EBUSY, ENOMEM, ENFILE, EMFILE, EIO, ETIMEDOUT].contains(code)
     }
 }
+
+/// The funnel libc return codes go through: a negative result throws the call's `SystemCallError` (with `errno`),
+/// any other is returned.
+@discardableResult
+public func checkSystemCall(_ result: Int32, _ operation: String, _ path: String) throws(SystemCallError) -> Int32 {
+    guard result >= 0 else { throw SystemCallError(operation, path: path, code: errno) }
+    return result
+}

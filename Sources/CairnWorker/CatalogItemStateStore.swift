@@ -1,5 +1,6 @@
 import CairnCatalog
 import CairnCore
+import CairnLibrary
 import CairnPipeline
 
 /// The pipeline's `ItemStateStore` backed by the catalog's `import_item` table: each batch is one transaction.

@@ -1,6 +1,7 @@
 import CairnCatalog
 import CairnCore
 import CairnHashing
+import CairnLibrary
 import CairnNarration
 import CairnPipeline
 import CairnScanner

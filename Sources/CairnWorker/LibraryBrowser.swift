@@ -1,6 +1,7 @@
 import CairnCatalog
 import CairnCore
 import CairnHashing
+import CairnLibrary
 import CairnMedia
 import Foundation
 

@@ -1,6 +1,7 @@
 import CairnCatalog
 import CairnCore
 import CairnHashing
+import CairnLibrary
 import CairnMedia
 import CairnPipeline
 import CairnScanner
@@ -199,9 +200,14 @@ public struct LibraryStages: PipelineStages {
         return checksum
     }
 
-    /// The original's absolute path, from its asset row (written by the transfer stage).
+    /// The original's absolute path: where the transfer stage put it, named from the item's own file name (no
+    /// catalog read, no thread hop); from its asset row when it is not there (first seen under another name).
     private func originalPath(of item: ImportItem, checksum: Checksum) async throws -> String {
         let catalog = library.catalog, layout = library.layout
+        let name = item.relativePath.split(separator: "/").last ?? ""
+        let placed = layout.absolute(layout.originalRelativePath(
+            checksum, fileExtension: MediaClassifier.fileExtension(of: name).lowercased()))
+        if FileSystem.exists(placed) { return placed }
         return try await BlockingWork.run(tracking: work) { () throws in
             let asset: AssetRecord?
             do { asset = try catalog.asset(checksum) } catch {
@@ -266,30 +272,5 @@ public struct LibraryStages: PipelineStages {
         } catch {
             throw StageFailure(reason: "\(item.relativePath): \(error.description)", isRetryable: error.isTransient)
         }
-    }
-}
-
-/// Unique names in the library's `tmp/` for files on their way to a final path; the final name's
-/// extension is kept, so a leftover in `tmp/` still says what it was.
-enum TemporaryName {
-    private static let sequence = Atomic<UInt64>(0)
-
-    static func make(in layout: LibraryLayout, for finalRelativePath: String) -> String {
-        let name = finalRelativePath.split(separator: "/").last.map(String.init) ?? "derived"
-        let token = "\(getpid())-\(sequence.add(1, ordering: .relaxed).newValue)"
-        if let dot = name.lastIndex(of: ".") {
-            return layout.temporaryDirectory + "/\(name[..<dot]).\(token).partial\(name[dot...])"
-        }
-        return layout.temporaryDirectory + "/\(name).\(token).partial"
-    }
-}
-
-extension FileSystem {
-    /// Flushes a file's bytes to disk.
-    static func syncFile(_ path: String) throws(SystemCallError) {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw SystemCallError("open", path: path) }
-        defer { close(fd) }
-        guard fsync(fd) == 0 else { throw SystemCallError("fsync", path: path) }
     }
 }

@@ -1,4 +1,5 @@
 import CairnCatalog
+import CairnLibrary
 import CairnNarration
 import Foundation
 import Glibc

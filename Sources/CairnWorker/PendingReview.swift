@@ -1,5 +1,6 @@
 import CairnCatalog
 import CairnCore
+import CairnLibrary
 import Foundation
 
 /// The `pending` verbs over one library: what waits for each source, and a person's approve and exclude

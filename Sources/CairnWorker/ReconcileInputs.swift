@@ -1,5 +1,6 @@
 import CairnCatalog
 import CairnCore
+import CairnLibrary
 import CairnReconcile
 import Foundation
 import Glibc

@@ -1,8 +1,10 @@
 import CairnCatalog
 import CairnCore
+import CairnLibrary
 import CairnNarration
 import CairnReconcile
 import CairnScanner
+import CairnTrash
 import Foundation
 
 /// What a sync was asked to do.

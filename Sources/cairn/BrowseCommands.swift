@@ -1,5 +1,6 @@
 import ArgumentParser
 import CairnCore
+import CairnLibrary
 import CairnMedia
 import CairnWorker
 import Foundation

@@ -1,5 +1,6 @@
 import ArgumentParser
 import CairnCore
+import CairnLibrary
 import CairnPipeline
 import CairnWorker
 import Foundation

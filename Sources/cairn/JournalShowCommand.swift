@@ -1,4 +1,5 @@
 import ArgumentParser
+import CairnTrash
 import CairnWorker
 import Foundation
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import CairnCore
+import CairnLibrary
 import CairnWorker
 import Foundation
 
@@ -17,6 +18,18 @@ enum LibraryAccess {
     /// The library's exclusive lock, for anything that changes it.
     static func lock(_ library: Library) throws -> LibraryLock {
         try LibraryLock(libraryRoot: library.layout.root)
+    }
+
+    /// Opens the existing library, takes its lock and hands `body` its pending review (what `pending approve` and
+    /// `pending exclude` change); failures are reported as `reportingFailures` does.
+    static func changingPendingReview(_ option: LibraryOption, _ body: (PendingReview) throws -> Void) throws {
+        try reportingFailures {
+            let opened = try openExisting(option)
+            defer { opened.close() }
+            let lock = try lock(opened)
+            defer { withExtendedLifetime(lock) {} }
+            try body(PendingReview(library: opened))
+        }
     }
 
     /// Runs `body`; prints any failure in one line on stderr and exits with its documented code

@@ -24,12 +24,7 @@ struct PendingApproveCommand: ParsableCommand {
 
     func run() throws {
         let parsed = try ChecksumArguments.parse(checksums, option: "SHA1")
-        try LibraryAccess.reportingFailures {
-            let opened = try LibraryAccess.openExisting(library)
-            defer { opened.close() }
-            let lock = try LibraryAccess.lock(opened)
-            defer { withExtendedLifetime(lock) {} }
-            let review = PendingReview(library: opened)
+        try LibraryAccess.changingPendingReview(library) { review in
             try review.approve(parsed, at: try selection.sources(in: review))
             Output.line("Approved \(parsed.count) for trashing at the next sync with --apply-deletions.")
         }

@@ -36,12 +36,7 @@ struct PendingExcludeCommand: ParsableCommand {
 
     func run() throws {
         let parsed = try ChecksumArguments.parse(checksums, option: "SHA1")
-        try LibraryAccess.reportingFailures {
-            let opened = try LibraryAccess.openExisting(library)
-            defer { opened.close() }
-            let lock = try LibraryAccess.lock(opened)
-            defer { withExtendedLifetime(lock) {} }
-            let review = PendingReview(library: opened)
+        try LibraryAccess.changingPendingReview(library) { review in
             let sources = try selection.sources(in: review)
             if let runID = allConfirmedSince {
                 let excluded = try review.excludeConfirmed(sinceRunID: runID, at: sources)

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CairnLibrary
 import CairnWorker
 import Foundation
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import CairnCore
+import CairnTrash
 import CairnWorker
 import Foundation
 

@@ -1,5 +1,6 @@
 import CairnCatalog
 import CairnCore
+@testable import CairnLibrary
 import CairnTestSupport
 import CairnWorker
 import Foundation

@@ -1,5 +1,6 @@
 import CairnCatalog
 import CairnCore
+@testable import CairnLibrary
 import CairnReconcile
 import CairnTestSupport
 import CairnWorker

@@ -1,7 +1,9 @@
 import CairnCatalog
 import CairnCore
+@testable import CairnLibrary
 import CairnReconcile
 import CairnTestSupport
+@testable import CairnTrash
 import CairnWorker
 import Foundation
 import Testing

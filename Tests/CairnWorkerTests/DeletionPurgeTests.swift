@@ -1,6 +1,7 @@
 import CairnCore
 import CairnTestSupport
 @testable import CairnWorker
+@testable import CairnTrash
 import Foundation
 import Testing
 

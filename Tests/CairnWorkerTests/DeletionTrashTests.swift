@@ -1,8 +1,10 @@
 import CairnCatalog
+@testable import CairnLibrary
 import CairnReconcile
 import CairnCore
 import CairnTestSupport
 @testable import CairnWorker
+@testable import CairnTrash
 import Foundation
 import Testing
 

@@ -1,4 +1,5 @@
 import CairnCore
+@testable import CairnLibrary
 import CairnTestSupport
 @testable import CairnWorker
 import Foundation

@@ -1,6 +1,7 @@
 import CairnCatalog
 import CairnCore
 import CairnHashing
+@testable import CairnLibrary
 import CairnPipeline
 import CairnTestSupport
 import Foundation

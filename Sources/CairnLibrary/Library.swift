@@ -42,7 +42,7 @@ public final class Library: Sendable {
     public func close() { catalog.close() }
 
     /// The library's exclusive lock for a run: the one taken at open, or a new one.
-    func runLock() throws -> LibraryLock? {
+    package func runLock() throws -> LibraryLock? {
         lock == nil ? try LibraryLock(libraryRoot: layout.root) : nil
     }
 

@@ -20,7 +20,7 @@ public final class LibraryLock: Sendable {
     /// shared lock (`cairn status` looking) never turns a starting cron sync away; a run holding the library does.
     public init(libraryRoot: String, pid: Int32 = getpid(), now: Date = Date(), patience: Duration = .seconds(1)) throws {
         let path = LibraryLayout(root: libraryRoot).lockPath
-        let descriptor = try check(open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644), "open", path)
+        let descriptor = try checkSystemCall(open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644), "open", path)
         let deadline = ContinuousClock.now + patience
         var taken = flock(descriptor, LOCK_EX | LOCK_NB) == 0
         while !taken, errno == EWOULDBLOCK || errno == EINTR, ContinuousClock.now < deadline {
@@ -38,7 +38,7 @@ public final class LibraryLock: Sendable {
         }
         do {
             let holder = try JSONEncoder.holder.encode(Holder(pid: pid, since: now)) + Data("\n".utf8)
-            try check(ftruncate(descriptor, 0), "ftruncate", path)
+            try checkSystemCall(ftruncate(descriptor, 0), "ftruncate", path)
             let written = holder.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
             guard written == holder.count else { throw SystemCallError("pwrite", path: path, code: errno) }
         } catch {
@@ -56,13 +56,13 @@ public final class LibraryLock: Sendable {
         close(descriptor)
     }
 
-    struct Holder: Codable {
+    package struct Holder: Codable {
         var pid: Int32
         var since: Date
     }
 
     /// The pid the last holder wrote into the lock file (it may have ended since), read without locking.
-    static func recordedHolder(libraryRoot: String) -> Int32? {
+    package static func recordedHolder(libraryRoot: String) -> Int32? {
         let descriptor = open(LibraryLayout(root: libraryRoot).lockPath, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }
@@ -93,7 +93,7 @@ public struct LibraryLockedError: Error, Equatable, CustomStringConvertible {
 }
 
 private extension JSONEncoder {
-    static var holder: JSONEncoder {
+    package static var holder: JSONEncoder {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .iso8601
         encoder.outputFormatting = [.sortedKeys]
@@ -102,7 +102,7 @@ private extension JSONEncoder {
 }
 
 private extension JSONDecoder {
-    static var holder: JSONDecoder {
+    package static var holder: JSONDecoder {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
         return decoder

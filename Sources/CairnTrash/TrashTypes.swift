@@ -1,4 +1,5 @@
 import CairnCore
+import CairnLibrary
 
 /// One asset to trash: its original and derived files, library-relative, original first.
 public struct TrashItem: Codable, Sendable, Equatable {

@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import CairnLibrary
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
@@ -27,13 +28,13 @@ public struct DeletionJournal: Sendable {
             created = false
             descriptor = open(path, O_RDWR | O_APPEND | O_CLOEXEC)
         }
-        try check(descriptor, "open", path)
+        try checkSystemCall(descriptor, "open", path)
         defer { close(descriptor) }
 
         // A crash mid-append can leave a last line without its newline: start a fresh line after it.
         if !created {
             var info = stat()
-            try check(fstat(descriptor, &info), "fstat", path)
+            try checkSystemCall(fstat(descriptor, &info), "fstat", path)
             if info.st_size > 0 {
                 var last: UInt8 = 0
                 guard pread(descriptor, &last, 1, off_t(info.st_size - 1)) == 1 else {
@@ -43,7 +44,7 @@ public struct DeletionJournal: Sendable {
             }
         }
         try POSIXFiles.writeAll(descriptor, line, path: path)
-        try check(fsync(descriptor), "fsync", path)
+        try checkSystemCall(fsync(descriptor), "fsync", path)
         if created { try POSIXFiles.syncDirectory(libraryRoot) }
     }
 

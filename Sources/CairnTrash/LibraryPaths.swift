@@ -1,3 +1,4 @@
+import CairnLibrary
 /// The rules for names the trash accepts, so no request can reach outside the library.
 enum LibraryPaths {
     static let trashFolder = LibraryLayout.trashFolderName

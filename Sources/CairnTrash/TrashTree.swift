@@ -15,19 +15,19 @@ enum TrashTree {
 
         init(at name: String, in parent: Int32, path: String) throws {
             self.path = path
-            descriptor = try check(openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), "openat", path)
+            descriptor = try checkSystemCall(openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), "openat", path)
         }
 
         init(path: String) throws {
             self.path = path
-            descriptor = try check(open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), "open", path)
+            descriptor = try checkSystemCall(open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), "open", path)
         }
 
         deinit { close(descriptor) }
 
         /// Entry names, without "." and "..", sorted.
         func names() throws -> [String] {
-            let copy = try check(dup(descriptor), "dup", path)
+            let copy = try checkSystemCall(dup(descriptor), "dup", path)
             guard let stream = fdopendir(copy) else {
                 close(copy)
                 throw SystemCallError("fdopendir", path: path, code: errno)
@@ -48,7 +48,7 @@ enum TrashTree {
 
         func isDirectory(_ name: String) throws -> Bool {
             var info = stat()
-            try check(fstatat(descriptor, name, &info, AT_SYMLINK_NOFOLLOW), "fstatat", path + "/" + name)
+            try checkSystemCall(fstatat(descriptor, name, &info, AT_SYMLINK_NOFOLLOW), "fstatat", path + "/" + name)
             return info.st_mode & S_IFMT == S_IFDIR
         }
     }
@@ -76,11 +76,11 @@ enum TrashTree {
             if try directory.isDirectory(child) {
                 removed += try remove(child, in: directory)
             } else {
-                try check(unlinkat(directory.descriptor, child, 0), "unlinkat", directory.path + "/" + child)
+                try checkSystemCall(unlinkat(directory.descriptor, child, 0), "unlinkat", directory.path + "/" + child)
                 removed += 1
             }
         }
-        try check(unlinkat(parent.descriptor, name, AT_REMOVEDIR), "rmdir", directory.path)
+        try checkSystemCall(unlinkat(parent.descriptor, name, AT_REMOVEDIR), "rmdir", directory.path)
         return removed
     }
 }

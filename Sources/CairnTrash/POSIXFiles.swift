@@ -1,4 +1,5 @@
 import CairnCore
+import CairnLibrary
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -76,7 +77,7 @@ enum POSIXFiles {
         let toParent = parent(of: to), fromParent = parent(of: from)
         try makeDirectories(toParent, under: root)
         let source = root + "/" + from, destination = root + "/" + to
-        try check(rename(source, destination), "rename to \(destination)", source)
+        try checkSystemCall(rename(source, destination), "rename to \(destination)", source)
         try syncDirectory(toParent.isEmpty ? root : root + "/" + toParent)
         if fromParent != toParent { try syncDirectory(fromParent.isEmpty ? root : root + "/" + fromParent) }
     }

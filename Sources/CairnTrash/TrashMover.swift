@@ -1,4 +1,5 @@
 import CairnCore
+import CairnLibrary
 import Foundation
 
 /// Moves library files into `<library>/trash/<run-id>/` and back, journaling every action first.

@@ -3,10 +3,10 @@ import CairnCore
 import Glibc
 
 /// The few durable file-system steps cairn builds on: mkdir -p, rename into place, fsync a folder.
-enum FileSystem {
+package enum FileSystem {
     /// Creates `path` and missing parents (mode 0755). Inside the library (`followingLinks: false`) a symbolic
     /// link where a folder should be is an error, never followed: nothing is created outside the library.
-    static func makeDirectories(_ path: String, followingLinks: Bool = false) throws(SystemCallError) {
+    package static func makeDirectories(_ path: String, followingLinks: Bool = false) throws(SystemCallError) {
         var info = stat()
         if (followingLinks ? stat(path, &info) : lstat(path, &info)) == 0 {
             guard (info.st_mode & S_IFMT) == S_IFDIR else {
@@ -21,7 +21,7 @@ enum FileSystem {
     }
 
     /// Flushes a folder's entries, so a rename or a new file inside it survives a power cut.
-    static func syncDirectory(_ path: String) throws(SystemCallError) {
+    package static func syncDirectory(_ path: String) throws(SystemCallError) {
         let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { throw SystemCallError("open", path: path) }
         defer { close(fd) }
@@ -31,12 +31,12 @@ enum FileSystem {
     /// Renames `from` to `to` (same file system, both in the library) and makes the rename durable. Both folders
     /// are opened with no symbolic link along their paths and the rename is made relative to them: a folder
     /// swapped for a link before or during the step cannot send the file outside the library.
-    static func renameDurably(_ from: String, to: String) throws(SystemCallError) {
+    package static func renameDurably(_ from: String, to: String) throws(SystemCallError) {
         try rename(from, to: to, syncingFolder: true)
     }
 
     /// The same rename; `syncingFolder` false leaves the folder's durability to a group commit.
-    static func rename(_ from: String, to: String, syncingFolder: Bool) throws(SystemCallError) {
+    package static func rename(_ from: String, to: String, syncingFolder: Bool) throws(SystemCallError) {
         let fromFolder = try openFolderWithoutLinks(parentDirectory(of: from))
         defer { close(fromFolder) }
         let toFolder = try openFolderWithoutLinks(parentDirectory(of: to))
@@ -57,28 +57,28 @@ enum FileSystem {
         return fd
     }
 
-    static func baseName(of path: String) -> String {
+    package static func baseName(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return path }
         return String(path[path.index(after: slash)...])
     }
 
-    static func exists(_ path: String) -> Bool {
+    package static func exists(_ path: String) -> Bool {
         var info = stat()
         return lstat(path, &info) == 0
     }
 
-    static func size(_ path: String) -> Int64? {
+    package static func size(_ path: String) -> Int64? {
         var info = stat()
         return lstat(path, &info) == 0 ? Int64(info.st_size) : nil
     }
 
-    static func parentDirectory(of path: String) -> String {
+    package static func parentDirectory(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "." }
         return slash == path.startIndex ? "/" : String(path[..<slash])
     }
 
     /// Resolves links and `..` in an existing path.
-    static func resolved(_ path: String) -> String? {
+    package static func resolved(_ path: String) -> String? {
         guard let pointer = realpath(path, nil) else { return nil }
         defer { free(pointer) }
         return String(cString: pointer)

@@ -1,4 +1,5 @@
 import CairnCore
+import CairnLibrary
 import Foundation
 
 /// One line of `<library>/journal.jsonl`: an action cairn is about to carry out.

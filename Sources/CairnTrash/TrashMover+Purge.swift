@@ -1,3 +1,4 @@
+import CairnLibrary
 import Foundation
 
 extension TrashMover {

@@ -11,14 +11,14 @@ import Synchronization
 public struct OriginalsStore: Sendable {
     public let layout: LibraryLayout
     /// False when a group commit makes the copies durable before anything points at them.
-    let syncsEachFile: Bool
+    package let syncsEachFile: Bool
     private static let sequence = Atomic<UInt64>(0)
 
     public init(layout: LibraryLayout) {
         self.init(layout: layout, syncsEachFile: true)
     }
 
-    init(layout: LibraryLayout, syncsEachFile: Bool) {
+    package init(layout: LibraryLayout, syncsEachFile: Bool) {
         self.layout = layout
         self.syncsEachFile = syncsEachFile
     }

@@ -12,14 +12,14 @@ public struct LibraryLayout: Sendable {
 
     // Every name in a library, spelled here once.
     public static let catalogFileName = "catalog.sqlite"
-    static let originalsFolderName = "originals"
-    static let derivedFolderName = "derived"
-    static let trashFolderName = "trash"
-    static let temporaryFolderName = "tmp"
-    static let quarantineFolderName = "quarantine"
-    static let runLogFolderName = "runs"
-    static let journalFileName = "journal.jsonl"
-    static let lockFileName = ".cairn.lock"
+    package static let originalsFolderName = "originals"
+    package static let derivedFolderName = "derived"
+    package static let trashFolderName = "trash"
+    package static let temporaryFolderName = "tmp"
+    package static let quarantineFolderName = "quarantine"
+    package static let runLogFolderName = "runs"
+    package static let journalFileName = "journal.jsonl"
+    package static let lockFileName = ".cairn.lock"
 
     public var catalogPath: String { root + "/" + Self.catalogFileName }
     public var originalsDirectory: String { root + "/" + Self.originalsFolderName }

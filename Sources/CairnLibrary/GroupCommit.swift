@@ -11,14 +11,14 @@ import Glibc
 /// loses at most the batch not yet committed, whose items the next run redoes from their persisted state.
 /// (After a power cut, not a kill, a renamed file of that batch may be short; the next run finds it does not
 /// match its checksum and sets it aside in `quarantine/` before copying it again, as for any damaged original.)
-final class GroupCommit: Sendable {
+package final class GroupCommit: Sendable {
     private let folder: Int32
     private let path: String
     private let pending = Locked(StageRows())
     private let syncs = Locked(0)
 
     /// Opens `libraryRoot` (resolved when the library was opened) to sync its file system.
-    init(libraryRoot: String) throws(SystemCallError) {
+    package init(libraryRoot: String) throws(SystemCallError) {
         folder = open(libraryRoot, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard folder >= 0 else { throw SystemCallError("open", path: libraryRoot) }
         path = libraryRoot
@@ -27,11 +27,11 @@ final class GroupCommit: Sendable {
     deinit { close(folder) }
 
     /// Queues rows for the next batch (from the lanes' threads).
-    func add(_ body: (inout StageRows) -> Void) { pending.withLock { body(&$0) } }
+    package func add(_ body: (inout StageRows) -> Void) { pending.withLock { body(&$0) } }
 
     /// The rows queued so far, made durable: what the next transaction may write. On a failed sync the rows are
     /// dropped with the error (the run stops; their items redo their phase next run).
-    func takeDurableRows() throws(SystemCallError) -> StageRows {
+    package func takeDurableRows() throws(SystemCallError) -> StageRows {
         let rows = pending.withLock { rows in
             defer { rows = StageRows() }
             return rows
@@ -43,5 +43,5 @@ final class GroupCommit: Sendable {
     }
 
     /// How many syncs made rows durable (a test compares it with the files they covered).
-    var syncCount: Int { syncs.withLock { $0 } }
+    package var syncCount: Int { syncs.withLock { $0 } }
 }
