@@ -28,7 +28,8 @@ public protocol RetryClassifiedError: Error {
     var isRetryable: Bool { get }
 }
 
-/// A ready-made stage error carrying a one-line reason.
+/// A ready-made stage error carrying a one-line reason. The reason does not name the item's file: every place
+/// that prints it has the item and names it once, in its own format.
 public struct StageFailure: RetryClassifiedError, Hashable, CustomStringConvertible {
     public var reason: String
     public var isRetryable: Bool

@@ -89,11 +89,6 @@ public struct ImportFileOutcome: Sendable, Equatable, Codable {
         }
     }
 
-    /// A stage's reason without the leading "path: " (stage reasons name their file; a report line names it already).
-    static func reason(_ reason: String, strippingPath path: String) -> String {
-        reason.hasPrefix(path + ": ") ? String(reason.dropFirst(path.count + 2)) : reason
-    }
-
     private init(path: String, checksum: Checksum, _ outcome: FileOutcome) {
         switch outcome {
         case .imported: self.init(path: path, outcome: .imported, checksum: checksum)
@@ -101,7 +96,7 @@ public struct ImportFileOutcome: Sendable, Equatable, Codable {
         case .skipped(let reason): self.init(path: path, outcome: .skipped, checksum: checksum, reason: reason)
         case .failed(let phase, let reason):
             self.init(path: path, outcome: .failed, checksum: checksum, phase: FailurePhase(phase),
-                      reason: Self.reason(reason, strippingPath: path))
+                      reason: reason)
         case .unfinished(let lane):
             self.init(path: path, outcome: .unfinished, checksum: checksum, phase: FailurePhase(lane))
         case .archived: self.init(path: path, outcome: .archived, checksum: checksum)

@@ -296,7 +296,7 @@ public struct ImportRun: Sendable {
             if case .failed(let lane, let reason) = entry.outcome {
                 imported.failures.append(ImportFailure(
                     relativePath: entry.path, phase: FailurePhase(lane),
-                    reason: ImportFileOutcome.reason(reason, strippingPath: entry.path), retryable: false))
+                    reason: reason, retryable: false))
             }
         }
         let keepsOutcomes = options.keepsOutcomes

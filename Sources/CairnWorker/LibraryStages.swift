@@ -49,7 +49,7 @@ public struct LibraryStages: PipelineStages {
     public func transfer(_ item: ImportItem) async throws -> TransferResult {
         let checksum = try checksum(of: item)
         guard let root = sourceRoots[item.id] else {
-            throw StageFailure.unusable("\(item.relativePath): its source folder is unknown")
+            throw StageFailure.unusable("its source folder is unknown")
         }
         let layout = library.layout, catalog = library.catalog, runID = runID, onCopied = onCopied,
             onDamaged = onDamaged, commit = groupCommit
@@ -72,7 +72,7 @@ public struct LibraryStages: PipelineStages {
             } catch let error as HashingError {
                 throw StageFailure(reason: Self.reason(item, error.description, root: root), isRetryable: error.isTransient)
             } catch {
-                throw StageFailure.unusable("\(item.relativePath): \(error)")
+                throw StageFailure.unusable("\(error)")
             }
             // `.alreadyPresent` too: an earlier run died after the copy and before cataloguing it.
             let asset = AssetRecord(
@@ -196,7 +196,7 @@ public struct LibraryStages: PipelineStages {
     }
 
     private func checksum(of item: ImportItem) throws(StageFailure) -> Checksum {
-        guard let checksum = item.checksum else { throw StageFailure.unusable("\(item.relativePath): no checksum was planned") }
+        guard let checksum = item.checksum else { throw StageFailure.unusable("no checksum was planned") }
         return checksum
     }
 
@@ -211,16 +211,16 @@ public struct LibraryStages: PipelineStages {
         return try await BlockingWork.run(tracking: work) { () throws in
             let asset: AssetRecord?
             do { asset = try catalog.asset(checksum) } catch {
-                throw StageFailure.transient("\(item.relativePath): the catalog cannot be read: \(error)")
+                throw StageFailure.transient("the catalog cannot be read: \(error)")
             }
             guard let asset else {
-                throw StageFailure.unusable("\(item.relativePath): its original is not in the catalog")
+                throw StageFailure.unusable("its original is not in the catalog")
             }
             return layout.absolute(asset.originalPath)
         }
     }
 
-    /// A media failure in one line naming the source file; only I/O-like failures are retried.
+    /// A media failure in one line (the item is named where it is printed); only I/O-like failures are retried.
     /// Media cairn recognises but cannot render here (no decoder for its format, a RAW with no usable image, a
     /// metadata-only file) is kept, byte-identical, without preview: the item goes on to ready, and the asset
     /// says why. Damaged data (truncated, corrupt) is not this: it fails with its reason.
@@ -234,21 +234,21 @@ public struct LibraryStages: PipelineStages {
     }
 
     static func failure(_ item: ImportItem, _ error: any Error) -> StageFailure {
-        guard let error = error as? MediaError else { return .transient("\(item.relativePath): \(error)") }
-        return StageFailure(reason: "\(item.relativePath): \(error.operation): \(error.reason)",
+        guard let error = error as? MediaError else { return .transient("\(error)") }
+        return StageFailure(reason: "\(error.operation): \(error.reason)",
                             isRetryable: error.isRetryable)
     }
 
-    /// A hashing failure's text with the source root taken off, prefixed with the file when it does not name it.
+    /// A hashing failure's text without the file's own name (the reader knows the item) and without the source root.
     static func reason(_ item: ImportItem, _ text: String, root: String) -> String {
-        let stripped = text.replacingOccurrences(of: root + "/", with: "")
-        return stripped.hasPrefix(item.relativePath) ? stripped : "\(item.relativePath): \(stripped)"
+        text.replacingOccurrences(of: root + "/" + item.relativePath + ": ", with: "")
+            .replacingOccurrences(of: root + "/", with: "")
     }
 
     /// A catalog write; a failure is retryable (a busy or briefly full database).
     static func catalogWrite(_ item: ImportItem, _ body: () throws -> Void) throws(StageFailure) {
         do { try body() } catch {
-            throw StageFailure.transient("\(item.relativePath): the catalog cannot be written: \(error)")
+            throw StageFailure.transient("the catalog cannot be written: \(error)")
         }
     }
 
@@ -270,7 +270,7 @@ public struct LibraryStages: PipelineStages {
                 try FileSystem.rename(move.temporary, to: move.final, syncingFolder: commit == nil)
             }
         } catch {
-            throw StageFailure(reason: "\(item.relativePath): \(error.description)", isRetryable: error.isTransient)
+            throw StageFailure(reason: error.description, isRetryable: error.isTransient)
         }
     }
 }

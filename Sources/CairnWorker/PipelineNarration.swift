@@ -35,7 +35,7 @@ final class PipelineNarration: Sendable {
                 narrator.imported(file: item.relativePath, bytes: item.byteCount)
             case .failed(let failure) where !failure.retryable || failure.attempts >= configuration.maxAttempts:
                 narrator.failed(file: item.relativePath,
-                                reason: ImportFileOutcome.reason(failure.reason, strippingPath: item.relativePath), phase: .importing, bytes: item.byteCount)
+                                reason: failure.reason, phase: .importing, bytes: item.byteCount)
             default:
                 break
             }
