@@ -24,6 +24,10 @@ struct ImportCommand: AsyncParsableCommand {
             as they do for `cairn sync`; options given here win. A timed-out or I/O-failed phase is retried with \
             backoff (--max-attempts); corrupt or unsupported media fails at once.
 
+            --derivatives off archives only: originals are hashed, deduplicated, copied and catalogued, and each \
+            waits for its probe, thumbnail, preview and clip; `cairn status` counts them, and the next import or \
+            sync without the option makes them.
+
             SIGINT or SIGTERM (Ctrl-C): no new work starts, work in flight gets 5 s to finish, what was done \
             is kept and printed, exit 130; the next run resumes. A second signal exits at once.
 
