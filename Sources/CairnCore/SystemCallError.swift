@@ -32,3 +32,24 @@ public func checkSystemCall(_ result: Int32, _ operation: String, _ path: String
     guard result >= 0 else { throw SystemCallError(operation, path: path, code: errno) }
     return result
 }
+
+/// Writes every byte of `buffer` to `descriptor`: short writes continue, EINTR is retried, and EAGAIN (a
+/// non-blocking terminal or pipe that is full) waits until the descriptor takes more. The one write loop of cairn.
+public func writeFully(_ descriptor: Int32, _ buffer: UnsafeRawBufferPointer, path: String) throws(SystemCallError) {
+    guard var next = buffer.baseAddress else { return }
+    var left = buffer.count
+    while left > 0 {
+        let written = write(descriptor, next, left)
+        if written < 0 {
+            if errno == EINTR { continue }
+            if errno == EAGAIN {
+                var poller = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
+                _ = poll(&poller, 1, 1000)
+                continue
+            }
+            throw SystemCallError("write", path: path)
+        }
+        next += written
+        left -= written
+    }
+}

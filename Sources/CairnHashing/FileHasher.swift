@@ -186,14 +186,6 @@ public final class FileHasher {
     }
 
     private func writeAll(_ block: UnsafeRawBufferPointer, to fd: Int32, path: String) throws(HashingError) {
-        var offset = 0
-        while offset < block.count {
-            let written = write(fd, block.baseAddress! + offset, block.count - offset)
-            if written < 0 {
-                if errno == EINTR { continue }
-                throw .system(SystemCallError("write", path: path))
-            }
-            offset += written
-        }
+        do { try writeFully(fd, block, path: path) } catch { throw .system(error) }
     }
 }

@@ -113,16 +113,6 @@ enum POSIXFiles {
 
     /// Writes every byte of `data`, retrying short writes and interruptions.
     static func writeAll(_ descriptor: Int32, _ data: Data, path: String) throws {
-        try data.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) in
-            var offset = 0
-            while offset < buffer.count {
-                let written = write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    throw SystemCallError("write", path: path, code: errno)
-                }
-                offset += written
-            }
-        }
+        try data.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) in try writeFully(descriptor, buffer, path: path) }
     }
 }

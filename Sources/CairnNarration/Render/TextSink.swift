@@ -22,19 +22,8 @@ public struct FileDescriptorSink: TextSink {
     static func writeAll(_ text: String, to descriptor: Int32) -> String? {
         var text = text
         return text.withUTF8 { buffer -> String? in
-            var offset = 0
-            while offset < buffer.count {
-                let written = Glibc.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    if errno == EAGAIN {
-                        var poller = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
-                        _ = poll(&poller, 1, 1000)
-                        continue
-                    }
-                    return String(cString: strerror(errno))
-                }
-                offset += written
+            do throws(SystemCallError) { try writeFully(descriptor, UnsafeRawBufferPointer(buffer), path: "") } catch {
+                return error.reason
             }
             return nil
         }
