@@ -27,17 +27,20 @@ public struct CatalogItemStateStore: ItemStateStore {
         }
     }
 
-    /// Records earlier runs (and this one's placeholders) left unfinished or in flight, by id, with each
-    /// one's source root. Read row by row, with one string per distinct root, since there may be many thousands.
+    /// Records earlier runs (and this one's placeholders) left unfinished or in flight, by id, with the source
+    /// root of each one whose root is not `commonRoot` (the run's own source: most items, not worth an entry
+    /// each). Read row by row, with one string per distinct root, since there may be many thousands.
     /// `owingTransfer`: only those whose original is not in place yet (an archive-only run).
-    public func unfinished(owingTransfer: Bool = false) throws -> (records: [ItemRecord], sourceRoots: [ItemID: String]) {
+    public func unfinished(owingTransfer: Bool = false, commonRoot: String? = nil) throws
+        -> (records: [ItemRecord], sourceRoots: [ItemID: String])
+    {
         var records: [ItemRecord] = []
         var sourceRoots: [ItemID: String] = [:]
         var roots = Set<String>()
         try catalog.forEachUnfinishedImportItem(owingTransfer: owingTransfer) { row in
             let record = try Self.record(from: row)
             records.append(record)
-            sourceRoots[record.id] = roots.insert(row.sourceRoot).memberAfterInsert
+            if row.sourceRoot != commonRoot { sourceRoots[record.id] = roots.insert(row.sourceRoot).memberAfterInsert }
         }
         return (records, sourceRoots)
     }

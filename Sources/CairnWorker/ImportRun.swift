@@ -44,8 +44,8 @@ public struct ImportRun: Sendable {
         let context = try begin(command: "import")
         do {
             let prepared = try prepare(context)
-            let hashed = try await hash(prepared, context: context)
-            try keepHashes(hashed, context: context)
+            var hashed = try await hash(prepared, context: context)
+            try keepHashes(&hashed, context: context)
             narrator.phaseStarted(.reconciling)
             let plan = try classify(hashed)
             narrator.phaseEnded(.reconciling)
@@ -87,7 +87,11 @@ public struct ImportRun: Sendable {
 
     struct Prepared: Sendable {
         var report: ScanReport
-        var previous: [String: SourceFileRecord]
+        /// The last checksum of each file to hash that the snapshot knew (a sync keeps it for a file that then
+        /// cannot be read). Only these: the whole snapshot is not held for the run.
+        var previousChecksums: [String: Checksum]
+        /// Paths of the last snapshot that the source no longer holds.
+        var vanished: [String]
         /// Checksums reused from the cache, by index into `report.mediaFiles` (nil: to hash).
         var cached: [Checksum?]
         var toHash: [Int]
@@ -108,12 +112,20 @@ public struct ImportRun: Sendable {
         let previous = try library.catalog.snapshot(sourceID: context.sourceID)
         var cached = [Checksum?](repeating: nil, count: report.mediaFiles.count)
         var toHash: [Int] = []
+        var previousChecksums: [String: Checksum] = [:]
         for (index, file) in report.mediaFiles.enumerated() {
-            if let known = previous[file.relativePath], known.fingerprint == file.fingerprint, let checksum = known.checksum {
+            let known = previous[file.relativePath]
+            if let known, known.fingerprint == file.fingerprint, let checksum = known.checksum {
                 cached[index] = checksum
             } else {
                 toHash.append(index)
+                if let checksum = known?.checksum { previousChecksums[file.relativePath] = checksum }
             }
+        }
+        var vanished: [String] = []
+        if previous.count > report.mediaFiles.count - toHash.count + previousChecksums.count {
+            let present = Set(report.mediaFiles.map(\.relativePath))
+            vanished = previous.keys.filter { !present.contains($0) }.sorted()
         }
         for issue in report.issues { narrator.warning("cannot read \(issue)") }
         if !report.symlinksSkipped.isEmpty {
@@ -124,7 +136,8 @@ public struct ImportRun: Sendable {
             bytesToHash: toHash.reduce(0) { $0 + report.mediaFiles[$1].fingerprint.size },
             skipped: report.otherFiles + report.symlinksSkipped.count)
         narrator.phaseEnded(.preparing)
-        return Prepared(report: report, previous: previous, cached: cached, toHash: toHash)
+        return Prepared(report: report, previousChecksums: previousChecksums, vanished: vanished, cached: cached,
+                        toHash: toHash)
     }
 
     struct Hashed: Sendable {
@@ -311,8 +324,10 @@ public struct ImportRun: Sendable {
     /// Saves this run's new checksums to the snapshot as soon as hashing ends, so a run killed while importing
     /// does not hash the whole source again. (The snapshot is the checksum cache; what reconciliation trusts
     /// is its own healthy snapshot, which only a finished sync advances.)
-    func keepHashes(_ hashed: Hashed, context: Context) throws {
+    /// The rows are not kept in memory afterwards.
+    func keepHashes(_ hashed: inout Hashed, context: Context) throws {
         try library.catalog.updateSnapshot(sourceID: context.sourceID, upserting: hashed.snapshotUpserts, removing: [])
+        hashed.snapshotUpserts = []
     }
 
     /// Writes the snapshot and the run record; a file that failed is left out of the snapshot so the next run reads it again.
@@ -324,11 +339,7 @@ public struct ImportRun: Sendable {
         // The checksums were saved when hashing ended (`keepHashes`); files that failed since leave the cache.
         let failedPaths = Set(imported.failures.map(\.relativePath))
         let upserts: [SourceFileRecord] = []
-        var removed: [String] = failedPaths.sorted()
-        if !hashed.prepared.previous.isEmpty {
-            let present = Set(hashed.report.mediaFiles.map(\.relativePath))
-            removed += hashed.prepared.previous.keys.filter { !present.contains($0) }.sorted()
-        }
+        let removed: [String] = failedPaths.sorted() + hashed.prepared.vanished
         try library.catalog.updateSnapshot(sourceID: context.sourceID, upserting: upserts, removing: removed)
 
         let failures = (hashed.failures + imported.failures).sorted { $0.relativePath < $1.relativePath }

@@ -20,6 +20,8 @@ public struct LibraryStages: PipelineStages {
     public let library: Library
     /// The source root of every item, by id (items resumed from earlier runs may come from other sources).
     public let sourceRoots: [ItemID: String]
+    /// The source root of every item not in `sourceRoots` (the run's own source).
+    public var commonSourceRoot: String?
     public var media: MediaEngine
     public var clipOptions: ClipOptions
     /// Written into new asset rows.
@@ -48,7 +50,7 @@ public struct LibraryStages: PipelineStages {
 
     public func transfer(_ item: ImportItem) async throws -> TransferResult {
         let checksum = try checksum(of: item)
-        guard let root = sourceRoots[item.id] else {
+        guard let root = sourceRoots[item.id] ?? commonSourceRoot else {
             throw StageFailure.unusable("its source folder is unknown")
         }
         let layout = library.layout, catalog = library.catalog, runID = runID, onCopied = onCopied,

@@ -95,6 +95,7 @@ public struct PipelineImport: Sendable {
         let catalog = library.catalog
         let primarySource = sourceID
         let archiveOnly = !configuration.derivativesEnabled
+        let commonRoot = try catalog.sourceRoot(primarySource)
         let (records, sourceRoots) = try await BlockingWork.run { [newContent = copy newContent] in
             var sourceIDs: [String: Int64] = [:]
             var placeholders: [ImportItemPlaceholder] = []
@@ -104,7 +105,7 @@ public struct PipelineImport: Sendable {
                 if let known = sourceIDs[content.sourceRoot] {
                     id = known
                 } else {
-                    id = try catalog.sourceRoot(primarySource) == content.sourceRoot
+                    id = try commonRoot == content.sourceRoot
                         ? primarySource : catalog.sourceID(forRoot: content.sourceRoot)
                     sourceIDs[content.sourceRoot] = id
                 }
@@ -116,7 +117,7 @@ public struct PipelineImport: Sendable {
             placeholders = []
             // This run's placeholders are unfinished too: one list, in id order.
             // An archive-only run leaves items that owe only derivatives where they stand.
-            return try CatalogItemStateStore(catalog: catalog).unfinished(owingTransfer: archiveOnly)
+            return try CatalogItemStateStore(catalog: catalog).unfinished(owingTransfer: archiveOnly, commonRoot: commonRoot)
         }
         _ = consume newContent  // persisted as placeholders: not kept for the whole run
 
@@ -124,6 +125,7 @@ public struct PipelineImport: Sendable {
         var stages = LibraryStages(library: library, sourceRoots: sourceRoots, media: media, clipOptions: clipOptions,
                                    runID: runID)
         stages.groupCommit = groupCommit
+        stages.commonSourceRoot = commonRoot
         stages.onCopied = onCopied
         stages.onDamaged = onDamaged
         stages.onKeptWithoutPreview = onKeptWithoutPreview

@@ -96,8 +96,8 @@ public struct SyncRun: Sendable {
         }
         do {
             let prepared = try importRun.prepare(context)
-            let hashed = try await importRun.hash(prepared, context: context)
-            if !options.dryRun { try importRun.keepHashes(hashed, context: context) }
+            var hashed = try await importRun.hash(prepared, context: context)
+            if !options.dryRun { try importRun.keepHashes(&hashed, context: context) }
 
             narrator.phaseStarted(.reconciling)
             let contentPlan = try importRun.classify(hashed)
@@ -105,7 +105,7 @@ public struct SyncRun: Sendable {
             // so an unreadable file is never mistaken for a deleted one.
             var current = hashed.currentSource
             for failure in hashed.failures {
-                if let previous = prepared.previous[failure.relativePath]?.checksum { current[failure.relativePath] = previous }
+                if let previous = prepared.previousChecksums[failure.relativePath] { current[failure.relativePath] = previous }
             }
             let unreadable = hashed.failures.map { "\($0.relativePath): \($0.reason)" }
                 + hashed.report.issues.map(\.description)
