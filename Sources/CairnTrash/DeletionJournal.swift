@@ -43,9 +43,9 @@ public struct DeletionJournal: Sendable {
                 if last != UInt8(ascii: "\n") { line.insert(UInt8(ascii: "\n"), at: 0) }
             }
         }
-        try POSIXFiles.writeAll(descriptor, line, path: path)
+        try line.withUnsafeBytes { try writeFully(descriptor, $0, path: path) }
         try checkSystemCall(fsync(descriptor), "fsync", path)
-        if created { try POSIXFiles.syncDirectory(libraryRoot) }
+        if created { try FileSystem.syncDirectory(libraryRoot) }
     }
 
     /// Every entry in file order; an absent journal reads as empty.

@@ -9,7 +9,7 @@ extension TrashMover {
     public func purge(olderThan age: TimeInterval, now: Date) throws -> PurgeReport {
         var report = PurgeReport()
         let trashRoot = libraryRoot + "/" + LibraryPaths.trashFolder
-        switch try POSIXFiles.kind(trashRoot) {
+        switch try FileSystem.kind(trashRoot) {
         case .missing: return report
         case .directory: break
         case .regular, .other: throw DeletionError(trashRoot, "is not a real directory; refusing to purge through it")
@@ -42,7 +42,7 @@ extension TrashMover {
             report.purgedFileCount += try TrashTree.remove(name, in: trash)
             report.purgedRuns.append(name)
         }
-        if !report.purgedRuns.isEmpty { try POSIXFiles.syncDirectory(trashRoot) }
+        if !report.purgedRuns.isEmpty { try FileSystem.syncDirectory(trashRoot) }
         return report
     }
 }

@@ -37,12 +37,12 @@ public struct TrashMover: Sendable {
                     continue
                 }
                 let destination = Self.trashPath(runID: runID, path)
-                guard try POSIXFiles.noSymlinkOnTheWay(path, under: libraryRoot),
-                      try POSIXFiles.noSymlinkOnTheWay(destination, under: libraryRoot) else {
+                guard try FileSystem.noSymlinkOnTheWay(path, under: libraryRoot),
+                      try FileSystem.noSymlinkOnTheWay(destination, under: libraryRoot) else {
                     blockers.append(fail("a folder on the way is a symlink or not a folder"))
                     continue
                 }
-                switch (try POSIXFiles.kind(libraryRoot + "/" + path), try POSIXFiles.kind(libraryRoot + "/" + destination)) {
+                switch (try FileSystem.kind(libraryRoot + "/" + path), try FileSystem.kind(libraryRoot + "/" + destination)) {
                 case (.regular, .missing):
                     toMove.append(path)
                 case (.regular, _):
@@ -66,7 +66,7 @@ public struct TrashMover: Sendable {
             var moved: [String] = []
             for path in toMove {
                 do {
-                    try POSIXFiles.moveDurably(from: path, to: Self.trashPath(runID: runID, path), under: libraryRoot)
+                    try FileSystem.moveDurably(from: path, to: Self.trashPath(runID: runID, path), under: libraryRoot)
                     moved.append(path)
                 } catch {
                     report.failures.append(DeletionFailure(checksum: item.checksum, path: path, reason: "\(error)"))
@@ -97,7 +97,7 @@ public struct TrashMover: Sendable {
         for entry in try journal.entries(runID: runID) where entry.action == .trash {
             if let checksums, !(entry.checksum.map(checksums.contains) ?? false) { continue }
             if let regex {
-                let names = (entry.paths + [entry.sourcePath].compactMap { $0 }).map(POSIXFiles.fileName(of:))
+                let names = (entry.paths + [entry.sourcePath].compactMap { $0 }).map(FileSystem.baseName(of:))
                 guard names.contains(where: { $0.contains(regex) }) else { continue }
             }
             var toMove: [String] = []
@@ -111,16 +111,16 @@ public struct TrashMover: Sendable {
                 }
                 let trashed = Self.trashPath(runID: runID, path)
                 let inTrash = libraryRoot + "/" + trashed, inLibrary = libraryRoot + "/" + path
-                guard try POSIXFiles.noSymlinkOnTheWay(trashed, under: libraryRoot),
-                      try POSIXFiles.noSymlinkOnTheWay(path, under: libraryRoot) else {
+                guard try FileSystem.noSymlinkOnTheWay(trashed, under: libraryRoot),
+                      try FileSystem.noSymlinkOnTheWay(path, under: libraryRoot) else {
                     fail("a folder on the way is a symlink or not a folder")
                     continue
                 }
-                switch (try POSIXFiles.kind(inTrash), try POSIXFiles.kind(inLibrary)) {
+                switch (try FileSystem.kind(inTrash), try FileSystem.kind(inLibrary)) {
                 case (.regular, .missing):
                     toMove.append(path)
                 case (.regular, .regular):
-                    if try POSIXFiles.sameBytes(inTrash, inLibrary) {
+                    if try FileSystem.sameBytes(inTrash, inLibrary) {
                         report.alreadyPresent.append(path)
                     } else {
                         fail("a different file is already there; refusing to overwrite it (the trashed copy stays in \(trashed))")
@@ -142,7 +142,7 @@ public struct TrashMover: Sendable {
             var moved: [String] = []
             for path in toMove {
                 do {
-                    try POSIXFiles.moveDurably(from: Self.trashPath(runID: runID, path), to: path, under: libraryRoot)
+                    try FileSystem.moveDurably(from: Self.trashPath(runID: runID, path), to: path, under: libraryRoot)
                     moved.append(path)
                 } catch {
                     report.failures.append(DeletionFailure(checksum: entry.checksum, path: path, reason: "\(error)"))

@@ -7,8 +7,8 @@ import Darwin
 #endif
 import Foundation
 
-/// The few file-system moves the trash needs, each durable on return. Internal: callers see paths only.
-enum POSIXFiles {
+/// The few file-system moves the trash needs, each durable on return, on the library's one file-system helper.
+extension FileSystem {
     enum Kind: Equatable {
         case missing
         case regular
@@ -30,9 +30,6 @@ enum POSIXFiles {
         default: return .other
         }
     }
-
-    /// Flushes a directory's entries (a new name, a removed name) to disk.
-    static func syncDirectory(_ path: String) throws { try FileSystem.syncDirectory(path) }
 
     /// Creates `relative` (and its parents) under `root`, syncing each parent that gained an entry.
     /// Every existing component must be a real directory: a symlink anywhere is refused.
@@ -77,7 +74,7 @@ enum POSIXFiles {
         let toParent = parent(of: to), fromParent = parent(of: from)
         try makeDirectories(toParent, under: root)
         let source = root + "/" + from, destination = root + "/" + to
-        try checkSystemCall(rename(source, destination), "rename to \(destination)", source)
+        try checkSystemCall(Glibc.rename(source, destination), "rename to \(destination)", source)
         try syncDirectory(toParent.isEmpty ? root : root + "/" + toParent)
         if fromParent != toParent { try syncDirectory(fromParent.isEmpty ? root : root + "/" + fromParent) }
     }
@@ -85,11 +82,6 @@ enum POSIXFiles {
     static func parent(of relative: String) -> String {
         guard let slash = relative.lastIndex(of: "/") else { return "" }
         return String(relative[..<slash])
-    }
-
-    static func fileName(of path: String) -> String {
-        guard let slash = path.lastIndex(of: "/") else { return path }
-        return String(path[path.index(after: slash)...])
     }
 
     /// Whether two regular files hold the same bytes (sizes first, then 1 MiB chunks).
@@ -109,10 +101,5 @@ enum POSIXFiles {
             guard chunkA == chunkB else { return false }
             if chunkA.isEmpty { return true }
         }
-    }
-
-    /// Writes every byte of `data`, retrying short writes and interruptions.
-    static func writeAll(_ descriptor: Int32, _ data: Data, path: String) throws {
-        try data.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) in try writeFully(descriptor, buffer, path: path) }
     }
 }
