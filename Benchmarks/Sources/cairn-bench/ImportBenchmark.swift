@@ -1,5 +1,6 @@
 import ArgumentParser
 import CairnCore
+import CairnLibrary
 import CairnMedia
 import CairnPipeline
 import CairnWorker

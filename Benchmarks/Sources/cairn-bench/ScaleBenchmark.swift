@@ -1,5 +1,6 @@
 import ArgumentParser
 import CairnCore
+import CairnLibrary
 import CairnNarration
 import CairnPipeline
 import CairnWorker
