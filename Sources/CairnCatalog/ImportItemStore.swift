@@ -193,10 +193,12 @@ extension Catalog {
     public func forEachUnfinishedImportItem(owingTransfer: Bool = false, _ body: (ImportItemRecord) throws -> Void) throws {
         let unfinished = "(NOT \(Self.terminalCondition) OR in_flight = 1)"
         guard owingTransfer else { return try forEachImportItem(where: unfinished, body) }
-        try forEachImportItem(where: unfinished + """
-             AND (state IN ('placeholder', 'queued', 'transferring') OR (state = 'failed' AND phase = 'transfer'))
-            """, body)
+        try forEachImportItem(where: unfinished + " AND \(Self.owingTransferCondition)", body)
     }
+
+    /// Rows whose original is not in place yet: before or in the transfer, or failed in it.
+    private static let owingTransferCondition =
+        "(state IN ('placeholder', 'queued', 'transferring') OR (state = 'failed' AND phase = 'transfer'))"
 
     /// How many items have their original in place and wait for a run with derivatives on (`--derivatives off`
     /// left them, or a run stopped between the transfer and the thumbnail).
@@ -204,8 +206,7 @@ extension Catalog {
         try pool.read { db in
             try Int.fetchOne(db, sql: """
                 SELECT COUNT(*) FROM import_item
-                WHERE state IN ('probing', 'thumbnailing', 'synthesizing')
-                   OR (state = 'failed' AND retryable = 1 AND phase <> 'transfer')
+                WHERE NOT \(Self.terminalCondition) AND NOT \(Self.owingTransferCondition)
                 """) ?? 0
         }
     }

@@ -59,11 +59,6 @@ struct ImportItemRow: Codable, FetchableRecord {
              updatedAt = "updated_at"
     }
 
-    enum Columns {
-        static let id = Column(CodingKeys.id)
-        static let state = Column(CodingKeys.state)
-    }
-
     /// The columns to select, qualified for the join with `source` (`i` and `s`).
     static let selection = """
         i.id, i.sha1, i.source_id, s.root_path, i.relative_path, i.kind, i.size, i.state, i.phase, i.reason,

@@ -39,9 +39,7 @@ extension SchedulerCore {
         }
         guard route.runsInThisRun(lane) else {
             // Archive only: an item that owes only derivatives keeps its state for a run that makes them.
-            progress.update(id, to: entry.record.state, finished: true)
-            end(entry, .archived)
-            return
+            return archive(entry)
         }
         if CrashLoopGuard.isSuspect(entry.record) {
             suspects.append(id)
@@ -159,9 +157,7 @@ extension SchedulerCore {
         }
         guard entry.route.runsInThisRun(next) else {
             // Archive only: the original is in place; the item waits, owing `next`, for a run with derivatives.
-            progress.update(id, to: entry.record.state, finished: true)
-            end(entry, .archived)
-            return
+            return archive(entry)
         }
         guard stopReason == nil else { return }
         let capacity = configuration[next].inboxCapacity
@@ -271,6 +267,12 @@ extension SchedulerCore {
         progress.update(entry.record.id, to: next, finished: finished)
         actions.append(.emit(.transitioned(entry.record.item, from: previous, to: next)))
         emitProgress()
+    }
+
+    /// Done for this run as it stands (archive only): its state is kept, owing its derivatives.
+    mutating func archive(_ entry: Entry) {
+        progress.update(entry.record.id, to: entry.record.state, finished: true)
+        end(entry, .archived)
     }
 
     /// The item is done for this run: only its report line is kept.

@@ -122,6 +122,8 @@ public struct ImportRun: Sendable {
                 if let checksum = known?.checksum { previousChecksums[file.relativePath] = checksum }
             }
         }
+        // Snapshot entries still present number at least the cached files plus the changed ones it knew; only
+        // when it holds more has something vanished, and only then is a set of every present path worth building.
         var vanished: [String] = []
         if previous.count > report.mediaFiles.count - toHash.count + previousChecksums.count {
             let present = Set(report.mediaFiles.map(\.relativePath))

@@ -56,8 +56,7 @@ public struct LibraryStages: PipelineStages {
         let layout = library.layout, catalog = library.catalog, runID = runID, onCopied = onCopied,
             onDamaged = onDamaged, commit = groupCommit
         try await BlockingWork.run(tracking: work) { () throws in
-            let name = item.relativePath.split(separator: "/").last ?? ""
-            let fileExtension = MediaClassifier.fileExtension(of: name).lowercased()
+            let fileExtension = Self.originalExtension(of: item)
             let originalPath = layout.originalRelativePath(checksum, fileExtension: fileExtension)
             do {
                 let hasher = try FileHasher()
@@ -94,7 +93,7 @@ public struct LibraryStages: PipelineStages {
             let probe: MediaProbe
             do { probe = try media.probe(path: original, interrupt: interrupt) } catch {
                 if try Self.keepWithoutPreview(item, checksum, error, catalog: catalog, onKept: onKept) { return }
-                throw Self.failure(item, error)
+                throw Self.failure(error)
             }
             let json = (try? JSONEncoder().encode(probe)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
             let record = MediaProbeRecord(
@@ -128,7 +127,7 @@ public struct LibraryStages: PipelineStages {
                                                        preview: previewTemporary, interrupt: interrupt)
             } catch {
                 if try Self.keepWithoutPreview(item, checksum, error, catalog: catalog, onKept: onKept) { return }
-                throw Self.failure(item, error)
+                throw Self.failure(error)
             }
             var moves = [(thumbnailTemporary, layout.absolute(thumbnailPath))]
             if rendered.preview != nil { moves.append((previewTemporary, layout.absolute(previewPath))) }
@@ -156,7 +155,7 @@ public struct LibraryStages: PipelineStages {
             let temporary = TemporaryName.make(in: layout, for: clipPath)
             defer { unlink(temporary) }
             // A Samsung or Google motion photo carries its own movie: that is its clip, copied as the camera made it.
-            if let embedded = try Self.embeddedMotion(item, original: original, to: temporary, media: media) {
+            if let embedded = try Self.embeddedMotion(original: original, to: temporary, media: media) {
                 try Self.moveIntoPlace(item, [(temporary, layout.absolute(clipPath))], commit: commit)
                 let record = DerivedFileRecord(
                     checksum: checksum, role: .clip, path: clipPath, format: embedded.codec, width: embedded.width,
@@ -168,7 +167,7 @@ public struct LibraryStages: PipelineStages {
             // Probed back by the engine before it returns: a clip that does not read back never counts.
             do { clip = try media.synthesizeClip(source: original, to: temporary, options: options, interrupt: interrupt) } catch {
                 if try Self.keepWithoutPreview(item, checksum, error, catalog: catalog, onKept: onKept) { return }
-                throw Self.failure(item, error)
+                throw Self.failure(error)
             }
             let byteCount = FileSystem.size(temporary) ?? 0
             try Self.moveIntoPlace(item, [(temporary, layout.absolute(clipPath))], commit: commit)
@@ -183,11 +182,11 @@ public struct LibraryStages: PipelineStages {
 
     /// The still's embedded movie written to `temporary` and probed back, or nil when it has none (or the movie
     /// does not read as a video: then a clip is synthesized as for any still).
-    static func embeddedMotion(_ item: ImportItem, original: String, to temporary: String, media: MediaEngine)
+    static func embeddedMotion(original: String, to temporary: String, media: MediaEngine)
         throws(StageFailure) -> (codec: String, width: Int, height: Int, seconds: Double?, bytes: Int64)?
     {
         let written: Int?
-        do { written = try MotionPhoto.extract(from: original, to: temporary) } catch { throw failure(item, error) }
+        do { written = try MotionPhoto.extract(from: original, to: temporary) } catch { throw failure(error) }
         guard let written, let probe = try? media.probe(path: temporary), probe.kind == .video,
               let codec = probe.streams.first(where: { $0.type == "video" })?.codec,
               let width = probe.width, let height = probe.height else {
@@ -195,6 +194,11 @@ public struct LibraryStages: PipelineStages {
             return nil
         }
         return (codec, width, height, probe.durationSeconds, Int64(written))
+    }
+
+    /// The extension an original takes from the item's file name, lowercased ("" when none).
+    static func originalExtension(of item: ImportItem) -> String {
+        MediaClassifier.fileExtension(of: item.relativePath.split(separator: "/").last ?? "").lowercased()
     }
 
     private func checksum(of item: ImportItem) throws(StageFailure) -> Checksum {
@@ -206,9 +210,7 @@ public struct LibraryStages: PipelineStages {
     /// catalog read, no thread hop); from its asset row when it is not there (first seen under another name).
     private func originalPath(of item: ImportItem, checksum: Checksum) async throws -> String {
         let catalog = library.catalog, layout = library.layout
-        let name = item.relativePath.split(separator: "/").last ?? ""
-        let placed = layout.absolute(layout.originalRelativePath(
-            checksum, fileExtension: MediaClassifier.fileExtension(of: name).lowercased()))
+        let placed = layout.absolute(layout.originalRelativePath(checksum, fileExtension: Self.originalExtension(of: item)))
         if FileSystem.exists(placed) { return placed }
         return try await BlockingWork.run(tracking: work) { () throws in
             let asset: AssetRecord?
@@ -235,7 +237,7 @@ public struct LibraryStages: PipelineStages {
         return true
     }
 
-    static func failure(_ item: ImportItem, _ error: any Error) -> StageFailure {
+    static func failure(_ error: any Error) -> StageFailure {
         guard let error = error as? MediaError else { return .transient("\(error)") }
         return StageFailure(reason: "\(error.operation): \(error.reason)",
                             isRetryable: error.isRetryable)

@@ -95,8 +95,8 @@ public struct PipelineImport: Sendable {
         let catalog = library.catalog
         let primarySource = sourceID
         let archiveOnly = !configuration.derivativesEnabled
-        let commonRoot = try catalog.sourceRoot(primarySource)
-        let (records, sourceRoots) = try await BlockingWork.run { [newContent = copy newContent] in
+        let (records, sourceRoots, commonRoot) = try await BlockingWork.run { [newContent = copy newContent] in
+            let commonRoot = try catalog.sourceRoot(primarySource)
             var sourceIDs: [String: Int64] = [:]
             var placeholders: [ImportItemPlaceholder] = []
             placeholders.reserveCapacity(newContent.count)
@@ -117,7 +117,9 @@ public struct PipelineImport: Sendable {
             placeholders = []
             // This run's placeholders are unfinished too: one list, in id order.
             // An archive-only run leaves items that owe only derivatives where they stand.
-            return try CatalogItemStateStore(catalog: catalog).unfinished(owingTransfer: archiveOnly, commonRoot: commonRoot)
+            let (records, sourceRoots) = try CatalogItemStateStore(catalog: catalog)
+                .unfinished(owingTransfer: archiveOnly, commonRoot: commonRoot)
+            return (records, sourceRoots, commonRoot)
         }
         _ = consume newContent  // persisted as placeholders: not kept for the whole run
 

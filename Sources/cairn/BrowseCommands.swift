@@ -91,14 +91,14 @@ struct AssetCommand: ParsableCommand {
         }
         if let kept = asset.keptWithoutPreview { lines.append("preview    none: kept without preview (\(kept))") }
         if let state = asset.state { lines.append("state      " + state + (asset.reason.map { ": \($0)" } ?? "")) }
-        lines.append("imported   \(TimeText.format(asset.importedAt))" + (asset.runId.map { " (run \($0))" } ?? ""))
+        lines.append("imported   \(Timestamp.toTheSecond(asset.importedAt))" + (asset.runId.map { " (run \($0))" } ?? ""))
         return lines.joined(separator: "\n")
     }
 
     /// "2023-07-14 10:44:00 +02:00 (2023-07-14T08:44:00Z) from exif", or the wall time marked floating.
     static func describe(_ time: CaptureTime) -> String {
         let wall = time.local.map { $0.replacingOccurrences(of: "T", with: " ") }
-        let instant = time.instant.map(TimeText.format)
+        let instant = time.instant.map(Timestamp.toTheSecond)
         switch (wall, time.offset, instant) {
         case let (wall?, offset?, instant?): return "\(wall) \(offset) (\(instant)) from \(time.source)"
         case let (wall?, nil, nil): return "\(wall) local time, zone unknown (floating) from \(time.source)"
@@ -151,7 +151,7 @@ struct ListCommand: ParsableCommand {
                 continue
             }
             let taken = asset.captureLocal.map { $0.prefix(19) + (asset.captureOffset ?? "") }
-                ?? asset.captureDate.map(TimeText.format) ?? "-"
+                ?? asset.captureDate.map(Timestamp.toTheSecond) ?? "-"
             let size = asset.width.map { "\($0)x\(asset.height ?? 0)" } ?? "-"
             Output.line("\(taken.padding(toLength: 25, withPad: " ", startingAt: 0)) \(asset.kind.padding(toLength: 5, withPad: " ", startingAt: 0)) "
                         + "\(size.padding(toLength: 11, withPad: " ", startingAt: 0)) \(asset.sha1.prefix(12))  \(asset.firstSourcePath)"
@@ -161,6 +161,6 @@ struct ListCommand: ParsableCommand {
 
     /// "2024-05-01" (midnight UTC) or a full ISO 8601 time.
     static func date(_ text: String) -> Date? {
-        TimeText.parse(text.count == 10 ? text + "T00:00:00Z" : text)
+        Timestamp.parse(text.count == 10 ? text + "T00:00:00Z" : text)
     }
 }

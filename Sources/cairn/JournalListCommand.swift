@@ -1,4 +1,5 @@
 import ArgumentParser
+import CairnCore
 import CairnTrash
 import CairnWorker
 import Foundation
@@ -31,7 +32,7 @@ struct JournalListCommand: ParsableCommand {
 
 enum JournalText {
     static func summaryLine(_ run: JournalRunSummary) -> String {
-        var parts = ["\(run.runID)  \(TimeText.format(run.firstTimestamp))"]
+        var parts = ["\(run.runID)  \(Timestamp.toTheSecond(run.firstTimestamp))"]
         if run.trashedAssets > 0 { parts.append("trashed \(run.trashedAssets) asset(s), \(run.trashedFiles) file(s)") }
         if run.restoredAssets > 0 { parts.append("restored \(run.restoredAssets) asset(s), \(run.restoredFiles) file(s)") }
         if run.purgedFiles > 0 { parts.append("purged \(run.purgedFiles) file(s)") }
@@ -39,7 +40,7 @@ enum JournalText {
     }
 
     static func entryLine(_ entry: JournalEntry) -> String {
-        var line = "\(TimeText.format(entry.timestamp))  \(entry.action.rawValue.padding(toLength: 7, withPad: " ", startingAt: 0))"
+        var line = "\(Timestamp.toTheSecond(entry.timestamp))  \(entry.action.rawValue.padding(toLength: 7, withPad: " ", startingAt: 0))"
         line += "  " + (entry.checksum?.hex ?? "-")
         if let source = entry.sourcePath { line += "  source \(source)" }
         line += "\n" + entry.paths.map { "    \($0)" }.joined(separator: "\n")

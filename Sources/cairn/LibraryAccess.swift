@@ -66,11 +66,3 @@ enum ChecksumArguments {
         }
     }
 }
-
-/// Times as the command line prints and reads them: ISO 8601, UTC, to the second (one format style, no formatter
-/// object per value).
-enum TimeText {
-    static func format(_ date: Date) -> String { Timestamp.toTheSecond(date) }
-    /// A full ISO 8601 time, with or without fractional seconds.
-    static func parse(_ text: String) -> Date? { Timestamp.parse(text) }
-}

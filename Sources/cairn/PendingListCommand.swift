@@ -32,8 +32,8 @@ struct PendingListCommand: ParsableCommand {
                 for item in items {
                     var line = "  \(item.status.padding(toLength: 10, withPad: " ", startingAt: 0)) \(item.checksum.hex)"
                     if let path = item.firstSourcePath { line += "  \(path)" }
-                    if let confirmed = item.confirmedAt { line += "  confirmed \(TimeText.format(confirmed))" }
-                    if let eligible = item.eligibleAt { line += "  eligible \(TimeText.format(eligible))" }
+                    if let confirmed = item.confirmedAt { line += "  confirmed \(Timestamp.toTheSecond(confirmed))" }
+                    if let eligible = item.eligibleAt { line += "  eligible \(Timestamp.toTheSecond(eligible))" }
                     lines.append(line)
                 }
             }

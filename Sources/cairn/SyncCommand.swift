@@ -165,7 +165,7 @@ enum PlanText {
         let trashVerb = summary.dryRun ? "would trash" : (summary.trashed == nil ? "may trash (add --apply-deletions)" : "trashed")
         for candidate in plan.deleteCandidates { lines.append("  \(trashVerb): \(name(candidate.checksum))  [\(candidate.basis.rawValue)]") }
         for hold in plan.heldByQuarantine {
-            lines.append("  quarantined until \(TimeText.format(hold.eligibleAt)): \(name(hold.checksum))")
+            lines.append("  quarantined until \(Timestamp.toTheSecond(hold.eligibleAt)): \(name(hold.checksum))")
         }
         for item in plan.pendingReview { lines.append("  waits for review: \(name(item.checksum))  (cairn pending approve|exclude)") }
         for candidate in plan.heldBySafetyRail { lines.append("  held by a safety rail: \(name(candidate.checksum))") }
