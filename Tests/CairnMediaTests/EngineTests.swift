@@ -116,8 +116,8 @@ struct ThumbnailTests {
     /// Issue 11: an AVCHD clip whose stream starts after 1 s and has one keyframe gets a poster (the seek lands
     /// past the keyframe; the decode starts over), of one field, at the full picture's shape.
     @Test func interlacedCameraClipWithALateStartGetsAOneFieldPoster() throws {
-        let clip = try MediaFixtures.interlacedCameraClip(at: fixtures.out("cam.mts"))
-        let path = fixtures.out("cam-thumb." + MediaEngine.thumbnailFormat.fileExtension)
+        let clip = try MediaFixtures.interlacedCameraClip(at: fixtures.out("interlaced-cam.mts"))
+        let path = fixtures.out("interlaced-cam-thumb." + MediaEngine.thumbnailFormat.fileExtension)
         let result = try engine.renderThumbnail(source: clip, kind: .video, to: path)
         #expect(result.width == 320 && result.height == 240)
         let image = try MediaFixtures.rgbPixels(of: path)
