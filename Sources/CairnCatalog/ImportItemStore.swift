@@ -2,64 +2,6 @@ import CairnCore
 import Foundation
 import GRDB
 
-/// One unique piece of new content an import will bring in, as planned (before any heavy work).
-public struct ImportItemPlaceholder: Sendable, Equatable {
-    public var checksum: Checksum
-    public var sourceID: Int64
-    public var relativePath: String
-    public var kind: MediaKind
-    public var size: Int64
-
-    public init(checksum: Checksum, sourceID: Int64, relativePath: String, kind: MediaKind, size: Int64) {
-        self.checksum = checksum
-        self.sourceID = sourceID
-        self.relativePath = relativePath
-        self.kind = kind
-        self.size = size
-    }
-}
-
-/// An import item's state columns, as the pipeline flattens its state machine (`ItemStateColumns`).
-public struct ImportItemState: Sendable, Equatable {
-    /// `placeholder`, `queued`, `transferring`, `probing`, `thumbnailing`, `synthesizing`, `ready`,
-    /// `failed` or `cancelled`.
-    public var state: String
-    public var phase: String?
-    public var reason: String?
-    public var attempts: Int
-    public var retryable: Bool
-    /// Set before a phase's work starts, cleared once its outcome is saved: still set at start-up means
-    /// the worker died while working on the item.
-    public var inFlight: Bool
-    public var crashCount: Int
-    public var isDuplicate: Bool
-
-    public init(state: String, phase: String? = nil, reason: String? = nil, attempts: Int = 0, retryable: Bool = false,
-                inFlight: Bool = false, crashCount: Int = 0, isDuplicate: Bool = false) {
-        self.state = state
-        self.phase = phase
-        self.reason = reason
-        self.attempts = attempts
-        self.retryable = retryable
-        self.inFlight = inFlight
-        self.crashCount = crashCount
-        self.isDuplicate = isDuplicate
-    }
-}
-
-/// One row of `import_item`, with its source's root.
-public struct ImportItemRecord: Sendable, Equatable {
-    public var id: Int64
-    public var checksum: Checksum
-    public var sourceID: Int64
-    public var sourceRoot: String
-    public var relativePath: String
-    public var kind: MediaKind
-    public var size: Int64
-    public var state: ImportItemState
-    public var updatedAt: Date
-}
-
 /// What probing an original found, as columns plus the whole probe as JSON.
 public struct MediaProbeRecord: Sendable, Equatable {
     public var checksum: Checksum
@@ -131,10 +73,34 @@ public struct DerivedFileRecord: Sendable, Equatable {
     }
 }
 
+/// An import item is read and written through its one codec (`ItemRecord`'s, in Core): a row of `import_item`
+/// with its source's `root_path` and its asset's `original_path`.
+extension ItemRecord: FetchableRecord, EncodableRecord {}
+
 extension Catalog {
+    private typealias State = ItemState.Name
+
     /// Rows no run will move on by itself: ready, cancelled, or failed without hope of a retry.
-    private static let terminalCondition =
-        "(state IN ('ready', 'cancelled') OR (state = 'failed' AND retryable = 0))"
+    private static let terminalCondition = """
+        (state IN ('\(State.ready.rawValue)', '\(State.cancelled.rawValue)') \
+        OR (state = '\(State.failed.rawValue)' AND retryable = 0))
+        """
+
+    /// Rows whose original is not in place yet (`ItemState.owesTransfer`): before or in the transfer, or failed in it.
+    private static let owingTransferCondition = """
+        (state IN ('\(State.placeholder.rawValue)', '\(State.queued.rawValue)', '\(State.transferring.rawValue)') \
+        OR (state = '\(State.failed.rawValue)' AND phase = '\(Lane.transfer.rawValue)'))
+        """
+
+    /// The columns an import item is read with, for the join of `import_item i` with `source s` and `asset a`.
+    private static let itemSelection = """
+        i.id, i.sha1, i.relative_path, s.root_path, i.kind, i.size, a.original_path, i.state, i.phase, i.reason,
+        i.attempts, i.retryable, i.in_flight, i.crash_count, i.duplicate
+        """
+
+    /// The columns an item's save writes: its state's and its bookkeeping.
+    private static let savedColumns = ItemState.CodingKeys.allCases.map(\.stringValue)
+        + [ItemRecord.CodingKeys.inFlight, .crashCount, .duplicate].map(\.stringValue)
 
     // MARK: Import items
 
@@ -143,62 +109,63 @@ extension Catalog {
         try pool.read { db in try String.fetchOne(db, sql: "SELECT root_path FROM source WHERE id = ?", arguments: [id]) }
     }
 
-    /// Persists one placeholder per checksum and returns the row ids, in order. A row that already holds a
-    /// checksum is reused, never doubled: its location is updated to the new sighting, and when it was
-    /// finished (ready, cancelled, failed for good) it starts again as a placeholder; an unfinished row
-    /// keeps its state, so it resumes where it stood.
-    public func insertImportPlaceholders(_ placeholders: [ImportItemPlaceholder], now: Date = Date()) throws -> [Int64] {
-        guard !placeholders.isEmpty else { return [] }
+    /// Plans `items` (found under the root of source `sourceID`) in one transaction and returns them as the catalog now holds them, with the ids their inserts gave them. A row
+    /// that already holds a checksum is reused, never doubled: its location is updated to the new sighting, and
+    /// when it was finished (ready, cancelled, failed for good) it starts again as a placeholder; an unfinished
+    /// row keeps its state, so it resumes where it stood.
+    public func insertImportItems(_ items: [ImportItem], sourceID: Int64, now: Date = Date()) throws -> [ItemRecord] {
+        guard !items.isEmpty else { return [] }
         let terminal = Self.terminalCondition
         return try pool.write { db in
             let upsert = try db.cachedStatement(sql: """
                 INSERT INTO import_item (sha1, source_id, relative_path, kind, size, state, updated_at)
-                VALUES (?, ?, ?, ?, ?, 'placeholder', ?)
+                VALUES (?, ?, ?, ?, ?, '\(State.placeholder.rawValue)', ?)
                 ON CONFLICT (sha1) DO UPDATE SET
                     source_id = excluded.source_id, relative_path = excluded.relative_path,
                     kind = excluded.kind, size = excluded.size, updated_at = excluded.updated_at,
-                    state = CASE WHEN \(terminal) THEN 'placeholder' ELSE state END,
+                    state = CASE WHEN \(terminal) THEN '\(State.placeholder.rawValue)' ELSE state END,
                     phase = CASE WHEN \(terminal) THEN NULL ELSE phase END,
                     reason = CASE WHEN \(terminal) THEN NULL ELSE reason END,
                     attempts = CASE WHEN \(terminal) THEN 0 ELSE attempts END,
                     crash_count = CASE WHEN \(terminal) THEN 0 ELSE crash_count END,
                     duplicate = CASE WHEN \(terminal) THEN 0 ELSE duplicate END,
                     retryable = CASE WHEN \(terminal) THEN 0 ELSE retryable END
+                RETURNING id, sha1, relative_path, kind, size, state, phase, reason, attempts, retryable, in_flight,
+                    crash_count, duplicate,
+                    (SELECT original_path FROM asset WHERE asset.sha1 = import_item.sha1) AS original_path,
+                    ? AS root_path
                 """)
-            let select = try db.cachedStatement(sql: "SELECT id FROM import_item WHERE sha1 = ?")
-            var ids: [Int64] = []
-            ids.reserveCapacity(placeholders.count)
-            for placeholder in placeholders {
-                try upsert.execute(arguments: [
-                    placeholder.checksum.hex, placeholder.sourceID, placeholder.relativePath, placeholder.kind.rawValue,
-                    placeholder.size, now,
+            var records: [ItemRecord] = []
+            records.reserveCapacity(items.count)
+            for item in items {
+                let checksum = item.checksum
+                let rows = try Row.fetchCursor(upsert, arguments: [
+                    checksum.hex, sourceID, item.relativePath, item.kind.rawValue, item.byteCount, now, item.sourceRoot,
                 ])
-                guard let id = try Int64.fetchOne(select, arguments: [placeholder.checksum.hex]) else {
-                    throw DatabaseError(message: "import_item row for \(placeholder.checksum.hex) vanished")
+                guard let row = try rows.next() else {
+                    throw DatabaseError(message: "import_item row for \(checksum.hex) was not returned")
                 }
-                ids.append(id)
+                var record = try ItemRecord(row: row)
+                record.item.sourceRoot = item.sourceRoot  // the caller's string, shared by its items, not one copy each
+                records.append(record)
             }
-            return ids
+            return records
         }
     }
 
     /// Items an earlier (or this) run left unfinished, or in flight when its worker died, by id.
-    public func unfinishedImportItems() throws -> [ImportItemRecord] {
+    public func unfinishedImportItems() throws -> [ItemRecord] {
         try fetchImportItems(where: "NOT \(Self.terminalCondition) OR in_flight = 1")
     }
 
     /// The same items, one at a time, so a caller that keeps only part of each row never holds them all.
     /// `owingTransfer`: only items whose original is not in place yet (an archive-only run leaves the others,
     /// which owe only derivatives, to a run that makes them).
-    public func forEachUnfinishedImportItem(owingTransfer: Bool = false, _ body: (ImportItemRecord) throws -> Void) throws {
+    public func forEachUnfinishedImportItem(owingTransfer: Bool = false, _ body: (ItemRecord) throws -> Void) throws {
         let unfinished = "(NOT \(Self.terminalCondition) OR in_flight = 1)"
         guard owingTransfer else { return try forEachImportItem(where: unfinished, body) }
         try forEachImportItem(where: unfinished + " AND \(Self.owingTransferCondition)", body)
     }
-
-    /// Rows whose original is not in place yet: before or in the transfer, or failed in it.
-    private static let owingTransferCondition =
-        "(state IN ('placeholder', 'queued', 'transferring') OR (state = 'failed' AND phase = 'transfer'))"
 
     /// How many items have their original in place and wait for a run with derivatives on (`--derivatives off`
     /// left them, or a run stopped between the transfer and the thumbnail).
@@ -212,59 +179,62 @@ extension Catalog {
     }
 
     /// Every import item, by id.
-    public func importItems() throws -> [ImportItemRecord] {
+    public func importItems() throws -> [ItemRecord] {
         try fetchImportItems(where: "1")
     }
 
-    public func importItem(_ checksum: Checksum) throws -> ImportItemRecord? {
-        try fetchImportItems(where: "sha1 = ?", arguments: [checksum.hex]).first
+    public func importItem(_ checksum: Checksum) throws -> ItemRecord? {
+        try fetchImportItems(where: "i.sha1 = ?", arguments: [checksum.hex]).first
     }
 
-    /// Saves item states in one transaction, with the stages' `rows` first (their files are durable by now: a group
-    /// commit); for an id given several times, the last one wins.
-    public func saveImportItemStates(_ updates: [(id: Int64, state: ImportItemState)], with rows: StageRows = StageRows(),
+    /// Saves item states (and their bookkeeping) in one transaction, with the stages' `rows` first (their files
+    /// are durable by now: a group commit); for an id given several times, the last one wins.
+    public func saveImportItemStates(_ records: [ItemRecord], with rows: StageRows = StageRows(),
                                      now: Date = Date()) throws {
-        guard !updates.isEmpty || !rows.isEmpty else { return }
-        do { try saveImportItemStates(updates, rows, now: now) } catch { throw CatalogError.naming(error, path: path) }
+        guard !records.isEmpty || !rows.isEmpty else { return }
+        do { try saveImportItemStates(records, rows, now: now) } catch { throw CatalogError.naming(error, path: path) }
     }
 
-    private func saveImportItemStates(_ updates: [(id: Int64, state: ImportItemState)], _ rows: StageRows, now: Date) throws {
+    private func saveImportItemStates(_ records: [ItemRecord], _ rows: StageRows, now: Date) throws {
+        let columns = Self.savedColumns
         try pool.write { db in
             for asset in rows.assets { try asset.insert(db, onConflict: .ignore) }
             for probe in rows.probes { try Self.saveMediaProbe(probe, in: db) }
             try Self.saveDerivedFiles(rows.derivedFiles, in: db)
             let update = try db.cachedStatement(sql: """
-                UPDATE import_item SET state = ?, phase = ?, reason = ?, attempts = ?, retryable = ?,
-                    in_flight = ?, crash_count = ?, duplicate = ?, updated_at = ?
+                UPDATE import_item SET \(columns.map { "\($0) = ?" }.joined(separator: ", ")), updated_at = ?
                 WHERE id = ?
                 """)
-            for (id, state) in updates {
-                try update.execute(arguments: [
-                    state.state, state.phase, state.reason, state.attempts, state.retryable, state.inFlight,
-                    state.crashCount, state.isDuplicate, now, id,
-                ])
+            for record in records {
+                let values = try record.databaseDictionary
+                try update.execute(arguments: StatementArguments(columns.map { values[$0] ?? .null } + [
+                    now.databaseValue, record.id.rawValue.databaseValue,
+                ]))
             }
         }
     }
 
-    /// `condition` names `import_item` columns unqualified: `source` shares none of them but `id`.
-    private func fetchImportItems(where condition: String, arguments: StatementArguments = []) throws -> [ImportItemRecord] {
-        var result: [ImportItemRecord] = []
+    /// `condition` names `import_item` columns, qualified with `i.` where `source s` or `asset a` share the name.
+    private func fetchImportItems(where condition: String, arguments: StatementArguments = []) throws -> [ItemRecord] {
+        var result: [ItemRecord] = []
         try forEachImportItem(where: condition, arguments: arguments) { result.append($0) }
         return result
     }
 
+    /// Rows one at a time, each source root one string however many items share it.
     private func forEachImportItem(where condition: String, arguments: StatementArguments = [],
-                                   _ body: (ImportItemRecord) throws -> Void) throws {
+                                   _ body: (ItemRecord) throws -> Void) throws {
         try pool.read { db in
-            let rows = try ImportItemRow.fetchCursor(db, sql: """
-                SELECT \(ImportItemRow.selection)
-                FROM import_item i JOIN source s ON s.id = i.source_id
+            let records = try ItemRecord.fetchCursor(db, sql: """
+                SELECT \(Self.itemSelection)
+                FROM import_item i JOIN source s ON s.id = i.source_id LEFT JOIN asset a ON a.sha1 = i.sha1
                 WHERE \(condition)
                 ORDER BY i.id
                 """, arguments: arguments)
-            while let row = try rows.next() {
-                if let record = row.record { try body(record) }
+            var roots = Set<String>()
+            while var record = try records.next() {
+                record.item.sourceRoot = roots.insert(record.item.sourceRoot).memberAfterInsert
+                try body(record)
             }
         }
     }

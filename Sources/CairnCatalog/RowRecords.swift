@@ -34,48 +34,6 @@ struct SnapshotRow: Codable, FetchableRecord, TableRecord {
     }
 }
 
-/// One `import_item` row with its source's root (`root_path`, from a join).
-struct ImportItemRow: Codable, FetchableRecord {
-    var id: Int64
-    var sha1: String
-    var sourceID: Int64
-    var rootPath: String
-    var relativePath: String
-    var kind: String
-    var size: Int64
-    var state: String
-    var phase: String?
-    var reason: String?
-    var attempts: Int
-    var retryable: Bool
-    var inFlight: Bool
-    var crashCount: Int
-    var duplicate: Bool
-    var updatedAt: Date
-
-    enum CodingKeys: String, CodingKey {
-        case id, sha1, sourceID = "source_id", rootPath = "root_path", relativePath = "relative_path", kind, size, state,
-             phase, reason, attempts, retryable, inFlight = "in_flight", crashCount = "crash_count", duplicate,
-             updatedAt = "updated_at"
-    }
-
-    /// The columns to select, qualified for the join with `source` (`i` and `s`).
-    static let selection = """
-        i.id, i.sha1, i.source_id, s.root_path, i.relative_path, i.kind, i.size, i.state, i.phase, i.reason,
-        i.attempts, i.retryable, i.in_flight, i.crash_count, i.duplicate, i.updated_at
-        """
-
-    var record: ImportItemRecord? {
-        guard let checksum = Checksum(hex: sha1) else { return nil }
-        return ImportItemRecord(
-            id: id, checksum: checksum, sourceID: sourceID, sourceRoot: rootPath, relativePath: relativePath,
-            kind: MediaKind(rawValue: kind) ?? .other, size: size,
-            state: ImportItemState(state: state, phase: phase, reason: reason, attempts: attempts, retryable: retryable,
-                                   inFlight: inFlight, crashCount: crashCount, isDuplicate: duplicate),
-            updatedAt: updatedAt)
-    }
-}
-
 /// One `media_probe` row.
 struct MediaProbeRow: Codable, FetchableRecord, TableRecord {
     static let databaseTableName = "media_probe"

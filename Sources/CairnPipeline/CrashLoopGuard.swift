@@ -1,3 +1,5 @@
+import CairnCore
+
 /// Keeps one poisonous file from crash-looping the worker. Pure: records in, records out.
 ///
 /// On start, every record still in flight was being worked on when the previous worker died: its

@@ -1,3 +1,5 @@
+import CairnCore
+
 /// Where item records live between runs (the catalog in production, memory in tests).
 ///
 /// The scheduler calls `save` from one writer task, in order, batching whatever piled up while the

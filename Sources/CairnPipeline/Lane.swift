@@ -1,28 +1,6 @@
 import CairnCore
 
-/// One stage of an item's import, and the lane of workers that runs it.
-///
-/// An item passes through the lanes in declaration order; synthesis only for stills when clips are on.
-public enum Lane: String, CaseIterable, Codable, Sendable, Comparable {
-    /// Copy into the library with hash-while-copy verification.
-    case transfer
-    /// Probe the media; results go into the catalog.
-    case metadata
-    /// Thumbnail and preview from one decode.
-    case thumbnail
-    /// A short clip from a still; the lowest-priority lane.
-    case synthesis
-
-    /// The state an item is in while this lane owes it work.
-    public var activeState: ItemState {
-        switch self {
-        case .transfer: return .transferring
-        case .metadata: return .probing
-        case .thumbnail: return .thumbnailing
-        case .synthesis: return .synthesizing
-        }
-    }
-
+extension Lane {
     /// The lane after this one on `route`, or nil when the item is then ready.
     public func next(on route: ItemRoute) -> Lane? {
         switch self {
@@ -32,17 +10,6 @@ public enum Lane: String, CaseIterable, Codable, Sendable, Comparable {
         case .synthesis: return nil
         }
     }
-
-    var index: Int {
-        switch self {
-        case .transfer: return 0
-        case .metadata: return 1
-        case .thumbnail: return 2
-        case .synthesis: return 3
-        }
-    }
-
-    public static func < (lhs: Lane, rhs: Lane) -> Bool { lhs.index < rhs.index }
 }
 
 /// Which lanes an item passes through: every item takes transfer, metadata and thumbnail;

@@ -1,3 +1,5 @@
+import CairnCore
+
 /// One lane's bookkeeping inside the scheduler.
 ///
 /// Slots: an item holds one of the lane's `width` slots while its phase runs, and keeps holding it

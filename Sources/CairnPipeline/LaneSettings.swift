@@ -1,3 +1,5 @@
+import CairnCore
+
 /// How long one phase of one item may take before it counts as a retryable failure.
 public enum LaneTimeout: Hashable, Sendable {
     case fixed(Duration)

@@ -1,3 +1,5 @@
+import CairnCore
+
 /// A `--lanes` value that could not be used; the message names the offending entry.
 public struct LaneSpecError: Error, Hashable, CustomStringConvertible {
     public var message: String

@@ -1,3 +1,5 @@
+import CairnCore
+
 /// What the scheduler reports as it goes, for narration and logs. Delivered synchronously from the
 /// scheduler, so handlers should be quick (hand off to a buffer).
 public enum PipelineEvent: Sendable {

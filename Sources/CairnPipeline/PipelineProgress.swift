@@ -1,3 +1,5 @@
+import CairnCore
+
 /// How much each lane weighs in the overall fraction. Lanes no item takes drop out.
 public struct ProgressWeights: Hashable, Sendable {
     public var transfer: Double

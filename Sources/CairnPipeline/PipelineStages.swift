@@ -1,3 +1,5 @@
+import CairnCore
+
 /// The work of each phase, injected: the worker plugs in hash-while-copy, probe, thumbnail and
 /// synthesis; tests plug in fakes. Each method writes its output atomically (tmp + fsync + rename
 /// or one transaction) before returning, so a phase restarted after a crash or timeout is safe.

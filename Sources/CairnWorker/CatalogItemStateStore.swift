@@ -19,48 +19,40 @@ public struct CatalogItemStateStore: ItemStateStore {
     }
 
     public func save(_ records: [ItemRecord]) async throws {
-        let updates = records.map { (id: $0.id.rawValue, state: Self.columns(of: $0)) }
         let catalog = self.catalog, groupCommit = self.groupCommit
         try await BlockingWork.run {
             let rows = try groupCommit?.takeDurableRows() ?? StageRows()
-            try catalog.saveImportItemStates(updates, with: rows)
+            try catalog.saveImportItemStates(records, with: rows)
         }
     }
 
-    /// Records earlier runs (and this one's placeholders) left unfinished or in flight, by id, with the source
-    /// root of each one whose root is not `commonRoot` (the run's own source: most items, not worth an entry
-    /// each). Read row by row, with one string per distinct root, since there may be many thousands.
+    /// Records earlier runs left unfinished or in flight, by id, read row by row (there may be many thousands).
     /// `owingTransfer`: only those whose original is not in place yet (an archive-only run).
-    public func unfinished(owingTransfer: Bool = false, commonRoot: String? = nil) throws
-        -> (records: [ItemRecord], sourceRoots: [ItemID: String])
-    {
+    public func unfinished(owingTransfer: Bool = false) throws -> [ItemRecord] {
         var records: [ItemRecord] = []
-        var sourceRoots: [ItemID: String] = [:]
-        var roots = Set<String>()
-        try catalog.forEachUnfinishedImportItem(owingTransfer: owingTransfer) { row in
-            let record = try Self.record(from: row)
-            records.append(record)
-            if row.sourceRoot != commonRoot { sourceRoots[record.id] = roots.insert(row.sourceRoot).memberAfterInsert }
+        try catalog.forEachUnfinishedImportItem(owingTransfer: owingTransfer) { records.append($0) }
+        return records
+    }
+
+    /// Plans `newItems` in the catalog and returns what this run takes on: the items earlier runs left unfinished
+    /// and the planned ones, as the catalog returned them (with the ids their inserts gave them), by id. A planned
+    /// checksum an earlier run left unfinished is one item, in the state it stood in.
+    public func plan(_ newItems: [ImportItem], sourceID: Int64, owingTransfer: Bool) throws -> [ItemRecord] {
+        var records = try unfinished(owingTransfer: owingTransfer)
+        var earlier = [ItemID: Int](minimumCapacity: records.count)
+        for (index, record) in records.enumerated() { earlier[record.id] = index }
+        var sorted = true
+        for record in try catalog.insertImportItems(newItems, sourceID: sourceID)
+            where !owingTransfer || record.state.owesTransfer
+        {
+            if let index = earlier[record.id] {
+                records[index] = record
+            } else {
+                sorted = sorted && (records.last.map { $0.id < record.id } ?? true)
+                records.append(record)
+            }
         }
-        return (records, sourceRoots)
-    }
-
-    static func columns(of record: ItemRecord) -> ImportItemState {
-        let columns = record.state.columns
-        return ImportItemState(
-            state: columns.state, phase: columns.phase, reason: columns.reason, attempts: columns.attempts,
-            retryable: columns.retryable, inFlight: record.inFlight, crashCount: record.crashCount,
-            isDuplicate: record.isDuplicate)
-    }
-
-    static func record(from row: ImportItemRecord) throws -> ItemRecord {
-        let stored = row.state
-        let state = try ItemState(columns: ItemStateColumns(
-            state: stored.state, phase: stored.phase, reason: stored.reason, attempts: stored.attempts,
-            retryable: stored.retryable))
-        let item = ImportItem(id: ItemID(row.id), relativePath: row.relativePath, kind: row.kind, byteCount: row.size,
-                              checksum: row.checksum)
-        return ItemRecord(item: item, state: state, inFlight: stored.inFlight, crashCount: stored.crashCount,
-                          isDuplicate: stored.isDuplicate)
+        if !sorted { records.sort { $0.id < $1.id } }
+        return records
     }
 }

@@ -256,10 +256,10 @@ public struct ImportRun: Sendable {
     func importContent(_ plan: ContentPlan, hashed: Hashed, context: Context) async throws -> Imported {
         narrator.phaseStarted(.importing)
         let files = hashed.report.mediaFiles
-        let newContent = plan.newContent.map { content in
+        let newItems = plan.newContent.map { content in
             let file = files[content.index]
-            return NewContent(relativePath: file.relativePath, kind: file.kind, size: file.fingerprint.size,
-                              checksum: content.checksum, sourceRoot: context.sourceRoot)
+            return ImportItem(relativePath: file.relativePath, sourceRoot: context.sourceRoot, kind: file.kind,
+                              byteCount: file.fingerprint.size, checksum: content.checksum)
         }
         var pipeline = PipelineImport(library: library, configuration: options.pipeline, sourceID: context.sourceID)
         pipeline.runID = context.record.id
@@ -276,7 +276,7 @@ public struct ImportRun: Sendable {
         pipeline.onDamaged = { original, quarantined in
             narrator.warning("\(original) was damaged (its bytes no longer match its SHA1): kept at \(quarantined), copied anew from the source")
         }
-        let result = try await pipeline.run(newContent: newContent, onEvent: narration.handle,
+        let result = try await pipeline.run(newItems: newItems, onEvent: narration.handle,
                                             cancellation: options.cancellation)
         // Pairing looks at every unpaired asset: only worth it when this run brought something in.
         if result.completion != .interrupted, result.report.count(.imported) > 0 {

@@ -18,10 +18,6 @@ import Synchronization
 /// row written at once. The blocking work runs on Dispatch threads.
 public struct LibraryStages: PipelineStages {
     public let library: Library
-    /// The source root of every item, by id (items resumed from earlier runs may come from other sources).
-    public let sourceRoots: [ItemID: String]
-    /// The source root of every item not in `sourceRoots` (the run's own source).
-    public var commonSourceRoot: String?
     public var media: MediaEngine
     public var clipOptions: ClipOptions
     /// Written into new asset rows.
@@ -37,10 +33,9 @@ public struct LibraryStages: PipelineStages {
     /// A damaged original (library path) was set aside at the given path and copied anew from the source.
     public var onDamaged: @Sendable (String, String) -> Void = { _, _ in }
 
-    public init(library: Library, sourceRoots: [ItemID: String], media: MediaEngine = MediaEngine(),
-                clipOptions: ClipOptions = ClipOptions(), runID: String? = nil) {
+    public init(library: Library, media: MediaEngine = MediaEngine(), clipOptions: ClipOptions = ClipOptions(),
+                runID: String? = nil) {
         self.library = library
-        self.sourceRoots = sourceRoots
         self.media = media
         self.clipOptions = clipOptions
         self.runID = runID
@@ -49,10 +44,7 @@ public struct LibraryStages: PipelineStages {
     // MARK: Stages
 
     public func transfer(_ item: ImportItem) async throws -> TransferResult {
-        let checksum = try checksum(of: item)
-        guard let root = sourceRoots[item.id] ?? commonSourceRoot else {
-            throw StageFailure.unusable("its source folder is unknown")
-        }
+        let checksum = item.checksum
         let layout = library.layout, catalog = library.catalog, runID = runID, onCopied = onCopied,
             onDamaged = onDamaged, commit = groupCommit
         try await BlockingWork.run(tracking: work) { () throws in
@@ -61,7 +53,7 @@ public struct LibraryStages: PipelineStages {
             do {
                 let hasher = try FileHasher()
                 let placement = try OriginalsStore(layout: layout, syncsEachFile: commit == nil).place(
-                    sourcePath: root + "/" + item.relativePath, checksum: checksum, relativePath: originalPath,
+                    sourcePath: item.sourcePath, checksum: checksum, relativePath: originalPath,
                     hasher: hasher)
                 switch placement {
                 case .copied(let bytes): onCopied(bytes)
@@ -71,7 +63,7 @@ public struct LibraryStages: PipelineStages {
                 case .alreadyPresent: break
                 }
             } catch let error as HashingError {
-                throw StageFailure(reason: Self.reason(item, error.description, root: root), isRetryable: error.isTransient)
+                throw StageFailure(reason: Self.reason(item, error.description), isRetryable: error.isTransient)
             } catch {
                 throw StageFailure.unusable("\(error)")
             }
@@ -86,9 +78,9 @@ public struct LibraryStages: PipelineStages {
     }
 
     public func readMetadata(_ item: ImportItem) async throws {
-        let checksum = try checksum(of: item)
+        let checksum = item.checksum
         let catalog = library.catalog, media = media, onKept = onKeptWithoutPreview, commit = groupCommit
-        let original = try await originalPath(of: item, checksum: checksum)
+        let original = originalPath(of: item, checksum: checksum)
         try await BlockingWork.run(tracking: work) { (interrupt) throws in
             let probe: MediaProbe
             do { probe = try media.probe(path: original, interrupt: interrupt) } catch {
@@ -108,10 +100,10 @@ public struct LibraryStages: PipelineStages {
     }
 
     public func makeThumbnail(_ item: ImportItem) async throws {
-        let checksum = try checksum(of: item)
+        let checksum = item.checksum
         let layout = library.layout, catalog = library.catalog, media = media, onKept = onKeptWithoutPreview
         let commit = groupCommit
-        let original = try await originalPath(of: item, checksum: checksum)
+        let original = originalPath(of: item, checksum: checksum)
         try await BlockingWork.run(tracking: work) { (interrupt) throws in
             let thumbnailPath = layout.derivedRelativePath(checksum, suffix: "thumb.\(media.thumbnailFormat.fileExtension)")
             let previewPath = layout.derivedRelativePath(checksum, suffix: "preview.jpg")
@@ -146,10 +138,10 @@ public struct LibraryStages: PipelineStages {
     }
 
     public func synthesizeClip(_ item: ImportItem) async throws {
-        let checksum = try checksum(of: item)
+        let checksum = item.checksum
         let layout = library.layout, catalog = library.catalog, media = media, options = clipOptions
         let onKept = onKeptWithoutPreview, commit = groupCommit
-        let original = try await originalPath(of: item, checksum: checksum)
+        let original = originalPath(of: item, checksum: checksum)
         try await BlockingWork.run(tracking: work) { (interrupt) throws in
             let clipPath = layout.derivedRelativePath(checksum, suffix: "clip.mp4")
             let temporary = TemporaryName.make(in: layout, for: clipPath)
@@ -201,27 +193,12 @@ public struct LibraryStages: PipelineStages {
         MediaClassifier.fileExtension(of: item.relativePath.split(separator: "/").last ?? "").lowercased()
     }
 
-    private func checksum(of item: ImportItem) throws(StageFailure) -> Checksum {
-        guard let checksum = item.checksum else { throw StageFailure.unusable("no checksum was planned") }
-        return checksum
-    }
-
-    /// The original's absolute path: where the transfer stage put it, named from the item's own file name (no
-    /// catalog read, no thread hop); from its asset row when it is not there (first seen under another name).
-    private func originalPath(of item: ImportItem, checksum: Checksum) async throws -> String {
-        let catalog = library.catalog, layout = library.layout
-        let placed = layout.absolute(layout.originalRelativePath(checksum, fileExtension: Self.originalExtension(of: item)))
-        if FileSystem.exists(placed) { return placed }
-        return try await BlockingWork.run(tracking: work) { () throws in
-            let asset: AssetRecord?
-            do { asset = try catalog.asset(checksum) } catch {
-                throw StageFailure.transient("the catalog cannot be read: \(error)")
-            }
-            guard let asset else {
-                throw StageFailure.unusable("its original is not in the catalog")
-            }
-            return layout.absolute(asset.originalPath)
-        }
+    /// The original's absolute path: where an earlier run put it (the item says), or where this run's transfer
+    /// did, named from the item's own file name. No catalog read, no thread hop.
+    private func originalPath(of item: ImportItem, checksum: Checksum) -> String {
+        let layout = library.layout
+        return layout.absolute(item.originalPath
+            ?? layout.originalRelativePath(checksum, fileExtension: Self.originalExtension(of: item)))
     }
 
     /// A media failure in one line (the item is named where it is printed); only I/O-like failures are retried.
@@ -244,9 +221,9 @@ public struct LibraryStages: PipelineStages {
     }
 
     /// A hashing failure's text without the file's own name (the reader knows the item) and without the source root.
-    static func reason(_ item: ImportItem, _ text: String, root: String) -> String {
-        text.replacingOccurrences(of: root + "/" + item.relativePath + ": ", with: "")
-            .replacingOccurrences(of: root + "/", with: "")
+    static func reason(_ item: ImportItem, _ text: String) -> String {
+        text.replacingOccurrences(of: item.sourcePath + ": ", with: "")
+            .replacingOccurrences(of: item.sourceRoot + "/", with: "")
     }
 
     /// A catalog write; a failure is retryable (a busy or briefly full database).

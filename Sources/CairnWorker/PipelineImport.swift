@@ -4,24 +4,6 @@ import CairnLibrary
 import CairnMedia
 import CairnPipeline
 
-/// One unique new checksum an import should bring into the library.
-public struct NewContent: Sendable, Equatable {
-    /// The first path (in the plan's order) with this content, relative to `sourceRoot`.
-    public var relativePath: String
-    public var kind: MediaKind
-    public var size: Int64
-    public var checksum: Checksum
-    public var sourceRoot: String
-
-    public init(relativePath: String, kind: MediaKind, size: Int64, checksum: Checksum, sourceRoot: String) {
-        self.relativePath = relativePath
-        self.kind = kind
-        self.size = size
-        self.checksum = checksum
-        self.sourceRoot = sourceRoot
-    }
-}
-
 /// A handle a signal handler can trigger: the first `cancel(deadline:)` stops new work and lets phases in
 /// flight finish within the deadline; a second one abandons them at once. Safe to call before the run
 /// starts (the run then starts stopped) and from any thread.
@@ -65,7 +47,7 @@ public final class PipelineCancellation: Sendable {
 public struct PipelineImport: Sendable {
     public let library: Library
     public let configuration: PipelineConfiguration
-    /// The run's source; content from another root is filed under that root's source.
+    /// The run's source: the new items are planned under it.
     public let sourceID: Int64
     /// Written into new asset rows.
     public var runID: String?
@@ -86,48 +68,25 @@ public struct PipelineImport: Sendable {
         self.sourceID = sourceID
     }
 
-    /// Persists placeholders for `newContent` (before any heavy work), loads unfinished items of earlier runs
-    /// (crash-safe resume), runs the scheduler; events go to `onEvent`. `cancellation` lets the caller cancel.
+    /// Plans `newItems` in the catalog as placeholders (before any heavy work), takes them on with the items
+    /// earlier runs left unfinished (crash-safe resume), runs the scheduler; events go to `onEvent`.
+    /// `cancellation` lets the caller cancel.
     ///
     /// Throws when the catalog cannot be read or written; per-file failures are in the result's report.
-    public func run(newContent: consuming [NewContent], onEvent: @escaping @Sendable (PipelineEvent) -> Void,
+    public func run(newItems: consuming [ImportItem], onEvent: @escaping @Sendable (PipelineEvent) -> Void,
                     cancellation: PipelineCancellation) async throws -> PipelineRunResult {
         let catalog = library.catalog
-        let primarySource = sourceID
+        let sourceID = self.sourceID
+        // An archive-only run leaves items that owe only derivatives where they stand.
         let archiveOnly = !configuration.derivativesEnabled
-        let (records, sourceRoots, commonRoot) = try await BlockingWork.run { [newContent = copy newContent] in
-            let commonRoot = try catalog.sourceRoot(primarySource)
-            var sourceIDs: [String: Int64] = [:]
-            var placeholders: [ImportItemPlaceholder] = []
-            placeholders.reserveCapacity(newContent.count)
-            for content in newContent {
-                let id: Int64
-                if let known = sourceIDs[content.sourceRoot] {
-                    id = known
-                } else {
-                    id = try commonRoot == content.sourceRoot
-                        ? primarySource : catalog.sourceID(forRoot: content.sourceRoot)
-                    sourceIDs[content.sourceRoot] = id
-                }
-                placeholders.append(ImportItemPlaceholder(
-                    checksum: content.checksum, sourceID: id, relativePath: content.relativePath, kind: content.kind,
-                    size: content.size))
-            }
-            _ = try catalog.insertImportPlaceholders(placeholders)
-            placeholders = []
-            // This run's placeholders are unfinished too: one list, in id order.
-            // An archive-only run leaves items that owe only derivatives where they stand.
-            let (records, sourceRoots) = try CatalogItemStateStore(catalog: catalog)
-                .unfinished(owingTransfer: archiveOnly, commonRoot: commonRoot)
-            return (records, sourceRoots, commonRoot)
+        let records = try await BlockingWork.run { [newItems = copy newItems] in
+            try CatalogItemStateStore(catalog: catalog).plan(newItems, sourceID: sourceID, owingTransfer: archiveOnly)
         }
-        _ = consume newContent  // persisted as placeholders: not kept for the whole run
+        _ = consume newItems  // in the catalog now, and in `records`: not kept twice for the whole run
 
         let groupCommit = try GroupCommit(libraryRoot: library.layout.root)
-        var stages = LibraryStages(library: library, sourceRoots: sourceRoots, media: media, clipOptions: clipOptions,
-                                   runID: runID)
+        var stages = LibraryStages(library: library, media: media, clipOptions: clipOptions, runID: runID)
         stages.groupCommit = groupCommit
-        stages.commonSourceRoot = commonRoot
         stages.onCopied = onCopied
         stages.onDamaged = onDamaged
         stages.onKeptWithoutPreview = onKeptWithoutPreview

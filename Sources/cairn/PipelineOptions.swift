@@ -1,3 +1,4 @@
+import CairnCore
 import ArgumentParser
 import CairnPipeline
 import CairnWorker

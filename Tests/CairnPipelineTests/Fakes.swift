@@ -135,7 +135,8 @@ let halfJitter = FixedRandom(value: 1 << 63)
 
 func item(_ id: Int64, _ kind: MediaKind = .photo, bytes: Int64 = 1_000) -> ImportItem {
     ImportItem(id: ItemID(id), relativePath: "DCIM/\(kind == .video ? "MOV" : "IMG")_\(id).\(kind == .video ? "mov" : "jpg")",
-               kind: kind, byteCount: bytes)
+               sourceRoot: "/source", kind: kind, byteCount: bytes,
+               checksum: Checksum(hex: String(repeating: "0", count: 24) + String(format: "%016llx", id))!)
 }
 
 func placeholders(_ count: Int, _ kind: MediaKind = .photo) -> [ItemRecord] {

@@ -48,25 +48,25 @@ import Testing
         let source = try TemporaryDirectory(prefix: "cairn-group-source")
         let folder = try TemporaryDirectory(prefix: "cairn-group-library")
         let library = try Library(root: folder.path)
-        var content: [NewContent] = []
+        var content: [ImportItem] = []
         for index in 0..<24 {
             let data = try DistinctJPEG.data(byteCount: 3000, seed: UInt8(index))
             try source.write(data, to: "p\(index).jpg")
             let hashed = try FileHasher().hash(path: source.subpath("p\(index).jpg"))
-            content.append(NewContent(relativePath: "p\(index).jpg", kind: .photo, size: hashed.fingerprint.size,
-                                      checksum: hashed.checksum, sourceRoot: source.path))
+            content.append(ImportItem(relativePath: "p\(index).jpg", sourceRoot: source.path, kind: .photo,
+                                      byteCount: hashed.fingerprint.size, checksum: hashed.checksum))
         }
         var configuration = PipelineConfiguration.defaults(cores: 2)
         configuration.derivativesEnabled = false
         let sourceID = try library.catalog.sourceID(forRoot: source.path)
         let pipeline = PipelineImport(library: library, configuration: configuration, sourceID: sourceID)
-        let result = try await pipeline.run(newContent: content, onEvent: { _ in }, cancellation: PipelineCancellation())
+        let result = try await pipeline.run(newItems: content, onEvent: { _ in }, cancellation: PipelineCancellation())
         #expect(result.report.count(.archived) == 24)
         for item in content {
             let asset = try #require(try library.catalog.asset(item.checksum))
             let stored = try Data(contentsOf: URL(fileURLWithPath: library.layout.absolute(asset.originalPath)))
             #expect(stored == (try Data(contentsOf: URL(fileURLWithPath: source.subpath(item.relativePath)))))
         }
-        #expect(try library.catalog.importItems().allSatisfy { $0.state.state == "probing" }, "each owes its probe")
+        #expect(try library.catalog.importItems().allSatisfy { $0.state == .probing }, "each owes its probe")
     }
 }

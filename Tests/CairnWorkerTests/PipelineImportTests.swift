@@ -32,24 +32,25 @@ import Testing
         var retries: Int { all.count { if case .retryScheduled = $0 { true } else { false } } }
     }
 
-    func content(_ relativePaths: [String]) throws -> [NewContent] {
+    func content(_ relativePaths: [String]) throws -> [ImportItem] {
         let hasher = try FileHasher()
         return try relativePaths.map { path in
             let hashed = try hasher.hash(path: source.subpath(path))
             let kind: MediaKind = path.hasSuffix(".mp4") ? .video : .photo
-            return NewContent(relativePath: path, kind: kind, size: hashed.fingerprint.size, checksum: hashed.checksum,
-                              sourceRoot: source.path)
+            return ImportItem(relativePath: path, sourceRoot: source.path, kind: kind, byteCount: hashed.fingerprint.size,
+                              checksum: hashed.checksum)
         }
     }
 
-    func runImport(_ content: [NewContent], log: EventLog = EventLog(), clips: Bool = true,
+    func runImport(_ content: [ImportItem], log: EventLog = EventLog(), clips: Bool = true, derivatives: Bool = true,
                    cancellation: PipelineCancellation = PipelineCancellation()) async throws -> PipelineRunResult {
         var configuration = PipelineConfiguration.defaults(cores: 2)
         configuration.clipsEnabled = clips
+        configuration.derivativesEnabled = derivatives
         configuration.backoff = BackoffPolicy(base: .milliseconds(1), maximum: .milliseconds(5))
         let sourceID = try library.catalog.sourceID(forRoot: source.path)
         return try await PipelineImport(library: library, configuration: configuration, sourceID: sourceID)
-            .run(newContent: content, onEvent: log.record, cancellation: cancellation)
+            .run(newItems: content, onEvent: log.record, cancellation: cancellation)
     }
 
     func temporaryFiles() throws -> [String] {
@@ -78,7 +79,7 @@ import Testing
         let catalog = library.catalog
         let items = try catalog.importItems()
         #expect(items.count == 4)
-        #expect(items.allSatisfy { $0.state.state == "ready" && !$0.state.inFlight })
+        #expect(items.allSatisfy { $0.state == .ready && !$0.inFlight })
         #expect(try catalog.assetCount() == 4)
         #expect(try catalog.mediaProbeCount() == 4)
         for content in planned {
@@ -138,19 +139,19 @@ import Testing
         #expect(result.completion == .finishedWithFailures)
         #expect(result.exitStatus == .someFilesFailed)
         #expect(log.retries == 0)
-        let items = Dictionary(uniqueKeysWithValues: try library.catalog.importItems().map { ($0.relativePath, $0) })
+        let items = Dictionary(uniqueKeysWithValues: try library.catalog.importItems().map { ($0.item.relativePath, $0) })
         for good in ["good one.jpg", "good two.jpg"] {
-            #expect(items[good]?.state.state == "ready", "\(good)")
+            #expect(items[good]?.state.name == .ready, "\(good)")
         }
         for name in bad {
             let item = try #require(items[name])
-            #expect(item.state.state == "failed", "\(name)")
-            #expect(item.state.retryable == false, "\(name)")
-            #expect(item.state.attempts == 1, "\(name)")
+            #expect(item.state.name == .failed, "\(name)")
+            #expect(item.state.failure?.retryable == false, "\(name)")
+            #expect(item.state.failure?.attempts == 1, "\(name)")
             // The reason says what failed and why, once; the row names the file (a printed line adds it once).
-            let reason = item.state.reason ?? ""
+            let reason = item.state.failure?.reason ?? ""
             #expect(!reason.isEmpty && !reason.contains(name) && reason.contains(": "), "\(name): \(reason)")
-            #expect(item.state.reason?.contains("\n") == false)
+            #expect(!reason.contains("\n"))
         }
         let failures = result.report.grouped[.failed, default: []].map(\.path).sorted()
         #expect(failures == bad.sorted())
@@ -165,12 +166,9 @@ import Testing
         let catalog = library.catalog
         // The "previous run": placeholder, transfer and probe done, then killed while thumbnailing.
         let sourceID = try catalog.sourceID(forRoot: source.path)
-        let id = try #require(try catalog.insertImportPlaceholders([ImportItemPlaceholder(
-            checksum: planned[0].checksum, sourceID: sourceID, relativePath: "resume.jpg", kind: .photo,
-            size: planned[0].size)]).first)
-        let item = ImportItem(id: ItemID(id), relativePath: "resume.jpg", kind: .photo, byteCount: planned[0].size,
-                              checksum: planned[0].checksum)
-        let stages = LibraryStages(library: library, sourceRoots: [item.id: source.path])
+        let item = try #require(try catalog.insertImportItems(planned, sourceID: sourceID).first).item
+        #expect(item.id != .unassigned && item.sourceRoot == source.path && item.originalPath == nil)
+        let stages = LibraryStages(library: library)
         _ = try await stages.transfer(item)
         try await stages.readMetadata(item)
         try await CatalogItemStateStore(catalog: catalog).save([ItemRecord(item: item, state: .thumbnailing, inFlight: true)])
@@ -186,12 +184,35 @@ import Testing
         #expect(result.completion == .finished)
         #expect(log.phasesStarted.map(\.1) == [.thumbnail, .synthesis])
         let row = try #require(try catalog.importItem(planned[0].checksum))
-        #expect(row.state.state == "ready")
-        #expect(row.state.inFlight == false)
-        #expect(row.state.crashCount == 0)
+        #expect(row.state.name == .ready)
+        #expect(row.inFlight == false)
+        #expect(row.crashCount == 0)
         #expect(Set(try catalog.derivedFiles(planned[0].checksum).map(\.role)) == [.thumbnail, .preview, .clip])
         #expect(try catalog.assetCount() == 1)
         #expect(try temporaryFiles().isEmpty)
+    }
+
+    /// The item says where its original is: an archive-only run put it in place under the name it had then; the
+    /// next run meets the same bytes under another name and makes the derivatives from that original.
+    @Test func aResumedItemFindsItsOriginalWhereAnEarlierRunPutItUnderAnotherName() async throws {
+        try MediaFixtures.jpeg(at: source.subpath("first.JPG"), width: 64, height: 48)
+        var planned = try content(["first.JPG"])
+        let archived = try await runImport(planned, clips: false, derivatives: false)
+        #expect(archived.report.count(.archived) == 1)
+        let asset = try #require(try library.catalog.asset(planned[0].checksum))
+        #expect(asset.originalPath.hasSuffix(".jpg"))
+        try FileManager.default.moveItem(atPath: source.subpath("first.JPG"), toPath: source.subpath("renamed.jpeg"))
+        planned[0].relativePath = "renamed.jpeg"
+
+        let result = try await runImport(planned, clips: false)
+
+        #expect(result.completion == .finished)
+        let row = try #require(try library.catalog.importItem(planned[0].checksum))
+        #expect(row.state == .ready && row.item.relativePath == "renamed.jpeg")
+        #expect(row.item.originalPath == asset.originalPath)
+        #expect(Set(try library.catalog.derivedFiles(planned[0].checksum).map(\.role)) == [.thumbnail, .preview])
+        let renamedOriginal = library.layout.originalRelativePath(planned[0].checksum, fileExtension: "jpeg")
+        #expect(!exists(renamedOriginal), "no second copy under the new name")
     }
 
     @Test func anItemInFlightWhenTheWorkerDiedTwiceFailsWithoutRunning() async throws {
@@ -200,12 +221,7 @@ import Testing
         let planned = try content(["poison.jpg", "fine.jpg"])
         let catalog = library.catalog
         let sourceID = try catalog.sourceID(forRoot: source.path)
-        let ids = try catalog.insertImportPlaceholders(planned.map {
-            ImportItemPlaceholder(checksum: $0.checksum, sourceID: sourceID, relativePath: $0.relativePath,
-                                  kind: .photo, size: $0.size)
-        })
-        let poison = ImportItem(id: ItemID(ids[0]), relativePath: "poison.jpg", kind: .photo,
-                                byteCount: planned[0].size, checksum: planned[0].checksum)
+        let poison = try #require(try catalog.insertImportItems(planned, sourceID: sourceID).first).item
         // Died once already while it was in flight, and was in flight again when the worker died.
         try await CatalogItemStateStore(catalog: catalog).save([
             ItemRecord(item: poison, state: .transferring, inFlight: true, crashCount: 1),
@@ -217,12 +233,12 @@ import Testing
         #expect(result.exitStatus == .someFilesFailed)
         #expect(!log.phasesStarted.contains { $0.0 == "poison.jpg" })
         let row = try #require(try catalog.importItem(planned[0].checksum))
-        #expect(row.state.state == "failed")
-        #expect(row.state.reason == CrashLoopGuard.reason)
-        #expect(row.state.retryable == false)
-        #expect(row.state.inFlight == false)
-        #expect(row.state.crashCount == 2)
-        #expect(try catalog.importItem(planned[1].checksum)?.state.state == "ready")
+        #expect(row.state.name == .failed)
+        #expect(row.state.failure?.reason == CrashLoopGuard.reason)
+        #expect(row.state.failure?.retryable == false)
+        #expect(row.inFlight == false)
+        #expect(row.crashCount == 2)
+        #expect(try catalog.importItem(planned[1].checksum)?.state.name == .ready)
         // Finished for good: the next run does not pick it up again.
         #expect(try catalog.unfinishedImportItems().isEmpty)
     }
@@ -233,20 +249,23 @@ import Testing
         let catalog = library.catalog
         let sourceID = try catalog.sourceID(forRoot: source.path)
         let checksum = try #require(Checksum(hex: String(repeating: "ab", count: 20)))
-        let placeholder = ImportItemPlaceholder(checksum: checksum, sourceID: sourceID, relativePath: "a.jpg",
-                                                kind: .photo, size: 10)
-        let first = try catalog.insertImportPlaceholders([placeholder])
-        try catalog.saveImportItemStates([(first[0], ImportItemState(
-            state: "failed", phase: "transfer", reason: "a.jpg: gone", attempts: 3, retryable: false))])
-        var moved = placeholder
+        let planned = ImportItem(relativePath: "a.jpg", sourceRoot: source.path, kind: .photo, byteCount: 10,
+                                 checksum: checksum)
+        var first = try #require(try catalog.insertImportItems([planned], sourceID: sourceID).first)
+        #expect(first.state == .placeholder && first.id != .unassigned)
+        first.state = .failed(ItemFailure(phase: .transfer, reason: "gone", attempts: 3, retryable: false))
+        try catalog.saveImportItemStates([first])
+        #expect(try catalog.importItems() == [first], "the state's columns read back as they were written")
+        var moved = planned
         moved.relativePath = "later/a.jpg"
-        let second = try catalog.insertImportPlaceholders([moved, moved])
-        #expect(second == [first[0], first[0]])
+        let second = try catalog.insertImportItems([moved, moved], sourceID: sourceID)
+        #expect(second.map(\.id) == [first.id, first.id])
+        #expect(second.allSatisfy { $0.state == .placeholder && $0.item.relativePath == "later/a.jpg" })
         let rows = try catalog.importItems()
         #expect(rows.count == 1)
-        #expect(rows[0].relativePath == "later/a.jpg")
-        #expect(rows[0].state == ImportItemState(state: "placeholder"))
-        #expect(rows[0].sourceRoot == source.path)
+        #expect(rows[0].item.relativePath == "later/a.jpg")
+        #expect(rows[0].state == .placeholder)
+        #expect(rows[0].item.sourceRoot == source.path)
         #expect(try catalog.appliedMigrations().contains("v2: import items and media"))
     }
 
@@ -262,11 +281,11 @@ import Testing
         #expect(result.completion == .interrupted)
         #expect(result.exitStatus == .interrupted)
         #expect(log.phasesStarted.isEmpty)
-        #expect(try library.catalog.unfinishedImportItems().map(\.relativePath) == ["later.jpg"])
+        #expect(try library.catalog.unfinishedImportItems().map(\.item.relativePath) == ["later.jpg"])
         #expect(try library.catalog.assetCount() == 0)
 
         let resumed = try await runImport([])
         #expect(resumed.completion == .finished)
-        #expect(try library.catalog.importItem(planned[0].checksum)?.state.state == "ready")
+        #expect(try library.catalog.importItem(planned[0].checksum)?.state.name == .ready)
     }
 }

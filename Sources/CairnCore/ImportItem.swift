@@ -1,0 +1,124 @@
+/// Identity of an item in the store (the catalog's row id).
+public struct ItemID: RawRepresentable, Hashable, Comparable, Codable, Sendable, ExpressibleByIntegerLiteral,
+    CustomStringConvertible
+{
+    public var rawValue: Int64
+
+    public init(rawValue: Int64) { self.rawValue = rawValue }
+    public init(_ rawValue: Int64) { self.rawValue = rawValue }
+    public init(integerLiteral value: Int64) { self.rawValue = value }
+
+    /// An item not in the catalog yet.
+    public static let unassigned = ItemID(0)
+
+    public init(from decoder: any Decoder) throws {
+        rawValue = try decoder.singleValueContainer().decode(Int64.self)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+
+    public static func < (lhs: ItemID, rhs: ItemID) -> Bool { lhs.rawValue < rhs.rawValue }
+    public var description: String { "#\(rawValue)" }
+}
+
+/// One file to import, from the plan to the catalog: what every stage is handed, and what the catalog's
+/// `import_item` row holds (with the item's state, in `ItemRecord`).
+public struct ImportItem: Hashable, Sendable {
+    /// The catalog's row id; `unassigned` until the insert that plans the item returns it.
+    public var id: ItemID
+    /// Path relative to the source root, as reports and messages show it.
+    public var relativePath: String
+    /// The folder the item was found in (an unfinished item of an earlier run may come from another source).
+    public var sourceRoot: String
+    public var kind: MediaKind
+    /// Size of the source file; scales the transfer timeout and weighs transfer progress.
+    public var byteCount: Int64
+    /// The SHA1 of its bytes, from the hashing phase that planned it: the item's identity in the library.
+    public var checksum: Checksum
+    /// Where its original is in the library (relative to the library root), once an earlier run put it there;
+    /// nil before: the transfer then names it from `relativePath`.
+    public var originalPath: String?
+
+    public init(id: ItemID = .unassigned, relativePath: String, sourceRoot: String, kind: MediaKind, byteCount: Int64,
+                checksum: Checksum, originalPath: String? = nil) {
+        self.id = id
+        self.relativePath = relativePath
+        self.sourceRoot = sourceRoot
+        self.kind = kind
+        self.byteCount = byteCount
+        self.checksum = checksum
+        self.originalPath = originalPath
+    }
+
+    /// The source file's absolute path.
+    public var sourcePath: String { sourceRoot + "/" + relativePath }
+}
+
+/// One item as the store keeps it: what to import, where it stands, and the crash-loop bookkeeping.
+///
+/// "In flight": `inFlight` is set and committed before a phase's stage work starts, and cleared when
+/// that phase's outcome (done, failed, timed out, or cleanly abandoned at a cancellation deadline)
+/// is persisted. A record still in flight when a run starts was being worked on when the worker died.
+public struct ItemRecord: Hashable, Sendable {
+    public var item: ImportItem
+    public var state: ItemState
+    public var inFlight: Bool
+    /// Runs in a row that died while this item was in flight; reset when one of its phases completes.
+    public var crashCount: Int
+    /// The transfer found these bytes already in the library; the item is `ready` with nothing new.
+    public var isDuplicate: Bool
+
+    public init(item: ImportItem, state: ItemState = .placeholder, inFlight: Bool = false, crashCount: Int = 0,
+                isDuplicate: Bool = false) {
+        self.item = item
+        self.state = state
+        self.inFlight = inFlight
+        self.crashCount = crashCount
+        self.isDuplicate = isDuplicate
+    }
+
+    public var id: ItemID { item.id }
+}
+
+/// The record's one codec: the columns of an `import_item` row joined with its source's `root_path` and its
+/// asset's `original_path` (null before the transfer), the state through `ItemState`'s own columns.
+extension ItemRecord: Codable {
+    public enum CodingKeys: String, CodingKey, CaseIterable {
+        case id, sha1, relativePath = "relative_path", rootPath = "root_path", kind, size
+        case originalPath = "original_path", inFlight = "in_flight", crashCount = "crash_count", duplicate
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let columns = try decoder.container(keyedBy: CodingKeys.self)
+        item = ImportItem(
+            id: try columns.decode(ItemID.self, forKey: .id),
+            relativePath: try columns.decode(String.self, forKey: .relativePath),
+            sourceRoot: try columns.decode(String.self, forKey: .rootPath),
+            kind: MediaKind(rawValue: try columns.decode(String.self, forKey: .kind)) ?? .other,
+            byteCount: try columns.decode(Int64.self, forKey: .size),
+            checksum: try columns.decode(Checksum.self, forKey: .sha1),
+            originalPath: try columns.decodeIfPresent(String.self, forKey: .originalPath))
+        state = try ItemState(from: decoder)
+        inFlight = try columns.decode(Bool.self, forKey: .inFlight)
+        crashCount = try columns.decode(Int.self, forKey: .crashCount)
+        isDuplicate = try columns.decode(Bool.self, forKey: .duplicate)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var columns = encoder.container(keyedBy: CodingKeys.self)
+        try columns.encode(item.id, forKey: .id)
+        try columns.encode(item.checksum, forKey: .sha1)
+        try columns.encode(item.relativePath, forKey: .relativePath)
+        try columns.encode(item.sourceRoot, forKey: .rootPath)
+        try columns.encode(item.kind.rawValue, forKey: .kind)
+        try columns.encode(item.byteCount, forKey: .size)
+        try columns.encode(item.originalPath, forKey: .originalPath)
+        try state.encode(to: encoder)
+        try columns.encode(inFlight, forKey: .inFlight)
+        try columns.encode(crashCount, forKey: .crashCount)
+        try columns.encode(isDuplicate, forKey: .duplicate)
+    }
+}
