@@ -94,7 +94,7 @@ extension Catalog {
 
     /// The columns an import item is read with, for the join of `import_item i` with `source s` and `asset a`.
     private static let itemSelection = """
-        i.id, i.sha1, i.relative_path, s.root_path, i.kind, i.size, a.original_path, i.state, i.phase, i.reason,
+        i.id, i.sha1, i.relative_path, s.root_path, i.kind, i.size, a.original_path, i.state, i.phase, i.operation, i.reason,
         i.attempts, i.retryable, i.in_flight, i.crash_count, i.duplicate
         """
 
@@ -125,12 +125,13 @@ extension Catalog {
                     kind = excluded.kind, size = excluded.size, updated_at = excluded.updated_at,
                     state = CASE WHEN \(terminal) THEN '\(State.placeholder.rawValue)' ELSE state END,
                     phase = CASE WHEN \(terminal) THEN NULL ELSE phase END,
+                    operation = CASE WHEN \(terminal) THEN NULL ELSE operation END,
                     reason = CASE WHEN \(terminal) THEN NULL ELSE reason END,
                     attempts = CASE WHEN \(terminal) THEN 0 ELSE attempts END,
                     crash_count = CASE WHEN \(terminal) THEN 0 ELSE crash_count END,
                     duplicate = CASE WHEN \(terminal) THEN 0 ELSE duplicate END,
                     retryable = CASE WHEN \(terminal) THEN 0 ELSE retryable END
-                RETURNING id, sha1, relative_path, kind, size, state, phase, reason, attempts, retryable, in_flight,
+                RETURNING id, sha1, relative_path, kind, size, state, phase, operation, reason, attempts, retryable, in_flight,
                     crash_count, duplicate,
                     (SELECT original_path FROM asset WHERE asset.sha1 = import_item.sha1) AS original_path,
                     ? AS root_path

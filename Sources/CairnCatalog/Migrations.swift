@@ -141,6 +141,11 @@ enum Migrations {
                 CREATE INDEX sidecar_source ON sidecar(source_path);
                 """)
         }
+        migrator.registerMigration("v7: failure operation") { db in
+            // A failed item's reason as a value: the operation that failed apart from the reason (NULL: none
+            // named, or a row failed before this column, whose reason holds both).
+            try db.execute(sql: "ALTER TABLE import_item ADD COLUMN operation TEXT")
+        }
         return migrator
     }
 }

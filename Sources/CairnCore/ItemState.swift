@@ -89,13 +89,13 @@ public enum ItemState: Hashable, Sendable {
 /// Why and where an item failed. `attempts` counts the tries of `phase` in the run that failed it.
 public struct ItemFailure: Hashable, Codable, Sendable {
     public var phase: Lane
-    /// One line naming the reason, e.g. "invalid data found when processing input".
-    public var reason: String
+    /// What failed and why, e.g. "decode: invalid data found when processing input".
+    public var reason: FailureReason
     public var attempts: Int
     /// False for corrupt or unsupported media and for crash-looping files: no run retries them.
     public var retryable: Bool
 
-    public init(phase: Lane, reason: String, attempts: Int, retryable: Bool) {
+    public init(phase: Lane, reason: FailureReason, attempts: Int, retryable: Bool) {
         self.phase = phase
         self.reason = reason
         self.attempts = attempts
@@ -139,12 +139,12 @@ public enum Lane: String, CaseIterable, Codable, Sendable, Comparable {
 
 // MARK: The codec
 
-/// An item state is stored flat, in the columns `state`, `phase`, `reason`, `attempts` and `retryable` (the last
-/// four set for `failed` only). This is the one place that maps the two ways; a record that holds a state
+/// An item state is stored flat, in the columns `state`, `phase`, `operation`, `reason`, `attempts` and
+/// `retryable` (all but `state` set for `failed` only; `operation` when the failure names one). This is the one place that maps the two ways; a record that holds a state
 /// decodes it from the same decoder as its own columns.
 extension ItemState: Codable {
     public enum CodingKeys: String, CodingKey, CaseIterable {
-        case state, phase, reason, attempts, retryable
+        case state, phase, operation, reason, attempts, retryable
     }
 
     public init(from decoder: any Decoder) throws {
@@ -163,7 +163,9 @@ extension ItemState: Codable {
             // A failure without its phase (a hand edit of the catalog) names no valid state.
             let phase = try columns.decode(Lane.self, forKey: .phase)
             self = .failed(ItemFailure(
-                phase: phase, reason: try columns.decodeIfPresent(String.self, forKey: .reason) ?? "",
+                phase: phase,
+                reason: FailureReason(operation: try columns.decodeIfPresent(String.self, forKey: .operation),
+                                      try columns.decodeIfPresent(String.self, forKey: .reason) ?? ""),
                 attempts: try columns.decodeIfPresent(Int.self, forKey: .attempts) ?? 0,
                 retryable: try columns.decodeIfPresent(Bool.self, forKey: .retryable) ?? false))
         }
@@ -173,7 +175,8 @@ extension ItemState: Codable {
         var columns = encoder.container(keyedBy: CodingKeys.self)
         try columns.encode(name, forKey: .state)
         try columns.encode(failure?.phase, forKey: .phase)
-        try columns.encode(failure?.reason, forKey: .reason)
+        try columns.encode(failure?.reason.operation, forKey: .operation)
+        try columns.encode(failure?.reason.reason, forKey: .reason)
         try columns.encode(failure?.attempts ?? 0, forKey: .attempts)
         try columns.encode(failure?.retryable ?? false, forKey: .retryable)
     }

@@ -17,7 +17,7 @@ public struct SystemCallError: Error, CustomStringConvertible, Sendable, Equatab
     }
 
     public var reason: String { String(cString: strerror(code)) }
-    public var description: String { "\(path): \(operation) failed: \(reason)" }
+    public var description: String { "\(path): \(operation): \(reason)" }
 
     /// Interrupted or resource-pressure failures that may pass if tried again.
     public var isTransient: Bool {

@@ -10,14 +10,17 @@ public enum HashingError: Error, CustomStringConvertible, Sendable {
     case checksumMismatch(path: String, expected: Checksum, actual: Checksum)
     case openSSL(path: String, OpenSSLError)
 
-    public var description: String {
+    public var description: String { "\(path): \(failure)" }
+
+    /// What failed and why, without the file (the holder of the error names it).
+    public var failure: FailureReason {
         switch self {
-        case .system(let error): return error.description
-        case .notRegularFile(let path): return "\(path): not a regular file"
-        case .changedWhileReading(let path): return "\(path): changed while it was being read; it will be read again next run"
-        case .checksumMismatch(let path, let expected, let actual):
-            return "\(path): content changed since it was hashed (expected \(expected), read \(actual))"
-        case .openSSL(let path, let error): return "\(path): \(error)"
+        case .system(let error): return error.failure
+        case .notRegularFile: return "not a regular file"
+        case .changedWhileReading: return "changed while it was being read; it will be read again next run"
+        case .checksumMismatch(_, let expected, let actual):
+            return FailureReason("content changed since it was hashed (expected \(expected), read \(actual))")
+        case .openSSL(_, let error): return FailureReason(operation: "sha1", "\(error)")
         }
     }
 

@@ -1,8 +1,12 @@
+import CairnCore
 import CFFmpeg
 import Foundation
 
 /// Why a media operation on one file failed, in one line.
 public struct MediaError: Error, CustomStringConvertible, Sendable, Equatable, Codable {
+    /// What failed and why, without the file (the holder of the error names it).
+    public var failure: FailureReason { FailureReason(operation: operation, reason) }
+
     /// What sort of failure this is; decides whether trying again can help.
     public enum Category: String, Codable, Sendable {
         /// The bytes are damaged, truncated, empty or not what the name says.

@@ -7,7 +7,7 @@ import CairnCore
 /// Below the limit the scheduler runs it as a *suspect*: alone, after every other item, so a
 /// second death while it is in flight is strong evidence against it and not bad luck.
 public enum CrashLoopGuard {
-    public static let reason = "worker crashed while processing this file"
+    public static let reason: FailureReason = "worker crashed while processing this file"
     public static let limit = 2
 
     /// The record as this run should see it, or nil when it needs no change.

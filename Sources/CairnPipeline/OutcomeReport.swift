@@ -8,7 +8,7 @@ public enum FileOutcome: Hashable, Sendable {
     case duplicate
     /// Not imported on purpose (not media, excluded, withdrawn).
     case skipped(reason: String)
-    case failed(phase: Lane, reason: String)
+    case failed(phase: Lane, reason: FailureReason)
     /// The run stopped before the file finished; the next run resumes at `resumeAt`.
     case unfinished(resumeAt: Lane)
     /// Its original is in the library; its probe and derivatives wait for a run with derivatives on.
@@ -69,7 +69,7 @@ public struct FileOutcomeEntry: Hashable, Sendable, Codable {
         case .skipped: outcome = .skipped(reason: try container.decode(String.self, forKey: .reason))
         case .failed:
             outcome = .failed(phase: try container.decode(Lane.self, forKey: .phase),
-                              reason: try container.decode(String.self, forKey: .reason))
+                              reason: try container.decode(FailureReason.self, forKey: .reason))
         case .unfinished: outcome = .unfinished(resumeAt: try container.decode(Lane.self, forKey: .phase))
         case .archived: outcome = .archived
         }

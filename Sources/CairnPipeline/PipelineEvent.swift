@@ -8,7 +8,7 @@ public enum PipelineEvent: Sendable {
     /// A phase try began (`attempt` is 1-based).
     case phaseStarted(ImportItem, Lane, attempt: Int)
     case timedOut(ImportItem, Lane, after: Duration)
-    case retryScheduled(ImportItem, Lane, attempt: Int, delay: Duration, reason: String)
+    case retryScheduled(ImportItem, Lane, attempt: Int, delay: Duration, reason: FailureReason)
     /// An item finished `lane` but the next lane's inbox is full: it holds its slot until there is room.
     case backPressure(ImportItem, lane: Lane)
     /// In-flight work left behind at the cancellation deadline; the item resumes there next run.

@@ -30,29 +30,29 @@ public protocol RetryClassifiedError: Error {
     var isRetryable: Bool { get }
 }
 
-/// A ready-made stage error carrying a one-line reason. The reason does not name the item's file: every place
-/// that prints it has the item and names it once, in its own format.
+/// A ready-made stage error: what failed and why, as a value, and whether a retry may help. The reason does not
+/// name the item's file: every place that prints it has the item and names it once, in its own format.
 public struct StageFailure: RetryClassifiedError, Hashable, CustomStringConvertible {
-    public var reason: String
+    public var reason: FailureReason
     public var isRetryable: Bool
 
-    public init(reason: String, isRetryable: Bool) {
+    public init(reason: FailureReason, isRetryable: Bool) {
         self.reason = reason
         self.isRetryable = isRetryable
     }
 
     /// Corrupt or unsupported media: fails at once, never retried.
-    public static func unusable(_ reason: String) -> StageFailure { StageFailure(reason: reason, isRetryable: false) }
+    public static func unusable(_ reason: FailureReason) -> StageFailure { StageFailure(reason: reason, isRetryable: false) }
     /// A transient problem (I/O, a busy resource): retried with backoff.
-    public static func transient(_ reason: String) -> StageFailure { StageFailure(reason: reason, isRetryable: true) }
+    public static func transient(_ reason: FailureReason) -> StageFailure { StageFailure(reason: reason, isRetryable: true) }
 
-    public var description: String { reason }
+    public var description: String { reason.description }
 }
 
 /// How one phase try ended.
 enum PhaseOutcome: Sendable {
     case succeeded(TransferResult)
-    case failed(reason: String, retryable: Bool)
+    case failed(reason: FailureReason, retryable: Bool)
     case timedOut(Duration)
     /// The start record could not be committed; the run is stopping.
     case notStarted
@@ -68,7 +68,7 @@ enum PhaseOutcome: Sendable {
             return .succeeded(.copied)
         } catch {
             let retryable = (error as? any RetryClassifiedError)?.isRetryable ?? true
-            return .failed(reason: String(describing: error), retryable: retryable)
+            return .failed(reason: (error as? StageFailure)?.reason ?? FailureReason("\(error)"), retryable: retryable)
         }
     }
 }

@@ -171,7 +171,7 @@ extension SchedulerCore {
         }
     }
 
-    mutating func fail(_ id: ItemID, in lane: Lane, reason: String, retryable: Bool) {
+    mutating func fail(_ id: ItemID, in lane: Lane, reason: FailureReason, retryable: Bool) {
         guard var entry = entries[id] else { return }
         let attempt = entry.attemptsInPhase
         entry.record.inFlight = false

@@ -27,9 +27,10 @@ public struct ImportFileOutcome: Sendable, Equatable, Codable {
     public var checksum: Checksum?
     /// Where it failed, or the lane it resumes in (written as `scanning`, `hashing`, `transfer` ...).
     public var phase: FailurePhase?
-    public var reason: String?
+    public var reason: FailureReason?
 
-    public init(path: String, outcome: Outcome, checksum: Checksum? = nil, phase: FailurePhase? = nil, reason: String? = nil) {
+    public init(path: String, outcome: Outcome, checksum: Checksum? = nil, phase: FailurePhase? = nil,
+                reason: FailureReason? = nil) {
         self.path = path
         self.outcome = outcome
         self.checksum = checksum
@@ -85,7 +86,7 @@ public struct ImportFileOutcome: Sendable, Equatable, Codable {
         report.symlinksSkipped.map {
             ImportFileOutcome(path: $0, outcome: .skipped, reason: "symbolic link (never followed)")
         } + report.issues.map {
-            ImportFileOutcome(path: $0.relativePath, outcome: .failed, phase: .scanning, reason: $0.reason)
+            ImportFileOutcome(path: $0.relativePath, outcome: .failed, phase: .scanning, reason: FailureReason($0.reason))
         }
     }
 
@@ -93,7 +94,7 @@ public struct ImportFileOutcome: Sendable, Equatable, Codable {
         switch outcome {
         case .imported: self.init(path: path, outcome: .imported, checksum: checksum)
         case .duplicate: self.init(path: path, outcome: .duplicate, checksum: checksum)
-        case .skipped(let reason): self.init(path: path, outcome: .skipped, checksum: checksum, reason: reason)
+        case .skipped(let reason): self.init(path: path, outcome: .skipped, checksum: checksum, reason: FailureReason(reason))
         case .failed(let phase, let reason):
             self.init(path: path, outcome: .failed, checksum: checksum, phase: FailurePhase(phase),
                       reason: reason)

@@ -29,7 +29,7 @@ public struct ImportOptions: Sendable {
 public struct ImportFailure: Sendable, Equatable, Codable {
     public var relativePath: String
     public var phase: FailurePhase
-    public var reason: String
+    public var reason: FailureReason
     public var retryable: Bool
 }
 

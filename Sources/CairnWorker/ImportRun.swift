@@ -197,7 +197,7 @@ public struct ImportRun: Sendable {
                     relativePath: file.relativePath, fingerprint: result.fingerprint, checksum: result.checksum, kind: kind))
             case .failure(let error):
                 let failure = ImportFailure(relativePath: file.relativePath, phase: .hashing,
-                                            reason: Self.reason(error, root: context.sourceRoot), retryable: error.isTransient)
+                                            reason: error.failure, retryable: error.isTransient)
                 hashed.failures.append(failure)
                 narrator.failed(file: file.relativePath, reason: failure.reason, phase: .hashing)
             }
@@ -375,7 +375,7 @@ public struct ImportRun: Sendable {
         record.endedAt = now()
         record.summary = narration.summaryJSON(review: review)
         var failureRecords = failures.map {
-            RunFailureRecord(runID: record.id, relativePath: $0.relativePath, phase: $0.phase, reason: $0.reason)
+            RunFailureRecord(runID: record.id, relativePath: $0.relativePath, phase: $0.phase, reason: $0.reason.description)
         }
         failureRecords += hashed.report.issues.map {
             RunFailureRecord(runID: record.id, relativePath: $0.relativePath, phase: .scanning, reason: $0.reason)
@@ -404,10 +404,5 @@ public struct ImportRun: Sendable {
         record.summary = narration.summaryJSON()
         try? library.catalog.finishRun(record, failures: [])
         narration.close()
-    }
-
-    /// A failure's reason with the absolute source prefix taken off, since the report names the file already.
-    static func reason(_ error: HashingError, root: String) -> String {
-        error.description.replacingOccurrences(of: root + "/", with: "")
     }
 }

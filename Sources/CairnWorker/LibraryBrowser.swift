@@ -126,7 +126,7 @@ public struct LibraryBrowser: Sendable {
                 AssetDetails.DerivedFile(role: $0.role.rawValue, path: library.layout.absolute($0.path), format: $0.format,
                                          width: $0.width, height: $0.height)
             },
-            state: item?.state.name.rawValue, reason: item?.state.failure?.reason, keptWithoutPreview: asset.noPreviewReason,
+            state: item?.state.name.rawValue, reason: item?.state.failure?.reason.description, keptWithoutPreview: asset.noPreviewReason,
             sidecars: try catalog.sidecars(of: checksum).map {
                 AssetDetails.Sidecar(kind: $0.kind, path: library.layout.absolute($0.path), sourcePath: $0.sourcePath,
                                      sha1: $0.checksum.hex)

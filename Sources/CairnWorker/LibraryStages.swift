@@ -29,7 +29,7 @@ public struct LibraryStages: PipelineStages {
     /// Batches durability and catalog rows (see `GroupCommit`); nil: per file.
     var groupCommit: GroupCommit?
     /// A file was kept without preview (relative path, reason): media cairn recognises but cannot render here.
-    public var onKeptWithoutPreview: @Sendable (String, String) -> Void = { _, _ in }
+    public var onKeptWithoutPreview: @Sendable (String, FailureReason) -> Void = { _, _ in }
     /// A damaged original (library path) was set aside at the given path and copied anew from the source.
     public var onDamaged: @Sendable (String, String) -> Void = { _, _ in }
 
@@ -63,9 +63,9 @@ public struct LibraryStages: PipelineStages {
                 case .alreadyPresent: break
                 }
             } catch let error as HashingError {
-                throw StageFailure(reason: Self.reason(item, error.description), isRetryable: error.isTransient)
+                throw StageFailure(reason: error.failure, isRetryable: error.isTransient)
             } catch {
-                throw StageFailure.unusable("\(error)")
+                throw StageFailure.unusable(FailureReason("\(error)"))
             }
             // `.alreadyPresent` too: an earlier run died after the copy and before cataloguing it.
             let asset = AssetRecord(
@@ -206,30 +206,23 @@ public struct LibraryStages: PipelineStages {
     /// metadata-only file) is kept, byte-identical, without preview: the item goes on to ready, and the asset
     /// says why. Damaged data (truncated, corrupt) is not this: it fails with its reason.
     static func keepWithoutPreview(_ item: ImportItem, _ checksum: Checksum, _ error: any Error, catalog: Catalog,
-                                   onKept: @Sendable (String, String) -> Void) throws(StageFailure) -> Bool {
+                                   onKept: @Sendable (String, FailureReason) -> Void) throws(StageFailure) -> Bool {
         guard let error = error as? MediaError, error.category == .unsupported else { return false }
-        let reason = "\(error.operation): \(error.reason)"
-        try catalogWrite(item) { try catalog.markKeptWithoutPreview(checksum, reason: reason) }
+        let reason = error.failure
+        try catalogWrite(item) { try catalog.markKeptWithoutPreview(checksum, reason: reason.description) }
         onKept(item.relativePath, reason)
         return true
     }
 
     static func failure(_ error: any Error) -> StageFailure {
-        guard let error = error as? MediaError else { return .transient("\(error)") }
-        return StageFailure(reason: "\(error.operation): \(error.reason)",
-                            isRetryable: error.isRetryable)
-    }
-
-    /// A hashing failure's text without the file's own name (the reader knows the item) and without the source root.
-    static func reason(_ item: ImportItem, _ text: String) -> String {
-        text.replacingOccurrences(of: item.sourcePath + ": ", with: "")
-            .replacingOccurrences(of: item.sourceRoot + "/", with: "")
+        guard let error = error as? MediaError else { return .transient(FailureReason("\(error)")) }
+        return StageFailure(reason: error.failure, isRetryable: error.isRetryable)
     }
 
     /// A catalog write; a failure is retryable (a busy or briefly full database).
     static func catalogWrite(_ item: ImportItem, _ body: () throws -> Void) throws(StageFailure) {
         do { try body() } catch {
-            throw StageFailure.transient("the catalog cannot be written: \(error)")
+            throw StageFailure.transient(FailureReason("the catalog cannot be written: \(error)"))
         }
     }
 
@@ -251,7 +244,8 @@ public struct LibraryStages: PipelineStages {
                 try FileSystem.rename(move.temporary, to: move.final, syncingFolder: commit == nil)
             }
         } catch {
-            throw StageFailure(reason: error.description, isRetryable: error.isTransient)
+            // The library file is named: it is not the item's own.
+            throw StageFailure(reason: FailureReason(error.description), isRetryable: error.isTransient)
         }
     }
 }

@@ -58,7 +58,7 @@ public struct PipelineImport: Sendable {
     /// Told the bytes of each original copied into the library.
     public var onCopied: @Sendable (Int64) -> Void = { _ in }
     public var onDamaged: @Sendable (String, String) -> Void = { _, _ in }
-    public var onKeptWithoutPreview: @Sendable (String, String) -> Void = { _, _ in }
+    public var onKeptWithoutPreview: @Sendable (String, FailureReason) -> Void = { _, _ in }
     /// The run's blocking-work counter, handed to the stages.
     var work: WorkTracker?
 

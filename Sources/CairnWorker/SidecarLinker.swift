@@ -53,7 +53,7 @@ struct SidecarLinker {
                 outcome.linked += 1
             } catch {
                 outcome.failures.append(ImportFailure(relativePath: sidecar.relativePath, phase: .sidecar,
-                                                      reason: "\(error)", retryable: true))
+                                                      reason: FailureReason("\(error)"), retryable: true))
             }
         }
         return outcome

@@ -163,7 +163,7 @@ public struct SyncRun: Sendable {
         let summary = try DeletionRun(library: library).trash(
             plan.deleteCandidates, runID: narration.runID, sourcePaths: sourcePaths, now: now())
         narrator.note("moved \(summary.trashed.count) assets to trash/\(narration.runID) (restore with `cairn restore --run-id \(narration.runID)`)")
-        for failure in summary.failures { narrator.failed(file: failure.path, reason: failure.reason, phase: .finalizing) }
+        for failure in summary.failures { narrator.failed(file: failure.path, reason: FailureReason(failure.reason), phase: .finalizing) }
         return summary
     }
 

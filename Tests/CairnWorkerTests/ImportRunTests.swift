@@ -106,7 +106,10 @@ import Testing
         run.hooks.afterScan = { _ in unlink(doomed) }  // the card is pulled right after the walk
         let summary = try await run.run()
         #expect(summary.failures.map(\.relativePath) == ["gone.jpg"])
-        #expect(summary.failures.first?.reason.contains("No such file or directory") == true)
+        // A value: the call that failed and the system's reason, without the file (the report names it once).
+        #expect(summary.failures.first?.reason.reason == "No such file or directory")
+        #expect(summary.failures.first?.reason.operation != nil)
+        #expect(summary.failures.first?.reason.description.contains("gone.jpg") == false)
         #expect(summary.failures.first?.phase == .hashing)
         #expect(summary.exitStatus == .someFilesFailed)
         #expect(try library.catalog.assetCount() == 1)
@@ -272,7 +275,7 @@ final class ReaderBox: @unchecked Sendable {
         let run = ImportRun(library: library, options: options)
         let summary = try await run.run()
         #expect(summary.counts.failed > 0, "the thumbnails were expected to time out")
-        #expect(summary.failures.contains { $0.reason.contains("timed out") })
+        #expect(summary.failures.contains { $0.reason.description.contains("timed out") })
         #expect(run.work.running == 0, "abandoned work still running after the run ended")
         library.close()
     }
@@ -312,7 +315,7 @@ final class ReaderBox: @unchecked Sendable {
         var run = ImportRun(library: library, options: ImportOptions(source: source.path))
         let summary = try await run.run()
         #expect(summary.failures.map(\.relativePath) == ["IMG_1.jpg"])
-        #expect(summary.failures.first?.reason.contains("a symbolic link in the library is refused") == true,
+        #expect(summary.failures.first?.reason.description.contains("a symbolic link in the library is refused") == true,
                 "\(summary.failures)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: outside.path).isEmpty)
         library.close()

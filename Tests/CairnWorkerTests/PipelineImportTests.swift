@@ -149,8 +149,10 @@ import Testing
             #expect(item.state.failure?.retryable == false, "\(name)")
             #expect(item.state.failure?.attempts == 1, "\(name)")
             // The reason says what failed and why, once; the row names the file (a printed line adds it once).
-            let reason = item.state.failure?.reason ?? ""
-            #expect(!reason.isEmpty && !reason.contains(name) && reason.contains(": "), "\(name): \(reason)")
+            let failure = try #require(item.state.failure?.reason)
+            let reason = failure.description
+            #expect(failure.operation != nil && !failure.reason.isEmpty, "\(name): \(reason)")
+            #expect(!reason.contains(name) && reason.contains(": "), "\(name): \(reason)")
             #expect(!reason.contains("\n"))
         }
         let failures = result.report.grouped[.failed, default: []].map(\.path).sorted()
@@ -253,7 +255,8 @@ import Testing
                                  checksum: checksum)
         var first = try #require(try catalog.insertImportItems([planned], sourceID: sourceID).first)
         #expect(first.state == .placeholder && first.id != .unassigned)
-        first.state = .failed(ItemFailure(phase: .transfer, reason: "gone", attempts: 3, retryable: false))
+        first.state = .failed(ItemFailure(phase: .transfer, reason: FailureReason(operation: "open", "gone"), attempts: 3,
+                                          retryable: false))
         try catalog.saveImportItemStates([first])
         #expect(try catalog.importItems() == [first], "the state's columns read back as they were written")
         var moved = planned

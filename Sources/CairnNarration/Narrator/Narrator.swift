@@ -139,7 +139,7 @@ public struct Narrator: Sendable {
 
     /// A file was kept, byte-identical, without a preview (cairn cannot render its format here). It is ready,
     /// not failed; like a failure it is never throttled, so every such file is in the log with its reason.
-    public func keptWithoutPreview(file: String, reason: String) {
+    public func keptWithoutPreview(file: String, reason: FailureReason) {
         core?.record { state in
             state.counts.keptWithoutPreview += 1
             state.emit(NarrationEvent(kind: .warning, time: state.now, phase: state.currentMainPhase,
@@ -149,14 +149,14 @@ public struct Narrator: Sendable {
 
     /// A file failed, with its reason. Never throttled: every failure is in the log and the summary.
     /// The file still counts as processed for `phase`'s progress (default: the current phase).
-    public func failed(file: String, reason: String, phase: SyncPhase? = nil, bytes: Int64 = 0) {
+    public func failed(file: String, reason: FailureReason, phase: SyncPhase? = nil, bytes: Int64 = 0) {
         core?.record { state in
             state.counts.failed += 1
             let phase = phase ?? state.currentMainPhase
             if let phase {
                 state.trackers[phase].advance(items: 1, bytes: bytes)
             }
-            state.emit(NarrationEvent(kind: .error, time: state.now, phase: phase, message: reason, file: file))
+            state.emit(NarrationEvent(kind: .error, time: state.now, phase: phase, message: reason.description, file: file))
             if let phase { state.emitProgressIfDue(phase) }
         }
     }
