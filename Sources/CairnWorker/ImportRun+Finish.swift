@@ -1,0 +1,81 @@
+import CairnCatalog
+import CairnCore
+import CairnNarration
+import Foundation
+
+/// The end of a run: the snapshot and the run record, or the record of a run that stopped on an error.
+extension ImportRun {
+    /// Writes the snapshot and the run record; a file that failed is left out of the snapshot so the next run reads it again.
+    /// - Parameter held: set by a sync whose safety rail held deletions: the run's outcome and the reason.
+    func finish(_ context: Context, hashed: Hashed, imported: Imported, plan: ContentPlan, review: ReviewInfo? = nil,
+                held: String? = nil) throws -> ImportSummary {
+        narrator.phaseStarted(.finalizing)
+        // No per-file copies when nothing failed and nothing was known before (a first import of a big folder).
+        // The checksums were saved when hashing ended (`keepHashes`); files that failed since leave the cache.
+        let failedPaths = Set(imported.failures.map(\.relativePath))
+        let upserts: [SourceFileRecord] = []
+        let removed: [String] = failedPaths.sorted() + hashed.prepared.vanished
+        try library.catalog.updateSnapshot(sourceID: context.sourceID, upserting: upserts, removing: removed)
+
+        let failures = (hashed.failures + imported.failures).sorted { $0.relativePath < $1.relativePath }
+        var counts = ImportCounts()
+        counts.filesSeen = hashed.report.mediaFiles.count
+        counts.filesHashed = hashed.hashedCount
+        counts.bytesHashed = hashed.bytesHashed
+        counts.imported = imported.ready + imported.archived
+        counts.archived = imported.archived
+        // From the outcomes, not the plan: content an earlier, killed run had brought in counts as imported
+        // when this run finished it.
+        counts.duplicates = imported.outcomeCounts[.duplicate] ?? 0
+        counts.unchanged = imported.outcomeCounts[.unchanged] ?? 0
+        counts.skipped = hashed.report.otherFiles + hashed.report.symlinksSkipped.count
+        counts.failed = failures.count
+        counts.bytesCopied = imported.bytesCopied
+        let keptWithoutPreview = self.keptWithoutPreview.all
+        counts.keptWithoutPreview = keptWithoutPreview.count
+
+        var record = context.record
+        record.counts = counts
+        let interrupted = imported.completion == .interrupted
+        let stoppedAtErrorLimit = imported.completion == .stoppedAtErrorLimit
+        record.outcome = interrupted ? .interrupted : held != nil ? .held
+            : failures.isEmpty && hashed.report.isComplete && !stoppedAtErrorLimit ? .success : .someFailed
+        if !failures.isEmpty { record.message = "\(failures.count) files failed" }
+        if let held { record.message = held }
+        if interrupted { record.message = "interrupted by a signal; the next run resumes" + (record.message.map { " (\($0))" } ?? "") }
+        narrator.phaseEnded(.finalizing)
+        if record.outcome == .success { narrator.runFinished() } else { narrator.runFailed(record.message ?? "some files could not be read") }
+        record.endedAt = now()
+        record.summary = narration.summaryJSON(review: review)
+        var failureRecords = failures.map {
+            RunFailureRecord(runID: record.id, relativePath: $0.relativePath, phase: $0.phase, reason: $0.reason.description)
+        }
+        failureRecords += hashed.report.issues.map {
+            RunFailureRecord(runID: record.id, relativePath: $0.relativePath, phase: .scanning, reason: $0.reason)
+        }
+        try library.catalog.finishRun(record, failures: failureRecords)
+        narration.close()
+        var outcomes = imported.outcomes
+        if options.keepsOutcomes { outcomes += ImportFileOutcome.outcomes(scan: hashed.report) }
+        return ImportSummary(
+            runID: record.id, sourceRoot: context.sourceRoot, counts: counts, failures: failures,
+            symlinksSkipped: hashed.report.symlinksSkipped, otherFiles: hashed.report.otherFiles,
+            junkSkipped: hashed.report.junkSkipped, scanIssues: hashed.report.issues,
+            temporaryFilesRemoved: context.temporaryFilesRemoved, elapsedSeconds: (ContinuousClock.now - context.clockStart).seconds,
+            interrupted: interrupted, stoppedAtErrorLimit: stoppedAtErrorLimit,
+            outcomes: outcomes, unfinished: imported.outcomeCounts[.unfinished] ?? 0,
+            keptWithoutPreview: keptWithoutPreview)
+    }
+
+    /// Records a run that stopped on an error, so `cairn status` can say why.
+    func fail(_ context: Context, _ error: any Error) {
+        narrator.runFailed("\(error)")
+        var record = context.record
+        record.outcome = .failed
+        record.message = "\(error)"
+        record.endedAt = now()
+        record.summary = narration.summaryJSON()
+        try? library.catalog.finishRun(record, failures: [])
+        narration.close()
+    }
+}
