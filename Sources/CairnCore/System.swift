@@ -8,4 +8,9 @@ import Darwin
 public enum System {
     /// Cores online, the default width for CPU-bound work.
     public static var coreCount: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
+
+    /// Bytes of physical memory: what the page cache can hold at most.
+    public static var physicalMemory: Int64 {
+        Int64(max(0, sysconf(Int32(_SC_PHYS_PAGES)))) * Int64(max(0, sysconf(Int32(_SC_PAGESIZE))))
+    }
 }

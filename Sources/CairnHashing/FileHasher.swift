@@ -59,10 +59,16 @@ public final class FileHasher {
     deinit { buffer.deallocate() }
 
     /// Hashes the file at `path`. Throws `changedWhileReading` when its stat facts moved during the read,
-    /// or when they differ from `expected` (the facts the scanner saw).
-    public func hash(path: String, expected: FileFingerprint? = nil) throws(HashingError) -> HashedFile {
+    /// or when they differ from `expected` (the facts the scanner saw). `dropsCache`: the file's pages leave the
+    /// page cache once read (a folder bigger than memory would otherwise push out everything else).
+    public func hash(path: String, expected: FileFingerprint? = nil, dropsCache: Bool = false) throws(HashingError)
+        -> HashedFile
+    {
         let fd = try openForReading(path)
-        defer { close(fd) }
+        defer {
+            if dropsCache { _ = posix_fadvise(fd, 0, 0, Int32(POSIX_FADV_DONTNEED)) }
+            close(fd)
+        }
         let before = try fingerprint(of: fd, path: path)
         if let expected, expected != before { throw .changedWhileReading(path: path) }
         let (checksum, header) = before.size >= mappingThreshold
@@ -76,13 +82,18 @@ public final class FileHasher {
     /// Copies `source` into a new file at `destination` while hashing it, so each byte is read once.
     ///
     /// The new file is fsynced before this returns, unless `syncs` is false (the caller makes it durable with
-    /// others, in a group commit). On any failure the partial destination is removed.
+    /// others, in a group commit). On any failure the partial destination is removed. The source's pages leave
+    /// the page cache afterwards (an import never reads a source file again): a big import does not push out
+    /// what the machine had cached. The copy's pages stay, for the derivatives made from it next.
     /// When `expected` is given and the bytes read hash to something else, the copy is removed and
     /// `checksumMismatch` thrown: the file changed after it was hashed.
     public func copy(from source: String, to destination: String, expected: Checksum? = nil,
                      syncs: Bool = true) throws(HashingError) -> HashedFile {
         let input = try openForReading(source)
-        defer { close(input) }
+        defer {
+            _ = posix_fadvise(input, 0, 0, Int32(POSIX_FADV_DONTNEED))
+            close(input)
+        }
         let before = try fingerprint(of: input, path: source)
         let output = open(destination, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard output >= 0 else { throw .system(SystemCallError("open for writing", path: destination)) }

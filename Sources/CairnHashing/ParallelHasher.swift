@@ -19,6 +19,8 @@ public enum ParallelHasher {
     /// Hashes `requests`; results come back in the same order as the requests. `mappingThreshold: nil`
     /// reads every file with `read` (for comparison in benchmarks).
     ///
+    /// `dropsCache`: each file's pages leave the page cache once it is hashed (see `FileHasher.hash`).
+    ///
     /// `progress` is called from the hashing threads after each file with its request index and byte count
     /// (0 when it failed); keep it cheap.
     public static func hash(
@@ -26,6 +28,7 @@ public enum ParallelHasher {
         workers: Int = defaultWorkers,
         bufferSize: Int = FileHasher.defaultBufferSize,
         mappingThreshold: Int64? = FileHasher.defaultMappingThreshold,
+        dropsCache: Bool = false,
         progress: (@Sendable (_ index: Int, _ bytes: Int64) -> Void)? = nil
     ) -> [Result<HashedFile, HashingError>] {
         parallelMap(
@@ -39,7 +42,9 @@ public enum ParallelHasher {
                 switch hasher {
                 case .failure(let error): result = .failure(.openSSL(path: request.path, error))
                 case .success(let hasher):
-                    result = Result { () throws(HashingError) in try hasher.hash(path: request.path, expected: request.expected) }
+                    result = Result { () throws(HashingError) in
+                        try hasher.hash(path: request.path, expected: request.expected, dropsCache: dropsCache)
+                    }
                 }
                 progress?(index, (try? result.get())?.fingerprint.size ?? 0)
                 return result

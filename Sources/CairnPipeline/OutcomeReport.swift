@@ -6,9 +6,10 @@ public enum FileOutcome: Hashable, Sendable {
     case imported
     /// Its bytes were already in the library.
     case duplicate
-    /// Not imported on purpose (not media, excluded, withdrawn).
-    case skipped(reason: String)
-    case failed(phase: Lane, reason: FailureReason)
+    /// Not imported on purpose (not media, excluded, withdrawn). Boxed, like `failed`, so the common cases (and a
+    /// report's line per file) stay small.
+    indirect case skipped(reason: String)
+    indirect case failed(phase: Lane, reason: FailureReason)
     /// The run stopped before the file finished; the next run resumes at `resumeAt`.
     case unfinished(resumeAt: Lane)
     /// Its original is in the library; its probe and derivatives wait for a run with derivatives on.

@@ -55,6 +55,7 @@ public struct ImportFileOutcome: Sendable, Equatable, Codable {
     /// sources. One at a time, since a caller that only counts them should not hold a line per file.
     static func forEach(hashed: ImportRun.Hashed, pipeline: OutcomeReport, _ body: (ImportFileOutcome) -> Void) {
         var byChecksum: [Checksum: FileOutcomeEntry] = [:]
+        byChecksum.reserveCapacity(pipeline.entries.count)
         for entry in pipeline.entries { if let checksum = entry.checksum { byChecksum[checksum] = entry } }
         let hashFailures = Dictionary(hashed.failures.map { ($0.relativePath, $0) }, uniquingKeysWith: { first, _ in first })
         let hashedThisRun = Set(hashed.prepared.toHash)

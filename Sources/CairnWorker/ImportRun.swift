@@ -173,8 +173,12 @@ public struct ImportRun: Sendable {
         let narrator = self.narrator
         let toHash = prepared.toHash
         let workers = options.hashWorkers
+        // More to hash than half the memory: the copies would find little of it still cached, and keeping it would
+        // push out everything else the machine had cached. Each file leaves the cache once hashed.
+        let bytesToHash = toHash.reduce(Int64(0)) { $0 + files[$1].fingerprint.size }
+        let dropsCache = bytesToHash > System.physicalMemory / 2
         let results = try await BlockingWork.run {
-            ParallelHasher.hash(requests, workers: workers) { slot, bytes in
+            ParallelHasher.hash(requests, workers: workers, dropsCache: dropsCache) { slot, bytes in
                 if bytes > 0 { narrator.hashed(file: files[toHash[slot]].relativePath, bytes: bytes) }
             }
         }

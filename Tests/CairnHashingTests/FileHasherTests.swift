@@ -18,6 +18,52 @@ import Testing
         return Data((0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) })
     }
 
+    /// A folder on a disk file system: tmpfs pages cannot leave the page cache, so residency says nothing there.
+    func diskBackedDirectory() throws -> TemporaryDirectory {
+        let type = String(decoding: try ExternalTool.run(["stat", "-f", "-c", "%T", NSTemporaryDirectory()]), as: UTF8.self)
+        let temporaryIsTmpfs = type.hasPrefix("tmpfs")
+        return try TemporaryDirectory(prefix: "cairn-cache",
+                                      in: temporaryIsTmpfs ? FileManager.default.currentDirectoryPath + "/.build" : NSTemporaryDirectory())
+    }
+
+    /// How many of the file's pages are in the page cache (`mincore` over a mapping of it).
+    func residentPages(_ path: String) throws -> Int {
+        let fd = open(path, O_RDONLY)
+        try #require(fd >= 0)
+        defer { close(fd) }
+        var info = stat()
+        try #require(fstat(fd, &info) == 0)
+        let length = Int(info.st_size)
+        let mapping = try #require(mmap(nil, length, PROT_READ, MAP_SHARED, fd, 0))
+        defer { munmap(mapping, length) }
+        let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
+        var vector = [UInt8](repeating: 0, count: (length + pageSize - 1) / pageSize)
+        try #require(mincore(mapping, length, &vector) == 0)
+        return vector.count { $0 & 1 == 1 }
+    }
+
+    /// A source file leaves the page cache after its copy (an import never reads it again), and after hashing
+    /// when asked (a folder bigger than memory); plain hashing leaves it cached, for the copy that follows.
+    @Test func sourcePagesLeaveThePageCacheAfterTheCopyAndWhenHashingIsAskedTo() throws {
+        let directory = try diskBackedDirectory()
+        let path = try directory.write(randomBytes(4 << 20, seed: 5), to: "source.bin")
+        let written = open(path, O_RDONLY)
+        try #require(written >= 0 && fsync(written) == 0)  // clean pages: the only kind the kernel can drop
+        close(written)
+        let hasher = try FileHasher()
+        let pages = (4 << 20) / Int(sysconf(Int32(_SC_PAGESIZE)))
+
+        _ = try hasher.hash(path: path)
+        #expect(try residentPages(path) == pages, "plain hashing keeps the file cached")
+        _ = try hasher.hash(path: path, dropsCache: true)
+        #expect(try residentPages(path) == 0)
+        let copied = try hasher.copy(from: path, to: directory.subpath("copy.bin"), syncs: true)
+        #expect(copied.checksum == (try referenceChecksum(path)))
+        _ = try hasher.copy(from: path, to: directory.subpath("copy2.bin"), syncs: true)
+        #expect(try residentPages(path) == 0, "the source left the cache after its copy")
+        #expect(try residentPages(directory.subpath("copy.bin")) == pages, "a copy stays cached for its derivatives")
+    }
+
     @Test(arguments: [0, 1, 65_537, 256 * 1024, 256 * 1024 + 1, 3_000_001])
     func matchesSha1sum(size: Int) throws {
         let directory = try TemporaryDirectory()

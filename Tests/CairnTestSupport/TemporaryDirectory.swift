@@ -5,8 +5,9 @@ public final class TemporaryDirectory: @unchecked Sendable {
     public let path: String
     public var url: URL { URL(fileURLWithPath: path) }
 
-    public init(prefix: String = "cairn-test") throws {
-        let base = NSTemporaryDirectory() + "\(prefix)-\(UUID().uuidString)"
+    /// A new folder in `parent` (default: the temporary folder).
+    public init(prefix: String = "cairn-test", in parent: String = NSTemporaryDirectory()) throws {
+        let base = (parent.hasSuffix("/") ? parent : parent + "/") + "\(prefix)-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
         path = base
     }

@@ -29,5 +29,6 @@ enum BenchRegistry {
         MediaSynthesisBench.self,
         ImportBenchmark.self,
         ScaleBenchmark.self,
+        CopyBenchmark.self,
     ]
 }
