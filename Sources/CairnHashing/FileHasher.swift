@@ -42,6 +42,12 @@ public final class FileHasher {
     /// Mapped and populated a window at a time, so a huge video never maps (or faults in) all at once.
     static let mappingWindow = 16 * 1024 * 1024
     static let headerLength = FileHeader.capacity
+    /// A copy starts the disk writes of every this many bytes as it goes (a big video is on disk, or nearly, when
+    /// its copy ends, not all in the page cache waiting for the sync).
+    static let writebackChunk: Int64 = 8 * 1024 * 1024
+    /// Copies from this size on hash and write on two threads (`CopyPipeline`); below it, a thread hop per file
+    /// costs more than the overlap saves.
+    static let pipelinedCopyThreshold: Int64 = 8 * 1024 * 1024
 
     private let mappingThreshold: Int64
 
@@ -102,7 +108,16 @@ public final class FileHasher {
             close(output)
             if !succeeded { unlink(destination) }
         }
-        let (checksum, header) = try stream(from: input, size: before.size, path: source, to: output, destinationPath: destination)
+        let (checksum, header): (Checksum, [UInt8])
+        if before.size >= Self.pipelinedCopyThreshold {
+            _ = posix_fadvise(input, 0, 0, Int32(POSIX_FADV_SEQUENTIAL))
+            do { try digest.reset() } catch { throw .openSSL(path: source, error) }
+            (checksum, header) = try CopyPipeline(output: output, destinationPath: destination)
+                .run(input: input, size: before.size, path: source, digest: digest, headerLength: Self.headerLength)
+        } else {
+            (checksum, header) = try stream(from: input, size: before.size, path: source, to: output,
+                                            destinationPath: destination)
+        }
         let after = try fingerprint(of: input, path: source)
         guard after == before, stillAtPath(source, before) else { throw .changedWhileReading(path: source) }
         if let expected, expected != checksum {
@@ -178,6 +193,7 @@ public final class FileHasher {
         do { try digest.reset() } catch { throw .openSSL(path: path, error) }
         var header: [UInt8] = []
         var remaining = size
+        var written: Int64 = 0, writebackStarted: Int64 = 0
         while remaining > 0 {
             let count = read(fd, buffer.baseAddress, Int(min(Int64(buffer.count), remaining)))
             if count < 0 {
@@ -191,7 +207,14 @@ public final class FileHasher {
                 header.append(contentsOf: block.prefix(Self.headerLength - header.count))
             }
             do { try digest.update(block) } catch { throw .openSSL(path: path, error) }
-            if let output { try writeAll(block, to: output, path: destinationPath) }
+            if let output {
+                try writeAll(block, to: output, path: destinationPath)
+                written += Int64(count)
+                if written - writebackStarted >= Self.writebackChunk {
+                    _ = CLinux_start_writeback(output, writebackStarted, written - writebackStarted)
+                    writebackStarted = written
+                }
+            }
         }
         do { return (try digest.finalize(), header) } catch { throw .openSSL(path: path, error) }
     }

@@ -69,6 +69,31 @@ import Testing
         #expect(stored == expected)
         #expect(Self.files(below: work.subpath("lib2/tmp")).isEmpty)
     }
+
+    /// A video bigger than the room left: its copy (reading and hashing on one thread, writing on another) meets
+    /// the full disk; the run names it, publishes no partial original, and the catalog is sound.
+    @Test func aBigCopyThatFillsTheDiskPublishesNothingPartial() throws {
+        let work = try TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: work.subpath("src"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: work.subpath("mnt"), withIntermediateDirectories: true)
+        let script = """
+            set -u
+            head -c 25165824 /dev/urandom > "$SRC/clip.mp4" || exit 91
+            mount -t tmpfs -o size=12m tmpfs "$MNT" || exit 90
+            "$CAIRN" import "$SRC" --library "$MNT/lib" --plain --clips off > "$OUT/run.txt" 2>&1; echo $? > "$OUT/run.rc"
+            sqlite3 "$MNT/lib/catalog.sqlite" "PRAGMA integrity_check" > "$OUT/integrity.txt" 2>&1
+            find "$MNT/lib/originals" "$MNT/lib/tmp" -type f > "$OUT/files.txt" 2>/dev/null
+            """
+        let finished = try ChildProcessRunner.run(["unshare", "-m", "bash", "-c", script], environment: [
+            "MNT": work.subpath("mnt"), "SRC": work.subpath("src"), "OUT": work.path, "CAIRN": CairnBinary.path,
+        ])
+        #expect(finished == 0, "the namespace script failed (\(finished)): is this run as root with unshare?")
+        func text(_ name: String) -> String { (try? String(contentsOfFile: work.subpath(name), encoding: .utf8)) ?? "" }
+        #expect(text("run.rc").trimmingCharacters(in: .whitespacesAndNewlines) != "0")
+        #expect(text("run.txt").contains("No space left on device"), "\(text("run.txt"))")
+        #expect(text("integrity.txt").trimmingCharacters(in: .whitespacesAndNewlines) == "ok")
+        #expect(text("files.txt").trimmingCharacters(in: .whitespacesAndNewlines).isEmpty, "\(text("files.txt"))")
+    }
 }
 
 /// Runs a command with extra environment variables, output discarded; returns its exit status.

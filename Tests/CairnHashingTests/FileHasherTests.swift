@@ -134,6 +134,27 @@ import Testing
         #expect(try Data(contentsOf: URL(fileURLWithPath: destination)) == data)
     }
 
+    /// A big copy reads and hashes on one thread and writes on another (`CopyPipeline`): the same bytes, the same
+    /// checksum, across a size that is no whole number of chunks; a wrong expectation still leaves no file.
+    @Test func pipelinedCopyWritesIdenticalBytesAndHashesThem() throws {
+        let directory = try TemporaryDirectory()
+        let size = Int(FileHasher.pipelinedCopyThreshold) + 3 * CopyPipeline.chunkSize + 12_345
+        let data = randomBytes(size, seed: 21)
+        let source = try directory.write(data, to: "source.bin")
+        let hasher = try FileHasher()
+        let copied = try hasher.copy(from: source, to: directory.subpath("copy.bin"), syncs: false)
+        #expect(copied.checksum == (try referenceChecksum(source)))
+        #expect(copied.header.bytes == Array(data.prefix(FileHeader.capacity)))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: directory.subpath("copy.bin"))) == data)
+        let wrong = try #require(Checksum(hex: String(repeating: "cd", count: 20)))
+        #expect(throws: HashingError.self) {
+            try hasher.copy(from: source, to: directory.subpath("copy2.bin"), expected: wrong)
+        }
+        #expect(!FileManager.default.fileExists(atPath: directory.subpath("copy2.bin")))
+        // The hasher is whole after a pipelined copy: a plain hash agrees.
+        #expect(try hasher.hash(path: source).checksum == copied.checksum)
+    }
+
     @Test func copyWithWrongExpectationLeavesNoFile() throws {
         let directory = try TemporaryDirectory()
         let source = try directory.write(randomBytes(10_000, seed: 4), to: "source.bin")
