@@ -9,6 +9,8 @@ import Glibc
 ///
 /// The buffers go round a ring: the reader takes a free one (`free`), fills and hashes it, hands it to the writer
 /// (`filled`), which writes it, starts its writeback, and gives it back. The semaphores order every hand-off.
+/// The writer is a thread of its own, not a Dispatch worker: the copy itself runs on one, and a pool whose
+/// workers all wait on their writers could not start them.
 final class CopyPipeline: @unchecked Sendable {
     static let chunkSize = 1 << 20
     static let slotCount = 4
@@ -16,7 +18,7 @@ final class CopyPipeline: @unchecked Sendable {
     private let buffers: [UnsafeMutableRawBufferPointer]
     private let free = DispatchSemaphore(value: CopyPipeline.slotCount)
     private let filled = DispatchSemaphore(value: 0)
-    private let writerDone = DispatchSemaphore(value: 0)
+    private var writer = pthread_t()
     /// Byte counts of the chunks handed over, in ring order; 0 ends the copy.
     private let handedOver = Locked<[Int]>([])
     private let writeError = Locked<SystemCallError?>(nil)
@@ -31,12 +33,23 @@ final class CopyPipeline: @unchecked Sendable {
 
     deinit { for buffer in buffers { buffer.deallocate() } }
 
+    /// Starts the writer thread; false when the system has no thread to give (then copy on one thread).
+    func start() -> Bool {
+        let context = Unmanaged.passRetained(self).toOpaque()
+        let created = pthread_create(&writer, nil, { context in
+            let pipeline = Unmanaged<CopyPipeline>.fromOpaque(context!).takeRetainedValue()
+            pipeline.writeLoop()
+            return nil
+        }, context)
+        if created != 0 { Unmanaged<CopyPipeline>.fromOpaque(context).release() }
+        return created == 0
+    }
+
     /// Reads `size` bytes of `input` (no more: a growing file is not chased), hashes them with `digest` and writes
-    /// them to the output; returns the checksum and the first `headerLength` bytes.
+    /// them to the output; returns the checksum and the first `headerLength` bytes. Call once, after `start`.
     func run(input: Int32, size: Int64, path: String, digest: SHA1Digest, headerLength: Int) throws(HashingError)
         -> (Checksum, [UInt8])
     {
-        DispatchQueue.global(qos: .userInitiated).async { self.writeLoop() }
         var header: [UInt8] = []
         var remaining = size
         var slot = 0
@@ -66,7 +79,7 @@ final class CopyPipeline: @unchecked Sendable {
         }
         handedOver.withLock { $0.append(0) }
         filled.signal()
-        writerDone.wait()
+        pthread_join(writer, nil)
         if let failure { throw failure }
         if let error = writeError.withLock({ $0 }) { throw .system(error) }
         do { return (try digest.finalize(), header) } catch { throw .openSSL(path: path, error) }
@@ -94,6 +107,5 @@ final class CopyPipeline: @unchecked Sendable {
             free.signal()
             slot = (slot + 1) % Self.slotCount
         }
-        writerDone.signal()
     }
 }

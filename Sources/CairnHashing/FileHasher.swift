@@ -109,11 +109,13 @@ public final class FileHasher {
             if !succeeded { unlink(destination) }
         }
         let (checksum, header): (Checksum, [UInt8])
-        if before.size >= Self.pipelinedCopyThreshold {
+        let pipeline = before.size >= Self.pipelinedCopyThreshold
+            ? CopyPipeline(output: output, destinationPath: destination) : nil
+        if pipeline != nil { do { try digest.reset() } catch { throw .openSSL(path: source, error) } }
+        if let pipeline, pipeline.start() {
             _ = posix_fadvise(input, 0, 0, Int32(POSIX_FADV_SEQUENTIAL))
-            do { try digest.reset() } catch { throw .openSSL(path: source, error) }
-            (checksum, header) = try CopyPipeline(output: output, destinationPath: destination)
-                .run(input: input, size: before.size, path: source, digest: digest, headerLength: Self.headerLength)
+            (checksum, header) = try pipeline.run(input: input, size: before.size, path: source, digest: digest,
+                                                  headerLength: Self.headerLength)
         } else {
             (checksum, header) = try stream(from: input, size: before.size, path: source, to: output,
                                             destinationPath: destination)
