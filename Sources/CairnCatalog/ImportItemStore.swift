@@ -147,7 +147,9 @@ extension Catalog {
                     throw DatabaseError(message: "import_item row for \(checksum.hex) was not returned")
                 }
                 var record = try ItemRecord(row: row)
-                record.item.sourceRoot = item.sourceRoot  // the caller's string, shared by its items, not one copy each
+                // The caller's strings (the same values), shared with its items rather than one more copy each.
+                record.item.sourceRoot = item.sourceRoot
+                record.item.relativePath = item.relativePath
                 records.append(record)
             }
             return records
