@@ -17,6 +17,16 @@ import Testing
         }
     }
 
+    /// Runs `script` as root in a private mount namespace with `MNT`, `SRC` (`work`'s mnt and src), `OUT` (`work`)
+    /// and `CAIRN` set; returns a reader of the files it left in `OUT` ("" when missing).
+    static func runInPrivateMounts(_ script: String, work: TemporaryDirectory) throws -> (String) -> String {
+        let finished = try ChildProcessRunner.run(["unshare", "-m", "bash", "-c", script], environment: [
+            "MNT": work.subpath("mnt"), "SRC": work.subpath("src"), "OUT": work.path, "CAIRN": CairnBinary.path,
+        ])
+        #expect(finished == 0, "the namespace script failed (\(finished)): is this run as root with unshare?")
+        return { name in (try? String(contentsOfFile: work.subpath(name), encoding: .utf8)) ?? "" }
+    }
+
     @Test func aFullDiskIsReportedPublishesNothingPartialAndTheNextRunCompletes() throws {
         let work = try TemporaryDirectory()
         let base = try MediaFixtures.jpeg(at: work.subpath("base.jpg"), width: 640, height: 480, quality: 2)
@@ -41,11 +51,7 @@ import Testing
             sqlite3 "$MNT/lib/catalog.sqlite" "PRAGMA integrity_check" > "$OUT/integrity2.txt" 2>&1
             cp -a "$MNT/lib" "$OUT/lib2"
             """
-        let finished = try ChildProcessRunner.run(["unshare", "-m", "bash", "-c", script], environment: [
-            "MNT": work.subpath("mnt"), "SRC": work.subpath("src"), "OUT": work.path, "CAIRN": CairnBinary.path,
-        ])
-        #expect(finished == 0, "the namespace script failed (\(finished)): is this run as root with unshare?")
-        func text(_ name: String) -> String { (try? String(contentsOfFile: work.subpath(name), encoding: .utf8)) ?? "" }
+        let text = try Self.runInPrivateMounts(script, work: work)
 
         // Run 1: the full disk is named, the run says files failed, and the catalog is sound.
         #expect(text("run1.rc").trimmingCharacters(in: .whitespacesAndNewlines) != "0")
@@ -84,11 +90,7 @@ import Testing
             sqlite3 "$MNT/lib/catalog.sqlite" "PRAGMA integrity_check" > "$OUT/integrity.txt" 2>&1
             find "$MNT/lib/originals" "$MNT/lib/tmp" -type f > "$OUT/files.txt" 2>/dev/null
             """
-        let finished = try ChildProcessRunner.run(["unshare", "-m", "bash", "-c", script], environment: [
-            "MNT": work.subpath("mnt"), "SRC": work.subpath("src"), "OUT": work.path, "CAIRN": CairnBinary.path,
-        ])
-        #expect(finished == 0, "the namespace script failed (\(finished)): is this run as root with unshare?")
-        func text(_ name: String) -> String { (try? String(contentsOfFile: work.subpath(name), encoding: .utf8)) ?? "" }
+        let text = try Self.runInPrivateMounts(script, work: work)
         #expect(text("run.rc").trimmingCharacters(in: .whitespacesAndNewlines) != "0")
         #expect(text("run.txt").contains("No space left on device"), "\(text("run.txt"))")
         #expect(text("integrity.txt").trimmingCharacters(in: .whitespacesAndNewlines) == "ok")
