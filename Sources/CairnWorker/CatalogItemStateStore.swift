@@ -39,6 +39,7 @@ public struct CatalogItemStateStore: ItemStateStore {
     /// checksum an earlier run left unfinished is one item, in the state it stood in.
     public func plan(_ newItems: [ImportItem], sourceID: Int64, owingTransfer: Bool) throws -> [ItemRecord] {
         var records = try unfinished(owingTransfer: owingTransfer)
+        records.reserveCapacity(records.count + newItems.count)
         var earlier = [ItemID: Int](minimumCapacity: records.count)
         for (index, record) in records.enumerated() { earlier[record.id] = index }
         var sorted = true

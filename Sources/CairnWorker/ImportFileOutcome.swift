@@ -59,15 +59,15 @@ public struct ImportFileOutcome: Sendable, Equatable, Codable {
         for entry in pipeline.entries { if let checksum = entry.checksum { byChecksum[checksum] = entry } }
         let hashFailures = Dictionary(hashed.failures.map { ($0.relativePath, $0) }, uniquingKeysWith: { first, _ in first })
         let hashedThisRun = Set(hashed.prepared.toHash)
-        var seen = Set<Checksum>()
         for (index, file) in hashed.report.mediaFiles.enumerated() {
             if let failure = hashFailures[file.relativePath] {
                 body(ImportFileOutcome(path: file.relativePath, outcome: .failed, phase: failure.phase, reason: failure.reason))
                 continue
             }
             guard let checksum = hashed.checksums[index] else { continue }
-            let first = seen.insert(checksum).inserted
-            if first, let entry = byChecksum.removeValue(forKey: checksum) {
+            // The first file holding the content takes the pipeline's line (taking it out of the map marks the
+            // content seen); any later one is a duplicate.
+            if let entry = byChecksum.removeValue(forKey: checksum) {
                 body(ImportFileOutcome(path: file.relativePath, checksum: checksum, entry.outcome))
             } else {
                 body(ImportFileOutcome(path: file.relativePath,
