@@ -94,8 +94,8 @@ extension Catalog {
 
     /// The columns an import item is read with, for the join of `import_item i` with `source s` and `asset a`.
     private static let itemSelection = """
-        i.id, i.sha1, i.relative_path, s.root_path, i.kind, i.size, a.original_path, i.state, i.phase, i.operation, i.reason,
-        i.attempts, i.retryable, i.in_flight, i.crash_count, i.duplicate
+        i.id, i.sha1, i.relative_path, s.root_path, i.kind, i.size, a.original_path, i.state, i.phase, i.operation,
+        i.reason, i.attempts, i.retryable, i.in_flight, i.crash_count, i.duplicate
         """
 
     /// The columns an item's save writes: its state's and its bookkeeping.
@@ -109,10 +109,10 @@ extension Catalog {
         try pool.read { db in try String.fetchOne(db, sql: "SELECT root_path FROM source WHERE id = ?", arguments: [id]) }
     }
 
-    /// Plans `items` (found under the root of source `sourceID`) in one transaction and returns them as the catalog now holds them, with the ids their inserts gave them. A row
-    /// that already holds a checksum is reused, never doubled: its location is updated to the new sighting, and
-    /// when it was finished (ready, cancelled, failed for good) it starts again as a placeholder; an unfinished
-    /// row keeps its state, so it resumes where it stood.
+    /// Plans `items` (found under the root of source `sourceID`) in one transaction and returns them as the catalog
+    /// now holds them, with the ids their inserts gave them. A row that already holds a checksum is reused, never
+    /// doubled: its location is updated to the new sighting, and when it was finished (ready, cancelled, failed for
+    /// good) it starts again as a placeholder; an unfinished row keeps its state, so it resumes where it stood.
     public func insertImportItems(_ items: [ImportItem], sourceID: Int64, now: Date = Date()) throws -> [ItemRecord] {
         guard !items.isEmpty else { return [] }
         let terminal = Self.terminalCondition
@@ -131,8 +131,8 @@ extension Catalog {
                     crash_count = CASE WHEN \(terminal) THEN 0 ELSE crash_count END,
                     duplicate = CASE WHEN \(terminal) THEN 0 ELSE duplicate END,
                     retryable = CASE WHEN \(terminal) THEN 0 ELSE retryable END
-                RETURNING id, sha1, relative_path, kind, size, state, phase, operation, reason, attempts, retryable, in_flight,
-                    crash_count, duplicate,
+                RETURNING id, sha1, relative_path, kind, size, state, phase, operation, reason, attempts, retryable,
+                    in_flight, crash_count, duplicate,
                     (SELECT original_path FROM asset WHERE asset.sha1 = import_item.sha1) AS original_path,
                     ? AS root_path
                 """)

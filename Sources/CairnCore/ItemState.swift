@@ -140,8 +140,8 @@ public enum Lane: String, CaseIterable, Codable, Sendable, Comparable {
 // MARK: The codec
 
 /// An item state is stored flat, in the columns `state`, `phase`, `operation`, `reason`, `attempts` and
-/// `retryable` (all but `state` set for `failed` only; `operation` when the failure names one). This is the one place that maps the two ways; a record that holds a state
-/// decodes it from the same decoder as its own columns.
+/// `retryable` (all but `state` set for `failed` only; `operation` when the failure names one). This is the one
+/// place that maps the two ways; a record that holds a state decodes it from the same decoder as its own columns.
 extension ItemState: Codable {
     public enum CodingKeys: String, CodingKey, CaseIterable {
         case state, phase, operation, reason, attempts, retryable
