@@ -70,6 +70,12 @@ public struct ProgressTracker: Sendable {
         self.weights = weights
     }
 
+    /// Room for `count` items, so the tracker's maps are sized once rather than doubled as items register.
+    public mutating func reserveCapacity(_ count: Int) {
+        items.reserveCapacity(count)
+        registered.reserveCapacity(count)
+    }
+
     /// Adds an item (once) at its current state; an item that ended before this run counts as done.
     /// Whether `id` was registered.
     public func contains(_ id: ItemID) -> Bool { registered.contains(id) }

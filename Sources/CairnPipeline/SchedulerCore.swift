@@ -96,6 +96,7 @@ struct SchedulerCore {
         order.reserveCapacity(records.count)
         // Every item ends up there: sized once, not doubled (and copied) as it fills.
         finished.reserveCapacity(records.count)
+        progress.reserveCapacity(records.count)
         // Fresh placeholders wait (compacted in place at the front of the caller's list).
         var waitingCount = 0
         for index in records.indices {

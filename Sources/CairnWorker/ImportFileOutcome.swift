@@ -58,7 +58,9 @@ public struct ImportFileOutcome: Sendable, Equatable, Codable {
         byChecksum.reserveCapacity(pipeline.entries.count)
         for entry in pipeline.entries { if let checksum = entry.checksum { byChecksum[checksum] = entry } }
         let hashFailures = Dictionary(hashed.failures.map { ($0.relativePath, $0) }, uniquingKeysWith: { first, _ in first })
-        let hashedThisRun = Set(hashed.prepared.toHash)
+        // A flag a file (a byte each), not a set of indexes (tens of bytes each).
+        var hashedThisRun = [Bool](repeating: false, count: hashed.report.mediaFiles.count)
+        for index in hashed.prepared.toHash { hashedThisRun[index] = true }
         for (index, file) in hashed.report.mediaFiles.enumerated() {
             if let failure = hashFailures[file.relativePath] {
                 body(ImportFileOutcome(path: file.relativePath, outcome: .failed, phase: failure.phase, reason: failure.reason))
@@ -71,7 +73,7 @@ public struct ImportFileOutcome: Sendable, Equatable, Codable {
                 body(ImportFileOutcome(path: file.relativePath, checksum: checksum, entry.outcome))
             } else {
                 body(ImportFileOutcome(path: file.relativePath,
-                                       outcome: hashedThisRun.contains(index) ? .duplicate : .unchanged,
+                                       outcome: hashedThisRun[index] ? .duplicate : .unchanged,
                                        checksum: checksum))
             }
         }
