@@ -87,7 +87,7 @@ final class CopyPipeline: @unchecked Sendable {
 
     private func writeLoop() {
         var slot = 0
-        var written: Int64 = 0, writebackStarted: Int64 = 0
+        var writeback = Writeback()
         while true {
             filled.wait()
             let count = handedOver.withLock { $0.removeFirst() }
@@ -95,11 +95,7 @@ final class CopyPipeline: @unchecked Sendable {
             if writeError.withLock({ $0 }) == nil {
                 do {
                     try writeFully(output, UnsafeRawBufferPointer(rebasing: buffers[slot][0..<count]), path: destinationPath)
-                    written += Int64(count)
-                    if written - writebackStarted >= FileHasher.writebackChunk {
-                        _ = CLinux_start_writeback(output, writebackStarted, written - writebackStarted)
-                        writebackStarted = written
-                    }
+                    writeback.wrote(count, to: output)
                 } catch {
                     writeError.withLock { $0 = error }
                 }
@@ -107,5 +103,19 @@ final class CopyPipeline: @unchecked Sendable {
             free.signal()
             slot = (slot + 1) % Self.slotCount
         }
+    }
+}
+
+/// Starts the disk writes of a file being written, every `FileHasher.writebackChunk` bytes, as it goes.
+struct Writeback {
+    private var written: Int64 = 0
+    private var started: Int64 = 0
+
+    /// `count` more bytes went to `fd`; starts the writeback of the last chunk once it is whole.
+    mutating func wrote(_ count: Int, to fd: Int32) {
+        written += Int64(count)
+        guard written - started >= FileHasher.writebackChunk else { return }
+        _ = CLinux_start_writeback(fd, started, written - started)
+        started = written
     }
 }

@@ -195,7 +195,7 @@ public final class FileHasher {
         do { try digest.reset() } catch { throw .openSSL(path: path, error) }
         var header: [UInt8] = []
         var remaining = size
-        var written: Int64 = 0, writebackStarted: Int64 = 0
+        var writeback = Writeback()
         while remaining > 0 {
             let count = read(fd, buffer.baseAddress, Int(min(Int64(buffer.count), remaining)))
             if count < 0 {
@@ -211,11 +211,7 @@ public final class FileHasher {
             do { try digest.update(block) } catch { throw .openSSL(path: path, error) }
             if let output {
                 try writeAll(block, to: output, path: destinationPath)
-                written += Int64(count)
-                if written - writebackStarted >= Self.writebackChunk {
-                    _ = CLinux_start_writeback(output, writebackStarted, written - writebackStarted)
-                    writebackStarted = written
-                }
+                writeback.wrote(count, to: output)
             }
         }
         do { return (try digest.finalize(), header) } catch { throw .openSSL(path: path, error) }

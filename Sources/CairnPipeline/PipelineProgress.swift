@@ -99,7 +99,7 @@ public struct ProgressTracker: Sendable {
         let reached: Int
         if finished || state == .ready || state == .cancelled {
             reached = lanes.count
-        } else if let lane = state.activeLane ?? state.failedPhase {
+        } else if let lane = state.activeLane ?? state.failure?.phase {
             reached = lanes.firstIndex(of: lane) ?? lanes.count
         } else {
             reached = 0
@@ -128,13 +128,6 @@ public struct ProgressTracker: Sendable {
     private func units(of tracked: Tracked, in lane: Lane) -> Double {
         // Bytes weigh the transfer lane; an empty file still counts as one unit so it registers.
         lane == .transfer ? Double(max(tracked.byteCount, 1)) : 1
-    }
-}
-
-extension ItemState {
-    var failedPhase: Lane? {
-        if case .failed(let failure) = self { return failure.phase }
-        return nil
     }
 }
 

@@ -95,6 +95,8 @@ public struct ImportRun: Sendable {
         /// Checksums reused from the cache, by index into `report.mediaFiles` (nil: to hash).
         var cached: [Checksum?]
         var toHash: [Int]
+        /// The bytes of the files in `toHash`.
+        var bytesToHash: Int64
     }
 
     /// Walks the source and diffs it against the last snapshot. After this, the work ahead is counted.
@@ -133,13 +135,14 @@ public struct ImportRun: Sendable {
         if !report.symlinksSkipped.isEmpty {
             narrator.note("\(report.symlinksSkipped.count) symbolic links skipped (never followed)")
         }
+        let bytesToHash = toHash.reduce(Int64(0)) { $0 + report.mediaFiles[$1].fingerprint.size }
         narrator.sourceScanned(
             filesSeen: report.mediaFiles.count, bytesSeen: report.mediaBytes, toHash: toHash.count,
-            bytesToHash: toHash.reduce(0) { $0 + report.mediaFiles[$1].fingerprint.size },
+            bytesToHash: bytesToHash,
             skipped: report.otherFiles + report.symlinksSkipped.count)
         narrator.phaseEnded(.preparing)
         return Prepared(report: report, previousChecksums: previousChecksums, vanished: vanished, cached: cached,
-                        toHash: toHash)
+                        toHash: toHash, bytesToHash: bytesToHash)
     }
 
     struct Hashed: Sendable {
@@ -175,8 +178,7 @@ public struct ImportRun: Sendable {
         let workers = options.hashWorkers
         // More to hash than half the memory: the copies would find little of it still cached, and keeping it would
         // push out everything else the machine had cached. Each file leaves the cache once hashed.
-        let bytesToHash = toHash.reduce(Int64(0)) { $0 + files[$1].fingerprint.size }
-        let dropsCache = bytesToHash > System.physicalMemory / 2
+        let dropsCache = prepared.bytesToHash > System.physicalMemory / 2
         let results = try await BlockingWork.run {
             ParallelHasher.hash(requests, workers: workers, dropsCache: dropsCache) { slot, bytes in
                 if bytes > 0 { narrator.hashed(file: files[toHash[slot]].relativePath, bytes: bytes) }
