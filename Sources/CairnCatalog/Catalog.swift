@@ -91,20 +91,7 @@ public final class Catalog: Sendable {
     public func updateSnapshot(sourceID: Int64, upserting records: [SourceFileRecord], removing removedPaths: [String]) throws {
         guard !records.isEmpty || !removedPaths.isEmpty else { return }
         try pool.write { db in
-            let upsert = try db.cachedStatement(sql: """
-                INSERT INTO source_file (source_id, relative_path, device, inode, size, mtime_ns, sha1, kind)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                ON CONFLICT (source_id, relative_path) DO UPDATE SET
-                    device = excluded.device, inode = excluded.inode, size = excluded.size,
-                    mtime_ns = excluded.mtime_ns, sha1 = excluded.sha1, kind = excluded.kind
-                """)
-            for record in records {
-                try upsert.execute(arguments: [
-                    sourceID, record.relativePath, Int64(bitPattern: record.fingerprint.device),
-                    Int64(bitPattern: record.fingerprint.inode), record.fingerprint.size,
-                    record.fingerprint.modificationTimeNanoseconds, record.checksum?.hex, record.kind.rawValue,
-                ])
-            }
+            try Self.upsertSnapshot(records, sourceID: sourceID, in: db)
             let delete = try db.cachedStatement(sql: "DELETE FROM source_file WHERE source_id = ? AND relative_path = ?")
             for path in removedPaths { try delete.execute(arguments: [sourceID, path]) }
         }

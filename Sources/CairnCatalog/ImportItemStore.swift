@@ -109,6 +109,31 @@ extension Catalog {
         try pool.read { db in try String.fetchOne(db, sql: "SELECT root_path FROM source WHERE id = ?", arguments: [id]) }
     }
 
+    /// The upsert that plans one item (see `insertImportItems`). The asset's path is looked up by the bound
+    /// checksum, not by `import_item.sha1`: SQLite scans the whole `asset` table for a RETURNING subquery that
+    /// names the row being written, which made planning quadratic in the library's size.
+    static func planItemSQL(terminal: String) -> String {
+        """
+        INSERT INTO import_item (sha1, source_id, relative_path, kind, size, state, updated_at)
+        VALUES (?, ?, ?, ?, ?, '\(State.placeholder.rawValue)', ?)
+        ON CONFLICT (sha1) DO UPDATE SET
+            source_id = excluded.source_id, relative_path = excluded.relative_path,
+            kind = excluded.kind, size = excluded.size, updated_at = excluded.updated_at,
+            state = CASE WHEN \(terminal) THEN '\(State.placeholder.rawValue)' ELSE state END,
+            phase = CASE WHEN \(terminal) THEN NULL ELSE phase END,
+            operation = CASE WHEN \(terminal) THEN NULL ELSE operation END,
+            reason = CASE WHEN \(terminal) THEN NULL ELSE reason END,
+            attempts = CASE WHEN \(terminal) THEN 0 ELSE attempts END,
+            crash_count = CASE WHEN \(terminal) THEN 0 ELSE crash_count END,
+            duplicate = CASE WHEN \(terminal) THEN 0 ELSE duplicate END,
+            retryable = CASE WHEN \(terminal) THEN 0 ELSE retryable END
+        RETURNING id, sha1, relative_path, kind, size, state, phase, operation, reason, attempts, retryable,
+            in_flight, crash_count, duplicate,
+            (SELECT original_path FROM asset WHERE asset.sha1 = ?) AS original_path,
+            ? AS root_path
+        """
+    }
+
     /// Plans `items` (found under the root of source `sourceID`) in one transaction and returns them as the catalog
     /// now holds them, with the ids their inserts gave them. A row that already holds a checksum is reused, never
     /// doubled: its location is updated to the new sighting, and when it was finished (ready, cancelled, failed for
@@ -117,31 +142,14 @@ extension Catalog {
         guard !items.isEmpty else { return [] }
         let terminal = Self.terminalCondition
         return try pool.write { db in
-            let upsert = try db.cachedStatement(sql: """
-                INSERT INTO import_item (sha1, source_id, relative_path, kind, size, state, updated_at)
-                VALUES (?, ?, ?, ?, ?, '\(State.placeholder.rawValue)', ?)
-                ON CONFLICT (sha1) DO UPDATE SET
-                    source_id = excluded.source_id, relative_path = excluded.relative_path,
-                    kind = excluded.kind, size = excluded.size, updated_at = excluded.updated_at,
-                    state = CASE WHEN \(terminal) THEN '\(State.placeholder.rawValue)' ELSE state END,
-                    phase = CASE WHEN \(terminal) THEN NULL ELSE phase END,
-                    operation = CASE WHEN \(terminal) THEN NULL ELSE operation END,
-                    reason = CASE WHEN \(terminal) THEN NULL ELSE reason END,
-                    attempts = CASE WHEN \(terminal) THEN 0 ELSE attempts END,
-                    crash_count = CASE WHEN \(terminal) THEN 0 ELSE crash_count END,
-                    duplicate = CASE WHEN \(terminal) THEN 0 ELSE duplicate END,
-                    retryable = CASE WHEN \(terminal) THEN 0 ELSE retryable END
-                RETURNING id, sha1, relative_path, kind, size, state, phase, operation, reason, attempts, retryable,
-                    in_flight, crash_count, duplicate,
-                    (SELECT original_path FROM asset WHERE asset.sha1 = import_item.sha1) AS original_path,
-                    ? AS root_path
-                """)
+            let upsert = try db.cachedStatement(sql: Self.planItemSQL(terminal: terminal))
             var records: [ItemRecord] = []
             records.reserveCapacity(items.count)
             for item in items {
                 let checksum = item.checksum
                 let rows = try Row.fetchCursor(upsert, arguments: [
-                    checksum.hex, sourceID, item.relativePath, item.kind.rawValue, item.byteCount, now, item.sourceRoot,
+                    checksum.hex, sourceID, item.relativePath, item.kind.rawValue, item.byteCount, now, checksum.hex,
+                    item.sourceRoot,
                 ])
                 guard let row = try rows.next() else {
                     throw DatabaseError(message: "import_item row for \(checksum.hex) was not returned")
@@ -156,6 +164,36 @@ extension Catalog {
         }
     }
 
+    /// Up to `limit` items earlier runs left unfinished (or in flight) after item `id`, by id, leaving out content
+    /// this run's `RunFileTable` plans as new (the run takes those on with its new content, as one item each).
+    /// `owingTransfer`: only items whose original is not in place yet.
+    public func unfinishedImportItems(after id: ItemID, limit: Int, owingTransfer: Bool,
+                                      excludingNewContentOf table: RunFileTable) throws -> [ItemRecord] {
+        let condition = Self.unfinishedCondition(owingTransfer: owingTransfer) + """
+             AND i.id > ? AND NOT EXISTS (SELECT 1 FROM temp.run_content c WHERE c.sha1 = i.sha1 AND c.in_library = 0)
+            """
+        return try pool.write { db in
+            var result: [ItemRecord] = []
+            try Self.forEachImportItem(db, where: condition, arguments: [id.rawValue], limit: limit) { result.append($0) }
+            return result
+        }
+    }
+
+    /// How many items `unfinishedImportItems(after:limit:owingTransfer:excludingNewContentOf:)` pages through.
+    public func unfinishedImportItemCount(owingTransfer: Bool, excludingNewContentOf table: RunFileTable) throws -> Int {
+        try pool.write { db in
+            try Int.fetchOne(db, sql: """
+                SELECT COUNT(*) FROM import_item i WHERE \(Self.unfinishedCondition(owingTransfer: owingTransfer))
+                AND NOT EXISTS (SELECT 1 FROM temp.run_content c WHERE c.sha1 = i.sha1 AND c.in_library = 0)
+                """) ?? 0
+        }
+    }
+
+    private static func unfinishedCondition(owingTransfer: Bool) -> String {
+        let unfinished = "(NOT \(terminalCondition) OR in_flight = 1)"
+        return owingTransfer ? unfinished + " AND \(owingTransferCondition)" : unfinished
+    }
+
     /// Items an earlier (or this) run left unfinished, or in flight when its worker died, by id.
     public func unfinishedImportItems() throws -> [ItemRecord] {
         try fetchImportItems(where: "NOT \(Self.terminalCondition) OR in_flight = 1")
@@ -165,9 +203,7 @@ extension Catalog {
     /// `owingTransfer`: only items whose original is not in place yet (an archive-only run leaves the others,
     /// which owe only derivatives, to a run that makes them).
     public func forEachUnfinishedImportItem(owingTransfer: Bool = false, _ body: (ItemRecord) throws -> Void) throws {
-        let unfinished = "(NOT \(Self.terminalCondition) OR in_flight = 1)"
-        guard owingTransfer else { return try forEachImportItem(where: unfinished, body) }
-        try forEachImportItem(where: unfinished + " AND \(Self.owingTransferCondition)", body)
+        try forEachImportItem(where: Self.unfinishedCondition(owingTransfer: owingTransfer), body)
     }
 
     /// How many items have their original in place and wait for a run with derivatives on (`--derivatives off`
@@ -227,18 +263,21 @@ extension Catalog {
     /// Rows one at a time, each source root one string however many items share it.
     private func forEachImportItem(where condition: String, arguments: StatementArguments = [],
                                    _ body: (ItemRecord) throws -> Void) throws {
-        try pool.read { db in
-            let records = try ItemRecord.fetchCursor(db, sql: """
-                SELECT \(Self.itemSelection)
-                FROM import_item i JOIN source s ON s.id = i.source_id LEFT JOIN asset a ON a.sha1 = i.sha1
-                WHERE \(condition)
-                ORDER BY i.id
-                """, arguments: arguments)
-            var roots = Set<String>()
-            while var record = try records.next() {
-                record.item.sourceRoot = roots.insert(record.item.sourceRoot).memberAfterInsert
-                try body(record)
-            }
+        try pool.read { db in try Self.forEachImportItem(db, where: condition, arguments: arguments, body) }
+    }
+
+    private static func forEachImportItem(_ db: Database, where condition: String, arguments: StatementArguments = [],
+                                          limit: Int? = nil, _ body: (ItemRecord) throws -> Void) throws {
+        let records = try ItemRecord.fetchCursor(db, sql: """
+            SELECT \(itemSelection)
+            FROM import_item i JOIN source s ON s.id = i.source_id LEFT JOIN asset a ON a.sha1 = i.sha1
+            WHERE \(condition)
+            ORDER BY i.id
+            """ + (limit.map { " LIMIT \($0)" } ?? ""), arguments: arguments)
+        var roots = Set<String>()
+        while var record = try records.next() {
+            record.item.sourceRoot = roots.insert(record.item.sourceRoot).memberAfterInsert
+            try body(record)
         }
     }
 

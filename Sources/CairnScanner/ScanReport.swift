@@ -39,7 +39,9 @@ public struct ScanReport: Sendable {
     /// Whether the root holds a `.cairn-source` marker file.
     public var hasSourceMarker: Bool
 
-    public var mediaBytes: Int64 { mediaFiles.reduce(0) { $0 + $1.fingerprint.size } }
+    /// How many media files the walk found, and their bytes (also when they were streamed, not kept).
+    public var mediaCount = 0
+    public var mediaBytes: Int64 = 0
     public var isComplete: Bool { issues.isEmpty }
 }
 
@@ -48,12 +50,15 @@ public enum ScanError: Error, CustomStringConvertible, Sendable, Equatable {
     case rootMissing(String)
     case rootNotDirectory(String)
     case rootUnreadable(SystemCallError)
+    /// What a streaming walk handed its files to failed (the catalog could not be written).
+    case sinkFailed(String)
 
     public var description: String {
         switch self {
         case .rootMissing(let path): return "\(path): the source folder does not exist (is the disk mounted?)"
         case .rootNotDirectory(let path): return "\(path): the source is not a folder"
         case .rootUnreadable(let error): return error.description
+        case .sinkFailed(let error): return "the scan could not be recorded: \(error)"
         }
     }
 }

@@ -33,6 +33,17 @@ public struct SourceScanner: Sendable {
     }
 
     public func scan() throws(ScanError) -> ScanReport {
+        try walk(sink: nil)
+    }
+
+    /// Walks the source handing its media files to `media` in batches of up to `batchSize`, in path order, rather
+    /// than holding them all: the report's `mediaFiles` stays empty (its counts are filled in). An error `media`
+    /// throws ends the walk and is rethrown.
+    public func scan(batchSize: Int, media: @escaping ([ScannedFile]) throws -> Void) throws(ScanError) -> ScanReport {
+        try walk(sink: MediaSink(batchSize: max(1, batchSize), body: media))
+    }
+
+    private func walk(sink: MediaSink?) throws(ScanError) -> ScanReport {
         var info = stat()
         // The root itself may be a link (a user's ~/Pictures -> /mnt/photos); nothing below it is followed.
         guard stat(root, &info) == 0 else {
@@ -43,22 +54,37 @@ public struct SourceScanner: Sendable {
         let fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { throw .rootUnreadable(SystemCallError("open", path: root)) }
 
-        var walk = Walk(excluded: excludedDirectories)
+        var walk = Walk(excluded: excludedDirectories, sink: sink)
         walk.hasSourceMarker = faccessat(fd, Self.sourceMarkerName, F_OK, AT_SYMLINK_NOFOLLOW) == 0
         walk.visit(directory: fd, prefix: "")
+        walk.flush()
+        if let error = walk.sinkError { throw .sinkFailed("\(error)") }
         walk.media.sort { $0.relativePath < $1.relativePath }
         var report = ScanReport(
             root: root, mediaFiles: walk.media, otherFiles: walk.otherFiles, junkSkipped: walk.junk,
             symlinksSkipped: walk.symlinks.sorted(), issues: walk.issues, hasSourceMarker: walk.hasSourceMarker)
+        report.mediaCount = walk.mediaCount
+        report.mediaBytes = walk.mediaBytes
         report.sidecarFiles = walk.sidecars.sorted { $0.relativePath < $1.relativePath }
         return report
     }
 }
 
+/// Where a streaming walk sends its media files.
+private struct MediaSink {
+    var batchSize: Int
+    var body: ([ScannedFile]) throws -> Void
+}
+
 /// The mutable state of one walk.
 private struct Walk {
     let excluded: Set<SourceScanner.DirectoryIdentity>
+    let sink: MediaSink?
+    /// Every media file (no sink), or the batch not yet handed to the sink.
     var media: [ScannedFile] = []
+    var mediaCount = 0
+    var mediaBytes: Int64 = 0
+    var sinkError: (any Error)?
     var sidecars: [ScannedFile] = []
     var otherFiles = 0
     var junk = 0
@@ -66,7 +92,18 @@ private struct Walk {
     var issues: [ScanIssue] = []
     var hasSourceMarker = false
 
-    init(excluded: Set<SourceScanner.DirectoryIdentity>) { self.excluded = excluded }
+    init(excluded: Set<SourceScanner.DirectoryIdentity>, sink: MediaSink?) {
+        self.excluded = excluded
+        self.sink = sink
+    }
+
+    /// Hands the batch to the sink, if there is one; after a sink error the walk keeps nothing more.
+    mutating func flush() {
+        guard let sink, !media.isEmpty else { return }
+        defer { media.removeAll(keepingCapacity: true) }
+        guard sinkError == nil else { return }
+        do { try sink.body(media) } catch { sinkError = error }
+    }
 
     /// Reads one folder; takes ownership of `fd` and closes it.
     mutating func visit(directory fd: Int32, prefix: String) {
@@ -77,6 +114,7 @@ private struct Walk {
         }
         defer { closedir(stream) }
         var subdirectories: [String] = []
+        var files: [ScannedFile] = []
         while true {
             errno = 0
             guard let entry = readdir(stream) else {
@@ -114,12 +152,24 @@ private struct Walk {
                 symlinks.append(relative)
             case Int32(DT_REG):
                 if JunkRules.isJunkFile(name) { junk += 1; continue }
-                classify(name: name, relative: relative, info: haveInfo ? info : nil, directory: dirfd(stream))
+                if let file = classify(name: name, relative: relative, info: haveInfo ? info : nil, directory: dirfd(stream)) {
+                    files.append(file)
+                }
             default:
                 otherFiles += 1  // sockets, fifos, devices: never media
             }
         }
+        // Path order across folders: a folder sorts as its name plus "/", so "a-1.jpg" comes before "a/b.jpg" as
+        // in a sort of whole paths, and a streaming walk hands files out already sorted.
+        files.sort { $0.relativePath < $1.relativePath }
+        subdirectories.sort { $0 + "/" < $1 + "/" }
+        var nextFile = 0
         for name in subdirectories {
+            let key = prefix + name + "/"
+            while nextFile < files.count, files[nextFile].relativePath < key {
+                take(files[nextFile])
+                nextFile += 1
+            }
             let child = openat(dirfd(stream), name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
             guard child >= 0 else {
                 issues.append(ScanIssue(relativePath: prefix + name, reason: SystemCallError("open", path: name).reason))
@@ -130,12 +180,24 @@ private struct Walk {
                 close(child)
                 continue
             }
-            visit(directory: child, prefix: prefix + name + "/")
+            visit(directory: child, prefix: key)
+        }
+        while nextFile < files.count {
+            take(files[nextFile])
+            nextFile += 1
         }
     }
 
-    private mutating func classify(name: String, relative: String, info: stat?, directory: Int32) {
-        guard let info else { return }
+    private mutating func take(_ file: ScannedFile) {
+        mediaCount += 1
+        mediaBytes += file.fingerprint.size
+        media.append(file)
+        if let sink, media.count >= sink.batchSize { flush() }
+    }
+
+    /// The media file at `relative`, or nil (a sidecar or another file is counted here).
+    private mutating func classify(name: String, relative: String, info: stat?, directory: Int32) -> ScannedFile? {
+        guard let info else { return nil }
         var kind = MediaClassifier.kind(forExtension: MediaClassifier.fileExtension(of: name))
         if kind == .other {
             // No media extension: the first bytes decide, so an extensionless camera file is still found.
@@ -147,9 +209,9 @@ private struct Walk {
             } else {
                 otherFiles += 1
             }
-            return
+            return nil
         }
-        media.append(ScannedFile(relativePath: relative, fingerprint: FileFingerprint(info), kind: kind))
+        return ScannedFile(relativePath: relative, fingerprint: FileFingerprint(info), kind: kind)
     }
 
     private func sniff(name: String, directory: Int32) -> MediaKind? {

@@ -43,9 +43,7 @@ public struct CatalogItemStateStore: ItemStateStore {
         var earlier = [ItemID: Int](minimumCapacity: records.count)
         for (index, record) in records.enumerated() { earlier[record.id] = index }
         var sorted = true
-        for record in try catalog.insertImportItems(newItems, sourceID: sourceID)
-            where !owingTransfer || record.state.owesTransfer
-        {
+        for record in try planNew(newItems, sourceID: sourceID, owingTransfer: owingTransfer) {
             if let index = earlier[record.id] {
                 records[index] = record
             } else {
@@ -54,6 +52,14 @@ public struct CatalogItemStateStore: ItemStateStore {
             }
         }
         if !sorted { records.sort { $0.id < $1.id } }
+        return records
+    }
+
+    /// Plans `newItems` in the catalog and returns the records this run takes on, as the catalog returned them.
+    /// `owingTransfer`: only those whose original is not in place yet (an archive-only run).
+    public func planNew(_ newItems: [ImportItem], sourceID: Int64, owingTransfer: Bool) throws -> [ItemRecord] {
+        var records = try catalog.insertImportItems(newItems, sourceID: sourceID)
+        if owingTransfer { records.removeAll { !$0.state.owesTransfer } }
         return records
     }
 }

@@ -1,3 +1,4 @@
+import CairnCatalog
 import CairnCore
 import CairnPipeline
 import CairnScanner
@@ -50,37 +51,27 @@ public struct ImportFileOutcome: Sendable, Equatable, Codable {
         return data
     }
 
-    /// Every media file's outcome, one at a time: hashing failures, the pipeline's outcome for the first file
-    /// holding each piece of content it handled, duplicates and unchanged files; then items resumed from other
-    /// sources. One at a time, since a caller that only counts them should not hold a line per file.
-    static func forEach(hashed: ImportRun.Hashed, pipeline: OutcomeReport, _ body: (ImportFileOutcome) -> Void) {
-        var byChecksum: [Checksum: FileOutcomeEntry] = [:]
-        byChecksum.reserveCapacity(pipeline.entries.count)
-        for entry in pipeline.entries { if let checksum = entry.checksum { byChecksum[checksum] = entry } }
-        let hashFailures = Dictionary(hashed.failures.map { ($0.relativePath, $0) }, uniquingKeysWith: { first, _ in first })
-        // A flag a file (a byte each), not a set of indexes (tens of bytes each).
-        var hashedThisRun = [Bool](repeating: false, count: hashed.report.mediaFiles.count)
-        for index in hashed.prepared.toHash { hashedThisRun[index] = true }
-        for (index, file) in hashed.report.mediaFiles.enumerated() {
-            if let failure = hashFailures[file.relativePath] {
-                body(ImportFileOutcome(path: file.relativePath, outcome: .failed, phase: failure.phase, reason: failure.reason))
-                continue
+    /// Every media file's outcome, one at a time, in path order, from the run tables: hashing failures, the
+    /// pipeline's outcome for the first file holding each piece of content it handled, duplicates and unchanged
+    /// files; then items resumed from other sources. Content planned as new that the run stopped before reaching
+    /// is unfinished, at the transfer. One at a time, since a caller that only counts them should not hold a line
+    /// per file.
+    static func forEach(files: RunFileTable, hashFailures: [ImportFailure], _ body: (ImportFileOutcome) -> Void) throws {
+        let failures = Dictionary(hashFailures.map { ($0.relativePath, $0) }, uniquingKeysWith: { first, _ in first })
+        try files.forEachFileLine { line in
+            if line.hashFailed, let failure = failures[line.path] {
+                body(ImportFileOutcome(path: line.path, outcome: .failed, phase: failure.phase, reason: failure.reason))
+                return
             }
-            guard let checksum = hashed.checksums[index] else { continue }
-            // The first file holding the content takes the pipeline's line (taking it out of the map marks the
-            // content seen); any later one is a duplicate.
-            if let entry = byChecksum.removeValue(forKey: checksum) {
-                body(ImportFileOutcome(path: file.relativePath, checksum: checksum, entry.outcome))
+            guard let checksum = line.checksum else { return }
+            if let stored = line.outcome {
+                body(ImportFileOutcome(path: line.path, checksum: checksum, stored: stored))
+            } else if line.isFirst, !line.inLibrary {
+                body(ImportFileOutcome(path: line.path, outcome: .unfinished, checksum: checksum, phase: .transfer))
             } else {
-                body(ImportFileOutcome(path: file.relativePath,
-                                       outcome: hashedThisRun[index] ? .duplicate : .unchanged,
+                body(ImportFileOutcome(path: line.path, outcome: line.hashedThisRun ? .duplicate : .unchanged,
                                        checksum: checksum))
             }
-        }
-        // Unfinished items of earlier runs from other sources, finished (or not) by this one.
-        for entry in pipeline.entries {
-            guard let checksum = entry.checksum, byChecksum[checksum] != nil else { continue }
-            body(ImportFileOutcome(path: entry.path, checksum: checksum, entry.outcome))
         }
     }
 
@@ -93,17 +84,20 @@ public struct ImportFileOutcome: Sendable, Equatable, Codable {
         }
     }
 
-    private init(path: String, checksum: Checksum, _ outcome: FileOutcome) {
-        switch outcome {
+    /// A pipeline outcome as the run tables kept it.
+    private init(path: String, checksum: Checksum, stored: RunFileTable.ContentOutcome) {
+        let lane = stored.phase.flatMap(Lane.init(rawValue:))
+        switch FileOutcome.Kind(rawValue: stored.outcome) {
         case .imported: self.init(path: path, outcome: .imported, checksum: checksum)
         case .duplicate: self.init(path: path, outcome: .duplicate, checksum: checksum)
-        case .skipped(let reason): self.init(path: path, outcome: .skipped, checksum: checksum, reason: FailureReason(reason))
-        case .failed(let phase, let reason):
-            self.init(path: path, outcome: .failed, checksum: checksum, phase: FailurePhase(phase),
-                      reason: reason)
-        case .unfinished(let lane):
-            self.init(path: path, outcome: .unfinished, checksum: checksum, phase: FailurePhase(lane))
+        case .skipped: self.init(path: path, outcome: .skipped, checksum: checksum, reason: stored.reason)
+        case .failed:
+            self.init(path: path, outcome: .failed, checksum: checksum, phase: lane.map(FailurePhase.init),
+                      reason: stored.reason)
+        case .unfinished:
+            self.init(path: path, outcome: .unfinished, checksum: checksum, phase: lane.map(FailurePhase.init))
         case .archived: self.init(path: path, outcome: .archived, checksum: checksum)
+        case nil: self.init(path: path, outcome: .failed, checksum: checksum, reason: FailureReason("unknown outcome \(stored.outcome)"))
         }
     }
 }

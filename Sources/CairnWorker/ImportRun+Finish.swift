@@ -10,16 +10,13 @@ extension ImportRun {
     func finish(_ context: Context, hashed: Hashed, imported: Imported, plan: ContentPlan, review: ReviewInfo? = nil,
                 held: String? = nil) throws -> ImportSummary {
         narrator.phaseStarted(.finalizing)
-        // No per-file copies when nothing failed and nothing was known before (a first import of a big folder).
-        // The checksums were saved when hashing ended (`keepHashes`); files that failed since leave the cache.
-        let failedPaths = Set(imported.failures.map(\.relativePath))
-        let upserts: [SourceFileRecord] = []
-        let removed: [String] = failedPaths.sorted() + hashed.prepared.vanished
-        try library.catalog.updateSnapshot(sourceID: context.sourceID, upserting: upserts, removing: removed)
+        // The checksums were saved as hashing went; files that failed since leave the cache.
+        let removed = Set(imported.failures.map(\.relativePath)).sorted() + hashed.prepared.vanished
+        try library.catalog.updateSnapshot(sourceID: context.sourceID, upserting: [], removing: removed)
 
         let failures = (hashed.failures + imported.failures).sorted { $0.relativePath < $1.relativePath }
         var counts = ImportCounts()
-        counts.filesSeen = hashed.report.mediaFiles.count
+        counts.filesSeen = hashed.prepared.match.files
         counts.filesHashed = hashed.hashedCount
         counts.bytesHashed = hashed.bytesHashed
         counts.imported = imported.ready + imported.archived
@@ -55,6 +52,7 @@ extension ImportRun {
         }
         try library.catalog.finishRun(record, failures: failureRecords)
         narration.close()
+        hashed.files.close()
         var outcomes = imported.outcomes
         if options.keepsOutcomes { outcomes += ImportFileOutcome.outcomes(scan: hashed.report) }
         return ImportSummary(

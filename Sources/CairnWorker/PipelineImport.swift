@@ -83,7 +83,17 @@ public struct PipelineImport: Sendable {
             try CatalogItemStateStore(catalog: catalog).plan(newItems, sourceID: sourceID, owingTransfer: archiveOnly)
         }
         _ = consume newItems  // in the catalog now, and in `records`: not kept twice for the whole run
+        return try await run(planned: records, maxErrors: configuration.maxErrors, onEvent: onEvent,
+                             cancellation: cancellation)
+    }
 
+    /// Runs records already planned in the catalog (one page of a run that feeds the lanes page by page) through
+    /// a scheduler of their own; `maxErrors` is what is left of the run's error budget.
+    func run(planned records: consuming [ItemRecord], maxErrors: Int?,
+             onEvent: @escaping @Sendable (PipelineEvent) -> Void,
+             cancellation: PipelineCancellation) async throws -> PipelineRunResult {
+        var configuration = self.configuration
+        configuration.maxErrors = maxErrors
         let groupCommit = try GroupCommit(libraryRoot: library.layout.root)
         var stages = LibraryStages(library: library, media: media, clipOptions: clipOptions, runID: runID)
         stages.groupCommit = groupCommit
@@ -93,7 +103,7 @@ public struct PipelineImport: Sendable {
         stages.work = work
         let scheduler = PipelineScheduler(
             configuration: configuration, stages: stages,
-            store: CatalogItemStateStore(catalog: catalog, groupCommit: groupCommit), clock: clock,
+            store: CatalogItemStateStore(catalog: library.catalog, groupCommit: groupCommit), clock: clock,
             onEvent: onEvent)
         await cancellation.attach(scheduler)
         return try await scheduler.run(consume records)

@@ -3,18 +3,12 @@ import CairnNarration
 import CairnPipeline
 
 /// Turns the scheduler's events into narration: an item ready, an item failed for good, lane occupancy,
-/// the importing total once resumed items are known; and counts the bytes copied.
+/// and counts the bytes copied. (The importing total is the run's to announce: the scheduler sees a page at a time.)
 final class PipelineNarration: Sendable {
     private let narrator: Narrator
     private let configuration: PipelineConfiguration
     private struct State {
-        private static func isFailure(_ state: ItemState) -> Bool {
-        if case .failed = state { return true }
-        return false
-    }
-
-    var bytesCopied: Int64 = 0
-        var totalAnnounced: Int?
+        var bytesCopied: Int64 = 0
     }
     private let state = Locked(State())
 
@@ -40,12 +34,6 @@ final class PipelineNarration: Sendable {
                 break
             }
         case .progress(let progress):
-            let announce = state.withLock { state -> Bool in
-                guard state.totalAnnounced != progress.totalItems else { return false }
-                state.totalAnnounced = progress.totalItems
-                return true
-            }
-            if announce { narrator.expectTotal(.importing, items: progress.totalItems) }
             narrator.lanes(Lane.allCases.map { lane in
                 let occupancy = progress.lanes[lane]
                 return CairnNarration.LaneOccupancy(name: lane.rawValue, busy: occupancy?.running ?? 0, width: configuration[lane].width,

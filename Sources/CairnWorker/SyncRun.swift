@@ -96,17 +96,14 @@ public struct SyncRun: Sendable {
         }
         do {
             let prepared = try importRun.prepare(context)
-            var hashed = try await importRun.hash(prepared, context: context)
-            if !options.dryRun { try importRun.keepHashes(&hashed, context: context) }
+            let hashed = try await importRun.hash(prepared, context: context, keepsHashes: !options.dryRun)
 
             narrator.phaseStarted(.reconciling)
             let contentPlan = try importRun.classify(hashed)
             // A file that could not be hashed keeps its last checksum, and the scan counts as unhealthy,
             // so an unreadable file is never mistaken for a deleted one.
-            var current = hashed.currentSource
-            for failure in hashed.failures {
-                if let previous = prepared.previousChecksums[failure.relativePath] { current[failure.relativePath] = previous }
-            }
+            var current = try hashed.files.checksumsByPath()
+            current.merge(try hashed.files.previousChecksumsOfFailedFiles()) { _, previous in previous }
             let unreadable = hashed.failures.map { "\($0.relativePath): \($0.reason)" }
                 + hashed.report.issues.map(\.description)
             let scan = ReconcileInputs.probe(sourceRoot: sourceRoot, unreadable: unreadable)
@@ -120,6 +117,7 @@ public struct SyncRun: Sendable {
             if options.dryRun {
                 narrator.runFinished()
                 narration.close()
+                hashed.files.close()
                 return SyncSummary(runID: narration.runID, sourceRoot: sourceRoot, plan: outcome.plan,
                                    imported: nil, trashed: nil, dryRun: true)
             }

@@ -28,6 +28,40 @@ import Testing
         #expect(report.isComplete)
     }
 
+    @Test func aStreamingWalkHandsOutFilesInBatchesInWholePathOrder() throws {
+        let source = try TemporaryDirectory()
+        // A folder sorts as its name plus "/": "a-1.jpg" and "a.jpg" come before "a/…", "a0.jpg" after it.
+        for path in ["a/b.jpg", "a/c/d.jpg", "a-1.jpg", "a.jpg", "a0.jpg", "b.jpg", "a/a.jpg", "Z.jpg", "a/c.jpg"] {
+            try source.write(jpegHeader, to: path)
+        }
+        try source.write(Data("notes".utf8), to: "a/notes.txt")
+        var batches: [[String]] = []
+        let report = try SourceScanner(root: source.path).scan(batchSize: 4) { batch in
+            batches.append(batch.map(\.relativePath))
+        }
+        let whole = try SourceScanner(root: source.path).scan()
+        #expect(batches.flatMap { $0 } == whole.mediaFiles.map(\.relativePath))
+        #expect(batches.map(\.count) == [4, 4, 1])
+        #expect(report.mediaFiles.isEmpty)
+        #expect(report.mediaCount == 9)
+        #expect(report.mediaBytes == Int64(9 * jpegHeader.count))
+        #expect(report.otherFiles == 1)
+    }
+
+    @Test func aSinkThatFailsEndsTheWalkWithItsReason() throws {
+        struct Full: Error, CustomStringConvertible { var description: String { "disk full" } }
+        let source = try TemporaryDirectory()
+        for index in 0..<5 { try source.write(jpegHeader, to: "f\(index).jpg") }
+        var calls = 0
+        #expect(throws: ScanError.sinkFailed("disk full")) {
+            try SourceScanner(root: source.path).scan(batchSize: 2) { _ in
+                calls += 1
+                throw Full()
+            }
+        }
+        #expect(calls == 1)
+    }
+
     @Test func recordsFingerprintsFromStat() throws {
         let source = try TemporaryDirectory()
         let path = try source.write(Data(count: 1234), to: "a.jpg")

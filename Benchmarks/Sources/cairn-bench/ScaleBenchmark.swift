@@ -31,6 +31,10 @@ struct ScaleBenchmark: AsyncParsableCommand {
     @Option(help: "Cores for cairn's hashing and lanes, and for the parallel sha1sum.")
     var cores: Int = ProcessInfo.processInfo.activeProcessorCount
 
+    @Flag(name: .customLong("cairn-archive-only"),
+          help: "Measure only cairn: an archive-only first import and its unchanged rescan (for a million files, where the peers and derivatives would take an hour).")
+    var cairnArchiveOnly = false
+
     @Option(name: .customLong("child-import"), help: .hidden)
     var childImport: String?
     @Option(name: .customLong("child-library"), help: .hidden)
@@ -40,7 +44,7 @@ struct ScaleBenchmark: AsyncParsableCommand {
 
     func validate() throws {
         guard files.allSatisfy({ (1...1_000_000).contains($0) }) else { throw ValidationError("--files: 1 to 1,000,000") }
-        if childImport == nil {
+        if childImport == nil, !cairnArchiveOnly {
             for tool in ["rsync", "sha1sum", "xargs"] where !Peers.available(tool) {
                 throw ValidationError("\(tool) is missing (scripts/ensure-packages --with-benchmark-peers)")
             }
@@ -63,6 +67,16 @@ struct ScaleBenchmark: AsyncParsableCommand {
                 return path
             }
             Peers.warm(Peers.files(in: folder))
+            if cairnArchiveOnly {
+                let library = output("archive")
+                let archive = try child(folder, library: library, archiveOnly: true)
+                let rescan = try child(folder, library: library, archiveOnly: true)
+                table.rows.append([label, "cairn import --derivatives off", format(archive.seconds, 2), "",
+                                   format(archive.rss, 1), archive.phases])
+                table.rows.append([label, "cairn rescan (unchanged)", format(rescan.seconds, 2), "", format(rescan.rss, 1),
+                                   rescan.phases])
+                continue
+            }
             let rsyncFsync = try timed { try Peers.run(["rsync", "-a", "--fsync", folder + "/", output("rsync-fsync")]) }
             let rsync = try timed { try Peers.run(["rsync", "-a", folder + "/", output("rsync")]) }
             let copy = try timed { try Peers.run(["cp", "-r", folder, output("cp")]) }

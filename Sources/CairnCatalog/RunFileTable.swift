@@ -1,0 +1,430 @@
+import CairnCore
+import Foundation
+import GRDB
+
+/// One run's view of its source, kept in SQLite rather than in memory: every media file the walk found, its
+/// checksum once known, what became of its content. A million-file source costs the run pages on disk, not a line
+/// per file in the process.
+///
+/// The tables are `TEMP` tables of the catalog's writer connection (in SQLite's temporary file, never in
+/// `catalog.sqlite`), so they need no migration, vanish with the connection, and can be joined with `source_file`,
+/// `asset` and `import_item` in one statement. Only this run's writer uses them; `init` starts them empty.
+public struct RunFileTable: Sendable {
+    let catalog: Catalog
+
+    /// A file of the run, by its row id (the walk's order, which is path order).
+    public struct File: Sendable, Equatable {
+        public var id: Int64
+        public var record: SourceFileRecord
+    }
+
+    /// Content to bring in: the first file (in path order) holding a checksum the library lacks.
+    public struct NewContent: Sendable, Equatable {
+        public var firstID: Int64
+        public var checksum: Checksum
+        public var file: SourceFileRecord
+    }
+
+    /// What matching the walk against the last snapshot found.
+    public struct SnapshotMatch: Sendable, Equatable {
+        public var files = 0
+        public var bytes: Int64 = 0
+        public var toHash = 0
+        public var bytesToHash: Int64 = 0
+        /// Snapshot rows of paths this walk did not find: files gone from the source since.
+        public var vanished = 0
+    }
+
+    /// The run's files sorted by what their content is.
+    public struct ContentCounts: Sendable, Equatable {
+        public var newContent = 0
+        public var newBytes: Int64 = 0
+        /// Content already held: hashed this run and in the library, or held by an earlier file of this run.
+        public var duplicates = 0
+        /// Checksum from the cache, content in the library.
+        public var unchanged = 0
+    }
+
+    /// What the pipeline made of one piece of content, as stored for the end-of-run report.
+    public struct ContentOutcome: Sendable, Equatable {
+        public var checksum: Checksum
+        public var path: String
+        public var outcome: String
+        public var phase: String?
+        public var reason: FailureReason?
+
+        public init(checksum: Checksum, path: String, outcome: String, phase: String? = nil, reason: FailureReason? = nil) {
+            self.checksum = checksum
+            self.path = path
+            self.outcome = outcome
+            self.phase = phase
+            self.reason = reason
+        }
+    }
+
+    /// One file's line at the end of the run, before it is turned into a report line.
+    public struct FileLine: Sendable {
+        public var path: String
+        public var checksum: Checksum?
+        public var hashedThisRun: Bool
+        /// Hashing failed: no checksum.
+        public var hashFailed: Bool
+        /// The first file holding its content.
+        public var isFirst: Bool
+        public var inLibrary: Bool
+        /// The pipeline's outcome for its content, on the first file only.
+        public var outcome: ContentOutcome?
+    }
+
+    /// Starts the run's tables empty.
+    public init(catalog: Catalog) throws {
+        self.catalog = catalog
+        try catalog.pool.writeWithoutTransaction { db in
+            try db.execute(sql: """
+                DROP TABLE IF EXISTS temp.run_file;
+                DROP TABLE IF EXISTS temp.run_content;
+                DROP TABLE IF EXISTS temp.run_outcome;
+                CREATE TEMP TABLE run_file (
+                    id INTEGER PRIMARY KEY,
+                    path TEXT NOT NULL,
+                    device INTEGER NOT NULL,
+                    inode INTEGER NOT NULL,
+                    size INTEGER NOT NULL,
+                    mtime_ns INTEGER NOT NULL,
+                    kind TEXT NOT NULL,
+                    sha1 TEXT,
+                    hashed INTEGER NOT NULL DEFAULT 0,
+                    failed INTEGER NOT NULL DEFAULT 0,
+                    known INTEGER NOT NULL DEFAULT 0,
+                    previous_sha1 TEXT
+                );
+                CREATE TEMP TABLE run_content (
+                    sha1 TEXT PRIMARY KEY NOT NULL,
+                    first_id INTEGER NOT NULL,
+                    in_library INTEGER NOT NULL,
+                    first_size INTEGER NOT NULL,
+                    first_hashed INTEGER NOT NULL,
+                    files INTEGER NOT NULL,
+                    hashed_files INTEGER NOT NULL
+                ) WITHOUT ROWID;
+                CREATE TEMP TABLE run_outcome (
+                    sha1 TEXT PRIMARY KEY NOT NULL,
+                    path TEXT NOT NULL,
+                    outcome TEXT NOT NULL,
+                    phase TEXT,
+                    operation TEXT,
+                    reason TEXT
+                ) WITHOUT ROWID;
+                """)
+        }
+    }
+
+    /// Drops the tables (their pages in SQLite's temporary file go with them).
+    public func close() {
+        try? catalog.pool.writeWithoutTransaction { db in
+            try db.execute(sql: """
+                DROP TABLE IF EXISTS temp.run_file;
+                DROP TABLE IF EXISTS temp.run_content;
+                DROP TABLE IF EXISTS temp.run_outcome;
+                """)
+        }
+    }
+
+    // MARK: The walk
+
+    /// Appends files in the walk's order (one transaction).
+    public func append(_ files: [SourceFileRecord]) throws {
+        guard !files.isEmpty else { return }
+        try catalog.pool.write { db in
+            let insert = try db.cachedStatement(sql: """
+                INSERT INTO temp.run_file (path, device, inode, size, mtime_ns, kind) VALUES (?, ?, ?, ?, ?, ?)
+                """)
+            for file in files {
+                try insert.execute(arguments: [
+                    file.relativePath, Int64(bitPattern: file.fingerprint.device),
+                    Int64(bitPattern: file.fingerprint.inode), file.fingerprint.size,
+                    file.fingerprint.modificationTimeNanoseconds, file.kind.rawValue,
+                ])
+            }
+        }
+    }
+
+    /// Takes each file's checksum from the snapshot of `sourceID` where its fingerprint is unchanged, notes the last
+    /// checksum of the changed ones, and counts what is left to hash.
+    public func matchSnapshot(sourceID: Int64) throws -> SnapshotMatch {
+        try catalog.pool.write { db in
+            try db.execute(sql: """
+                UPDATE temp.run_file SET known = 1, previous_sha1 = s.sha1,
+                    sha1 = CASE WHEN s.device = run_file.device AND s.inode = run_file.inode AND s.size = run_file.size
+                                AND s.mtime_ns = run_file.mtime_ns THEN s.sha1 END
+                FROM main.source_file AS s
+                WHERE s.source_id = ? AND s.relative_path = run_file.path
+                """, arguments: [sourceID])
+            var match = SnapshotMatch()
+            if let row = try Row.fetchOne(db, sql: """
+                SELECT COUNT(*), TOTAL(size), COUNT(*) FILTER (WHERE sha1 IS NULL),
+                    TOTAL(size) FILTER (WHERE sha1 IS NULL), COUNT(*) FILTER (WHERE known = 1)
+                FROM temp.run_file
+                """) {
+                match.files = row[0]
+                match.bytes = Int64(row[1] as Double)
+                match.toHash = row[2]
+                match.bytesToHash = Int64(row[3] as Double)
+                let known: Int = row[4]
+                let inSnapshot = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM source_file WHERE source_id = ?",
+                                                  arguments: [sourceID]) ?? 0
+                match.vanished = max(0, inSnapshot - known)
+            }
+            return match
+        }
+    }
+
+    /// Paths of the snapshot of `sourceID` that this walk did not find, sorted.
+    public func vanishedPaths(sourceID: Int64) throws -> [String] {
+        try catalog.pool.write { db in
+            try db.execute(sql: "CREATE INDEX IF NOT EXISTS temp.run_file_path ON run_file(path)")
+            return try String.fetchAll(db, sql: """
+                SELECT relative_path FROM main.source_file s
+                WHERE s.source_id = ? AND NOT EXISTS (SELECT 1 FROM temp.run_file r WHERE r.path = s.relative_path)
+                ORDER BY relative_path
+                """, arguments: [sourceID])
+        }
+    }
+
+    // MARK: Hashing
+
+    /// Up to `limit` files still to hash after row `id`, in order; a page stops early past `byteLimit` bytes (one
+    /// file at least), so a page of videos stays small.
+    public func filesToHash(after id: Int64, limit: Int, byteLimit: Int64) throws -> [File] {
+        try catalog.pool.write { db in
+            let rows = try Row.fetchCursor(db, sql: """
+                SELECT id, path, device, inode, size, mtime_ns, kind FROM temp.run_file
+                WHERE id > ? AND sha1 IS NULL AND failed = 0 ORDER BY id LIMIT ?
+                """, arguments: [id, limit])
+            var files: [File] = []
+            var bytes: Int64 = 0
+            while let row = try rows.next() {
+                let file = Self.file(row)
+                if !files.isEmpty, bytes + file.record.fingerprint.size > byteLimit { break }
+                bytes += file.record.fingerprint.size
+                files.append(file)
+            }
+            return files
+        }
+    }
+
+    /// Records a page's checksums (with the fingerprint and kind hashing saw) and its failures in one transaction;
+    /// with `sourceID`, the checksums go into that source's snapshot too, the cache the next run reads.
+    public func recordHashes(_ hashed: [File], failed: [Int64], snapshotOf sourceID: Int64?) throws {
+        guard !hashed.isEmpty || !failed.isEmpty else { return }
+        try catalog.pool.write { db in
+            let update = try db.cachedStatement(sql: """
+                UPDATE temp.run_file SET sha1 = ?, kind = ?, hashed = 1, device = ?, inode = ?, size = ?, mtime_ns = ?
+                WHERE id = ?
+                """)
+            for file in hashed {
+                let record = file.record
+                try update.execute(arguments: [
+                    record.checksum?.hex, record.kind.rawValue, Int64(bitPattern: record.fingerprint.device),
+                    Int64(bitPattern: record.fingerprint.inode), record.fingerprint.size,
+                    record.fingerprint.modificationTimeNanoseconds, file.id,
+                ])
+            }
+            let fail = try db.cachedStatement(sql: "UPDATE temp.run_file SET failed = 1 WHERE id = ?")
+            for id in failed { try fail.execute(arguments: [id]) }
+            if let sourceID { try Catalog.upsertSnapshot(hashed.map(\.record), sourceID: sourceID, in: db) }
+        }
+    }
+
+    // MARK: Content
+
+    /// Groups the files by checksum and sorts them into new content, duplicates and unchanged files. One pass
+    /// over the files; the counts then come from a row per checksum.
+    public func classify() throws -> ContentCounts {
+        try catalog.pool.write { db in
+            // With MIN(id), SQLite takes the other bare columns (size, hashed) from that first row.
+            try db.execute(sql: """
+                DELETE FROM temp.run_content;
+                INSERT INTO temp.run_content (sha1, first_id, first_size, first_hashed, files, hashed_files, in_library)
+                    SELECT r.sha1, MIN(r.id), r.size, r.hashed, COUNT(*), SUM(r.hashed),
+                        EXISTS (SELECT 1 FROM main.asset a WHERE a.sha1 = r.sha1)
+                    FROM temp.run_file r WHERE r.sha1 IS NOT NULL GROUP BY r.sha1;
+                CREATE INDEX IF NOT EXISTS temp.run_content_new ON run_content(first_id) WHERE in_library = 0;
+                """)
+            var counts = ContentCounts()
+            if let row = try Row.fetchOne(db, sql: """
+                SELECT COUNT(*) FILTER (WHERE in_library = 0), TOTAL(first_size) FILTER (WHERE in_library = 0),
+                    TOTAL(CASE WHEN in_library = 1 THEN hashed_files ELSE files - 1 END),
+                    TOTAL(CASE WHEN in_library = 1 THEN files - hashed_files ELSE 0 END)
+                FROM temp.run_content
+                """) {
+                counts.newContent = row[0]
+                counts.newBytes = Int64(row[1] as Double)
+                counts.duplicates = Int(row[2] as Double)
+                counts.unchanged = Int(row[3] as Double)
+            }
+            return counts
+        }
+    }
+
+    /// Up to `limit` pieces of new content after the one whose first file is `id`, in path order.
+    public func newContent(after id: Int64, limit: Int) throws -> [NewContent] {
+        try catalog.pool.write { db in
+            let rows = try Row.fetchCursor(db, sql: """
+                SELECT r.id, r.path, r.device, r.inode, r.size, r.mtime_ns, r.kind, r.sha1
+                FROM temp.run_content c JOIN temp.run_file r ON r.id = c.first_id
+                WHERE c.in_library = 0 AND c.first_id > ? ORDER BY c.first_id LIMIT ?
+                """, arguments: [id, limit])
+            var result: [NewContent] = []
+            while let row = try rows.next() {
+                let file = Self.file(row)
+                guard let checksum = file.record.checksum else { continue }
+                result.append(NewContent(firstID: file.id, checksum: checksum, file: file.record))
+            }
+            return result
+        }
+    }
+
+    /// Path → checksum of every file whose content is known (for reconciliation and sidecars). This one holds a
+    /// line per file: only a sync, or a source with sidecars, asks for it.
+    public func checksumsByPath() throws -> [String: Checksum] {
+        try catalog.pool.write { db in
+            var result: [String: Checksum] = [:]
+            let rows = try Row.fetchCursor(db, sql: "SELECT path, sha1 FROM temp.run_file WHERE sha1 IS NOT NULL")
+            while let row = try rows.next() {
+                if let checksum = Checksum(hex: row[1] as String) { result[row[0]] = checksum }
+            }
+            return result
+        }
+    }
+
+    /// The snapshot's last checksum of each file whose hashing failed this run.
+    public func previousChecksumsOfFailedFiles() throws -> [String: Checksum] {
+        try catalog.pool.write { db in
+            var result: [String: Checksum] = [:]
+            let rows = try Row.fetchCursor(db, sql: """
+                SELECT path, previous_sha1 FROM temp.run_file WHERE failed = 1 AND previous_sha1 IS NOT NULL
+                """)
+            while let row = try rows.next() {
+                if let checksum = Checksum(hex: row[1] as String) { result[row[0]] = checksum }
+            }
+            return result
+        }
+    }
+
+    // MARK: Outcomes
+
+    /// Stores what the pipeline made of some content (the last word for a checksum wins).
+    public func recordOutcomes(_ outcomes: [ContentOutcome]) throws {
+        guard !outcomes.isEmpty else { return }
+        try catalog.pool.write { db in
+            let insert = try db.cachedStatement(sql: """
+                INSERT OR REPLACE INTO temp.run_outcome (sha1, path, outcome, phase, operation, reason)
+                VALUES (?, ?, ?, ?, ?, ?)
+                """)
+            for outcome in outcomes {
+                try insert.execute(arguments: [
+                    outcome.checksum.hex, outcome.path, outcome.outcome, outcome.phase, outcome.reason?.operation,
+                    outcome.reason?.reason,
+                ])
+            }
+        }
+    }
+
+    /// How many files end each way, as `forEachFileLine` would sort them, counted in SQL with no line per file:
+    /// the pipeline's outcomes by kind (`imported`, `failed` ...), and `duplicate`, `unchanged` and `unfinished`
+    /// for the files it did not handle. Files whose hashing failed are not counted.
+    public func outcomeCounts() throws -> [String: Int] {
+        try catalog.pool.write { db in
+            var counts: [String: Int] = [:]
+            let handled = try Row.fetchCursor(db, sql: "SELECT outcome, COUNT(*) FROM temp.run_outcome GROUP BY outcome")
+            while let row = try handled.next() { counts[row[0], default: 0] += row[1] as Int }
+            // The first file of content with an outcome, or of new content never reached, is not counted below.
+            if let row = try Row.fetchOne(db, sql: """
+                SELECT
+                    TOTAL(CASE WHEN o.sha1 IS NOT NULL OR c.in_library = 0 THEN c.hashed_files - c.first_hashed
+                               ELSE c.hashed_files END),
+                    TOTAL(CASE WHEN o.sha1 IS NOT NULL OR c.in_library = 0
+                               THEN (c.files - c.hashed_files) - (1 - c.first_hashed)
+                               ELSE c.files - c.hashed_files END),
+                    COUNT(*) FILTER (WHERE o.sha1 IS NULL AND c.in_library = 0)
+                FROM temp.run_content c LEFT JOIN temp.run_outcome o ON o.sha1 = c.sha1
+                """) {
+                counts["duplicate", default: 0] += Int(row[0] as Double)
+                counts["unchanged", default: 0] += Int(row[1] as Double)
+                counts["unfinished", default: 0] += row[2] as Int
+            }
+            return counts.filter { $0.value > 0 }
+        }
+    }
+
+    /// Every file of the walk, in path order, with what became of it; then the content the pipeline handled
+    /// that no file of this walk holds (items resumed from earlier runs of other sources), `isFirst` set.
+    public func forEachFileLine(_ body: (FileLine) throws -> Void) throws {
+        try catalog.pool.write { db in
+            let rows = try Row.fetchCursor(db, sql: """
+                SELECT r.path, r.sha1, r.hashed, r.failed, r.id = c.first_id, c.in_library,
+                    o.sha1, o.path, o.outcome, o.phase, o.operation, o.reason
+                FROM temp.run_file r
+                LEFT JOIN temp.run_content c ON c.sha1 = r.sha1
+                LEFT JOIN temp.run_outcome o ON o.sha1 = r.sha1 AND r.id = c.first_id
+                ORDER BY r.id
+                """)
+            while let row = try rows.next() {
+                let hex: String? = row[1]
+                try body(FileLine(path: row[0], checksum: hex.flatMap { Checksum(hex: $0) }, hashedThisRun: row[2],
+                                  hashFailed: row[3], isFirst: (row[4] as Bool?) ?? false,
+                                  inLibrary: (row[5] as Bool?) ?? false, outcome: Self.outcome(row, from: 6)))
+            }
+            let others = try Row.fetchCursor(db, sql: """
+                SELECT o.sha1, o.path, o.outcome, o.phase, o.operation, o.reason FROM temp.run_outcome o
+                WHERE NOT EXISTS (SELECT 1 FROM temp.run_content c WHERE c.sha1 = o.sha1) ORDER BY o.path
+                """)
+            while let row = try others.next() {
+                guard let outcome = Self.outcome(row, from: 0) else { continue }
+                try body(FileLine(path: outcome.path, checksum: outcome.checksum, hashedThisRun: false, hashFailed: false,
+                                  isFirst: true, inLibrary: false, outcome: outcome))
+            }
+        }
+    }
+
+    // MARK: Rows
+
+    private static func file(_ row: Row) -> File {
+        let hex: String? = row["sha1"]
+        return File(id: row["id"], record: SourceFileRecord(
+            relativePath: row["path"],
+            fingerprint: FileFingerprint(device: UInt64(bitPattern: row["device"]), inode: UInt64(bitPattern: row["inode"]),
+                                         size: row["size"], modificationTimeNanoseconds: row["mtime_ns"]),
+            checksum: hex.flatMap { Checksum(hex: $0) },
+            kind: MediaKind(rawValue: row["kind"]) ?? .other))
+    }
+
+    private static func outcome(_ row: Row, from first: Int) -> ContentOutcome? {
+        guard let hex = row[first] as String?, let checksum = Checksum(hex: hex) else { return nil }
+        let operation: String? = row[first + 4]
+        let reason: String? = row[first + 5]
+        return ContentOutcome(checksum: checksum, path: row[first + 1], outcome: row[first + 2], phase: row[first + 3],
+                              reason: reason.map { FailureReason(operation: operation, $0) })
+    }
+}
+
+extension Catalog {
+    /// Inserts or updates snapshot rows of `sourceID`, inside the caller's transaction.
+    static func upsertSnapshot(_ records: [SourceFileRecord], sourceID: Int64, in db: Database) throws {
+        let upsert = try db.cachedStatement(sql: """
+            INSERT INTO source_file (source_id, relative_path, device, inode, size, mtime_ns, sha1, kind)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT (source_id, relative_path) DO UPDATE SET
+                device = excluded.device, inode = excluded.inode, size = excluded.size,
+                mtime_ns = excluded.mtime_ns, sha1 = excluded.sha1, kind = excluded.kind
+            """)
+        for record in records {
+            try upsert.execute(arguments: [
+                sourceID, record.relativePath, Int64(bitPattern: record.fingerprint.device),
+                Int64(bitPattern: record.fingerprint.inode), record.fingerprint.size,
+                record.fingerprint.modificationTimeNanoseconds, record.checksum?.hex, record.kind.rawValue,
+            ])
+        }
+    }
+}

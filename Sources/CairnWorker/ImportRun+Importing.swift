@@ -1,0 +1,178 @@
+import CairnCatalog
+import CairnCore
+import CairnPipeline
+import Foundation
+
+/// The importing phase: the lanes, fed a page of items at a time.
+extension ImportRun {
+    /// Brings new content (and whatever earlier runs left unfinished) through the transfer, metadata, thumbnail
+    /// and synthesis lanes (`PipelineImport`), a page at a time: each page's items are planned as placeholders
+    /// first and every transition is persisted, so a killed run resumes where it stood; content not yet planned
+    /// is found again by the next run's scan, its checksum cached. `options.cancellation` stops it (a signal).
+    func importContent(_ plan: ContentPlan, hashed: Hashed, context: Context) async throws -> Imported {
+        narrator.phaseStarted(.importing)
+        let catalog = library.catalog
+        let files = hashed.files
+        let archiveOnly = !options.pipeline.derivativesEnabled
+        let earlier = try catalog.unfinishedImportItemCount(owingTransfer: archiveOnly, excludingNewContentOf: files)
+        narrator.expectTotal(.importing, items: earlier + plan.newContent)
+
+        var pipeline = PipelineImport(library: library, configuration: options.pipeline, sourceID: context.sourceID)
+        pipeline.runID = context.record.id
+        let narration = PipelineNarration(narrator: narrator, configuration: options.pipeline)
+        pipeline.onCopied = narration.copied
+        pipeline.work = work
+        let narrator = self.narrator
+        let kept = keptWithoutPreview
+        pipeline.onKeptWithoutPreview = { path, reason in
+            if kept.append(ImportFailure(relativePath: path, phase: .thumbnail, reason: reason, retryable: false)) {
+                narrator.keptWithoutPreview(file: path, reason: reason)
+            }
+        }
+        pipeline.onDamaged = { original, quarantined in
+            narrator.warning("\(original) was damaged (its bytes no longer match its SHA1): kept at \(quarantined), copied anew from the source")
+        }
+
+        var imported = Imported(bytesCopied: 0, failures: [])
+        var pages = ImportPages(files: files, catalog: catalog, sourceID: context.sourceID,
+                                sourceRoot: context.sourceRoot, archiveOnly: archiveOnly, size: pageSizes.import)
+        var failedSoFar = 0
+        while let records = try pages.next() {
+            var maxErrors = options.pipeline.maxErrors
+            if let limit = maxErrors { maxErrors = limit - failedSoFar }
+            let result = try await pipeline.run(planned: records, maxErrors: maxErrors, onEvent: narration.handle,
+                                                cancellation: options.cancellation)
+            try files.recordOutcomes(result.report.entries.compactMap(RunFileTable.ContentOutcome.init))
+            imported.ready += result.report.count(.imported)
+            imported.archived += result.report.count(.archived)
+            for entry in result.report.entries {
+                if case .failed(let lane, let reason) = entry.outcome {
+                    failedSoFar += 1
+                    imported.failures.append(ImportFailure(relativePath: entry.path, phase: FailurePhase(lane),
+                                                           reason: reason, retryable: false))
+                }
+            }
+            switch result.completion {
+            case .finished: break
+            case .finishedWithFailures: imported.completion = .finishedWithFailures
+            case .interrupted, .stoppedAtErrorLimit: imported.completion = result.completion
+            }
+            if imported.completion == .interrupted || imported.completion == .stoppedAtErrorLimit { break }
+            if options.cancellation.isCancelled {
+                imported.completion = .interrupted
+                break
+            }
+        }
+        imported.bytesCopied = narration.bytesCopied
+
+        if options.keepsOutcomes {
+            try ImportFileOutcome.forEach(files: files, hashFailures: hashed.failures) { outcome in
+                imported.outcomeCounts[outcome.outcome, default: 0] += 1
+                imported.outcomes.append(outcome)
+            }
+        } else {
+            // Counted in SQL: a run without `--report` reads no line per file.
+            for (kind, count) in try files.outcomeCounts() {
+                if let outcome = ImportFileOutcome.Outcome(rawValue: kind) { imported.outcomeCounts[outcome, default: 0] += count }
+            }
+            if !hashed.failures.isEmpty { imported.outcomeCounts[.failed, default: 0] += hashed.failures.count }
+        }
+        let unfinished = imported.outcomeCounts[.unfinished] ?? 0
+
+        // Pairing looks at every unpaired asset: only worth it when this run brought something in.
+        if imported.completion != .interrupted, imported.ready > 0 {
+            let pairs = try LivePhotoPairing.pair(catalog: catalog, now: now())
+            if !pairs.isEmpty { narrator.note("paired \(pairs.count) Live Photo\(pairs.count == 1 ? "" : "s") (a still and its movie, one unit)") }
+        }
+        // Only a source with sidecars pays for the path-to-checksum map they are matched through.
+        if imported.completion != .interrupted, !hashed.report.sidecarFiles.isEmpty {
+            let sidecars = SidecarLinker(library: library, now: now()).link(
+                hashed.report.sidecarFiles, sourceRoot: context.sourceRoot, checksums: try files.checksumsByPath())
+            if sidecars.linked > 0 { narrator.note("\(sidecars.linked) sidecar\(sidecars.linked == 1 ? "" : "s") stored with their media") }
+            for failure in sidecars.failures {
+                narrator.warning("sidecar \(failure.relativePath) not stored (next run tries again): \(failure.reason)")
+            }
+        }
+        switch imported.completion {
+        case .interrupted: narrator.warning("interrupted: \(unfinished) items resume next run")
+        case .stoppedAtErrorLimit:
+            narrator.warning("stopped after \(options.pipeline.maxErrors ?? 0) failures (--max-errors); "
+                             + "\(unfinished) items resume next run")
+        case .finished, .finishedWithFailures: break
+        }
+        if imported.archived > 0 {
+            narrator.note("\(imported.archived) original\(imported.archived == 1 ? "" : "s") archived without derivatives "
+                          + "(--derivatives off): a run without it makes their thumbnails, previews and clips")
+        }
+        narrator.phaseEnded(.importing)
+        return imported
+    }
+}
+
+/// The importing phase's pages: first what earlier runs left unfinished, then this run's new content, each page
+/// planned in the catalog as it is taken.
+struct ImportPages {
+    let files: RunFileTable
+    let catalog: Catalog
+    let sourceID: Int64
+    let sourceRoot: String
+    let archiveOnly: Bool
+    let size: Int
+    private var lastEarlier = ItemID(0)
+    private var earlierDone = false
+    private var lastFirstFile: Int64 = 0
+
+    init(files: RunFileTable, catalog: Catalog, sourceID: Int64, sourceRoot: String, archiveOnly: Bool, size: Int) {
+        self.size = size
+        self.files = files
+        self.catalog = catalog
+        self.sourceID = sourceID
+        self.sourceRoot = sourceRoot
+        self.archiveOnly = archiveOnly
+    }
+
+    /// The next page of planned records, or nil at the end. A page of new content whose items all stand where this
+    /// run leaves them (an archive-only run, items owing only derivatives) is skipped, not returned empty.
+    mutating func next() throws -> [ItemRecord]? {
+        while !earlierDone {
+            let records = try catalog.unfinishedImportItems(after: lastEarlier, limit: size,
+                                                            owingTransfer: archiveOnly, excludingNewContentOf: files)
+            guard let last = records.last else {
+                earlierDone = true
+                break
+            }
+            lastEarlier = last.id
+            return records
+        }
+        while true {
+            let content = try files.newContent(after: lastFirstFile, limit: size)
+            guard let last = content.last else { return nil }
+            lastFirstFile = last.firstID
+            let items = content.map {
+                ImportItem(relativePath: $0.file.relativePath, sourceRoot: sourceRoot, kind: $0.file.kind,
+                           byteCount: $0.file.fingerprint.size, checksum: $0.checksum)
+            }
+            let records = try CatalogItemStateStore(catalog: catalog).planNew(items, sourceID: sourceID,
+                                                                               owingTransfer: archiveOnly)
+            if !records.isEmpty { return records }
+        }
+    }
+}
+
+extension RunFileTable.ContentOutcome {
+    /// A pipeline outcome as the run tables keep it.
+    init?(_ entry: FileOutcomeEntry) {
+        guard let checksum = entry.checksum else { return nil }
+        switch entry.outcome {
+        case .imported, .duplicate, .archived:
+            self.init(checksum: checksum, path: entry.path, outcome: entry.outcome.kind.rawValue)
+        case .skipped(let reason):
+            self.init(checksum: checksum, path: entry.path, outcome: entry.outcome.kind.rawValue, reason: FailureReason(reason))
+        case .failed(let phase, let reason):
+            self.init(checksum: checksum, path: entry.path, outcome: entry.outcome.kind.rawValue, phase: phase.rawValue,
+                      reason: reason)
+        case .unfinished(let lane):
+            self.init(checksum: checksum, path: entry.path, outcome: entry.outcome.kind.rawValue, phase: lane.rawValue)
+        }
+    }
+}

@@ -1,0 +1,110 @@
+import CairnCore
+import CairnTestSupport
+import Foundation
+import GRDB
+import Testing
+
+@testable import CairnCatalog
+
+@Suite struct RunFileTableTests {
+    func checksum(_ seed: UInt8) -> Checksum { Checksum(bytes: [UInt8](repeating: seed, count: 20))! }
+
+    func file(_ path: String, inode: UInt64, size: Int64 = 10, checksum: Checksum? = nil) -> SourceFileRecord {
+        SourceFileRecord(relativePath: path, fingerprint: FileFingerprint(device: 1, inode: inode, size: size,
+                                                                          modificationTimeNanoseconds: 100),
+                         checksum: checksum, kind: .photo)
+    }
+
+    /// The snapshot decides what is cached, changed and gone; hashing fills in checksums and the snapshot;
+    /// classifying sorts new content (first file per checksum, in walk order), duplicates and unchanged files.
+    @Test func aRunsFilesGoFromWalkToSnapshotToContentWithoutAnInMemoryList() throws {
+        let directory = try TemporaryDirectory()
+        let catalog = try Catalog(path: directory.subpath("catalog.sqlite"))
+        let source = try catalog.sourceID(forRoot: "/src")
+        // Last run: a.jpg (content 1, in the library), b.jpg (content 2), gone.jpg.
+        try catalog.updateSnapshot(sourceID: source, upserting: [
+            file("a.jpg", inode: 1, checksum: checksum(1)), file("b.jpg", inode: 2, checksum: checksum(2)),
+            file("gone.jpg", inode: 3, checksum: checksum(3)),
+        ], removing: [])
+        try catalog.insertAssets([AssetRecord(checksum: checksum(1), kind: .photo, size: 10, originalExtension: "jpg",
+                                              firstSourcePath: "a.jpg", originalPath: "originals/a.jpg",
+                                              importedAt: Date(), runID: nil)])
+
+        let table = try RunFileTable(catalog: catalog)
+        // This walk: a.jpg unchanged, b.jpg changed (new inode), c.jpg and d.jpg new.
+        try table.append([file("a.jpg", inode: 1), file("b.jpg", inode: 20)])
+        try table.append([file("c.jpg", inode: 4, size: 30), file("d.jpg", inode: 5, size: 40)])
+        let match = try table.matchSnapshot(sourceID: source)
+        #expect(match == RunFileTable.SnapshotMatch(files: 4, bytes: 90, toHash: 3, bytesToHash: 80, vanished: 1))
+        #expect(try table.vanishedPaths(sourceID: source) == ["gone.jpg"])
+
+        let page = try table.filesToHash(after: 0, limit: 10, byteLimit: 45)
+        #expect(page.map(\.record.relativePath) == ["b.jpg", "c.jpg"])  // d.jpg would pass 45 bytes
+        var hashed = page
+        hashed[0].record.checksum = checksum(4)
+        hashed[1].record.checksum = checksum(1)  // c.jpg holds the library's content: a duplicate
+        try table.recordHashes(hashed, failed: [], snapshotOf: source)
+        let rest = try table.filesToHash(after: page.last!.id, limit: 10, byteLimit: 45)
+        #expect(rest.map(\.record.relativePath) == ["d.jpg"])
+        var last = rest
+        last[0].record.checksum = checksum(4)  // d.jpg holds b.jpg's new content: a duplicate too
+        try table.recordHashes(last, failed: [], snapshotOf: source)
+        #expect(try table.filesToHash(after: 0, limit: 10, byteLimit: 1000).isEmpty)
+        #expect(try catalog.snapshot(sourceID: source)["b.jpg"]?.checksum == checksum(4))
+
+        let counts = try table.classify()
+        #expect(counts == RunFileTable.ContentCounts(newContent: 1, newBytes: 10, duplicates: 2, unchanged: 1))
+        let new = try table.newContent(after: 0, limit: 10)
+        #expect(new.map(\.file.relativePath) == ["b.jpg"])
+        #expect(new.map(\.checksum) == [checksum(4)])
+        #expect(try table.newContent(after: new[0].firstID, limit: 10).isEmpty)
+        #expect(try table.checksumsByPath() == ["a.jpg": checksum(1), "b.jpg": checksum(4), "c.jpg": checksum(1),
+                                                "d.jpg": checksum(4)])
+
+        try table.recordOutcomes([RunFileTable.ContentOutcome(checksum: checksum(4), path: "b.jpg", outcome: "imported")])
+        var lines: [(String, Bool, String?)] = []
+        try table.forEachFileLine { lines.append(($0.path, $0.isFirst, $0.outcome?.outcome)) }
+        #expect(lines.map(\.0) == ["a.jpg", "b.jpg", "c.jpg", "d.jpg"])
+        #expect(lines.map(\.1) == [true, true, false, false])
+        #expect(lines.map(\.2) == [nil, "imported", nil, nil])
+        // The same sorting, counted in SQL: a.jpg unchanged, b.jpg imported, c.jpg and d.jpg duplicates.
+        #expect(try table.outcomeCounts() == ["unchanged": 1, "imported": 1, "duplicate": 2])
+    }
+
+    /// A file whose hashing failed keeps the snapshot's last checksum for reconciliation, and is not paged again.
+    @Test func aFailedFileKeepsItsLastChecksumAndIsNotHashedTwice() throws {
+        let directory = try TemporaryDirectory()
+        let catalog = try Catalog(path: directory.subpath("catalog.sqlite"))
+        let source = try catalog.sourceID(forRoot: "/src")
+        try catalog.updateSnapshot(sourceID: source, upserting: [file("a.jpg", inode: 1, checksum: checksum(1))],
+                                   removing: [])
+        let table = try RunFileTable(catalog: catalog)
+        try table.append([file("a.jpg", inode: 9)])
+        #expect(try table.matchSnapshot(sourceID: source).toHash == 1)
+        let page = try table.filesToHash(after: 0, limit: 10, byteLimit: 100)
+        try table.recordHashes([], failed: page.map(\.id), snapshotOf: source)
+        #expect(try table.filesToHash(after: 0, limit: 10, byteLimit: 100).isEmpty)
+        #expect(try table.previousChecksumsOfFailedFiles() == ["a.jpg": checksum(1)])
+        #expect(try table.checksumsByPath().isEmpty)
+        #expect(try table.classify() == RunFileTable.ContentCounts())
+        #expect(try table.outcomeCounts().isEmpty)
+        // A new table starts empty.
+        let next = try RunFileTable(catalog: catalog)
+        #expect(try next.matchSnapshot(sourceID: source).files == 0)
+    }
+}
+
+@Suite struct ImportItemPlanningTests {
+    /// Planning an item looks its asset up by key: a scan of `asset` per item made a 100,000-file import quadratic.
+    @Test func planningAnItemSearchesTheAssetByKeyNeverScansIt() throws {
+        let directory = try TemporaryDirectory()
+        let catalog = try Catalog(path: directory.subpath("catalog.sqlite"))
+        let plan = try catalog.pool.read { db in
+            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + Catalog.planItemSQL(terminal: "0"),
+                             arguments: ["a", 1, "p", "photo", 1, Date(), "a", "/r"])
+                .map { $0["detail"] as String }
+        }
+        #expect(plan.contains { $0.contains("asset") })
+        #expect(!plan.contains { $0.contains("SCAN asset") })
+    }
+}

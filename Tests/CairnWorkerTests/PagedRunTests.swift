@@ -1,0 +1,76 @@
+import CairnCatalog
+import CairnCore
+import CairnLibrary
+import CairnTestSupport
+import Foundation
+import Testing
+
+@testable import CairnWorker
+
+/// A run keeps its files in the catalog's run tables and feeds the walk, the hashing and the lanes a page at a
+/// time; with pages of two, a handful of files crosses every page boundary.
+@Suite struct PagedRunTests {
+    func bytes(_ count: Int, _ seed: UInt8) -> Data { (try? DistinctJPEG.data(byteCount: count, seed: seed)) ?? Data() }
+
+    func run(_ source: String, _ library: Library, report: Bool, cancelled: Bool = false) async throws -> ImportSummary {
+        var options = ImportOptions(source: source)
+        options.keepsOutcomes = report
+        if cancelled { options.cancellation.cancel(deadline: .zero) }
+        var run = ImportRun(library: library, options: options)
+        run.pageSizes = ImportRun.PageSizes(walk: 2, hash: 2, import: 2)
+        return try await run.run()
+    }
+
+    /// What a run counts in SQL (no `--report`) is what its report says line by line, run after run.
+    @Test func countsWithoutAReportMatchTheReportAcrossPages() async throws {
+        let source = try TemporaryDirectory()
+        for seed in UInt8(1)...5 { try source.write(bytes(20_000, seed), to: "a/\(seed).jpg") }
+        try source.write(bytes(20_000, 1), to: "b/copy of 1.jpg")
+        try source.write(bytes(20_000, 4), to: "b/copy of 4.jpg")
+        let counting = try Library(root: try TemporaryDirectory().path)
+        let reporting = try Library(root: try TemporaryDirectory().path)
+
+        for round in 1...2 {
+            if round == 2 { try source.write(bytes(20_000, 9), to: "c/new.jpg") }
+            let counted = try await run(source.path, counting, report: false)
+            let reported = try await run(source.path, reporting, report: true)
+            #expect(counted.counts == reported.counts)
+            #expect(counted.exitStatus == .success)
+            var tally: [ImportFileOutcome.Outcome: Int] = [:]
+            for outcome in reported.outcomes { tally[outcome.outcome, default: 0] += 1 }
+            #expect(reported.counts.duplicates == tally[.duplicate] ?? 0)
+            #expect(reported.counts.unchanged == tally[.unchanged] ?? 0)
+            #expect(reported.outcomes.map(\.path) == reported.outcomes.map(\.path).sorted())
+            if round == 1 {
+                #expect(counted.counts.imported == 5)
+                #expect(counted.counts.duplicates == 2)
+                #expect(tally[.imported] == 5)
+            } else {
+                #expect(counted.counts.imported == 1)
+                #expect(counted.counts.unchanged == 7)
+                #expect(counted.counts.filesHashed == 1)
+            }
+        }
+        #expect(try counting.catalog.assetCount() == 6)
+        #expect(try reporting.catalog.assetCount() == 6)
+    }
+
+    /// Content a stopped run never planned is reported unfinished, its checksum cached; the next run brings it in
+    /// without hashing it again.
+    @Test func contentAStoppedRunNeverReachedIsUnfinishedAndTheNextRunImportsIt() async throws {
+        let source = try TemporaryDirectory()
+        for seed in UInt8(1)...5 { try source.write(bytes(20_000, seed), to: "\(seed).jpg") }
+        let library = try Library(root: try TemporaryDirectory().path)
+        let stopped = try await run(source.path, library, report: true, cancelled: true)
+        #expect(stopped.interrupted)
+        #expect(stopped.unfinished == 5)
+        #expect(stopped.outcomes.filter { $0.outcome == .unfinished }.count == 5)
+        #expect(try library.catalog.assetCount() == 0)
+
+        let next = try await run(source.path, library, report: false)
+        #expect(next.counts.imported == 5)
+        #expect(next.counts.filesHashed == 0)
+        #expect(next.exitStatus == .success)
+        #expect(try library.catalog.assetCount() == 5)
+    }
+}
