@@ -96,7 +96,8 @@ public struct RunFileTable: Sendable {
                     hashed INTEGER NOT NULL DEFAULT 0,
                     failed INTEGER NOT NULL DEFAULT 0,
                     known INTEGER NOT NULL DEFAULT 0,
-                    previous_sha1 TEXT
+                    previous_sha1 TEXT,
+                    in_library INTEGER NOT NULL DEFAULT 0
                 );
                 CREATE TEMP TABLE run_content (
                     sha1 TEXT PRIMARY KEY NOT NULL,
@@ -105,7 +106,8 @@ public struct RunFileTable: Sendable {
                     first_size INTEGER NOT NULL,
                     first_hashed INTEGER NOT NULL,
                     files INTEGER NOT NULL,
-                    hashed_files INTEGER NOT NULL
+                    hashed_files INTEGER NOT NULL,
+                    whole INTEGER NOT NULL
                 ) WITHOUT ROWID;
                 CREATE TEMP TABLE run_outcome (
                     sha1 TEXT PRIMARY KEY NOT NULL,
@@ -136,16 +138,56 @@ public struct RunFileTable: Sendable {
     public func append(_ files: [SourceFileRecord]) throws {
         guard !files.isEmpty else { return }
         try catalog.pool.write { db in
-            let insert = try db.cachedStatement(sql: """
-                INSERT INTO temp.run_file (path, device, inode, size, mtime_ns, kind) VALUES (?, ?, ?, ?, ?, ?)
-                """)
-            for file in files {
-                try insert.execute(arguments: [
-                    file.relativePath, Int64(bitPattern: file.fingerprint.device),
-                    Int64(bitPattern: file.fingerprint.inode), file.fingerprint.size,
-                    file.fingerprint.modificationTimeNanoseconds, file.kind.rawValue,
-                ])
+            // Rows go in 64 to a statement: one statement per file cost more than the insert itself.
+            let rowsPerStatement = 64
+            let values = "(?, ?, ?, ?, ?, ?)"
+            let prefix = "INSERT INTO temp.run_file (path, device, inode, size, mtime_ns, kind) VALUES "
+            let full = try db.cachedStatement(sql: prefix + Array(repeating: values, count: rowsPerStatement).joined(separator: ", "))
+            var start = 0
+            while start < files.count {
+                let chunk = files[start..<min(start + rowsPerStatement, files.count)]
+                var arguments: [(any DatabaseValueConvertible)?] = []
+                arguments.reserveCapacity(chunk.count * 6)
+                for file in chunk {
+                    arguments += [
+                        file.relativePath, Int64(bitPattern: file.fingerprint.device),
+                        Int64(bitPattern: file.fingerprint.inode), file.fingerprint.size,
+                        file.fingerprint.modificationTimeNanoseconds, file.kind.rawValue,
+                    ]
+                }
+                let statement = chunk.count == rowsPerStatement ? full : try db.makeStatement(
+                    sql: prefix + Array(repeating: values, count: chunk.count).joined(separator: ", "))
+                try statement.execute(arguments: StatementArguments(arguments))
+                start += chunk.count
             }
+        }
+    }
+
+    /// An appender on a thread of its own, so the walk (system calls) and the inserts (SQLite) run side by side;
+    /// at most two batches wait, so a fast walk never piles files up in memory.
+    public final class Appender: Sendable {
+        private let table: RunFileTable
+        private let queue = DispatchQueue(label: "cairn.run-files")
+        private let room = DispatchSemaphore(value: 2)
+        private let firstError = Locked<String?>(nil)
+
+        public init(_ table: RunFileTable) { self.table = table }
+
+        /// Queues a batch; throws the first insert's failure, once there is one.
+        public func append(_ files: [SourceFileRecord]) throws {
+            if let error = firstError.withLock({ $0 }) { throw RunFileTableError(reason: error) }
+            room.wait()
+            queue.async { [table, room, firstError] in
+                defer { room.signal() }
+                guard firstError.withLock({ $0 }) == nil else { return }
+                do { try table.append(files) } catch { firstError.withLock { $0 = "\(error)" } }
+            }
+        }
+
+        /// Waits for the queued batches; throws the first insert's failure.
+        public func finish() throws {
+            queue.sync {}
+            if let error = firstError.withLock({ $0 }) { throw RunFileTableError(reason: error) }
         }
     }
 
@@ -238,30 +280,40 @@ public struct RunFileTable: Sendable {
 
     // MARK: Content
 
-    /// Groups the files by checksum and sorts them into new content, duplicates and unchanged files. One pass
-    /// over the files; the counts then come from a row per checksum.
+    /// Sorts the files into new content, duplicates and unchanged files.
+    ///
+    /// Files whose content is in the library are marked by key lookups; only the others, and files hashed this run,
+    /// are grouped by checksum (a row per checksum in `run_content`). A rescan, whose files are all cached and all
+    /// held, so groups nothing: sorting a million checksums cost more than the rest of the phase. A group of
+    /// library content holds only its hashed files (`whole = 0`) until an outcome needs its first file.
     public func classify() throws -> ContentCounts {
         try catalog.pool.write { db in
+            try db.execute(sql: """
+                UPDATE temp.run_file SET in_library = 1
+                WHERE sha1 IS NOT NULL AND EXISTS (SELECT 1 FROM main.asset a WHERE a.sha1 = run_file.sha1)
+                """)
+            let inLibrary = db.changesCount
             // With MIN(id), SQLite takes the other bare columns (size, hashed) from that first row.
             try db.execute(sql: """
                 DELETE FROM temp.run_content;
-                INSERT INTO temp.run_content (sha1, first_id, first_size, first_hashed, files, hashed_files, in_library)
-                    SELECT r.sha1, MIN(r.id), r.size, r.hashed, COUNT(*), SUM(r.hashed),
-                        EXISTS (SELECT 1 FROM main.asset a WHERE a.sha1 = r.sha1)
-                    FROM temp.run_file r WHERE r.sha1 IS NOT NULL GROUP BY r.sha1;
+                INSERT INTO temp.run_content
+                    (sha1, first_id, first_size, first_hashed, files, hashed_files, in_library, whole)
+                    SELECT r.sha1, MIN(r.id), r.size, r.hashed, COUNT(*), SUM(r.hashed), r.in_library, 1 - r.in_library
+                    FROM temp.run_file r WHERE r.sha1 IS NOT NULL AND (r.in_library = 0 OR r.hashed = 1)
+                    GROUP BY r.sha1;
                 CREATE INDEX IF NOT EXISTS temp.run_content_new ON run_content(first_id) WHERE in_library = 0;
                 """)
             var counts = ContentCounts()
             if let row = try Row.fetchOne(db, sql: """
                 SELECT COUNT(*) FILTER (WHERE in_library = 0), TOTAL(first_size) FILTER (WHERE in_library = 0),
                     TOTAL(CASE WHEN in_library = 1 THEN hashed_files ELSE files - 1 END),
-                    TOTAL(CASE WHEN in_library = 1 THEN files - hashed_files ELSE 0 END)
+                    TOTAL(hashed_files) FILTER (WHERE in_library = 1)
                 FROM temp.run_content
                 """) {
                 counts.newContent = row[0]
                 counts.newBytes = Int64(row[1] as Double)
                 counts.duplicates = Int(row[2] as Double)
-                counts.unchanged = Int(row[3] as Double)
+                counts.unchanged = inLibrary - Int(row[3] as Double)
             }
             return counts
         }
@@ -314,7 +366,8 @@ public struct RunFileTable: Sendable {
 
     // MARK: Outcomes
 
-    /// Stores what the pipeline made of some content (the last word for a checksum wins).
+    /// Stores what the pipeline made of some content (the last word for a checksum wins). Content of the library
+    /// that this walk holds gets its whole group first, so the outcome goes to its first file.
     public func recordOutcomes(_ outcomes: [ContentOutcome]) throws {
         guard !outcomes.isEmpty else { return }
         try catalog.pool.write { db in
@@ -322,10 +375,26 @@ public struct RunFileTable: Sendable {
                 INSERT OR REPLACE INTO temp.run_outcome (sha1, path, outcome, phase, operation, reason)
                 VALUES (?, ?, ?, ?, ?, ?)
                 """)
+            let hasWholeGroup = try db.cachedStatement(sql: """
+                SELECT EXISTS (SELECT 1 FROM temp.run_content WHERE sha1 = ? AND whole = 1)
+                """)
+            var indexed = false
             for outcome in outcomes {
+                let hex = outcome.checksum.hex
+                if try Bool.fetchOne(hasWholeGroup, arguments: [hex]) != true {
+                    if !indexed {
+                        try db.execute(sql: "CREATE INDEX IF NOT EXISTS temp.run_file_sha1 ON run_file(sha1)")
+                        indexed = true
+                    }
+                    try db.execute(sql: """
+                        INSERT OR REPLACE INTO temp.run_content
+                            (sha1, first_id, first_size, first_hashed, files, hashed_files, in_library, whole)
+                            SELECT r.sha1, MIN(r.id), r.size, r.hashed, COUNT(*), SUM(r.hashed), r.in_library, 1
+                            FROM temp.run_file r WHERE r.sha1 = ? GROUP BY r.sha1
+                        """, arguments: [hex])
+                }
                 try insert.execute(arguments: [
-                    outcome.checksum.hex, outcome.path, outcome.outcome, outcome.phase, outcome.reason?.operation,
-                    outcome.reason?.reason,
+                    hex, outcome.path, outcome.outcome, outcome.phase, outcome.reason?.operation, outcome.reason?.reason,
                 ])
             }
         }
@@ -354,6 +423,11 @@ public struct RunFileTable: Sendable {
                 counts["unchanged", default: 0] += Int(row[1] as Double)
                 counts["unfinished", default: 0] += row[2] as Int
             }
+            // Cached files of library content that no whole group holds: the rescan's many.
+            counts["unchanged", default: 0] += try Int.fetchOne(db, sql: """
+                SELECT COUNT(*) FROM temp.run_file r WHERE r.in_library = 1 AND r.hashed = 0
+                AND NOT EXISTS (SELECT 1 FROM temp.run_content c WHERE c.sha1 = r.sha1 AND c.whole = 1)
+                """) ?? 0
             return counts.filter { $0.value > 0 }
         }
     }
@@ -363,7 +437,7 @@ public struct RunFileTable: Sendable {
     public func forEachFileLine(_ body: (FileLine) throws -> Void) throws {
         try catalog.pool.write { db in
             let rows = try Row.fetchCursor(db, sql: """
-                SELECT r.path, r.sha1, r.hashed, r.failed, r.id = c.first_id, c.in_library,
+                SELECT r.path, r.sha1, r.hashed, r.failed, r.id = c.first_id, r.in_library,
                     o.sha1, o.path, o.outcome, o.phase, o.operation, o.reason
                 FROM temp.run_file r
                 LEFT JOIN temp.run_content c ON c.sha1 = r.sha1
@@ -427,4 +501,10 @@ extension Catalog {
             ])
         }
     }
+}
+
+/// The run tables could not be written (the catalog's disk is full or failing).
+public struct RunFileTableError: Error, CustomStringConvertible, Sendable {
+    public var reason: String
+    public var description: String { reason }
 }

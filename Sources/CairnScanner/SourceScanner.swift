@@ -1,4 +1,5 @@
 import CairnCore
+import Dispatch
 import Glibc
 
 /// Walks a source folder with `openat`/`fstatat`, never following a symbolic link.
@@ -76,8 +77,54 @@ private struct MediaSink {
     var body: ([ScannedFile]) throws -> Void
 }
 
-/// The mutable state of one walk.
+/// One folder's entries, listed (read, stat'ed, classified) on a worker thread ahead of the walk.
+private struct Listing: Sendable {
+    /// Media files, sorted by path.
+    var files: [ScannedFile] = []
+    /// Sub-folders to enter, sorted as their name plus "/" (see `Walk.visit`).
+    var subfolders: [String] = []
+    /// The open folder, for opening its sub-folders; closed once no job needs it.
+    var handle: FolderHandle?
+    var sidecars: [ScannedFile] = []
+    var otherFiles = 0
+    var junk = 0
+    var symlinks: [String] = []
+    var issues: [ScanIssue] = []
+}
+
+/// An open folder's descriptor, closed when the last listing or job holding it is gone.
+private final class FolderHandle: Sendable {
+    let fd: Int32
+    init(_ fd: Int32) { self.fd = fd }
+    deinit { close(fd) }
+}
+
+/// A listing being made on another thread.
+private final class PendingListing: Sendable {
+    private let done = DispatchSemaphore(value: 0)
+    private let result = Locked<Listing?>(nil)
+
+    init(_ work: @escaping @Sendable () -> Listing) {
+        DispatchQueue.global().async { [done, result] in
+            let listing = work()
+            result.withLock { $0 = listing }
+            done.signal()
+        }
+    }
+
+    func wait() -> Listing {
+        done.wait()
+        return result.withLock { $0 } ?? Listing()
+    }
+}
+
+/// The mutable state of one walk. Folders are listed on worker threads a few ahead of where the walk stands (the
+/// system calls of a big walk are most of its time), and merged here in path order.
 private struct Walk {
+    /// How many sub-folders of a folder are listed ahead of the walk: what a walk holds in memory beyond the folder
+    /// it is in.
+    static let lookahead = 4
+
     let excluded: Set<SourceScanner.DirectoryIdentity>
     let sink: MediaSink?
     /// Every media file (no sink), or the batch not yet handed to the sink.
@@ -105,82 +152,37 @@ private struct Walk {
         do { try sink.body(media) } catch { sinkError = error }
     }
 
-    /// Reads one folder; takes ownership of `fd` and closes it.
+    /// Walks the folder open at `fd` (taking ownership of it) and everything below it.
     mutating func visit(directory fd: Int32, prefix: String) {
-        guard let stream = fdopendir(fd) else {
-            issues.append(ScanIssue(relativePath: prefix.isEmpty ? "." : prefix, reason: SystemCallError("fdopendir", path: prefix).reason))
-            close(fd)
-            return
+        visit(Self.list(FolderHandle(fd), prefix: prefix), prefix: prefix)
+    }
+
+    private mutating func visit(_ listing: Listing, prefix: String) {
+        otherFiles += listing.otherFiles
+        junk += listing.junk
+        symlinks += listing.symlinks
+        issues += listing.issues
+        sidecars += listing.sidecars
+        let files = listing.files
+        let subfolders = listing.subfolders
+        var pending: [PendingListing] = []
+        func prefetch(_ index: Int) {
+            guard index < subfolders.count, let parent = listing.handle else { return }
+            let name = subfolders[index], excluded = self.excluded
+            pending.append(PendingListing { Self.open(name, in: parent, prefix: prefix, excluded: excluded) })
         }
-        defer { closedir(stream) }
-        var subdirectories: [String] = []
-        var files: [ScannedFile] = []
-        while true {
-            errno = 0
-            guard let entry = readdir(stream) else {
-                if errno != 0 { issues.append(ScanIssue(relativePath: prefix, reason: "reading the folder failed: \(String(cString: strerror(errno)))")) }
-                break
-            }
-            let nameBytes = withUnsafeBytes(of: entry.pointee.d_name) { raw in Array(raw.prefix { $0 != 0 }) }
-            if nameBytes == [0x2E] || nameBytes == [0x2E, 0x2E] { continue }
-            guard let name = String(validating: nameBytes, as: UTF8.self) else {
-                issues.append(ScanIssue(relativePath: prefix + String(decoding: nameBytes, as: UTF8.self),
-                                        reason: "the name is not valid UTF-8; skipped"))
-                continue
-            }
-            let relative = prefix + name
-            var type = Int32(entry.pointee.d_type)
-            var info = stat()
-            var haveInfo = false
-            if type == Int32(DT_UNKNOWN) || type == Int32(DT_REG) {
-                guard fstatat(dirfd(stream), name, &info, AT_SYMLINK_NOFOLLOW) == 0 else {
-                    issues.append(ScanIssue(relativePath: relative, reason: SystemCallError("fstatat", path: relative).reason))
-                    continue
-                }
-                haveInfo = true
-                switch info.st_mode & S_IFMT {
-                case S_IFDIR: type = Int32(DT_DIR)
-                case S_IFLNK: type = Int32(DT_LNK)
-                case S_IFREG: type = Int32(DT_REG)
-                default: type = Int32(DT_UNKNOWN)
-                }
-            }
-            switch type {
-            case Int32(DT_DIR):
-                if JunkRules.isJunkDirectory(name) { junk += 1 } else { subdirectories.append(name) }
-            case Int32(DT_LNK):
-                symlinks.append(relative)
-            case Int32(DT_REG):
-                if JunkRules.isJunkFile(name) { junk += 1; continue }
-                if let file = classify(name: name, relative: relative, info: haveInfo ? info : nil, directory: dirfd(stream)) {
-                    files.append(file)
-                }
-            default:
-                otherFiles += 1  // sockets, fifos, devices: never media
-            }
-        }
+        for index in 0..<min(Self.lookahead, subfolders.count) { prefetch(index) }
         // Path order across folders: a folder sorts as its name plus "/", so "a-1.jpg" comes before "a/b.jpg" as
         // in a sort of whole paths, and a streaming walk hands files out already sorted.
-        files.sort { $0.relativePath < $1.relativePath }
-        subdirectories.sort { $0 + "/" < $1 + "/" }
         var nextFile = 0
-        for name in subdirectories {
+        for (index, name) in subfolders.enumerated() {
             let key = prefix + name + "/"
             while nextFile < files.count, files[nextFile].relativePath < key {
                 take(files[nextFile])
                 nextFile += 1
             }
-            let child = openat(dirfd(stream), name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-            guard child >= 0 else {
-                issues.append(ScanIssue(relativePath: prefix + name, reason: SystemCallError("open", path: name).reason))
-                continue
-            }
-            var info = stat()
-            if fstat(child, &info) == 0, excluded.contains(SourceScanner.DirectoryIdentity(info)) {
-                close(child)
-                continue
-            }
-            visit(directory: child, prefix: key)
+            prefetch(index + Self.lookahead)
+            visit(pending[index].wait(), prefix: key)
         }
         while nextFile < files.count {
             take(files[nextFile])
@@ -195,9 +197,84 @@ private struct Walk {
         if let sink, media.count >= sink.batchSize { flush() }
     }
 
-    /// The media file at `relative`, or nil (a sidecar or another file is counted here).
-    private mutating func classify(name: String, relative: String, info: stat?, directory: Int32) -> ScannedFile? {
-        guard let info else { return nil }
+    /// Opens sub-folder `name` of `parent` (never through a link) and lists it; an excluded folder lists as empty.
+    private static func open(_ name: String, in parent: FolderHandle, prefix: String,
+                             excluded: Set<SourceScanner.DirectoryIdentity>) -> Listing {
+        let child = openat(parent.fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard child >= 0 else {
+            return Listing(issues: [ScanIssue(relativePath: prefix + name, reason: SystemCallError("open", path: name).reason)])
+        }
+        var info = stat()
+        if fstat(child, &info) == 0, excluded.contains(SourceScanner.DirectoryIdentity(info)) {
+            close(child)
+            return Listing()
+        }
+        return list(FolderHandle(child), prefix: prefix + name + "/")
+    }
+
+    /// Reads one folder: its media sorted, its sub-folders to enter, and what else it holds.
+    private static func list(_ handle: FolderHandle, prefix: String) -> Listing {
+        var listing = Listing()
+        // The stream reads through its own descriptor, so the handle stays open for the sub-folders.
+        let streamFD = dup(handle.fd)
+        guard streamFD >= 0, let stream = fdopendir(streamFD) else {
+            if streamFD >= 0 { close(streamFD) }
+            listing.issues.append(ScanIssue(relativePath: prefix.isEmpty ? "." : prefix,
+                                            reason: SystemCallError("fdopendir", path: prefix).reason))
+            return listing
+        }
+        defer { closedir(stream) }
+        while true {
+            errno = 0
+            guard let entry = readdir(stream) else {
+                if errno != 0 { listing.issues.append(ScanIssue(relativePath: prefix, reason: "reading the folder failed: \(String(cString: strerror(errno)))")) }
+                break
+            }
+            let nameBytes = withUnsafeBytes(of: entry.pointee.d_name) { raw in Array(raw.prefix { $0 != 0 }) }
+            if nameBytes == [0x2E] || nameBytes == [0x2E, 0x2E] { continue }
+            guard let name = String(validating: nameBytes, as: UTF8.self) else {
+                listing.issues.append(ScanIssue(relativePath: prefix + String(decoding: nameBytes, as: UTF8.self),
+                                                reason: "the name is not valid UTF-8; skipped"))
+                continue
+            }
+            let relative = prefix + name
+            var type = Int32(entry.pointee.d_type)
+            var info = stat()
+            var haveInfo = false
+            if type == Int32(DT_UNKNOWN) || type == Int32(DT_REG) {
+                guard fstatat(handle.fd, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else {
+                    listing.issues.append(ScanIssue(relativePath: relative, reason: SystemCallError("fstatat", path: relative).reason))
+                    continue
+                }
+                haveInfo = true
+                switch info.st_mode & S_IFMT {
+                case S_IFDIR: type = Int32(DT_DIR)
+                case S_IFLNK: type = Int32(DT_LNK)
+                case S_IFREG: type = Int32(DT_REG)
+                default: type = Int32(DT_UNKNOWN)
+                }
+            }
+            switch type {
+            case Int32(DT_DIR):
+                if JunkRules.isJunkDirectory(name) { listing.junk += 1 } else { listing.subfolders.append(name) }
+            case Int32(DT_LNK):
+                listing.symlinks.append(relative)
+            case Int32(DT_REG):
+                if JunkRules.isJunkFile(name) { listing.junk += 1; continue }
+                classify(name: name, relative: relative, info: haveInfo ? info : nil, directory: handle.fd, into: &listing)
+            default:
+                listing.otherFiles += 1  // sockets, fifos, devices: never media
+            }
+        }
+        listing.files.sort { $0.relativePath < $1.relativePath }
+        listing.subfolders.sort { $0 + "/" < $1 + "/" }
+        if !listing.subfolders.isEmpty { listing.handle = handle }
+        return listing
+    }
+
+    /// Files a media file, a sidecar, or another file.
+    private static func classify(name: String, relative: String, info: stat?, directory: Int32, into listing: inout Listing) {
+        guard let info else { return }
         var kind = MediaClassifier.kind(forExtension: MediaClassifier.fileExtension(of: name))
         if kind == .other {
             // No media extension: the first bytes decide, so an extensionless camera file is still found.
@@ -205,16 +282,16 @@ private struct Walk {
         }
         if kind == .other {
             if SidecarMatcher.isSidecar(name: name), info.st_size <= SidecarMatcher.maxBytes {
-                sidecars.append(ScannedFile(relativePath: relative, fingerprint: FileFingerprint(info), kind: .other))
+                listing.sidecars.append(ScannedFile(relativePath: relative, fingerprint: FileFingerprint(info), kind: .other))
             } else {
-                otherFiles += 1
+                listing.otherFiles += 1
             }
-            return nil
+            return
         }
-        return ScannedFile(relativePath: relative, fingerprint: FileFingerprint(info), kind: kind)
+        listing.files.append(ScannedFile(relativePath: relative, fingerprint: FileFingerprint(info), kind: kind))
     }
 
-    private func sniff(name: String, directory: Int32) -> MediaKind? {
+    private static func sniff(name: String, directory: Int32) -> MediaKind? {
         let fd = openat(directory, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }

@@ -109,16 +109,19 @@ public struct ImportRun: Sendable {
         var excluded = Set<SourceScanner.DirectoryIdentity>()
         if let identity = SourceScanner.DirectoryIdentity(path: library.layout.root) { excluded.insert(identity) }
         let files = try RunFileTable(catalog: library.catalog)
+        let appender = RunFileTable.Appender(files)
         let report: ScanReport
         do {
             report = try SourceScanner(root: context.sourceRoot, excludedDirectories: excluded).scan(batchSize: pageSizes.walk) { batch in
-                try files.append(batch.map {
+                try appender.append(batch.map {
                     SourceFileRecord(relativePath: $0.relativePath, fingerprint: $0.fingerprint, checksum: nil, kind: $0.kind)
                 })
             }
         } catch {
+            try? appender.finish()
             throw WorkerError.sourceUnusable(error.description)
         }
+        try appender.finish()
         hooks.afterScan(report)
         let match = try files.matchSnapshot(sourceID: context.sourceID)
         // Only when the snapshot holds paths the walk did not find is the list of them worth a query.

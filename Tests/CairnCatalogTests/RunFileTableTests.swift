@@ -65,10 +65,20 @@ import Testing
         var lines: [(String, Bool, String?)] = []
         try table.forEachFileLine { lines.append(($0.path, $0.isFirst, $0.outcome?.outcome)) }
         #expect(lines.map(\.0) == ["a.jpg", "b.jpg", "c.jpg", "d.jpg"])
-        #expect(lines.map(\.1) == [true, true, false, false])
+        // Library content's cached files are not grouped: c.jpg, hashed, is its group's first file.
+        #expect(lines.map(\.1) == [false, true, true, false])
         #expect(lines.map(\.2) == [nil, "imported", nil, nil])
         // The same sorting, counted in SQL: a.jpg unchanged, b.jpg imported, c.jpg and d.jpg duplicates.
         #expect(try table.outcomeCounts() == ["unchanged": 1, "imported": 1, "duplicate": 2])
+
+        // An outcome for library content (an item resumed from an earlier run) goes to its first file, a.jpg.
+        try table.recordOutcomes([RunFileTable.ContentOutcome(checksum: checksum(1), path: "old/a.jpg", outcome: "imported")])
+        var resumed: [(String, Bool, String?)] = []
+        try table.forEachFileLine { resumed.append(($0.path, $0.isFirst, $0.outcome?.outcome)) }
+        #expect(resumed.map(\.0) == ["a.jpg", "b.jpg", "c.jpg", "d.jpg"])
+        #expect(resumed.map(\.1) == [true, true, false, false])
+        #expect(resumed.map(\.2) == ["imported", "imported", nil, nil])
+        #expect(try table.outcomeCounts() == ["imported": 2, "duplicate": 2])
     }
 
     /// A file whose hashing failed keeps the snapshot's last checksum for reconciliation, and is not paged again.

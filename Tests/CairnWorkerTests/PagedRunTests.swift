@@ -12,9 +12,11 @@ import Testing
 @Suite struct PagedRunTests {
     func bytes(_ count: Int, _ seed: UInt8) -> Data { (try? DistinctJPEG.data(byteCount: count, seed: seed)) ?? Data() }
 
-    func run(_ source: String, _ library: Library, report: Bool, cancelled: Bool = false) async throws -> ImportSummary {
+    func run(_ source: String, _ library: Library, report: Bool, cancelled: Bool = false,
+             archiveOnly: Bool = false) async throws -> ImportSummary {
         var options = ImportOptions(source: source)
         options.keepsOutcomes = report
+        options.pipeline.derivativesEnabled = !archiveOnly
         if cancelled { options.cancellation.cancel(deadline: .zero) }
         var run = ImportRun(library: library, options: options)
         run.pageSizes = ImportRun.PageSizes(walk: 2, hash: 2, import: 2)
@@ -72,5 +74,26 @@ import Testing
         #expect(next.counts.filesHashed == 0)
         #expect(next.exitStatus == .success)
         #expect(try library.catalog.assetCount() == 5)
+    }
+
+    /// Items an archive-only run left for their derivatives resume in the next run, each on the first file holding
+    /// its content, counted the same with or without a report.
+    @Test func archivedItemsResumeOnTheirFirstFileWithOrWithoutAReport() async throws {
+        let source = try TemporaryDirectory()
+        for seed in UInt8(1)...3 { try source.write(bytes(20_000, seed), to: "\(seed).jpg") }
+        try source.write(bytes(20_000, 2), to: "z/copy of 2.jpg")
+        let counting = try Library(root: try TemporaryDirectory().path)
+        let reporting = try Library(root: try TemporaryDirectory().path)
+        for library in [counting, reporting] {
+            let archived = try await run(source.path, library, report: false, archiveOnly: true)
+            #expect(archived.counts.archived == 3)
+        }
+        let counted = try await run(source.path, counting, report: false)
+        let reported = try await run(source.path, reporting, report: true)
+        #expect(counted.counts == reported.counts)
+        #expect(counted.counts.imported == 3)
+        #expect(counted.counts.unchanged == 1)
+        #expect(reported.outcomes.map(\.path) == ["1.jpg", "2.jpg", "3.jpg", "z/copy of 2.jpg"])
+        #expect(reported.outcomes.map(\.outcome) == [.imported, .imported, .imported, .unchanged])
     }
 }
