@@ -11,6 +11,8 @@ import GRDB
 /// `asset` and `import_item` in one statement. Only this run's writer uses them; `init` starts them empty.
 public struct RunFileTable: Sendable {
     let catalog: Catalog
+    /// The run's source, whose snapshot the walk is matched against.
+    public let sourceID: Int64
 
     /// A file of the run, by its row id (the walk's order, which is path order).
     public struct File: Sendable, Equatable {
@@ -76,9 +78,10 @@ public struct RunFileTable: Sendable {
         public var outcome: ContentOutcome?
     }
 
-    /// Starts the run's tables empty.
-    public init(catalog: Catalog) throws {
+    /// Starts the run's tables empty, for a walk of source `sourceID`.
+    public init(catalog: Catalog, sourceID: Int64) throws {
         self.catalog = catalog
+        self.sourceID = sourceID
         try catalog.pool.writeWithoutTransaction { db in
             try db.execute(sql: """
                 DROP TABLE IF EXISTS temp.run_file;
@@ -96,8 +99,7 @@ public struct RunFileTable: Sendable {
                     hashed INTEGER NOT NULL DEFAULT 0,
                     failed INTEGER NOT NULL DEFAULT 0,
                     known INTEGER NOT NULL DEFAULT 0,
-                    previous_sha1 TEXT,
-                    in_library INTEGER NOT NULL DEFAULT 0
+                    previous_sha1 TEXT
                 );
                 CREATE TEMP TABLE run_content (
                     sha1 TEXT PRIMARY KEY NOT NULL,
@@ -106,8 +108,7 @@ public struct RunFileTable: Sendable {
                     first_size INTEGER NOT NULL,
                     first_hashed INTEGER NOT NULL,
                     files INTEGER NOT NULL,
-                    hashed_files INTEGER NOT NULL,
-                    whole INTEGER NOT NULL
+                    hashed_files INTEGER NOT NULL
                 ) WITHOUT ROWID;
                 CREATE TEMP TABLE run_outcome (
                     sha1 TEXT PRIMARY KEY NOT NULL,
@@ -134,29 +135,41 @@ public struct RunFileTable: Sendable {
 
     // MARK: The walk
 
-    /// Appends files in the walk's order (one transaction).
+    /// Appends files in the walk's order (one transaction), each matched against the source's snapshot as it goes
+    /// in: a file whose fingerprint is unchanged takes its checksum from there, a changed one keeps its last one
+    /// aside.
     public func append(_ files: [SourceFileRecord]) throws {
         guard !files.isEmpty else { return }
+        let sourceID = self.sourceID
         try catalog.pool.write { db in
             // Rows go in 64 to a statement: one statement per file cost more than the insert itself.
             let rowsPerStatement = 64
-            let values = "(?, ?, ?, ?, ?, ?)"
-            let prefix = "INSERT INTO temp.run_file (path, device, inode, size, mtime_ns, kind) VALUES "
-            let full = try db.cachedStatement(sql: prefix + Array(repeating: values, count: rowsPerStatement).joined(separator: ", "))
+            func sql(rows: Int) -> String {
+                """
+                INSERT INTO temp.run_file (path, device, inode, size, mtime_ns, kind, known, previous_sha1, sha1)
+                SELECT v.column1, v.column2, v.column3, v.column4, v.column5, v.column6, s.relative_path IS NOT NULL,
+                    s.sha1, CASE WHEN s.device = v.column2 AND s.inode = v.column3 AND s.size = v.column4
+                                 AND s.mtime_ns = v.column5 THEN s.sha1 END
+                FROM (VALUES \(Array(repeating: "(?, ?, ?, ?, ?, ?, ?)", count: rows).joined(separator: ", "))) AS v
+                LEFT JOIN main.source_file s ON s.source_id = ? AND s.relative_path = v.column1
+                ORDER BY v.column7
+                """
+            }
+            let full = try db.cachedStatement(sql: sql(rows: rowsPerStatement))
             var start = 0
             while start < files.count {
                 let chunk = files[start..<min(start + rowsPerStatement, files.count)]
                 var arguments: [(any DatabaseValueConvertible)?] = []
-                arguments.reserveCapacity(chunk.count * 6)
-                for file in chunk {
+                arguments.reserveCapacity(chunk.count * 7 + 1)
+                for (order, file) in chunk.enumerated() {
                     arguments += [
                         file.relativePath, Int64(bitPattern: file.fingerprint.device),
                         Int64(bitPattern: file.fingerprint.inode), file.fingerprint.size,
-                        file.fingerprint.modificationTimeNanoseconds, file.kind.rawValue,
+                        file.fingerprint.modificationTimeNanoseconds, file.kind.rawValue, order,
                     ]
                 }
-                let statement = chunk.count == rowsPerStatement ? full : try db.makeStatement(
-                    sql: prefix + Array(repeating: values, count: chunk.count).joined(separator: ", "))
+                arguments.append(sourceID)
+                let statement = chunk.count == rowsPerStatement ? full : try db.makeStatement(sql: sql(rows: chunk.count))
                 try statement.execute(arguments: StatementArguments(arguments))
                 start += chunk.count
             }
@@ -191,17 +204,9 @@ public struct RunFileTable: Sendable {
         }
     }
 
-    /// Takes each file's checksum from the snapshot of `sourceID` where its fingerprint is unchanged, notes the last
-    /// checksum of the changed ones, and counts what is left to hash.
-    public func matchSnapshot(sourceID: Int64) throws -> SnapshotMatch {
+    /// Counts the walk as matched against the snapshot: its files, what is left to hash, what vanished.
+    public func matchSnapshot() throws -> SnapshotMatch {
         try catalog.pool.write { db in
-            try db.execute(sql: """
-                UPDATE temp.run_file SET known = 1, previous_sha1 = s.sha1,
-                    sha1 = CASE WHEN s.device = run_file.device AND s.inode = run_file.inode AND s.size = run_file.size
-                                AND s.mtime_ns = run_file.mtime_ns THEN s.sha1 END
-                FROM main.source_file AS s
-                WHERE s.source_id = ? AND s.relative_path = run_file.path
-                """, arguments: [sourceID])
             var match = SnapshotMatch()
             if let row = try Row.fetchOne(db, sql: """
                 SELECT COUNT(*), TOTAL(size), COUNT(*) FILTER (WHERE sha1 IS NULL),
@@ -221,8 +226,8 @@ public struct RunFileTable: Sendable {
         }
     }
 
-    /// Paths of the snapshot of `sourceID` that this walk did not find, sorted.
-    public func vanishedPaths(sourceID: Int64) throws -> [String] {
+    /// Paths of the source's snapshot that this walk did not find, sorted.
+    public func vanishedPaths() throws -> [String] {
         try catalog.pool.write { db in
             try db.execute(sql: "CREATE INDEX IF NOT EXISTS temp.run_file_path ON run_file(path)")
             return try String.fetchAll(db, sql: """
@@ -280,43 +285,47 @@ public struct RunFileTable: Sendable {
 
     // MARK: Content
 
-    /// Sorts the files into new content, duplicates and unchanged files.
+    /// Groups the files by checksum and sorts them into new content, duplicates and unchanged files.
     ///
-    /// Files whose content is in the library are marked by key lookups; only the others, and files hashed this run,
-    /// are grouped by checksum (a row per checksum in `run_content`). A rescan, whose files are all cached and all
-    /// held, so groups nothing: sorting a million checksums cost more than the rest of the phase. A group of
-    /// library content holds only its hashed files (`whole = 0`) until an outcome needs its first file.
+    /// The grouping sorts by checksum, so the library lookups walk `asset` in its own order (looking each file up
+    /// where it stood cost twice as long on a million files). A group is kept (a row in `run_content`) unless all
+    /// its files were cached and its content is in the library: a rescan's files, which need nothing more, so a
+    /// rescan keeps next to no groups. `recordOutcomes` adds the group of such content when an outcome needs it.
     public func classify() throws -> ContentCounts {
         try catalog.pool.write { db in
-            try db.execute(sql: """
-                UPDATE temp.run_file SET in_library = 1
-                WHERE sha1 IS NOT NULL AND EXISTS (SELECT 1 FROM main.asset a WHERE a.sha1 = run_file.sha1)
-                """)
-            let inLibrary = db.changesCount
             // With MIN(id), SQLite takes the other bare columns (size, hashed) from that first row.
             try db.execute(sql: """
                 DELETE FROM temp.run_content;
-                INSERT INTO temp.run_content
-                    (sha1, first_id, first_size, first_hashed, files, hashed_files, in_library, whole)
-                    SELECT r.sha1, MIN(r.id), r.size, r.hashed, COUNT(*), SUM(r.hashed), r.in_library, 1 - r.in_library
-                    FROM temp.run_file r WHERE r.sha1 IS NOT NULL AND (r.in_library = 0 OR r.hashed = 1)
-                    GROUP BY r.sha1;
+                INSERT INTO temp.run_content (sha1, first_id, first_size, first_hashed, files, hashed_files, in_library)
+                    SELECT * FROM (
+                        SELECT r.sha1, MIN(r.id), r.size, r.hashed, COUNT(*) AS files, SUM(r.hashed) AS hashed_files,
+                            EXISTS (SELECT 1 FROM main.asset a WHERE a.sha1 = r.sha1) AS in_library
+                        FROM temp.run_file r WHERE r.sha1 IS NOT NULL GROUP BY r.sha1)
+                    WHERE in_library = 0 OR hashed_files > 0;
                 CREATE INDEX IF NOT EXISTS temp.run_content_new ON run_content(first_id) WHERE in_library = 0;
                 """)
             var counts = ContentCounts()
+            let ungrouped = try Self.ungroupedFiles(db)
             if let row = try Row.fetchOne(db, sql: """
                 SELECT COUNT(*) FILTER (WHERE in_library = 0), TOTAL(first_size) FILTER (WHERE in_library = 0),
                     TOTAL(CASE WHEN in_library = 1 THEN hashed_files ELSE files - 1 END),
-                    TOTAL(hashed_files) FILTER (WHERE in_library = 1)
+                    TOTAL(CASE WHEN in_library = 1 THEN files - hashed_files ELSE 0 END)
                 FROM temp.run_content
                 """) {
                 counts.newContent = row[0]
                 counts.newBytes = Int64(row[1] as Double)
                 counts.duplicates = Int(row[2] as Double)
-                counts.unchanged = inLibrary - Int(row[3] as Double)
+                counts.unchanged = Int(row[3] as Double) + ungrouped
             }
             return counts
         }
+    }
+
+    /// Files with a checksum that no group holds: cached, their content in the library.
+    private static func ungroupedFiles(_ db: Database) throws -> Int {
+        let all = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM temp.run_file WHERE sha1 IS NOT NULL") ?? 0
+        let grouped = try Int.fetchOne(db, sql: "SELECT COALESCE(SUM(files), 0) FROM temp.run_content") ?? 0
+        return all - grouped
     }
 
     /// Up to `limit` pieces of new content after the one whose first file is `id`, in path order.
@@ -366,8 +375,9 @@ public struct RunFileTable: Sendable {
 
     // MARK: Outcomes
 
-    /// Stores what the pipeline made of some content (the last word for a checksum wins). Content of the library
-    /// that this walk holds gets its whole group first, so the outcome goes to its first file.
+    /// Stores what the pipeline made of some content (the last word for a checksum wins). Content the walk holds
+    /// but `classify` left ungrouped (cached, in the library: an item resumed from an earlier run) gets its group
+    /// first, so the outcome goes to its first file.
     public func recordOutcomes(_ outcomes: [ContentOutcome]) throws {
         guard !outcomes.isEmpty else { return }
         try catalog.pool.write { db in
@@ -375,21 +385,20 @@ public struct RunFileTable: Sendable {
                 INSERT OR REPLACE INTO temp.run_outcome (sha1, path, outcome, phase, operation, reason)
                 VALUES (?, ?, ?, ?, ?, ?)
                 """)
-            let hasWholeGroup = try db.cachedStatement(sql: """
-                SELECT EXISTS (SELECT 1 FROM temp.run_content WHERE sha1 = ? AND whole = 1)
-                """)
+            let grouped = try db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM temp.run_content WHERE sha1 = ?)")
             var indexed = false
             for outcome in outcomes {
                 let hex = outcome.checksum.hex
-                if try Bool.fetchOne(hasWholeGroup, arguments: [hex]) != true {
+                if try Bool.fetchOne(grouped, arguments: [hex]) != true {
                     if !indexed {
                         try db.execute(sql: "CREATE INDEX IF NOT EXISTS temp.run_file_sha1 ON run_file(sha1)")
                         indexed = true
                     }
                     try db.execute(sql: """
-                        INSERT OR REPLACE INTO temp.run_content
-                            (sha1, first_id, first_size, first_hashed, files, hashed_files, in_library, whole)
-                            SELECT r.sha1, MIN(r.id), r.size, r.hashed, COUNT(*), SUM(r.hashed), r.in_library, 1
+                        INSERT INTO temp.run_content
+                            (sha1, first_id, first_size, first_hashed, files, hashed_files, in_library)
+                            SELECT r.sha1, MIN(r.id), r.size, r.hashed, COUNT(*), SUM(r.hashed),
+                                EXISTS (SELECT 1 FROM main.asset a WHERE a.sha1 = r.sha1)
                             FROM temp.run_file r WHERE r.sha1 = ? GROUP BY r.sha1
                         """, arguments: [hex])
                 }
@@ -423,11 +432,8 @@ public struct RunFileTable: Sendable {
                 counts["unchanged", default: 0] += Int(row[1] as Double)
                 counts["unfinished", default: 0] += row[2] as Int
             }
-            // Cached files of library content that no whole group holds: the rescan's many.
-            counts["unchanged", default: 0] += try Int.fetchOne(db, sql: """
-                SELECT COUNT(*) FROM temp.run_file r WHERE r.in_library = 1 AND r.hashed = 0
-                AND NOT EXISTS (SELECT 1 FROM temp.run_content c WHERE c.sha1 = r.sha1 AND c.whole = 1)
-                """) ?? 0
+            counts["unchanged", default: 0] += try Self.ungroupedFiles(db)
+
             return counts.filter { $0.value > 0 }
         }
     }
@@ -437,7 +443,7 @@ public struct RunFileTable: Sendable {
     public func forEachFileLine(_ body: (FileLine) throws -> Void) throws {
         try catalog.pool.write { db in
             let rows = try Row.fetchCursor(db, sql: """
-                SELECT r.path, r.sha1, r.hashed, r.failed, r.id = c.first_id, r.in_library,
+                SELECT r.path, r.sha1, r.hashed, r.failed, r.id = c.first_id, c.in_library,
                     o.sha1, o.path, o.outcome, o.phase, o.operation, o.reason
                 FROM temp.run_file r
                 LEFT JOIN temp.run_content c ON c.sha1 = r.sha1

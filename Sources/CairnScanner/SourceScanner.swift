@@ -112,9 +112,14 @@ private final class PendingListing: Sendable {
         }
     }
 
+    /// The listing, handed over once: the walk keeps its pending listings until the folder is done, not their
+    /// entries.
     func wait() -> Listing {
         done.wait()
-        return result.withLock { $0 } ?? Listing()
+        return result.withLock { result in
+            defer { result = nil }
+            return result
+        } ?? Listing()
     }
 }
 

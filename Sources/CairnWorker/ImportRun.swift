@@ -102,13 +102,13 @@ public struct ImportRun: Sendable {
         var `import` = 2048
     }
 
-    /// Walks the source into the run tables and matches it against the last snapshot. After this, the work ahead
+    /// Walks the source into the run tables, matching each file against the last snapshot as it goes in. After this, the work ahead
     /// is counted.
     func prepare(_ context: Context) throws -> Prepared {
         narrator.phaseStarted(.preparing, detail: context.sourceRoot)
         var excluded = Set<SourceScanner.DirectoryIdentity>()
         if let identity = SourceScanner.DirectoryIdentity(path: library.layout.root) { excluded.insert(identity) }
-        let files = try RunFileTable(catalog: library.catalog)
+        let files = try RunFileTable(catalog: library.catalog, sourceID: context.sourceID)
         let appender = RunFileTable.Appender(files)
         let report: ScanReport
         do {
@@ -123,9 +123,9 @@ public struct ImportRun: Sendable {
         }
         try appender.finish()
         hooks.afterScan(report)
-        let match = try files.matchSnapshot(sourceID: context.sourceID)
+        let match = try files.matchSnapshot()
         // Only when the snapshot holds paths the walk did not find is the list of them worth a query.
-        let vanished = match.vanished > 0 ? try files.vanishedPaths(sourceID: context.sourceID) : []
+        let vanished = match.vanished > 0 ? try files.vanishedPaths() : []
         for issue in report.issues { narrator.warning("cannot read \(issue)") }
         if !report.symlinksSkipped.isEmpty {
             narrator.note("\(report.symlinksSkipped.count) symbolic links skipped (never followed)")

@@ -30,13 +30,13 @@ import Testing
                                               firstSourcePath: "a.jpg", originalPath: "originals/a.jpg",
                                               importedAt: Date(), runID: nil)])
 
-        let table = try RunFileTable(catalog: catalog)
+        let table = try RunFileTable(catalog: catalog, sourceID: source)
         // This walk: a.jpg unchanged, b.jpg changed (new inode), c.jpg and d.jpg new.
         try table.append([file("a.jpg", inode: 1), file("b.jpg", inode: 20)])
         try table.append([file("c.jpg", inode: 4, size: 30), file("d.jpg", inode: 5, size: 40)])
-        let match = try table.matchSnapshot(sourceID: source)
+        let match = try table.matchSnapshot()
         #expect(match == RunFileTable.SnapshotMatch(files: 4, bytes: 90, toHash: 3, bytesToHash: 80, vanished: 1))
-        #expect(try table.vanishedPaths(sourceID: source) == ["gone.jpg"])
+        #expect(try table.vanishedPaths() == ["gone.jpg"])
 
         let page = try table.filesToHash(after: 0, limit: 10, byteLimit: 45)
         #expect(page.map(\.record.relativePath) == ["b.jpg", "c.jpg"])  // d.jpg would pass 45 bytes
@@ -65,8 +65,7 @@ import Testing
         var lines: [(String, Bool, String?)] = []
         try table.forEachFileLine { lines.append(($0.path, $0.isFirst, $0.outcome?.outcome)) }
         #expect(lines.map(\.0) == ["a.jpg", "b.jpg", "c.jpg", "d.jpg"])
-        // Library content's cached files are not grouped: c.jpg, hashed, is its group's first file.
-        #expect(lines.map(\.1) == [false, true, true, false])
+        #expect(lines.map(\.1) == [true, true, false, false])
         #expect(lines.map(\.2) == [nil, "imported", nil, nil])
         // The same sorting, counted in SQL: a.jpg unchanged, b.jpg imported, c.jpg and d.jpg duplicates.
         #expect(try table.outcomeCounts() == ["unchanged": 1, "imported": 1, "duplicate": 2])
@@ -81,6 +80,21 @@ import Testing
         #expect(try table.outcomeCounts() == ["imported": 2, "duplicate": 2])
     }
 
+    /// Rows keep the order they were given in, across the 64-row statements they go in by.
+    @Test func filesKeepTheWalksOrderAcrossStatements() throws {
+        let directory = try TemporaryDirectory()
+        let catalog = try Catalog(path: directory.subpath("catalog.sqlite"))
+        let source = try catalog.sourceID(forRoot: "/src")
+        let paths = (0..<150).map { "f\(($0 * 37) % 150).jpg" }
+        try catalog.updateSnapshot(sourceID: source, upserting: [file(paths[70], inode: 70, checksum: checksum(9))],
+                                   removing: [])
+        let table = try RunFileTable(catalog: catalog, sourceID: source)
+        try table.append(paths.enumerated().map { file($1, inode: UInt64($0)) })
+        let toHash = try table.filesToHash(after: 0, limit: 1000, byteLimit: 1 << 30)
+        #expect(toHash.map(\.record.relativePath) == paths.enumerated().filter { $0.offset != 70 }.map(\.element))
+        #expect(try table.matchSnapshot().toHash == 149)
+    }
+
     /// A file whose hashing failed keeps the snapshot's last checksum for reconciliation, and is not paged again.
     @Test func aFailedFileKeepsItsLastChecksumAndIsNotHashedTwice() throws {
         let directory = try TemporaryDirectory()
@@ -88,9 +102,9 @@ import Testing
         let source = try catalog.sourceID(forRoot: "/src")
         try catalog.updateSnapshot(sourceID: source, upserting: [file("a.jpg", inode: 1, checksum: checksum(1))],
                                    removing: [])
-        let table = try RunFileTable(catalog: catalog)
+        let table = try RunFileTable(catalog: catalog, sourceID: source)
         try table.append([file("a.jpg", inode: 9)])
-        #expect(try table.matchSnapshot(sourceID: source).toHash == 1)
+        #expect(try table.matchSnapshot().toHash == 1)
         let page = try table.filesToHash(after: 0, limit: 10, byteLimit: 100)
         try table.recordHashes([], failed: page.map(\.id), snapshotOf: source)
         #expect(try table.filesToHash(after: 0, limit: 10, byteLimit: 100).isEmpty)
@@ -99,8 +113,8 @@ import Testing
         #expect(try table.classify() == RunFileTable.ContentCounts())
         #expect(try table.outcomeCounts().isEmpty)
         // A new table starts empty.
-        let next = try RunFileTable(catalog: catalog)
-        #expect(try next.matchSnapshot(sourceID: source).files == 0)
+        let next = try RunFileTable(catalog: catalog, sourceID: source)
+        #expect(try next.matchSnapshot().files == 0)
     }
 }
 
