@@ -192,7 +192,7 @@ public struct ImportRun: Sendable {
                     narrator.failed(file: failure.relativePath, reason: failure.reason, phase: .hashing)
                 }
             }
-            try prepared.files.recordHashes(done, failed: failed, snapshotOf: keepsHashes ? context.sourceID : nil)
+            try prepared.files.recordHashes(done, failed: failed, updatingSnapshot: keepsHashes)
         }
         narrator.phaseEnded(.hashing)
         return hashed

@@ -43,12 +43,12 @@ import Testing
         var hashed = page
         hashed[0].record.checksum = checksum(4)
         hashed[1].record.checksum = checksum(1)  // c.jpg holds the library's content: a duplicate
-        try table.recordHashes(hashed, failed: [], snapshotOf: source)
+        try table.recordHashes(hashed, failed: [], updatingSnapshot: true)
         let rest = try table.filesToHash(after: page.last!.id, limit: 10, byteLimit: 45)
         #expect(rest.map(\.record.relativePath) == ["d.jpg"])
         var last = rest
         last[0].record.checksum = checksum(4)  // d.jpg holds b.jpg's new content: a duplicate too
-        try table.recordHashes(last, failed: [], snapshotOf: source)
+        try table.recordHashes(last, failed: [], updatingSnapshot: true)
         #expect(try table.filesToHash(after: 0, limit: 10, byteLimit: 1000).isEmpty)
         #expect(try catalog.snapshot(sourceID: source)["b.jpg"]?.checksum == checksum(4))
 
@@ -106,7 +106,7 @@ import Testing
         try table.append([file("a.jpg", inode: 9)])
         #expect(try table.matchSnapshot().toHash == 1)
         let page = try table.filesToHash(after: 0, limit: 10, byteLimit: 100)
-        try table.recordHashes([], failed: page.map(\.id), snapshotOf: source)
+        try table.recordHashes([], failed: page.map(\.id), updatingSnapshot: true)
         #expect(try table.filesToHash(after: 0, limit: 10, byteLimit: 100).isEmpty)
         #expect(try table.previousChecksumsOfFailedFiles() == ["a.jpg": checksum(1)])
         #expect(try table.checksumsByPath().isEmpty)
