@@ -102,8 +102,8 @@ public struct ImportRun: Sendable {
         var `import` = 2048
     }
 
-    /// Walks the source into the run tables, matching each file against the last snapshot as it goes in. After this, the work ahead
-    /// is counted.
+    /// Walks the source into the run tables, matching each file against the last snapshot as it goes in. After
+    /// this, the work ahead is counted.
     func prepare(_ context: Context) throws -> Prepared {
         narrator.phaseStarted(.preparing, detail: context.sourceRoot)
         var excluded = Set<SourceScanner.DirectoryIdentity>()
