@@ -39,10 +39,11 @@ public struct PairingCandidate: Decodable, Sendable, Equatable, FetchableRecord 
 }
 
 extension Catalog {
-    /// Probed assets in no pair yet: stills and videos, with their content identifier (from the stored probe).
-    public func unpairedAssets() throws -> [PairingCandidate] {
+    /// Probed assets in no pair yet: stills and videos, with their content identifier (from the stored probe),
+    /// one at a time (a library holds millions; the caller keeps the few that can pair).
+    public func forEachUnpairedAsset(_ body: (PairingCandidate) throws -> Void) throws {
         try pool.read { db in
-            try PairingCandidate.fetchAll(db, sql: """
+            let candidates = try PairingCandidate.fetchCursor(db, sql: """
                 SELECT asset.sha1, asset.kind, asset.first_source_path,
                        json_extract(media_probe.probe_json, '$.contentIdentifier') AS content_identifier,
                        media_probe.duration_seconds, media_probe.capture_date
@@ -51,6 +52,7 @@ extension Catalog {
                   AND asset.sha1 NOT IN (SELECT still_sha1 FROM asset_pair)
                   AND asset.sha1 NOT IN (SELECT motion_sha1 FROM asset_pair)
                 """)
+            while let candidate = try candidates.next() { try body(candidate) }
         }
     }
 

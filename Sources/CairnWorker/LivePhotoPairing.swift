@@ -18,7 +18,7 @@ public enum LivePhotoPairing {
     /// base name as a still and a capture time within 2 s of it, is its motion part.
     @discardableResult
     public static func pair(catalog: Catalog, now: Date) throws -> [AssetPairRecord] {
-        let candidates = try catalog.unpairedAssets()
+        let candidates = try candidates(catalog)
         var pairs: [AssetPairRecord] = []
         var used = Set<Checksum>()
 
@@ -41,9 +41,7 @@ public enum LivePhotoPairing {
             stillsByStem[stem(still.firstSourcePath), default: []].append(still)
         }
         for movie in candidates where movie.kind == .video && movie.contentIdentifier == nil && !used.contains(movie.checksum) {
-            guard MediaClassifier.fileExtension(of: movie.firstSourcePath).lowercased() == "mov",
-                  let seconds = movie.durationSeconds, seconds <= maxMotionSeconds, let taken = movie.captureDate
-            else { continue }
+            guard isMotionCandidate(movie), let taken = movie.captureDate else { continue }
             let matches = (stillsByStem[stem(movie.firstSourcePath)] ?? []).filter { still in
                 !used.contains(still.checksum) && still.captureDate.map { abs($0.timeIntervalSince(taken)) <= maxCaptureGap } == true
             }
@@ -53,6 +51,36 @@ public enum LivePhotoPairing {
         }
         try catalog.savePairs(pairs)
         return pairs
+    }
+
+    /// The unpaired assets that could pair, read in two passes so that a library's ordinary stills (nearly all of
+    /// them) are never held: every asset with a content identifier, every movie short enough to be a motion part,
+    /// and the stills that share a movie's folder and base name.
+    static func candidates(_ catalog: Catalog) throws -> [PairingCandidate] {
+        var kept: [PairingCandidate] = []
+        var movieStems = Set<String>()
+        try catalog.forEachUnpairedAsset { candidate in
+            if let identifier = candidate.contentIdentifier, !identifier.isEmpty {
+                kept.append(candidate)
+            } else if candidate.kind == .video, isMotionCandidate(candidate) {
+                kept.append(candidate)
+                movieStems.insert(stem(candidate.firstSourcePath))
+            }
+        }
+        guard !movieStems.isEmpty else { return kept }
+        try catalog.forEachUnpairedAsset { candidate in
+            if candidate.kind == .photo, candidate.contentIdentifier == nil,
+               movieStems.contains(stem(candidate.firstSourcePath)) {
+                kept.append(candidate)
+            }
+        }
+        return kept
+    }
+
+    /// A `.MOV` of at most 4 s with a capture time: what a name-and-time pairing accepts as a motion part.
+    static func isMotionCandidate(_ movie: PairingCandidate) -> Bool {
+        MediaClassifier.fileExtension(of: movie.firstSourcePath).lowercased() == "mov"
+            && (movie.durationSeconds.map { $0 <= maxMotionSeconds } ?? false) && movie.captureDate != nil
     }
 
     /// "DCIM/100APPLE/IMG_0001" for "DCIM/100APPLE/IMG_0001.MOV": folder and base name, case folded.
