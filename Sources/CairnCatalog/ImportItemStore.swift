@@ -166,7 +166,8 @@ extension Catalog {
 
     /// Up to `limit` items earlier runs left unfinished (or in flight) after item `id`, by id, leaving out content
     /// this run's `RunFileTable` plans as new (the run takes those on with its new content, as one item each).
-    /// `owingTransfer`: only items whose original is not in place yet.
+    /// `owingTransfer`: only items whose original is not in place yet. `table` is not read from Swift: the query
+    /// joins its `TEMP` tables on the writer connection, which asking for it guarantees exist.
     public func unfinishedImportItems(after id: ItemID, limit: Int, owingTransfer: Bool,
                                       excludingNewContentOf table: RunFileTable) throws -> [ItemRecord] {
         let condition = Self.unfinishedCondition(owingTransfer: owingTransfer) + """

@@ -54,13 +54,8 @@ extension RunFileTable {
                         try db.execute(sql: "CREATE INDEX IF NOT EXISTS temp.run_file_sha1 ON run_file(sha1)")
                         indexed = true
                     }
-                    try db.execute(sql: """
-                        INSERT INTO temp.run_content
-                            (sha1, first_id, first_size, first_hashed, files, hashed_files, in_library)
-                            SELECT r.sha1, MIN(r.id), r.size, r.hashed, COUNT(*), SUM(r.hashed),
-                                EXISTS (SELECT 1 FROM main.asset a WHERE a.sha1 = r.sha1)
-                            FROM temp.run_file r WHERE r.sha1 = ? GROUP BY r.sha1
-                        """, arguments: [hex])
+                    try db.execute(sql: "INSERT INTO temp.run_content \(Self.groupColumns) \(Self.groups(where: "r.sha1 = ?"))",
+                                   arguments: [hex])
                 }
                 try insert.execute(arguments: [
                     hex, outcome.path, outcome.outcome, outcome.phase, outcome.reason?.operation, outcome.reason?.reason,

@@ -263,14 +263,10 @@ public struct RunFileTable: Sendable {
     /// rescan keeps next to no groups. `recordOutcomes` adds the group of such content when an outcome needs it.
     public func classify() throws -> ContentCounts {
         try catalog.pool.write { db in
-            // With MIN(id), SQLite takes the other bare columns (size, hashed) from that first row.
             try db.execute(sql: """
                 DELETE FROM temp.run_content;
-                INSERT INTO temp.run_content (sha1, first_id, first_size, first_hashed, files, hashed_files, in_library)
-                    SELECT * FROM (
-                        SELECT r.sha1, MIN(r.id), r.size, r.hashed, COUNT(*) AS files, SUM(r.hashed) AS hashed_files,
-                            EXISTS (SELECT 1 FROM main.asset a WHERE a.sha1 = r.sha1) AS in_library
-                        FROM temp.run_file r WHERE r.sha1 IS NOT NULL GROUP BY r.sha1)
+                INSERT INTO temp.run_content \(Self.groupColumns)
+                    SELECT * FROM (\(Self.groups(where: "r.sha1 IS NOT NULL")))
                     WHERE in_library = 0 OR hashed_files > 0;
                 CREATE INDEX IF NOT EXISTS temp.run_content_new ON run_content(first_id) WHERE in_library = 0;
                 """)
@@ -289,6 +285,19 @@ public struct RunFileTable: Sendable {
             }
             return counts
         }
+    }
+
+    /// The columns of a `run_content` row, in the order `groups(where:)` selects them.
+    static let groupColumns = "(sha1, first_id, first_size, first_hashed, files, hashed_files, in_library)"
+
+    /// A group per checksum of the files matching `condition`: its first file (with MIN(id), SQLite takes the bare
+    /// columns size and hashed from that row), how many files and hashed files, and whether the library holds it.
+    static func groups(where condition: String) -> String {
+        """
+        SELECT r.sha1, MIN(r.id), r.size, r.hashed, COUNT(*) AS files, SUM(r.hashed) AS hashed_files,
+            EXISTS (SELECT 1 FROM main.asset a WHERE a.sha1 = r.sha1) AS in_library
+        FROM temp.run_file r WHERE \(condition) GROUP BY r.sha1
+        """
     }
 
     /// Files with a checksum that no group holds: cached, their content in the library.
