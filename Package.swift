@@ -69,6 +69,8 @@ let package = Package(
         .target(name: "CMappingGuard", path: "CSystemLibs/CMappingGuard", linkerSettings: [.linkedLibrary("crypto")]),
         // Linux system calls Swift's Glibc module cannot reach (openat2).
         .systemLibrary(name: "CLinux", path: "CSystemLibs/CLinux"),
+        // SQLite's C API for the one bulk insert that binds its values directly (the run tables' walk rows).
+        .systemLibrary(name: "CSQLite", path: "CSystemLibs/CSQLite", providers: [.apt(["libsqlite3-dev"])]),
         // glibc's malloc tuning (mallopt), which Swift's Glibc module leaves out.
         .systemLibrary(name: "CGlibcMalloc", path: "CSystemLibs/CGlibcMalloc"),
 
@@ -82,7 +84,7 @@ let package = Package(
         // Source walking at openat/fstatat speed.
         .target(name: "CairnScanner", dependencies: ["CairnCore"]),
         // SQLite catalog (GRDB) and its migrations.
-        .target(name: "CairnCatalog", dependencies: ["CairnCore", .product(name: "GRDB", package: "GRDB.swift")]),
+        .target(name: "CairnCatalog", dependencies: ["CairnCore", "CSQLite", .product(name: "GRDB", package: "GRDB.swift")]),
         // Pure logic: lanes and item state machine, reconciliation engine, narration model.
         .target(name: "CairnPipeline", dependencies: ["CairnCore"]),
         .target(name: "CairnReconcile", dependencies: ["CairnCore"]),

@@ -146,6 +146,19 @@ enum Migrations {
             // named, or a row failed before this column, whose reason holds both).
             try db.execute(sql: "ALTER TABLE import_item ADD COLUMN operation TEXT")
         }
+        migrator.registerMigration("v8: snapshot content in library") { db in
+            // Whether a snapshot file's content has an asset, so a rescan need not look up (or group) a million
+            // unchanged files to learn that they need nothing. Runs set it as they end; losing an asset clears it.
+            try db.execute(sql: """
+                ALTER TABLE source_file ADD COLUMN in_library INTEGER NOT NULL DEFAULT 0;
+                UPDATE source_file SET in_library = 1
+                    WHERE sha1 IS NOT NULL AND EXISTS (SELECT 1 FROM asset a WHERE a.sha1 = source_file.sha1);
+                CREATE INDEX source_file_not_in_library ON source_file(source_id) WHERE in_library = 0;
+                CREATE TRIGGER asset_deleted_leaves_library AFTER DELETE ON asset BEGIN
+                    UPDATE source_file SET in_library = 0 WHERE sha1 = OLD.sha1;
+                END;
+                """)
+        }
         return migrator
     }
 }

@@ -35,9 +35,9 @@ extension RunFileTable {
         public var outcome: ContentOutcome?
     }
 
-    /// Stores what the pipeline made of some content (the last word for a checksum wins). Content the walk holds
-    /// but `classify` left ungrouped (cached, in the library: an item resumed from an earlier run) gets its group
-    /// first, so the outcome goes to its first file.
+    /// Stores what the pipeline made of some content (the last word for a checksum wins). Content in the library
+    /// (an item resumed from an earlier run) is grouped again with all its files, settled ones included, so the
+    /// outcome goes to its first file; `classify` left such content ungrouped, or grouped without its settled files.
     public func recordOutcomes(_ outcomes: [ContentOutcome]) throws {
         guard !outcomes.isEmpty else { return }
         try catalog.pool.write { db in
@@ -45,17 +45,21 @@ extension RunFileTable {
                 INSERT OR REPLACE INTO temp.run_outcome (sha1, path, outcome, phase, operation, reason)
                 VALUES (?, ?, ?, ?, ?, ?)
                 """)
-            let grouped = try db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM temp.run_content WHERE sha1 = ?)")
+            // Grouped by `classify` with all its files: content new to the library, which has no settled file.
+            let groupedWhole = try db.cachedStatement(sql: """
+                SELECT EXISTS (SELECT 1 FROM temp.run_content WHERE sha1 = ? AND in_library = 0)
+                """)
             var indexed = false
             for outcome in outcomes {
                 let hex = outcome.checksum.hex
-                if try Bool.fetchOne(grouped, arguments: [hex]) != true {
+                if try Bool.fetchOne(groupedWhole, arguments: [hex]) != true {
                     if !indexed {
                         try db.execute(sql: "CREATE INDEX IF NOT EXISTS temp.run_file_sha1 ON run_file(sha1)")
                         indexed = true
                     }
-                    try db.execute(sql: "INSERT INTO temp.run_content \(Self.groupColumns) \(Self.groups(where: "r.sha1 = ?"))",
-                                   arguments: [hex])
+                    try db.execute(sql: """
+                        INSERT OR REPLACE INTO temp.run_content \(Self.groupColumns) \(Self.groups(where: "r.sha1 = ?"))
+                        """, arguments: [hex])
                 }
                 try insert.execute(arguments: [
                     hex, outcome.path, outcome.outcome, outcome.phase, outcome.reason?.operation, outcome.reason?.reason,

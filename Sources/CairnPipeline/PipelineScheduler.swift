@@ -6,7 +6,7 @@ import CairnCore
 /// policies are listed there); this actor is the thin shell that feeds it events in order and performs
 /// its actions: stage work in detached tasks that report back, timers on the injected clock, and every
 /// state change persisted through one `RecordWriter` (in order, batched); a phase's stage work starts only
-/// after its in-flight mark is committed.
+/// after its in-flight mark is committed, except in the transfer lane (`Lane.waitsForInFlightMark`).
 ///
 /// Use (`PipelineImport` does this over the catalog):
 /// ```
@@ -157,11 +157,11 @@ public actor PipelineScheduler {
         }
     }
 
-    /// The phase's stage work, once its start record is committed, raced against its timeout; either end
-    /// reports back with the token (the loser finds the core has moved on).
+    /// The phase's stage work, once its start record is committed (in the lanes that wait for it), raced against
+    /// its timeout; either end reports back with the token (the loser finds the core has moved on).
     private func startPhase(_ token: UInt64, item: ImportItem, lane: Lane, timeout: Duration) {
         guard let writer else { return }
-        let committed = lastPersisted
+        let committed = lane.waitsForInFlightMark ? lastPersisted : 0
         phases[token] = Task.detached { [self, stages, clock] in
             do {
                 try await writer.waitCommitted(committed)

@@ -235,10 +235,16 @@ private struct Walk {
                 if errno != 0 { listing.issues.append(ScanIssue(relativePath: prefix, reason: "reading the folder failed: \(String(cString: strerror(errno)))")) }
                 break
             }
-            let nameBytes = withUnsafeBytes(of: entry.pointee.d_name) { raw in Array(raw.prefix { $0 != 0 }) }
-            if nameBytes == [0x2E] || nameBytes == [0x2E, 0x2E] { continue }
-            guard let name = String(validating: nameBytes, as: UTF8.self) else {
-                listing.issues.append(ScanIssue(relativePath: prefix + String(decoding: nameBytes, as: UTF8.self),
+            // The name straight from the entry (no copy of its bytes first: this runs once per file of the source).
+            let decoded: (name: String?, dots: Bool, lossy: String) = withUnsafeBytes(of: &entry.pointee.d_name) { raw in
+                let bytes = UnsafeRawBufferPointer(rebasing: raw[..<(raw.firstIndex(of: 0) ?? raw.count)])
+                if bytes.count <= 2, bytes.allSatisfy({ $0 == 0x2E }) { return (nil, true, "") }
+                if let name = String(validating: bytes, as: UTF8.self) { return (name, false, "") }
+                return (nil, false, String(decoding: bytes, as: UTF8.self))
+            }
+            if decoded.dots { continue }
+            guard let name = decoded.name else {
+                listing.issues.append(ScanIssue(relativePath: prefix + decoded.lossy,
                                                 reason: "the name is not valid UTF-8; skipped"))
                 continue
             }

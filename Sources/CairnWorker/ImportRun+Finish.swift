@@ -13,6 +13,7 @@ extension ImportRun {
         // The checksums were saved as hashing went; files that failed since leave the cache.
         let removed = Set(imported.failures.map(\.relativePath)).sorted() + hashed.prepared.vanished
         try library.catalog.updateSnapshot(sourceID: context.sourceID, upserting: [], removing: removed)
+        try library.catalog.markSnapshotContentInLibrary(sourceID: context.sourceID)
 
         let failures = (hashed.failures + imported.failures).sorted { $0.relativePath < $1.relativePath }
         var counts = ImportCounts()
@@ -52,7 +53,6 @@ extension ImportRun {
         }
         try library.catalog.finishRun(record, failures: failureRecords)
         narration.close()
-        hashed.files.close()
         var outcomes = imported.outcomes
         if options.keepsOutcomes { outcomes += ImportFileOutcome.outcomes(scan: hashed.report) }
         return ImportSummary(

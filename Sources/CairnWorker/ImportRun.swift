@@ -161,7 +161,8 @@ public struct ImportRun: Sendable {
         let dropsCache = prepared.match.bytesToHash > System.physicalMemory / 2
         let root = context.sourceRoot
         var after: Int64 = 0
-        while true {
+        // With nothing to hash (a rescan), not even one look through the run's files for some.
+        while prepared.match.toHash > 0 {
             let page = try prepared.files.filesToHash(after: after, limit: pageSizes.hash, byteLimit: 1 << 30)
             guard let last = page.last else { break }
             after = last.id

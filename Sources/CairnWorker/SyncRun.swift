@@ -117,7 +117,6 @@ public struct SyncRun: Sendable {
             if options.dryRun {
                 narrator.runFinished()
                 narration.close()
-                hashed.files.close()
                 return SyncSummary(runID: narration.runID, sourceRoot: sourceRoot, plan: outcome.plan,
                                    imported: nil, trashed: nil, dryRun: true)
             }

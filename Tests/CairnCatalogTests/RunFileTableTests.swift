@@ -80,6 +80,62 @@ import Testing
         #expect(try table.outcomeCounts() == ["imported": 2, "duplicate": 2])
     }
 
+    /// A file unchanged since a snapshot that marked its content in the library is settled: counted unchanged and
+    /// never grouped. Losing the asset (the trash) or a new checksum takes the mark away.
+    @Test func settledFilesAreNotGroupedAndLoseTheMarkWithTheirAsset() throws {
+        let directory = try TemporaryDirectory()
+        let catalog = try Catalog(path: directory.subpath("catalog.sqlite"))
+        let source = try catalog.sourceID(forRoot: "/src")
+        try catalog.updateSnapshot(sourceID: source, upserting: [
+            file("a.jpg", inode: 1, checksum: checksum(1)), file("b.jpg", inode: 2, checksum: checksum(2)),
+        ], removing: [])
+        try catalog.insertAssets([1, 2].map {
+            AssetRecord(checksum: checksum($0), kind: .photo, size: 10, originalExtension: "jpg",
+                        firstSourcePath: "x\($0).jpg", originalPath: "originals/x\($0).jpg", importedAt: Date(), runID: nil)
+        })
+        func marks() throws -> [String: Bool] {
+            try catalog.pool.read { db in
+                try Dictionary(uniqueKeysWithValues: Row.fetchAll(db, sql: "SELECT relative_path, in_library FROM source_file")
+                    .map { ($0[0] as String, $0[1] as Bool) })
+            }
+        }
+        func groupedFiles(_ table: RunFileTable) throws -> Int {
+            try catalog.pool.write { db in try Int.fetchOne(db, sql: "SELECT TOTAL(files) FROM temp.run_content") ?? -1 }
+        }
+        #expect(try marks() == ["a.jpg": false, "b.jpg": false])
+        try catalog.markSnapshotContentInLibrary(sourceID: source)
+        #expect(try marks() == ["a.jpg": true, "b.jpg": true])
+
+        let table = try RunFileTable(catalog: catalog, sourceID: source)
+        try table.append([file("a.jpg", inode: 1), file("b.jpg", inode: 2), file("c.jpg", inode: 3)])
+        #expect(try table.matchSnapshot().toHash == 1)
+        var page = try table.filesToHash(after: 0, limit: 10, byteLimit: 100)
+        page[0].record.checksum = checksum(1)  // c.jpg holds a.jpg's content
+        try table.recordHashes(page, failed: [], updatingSnapshot: true)
+        #expect(try table.classify() == RunFileTable.ContentCounts(newContent: 0, newBytes: 0, duplicates: 1, unchanged: 2))
+        #expect(try groupedFiles(table) == 1)  // c.jpg alone: a.jpg and b.jpg are settled
+        // An outcome for content 1 (an item resumed from an earlier run) still goes to its first file, a.jpg.
+        try table.recordOutcomes([RunFileTable.ContentOutcome(checksum: checksum(1), path: "x1.jpg", outcome: "imported")])
+        var lines: [(String, String?)] = []
+        try table.forEachFileLine { lines.append(($0.path, $0.outcome?.outcome)) }
+        #expect(lines.map(\.0) == ["a.jpg", "b.jpg", "c.jpg"] && lines.map(\.1) == ["imported", nil, nil])
+        #expect(try table.outcomeCounts() == ["imported": 1, "duplicate": 1, "unchanged": 1])
+        try catalog.markSnapshotContentInLibrary(sourceID: source)
+        #expect(try marks() == ["a.jpg": true, "b.jpg": true, "c.jpg": true])
+
+        // Content 2 goes to the trash: b.jpg is no longer settled, and is new content again.
+        try catalog.markTrashed([(checksum: checksum(2), libraryPaths: ["originals/x2.jpg"])], runID: "r", at: Date())
+        #expect(try marks()["b.jpg"] == false)
+        // a.jpg gets a new checksum: its mark goes too.
+        try catalog.updateSnapshot(sourceID: source, upserting: [file("a.jpg", inode: 1, checksum: checksum(5))],
+                                   removing: [])
+        #expect(try marks() == ["a.jpg": false, "b.jpg": false, "c.jpg": true])
+        let next = try RunFileTable(catalog: catalog, sourceID: source)
+        try next.append([file("a.jpg", inode: 1), file("b.jpg", inode: 2), file("c.jpg", inode: 3)])
+        #expect(try next.classify() == RunFileTable.ContentCounts(newContent: 2, newBytes: 20, duplicates: 0, unchanged: 1))
+        #expect(try next.newContent(after: 0, limit: 10).map(\.file.relativePath) == ["a.jpg", "b.jpg"])
+    }
+
     /// Rows keep the order they were given in, across the 64-row statements they go in by.
     @Test func filesKeepTheWalksOrderAcrossStatements() throws {
         let directory = try TemporaryDirectory()

@@ -34,18 +34,40 @@ struct SchedulerTests {
         #expect(harness.stages.calls(.synthesis) == 0 && harness.stages.calls(.thumbnail) == 3)
     }
 
-    @Test("the in-flight mark is committed before stage work starts, and cleared after")
+    @Test("in the decoding lanes the in-flight mark is committed before stage work starts; every mark is cleared after")
     func inFlightMark() async throws {
         let box = Locked<InMemoryItemStateStore?>(nil)
-        let seen = Locked<[Bool]>([])
-        let harness = Harness { item, _, _ in
+        let seen = Locked<[(Lane, Bool)]>([])
+        let harness = Harness { item, lane, _ in
             let record = await box.current?.record(item.id)
-            seen.withValue { $0.append(record?.inFlight == true) }
+            seen.withValue { $0.append((lane, record?.inFlight == true)) }
         }
         box.withValue { $0 = harness.store }
         _ = try await harness.scheduler.run(placeholders(2))
-        #expect(seen.current.count == 8 && seen.current.allSatisfy { $0 })
+        #expect(seen.current.count == 8)
+        #expect(seen.current.filter { $0.0 != .transfer }.count == 6)
+        #expect(seen.current.filter { $0.0 != .transfer }.allSatisfy { $0.1 })
         #expect(await harness.store.all().allSatisfy { !$0.inFlight && $0.crashCount == 0 })
+    }
+
+    @Test("a transfer starts while its in-flight mark is still being saved; the lanes after it wait for theirs")
+    func transferDoesNotWaitForItsMark() async throws {
+        // Every save waits until the transfer has started: a transfer that waited for its mark would never start,
+        // and the suite's time limit would fail the test.
+        let store = HeldStore()
+        let seen = Locked<[Lane: Bool]>([:])
+        let signal = TestSignal()
+        let stages = FakeStages(signal: signal) { item, lane, _ in
+            let saved = await store.saved.record(item.id)
+            seen.withValue { $0[lane] = saved?.inFlight == true }
+            if lane == .transfer { await store.release() }
+        }
+        let scheduler = PipelineScheduler(configuration: testConfiguration(), stages: stages, store: store,
+                                          clock: ManualClock(signal: signal), random: halfJitter)
+        let result = try await scheduler.run(placeholders(1))
+        #expect(result.completion == .finished)
+        #expect(seen.current == [.transfer: false, .metadata: true, .thumbnail: true, .synthesis: true])
+        #expect(await store.saved.record(1)?.state == .ready)
     }
 
     @Test("a hung phase times out (scaled to size), retries after backoff, then fails as retryable")
@@ -417,13 +439,15 @@ struct SchedulerTests {
         #expect(result.progress.summary == "Importing 7 items · 6 ready · 1 failed")
     }
 
-    @Test("a store failure stops the run and is rethrown")
+    @Test("a store failure stops the run and is rethrown; no lane that waits for its mark starts")
     func storeFailure() async throws {
         struct DiskFull: Error {}
         let harness = Harness()
         await harness.store.failSaves(with: DiskFull())
         await #expect(throws: DiskFull.self) { try await harness.scheduler.run(placeholders(3)) }
-        #expect(harness.stages.calls(.transfer) == 0)
+        // Transfers start without waiting for their marks, so some may have run before the failure came back.
+        #expect(harness.stages.calls(.metadata) == 0 && harness.stages.calls(.thumbnail) == 0)
+        #expect(await harness.store.all().isEmpty)
     }
 }
 
@@ -470,5 +494,23 @@ final class StubbornGate: @unchecked Sendable {
             if go { continuation.resume() }
             signal.changed()
         }
+    }
+}
+
+/// A store whose saves wait until `release`, then go to `saved`.
+private actor HeldStore: ItemStateStore {
+    let saved = InMemoryItemStateStore()
+    private var held = true
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    func save(_ records: [ItemRecord]) async throws {
+        if held { await withCheckedContinuation { waiting.append($0) } }
+        try await saved.save(records)
+    }
+
+    func release() {
+        held = false
+        for continuation in waiting { continuation.resume() }
+        waiting = []
     }
 }
