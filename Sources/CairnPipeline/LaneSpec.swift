@@ -13,7 +13,9 @@ extension PipelineConfiguration {
     /// - `<lane>=N`: width (1...256) of `transfer`, `metadata`, `thumbnail` or `synthesis`;
     /// - `timeout.<lane>=D`: timeout, D like `500ms`, `30s`, `2m`, `1h` (bare numbers are seconds);
     ///   for transfer it sets the floor, the size-scaled rule stays;
-    /// - `inbox.<lane>=N`: inbox capacity (1...1,000,000).
+    /// - `inbox.<lane>=N`: inbox capacity (1...1,000,000);
+    /// - `ahead.<lane>=N`: phases started ahead of the lane's runners (0...256; see `LaneSettings.ahead`). A new
+    ///   width brings as many ahead with it in the lanes that wait for their in-flight mark, unless this is given.
     public func applying(laneSpec spec: String) throws(LaneSpecError) -> PipelineConfiguration {
         var result = self
         var seen = Set<String>()
@@ -40,6 +42,12 @@ extension PipelineConfiguration {
             case 1:
                 let lane = try Self.lane(named: keyParts[0], in: entry)
                 result[lane].width = try Self.count(value, in: entry, range: 1...256, what: "width")
+                if !seen.contains("ahead.\(lane.rawValue)") {
+                    result[lane].ahead = lane.waitsForInFlightMark ? result[lane].width : 0
+                }
+            case 2 where keyParts[0] == "ahead":
+                let lane = try Self.lane(named: keyParts[1], in: entry)
+                result[lane].ahead = try Self.count(value, in: entry, range: 0...256, what: "ahead")
             case 2 where keyParts[0] == "timeout":
                 let lane = try Self.lane(named: keyParts[1], in: entry)
                 let duration = try Self.duration(value, in: entry)
@@ -49,8 +57,8 @@ extension PipelineConfiguration {
                 result[lane].inboxCapacity = try Self.count(value, in: entry, range: 1...1_000_000,
                                                             what: "inbox capacity")
             default:
-                throw LaneSpecError(message: "unknown key '\(key)' in --lanes (expected <lane>, timeout.<lane> "
-                                    + "or inbox.<lane>; lanes: transfer, metadata, thumbnail, synthesis)")
+                throw LaneSpecError(message: "unknown key '\(key)' in --lanes (expected <lane>, timeout.<lane>, "
+                                    + "inbox.<lane> or ahead.<lane>; lanes: transfer, metadata, thumbnail, synthesis)")
             }
         }
         return result

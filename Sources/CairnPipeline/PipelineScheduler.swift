@@ -25,6 +25,8 @@ public actor PipelineScheduler {
     private let store: any ItemStateStore
     private let clock: any Clock<Duration>
     private let onEvent: @Sendable (PipelineEvent) -> Void
+    /// Per lane, the phases that may run stage work at once (the core starts `ahead` more, which wait here).
+    private let runners: [Lane: LaneRunners]
 
     private var writer: RecordWriter?
     /// The writer's ticket for the last record handed to it: a phase started after it waits for its commit.
@@ -32,6 +34,8 @@ public actor PipelineScheduler {
     private var phases: [UInt64: Task<Void, Never>] = [:]
     private var retryTimers: [ItemID: Task<Void, Never>] = [:]
     private var graceTimers: [UInt64: Task<Void, Never>] = [:]
+    /// The runner each started phase holds or waits for, until its work returns or its grace runs out.
+    private var leases: [UInt64: RunnerLease] = [:]
     private var deadlineTimer: Task<Void, Never>?
     private var runFinished: CheckedContinuation<Void, Never>?
     private var hasRun = false
@@ -47,6 +51,7 @@ public actor PipelineScheduler {
                 random: any RandomNumberGenerator & Sendable = SystemRandomNumberGenerator(),
                 onEvent: @escaping @Sendable (PipelineEvent) -> Void = { _ in }) {
         self.core = SchedulerCore(configuration: configuration, random: random)
+        self.runners = Dictionary(uniqueKeysWithValues: Lane.allCases.map { ($0, LaneRunners(count: configuration[$0].width)) })
         self.stages = stages
         self.store = store
         self.clock = clock
@@ -99,7 +104,11 @@ public actor PipelineScheduler {
 
     // MARK: Events in
 
-    private func phaseEnded(_ token: UInt64, _ outcome: PhaseOutcome) { perform(core.phaseEnded(token, outcome)) }
+    private func phaseEnded(_ token: UInt64, _ outcome: PhaseOutcome) {
+        // A timed-out phase keeps its runner until its work returns (a later call) or its grace ends.
+        if case .timedOut = outcome {} else { leases[token] = nil }
+        perform(core.phaseEnded(token, outcome))
+    }
 
     private func retryDue(_ id: ItemID, in lane: Lane) {
         retryTimers[id] = nil
@@ -110,6 +119,7 @@ public actor PipelineScheduler {
 
     private func graceEnded(_ token: UInt64) {
         graceTimers[token] = nil
+        leases.removeValue(forKey: token)?.release()
         perform(core.graceEnded(token))
     }
 
@@ -157,18 +167,24 @@ public actor PipelineScheduler {
         }
     }
 
-    /// The phase's stage work, once its start record is committed (in the lanes that wait for it), raced against
-    /// its timeout; either end reports back with the token (the loser finds the core has moved on).
+    /// The phase's stage work, once its start record is committed (in the lanes that wait for it) and a runner of
+    /// its lane is free, raced against its timeout; either end reports back with the token (the loser finds the
+    /// core has moved on). The runner goes back when the work returns, not when it times out.
     private func startPhase(_ token: UInt64, item: ImportItem, lane: Lane, timeout: Duration) {
-        guard let writer else { return }
+        guard let writer, let runners = runners[lane] else { return }
         let committed = lane.waitsForInFlightMark ? lastPersisted : 0
+        let lease = RunnerLease(runners)
+        leases[token] = lease
         phases[token] = Task.detached { [self, stages, clock] in
             do {
                 try await writer.waitCommitted(committed)
+                try await lease.acquire()
             } catch {
+                // The store failed, or the phase was abandoned while it waited (its record is already persisted).
                 await self.phaseEnded(token, .notStarted)
                 return
             }
+            defer { lease.release() }
             let timer = Task {
                 do { try await clock.sleep(for: timeout) } catch { return }
                 await self.phaseEnded(token, .timedOut(timeout))

@@ -88,7 +88,7 @@ extension SchedulerCore {
 
     mutating func startWork(in lane: Lane) -> Bool {
         var started = false
-        while lanes[lane.index].slotsUsed < configuration[lane].width, mayStart(in: lane) {
+        while lanes[lane.index].slotsUsed < configuration[lane].slots, mayStart(in: lane) {
             let id: ItemID
             if let retry = lanes[lane.index].retryReady.popFirst() {
                 id = retry

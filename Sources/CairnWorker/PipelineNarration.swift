@@ -36,8 +36,11 @@ final class PipelineNarration: Sendable {
         case .progress(let progress):
             narrator.lanes(Lane.allCases.map { lane in
                 let occupancy = progress.lanes[lane]
-                return CairnNarration.LaneOccupancy(name: lane.rawValue, busy: occupancy?.running ?? 0, width: configuration[lane].width,
-                                     queued: (occupancy?.waiting ?? 0) + (occupancy?.heldByBackPressure ?? 0))
+                // Phases started ahead of the runners count as queued: busy is the work running, up to the width.
+                let started = occupancy?.running ?? 0, width = configuration[lane].width
+                return CairnNarration.LaneOccupancy(
+                    name: lane.rawValue, busy: min(started, width), width: width,
+                    queued: (occupancy?.waiting ?? 0) + (occupancy?.heldByBackPressure ?? 0) + max(0, started - width))
             })
         case .retryScheduled(let item, let lane, let attempt, _, let reason):
             narrator.note("\(item.relativePath): \(lane.rawValue) try \(attempt) after: \(reason)")

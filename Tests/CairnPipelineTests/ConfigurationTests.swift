@@ -35,6 +35,16 @@ struct ConfigurationTests {
         #expect(configured.metadata.width == base.metadata.width)
     }
 
+    @Test("the lanes that wait for their mark start as many phases ahead as they run; a width brings its own")
+    func phasesAhead() throws {
+        let base = PipelineConfiguration.defaults(cores: 2)
+        #expect([base.transfer.ahead, base.metadata.ahead, base.thumbnail.ahead, base.synthesis.ahead] == [0, 4, 2, 2])
+        let widened = try base.applying(laneSpec: "transfer=8,thumbnail=3")
+        #expect(widened.transfer.ahead == 0 && widened.thumbnail.ahead == 3 && widened.thumbnail.slots == 6)
+        let explicit = try base.applying(laneSpec: "ahead.thumbnail=0,thumbnail=3,ahead.metadata=1")
+        #expect(explicit.thumbnail.ahead == 0 && explicit.thumbnail.width == 3 && explicit.metadata.ahead == 1)
+    }
+
     @Test("bad --lanes specs say what is wrong", arguments: [
         ("", "empty --lanes value (expected e.g. transfer=4,thumbnail=2)"),
         ("thumb=2", "unknown lane 'thumb' in 'thumb=2' (expected transfer, metadata, thumbnail or synthesis)"),
@@ -44,7 +54,8 @@ struct ConfigurationTests {
         ("transfer=2,transfer=3", "'transfer' appears twice in --lanes 'transfer=2,transfer=3'"),
         ("timeout.transfer=30x", "timeout in 'timeout.transfer=30x' is not a positive duration (use e.g. 500ms, 30s, 2m, 1h)"),
         ("transfer=2,,", "empty entry in --lanes 'transfer=2,,'"),
-        ("speed.transfer=2", "unknown key 'speed.transfer' in --lanes (expected <lane>, timeout.<lane> or inbox.<lane>; lanes: transfer, metadata, thumbnail, synthesis)"),
+        ("speed.transfer=2", "unknown key 'speed.transfer' in --lanes (expected <lane>, timeout.<lane>, inbox.<lane> or ahead.<lane>; lanes: transfer, metadata, thumbnail, synthesis)"),
+        ("ahead.thumbnail=-1", "ahead in 'ahead.thumbnail=-1' must be a whole number from 0 to 256"),
     ])
     func badLaneSpecs(spec: String, message: String) {
         #expect(throws: LaneSpecError(message: message)) {

@@ -148,6 +148,7 @@ func testConfiguration(width: Int = 2, inbox: Int = 4, maxAttempts: Int = 3) -> 
     var configuration = PipelineConfiguration.defaults(cores: 2)
     for lane in Lane.allCases {
         configuration[lane].width = width
+        configuration[lane].ahead = 0
         configuration[lane].inboxCapacity = inbox
     }
     configuration.maxAttempts = maxAttempts

@@ -50,6 +50,45 @@ struct SchedulerTests {
         #expect(await harness.store.all().allSatisfy { !$0.inFlight && $0.crashCount == 0 })
     }
 
+    @Test("a lane starts phases ahead of its runners: their marks commit while the work before them runs, never more work at once than the width")
+    func phasesAheadWaitForARunner() async throws {
+        var configuration = testConfiguration(width: 1)
+        configuration.clipsEnabled = false
+        configuration.thumbnail.ahead = 1
+        let box = Locked<InMemoryItemStateStore?>(nil)
+        let thumbnails = Locked((running: 0, most: 0))
+        let harness = Harness(configuration: configuration) { item, lane, _ in
+            guard lane == .thumbnail else { return }
+            thumbnails.withValue { $0.running += 1; $0.most = max($0.most, $0.running) }
+            defer { thumbnails.withValue { $0.running -= 1 } }
+            guard item.id == 1 else { return }
+            // Item 2's thumbnail starts, its mark committed, while this one holds the lane's only runner. (Without
+            // phases ahead it never would, and the suite's time limit fails the test.)
+            while await box.current?.record(2).map({ $0.state == .thumbnailing && $0.inFlight }) != true {
+                await Task.yield()
+            }
+        }
+        box.withValue { $0 = harness.store }
+        let result = try await harness.scheduler.run(placeholders(3))
+        #expect(result.report.count(.imported) == 3)
+        #expect(thumbnails.current.most == 1)
+        #expect(harness.stages.starts(.thumbnail) == [1, 2, 3])
+        #expect(await harness.store.all().allSatisfy { !$0.inFlight })
+    }
+
+    @Test("a phase waiting for a runner can be cancelled, and takes no runner with it")
+    func runnerWaitCancels() async throws {
+        let runners = LaneRunners(count: 1)
+        try await runners.acquire()
+        let waiter = Task { try await runners.acquire() }
+        waiter.cancel()
+        await #expect(throws: CancellationError.self) { try await waiter.value }
+        runners.release()
+        // Free again: had the cancelled wait taken the runner, this would wait for ever.
+        try await runners.acquire()
+        runners.release()
+    }
+
     @Test("a transfer starts while its in-flight mark is still being saved; the lanes after it wait for theirs")
     func transferDoesNotWaitForItsMark() async throws {
         // Every save waits until the transfer has started: a transfer that waited for its mark would never start,
@@ -462,8 +501,10 @@ struct SchedulerScaleTests {
         #expect(result.report.count(.imported) == 2000)
         for lane in Lane.allCases {
             #expect(result.statistics.maxInboxOccupancy[lane, default: 0] <= configuration[lane].inboxCapacity)
-            #expect(result.statistics.maxInFlight[lane, default: 0] <= configuration[lane].width)
+            #expect(result.statistics.maxInFlight[lane, default: 0] <= configuration[lane].slots)
         }
+        // Phases ahead wait for a runner: stage work never passes the lanes' widths.
+        #expect(harness.stages.maxRunning <= Lane.allCases.map { configuration[$0].width }.reduce(0, +))
         #expect(await harness.store.batchCount < harness.store.history.count)
     }
 }
