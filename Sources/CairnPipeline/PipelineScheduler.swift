@@ -169,7 +169,7 @@ public actor PipelineScheduler {
 
     /// The phase's stage work, once its start record is committed (in the lanes that wait for it) and a runner of
     /// its lane is free, raced against its timeout; either end reports back with the token (the loser finds the
-    /// core has moved on). The runner goes back when the work returns, not when it times out.
+    /// core has moved on). The runner goes back when the work returns, or when the grace after a timeout runs out.
     private func startPhase(_ token: UInt64, item: ImportItem, lane: Lane, timeout: Duration) {
         guard let writer, let runners = runners[lane] else { return }
         let committed = lane.waitsForInFlightMark ? lastPersisted : 0
