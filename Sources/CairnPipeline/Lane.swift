@@ -18,6 +18,10 @@ extension Lane {
     /// (5,423 syncs for an archive-only import of 10,000 small files). Not waiting, copies go on during a commit
     /// and the next one takes all of them.
     public var waitsForInFlightMark: Bool { self != .transfer }
+
+    /// Phases started ahead of the runners when nothing says otherwise (`LaneSettings.ahead`): as many as run, in
+    /// a lane whose phases wait for their marks; none in the transfer, which has nothing to wait for.
+    public func defaultAhead(forWidth width: Int) -> Int { waitsForInFlightMark ? width : 0 }
 }
 
 /// Which lanes an item passes through: every item takes transfer, metadata and thumbnail;

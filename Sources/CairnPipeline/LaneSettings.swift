@@ -97,15 +97,15 @@ public struct PipelineConfiguration: Hashable, Sendable {
     /// commit before it (and its sync) with its core idle, 25 to 27 s against 18 s with marks ahead.
     public static func defaults(cores: Int) -> PipelineConfiguration {
         let cores = max(1, cores)
-        func lane(_ width: Int, _ timeout: LaneTimeout, inbox: Int? = nil, ahead: Bool = true) -> LaneSettings {
-            LaneSettings(width: width, ahead: ahead ? width : 0, inboxCapacity: inbox ?? max(8, 4 * width),
-                         timeout: timeout)
+        func lane(_ which: Lane, _ width: Int, _ timeout: LaneTimeout, inbox: Int? = nil) -> LaneSettings {
+            LaneSettings(width: width, ahead: which.defaultAhead(forWidth: width),
+                         inboxCapacity: inbox ?? max(8, 4 * width), timeout: timeout)
         }
         return PipelineConfiguration(
-            transfer: lane(4, .scaled(minimum: .seconds(15), bytesPerSecond: 20_000_000), ahead: false),
-            metadata: lane(4, .fixed(.seconds(30))),
-            thumbnail: lane(cores, .fixed(.seconds(60))),
-            synthesis: lane(cores, .fixed(.seconds(120)), inbox: 1024))
+            transfer: lane(.transfer, 4, .scaled(minimum: .seconds(15), bytesPerSecond: 20_000_000)),
+            metadata: lane(.metadata, 4, .fixed(.seconds(30))),
+            thumbnail: lane(.thumbnail, cores, .fixed(.seconds(60))),
+            synthesis: lane(.synthesis, cores, .fixed(.seconds(120)), inbox: 1024))
     }
 
     public subscript(lane: Lane) -> LaneSettings {

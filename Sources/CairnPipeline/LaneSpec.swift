@@ -43,7 +43,7 @@ extension PipelineConfiguration {
                 let lane = try Self.lane(named: keyParts[0], in: entry)
                 result[lane].width = try Self.count(value, in: entry, range: 1...256, what: "width")
                 if !seen.contains("ahead.\(lane.rawValue)") {
-                    result[lane].ahead = lane.waitsForInFlightMark ? result[lane].width : 0
+                    result[lane].ahead = lane.defaultAhead(forWidth: result[lane].width)
                 }
             case 2 where keyParts[0] == "ahead":
                 let lane = try Self.lane(named: keyParts[1], in: entry)

@@ -9,6 +9,19 @@ import Testing
 @Suite struct RunFileTableTests {
     func checksum(_ seed: UInt8) -> Checksum { Checksum(bytes: [UInt8](repeating: seed, count: 20))! }
 
+    /// A new catalog in a temporary folder (kept alive by the caller) with one source.
+    func catalogWithSource() throws -> (directory: TemporaryDirectory, catalog: Catalog, source: Int64) {
+        let directory = try TemporaryDirectory()
+        let catalog = try Catalog(path: directory.subpath("catalog.sqlite"))
+        return (directory, catalog, try catalog.sourceID(forRoot: "/src"))
+    }
+
+    func asset(_ seed: UInt8, firstSourcePath: String) -> AssetRecord {
+        AssetRecord(checksum: checksum(seed), kind: .photo, size: 10, originalExtension: "jpg",
+                    firstSourcePath: firstSourcePath, originalPath: "originals/\(firstSourcePath)", importedAt: Date(),
+                    runID: nil)
+    }
+
     func file(_ path: String, inode: UInt64, size: Int64 = 10, checksum: Checksum? = nil) -> SourceFileRecord {
         SourceFileRecord(relativePath: path, fingerprint: FileFingerprint(device: 1, inode: inode, size: size,
                                                                           modificationTimeNanoseconds: 100),
@@ -18,17 +31,14 @@ import Testing
     /// The snapshot decides what is cached, changed and gone; hashing fills in checksums and the snapshot;
     /// classifying sorts new content (first file per checksum, in walk order), duplicates and unchanged files.
     @Test func aRunsFilesGoFromWalkToSnapshotToContentWithoutAnInMemoryList() throws {
-        let directory = try TemporaryDirectory()
-        let catalog = try Catalog(path: directory.subpath("catalog.sqlite"))
-        let source = try catalog.sourceID(forRoot: "/src")
+        let (directory, catalog, source) = try catalogWithSource()
+        defer { withExtendedLifetime(directory) {} }
         // Last run: a.jpg (content 1, in the library), b.jpg (content 2), gone.jpg.
         try catalog.updateSnapshot(sourceID: source, upserting: [
             file("a.jpg", inode: 1, checksum: checksum(1)), file("b.jpg", inode: 2, checksum: checksum(2)),
             file("gone.jpg", inode: 3, checksum: checksum(3)),
         ], removing: [])
-        try catalog.insertAssets([AssetRecord(checksum: checksum(1), kind: .photo, size: 10, originalExtension: "jpg",
-                                              firstSourcePath: "a.jpg", originalPath: "originals/a.jpg",
-                                              importedAt: Date(), runID: nil)])
+        try catalog.insertAssets([asset(1, firstSourcePath: "a.jpg")])
 
         let table = try RunFileTable(catalog: catalog, sourceID: source)
         // This walk: a.jpg unchanged, b.jpg changed (new inode), c.jpg and d.jpg new.
@@ -83,16 +93,12 @@ import Testing
     /// A file unchanged since a snapshot that marked its content in the library is settled: counted unchanged and
     /// never grouped. Losing the asset (the trash) or a new checksum takes the mark away.
     @Test func settledFilesAreNotGroupedAndLoseTheMarkWithTheirAsset() throws {
-        let directory = try TemporaryDirectory()
-        let catalog = try Catalog(path: directory.subpath("catalog.sqlite"))
-        let source = try catalog.sourceID(forRoot: "/src")
+        let (directory, catalog, source) = try catalogWithSource()
+        defer { withExtendedLifetime(directory) {} }
         try catalog.updateSnapshot(sourceID: source, upserting: [
             file("a.jpg", inode: 1, checksum: checksum(1)), file("b.jpg", inode: 2, checksum: checksum(2)),
         ], removing: [])
-        try catalog.insertAssets([1, 2].map {
-            AssetRecord(checksum: checksum($0), kind: .photo, size: 10, originalExtension: "jpg",
-                        firstSourcePath: "x\($0).jpg", originalPath: "originals/x\($0).jpg", importedAt: Date(), runID: nil)
-        })
+        try catalog.insertAssets([asset(1, firstSourcePath: "x1.jpg"), asset(2, firstSourcePath: "x2.jpg")])
         func marks() throws -> [String: Bool] {
             try catalog.pool.read { db in
                 try Dictionary(uniqueKeysWithValues: Row.fetchAll(db, sql: "SELECT relative_path, in_library FROM source_file")
@@ -138,9 +144,8 @@ import Testing
 
     /// Rows keep the order they were given in, across the 64-row statements they go in by.
     @Test func filesKeepTheWalksOrderAcrossStatements() throws {
-        let directory = try TemporaryDirectory()
-        let catalog = try Catalog(path: directory.subpath("catalog.sqlite"))
-        let source = try catalog.sourceID(forRoot: "/src")
+        let (directory, catalog, source) = try catalogWithSource()
+        defer { withExtendedLifetime(directory) {} }
         let paths = (0..<150).map { "f\(($0 * 37) % 150).jpg" }
         try catalog.updateSnapshot(sourceID: source, upserting: [file(paths[70], inode: 70, checksum: checksum(9))],
                                    removing: [])
@@ -153,9 +158,8 @@ import Testing
 
     /// A file whose hashing failed keeps the snapshot's last checksum for reconciliation, and is not paged again.
     @Test func aFailedFileKeepsItsLastChecksumAndIsNotHashedTwice() throws {
-        let directory = try TemporaryDirectory()
-        let catalog = try Catalog(path: directory.subpath("catalog.sqlite"))
-        let source = try catalog.sourceID(forRoot: "/src")
+        let (directory, catalog, source) = try catalogWithSource()
+        defer { withExtendedLifetime(directory) {} }
         try catalog.updateSnapshot(sourceID: source, upserting: [file("a.jpg", inode: 1, checksum: checksum(1))],
                                    removing: [])
         let table = try RunFileTable(catalog: catalog, sourceID: source)
