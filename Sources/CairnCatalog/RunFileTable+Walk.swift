@@ -65,8 +65,8 @@ extension RunFileTable {
         try check(sqlite3_reset(raw), db, statement)
     }
 
-    /// Every SQLite result code of the walk's insert goes through here.
-    private static func check(_ code: Int32, _ db: Database, _ statement: Statement) throws {
+    /// Every SQLite result code of the run tables' raw statements goes through here.
+    static func check(_ code: Int32, _ db: Database, _ statement: Statement) throws {
         guard code != SQLITE_OK else { return }
         throw DatabaseError(resultCode: ResultCode(rawValue: code),
                             message: String(cString: sqlite3_errmsg(db.sqliteConnection)), sql: statement.sql)

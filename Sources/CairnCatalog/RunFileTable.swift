@@ -12,7 +12,7 @@ import GRDB
 /// leaves them to the connection rather than dropping them: dropping a million rows cost 0.3 s at the end of a
 /// rescan, and closing the connection deletes SQLite's temporary file in one go.
 public struct RunFileTable: Sendable {
-    let catalog: Catalog
+    public let catalog: Catalog
     /// The run's source, whose snapshot the walk is matched against.
     public let sourceID: Int64
 

@@ -49,11 +49,15 @@ public enum Reconciler {
         public var plan: ReconciliationPlan
     }
 
+    /// Whether the scan may confirm deletions and become the healthy snapshot: no rail doubts the source.
+    public static func sourceIsHealthy(_ rails: RailInputs, settings: ReconcileSettings) -> Bool {
+        !SafetyRails.assessSource(rails, settings: settings).contains { $0.rail.doubtsTheSource }
+    }
+
     public static func reconcile(_ input: Input) -> Outcome {
         var rails = RailInputs(isFirstRun: input.isFirstRun, scan: input.scan, previous: input.previous,
                                current: input.current, acceptMassVanish: input.acceptMassVanish)
-        let sourceHolds = SafetyRails.assessSource(rails, settings: input.settings)
-        let healthy = !sourceHolds.contains { $0.rail.doubtsTheSource }
+        let healthy = sourceIsHealthy(rails, settings: input.settings)
 
         let delta = DeletionSignals.derive(previous: input.previous, current: input.current, state: input.state,
                                            sourceIsHealthy: healthy, now: input.now)

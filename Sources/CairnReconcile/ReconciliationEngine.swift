@@ -43,6 +43,21 @@ public struct ReconciliationInput: Sendable {
 
 /// The pure, deterministic heart of reconciliation: sets in, plan out. No I/O, no clock.
 public enum ReconciliationEngine {
+    /// Library content absent from the source, with what decides its fate.
+    public struct AbsentContent: Sendable, Equatable {
+        public var checksum: Checksum
+        /// When its deletion at the source was confirmed, if it was.
+        public var confirmedAt: Date?
+        /// Whether a person approved trashing it.
+        public var approved: Bool
+
+        public init(checksum: Checksum, confirmedAt: Date? = nil, approved: Bool = false) {
+            self.checksum = checksum
+            self.confirmedAt = confirmedAt
+            self.approved = approved
+        }
+    }
+
     public static func plan(_ input: ReconciliationInput) -> ReconciliationPlan {
         let importCandidates = input.currentSource.subtracting(input.library).sorted()
 
@@ -54,23 +69,36 @@ public enum ReconciliationEngine {
             .subtracting(input.heldElsewhere)
             .subtracting(input.exclusions)
             .subtracting(input.protectedAnchors)
+        let absent = candidates.map {
+            AbsentContent(checksum: $0, confirmedAt: input.confirmed[$0], approved: input.approved.contains($0))
+        }
+        return plan(absent: absent, importCandidates: importCandidates, settings: input.settings, now: input.now,
+                    runID: input.runID, rails: input.rails)
+    }
 
+    /// The plan once the absent content is known (the catalog works it out in SQL for a sync): approval, then
+    /// quarantine, then strictness decide each item; the rails and the cap decide what may go this run.
+    public static func plan(
+        absent: [AbsentContent], importCandidates: [Checksum], settings: ReconcileSettings, now: Date, runID: String,
+        rails: RailInputs
+    ) -> ReconciliationPlan {
         var deletable: [DeleteCandidate] = []
         var review: [ReviewItem] = []
         var quarantined: [QuarantineHold] = []
-        for checksum in candidates {
-            let confirmedAt = input.confirmed[checksum]
-            if input.approved.contains(checksum) {
+        for item in absent {
+            let checksum = item.checksum
+            let confirmedAt = item.confirmedAt
+            if item.approved {
                 deletable.append(DeleteCandidate(checksum: checksum, basis: .approved, confirmedAt: confirmedAt))
             } else if let confirmedAt {
-                let eligibleAt = confirmedAt.addingTimeInterval(input.settings.quarantineInterval)
-                if input.now >= eligibleAt {
+                let eligibleAt = confirmedAt.addingTimeInterval(settings.quarantineInterval)
+                if now >= eligibleAt {
                     deletable.append(DeleteCandidate(checksum: checksum, basis: .confirmed, confirmedAt: confirmedAt))
                 } else {
                     quarantined.append(QuarantineHold(checksum: checksum, confirmedAt: confirmedAt, eligibleAt: eligibleAt))
                 }
             } else {
-                switch input.settings.strictness {
+                switch settings.strictness {
                 case .trusting: deletable.append(DeleteCandidate(checksum: checksum, basis: .unconfirmed))
                 case .strict: review.append(ReviewItem(checksum: checksum))
                 }
@@ -80,18 +108,18 @@ public enum ReconciliationEngine {
         review.sort { $0.checksum < $1.checksum }
         quarantined.sort { ($0.eligibleAt, $0.checksum) < ($1.eligibleAt, $1.checksum) }
 
-        var verdict = SafetyVerdict(holds: SafetyRails.assessSource(input.rails, settings: input.settings))
+        var verdict = SafetyVerdict(holds: SafetyRails.assessSource(rails, settings: settings))
         if let warning = SafetyRails.massOffloadWarning(
-            confirmedThisRun: input.rails.confirmedThisRun, runID: input.runID, settings: input.settings) {
+            confirmedThisRun: rails.confirmedThisRun, runID: runID, settings: settings) {
             verdict.warnings.append(warning)
         }
 
         var plan = ReconciliationPlan(
-            runID: input.runID, now: input.now, importCandidates: importCandidates,
+            runID: runID, now: now, importCandidates: importCandidates,
             pendingReview: review, heldByQuarantine: quarantined, verdict: verdict)
         if verdict.holdsEveryDeletion {
             plan.heldBySafetyRail = deletable
-        } else if let cap = input.settings.maxDelete, deletable.count > cap {
+        } else if let cap = settings.maxDelete, deletable.count > cap {
             plan.deleteCandidates = Array(deletable.prefix(cap))
             plan.deferredByCap = Array(deletable.dropFirst(cap))
             plan.verdict.limits.append(RailTrip(.maxDeleteCap,

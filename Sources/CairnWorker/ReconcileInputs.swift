@@ -5,8 +5,7 @@ import CairnReconcile
 import Foundation
 import Glibc
 
-/// Gathers what `Reconciler.reconcile` needs for one source from the catalog and the source root,
-/// so `cairn sync` and `cairn dry-run` build identical inputs (read-only: nothing is written).
+/// Probes the source root for the safety rails, the same way for `cairn sync` and `cairn dry-run`.
 public enum ReconcileInputs {
     /// The source root's state and marker, probed without following the root if it is a symlink to nowhere.
     /// `hadMarker` comes from the catalog (`load` fills it); `unreadable` are the scan's issues, "path: reason".
@@ -22,25 +21,57 @@ public enum ReconcileInputs {
         return SourceScanFacts(sourceRoot: sourceRoot, root: root, hasMarker: hasMarker,
                                ioErrorCount: unreadable.count, firstIOError: unreadable.first)
     }
+}
 
-    /// The engine's input for `sourceID`.
+/// One sync's reconciliation as a sync runs it: the catalog works out the sets in SQL over the run's tables
+/// (`RunFileTable+Reconcile`), so no path → checksum map or checksum set of the source is held in memory; the
+/// engine decides from what comes out, in the same order as `Reconciler.reconcile`: the rails judge the scan, a
+/// healthy scan confirms deletions, then the plan.
+public struct CatalogReconciliation: Sendable {
+    public var plan: ReconciliationPlan
+    public var signals: RunFileTable.ScanSignals
+    public var comparison: RunFileTable.SnapshotComparison
+    /// The scan's facts, with the marker the catalog remembers.
+    public var scan: SourceScanFacts
+    /// Whether no rail doubted the source: the scan confirms deletions and becomes the healthy snapshot.
+    public var sourceIsHealthy: Bool
+
+    /// Reads the stores and writes only the run's temporary tables, so a dry run calls it too.
     ///
-    /// - Parameters:
-    ///   - current: this scan, source-relative path → checksum. A file that could not be hashed must
-    ///     not simply be left out (it would read as deleted): count it in `scan`'s I/O errors.
-    ///   - scan: from `probe`; its `hadMarker` is replaced by what the catalog remembers.
-    public static func load(
-        library: Library, sourceID: Int64, current: [String: Checksum], scan: SourceScanFacts,
-        settings: ReconcileSettings, now: Date, runID: String, acceptMassVanish: Bool = false
-    ) throws -> Reconciler.Input {
-        let store = ReconcileStore(catalog: library.catalog)
-        let facts = try store.facts(sourceID: sourceID)
+    /// - Parameter runFiles: this run's files with their checksums (after hashing); empty when the source is missing.
+    public static func reconcile(
+        runFiles: RunFileTable, scan: SourceScanFacts, settings: ReconcileSettings, now: Date, runID: String,
+        acceptMassVanish: Bool = false
+    ) throws -> CatalogReconciliation {
+        let facts = try ReconcileStore(catalog: runFiles.catalog).facts(sourceID: runFiles.sourceID)
         var scan = scan
         scan.hadMarker = facts.hadMarker
-        return Reconciler.Input(
-            state: try store.loadState(sourceID: sourceID), previous: try store.healthySnapshot(sourceID: sourceID),
-            current: current, library: try library.catalog.assetChecksums(), scan: scan, settings: settings, now: now,
-            runID: runID, isFirstRun: facts.isFirstRun, acceptMassVanish: acceptMassVanish,
-            heldElsewhere: try library.catalog.checksumsHeld(bySourcesOtherThan: sourceID))
+        let comparison = try runFiles.compareWithHealthySnapshot()
+        var rails = RailInputs(
+            isFirstRun: facts.isFirstRun, scan: scan, previousFileCount: comparison.previousFiles,
+            currentFileCount: comparison.currentFiles, vanishedFileCount: comparison.vanishedFiles,
+            acceptMassVanish: acceptMassVanish)
+        let healthy = Reconciler.sourceIsHealthy(rails, settings: settings)
+        let signals = try runFiles.scanSignals(sourceIsHealthy: healthy)
+        rails.confirmedThisRun = signals.stamped.count
+        let absent = try runFiles.absentContent(stamped: signals.stamped, at: now).map {
+            ReconciliationEngine.AbsentContent(checksum: $0.checksum, confirmedAt: $0.confirmedAt, approved: $0.approved)
+        }
+        let plan = ReconciliationEngine.plan(
+            absent: absent, importCandidates: try runFiles.contentMissingFromLibrary(), settings: settings, now: now,
+            runID: runID, rails: rails)
+        return CatalogReconciliation(plan: plan, signals: signals, comparison: comparison, scan: scan,
+                                     sourceIsHealthy: healthy)
+    }
+
+    /// Writes what the sync learned to the stores, in one transaction (`ReconcileStore.commit(_:scannedBy:currentFiles:)`).
+    public func commit(runFiles: RunFileTable) throws {
+        var changes = ReconcileStoreChanges(stampedAt: plan.now)
+        changes.reappeared = signals.reappeared
+        changes.confirmedStamped = signals.stamped
+        let record = SyncRecord(runID: plan.runID, now: plan.now, changes: changes, advanceSnapshot: sourceIsHealthy,
+                                sourceHasMarker: scan.hasMarker, pending: PendingEntry.entries(of: plan))
+        try ReconcileStore(catalog: runFiles.catalog).commit(record, scannedBy: runFiles,
+                                                             currentFiles: comparison.currentFiles)
     }
 }

@@ -100,41 +100,39 @@ public struct SyncRun: Sendable {
 
             narrator.phaseStarted(.reconciling)
             let contentPlan = try importRun.classify(hashed)
-            // A file that could not be hashed keeps its last checksum, and the scan counts as unhealthy,
-            // so an unreadable file is never mistaken for a deleted one.
-            var current = try hashed.files.checksumsByPath()
-            current.merge(try hashed.files.previousChecksumsOfFailedFiles()) { _, previous in previous }
+            // A file that could not be hashed keeps its last checksum (the run tables carry it), and the scan counts
+            // as unhealthy, so an unreadable file is never mistaken for a deleted one.
             let unreadable = hashed.failures.map { "\($0.relativePath): \($0.reason)" }
                 + hashed.report.issues.map(\.description)
             let scan = ReconcileInputs.probe(sourceRoot: sourceRoot, unreadable: unreadable)
-            let input = try ReconcileInputs.load(
-                library: library, sourceID: context.sourceID, current: current, scan: scan,
-                settings: options.settings, now: now(), runID: narration.runID, acceptMassVanish: options.acceptVanished)
-            let outcome = Reconciler.reconcile(input)
-            narrate(outcome)
+            let reconciliation = try CatalogReconciliation.reconcile(
+                runFiles: hashed.files, scan: scan, settings: options.settings, now: now(),
+                runID: narration.runID, acceptMassVanish: options.acceptVanished)
+            let plan = reconciliation.plan
+            narrate(reconciliation)
             narrator.phaseEnded(.reconciling)
 
             if options.dryRun {
                 narrator.runFinished()
                 narration.close()
-                return SyncSummary(runID: narration.runID, sourceRoot: sourceRoot, plan: outcome.plan,
+                return SyncSummary(runID: narration.runID, sourceRoot: sourceRoot, plan: plan,
                                    imported: nil, trashed: nil, dryRun: true)
             }
 
-            try store.commit(outcome, sourceID: context.sourceID, current: current, scan: input.scan)
+            try reconciliation.commit(runFiles: hashed.files)
             let imported = try await importRun.importContent(contentPlan, hashed: hashed, context: context)
             // An interrupted run trashes nothing: the user asked it to stop, not to finish its deletions.
             let interrupted = imported.completion == .interrupted || options.importOptions.cancellation.isCancelled
-            if interrupted, !outcome.plan.deleteCandidates.isEmpty {
-                narrator.warning("interrupted: \(outcome.plan.deleteCandidates.count) deletions wait for the next sync")
+            if interrupted, !plan.deleteCandidates.isEmpty {
+                narrator.warning("interrupted: \(plan.deleteCandidates.count) deletions wait for the next sync")
             }
-            let trashed = interrupted ? nil : try trash(outcome.plan, previous: input.previous)
-            let review = Self.review(outcome.plan)
-            let held = outcome.plan.exitStatus == .deletionsHeldBySafetyRail
-                ? "deletions held: " + (outcome.plan.verdict.holds.first?.reason ?? "a safety rail tripped") : nil
+            let trashed = interrupted ? nil : try trash(plan, runFiles: hashed.files)
+            let review = Self.review(plan)
+            let held = plan.exitStatus == .deletionsHeldBySafetyRail
+                ? "deletions held: " + (plan.verdict.holds.first?.reason ?? "a safety rail tripped") : nil
             let summary = try importRun.finish(context, hashed: hashed, imported: imported, plan: contentPlan,
                                                review: review, held: held)
-            return SyncSummary(runID: narration.runID, sourceRoot: sourceRoot, plan: outcome.plan,
+            return SyncSummary(runID: narration.runID, sourceRoot: sourceRoot, plan: plan,
                                imported: summary, trashed: trashed, dryRun: false)
         } catch {
             if options.dryRun {
@@ -148,15 +146,14 @@ public struct SyncRun: Sendable {
     }
 
     /// Trashes the plan's delete candidates, when deletions are switched on.
-    private func trash(_ plan: ReconciliationPlan, previous: [String: Checksum]) throws -> DeletionRun.Summary? {
+    private func trash(_ plan: ReconciliationPlan, runFiles: RunFileTable) throws -> DeletionRun.Summary? {
         let narrator = narration.narrator
         guard !plan.deleteCandidates.isEmpty else { return nil }
         guard options.applyDeletions else {
             narrator.note("\(plan.deleteCandidates.count) assets may be trashed; run with --apply-deletions to do it")
             return nil
         }
-        var sourcePaths: [Checksum: String] = [:]
-        for (path, checksum) in previous where sourcePaths[checksum] == nil { sourcePaths[checksum] = path }
+        let sourcePaths = try runFiles.lastSourcePaths(of: plan.deleteCandidates.map(\.checksum))
         let summary = try DeletionRun(library: library).trash(
             plan.deleteCandidates, runID: narration.runID, sourcePaths: sourcePaths, now: now())
         narrator.note("moved \(summary.trashed.count) assets to trash/\(narration.runID) (restore with `cairn restore --run-id \(narration.runID)`)")
@@ -169,34 +166,37 @@ public struct SyncRun: Sendable {
         let narrator = narration.narrator
         narrator.runStarted(command: options.dryRun ? "dry-run" : "sync")
         narrator.phaseStarted(.reconciling)
-        let input = try ReconcileInputs.load(
-            library: library, sourceID: sourceID, current: [:], scan: probe, settings: options.settings, now: now(),
-            runID: narration.runID, acceptMassVanish: false)
-        let outcome = Reconciler.reconcile(input)
-        narrate(outcome)
+        // Reconciled against an empty scan, which every rail holds: the stores only learn that this run happened.
+        let runFiles = try RunFileTable(catalog: library.catalog, sourceID: sourceID)
+        let reconciliation = try CatalogReconciliation.reconcile(
+            runFiles: runFiles, scan: probe, settings: options.settings, now: now(),
+            runID: narration.runID)
+        let plan = reconciliation.plan
+        narrate(reconciliation)
         narrator.phaseEnded(.reconciling)
         if !options.dryRun {
-            try ReconcileStore(catalog: library.catalog).commit(outcome, sourceID: sourceID, current: [:], scan: input.scan)
+            try reconciliation.commit(runFiles: runFiles)
             var record = RunRecord(id: narration.runID, command: "sync", sourceID: sourceID, startedAt: now())
-            let reason = outcome.plan.verdict.holds.first?.reason ?? "the source is missing"
+            let reason = plan.verdict.holds.first?.reason ?? "the source is missing"
             narrator.runFailed(reason)
             record.outcome = .held
             record.message = reason
             record.endedAt = now()
-            record.summary = narration.summaryJSON(review: Self.review(outcome.plan))
+            record.summary = narration.summaryJSON(review: Self.review(plan))
             try library.catalog.startRun(record)
         } else {
             narrator.runFinished()
         }
         narration.close()
-        return SyncSummary(runID: narration.runID, sourceRoot: root, plan: outcome.plan, imported: nil, trashed: nil,
+        return SyncSummary(runID: narration.runID, sourceRoot: root, plan: plan, imported: nil, trashed: nil,
                            dryRun: options.dryRun)
     }
 
-    private func narrate(_ outcome: Reconciler.Outcome) {
+    private func narrate(_ reconciliation: CatalogReconciliation) {
         let narrator = narration.narrator
-        let plan = outcome.plan
-        if !outcome.delta.confirmedStamped.isEmpty { narrator.stamped(confirmedDeleted: outcome.delta.confirmedStamped.count) }
+        let plan = reconciliation.plan
+        let stamped = reconciliation.signals.stamped.count
+        if stamped > 0 { narrator.stamped(confirmedDeleted: stamped) }
         for hold in plan.verdict.holds { narrator.warning("deletions held: \(hold.reason)") }
         for limit in plan.verdict.limits { narrator.note(limit.reason) }
         for warning in plan.verdict.warnings { narrator.warning(warning.reason) }

@@ -1,0 +1,30 @@
+import CairnCatalog
+import CairnCore
+import CairnLibrary
+import CairnReconcile
+import Foundation
+
+@testable import CairnWorker
+
+extension ReconcileInputs {
+    /// The engine's input for `sourceID` with every set in memory, for tests that drive the pure engine against a
+    /// real catalog (a sync itself reconciles in SQL: `CatalogReconciliation`).
+    ///
+    /// - Parameters:
+    ///   - current: this scan, source-relative path → checksum.
+    ///   - scan: from `probe`; its `hadMarker` is replaced by what the catalog remembers.
+    static func load(
+        library: Library, sourceID: Int64, current: [String: Checksum], scan: SourceScanFacts,
+        settings: ReconcileSettings, now: Date, runID: String, acceptMassVanish: Bool = false
+    ) throws -> Reconciler.Input {
+        let store = ReconcileStore(catalog: library.catalog)
+        let facts = try store.facts(sourceID: sourceID)
+        var scan = scan
+        scan.hadMarker = facts.hadMarker
+        return Reconciler.Input(
+            state: try store.loadState(sourceID: sourceID), previous: try store.healthySnapshot(sourceID: sourceID),
+            current: current, library: try library.catalog.assetChecksums(), scan: scan, settings: settings, now: now,
+            runID: runID, isFirstRun: facts.isFirstRun, acceptMassVanish: acceptMassVanish,
+            heldElsewhere: try library.catalog.checksumsHeld(bySourcesOtherThan: sourceID))
+    }
+}
