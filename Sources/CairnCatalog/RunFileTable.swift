@@ -299,28 +299,25 @@ public struct RunFileTable: Sendable {
         }
     }
 
-    /// Path → checksum of every file whose content is known (for reconciliation and sidecars). This one holds a
-    /// line per file: only a sync, or a source with sidecars, asks for it.
-    public func checksumsByPath() throws -> [String: Checksum] {
+    /// Path → checksum of the files with known content directly in `folder` ("" for the source root): what the
+    /// sidecars there are matched against. A range of the path index (built once, when first asked).
+    public func checksums(inFolder folder: String) throws -> [String: Checksum] {
         try catalog.pool.write { db in
+            try db.execute(sql: "CREATE INDEX IF NOT EXISTS temp.run_file_path ON run_file(path)")
+            let prefix = folder.isEmpty ? "" : folder + "/"
+            // Every path under "folder/" sorts between "folder/" and "folder0" ('0' follows '/'), as bytes.
+            let rows = folder.isEmpty
+                ? try Row.fetchCursor(db, sql: """
+                    SELECT path, sha1 FROM temp.run_file WHERE sha1 IS NOT NULL AND instr(path, '/') = 0
+                    """)
+                : try Row.fetchCursor(db, sql: """
+                    SELECT path, sha1 FROM temp.run_file WHERE path > ? AND path < ? AND sha1 IS NOT NULL
+                    """, arguments: [prefix, folder + "0"])
             var result: [String: Checksum] = [:]
-            let rows = try Row.fetchCursor(db, sql: "SELECT path, sha1 FROM temp.run_file WHERE sha1 IS NOT NULL")
             while let row = try rows.next() {
-                if let checksum = Checksum(hex: row[1] as String) { result[row[0]] = checksum }
-            }
-            return result
-        }
-    }
-
-    /// The snapshot's last checksum of each file whose hashing failed this run.
-    public func previousChecksumsOfFailedFiles() throws -> [String: Checksum] {
-        try catalog.pool.write { db in
-            var result: [String: Checksum] = [:]
-            let rows = try Row.fetchCursor(db, sql: """
-                SELECT path, previous_sha1 FROM temp.run_file WHERE failed = 1 AND previous_sha1 IS NOT NULL
-                """)
-            while let row = try rows.next() {
-                if let checksum = Checksum(hex: row[1] as String) { result[row[0]] = checksum }
+                let path: String = row[0]
+                guard !path.utf8.dropFirst(prefix.utf8.count).contains(UInt8(ascii: "/")) else { continue }
+                if let checksum = Checksum(hex: row[1] as String) { result[path] = checksum }
             }
             return result
         }

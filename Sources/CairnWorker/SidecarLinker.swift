@@ -18,45 +18,72 @@ struct SidecarLinker {
         var failures: [ImportFailure] = []
     }
 
-    /// `checksums`: this scan's media, source-relative path → checksum.
-    func link(_ sidecars: [ScannedFile], sourceRoot: String, checksums: [String: Checksum]) -> Outcome {
+    /// - Parameter mediaIn: this scan's media directly in a folder ("" for the source root), source-relative path →
+    ///   checksum. A sidecar only names media beside it, so only the folders of sidecars still to link are read:
+    ///   a rescan whose sidecars are all linked reads none, and no path → checksum line of the whole source is held.
+    func link(_ sidecars: [ScannedFile], sourceRoot: String,
+              mediaIn: (_ folder: String) throws -> [String: Checksum]) -> Outcome {
         var outcome = Outcome()
-        guard !sidecars.isEmpty else { return outcome }
-        let index = SidecarMatcher.Index(Array(checksums.keys))
         let catalog = library.catalog
-        for sidecar in sidecars {
-            let path = sourceRoot + "/" + sidecar.relativePath
-            guard let kind = SidecarMatcher.kind(of: sidecar.relativePath) else { continue }
+        var waiting: [String: [ScannedFile]] = [:]
+        for sidecar in sidecars where SidecarMatcher.kind(of: sidecar.relativePath) != nil {
             // Unchanged since it was linked: a rescan reads nothing (one indexed lookup per sidecar).
             let size = sidecar.fingerprint.size, modified = sidecar.fingerprint.modificationTimeNanoseconds
             if (try? catalog.sidecarAlreadyLinked(sourcePath: sidecar.relativePath, size: size,
                                                   modificationTimeNanoseconds: modified)) == true { continue }
-            var takeout: TakeoutMetadata?
-            if kind == .takeout {
-                // A .json that is not Google's photo metadata is not a sidecar.
-                guard let parsed = TakeoutMetadata(path: path) else { continue }
-                takeout = parsed
-            }
-            guard let mediaPath = SidecarMatcher.media(for: sidecar.relativePath, in: index, title: takeout?.title),
-                  let asset = checksums[mediaPath], (try? catalog.asset(asset)) != nil else { continue }
+            waiting[Self.folder(of: sidecar.relativePath), default: []].append(sidecar)
+        }
+        for (folder, group) in waiting.sorted(by: { $0.key < $1.key }) {
+            let checksums: [String: Checksum]
             do {
-                let hasher = try FileHasher()
-                let checksum = try hasher.hash(path: path).checksum
-                let ext = MediaClassifier.fileExtension(of: sidecar.relativePath).lowercased()
-                let stored = "sidecars/\(checksum.hex.prefix(2))/\(checksum.hex.dropFirst(2).prefix(2))/\(checksum.hex).\(ext)"
-                _ = try OriginalsStore(layout: library.layout).place(sourcePath: path, checksum: checksum,
-                                                                   relativePath: stored, hasher: hasher)
-                try catalog.linkSidecar(SidecarRecord(checksum: checksum, asset: asset, kind: kind.rawValue, path: stored,
-                                                      sourcePath: sidecar.relativePath, sourceSize: size,
-                                                      sourceModificationTimeNanoseconds: modified, linkedAt: now))
-                try fillMetadata(asset, kind: kind, takeout: takeout, sidecarPath: path)
-                outcome.linked += 1
+                checksums = try mediaIn(folder)
             } catch {
-                outcome.failures.append(ImportFailure(relativePath: sidecar.relativePath, phase: .sidecar,
-                                                      reason: FailureReason("\(error)"), retryable: true))
+                outcome.failures += group.map {
+                    ImportFailure(relativePath: $0.relativePath, phase: .sidecar, reason: FailureReason("\(error)"),
+                                  retryable: true)
+                }
+                continue
             }
+            let index = SidecarMatcher.Index(Array(checksums.keys))
+            for sidecar in group { link(sidecar, sourceRoot: sourceRoot, index: index, checksums: checksums, into: &outcome) }
         }
         return outcome
+    }
+
+    static func folder(of path: String) -> String {
+        path.lastIndex(of: "/").map { String(path[..<$0]) } ?? ""
+    }
+
+    private func link(_ sidecar: ScannedFile, sourceRoot: String, index: SidecarMatcher.Index,
+                      checksums: [String: Checksum], into outcome: inout Outcome) {
+        let catalog = library.catalog
+        let path = sourceRoot + "/" + sidecar.relativePath
+        guard let kind = SidecarMatcher.kind(of: sidecar.relativePath) else { return }
+        let size = sidecar.fingerprint.size, modified = sidecar.fingerprint.modificationTimeNanoseconds
+        var takeout: TakeoutMetadata?
+        if kind == .takeout {
+            // A .json that is not Google's photo metadata is not a sidecar.
+            guard let parsed = TakeoutMetadata(path: path) else { return }
+            takeout = parsed
+        }
+        guard let mediaPath = SidecarMatcher.media(for: sidecar.relativePath, in: index, title: takeout?.title),
+              let asset = checksums[mediaPath], (try? catalog.asset(asset)) != nil else { return }
+        do {
+            let hasher = try FileHasher()
+            let checksum = try hasher.hash(path: path).checksum
+            let ext = MediaClassifier.fileExtension(of: sidecar.relativePath).lowercased()
+            let stored = "sidecars/\(checksum.hex.prefix(2))/\(checksum.hex.dropFirst(2).prefix(2))/\(checksum.hex).\(ext)"
+            _ = try OriginalsStore(layout: library.layout).place(sourcePath: path, checksum: checksum,
+                                                               relativePath: stored, hasher: hasher)
+            try catalog.linkSidecar(SidecarRecord(checksum: checksum, asset: asset, kind: kind.rawValue, path: stored,
+                                                  sourcePath: sidecar.relativePath, sourceSize: size,
+                                                  sourceModificationTimeNanoseconds: modified, linkedAt: now))
+            try fillMetadata(asset, kind: kind, takeout: takeout, sidecarPath: path)
+            outcome.linked += 1
+        } catch {
+            outcome.failures.append(ImportFailure(relativePath: sidecar.relativePath, phase: .sidecar,
+                                                  reason: FailureReason("\(error)"), retryable: true))
+        }
     }
 
     /// A photo with no capture time or position of its own takes the sidecar's, and says so.

@@ -68,8 +68,8 @@ import Testing
         #expect(new.map(\.file.relativePath) == ["b.jpg"])
         #expect(new.map(\.checksum) == [checksum(4)])
         #expect(try table.newContent(after: new[0].firstID, limit: 10).isEmpty)
-        #expect(try table.checksumsByPath() == ["a.jpg": checksum(1), "b.jpg": checksum(4), "c.jpg": checksum(1),
-                                                "d.jpg": checksum(4)])
+        #expect(try table.checksums(inFolder: "") == ["a.jpg": checksum(1), "b.jpg": checksum(4), "c.jpg": checksum(1),
+                                                      "d.jpg": checksum(4)])
 
         try table.recordOutcomes([RunFileTable.ContentOutcome(checksum: checksum(4), path: "b.jpg", outcome: "imported")])
         var lines: [(String, Bool, String?)] = []
@@ -168,13 +168,33 @@ import Testing
         let page = try table.filesToHash(after: 0, limit: 10, byteLimit: 100)
         try table.recordHashes([], failed: page.map(\.id), updatingSnapshot: true)
         #expect(try table.filesToHash(after: 0, limit: 10, byteLimit: 100).isEmpty)
-        #expect(try table.previousChecksumsOfFailedFiles() == ["a.jpg": checksum(1)])
-        #expect(try table.checksumsByPath().isEmpty)
+        #expect(try table.checksums(inFolder: "").isEmpty)
+        // A sync counts it with its last checksum, so it is not taken for deleted.
+        #expect(try table.compareWithHealthySnapshot().currentFiles == 1)
         #expect(try table.classify() == RunFileTable.ContentCounts())
         #expect(try table.outcomeCounts().isEmpty)
         // A new table starts empty.
         let next = try RunFileTable(catalog: catalog, sourceID: source)
         #expect(try next.matchSnapshot().files == 0)
+    }
+    /// A sidecar is matched against the media beside it only: a folder's files, not its subfolders' nor those of a
+    /// folder whose name it begins.
+    @Test func aFoldersFilesAreReadWithoutTheRestOfTheSource() throws {
+        let (directory, catalog, source) = try catalogWithSource()
+        defer { withExtendedLifetime(directory) {} }
+        let table = try RunFileTable(catalog: catalog, sourceID: source)
+        let paths = ["top.jpg", "d/a.jpg", "d/e/b.jpg", "d.b/c.jpg", "d0/d.jpg", "dd/e.jpg", "d/f.jpg"]
+        try table.append(paths.enumerated().map { file($1, inode: UInt64($0 + 1)) })
+        let page = try table.filesToHash(after: 0, limit: 10, byteLimit: 1000)
+        try table.recordHashes(page.map {
+            var hashed = $0
+            hashed.record.checksum = checksum(UInt8($0.id))
+            return hashed
+        }, failed: [], updatingSnapshot: false)
+        #expect(try table.checksums(inFolder: "d") == ["d/a.jpg": checksum(2), "d/f.jpg": checksum(7)])
+        #expect(try table.checksums(inFolder: "") == ["top.jpg": checksum(1)])
+        #expect(try table.checksums(inFolder: "d/e") == ["d/e/b.jpg": checksum(3)])
+        #expect(try table.checksums(inFolder: "missing").isEmpty)
     }
 }
 
@@ -191,4 +211,5 @@ import Testing
         #expect(plan.contains { $0.contains("asset") })
         #expect(!plan.contains { $0.contains("SCAN asset") })
     }
+
 }
