@@ -42,15 +42,6 @@ extension Catalog {
         try pool.write { db in try sidecar.insert(db, onConflict: .ignore) }
     }
 
-    /// Whether a sidecar at `sourcePath` with this size and modification time was linked already.
-    public func sidecarAlreadyLinked(sourcePath: String, size: Int64, modificationTimeNanoseconds: Int64) throws -> Bool {
-        try pool.read { db in
-            try Bool.fetchOne(db, sql: """
-                SELECT EXISTS (SELECT 1 FROM sidecar WHERE source_path = ? AND source_size = ? AND source_mtime_ns = ?)
-                """, arguments: [sourcePath, size, modificationTimeNanoseconds]) ?? false
-        }
-    }
-
     public func sidecars(of asset: Checksum) throws -> [SidecarRecord] {
         try pool.read { db in
             try SidecarRecord.fetchAll(db, sql: "SELECT * FROM sidecar WHERE asset_sha1 = ? ORDER BY path", arguments: [asset.hex])

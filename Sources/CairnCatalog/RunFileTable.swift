@@ -58,6 +58,7 @@ public struct RunFileTable: Sendable {
                 DROP TABLE IF EXISTS temp.run_file;
                 DROP TABLE IF EXISTS temp.run_content;
                 DROP TABLE IF EXISTS temp.run_outcome;
+                DROP TABLE IF EXISTS temp.run_sidecar;
                 CREATE TEMP TABLE run_file (
                     id INTEGER PRIMARY KEY,
                     path TEXT NOT NULL,
@@ -81,6 +82,15 @@ public struct RunFileTable: Sendable {
                     first_hashed INTEGER NOT NULL,
                     files INTEGER NOT NULL,
                     hashed_files INTEGER NOT NULL
+                ) WITHOUT ROWID;
+                CREATE TEMP TABLE run_sidecar (
+                    folder TEXT NOT NULL,
+                    path TEXT NOT NULL,
+                    device INTEGER NOT NULL,
+                    inode INTEGER NOT NULL,
+                    size INTEGER NOT NULL,
+                    mtime_ns INTEGER NOT NULL,
+                    PRIMARY KEY (folder, path)
                 ) WITHOUT ROWID;
                 CREATE TEMP TABLE run_outcome (
                     sha1 TEXT PRIMARY KEY NOT NULL,
@@ -129,12 +139,21 @@ public struct RunFileTable: Sendable {
 
         /// Queues a batch; throws the first insert's failure, once there is one.
         public func append(_ files: [SourceFileRecord]) throws {
+            try enqueue { [table] in try table.append(files) }
+        }
+
+        /// Queues a batch of sidecars (`RunFileTable.appendSidecars`), in order with the media batches.
+        public func appendSidecars(_ files: [SourceFileRecord]) throws {
+            try enqueue { [table] in try table.appendSidecars(files) }
+        }
+
+        private func enqueue(_ insert: @escaping @Sendable () throws -> Void) throws {
             if let error = firstError.withLock({ $0 }) { throw RunFileTableError(reason: error) }
             room.wait()
-            queue.async { [table, room, firstError] in
+            queue.async { [room, firstError] in
                 defer { room.signal() }
                 guard firstError.withLock({ $0 }) == nil else { return }
-                do { try table.append(files) } catch { firstError.withLock { $0 = "\(error)" } }
+                do { try insert() } catch { firstError.withLock { $0 = "\(error)" } }
             }
         }
 
@@ -294,6 +313,57 @@ public struct RunFileTable: Sendable {
                 let file = Self.file(row)
                 guard let checksum = file.record.checksum else { continue }
                 result.append(NewContent(firstID: file.id, checksum: checksum, file: file.record))
+            }
+            return result
+        }
+    }
+
+    // MARK: Sidecars
+
+    /// A sidecar the walk found, with the folder it was found in (what it is matched within).
+    public struct SidecarFile: Sendable, Equatable {
+        public var folder: String
+        public var record: SourceFileRecord
+    }
+
+    /// Appends sidecars the walk found (one transaction), kept by folder so they are read a folder at a time.
+    public func appendSidecars(_ files: [SourceFileRecord]) throws {
+        guard !files.isEmpty else { return }
+        try catalog.pool.write { db in
+            let insert = try db.cachedStatement(sql: """
+                INSERT OR REPLACE INTO temp.run_sidecar (folder, path, device, inode, size, mtime_ns)
+                VALUES (?, ?, ?, ?, ?, ?)
+                """)
+            for file in files {
+                let path = file.relativePath
+                let folder = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? ""
+                try insert.execute(arguments: [
+                    folder, path, Int64(bitPattern: file.fingerprint.device), Int64(bitPattern: file.fingerprint.inode),
+                    file.fingerprint.size, file.fingerprint.modificationTimeNanoseconds,
+                ])
+            }
+        }
+    }
+
+    /// Up to `limit` sidecars after `last`, by folder then path, that are not linked as they are now (a sidecar
+    /// linked with the same path, size and modification time is left alone: a rescan reads none).
+    public func sidecarsToLink(after last: SidecarFile?, limit: Int) throws -> [SidecarFile] {
+        try catalog.pool.write { db in
+            let rows = try Row.fetchCursor(db, sql: """
+                SELECT folder, path, device, inode, size, mtime_ns FROM temp.run_sidecar r
+                WHERE (folder, path) > (?, ?)
+                    AND NOT EXISTS (SELECT 1 FROM main.sidecar s WHERE s.source_path = r.path
+                                    AND s.source_size = r.size AND s.source_mtime_ns = r.mtime_ns)
+                ORDER BY folder, path LIMIT ?
+                """, arguments: [last?.folder ?? "", last?.record.relativePath ?? "", limit])
+            var result: [SidecarFile] = []
+            while let row = try rows.next() {
+                result.append(SidecarFile(folder: row["folder"], record: SourceFileRecord(
+                    relativePath: row["path"],
+                    fingerprint: FileFingerprint(device: UInt64(bitPattern: row["device"]),
+                                                 inode: UInt64(bitPattern: row["inode"]), size: row["size"],
+                                                 modificationTimeNanoseconds: row["mtime_ns"]),
+                    checksum: nil, kind: .other)))
             }
             return result
         }

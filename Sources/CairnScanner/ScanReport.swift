@@ -42,6 +42,8 @@ public struct ScanReport: Sendable {
     /// How many media files the walk found, and their bytes (also when they were streamed, not kept).
     public var mediaCount = 0
     public var mediaBytes: Int64 = 0
+    /// How many sidecars the walk found (also when they were streamed, not kept).
+    public var sidecarCount = 0
     public var isComplete: Bool { issues.isEmpty }
 }
 

@@ -40,8 +40,14 @@ public struct SourceScanner: Sendable {
     /// Walks the source handing its media files to `media` in batches of up to `batchSize`, in path order, rather
     /// than holding them all: the report's `mediaFiles` stays empty (its counts are filled in). An error `media`
     /// throws ends the walk and is rethrown.
-    public func scan(batchSize: Int, media: @escaping ([ScannedFile]) throws -> Void) throws(ScanError) -> ScanReport {
-        try walk(sink: MediaSink(batchSize: max(1, batchSize), body: media))
+    ///
+    /// With `sidecars`, the sidecar files are handed over the same way (in batches, in walk order) and the report's
+    /// `sidecarFiles` stays empty too.
+    public func scan(
+        batchSize: Int, media: @escaping ([ScannedFile]) throws -> Void,
+        sidecars: (([ScannedFile]) throws -> Void)? = nil
+    ) throws(ScanError) -> ScanReport {
+        try walk(sink: MediaSink(batchSize: max(1, batchSize), body: media, sidecarBody: sidecars))
     }
 
     private func walk(sink: MediaSink?) throws(ScanError) -> ScanReport {
@@ -59,6 +65,7 @@ public struct SourceScanner: Sendable {
         walk.hasSourceMarker = faccessat(fd, Self.sourceMarkerName, F_OK, AT_SYMLINK_NOFOLLOW) == 0
         walk.visit(directory: fd, prefix: "")
         walk.flush()
+        walk.flushSidecars()
         if let error = walk.sinkError { throw .sinkFailed("\(error)") }
         walk.media.sort { $0.relativePath < $1.relativePath }
         var report = ScanReport(
@@ -67,6 +74,7 @@ public struct SourceScanner: Sendable {
         report.mediaCount = walk.mediaCount
         report.mediaBytes = walk.mediaBytes
         report.sidecarFiles = walk.sidecars.sorted { $0.relativePath < $1.relativePath }
+        report.sidecarCount = walk.sidecarCount
         return report
     }
 }
@@ -75,6 +83,8 @@ public struct SourceScanner: Sendable {
 private struct MediaSink {
     var batchSize: Int
     var body: ([ScannedFile]) throws -> Void
+    /// Where sidecars go; without it the walk keeps them for the report.
+    var sidecarBody: (([ScannedFile]) throws -> Void)?
 }
 
 /// One folder's entries, listed (read, stat'ed, classified) on a worker thread ahead of the walk.
@@ -137,7 +147,9 @@ private struct Walk {
     var mediaCount = 0
     var mediaBytes: Int64 = 0
     var sinkError: (any Error)?
+    /// Every sidecar (no sidecar sink), or the batch not yet handed to it.
     var sidecars: [ScannedFile] = []
+    var sidecarCount = 0
     var otherFiles = 0
     var junk = 0
     var symlinks: [String] = []
@@ -157,6 +169,14 @@ private struct Walk {
         do { try sink.body(media) } catch { sinkError = error }
     }
 
+    /// Hands the sidecars gathered so far to their sink, if there is one.
+    mutating func flushSidecars() {
+        guard let body = sink?.sidecarBody, !sidecars.isEmpty else { return }
+        defer { sidecars.removeAll(keepingCapacity: true) }
+        guard sinkError == nil else { return }
+        do { try body(sidecars) } catch { sinkError = error }
+    }
+
     /// Walks the folder open at `fd` (taking ownership of it) and everything below it.
     mutating func visit(directory fd: Int32, prefix: String) {
         visit(Self.list(FolderHandle(fd), prefix: prefix), prefix: prefix)
@@ -168,6 +188,8 @@ private struct Walk {
         symlinks += listing.symlinks
         issues += listing.issues
         sidecars += listing.sidecars
+        sidecarCount += listing.sidecars.count
+        if let sink, sidecars.count >= sink.batchSize { flushSidecars() }
         let files = listing.files
         let subfolders = listing.subfolders
         var pending: [PendingListing] = []

@@ -84,9 +84,9 @@ extension ImportRun {
             let pairs = try LivePhotoPairing.pair(catalog: catalog, now: now())
             if !pairs.isEmpty { narrator.note("paired \(pairs.count) Live Photo\(pairs.count == 1 ? "" : "s") (a still and its movie, one unit)") }
         }
-        if imported.completion != .interrupted, !hashed.report.sidecarFiles.isEmpty {
-            let sidecars = SidecarLinker(library: library, now: now()).link(
-                hashed.report.sidecarFiles, sourceRoot: context.sourceRoot, mediaIn: files.checksums(inFolder:))
+        if imported.completion != .interrupted, hashed.report.sidecarCount > 0 {
+            let sidecars = SidecarLinker(library: library, now: now()).link(sidecarsOf: files,
+                                                                            sourceRoot: context.sourceRoot)
             if sidecars.linked > 0 { narrator.note("\(sidecars.linked) sidecar\(sidecars.linked == 1 ? "" : "s") stored with their media") }
             for failure in sidecars.failures {
                 narrator.warning("sidecar \(failure.relativePath) not stored (next run tries again): \(failure.reason)")

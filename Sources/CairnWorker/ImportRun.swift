@@ -112,11 +112,12 @@ public struct ImportRun: Sendable {
         let appender = RunFileTable.Appender(files)
         let report: ScanReport
         do {
-            report = try SourceScanner(root: context.sourceRoot, excludedDirectories: excluded).scan(batchSize: pageSizes.walk) { batch in
-                try appender.append(batch.map {
-                    SourceFileRecord(relativePath: $0.relativePath, fingerprint: $0.fingerprint, checksum: nil, kind: $0.kind)
-                })
+            func records(_ batch: [ScannedFile]) -> [SourceFileRecord] {
+                batch.map { SourceFileRecord(relativePath: $0.relativePath, fingerprint: $0.fingerprint, checksum: nil, kind: $0.kind) }
             }
+            report = try SourceScanner(root: context.sourceRoot, excludedDirectories: excluded).scan(
+                batchSize: pageSizes.walk, media: { try appender.append(records($0)) },
+                sidecars: { try appender.appendSidecars(records($0)) })
         } catch {
             try? appender.finish()
             throw WorkerError.sourceUnusable(error.description)

@@ -18,43 +18,44 @@ struct SidecarLinker {
         var failures: [ImportFailure] = []
     }
 
-    /// - Parameter mediaIn: this scan's media directly in a folder ("" for the source root), source-relative path →
-    ///   checksum. A sidecar only names media beside it, so only the folders of sidecars still to link are read:
-    ///   a rescan whose sidecars are all linked reads none, and no path → checksum line of the whole source is held.
-    func link(_ sidecars: [ScannedFile], sourceRoot: String,
-              mediaIn: (_ folder: String) throws -> [String: Checksum]) -> Outcome {
+    /// Links the run's sidecars that are not linked as they are now, a folder at a time: a sidecar only names media
+    /// beside it, so one folder's media are read (from the run tables) for that folder's sidecars, and nothing is
+    /// held for the whole source. A rescan whose sidecars are all linked reads no folder.
+    func link(sidecarsOf runFiles: RunFileTable, sourceRoot: String, pageSize: Int = 512) -> Outcome {
         var outcome = Outcome()
-        let catalog = library.catalog
-        var waiting: [String: [ScannedFile]] = [:]
-        for sidecar in sidecars where SidecarMatcher.kind(of: sidecar.relativePath) != nil {
-            // Unchanged since it was linked: a rescan reads nothing (one indexed lookup per sidecar).
-            let size = sidecar.fingerprint.size, modified = sidecar.fingerprint.modificationTimeNanoseconds
-            if (try? catalog.sidecarAlreadyLinked(sourcePath: sidecar.relativePath, size: size,
-                                                  modificationTimeNanoseconds: modified)) == true { continue }
-            waiting[Self.folder(of: sidecar.relativePath), default: []].append(sidecar)
-        }
-        for (folder, group) in waiting.sorted(by: { $0.key < $1.key }) {
-            let checksums: [String: Checksum]
+        var folder: (name: String, index: SidecarMatcher.Index, checksums: [String: Checksum])?
+        var last: RunFileTable.SidecarFile?
+        while true {
+            let page: [RunFileTable.SidecarFile]
             do {
-                checksums = try mediaIn(folder)
+                page = try runFiles.sidecarsToLink(after: last, limit: pageSize)
             } catch {
-                outcome.failures += group.map {
-                    ImportFailure(relativePath: $0.relativePath, phase: .sidecar, reason: FailureReason("\(error)"),
-                                  retryable: true)
-                }
-                continue
+                outcome.failures.append(ImportFailure(relativePath: last?.record.relativePath ?? "", phase: .sidecar,
+                                                      reason: FailureReason("\(error)"), retryable: true))
+                return outcome
             }
-            let index = SidecarMatcher.Index(Array(checksums.keys))
-            for sidecar in group { link(sidecar, sourceRoot: sourceRoot, index: index, checksums: checksums, into: &outcome) }
+            guard let end = page.last else { return outcome }
+            last = end
+            for sidecar in page where SidecarMatcher.kind(of: sidecar.record.relativePath) != nil {
+                if folder?.name != sidecar.folder {
+                    do {
+                        let checksums = try runFiles.checksums(inFolder: sidecar.folder)
+                        folder = (sidecar.folder, SidecarMatcher.Index(Array(checksums.keys)), checksums)
+                    } catch {
+                        folder = nil
+                        outcome.failures.append(ImportFailure(relativePath: sidecar.record.relativePath, phase: .sidecar,
+                                                              reason: FailureReason("\(error)"), retryable: true))
+                        continue
+                    }
+                }
+                guard let folder else { continue }
+                link(sidecar.record, sourceRoot: sourceRoot, index: folder.index, checksums: folder.checksums,
+                     into: &outcome)
+            }
         }
-        return outcome
     }
 
-    static func folder(of path: String) -> String {
-        path.lastIndex(of: "/").map { String(path[..<$0]) } ?? ""
-    }
-
-    private func link(_ sidecar: ScannedFile, sourceRoot: String, index: SidecarMatcher.Index,
+    private func link(_ sidecar: SourceFileRecord, sourceRoot: String, index: SidecarMatcher.Index,
                       checksums: [String: Checksum], into outcome: inout Outcome) {
         let catalog = library.catalog
         let path = sourceRoot + "/" + sidecar.relativePath

@@ -177,6 +177,32 @@ import Testing
         let next = try RunFileTable(catalog: catalog, sourceID: source)
         #expect(try next.matchSnapshot().files == 0)
     }
+    /// Sidecars wait in the run tables by folder, so a folder's are read together; one linked as it is now is not
+    /// read again, one changed since it was linked is.
+    @Test func sidecarsAreReadAFolderAtATimeAndLinkedOnesAreLeftAlone() throws {
+        let (directory, catalog, source) = try catalogWithSource()
+        defer { withExtendedLifetime(directory) {} }
+        try catalog.insertAssets([asset(1, firstSourcePath: "a/IMG_1.jpg")])
+        let table = try RunFileTable(catalog: catalog, sourceID: source)
+        // Walk order interleaves folder "a" with its sub-folder "a/b".
+        let walked = ["a/IMG_1.jpg.json", "a/b/IMG_2.xmp", "a/c.json", "top.xmp", "a/linked.xmp", "a/changed.xmp"]
+        try table.appendSidecars(walked.enumerated().map { file($1, inode: UInt64($0 + 1)) })
+        for path in ["a/linked.xmp", "a/changed.xmp"] {
+            try catalog.linkSidecar(SidecarRecord(checksum: checksum(path == "a/linked.xmp" ? 8 : 9), asset: checksum(1),
+                                                  kind: "xmp", path: "sidecars/\(path)", sourcePath: path,
+                                                  sourceSize: path == "a/linked.xmp" ? 10 : 11,
+                                                  sourceModificationTimeNanoseconds: 100, linkedAt: Date()))
+        }
+        var read: [String] = []
+        var last: RunFileTable.SidecarFile?
+        while case let page = try table.sidecarsToLink(after: last, limit: 2), let end = page.last {
+            read += page.map(\.record.relativePath)
+            last = end
+        }
+        // Folder by folder ("" < "a" < "a/b"), then by path; "a/linked.xmp" is linked as it is and not read.
+        #expect(read == ["top.xmp", "a/IMG_1.jpg.json", "a/c.json", "a/changed.xmp", "a/b/IMG_2.xmp"])
+    }
+
     /// A sidecar is matched against the media beside it only: a folder's files, not its subfolders' nor those of a
     /// folder whose name it begins.
     @Test func aFoldersFilesAreReadWithoutTheRestOfTheSource() throws {

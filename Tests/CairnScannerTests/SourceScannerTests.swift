@@ -48,6 +48,27 @@ import Testing
         #expect(report.otherFiles == 1)
     }
 
+    /// A streaming walk hands sidecars over in batches too, and keeps none of them.
+    @Test func aStreamingWalkHandsSidecarsOverInBatches() throws {
+        let source = try TemporaryDirectory()
+        for index in 0..<3 {
+            try source.write(jpegHeader, to: "d\(index % 2)/IMG_\(index).jpg")
+            try source.write(Data("{}".utf8), to: "d\(index % 2)/IMG_\(index).jpg.json")
+            try source.write(Data("<x/>".utf8), to: "d\(index % 2)/IMG_\(index).xmp")
+        }
+        var sidecarBatches: [[String]] = []
+        var media = 0
+        let report = try SourceScanner(root: source.path).scan(
+            batchSize: 4, media: { media += $0.count }, sidecars: { sidecarBatches.append($0.map(\.relativePath)) })
+        let whole = try SourceScanner(root: source.path).scan()
+        #expect(Set(sidecarBatches.flatMap { $0 }) == Set(whole.sidecarFiles.map(\.relativePath)))
+        #expect(sidecarBatches.flatMap { $0 }.count == 6)
+        #expect(sidecarBatches.allSatisfy { $0.count <= 4 + 2 }, "a batch is handed over once a folder passes the size")
+        #expect(report.sidecarFiles.isEmpty)
+        #expect(report.sidecarCount == 6 && whole.sidecarCount == 6)
+        #expect(media == 3)
+    }
+
     @Test func aSinkThatFailsEndsTheWalkWithItsReason() throws {
         struct Full: Error, CustomStringConvertible { var description: String { "disk full" } }
         let source = try TemporaryDirectory()
