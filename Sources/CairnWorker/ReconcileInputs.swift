@@ -8,7 +8,7 @@ import Glibc
 /// Probes the source root for the safety rails, the same way for `cairn sync` and `cairn dry-run`.
 public enum ReconcileInputs {
     /// The source root's state and marker, probed without following the root if it is a symlink to nowhere.
-    /// `hadMarker` comes from the catalog (`load` fills it); `unreadable` are the scan's issues, "path: reason".
+    /// `hadMarker` comes from the catalog (`CatalogReconciliation` fills it); `unreadable` are the scan's issues, "path: reason".
     public static func probe(sourceRoot: String, unreadable: [String] = []) -> SourceScanFacts {
         var info = stat()
         let root: SourceScanFacts.RootState
