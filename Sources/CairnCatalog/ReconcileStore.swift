@@ -127,19 +127,25 @@ public struct ReconcileStore: Sendable {
     public func commit(_ sync: SyncRecord, sourceID: Int64, current: [String: Checksum]) throws {
         try pool.write { db in
             try Self.apply(sync.changes, sourceID: sourceID, runID: sync.runID, db)
-            var facts = try Self.facts(db, sourceID: sourceID)
-            facts.lastSyncRunID = sync.runID
-            if sync.advanceSnapshot {
-                try Self.replaceHealthySnapshot(sourceID: sourceID, with: current, db)
-                facts.firstRunDone = true
-                facts.hadMarker = sync.sourceHasMarker
-                facts.lastHealthyRunID = sync.runID
-                facts.lastHealthyFileCount = current.count
-                facts.lastHealthyScanAt = sync.now
-            }
-            try Self.saveFacts(facts, sourceID: sourceID, db)
-            try Self.replacePending(sourceID: sourceID, runID: sync.runID, entries: sync.pending, db)
+            if sync.advanceSnapshot { try Self.replaceHealthySnapshot(sourceID: sourceID, with: current, db) }
+            try Self.recordSync(sync, sourceID: sourceID, healthyFileCount: current.count, db)
         }
+    }
+
+    /// A sync's bookkeeping, inside its transaction: the source's facts move on (a healthy scan also records the
+    /// marker, the file count and that the first run is done), and the waiting items for `pending list` are replaced.
+    static func recordSync(_ sync: SyncRecord, sourceID: Int64, healthyFileCount: Int, _ db: Database) throws {
+        var facts = try Self.facts(db, sourceID: sourceID)
+        facts.lastSyncRunID = sync.runID
+        if sync.advanceSnapshot {
+            facts.firstRunDone = true
+            facts.hadMarker = sync.sourceHasMarker
+            facts.lastHealthyRunID = sync.runID
+            facts.lastHealthyFileCount = healthyFileCount
+            facts.lastHealthyScanAt = sync.now
+        }
+        try Self.saveFacts(facts, sourceID: sourceID, db)
+        try Self.replacePending(sourceID: sourceID, runID: sync.runID, entries: sync.pending, db)
     }
 
     static func facts(_ db: Database, sourceID: Int64) throws -> ReconcileSourceFacts {

@@ -318,8 +318,6 @@ extension ReconcileStore {
                     WHERE sha1 IS NOT NULL AND anchor_sha1 IS NULL;
                 """, arguments: source)
             try Self.apply(sync.changes, sourceID: sourceID, runID: sync.runID, db)
-            var facts = try Self.facts(db, sourceID: sourceID)
-            facts.lastSyncRunID = sync.runID
             if sync.advanceSnapshot {
                 try db.execute(sql: """
                     DELETE FROM main.reconcile_anchor WHERE source_id = :source AND relative_path IN
@@ -330,14 +328,8 @@ extension ReconcileStore {
                         SELECT :source, path, sha1 FROM temp.run_path_change
                         WHERE sha1 IS NOT NULL AND previous_sha1 IS NOT sha1;
                     """, arguments: source)
-                facts.firstRunDone = true
-                facts.hadMarker = sync.sourceHasMarker
-                facts.lastHealthyRunID = sync.runID
-                facts.lastHealthyFileCount = currentFiles
-                facts.lastHealthyScanAt = sync.now
             }
-            try Self.saveFacts(facts, sourceID: sourceID, db)
-            try Self.replacePending(sourceID: sourceID, runID: sync.runID, entries: sync.pending, db)
+            try Self.recordSync(sync, sourceID: sourceID, healthyFileCount: currentFiles, db)
         }
     }
 }

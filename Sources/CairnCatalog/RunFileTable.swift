@@ -359,11 +359,7 @@ public struct RunFileTable: Sendable {
             var result: [SidecarFile] = []
             while let row = try rows.next() {
                 result.append(SidecarFile(folder: row["folder"], record: SourceFileRecord(
-                    relativePath: row["path"],
-                    fingerprint: FileFingerprint(device: UInt64(bitPattern: row["device"]),
-                                                 inode: UInt64(bitPattern: row["inode"]), size: row["size"],
-                                                 modificationTimeNanoseconds: row["mtime_ns"]),
-                    checksum: nil, kind: .other)))
+                    relativePath: row["path"], fingerprint: Self.fingerprint(row), checksum: nil, kind: .other)))
             }
             return result
         }
@@ -398,11 +394,14 @@ public struct RunFileTable: Sendable {
     static func file(_ row: Row) -> File {
         let hex: String? = row["sha1"]
         return File(id: row["id"], record: SourceFileRecord(
-            relativePath: row["path"],
-            fingerprint: FileFingerprint(device: UInt64(bitPattern: row["device"]), inode: UInt64(bitPattern: row["inode"]),
-                                         size: row["size"], modificationTimeNanoseconds: row["mtime_ns"]),
-            checksum: hex.flatMap { Checksum(hex: $0) },
+            relativePath: row["path"], fingerprint: fingerprint(row), checksum: hex.flatMap { Checksum(hex: $0) },
             kind: MediaKind(rawValue: row["kind"]) ?? .other))
+    }
+
+    /// A row's `device`, `inode`, `size` and `mtime_ns` columns.
+    static func fingerprint(_ row: Row) -> FileFingerprint {
+        FileFingerprint(device: UInt64(bitPattern: row["device"]), inode: UInt64(bitPattern: row["inode"]),
+                        size: row["size"], modificationTimeNanoseconds: row["mtime_ns"])
     }
 
 }
