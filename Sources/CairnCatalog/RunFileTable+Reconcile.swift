@@ -270,22 +270,24 @@ extension RunFileTable {
             try check(code, db, insert)
         }
 
+        // Reused across rows: a million-file scan passes here three million times, so nothing is allocated per row.
+        var holds = [false, false, false]
         while live.contains(true) {
             // The smallest path among the streams' current rows, and which streams hold it.
             var first = -1
             for index in 0..<3 where live[index] {
                 if first < 0 || order(text(index, 0), text(first, 0)) < 0 { first = index }
             }
-            var holds = [false, false, false]
-            for index in 0..<3 where live[index] { holds[index] = order(text(index, 0), text(first, 0)) == 0 }
-            let sums = (0..<3).map { holds[$0] ? text($0, 1) : nil }
-            let agree = holds[0] && holds[1] && holds[2] && order(sums[0]!, sums[1]!) == 0 && order(sums[0]!, sums[2]!) == 0
+            for index in 0..<3 { holds[index] = live[index] && order(text(index, 0), text(first, 0)) == 0 }
+            func sum(_ index: Int) -> UnsafeRawBufferPointer? { holds[index] ? text(index, 1) : nil }
+            let agree = holds[0] && holds[1] && holds[2]
+                && order(text(0, 1), text(1, 1)) == 0 && order(text(0, 1), text(2, 1)) == 0
             if !agree {
                 try check(sqlite3_reset(raw), db, insert)
                 try bind(1, text(first, 0))
-                try bind(2, sums[0])
-                try bind(3, sums[1])
-                try bind(4, sums[2])
+                try bind(2, sum(0))
+                try bind(3, sum(1))
+                try bind(4, sum(2))
                 let code = sqlite3_step(raw)
                 if code != SQLITE_DONE { try check(code, db, insert) }
             }
