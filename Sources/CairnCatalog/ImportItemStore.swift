@@ -245,12 +245,28 @@ extension Catalog {
                 UPDATE import_item SET \(columns.map { "\($0) = ?" }.joined(separator: ", ")), updated_at = ?
                 WHERE id = ?
                 """)
+            let updatedAt = now.databaseValue
             for record in records {
-                let values = try record.databaseDictionary
-                try update.execute(arguments: StatementArguments(columns.map { values[$0] ?? .null } + [
-                    now.databaseValue, record.id.rawValue.databaseValue,
-                ]))
+                let state = record.state.storedColumns
+                // In `savedColumns`' order.
+                try update.execute(arguments: [
+                    state.state, state.phase, state.operation, state.reason, state.attempts, state.retryable,
+                    record.inFlight, record.crashCount, record.isDuplicate, updatedAt, record.id.rawValue,
+                ])
             }
+        }
+    }
+
+    /// Sets these items' in-flight flag, and nothing else.
+    public func markImportItemsInFlight(_ ids: [ItemID]) throws {
+        guard !ids.isEmpty else { return }
+        do {
+            try pool.write { db in
+                let mark = try db.cachedStatement(sql: "UPDATE import_item SET in_flight = 1 WHERE id = ?")
+                for id in ids { try mark.execute(arguments: [id.rawValue]) }
+            }
+        } catch {
+            throw CatalogError.naming(error, path: path)
         }
     }
 

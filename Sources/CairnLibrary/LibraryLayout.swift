@@ -14,6 +14,7 @@ public struct LibraryLayout: Sendable {
     public static let catalogFileName = "catalog.sqlite"
     package static let originalsFolderName = "originals"
     package static let derivedFolderName = "derived"
+    package static let sidecarsFolderName = "sidecars"
     package static let trashFolderName = "trash"
     package static let temporaryFolderName = "tmp"
     package static let quarantineFolderName = "quarantine"
@@ -38,11 +39,21 @@ public struct LibraryLayout: Sendable {
         FileManager.default.fileExists(atPath: LibraryLayout(root: root).catalogPath)
     }
 
-    /// `originals/ab/cd/<sha1>.<ext>`: content-addressed, written once.
+    /// `originals/ab/<sha1>.<ext>`: content-addressed, written once. One level of 256 folders: a million originals
+    /// make some 3,900 a folder, which ext4's hashed directories index. (Libraries made before kept
+    /// `originals/ab/cd/`, 65,536 folders, nearly one new folder a file for the first 100,000: an import of small
+    /// files spent a twentieth of its CPU in `mkdir`. Their originals stay where the catalog says they are.)
     public func originalRelativePath(_ checksum: Checksum, fileExtension: String) -> String {
         let hex = checksum.hex
         let name = fileExtension.isEmpty ? hex : "\(hex).\(fileExtension)"
-        return "\(Self.originalsFolderName)/\(hex.prefix(2))/\(hex.dropFirst(2).prefix(2))/\(name)"
+        return "\(Self.originalsFolderName)/\(hex.prefix(2))/\(name)"
+    }
+
+    /// `sidecars/ab/<sha1>.<ext>`, as for originals.
+    public func sidecarRelativePath(_ checksum: Checksum, fileExtension: String) -> String {
+        let hex = checksum.hex
+        let name = fileExtension.isEmpty ? hex : "\(hex).\(fileExtension)"
+        return "\(Self.sidecarsFolderName)/\(hex.prefix(2))/\(name)"
     }
 
     /// `derived/ab/<sha1>-<suffix>`, e.g. `-thumb.webp`, `-preview.jpg`, `-clip.mp4`.

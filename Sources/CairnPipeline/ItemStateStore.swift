@@ -8,6 +8,11 @@ import CairnCore
 /// A thrown error stops the run: `PipelineScheduler.run` rethrows it.
 public protocol ItemStateStore: Sendable {
     func save(_ records: [ItemRecord]) async throws
+
+    /// Sets the in-flight flag of these items, and nothing else (not their states, whatever records of theirs are
+    /// still on their way to `save`): the marks of phases about to decode, saved ahead of the full saves so the
+    /// phases need not wait for them. Commit before returning; durable against a crash of the process is enough.
+    func saveMarks(_ ids: [ItemID]) async throws
 }
 
 /// A store in memory: records by id plus every saved record in order, for tests and dry runs.
@@ -17,6 +22,8 @@ public actor InMemoryItemStateStore: ItemStateStore {
     public private(set) var history: [ItemRecord] = []
     /// Number of `save` calls (batches).
     public private(set) var batchCount = 0
+    /// Marks set by `saveMarks` (they are not in `history`).
+    public private(set) var marksSavedAhead = 0
     private var failure: (any Error)?
 
     public init(_ records: [ItemRecord] = []) {
@@ -32,7 +39,13 @@ public actor InMemoryItemStateStore: ItemStateStore {
         }
     }
 
-    /// Makes every later `save` throw `error` (simulates a full disk).
+    public func saveMarks(_ ids: [ItemID]) async throws {
+        if let failure { throw failure }
+        marksSavedAhead += ids.count
+        for id in ids { records[id]?.inFlight = true }
+    }
+
+    /// Makes every later `save` and `saveMarks` throw `error` (simulates a full disk).
     public func failSaves(with error: any Error) {
         failure = error
     }

@@ -6,7 +6,8 @@ import CairnCore
 /// policies are listed there); this actor is the thin shell that feeds it events in order and performs
 /// its actions: stage work in detached tasks that report back, timers on the injected clock, and every
 /// state change persisted through one `RecordWriter` (in order, batched); a phase's stage work starts only
-/// after its in-flight mark is committed, except in the transfer lane (`Lane.waitsForInFlightMark`).
+/// after its in-flight mark is saved (ahead of the records before it), except in the transfer lane
+/// (`Lane.waitsForInFlightMark`).
 ///
 /// Use (`PipelineImport` does this over the catalog):
 /// ```
@@ -29,7 +30,7 @@ public actor PipelineScheduler {
     private let runners: [Lane: LaneRunners]
 
     private var writer: RecordWriter?
-    /// The writer's ticket for the last record handed to it: a phase started after it waits for its commit.
+    /// The writer's ticket for the last record handed to it: a phase's mark, which the phase may wait for.
     private var lastPersisted: UInt64 = 0
     private var phases: [UInt64: Task<Void, Never>] = [:]
     private var retryTimers: [ItemID: Task<Void, Never>] = [:]
@@ -167,17 +168,17 @@ public actor PipelineScheduler {
         }
     }
 
-    /// The phase's stage work, once its start record is committed (in the lanes that wait for it) and a runner of
+    /// The phase's stage work, once its in-flight mark is saved (in the lanes that wait for it) and a runner of
     /// its lane is free, raced against its timeout; either end reports back with the token (the loser finds the
     /// core has moved on). The runner goes back when the work returns, or when the grace after a timeout runs out.
     private func startPhase(_ token: UInt64, item: ImportItem, lane: Lane, timeout: Duration) {
         guard let writer, let runners = runners[lane] else { return }
-        let committed = lane.waitsForInFlightMark ? lastPersisted : 0
+        let mark = lane.waitsForInFlightMark ? lastPersisted : 0
         let lease = RunnerLease(runners)
         leases[token] = lease
         phases[token] = Task.detached { [self, stages, clock] in
             do {
-                try await writer.waitCommitted(committed)
+                try await writer.waitMarked(mark)
                 try await lease.acquire()
             } catch {
                 // The store failed, or the phase was abandoned while it waited (its record is already persisted).

@@ -1,21 +1,46 @@
 import CairnCore
 
-/// The one task that saves records, in order, batching whatever piled up during the previous save (at most
-/// `maxBatch` records a transaction, so a run that queues thousands at once never converts them all at once).
+/// The one writer of item records: saves them in order, batching whatever piled up during the previous save (at
+/// most `maxBatch` records a transaction, so a run that queues thousands at once never converts them all at once).
 ///
-/// The scheduler enqueues without waiting (its state changes stay synchronous); work that must not
-/// start before its record is durable (the in-flight mark) awaits `waitCommitted`.
+/// The scheduler enqueues without waiting (its state changes stay synchronous); a phase that must not start
+/// before its in-flight mark is saved awaits `waitMarked`. Those marks also go down a fast path of their own
+/// (`ItemStateStore.saveMarks`): a full save makes the files its rows point at durable first (a whole file
+/// system's sync in the catalog's store), and a decoding phase that waited for that sync left its core idle. A
+/// mark saved ahead only sets the item's in-flight flag, never its state, so it claims nothing about files; and a
+/// full save starts only when no mark saved ahead is still in progress, so no mark can land after a later record
+/// of its item and leave a stale flag.
 final class RecordWriter: Sendable {
     private struct State {
         var pending: [ItemRecord] = []
         var enqueued: UInt64 = 0
         var committed: UInt64 = 0
+        /// Marks to save ahead, with their sequence numbers, oldest first.
+        var marks: [(sequence: UInt64, id: ItemID)] = []
+        /// Marks saved ahead and not yet covered by `committed`, by sequence.
+        var savedAhead: Set<UInt64> = []
+        /// Whether a save of marks ahead is in progress.
+        var isSavingMarks = false
         var failure: (any Error)?
         var waiters: [(sequence: UInt64, continuation: CheckedContinuation<Void, any Error>)] = []
+        /// A full save waiting for the marks' save in progress to end.
+        var fullSaveWaiting: CheckedContinuation<Void, Never>?
         var idleDrainer: CheckedContinuation<Void, Never>?
+        var idleMarker: CheckedContinuation<Void, Never>?
         var closed = false
         /// Set in `start` and read in `finish`, possibly on other threads.
-        var drainer: Task<Void, Never>?
+        var tasks: [Task<Void, Never>] = []
+
+        func isSaved(_ sequence: UInt64) -> Bool { sequence <= committed || savedAhead.contains(sequence) }
+
+        /// The waiters whose marks are now saved, taken out.
+        mutating func takeReadyWaiters() -> [CheckedContinuation<Void, any Error>] {
+            let (committed, savedAhead) = (self.committed, self.savedAhead)
+            func isSaved(_ sequence: UInt64) -> Bool { sequence <= committed || savedAhead.contains(sequence) }
+            let ready = waiters.filter { isSaved($0.sequence) }.map(\.continuation)
+            waiters.removeAll { isSaved($0.sequence) }
+            return ready
+        }
     }
 
     static let maxBatch = 512
@@ -30,29 +55,41 @@ final class RecordWriter: Sendable {
     }
 
     func start() {
-        let task = Task.detached { [self] in await drain() }
-        locked.withLock { $0.drainer = task }
+        let drainer = Task.detached { [self] in await drain() }
+        let marker = Task.detached { [self] in await saveMarksAhead() }
+        locked.withLock { $0.tasks = [drainer, marker] }
     }
 
-    /// Queues `record`; returns its sequence number for `waitCommitted`.
+    /// Queues `record`; returns its sequence number for `waitMarked`. A record that marks its item in flight for
+    /// a phase that waits for the mark (`Lane.waitsForInFlightMark`) is also saved ahead.
     @discardableResult
     func enqueue(_ record: ItemRecord) -> UInt64 {
-        let (sequence, drainer) = locked.withLock { state in
+        let isAwaitedMark = record.inFlight && record.state.activeLane?.waitsForInFlightMark == true
+        let (sequence, drainer, marker) = locked.withLock { state in
             state.pending.append(record)
             state.enqueued += 1
+            var marker: CheckedContinuation<Void, Never>?
+            if isAwaitedMark {
+                state.marks.append((state.enqueued, record.id))
+                marker = state.idleMarker
+                state.idleMarker = nil
+            }
             defer { state.idleDrainer = nil }
-            return (state.enqueued, state.idleDrainer)
+            return (state.enqueued, state.idleDrainer, marker)
         }
         drainer?.resume()
+        marker?.resume()
         return sequence
     }
 
-    /// Returns once every record up to `sequence` is saved; throws the store's error if saving failed.
-    func waitCommitted(_ sequence: UInt64) async throws {
+    /// Returns once the mark enqueued as `sequence` is saved (ahead, or with every record up to it); throws the
+    /// store's error if saving failed. Only marks are waited for: an item's records before its mark are saved in
+    /// order, later, and a phase never needs them on disk to start.
+    func waitMarked(_ sequence: UInt64) async throws {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             enum Decision { case done, failed(any Error), wait }
             let decision: Decision = locked.withLock { state in
-                if state.committed >= sequence { return .done }
+                if state.isSaved(sequence) { return .done }
                 if let failure = state.failure { return .failed(failure) }
                 state.waiters.append((sequence, continuation))
                 return .wait
@@ -67,59 +104,126 @@ final class RecordWriter: Sendable {
 
     /// Saves what is queued, stops, and rethrows the store's error if there was one.
     func finish() async throws {
-        let drainerToWake = locked.withLock { state in
+        let (drainer, marker) = locked.withLock { state in
             state.closed = true
-            defer { state.idleDrainer = nil }
-            return state.idleDrainer
+            defer { state.idleDrainer = nil; state.idleMarker = nil }
+            return (state.idleDrainer, state.idleMarker)
         }
-        drainerToWake?.resume()
-        await locked.withLock({ $0.drainer })?.value
+        drainer?.resume()
+        marker?.resume()
+        for task in locked.withLock({ $0.tasks }) { await task.value }
         if let failure = locked.withLock({ $0.failure }) { throw failure }
     }
+
+    // MARK: Full saves
 
     private func drain() async {
         while true {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let parked: Bool = locked.withLock { state in
-                    guard state.pending.isEmpty && !state.closed else { return false }
+                    guard state.pending.isEmpty && !state.closed && state.failure == nil else { return false }
                     state.idleDrainer = continuation
                     return true
                 }
                 if !parked { continuation.resume() }
             }
             let taken: (batch: [ItemRecord], last: UInt64)? = locked.withLock { state in
-                if state.pending.isEmpty { return nil }
-                guard state.pending.count > Self.maxBatch else {
-                    defer { state.pending = [] }
-                    return (state.pending, state.enqueued)
-                }
-                let batch = Array(state.pending.prefix(Self.maxBatch))
-                state.pending.removeFirst(Self.maxBatch)
-                return (batch, state.enqueued - UInt64(state.pending.count))
+                if state.pending.isEmpty || state.failure != nil { return nil }
+                let count = min(state.pending.count, Self.maxBatch)
+                let batch = Array(state.pending.prefix(count))
+                state.pending.removeFirst(count)
+                let last = state.enqueued - UInt64(state.pending.count)
+                // The batch saves its own marks; the path ahead no longer needs to.
+                state.marks.removeAll { $0.sequence <= last }
+                return (batch, last)
             }
             guard let taken else {
-                if locked.withLock({ $0.closed }) { return }
+                if locked.withLock({ $0.closed || $0.failure != nil }) { return }
                 continue
             }
+            await marksAheadSettled()
+            if locked.withLock({ $0.failure != nil }) { return }
             do {
                 try await store.save(taken.batch)
             } catch {
-                let failed = locked.withLock { state in
-                    state.failure = error
-                    defer { state.waiters = [] }
-                    return state.waiters
-                }
-                for waiter in failed { waiter.continuation.resume(throwing: error) }
-                await onFailure(error)
+                await failed(error)
                 return
             }
             let ready = locked.withLock { state in
                 state.committed = taken.last
-                let ready = state.waiters.filter { $0.sequence <= taken.last }
-                state.waiters.removeAll { $0.sequence <= taken.last }
-                return ready
+                state.savedAhead = state.savedAhead.filter { $0 > taken.last }
+                return state.takeReadyWaiters()
             }
-            for waiter in ready { waiter.continuation.resume() }
+            for waiter in ready { waiter.resume() }
         }
+    }
+
+    /// Returns once no save of marks ahead is in progress. A full save calls it once it has taken its batch (and so
+    /// the batch's marks, which the path ahead then no longer takes): a mark the path ahead took before that must
+    /// not land after the batch's later records.
+    private func marksAheadSettled() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let settled: Bool = locked.withLock { state in
+                guard state.isSavingMarks else { return true }
+                state.fullSaveWaiting = continuation
+                return false
+            }
+            if settled { continuation.resume() }
+        }
+    }
+
+    // MARK: Marks ahead
+
+    private func saveMarksAhead() async {
+        while true {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let parked: Bool = locked.withLock { state in
+                    guard state.marks.isEmpty && !state.closed && state.failure == nil else { return false }
+                    state.idleMarker = continuation
+                    return true
+                }
+                if !parked { continuation.resume() }
+            }
+            let taken: [(sequence: UInt64, id: ItemID)]? = locked.withLock { state in
+                guard !state.marks.isEmpty, state.failure == nil else { return nil }
+                defer { state.marks = [] }
+                state.isSavingMarks = true
+                return state.marks
+            }
+            guard let taken else {
+                if locked.withLock({ $0.closed || $0.failure != nil }) { return }
+                continue
+            }
+            var failure: (any Error)?
+            do { try await store.saveMarks(taken.map(\.id)) } catch { failure = error }
+            let (ready, fullSave) = locked.withLock { state in
+                state.isSavingMarks = false
+                defer { state.fullSaveWaiting = nil }
+                if failure == nil {
+                    for mark in taken where mark.sequence > state.committed { state.savedAhead.insert(mark.sequence) }
+                }
+                return (failure == nil ? state.takeReadyWaiters() : [], state.fullSaveWaiting)
+            }
+            for waiter in ready { waiter.resume() }
+            fullSave?.resume()
+            if let failure {
+                await failed(failure)
+                return
+            }
+        }
+    }
+
+    /// The store failed: every waiter gets the error, both paths stop, the scheduler is told once.
+    private func failed(_ error: any Error) async {
+        let (waiters, alreadyFailed, drainer, marker) = locked.withLock { state in
+            let alreadyFailed = state.failure != nil
+            if !alreadyFailed { state.failure = error }
+            defer { state.waiters = []; state.idleDrainer = nil; state.idleMarker = nil }
+            return (state.waiters, alreadyFailed, state.idleDrainer, state.idleMarker)
+        }
+        for waiter in waiters { waiter.continuation.resume(throwing: error) }
+        drainer?.resume()
+        marker?.resume()
+        if !alreadyFailed { await onFailure(error) }
     }
 }

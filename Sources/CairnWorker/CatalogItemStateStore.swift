@@ -26,6 +26,13 @@ public struct CatalogItemStateStore: ItemStateStore {
         }
     }
 
+    /// One small transaction with no sync: a mark only has to outlive a crash of this process, and it points at no
+    /// file (the rows that do wait for `save`'s sync).
+    public func saveMarks(_ ids: [ItemID]) async throws {
+        let catalog = self.catalog
+        try await BlockingWork.run { try catalog.markImportItemsInFlight(ids) }
+    }
+
     /// Records earlier runs left unfinished or in flight, by id, read row by row (there may be many thousands).
     /// `owingTransfer`: only those whose original is not in place yet (an archive-only run).
     public func unfinished(owingTransfer: Bool = false) throws -> [ItemRecord] {

@@ -73,7 +73,7 @@ struct SidecarLinker {
             let hasher = try FileHasher()
             let checksum = try hasher.hash(path: path).checksum
             let ext = MediaClassifier.fileExtension(of: sidecar.relativePath).lowercased()
-            let stored = "sidecars/\(checksum.hex.prefix(2))/\(checksum.hex.dropFirst(2).prefix(2))/\(checksum.hex).\(ext)"
+            let stored = library.layout.sidecarRelativePath(checksum, fileExtension: ext)
             _ = try OriginalsStore(layout: library.layout).place(sourcePath: path, checksum: checksum,
                                                                relativePath: stored, hasher: hasher)
             try catalog.linkSidecar(SidecarRecord(checksum: checksum, asset: asset, kind: kind.rawValue, path: stored,

@@ -34,7 +34,7 @@ import Testing
         #expect(trashed.contains { $0.contains(gone) })
         #expect(!trashed.contains { $0.contains(shared) })
         #expect(FileManager.default.fileExists(
-            atPath: folder.subpath("lib/originals/\(shared.prefix(2))/\(shared.dropFirst(2).prefix(2))/\(shared).jpg")))
+            atPath: folder.subpath("lib/originals/\(shared.prefix(2))/\(shared).jpg")))
 
         // And the other source's next sync finds its file in the library, not new content to import again.
         let again = try sync("other", ["--json"])

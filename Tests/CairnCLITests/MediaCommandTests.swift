@@ -61,7 +61,7 @@ import Testing
         #expect(result.standardOutput.contains("failed       0"))
 
         let hex = String(String(decoding: try ExternalTool.run(["sha1sum", raw]), as: UTF8.self).prefix(40))
-        let original = "\(library)/originals/\(hex.prefix(2))/\(hex.dropFirst(2).prefix(2))/\(hex).dng"
+        let original = "\(library)/originals/\(hex.prefix(2))/\(hex).dng"
         #expect(try Data(contentsOf: URL(fileURLWithPath: original)) == Data(contentsOf: URL(fileURLWithPath: raw)))
 
         let status = try CairnBinary.run(["status", "--library", library])

@@ -74,7 +74,7 @@ import Testing
         #expect(restore.status == 0, "\(restore.standardOutput)\(restore.standardError)")
         #expect(trashedFiles(folder).isEmpty)
         let hex = String(String(decoding: try ExternalTool.run(["sha1sum", "-"], in: nil, input: files["src/IMG_1.jpg"]!), as: UTF8.self).prefix(40))
-        let original = folder.subpath("lib/originals/\(hex.prefix(2))/\(hex.dropFirst(2).prefix(2))/\(hex).jpg")
+        let original = folder.subpath("lib/originals/\(hex.prefix(2))/\(hex).jpg")
         #expect(try Data(contentsOf: URL(fileURLWithPath: original)) == files["src/IMG_1.jpg"])
     }
 

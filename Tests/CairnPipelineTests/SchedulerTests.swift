@@ -109,6 +109,59 @@ struct SchedulerTests {
         #expect(await store.saved.record(1)?.state == .ready)
     }
 
+    @Test("a decoding phase's mark is saved ahead: the phase starts while the full saves before it still wait (on a sync, in the catalog)")
+    func marksAreSavedAheadOfFullSaves() async throws {
+        // Full saves wait until the metadata phase has run: a phase that waited for them would never start, and the
+        // suite's time limit would fail the test. The transfer waits until a full save is held, so the metadata
+        // phase's mark comes after it and can only be saved ahead.
+        let store = SplitStore(seeded: placeholders(1))
+        await store.hold(.fullSaves)
+        let seen = Locked<[Lane: Bool]>([:])
+        let signal = TestSignal()
+        let stages = FakeStages(signal: signal) { item, lane, _ in
+            if lane == .transfer { while await store.heldCalls(.fullSaves) == 0 { await Task.yield() } }
+            let saved = await store.saved.record(item.id)
+            seen.withValue { $0[lane] = saved?.inFlight == true }
+            if lane == .metadata { await store.release(.fullSaves) }
+        }
+        let scheduler = PipelineScheduler(configuration: testConfiguration(), stages: stages, store: store,
+                                          clock: ManualClock(signal: signal), random: halfJitter)
+        let result = try await scheduler.run(placeholders(1))
+        #expect(result.completion == .finished)
+        #expect(seen.current[.metadata] == true)
+        #expect(await store.saved.marksSavedAhead >= 1)
+        let record = await store.saved.record(1)
+        #expect(record?.state == .ready && record?.inFlight == false)
+    }
+
+    @Test("a mark saved ahead never lands after a later record of its item: a full save waits for the marks being saved")
+    func aMarkSavedAheadNeverLandsLate() async throws {
+        let store = SplitStore(seeded: placeholders(1))
+        await store.hold(.fullSaves)
+        await store.hold(.marks)
+        let signal = TestSignal()
+        let stages = FakeStages(signal: signal) { _, lane, _ in
+            if lane == .transfer { while await store.heldCalls(.fullSaves) == 0 { await Task.yield() } }
+        }
+        let scheduler = PipelineScheduler(configuration: testConfiguration(), stages: stages, store: store,
+                                          clock: ManualClock(signal: signal), random: halfJitter)
+        async let running = scheduler.run(placeholders(1))
+        // The metadata phase's mark is being saved ahead (held), and the phase waits for it.
+        while await store.heldCalls(.marks) == 0 { await Task.yield() }
+        // Abandoning the phase queues a record that clears the mark. A full save that did not wait for the marks in
+        // progress would write it now, and the held mark would then land on top of it.
+        await scheduler.cancel(deadline: .zero)
+        await store.release(.fullSaves)
+        try await Task.sleep(for: .milliseconds(100))
+        await store.release(.marks)
+        let result = try await running
+        #expect(result.completion == .interrupted)
+        #expect(stages.calls(.metadata) == 0)
+        let record = await store.saved.record(1)
+        #expect(record?.state == .probing)
+        #expect(record?.inFlight == false)
+    }
+
     @Test("a hung phase times out (scaled to size), retries after backoff, then fails as retryable")
     func timeoutThenFail() async throws {
         let signal = TestSignal()
@@ -549,9 +602,52 @@ private actor HeldStore: ItemStateStore {
         try await saved.save(records)
     }
 
+    func saveMarks(_ ids: [ItemID]) async throws {
+        if held { await withCheckedContinuation { waiting.append($0) } }
+        try await saved.saveMarks(ids)
+    }
+
     func release() {
         held = false
         for continuation in waiting { continuation.resume() }
         waiting = []
+    }
+}
+
+/// A store that holds full saves or marks (or both) until `release`, and passes the rest through.
+private actor SplitStore: ItemStateStore {
+    enum Kind { case fullSaves, marks }
+    let saved: InMemoryItemStateStore
+    private var held: Set<Kind> = []
+    private var waiting: [Kind: [CheckedContinuation<Void, Never>]] = [:]
+    private var heldCount: [Kind: Int] = [:]
+
+    init(seeded records: [ItemRecord]) { saved = InMemoryItemStateStore(records) }
+
+    func save(_ records: [ItemRecord]) async throws {
+        await waitIfHeld(.fullSaves)
+        try await saved.save(records)
+    }
+
+    func saveMarks(_ ids: [ItemID]) async throws {
+        await waitIfHeld(.marks)
+        try await saved.saveMarks(ids)
+    }
+
+    func hold(_ kind: Kind) { held.insert(kind) }
+
+    /// Calls of `kind` that found it held.
+    func heldCalls(_ kind: Kind) -> Int { heldCount[kind, default: 0] }
+
+    func release(_ kind: Kind) {
+        held.remove(kind)
+        for continuation in waiting[kind, default: []] { continuation.resume() }
+        waiting[kind] = []
+    }
+
+    private func waitIfHeld(_ kind: Kind) async {
+        guard held.contains(kind) else { return }
+        heldCount[kind, default: 0] += 1
+        await withCheckedContinuation { waiting[kind, default: []].append($0) }
     }
 }
