@@ -1,10 +1,11 @@
-import CairnCatalog
+@testable import CairnCatalog
 import CairnCore
 import CairnHashing
 @testable import CairnLibrary
 import CairnPipeline
 import CairnTestSupport
 import Foundation
+import GRDB
 import Testing
 
 @testable import CairnWorker
@@ -215,6 +216,33 @@ import Testing
         #expect(Set(try library.catalog.derivedFiles(planned[0].checksum).map(\.role)) == [.thumbnail, .preview])
         let renamedOriginal = library.layout.originalRelativePath(planned[0].checksum, fileExtension: "jpeg")
         #expect(!exists(renamedOriginal), "no second copy under the new name")
+    }
+
+    /// Libraries made before the one-level layout keep their originals in `originals/ab/cd/`: the catalog says
+    /// where, and a later run makes the derivatives from there without copying the file again.
+    @Test func anOriginalInTheOlderTwoLevelLayoutIsFoundWhereTheCatalogSays() async throws {
+        try MediaFixtures.jpeg(at: source.subpath("old.jpg"), width: 64, height: 48)
+        let planned = try content(["old.jpg"])
+        _ = try await runImport(planned, clips: false, derivatives: false)
+        let hex = planned[0].checksum.hex
+        let current = try #require(try library.catalog.asset(planned[0].checksum)).originalPath
+        #expect(current == "originals/\(hex.prefix(2))/\(hex).jpg")
+        let older = "originals/\(hex.prefix(2))/\(hex.dropFirst(2).prefix(2))/\(hex).jpg"
+        try FileManager.default.createDirectory(
+            atPath: library.layout.absolute("originals/\(hex.prefix(2))/\(hex.dropFirst(2).prefix(2))"),
+            withIntermediateDirectories: true)
+        try FileManager.default.moveItem(atPath: library.layout.absolute(current), toPath: library.layout.absolute(older))
+        try await library.catalog.pool.write { db in
+            try db.execute(sql: "UPDATE asset SET original_path = ? WHERE sha1 = ?", arguments: [older, hex])
+        }
+
+        let result = try await runImport(planned, clips: false)
+
+        #expect(result.completion == .finished)
+        #expect(try library.catalog.importItem(planned[0].checksum)?.state == .ready)
+        #expect(Set(try library.catalog.derivedFiles(planned[0].checksum).map(\.role)) == [.thumbnail, .preview])
+        #expect(try library.catalog.asset(planned[0].checksum)?.originalPath == older)
+        #expect(exists(older) && !exists(current), "no second copy at the new layout's path")
     }
 
     @Test func anItemInFlightWhenTheWorkerDiedTwiceFailsWithoutRunning() async throws {
