@@ -13,10 +13,11 @@ extension Lane {
 
     /// Whether a phase's work waits until its in-flight mark is committed. The mark is how the crash-loop guard
     /// finds a file that kills the worker, so the lanes that decode content wait for it. The transfer decodes
-    /// nothing (it copies with `read` and `write`), so no file's content can crash it; and a copy that waited would
-    /// wait for the previous batch's sync and transaction, so each group commit would cover two or three items
-    /// (5,423 syncs for an archive-only import of 10,000 small files). Not waiting, copies go on during a commit
-    /// and the next one takes all of them.
+    /// nothing (it copies with `read` and `write`), so no file's content can crash it; and when marks were saved
+    /// with the rest, a copy that waited for its mark waited for the previous batch's sync and transaction, so each
+    /// group commit covered two or three items (5,423 syncs for an archive-only import of 10,000 small files). Not
+    /// waiting, copies go on during a commit and the next one takes all of them. (The marks of the lanes that wait
+    /// are now saved ahead of the group commits: `RecordWriter`.)
     public var waitsForInFlightMark: Bool { self != .transfer }
 
     /// Phases started ahead of the runners when nothing says otherwise (`LaneSettings.ahead`): as many as run, in

@@ -35,10 +35,12 @@ final class RecordWriter: Sendable {
 
         /// The waiters whose marks are now saved, taken out.
         mutating func takeReadyWaiters() -> [CheckedContinuation<Void, any Error>] {
-            let (committed, savedAhead) = (self.committed, self.savedAhead)
-            func isSaved(_ sequence: UInt64) -> Bool { sequence <= committed || savedAhead.contains(sequence) }
-            let ready = waiters.filter { isSaved($0.sequence) }.map(\.continuation)
-            waiters.removeAll { isSaved($0.sequence) }
+            var ready: [CheckedContinuation<Void, any Error>] = []
+            var still: [(sequence: UInt64, continuation: CheckedContinuation<Void, any Error>)] = []
+            for waiter in waiters {
+                if isSaved(waiter.sequence) { ready.append(waiter.continuation) } else { still.append(waiter) }
+            }
+            waiters = still
             return ready
         }
     }
