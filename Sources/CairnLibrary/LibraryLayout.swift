@@ -44,16 +44,18 @@ public struct LibraryLayout: Sendable {
     /// `originals/ab/cd/`, 65,536 folders, nearly one new folder a file for the first 100,000: an import of small
     /// files spent a twentieth of its CPU in `mkdir`. Their originals stay where the catalog says they are.)
     public func originalRelativePath(_ checksum: Checksum, fileExtension: String) -> String {
-        let hex = checksum.hex
-        let name = fileExtension.isEmpty ? hex : "\(hex).\(fileExtension)"
-        return "\(Self.originalsFolderName)/\(hex.prefix(2))/\(name)"
+        Self.contentAddressed(in: Self.originalsFolderName, checksum, fileExtension: fileExtension)
     }
 
     /// `sidecars/ab/<sha1>.<ext>`, as for originals.
     public func sidecarRelativePath(_ checksum: Checksum, fileExtension: String) -> String {
+        Self.contentAddressed(in: Self.sidecarsFolderName, checksum, fileExtension: fileExtension)
+    }
+
+    private static func contentAddressed(in folder: String, _ checksum: Checksum, fileExtension: String) -> String {
         let hex = checksum.hex
         let name = fileExtension.isEmpty ? hex : "\(hex).\(fileExtension)"
-        return "\(Self.sidecarsFolderName)/\(hex.prefix(2))/\(name)"
+        return "\(folder)/\(hex.prefix(2))/\(name)"
     }
 
     /// `derived/ab/<sha1>-<suffix>`, e.g. `-thumb.webp`, `-preview.jpg`, `-clip.mp4`.

@@ -121,14 +121,7 @@ final class RecordWriter: Sendable {
 
     private func drain() async {
         while true {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let parked: Bool = locked.withLock { state in
-                    guard state.pending.isEmpty && !state.closed && state.failure == nil else { return false }
-                    state.idleDrainer = continuation
-                    return true
-                }
-                if !parked { continuation.resume() }
-            }
+            await park(in: \.idleDrainer) { $0.pending.isEmpty && !$0.closed && $0.failure == nil }
             let taken: (batch: [ItemRecord], last: UInt64)? = locked.withLock { state in
                 if state.pending.isEmpty || state.failure != nil { return nil }
                 let count = min(state.pending.count, Self.maxBatch)
@@ -164,13 +157,20 @@ final class RecordWriter: Sendable {
     /// the batch's marks, which the path ahead then no longer takes): a mark the path ahead took before that must
     /// not land after the batch's later records.
     private func marksAheadSettled() async {
+        await park(in: \.fullSaveWaiting) { $0.isSavingMarks }
+    }
+
+    /// Waits in `slot` while `mustWait` holds (checked under the lock); whoever ends the wait takes the slot's
+    /// continuation and resumes it.
+    private func park(in slot: WritableKeyPath<State, CheckedContinuation<Void, Never>?> & Sendable,
+                      while mustWait: (State) -> Bool) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let settled: Bool = locked.withLock { state in
-                guard state.isSavingMarks else { return true }
-                state.fullSaveWaiting = continuation
-                return false
+            let parked: Bool = locked.withLock { state in
+                guard mustWait(state) else { return false }
+                state[keyPath: slot] = continuation
+                return true
             }
-            if settled { continuation.resume() }
+            if !parked { continuation.resume() }
         }
     }
 
@@ -178,14 +178,7 @@ final class RecordWriter: Sendable {
 
     private func saveMarksAhead() async {
         while true {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let parked: Bool = locked.withLock { state in
-                    guard state.marks.isEmpty && !state.closed && state.failure == nil else { return false }
-                    state.idleMarker = continuation
-                    return true
-                }
-                if !parked { continuation.resume() }
-            }
+            await park(in: \.idleMarker) { $0.marks.isEmpty && !$0.closed && $0.failure == nil }
             let taken: [(sequence: UInt64, id: ItemID)]? = locked.withLock { state in
                 guard !state.marks.isEmpty, state.failure == nil else { return nil }
                 defer { state.marks = [] }
