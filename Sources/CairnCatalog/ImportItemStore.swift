@@ -49,7 +49,8 @@ public struct DerivedFileRecord: Sendable, Equatable {
 
     public var checksum: Checksum
     public var role: Role
-    /// Relative to the library root.
+    /// Relative to the library root. A preview's may be the original's own path (a small upright sRGB JPEG is its
+    /// own preview): never delete a file because a derived row names it.
     public var path: String
     /// `webp`, `jpeg`, or the clip's codec.
     public var format: String

@@ -42,6 +42,8 @@ struct ImageEncoder {
             frame.pointer.pointee.quality = context.pointee.global_quality
         } else {
             options["quality"] = String(configuration.webpQuality)
+            // libwebp's `method`: FFmpeg's wrapper takes it from the codec context, not from an option.
+            context.pointee.compression_level = Int32(configuration.webpMethod)
         }
         try encoder.open(options: options)
         frame.pointer.pointee.pts = 0

@@ -36,8 +36,12 @@ public struct ClipTarget: Sendable, Equatable {
 /// Everything made from one decode of a source.
 public struct RenderedDerivatives: Codable, Sendable, Equatable {
     public var thumbnail: RenderedImage
+    /// The preview: a file written at the preview path, or the source itself (`previewIsSource`).
     public var preview: RenderedImage?
     public var clip: RenderedClip?
+    /// The source is its own preview (`RenderedImage.path` is the source's): an upright, 8-bit, sRGB or untagged
+    /// YCbCr or grey JPEG no larger than a preview. A copy would be the same size, re-encoded, so none is written.
+    public var previewIsSource = false
 }
 
 /// The media engine: probing, thumbnails and still-to-video synthesis, in process through FFmpeg.
@@ -66,15 +70,20 @@ public struct MediaEngine: Sendable {
 
     /// Decodes `source` once (a still, or a video's poster frame) and writes the thumbnail, the preview
     /// when `preview` is given, and the clip when `clip` is given and the source is a still.
+    /// `sourceMayBePreview`: when the source already is what a preview would be (see
+    /// ``RenderedDerivatives/previewIsSource``), nothing is written at `preview`. A library sets it; a caller that
+    /// wants the file (`cairn thumbnail --preview`) does not.
     public func renderDerivatives(source: String, kind: MediaKind, thumbnail: String, preview: String?,
-                                  clip: ClipTarget? = nil, interrupt: MediaInterrupt? = nil) throws(MediaError) -> RenderedDerivatives {
+                                  clip: ClipTarget? = nil, sourceMayBePreview: Bool = false,
+                                  interrupt: MediaInterrupt? = nil) throws(MediaError) -> RenderedDerivatives {
         try MediaInterrupt.during(interrupt) { () throws(MediaError) in
-            try renderAll(source: source, kind: kind, thumbnail: thumbnail, preview: preview, clip: clip)
+            try renderAll(source: source, kind: kind, thumbnail: thumbnail, preview: preview, clip: clip,
+                          sourceMayBePreview: sourceMayBePreview)
         }
     }
 
     private func renderAll(source: String, kind: MediaKind, thumbnail: String, preview: String?,
-                                   clip: ClipTarget?) throws(MediaError) -> RenderedDerivatives {
+                           clip: ClipTarget?, sourceMayBePreview: Bool) throws(MediaError) -> RenderedDerivatives {
         let makeClip = kind == .photo && clip != nil
         var largest = configuration.thumbnailShortSide
         if preview != nil { largest = max(largest, configuration.previewShortSide) }
@@ -83,7 +92,13 @@ public struct MediaEngine: Sendable {
         var result = RenderedDerivatives(
             thumbnail: try writeImage(picture, shortSide: configuration.thumbnailShortSide,
                                       format: thumbnailFormat, to: thumbnail, sharpFilter: true))
-        if let preview {
+        if preview != nil, sourceMayBePreview, picture.isPlainJPEG, Self.namesJPEG(source),
+           min(picture.frame.width, picture.frame.height) <= configuration.previewShortSide {
+            let size = picture.displayedSize
+            result.preview = RenderedImage(path: source, format: .jpeg, width: size.width, height: size.height,
+                                           byteCount: try FileIO.size(of: source, call: FFmpegCall(file: source)))
+            result.previewIsSource = true
+        } else if let preview {
             result.preview = try writeImage(picture, shortSide: configuration.previewShortSide,
                                             format: .jpeg, to: preview, sharpFilter: false)
         }
@@ -112,6 +127,12 @@ public struct MediaEngine: Sendable {
     }
 
     // MARK: - Steps
+
+    /// A name any viewer opens as a JPEG (what is inside was checked by the decode).
+    static func namesJPEG(_ path: String) -> Bool {
+        let name = path.lowercased()
+        return name.hasSuffix(".jpg") || name.hasSuffix(".jpeg") || name.hasSuffix(".jpe")
+    }
 
     private func decode(source: String, kind: MediaKind, targetShortSide: Int) throws(MediaError) -> DecodedPicture {
         let decoder = PictureDecoder(configuration: configuration)

@@ -13,10 +13,14 @@ final class DecodedPicture {
     private let owner: AnyObject?
     /// 2 when the frame holds one field of an interlaced picture: its height counts double for display.
     let fieldScale: Int
+    /// The file shows as this frame does in any viewer: a Huffman-coded 8-bit YCbCr or grey JPEG, decoded at full
+    /// size, upright, sRGB or untagged. Such a file can be its own preview.
+    let isPlainJPEG: Bool
 
     init(frame: Frame, orientation: Orientation, file: String, profile: ColourProfile? = nil, owner: AnyObject? = nil,
-         fieldScale: Int = 1) {
+         fieldScale: Int = 1, isPlainJPEG: Bool = false) {
         self.fieldScale = fieldScale
+        self.isPlainJPEG = isPlainJPEG
         self.frame = frame
         self.orientation = orientation
         self.file = file

@@ -103,34 +103,43 @@ public struct LibraryStages: PipelineStages {
         let checksum = item.checksum
         let layout = library.layout, catalog = library.catalog, media = media, onKept = onKeptWithoutPreview
         let commit = groupCommit
-        let original = originalPath(of: item, checksum: checksum)
+        let originalRelative = originalRelativePath(of: item, checksum: checksum)
+        let original = layout.absolute(originalRelative)
         try await BlockingWork.run(tracking: work) { (interrupt) throws in
             let thumbnailPath = layout.derivedRelativePath(checksum, suffix: "thumb.\(media.thumbnailFormat.fileExtension)")
             let previewPath = layout.derivedRelativePath(checksum, suffix: "preview.jpg")
             let thumbnailTemporary = TemporaryName.make(in: layout, for: thumbnailPath)
             let previewTemporary = TemporaryName.make(in: layout, for: previewPath)
+            var movedIntoPlace = false
             defer {
-                unlink(thumbnailTemporary)
-                unlink(previewTemporary)
+                if !movedIntoPlace {
+                    unlink(thumbnailTemporary)
+                    unlink(previewTemporary)
+                }
             }
             let rendered: RenderedDerivatives
             do {
                 rendered = try media.renderDerivatives(source: original, kind: item.kind, thumbnail: thumbnailTemporary,
-                                                       preview: previewTemporary, interrupt: interrupt)
+                                                       preview: previewTemporary, sourceMayBePreview: true,
+                                                       interrupt: interrupt)
             } catch {
                 if try Self.keepWithoutPreview(item, checksum, error, catalog: catalog, onKept: onKept) { return }
                 throw Self.failure(error)
             }
             var moves = [(thumbnailTemporary, layout.absolute(thumbnailPath))]
-            if rendered.preview != nil { moves.append((previewTemporary, layout.absolute(previewPath))) }
+            if rendered.preview != nil, !rendered.previewIsSource {
+                moves.append((previewTemporary, layout.absolute(previewPath)))
+            }
             try Self.moveIntoPlace(item, moves, commit: commit)
+            movedIntoPlace = true  // nothing is left under tmp/ to unlink
             var files = [DerivedFileRecord(
                 checksum: checksum, role: .thumbnail, path: thumbnailPath, format: rendered.thumbnail.format.rawValue,
                 width: rendered.thumbnail.width, height: rendered.thumbnail.height,
                 byteCount: Int64(rendered.thumbnail.byteCount), createdAt: Date())]
             if let preview = rendered.preview {
                 files.append(DerivedFileRecord(
-                    checksum: checksum, role: .preview, path: previewPath, format: preview.format.rawValue,
+                    checksum: checksum, role: .preview, path: rendered.previewIsSource ? originalRelative : previewPath,
+                    format: preview.format.rawValue,
                     width: preview.width, height: preview.height, byteCount: Int64(preview.byteCount), createdAt: Date()))
             }
             try Self.save(item, files, catalog: catalog, commit: commit)
@@ -196,9 +205,11 @@ public struct LibraryStages: PipelineStages {
     /// The original's absolute path: where an earlier run put it (the item says), or where this run's transfer
     /// did, named from the item's own file name. No catalog read, no thread hop.
     private func originalPath(of item: ImportItem, checksum: Checksum) -> String {
-        let layout = library.layout
-        return layout.absolute(item.originalPath
-            ?? layout.originalRelativePath(checksum, fileExtension: Self.originalExtension(of: item)))
+        library.layout.absolute(originalRelativePath(of: item, checksum: checksum))
+    }
+
+    private func originalRelativePath(of item: ImportItem, checksum: Checksum) -> String {
+        item.originalPath ?? library.layout.originalRelativePath(checksum, fileExtension: Self.originalExtension(of: item))
     }
 
     /// A media failure in one line (the item is named where it is printed); only I/O-like failures are retried.

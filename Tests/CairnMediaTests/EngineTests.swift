@@ -234,6 +234,24 @@ struct ThumbnailTests {
         #expect(result.width == 333 && result.height == 250)
         #expect(result.byteCount > 100)
     }
+
+    /// libwebp's effort reaches the encoder: the fastest and the most thorough write different files, and the
+    /// default writes a thumbnail that decodes at its size.
+    @Test(.enabled(if: MediaEngine.thumbnailFormat == .webp))
+    func webpEffortReachesLibwebp() throws {
+        func thumbnail(method: Int) throws -> Data {
+            var configuration = MediaConfiguration()
+            configuration.webpMethod = method
+            let path = fixtures.out("effort-\(method).webp")
+            _ = try MediaEngine(configuration: configuration).renderThumbnail(source: fixtures.camera, kind: .photo, to: path)
+            return try Data(contentsOf: URL(fileURLWithPath: path))
+        }
+        #expect(try thumbnail(method: 0) != thumbnail(method: 6))
+        let method = MediaConfiguration().webpMethod
+        _ = try thumbnail(method: method)
+        let image = try MediaFixtures.rgbPixels(of: fixtures.out("effort-\(method).webp"))
+        #expect(image.width == 333 && image.height == 250)
+    }
 }
 
 @Suite("Synthesis")

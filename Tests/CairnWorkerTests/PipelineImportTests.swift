@@ -103,8 +103,16 @@ import Testing
         for file in try catalog.derivedFiles() {
             #expect(exists(file.path), "\(file.path)")
             #expect(FileSystem.size(library.layout.absolute(file.path)) == file.byteCount)
-            #expect(file.path.hasPrefix("derived/\(file.checksum.hex.prefix(2))/\(file.checksum.hex)-"))
+            // The upright 320x240 JPEG is its own preview; the turned one, the PNG and the video get files.
+            if file.checksum == planned[0].checksum, file.role == .preview {
+                #expect(file.path == (try catalog.asset(file.checksum))?.originalPath)
+                #expect(file.width == 320 && file.height == 240 && file.format == "jpeg")
+            } else {
+                #expect(file.path.hasPrefix("derived/\(file.checksum.hex.prefix(2))/\(file.checksum.hex)-"))
+            }
         }
+        #expect(!exists(library.layout.derivedRelativePath(planned[0].checksum, suffix: "preview.jpg")))
+        #expect(exists(library.layout.derivedRelativePath(planned[1].checksum, suffix: "preview.jpg")))
         let clip = try #require(try catalog.derivedFiles(planned[0].checksum).first { $0.role == .clip })
         #expect(clip.path.hasSuffix("-clip.mp4"))
         #expect((clip.durationSeconds ?? 0) > 2.5)

@@ -80,7 +80,11 @@ struct JPEGDecoder {
             }
             guard try handle.check(rc, "tjDecompressToYUVPlanes") == .decoded else { return nil }
             frame.pointer.pointee.color_range = AVCOL_RANGE_JPEG
-            return DecodedPicture(frame: frame, orientation: orientation, file: call.file, profile: rgbProfile)
+            // Baseline, extended and progressive Huffman JPEGs; arithmetic coding, which browsers lack, is not plain.
+            let huffman = header.jpegFrameMarker.map { [0xC0, 0xC1, 0xC2].contains($0) } ?? false
+            let plain = huffman && denominator == 1 && rgbProfile == nil && orientation == .identity
+            return DecodedPicture(frame: frame, orientation: orientation, file: call.file, profile: rgbProfile,
+                                  isPlainJPEG: plain)
         }
         // RGB JPEGs and unusual subsampling: packed RGB.
         let frame = try Frame(width: scaledWidth, height: scaledHeight, format: AV_PIX_FMT_RGB24, call: call)
