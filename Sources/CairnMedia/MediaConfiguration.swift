@@ -12,6 +12,9 @@ public struct MediaConfiguration: Sendable, Equatable {
     /// encodes 2.2x faster than libwebp's default of 4, with files 3 % larger and 0.27 dB less PSNR
     /// (`Benchmarks/scripts/webp-effort`; README, Stills).
     public var webpMethod = 2
+    /// A plain JPEG no larger than a preview is its own preview only within this many bits a pixel (about what a
+    /// quality-90 JPEG of a photo takes); a heavier file, 13 bits a pixel from a noisy sensor, gets a lighter preview.
+    public var sourcePreviewMaxBitsPerPixel = 4.0
     /// mjpeg `qscale` (2 best ... 31 worst) for JPEG thumbnails and previews; 4 is about libjpeg q80.
     public var jpegQScale = 4
     /// Pictures with more pixels than this fail fast with ``MediaError/Category/tooLarge``.

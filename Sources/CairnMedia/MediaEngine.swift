@@ -40,7 +40,8 @@ public struct RenderedDerivatives: Codable, Sendable, Equatable {
     public var preview: RenderedImage?
     public var clip: RenderedClip?
     /// The source is its own preview (`RenderedImage.path` is the source's): an upright, 8-bit, sRGB or untagged
-    /// YCbCr or grey JPEG no larger than a preview. A copy would be the same size, re-encoded, so none is written.
+    /// YCbCr or grey JPEG no larger than a preview, in pixels and within `sourcePreviewMaxBitsPerPixel`. A copy
+    /// would be the same size, re-encoded, so none is written.
     public var previewIsSource = false
 }
 
@@ -93,10 +94,12 @@ public struct MediaEngine: Sendable {
             thumbnail: try writeImage(picture, shortSide: configuration.thumbnailShortSide,
                                       format: thumbnailFormat, to: thumbnail, sharpFilter: true))
         if preview != nil, sourceMayBePreview, picture.isPlainJPEG, Self.namesJPEG(source),
-           min(picture.frame.width, picture.frame.height) <= configuration.previewShortSide {
+           min(picture.frame.width, picture.frame.height) <= configuration.previewShortSide,
+           case let bytes = try FileIO.size(of: source, call: FFmpegCall(file: source)),
+           Double(bytes * 8) <= Double(picture.frame.width * picture.frame.height) * configuration.sourcePreviewMaxBitsPerPixel {
             let size = picture.displayedSize
             result.preview = RenderedImage(path: source, format: .jpeg, width: size.width, height: size.height,
-                                           byteCount: try FileIO.size(of: source, call: FFmpegCall(file: source)))
+                                           byteCount: bytes)
             result.previewIsSource = true
         } else if let preview {
             result.preview = try writeImage(picture, shortSide: configuration.previewShortSide,

@@ -14,8 +14,8 @@ struct ImportCommand: AsyncParsableCommand {
             Walks SOURCE (never following symbolic links), hashes new and changed files (unchanged ones reuse \
             their cached SHA1), and brings content the library does not hold yet through four lanes: transfer \
             (copy into the content-addressed store, verified by a hash taken while copying), metadata (probe), \
-            thumbnail (thumbnail and preview; an upright sRGB JPEG of at most 1440 px on its short side is \
-            its own preview, so none is written) and synthesis (a short clip of each still; lowest priority, \
+            thumbnail (thumbnail and preview; an upright sRGB JPEG of at most 1440 px on its short side and \
+            4 bits a pixel is its own preview, so none is written) and synthesis (a short clip of each still; lowest priority, \
             --clips off skips it). Every item's state is in the catalog: a run that is stopped or killed \
             resumes where it stood. Importing the same folder again does no work for files that did not \
             change. Identical content under two names becomes one asset.

@@ -68,6 +68,20 @@ struct SourcePreviewTests {
         #expect(FileManager.default.fileExists(atPath: previewFile))
     }
 
+    @Test func aJPEGHeavierThanTheBudgetGetsALighterPreview() throws {
+        let source = try MediaFixtures.jpegWithExif(at: folder.subpath("heavy.jpg"), width: 320, height: 240, orientation: 1)
+        let bytes = Int(try FileManager.default.attributesOfItem(atPath: source)[.size] as! UInt64)
+        var configuration = MediaConfiguration()
+        let bitsPerPixel = Double(bytes * 8) / Double(320 * 240)
+        // At this file's own bits a pixel it still fits; just under, it does not, and a preview file is written.
+        configuration.sourcePreviewMaxBitsPerPixel = bitsPerPixel
+        #expect(try render(source, engine: MediaEngine(configuration: configuration)).0.previewIsSource)
+        configuration.sourcePreviewMaxBitsPerPixel = bitsPerPixel * 0.99
+        let (result, previewFile) = try render(source, engine: MediaEngine(configuration: configuration))
+        #expect(!result.previewIsSource)
+        #expect(FileManager.default.fileExists(atPath: previewFile))
+    }
+
     @Test func aJPEGNamedOtherwiseGetsAPreviewFile() throws {
         let jpeg = try MediaFixtures.jpegWithExif(at: folder.subpath("named.jpg"), width: 320, height: 240, orientation: 1)
         let source = folder.subpath("named.png")

@@ -66,7 +66,8 @@ import Testing
 
     @Test func stillsAndAVideoEndReadyWithProbesThumbnailsPreviewsAndClips() async throws {
         try FileManager.default.createDirectory(atPath: source.subpath("DCIM"), withIntermediateDirectories: true)
-        try MediaFixtures.jpeg(at: source.subpath("DCIM/IMG_0001.jpg"), width: 320, height: 240)
+        // An upright JPEG of flat colours, light enough to be its own preview, and a turned one.
+        try MediaFixtures.jpegWithExif(at: source.subpath("DCIM/IMG_0001.jpg"), orientation: 1)
         try MediaFixtures.jpegWithExif(at: source.subpath("DCIM/IMG_0002.jpg"))
         try MediaFixtures.pngWithAlpha(at: source.subpath("DCIM/logo.png"), width: 200, height: 120)
         try MediaFixtures.video(at: source.subpath("DCIM/MOV_0003.mp4"), width: 160, height: 90, seconds: 1)
