@@ -68,6 +68,9 @@ public struct PipelineConfiguration: Hashable, Sendable {
     /// `--max-errors N`: stop taking new work after N items failed for good; nil for no limit.
     public var maxErrors: Int?
     public var progressWeights: ProgressWeights
+    /// How long the item-state writer lets records gather before a group commit (one sync, one transaction) that
+    /// would hold fewer than its batch size. A crash loses at most that much more work, which the next run redoes.
+    public var commitLinger: Duration = .milliseconds(25)
 
     public init(transfer: LaneSettings, metadata: LaneSettings, thumbnail: LaneSettings, synthesis: LaneSettings,
                 clipsEnabled: Bool = true, maxAttempts: Int = 3, backoff: BackoffPolicy = BackoffPolicy(),

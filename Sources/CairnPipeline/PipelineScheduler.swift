@@ -38,6 +38,8 @@ public actor PipelineScheduler {
     /// The runner each started phase holds or waits for, until its work returns or its grace runs out.
     private var leases: [UInt64: RunnerLease] = [:]
     private var deadlineTimer: Task<Void, Never>?
+    /// Every running phase's timeout, watched by one task (made in `run`, stopped when the run ends).
+    private var timeouts: (any PhaseDeadlines)?
     private var runFinished: CheckedContinuation<Void, Never>?
     private var hasRun = false
     /// A `cancel(deadline:)` that came before `run`.
@@ -68,14 +70,21 @@ public actor PipelineScheduler {
     public func run(_ records: consuming [ItemRecord]) async throws -> PipelineRunResult {
         guard !hasRun else { throw PipelineError.alreadyRan }
         hasRun = true
-        let writer = RecordWriter(store: store) { [weak self] error in await self?.storeFailed(error) }
+        let writer = RecordWriter(store: store, linger: core.configuration.commitLinger) { [weak self] error in
+            await self?.storeFailed(error)
+        }
         self.writer = writer
         writer.start()
+        let timeouts = makePhaseDeadlines(clock: clock) { [weak self] token, timeout in
+            await self?.phaseEnded(token, .timedOut(timeout))
+        }
+        self.timeouts = timeouts
         let first = core.start(records, cancelledWithin: pendingCancelDeadline)
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             runFinished = continuation
             perform(first)
         }
+        timeouts.stop()
         try await writer.finish()
         return core.result()
     }
@@ -172,11 +181,11 @@ public actor PipelineScheduler {
     /// its lane is free, raced against its timeout; either end reports back with the token (the loser finds the
     /// core has moved on). The runner goes back when the work returns, or when the grace after a timeout runs out.
     private func startPhase(_ token: UInt64, item: ImportItem, lane: Lane, timeout: Duration) {
-        guard let writer, let runners = runners[lane] else { return }
+        guard let writer, let timeouts, let runners = runners[lane] else { return }
         let mark = lane.waitsForInFlightMark ? lastPersisted : 0
         let lease = RunnerLease(runners)
         leases[token] = lease
-        phases[token] = Task.detached { [self, stages, clock] in
+        phases[token] = Task.detached { [self, stages] in
             do {
                 try await writer.waitMarked(mark)
                 try await lease.acquire()
@@ -185,17 +194,15 @@ public actor PipelineScheduler {
                 await self.phaseEnded(token, .notStarted)
                 return
             }
-            defer { lease.release() }
-            let timer = Task {
-                do { try await clock.sleep(for: timeout) } catch { return }
-                await self.phaseEnded(token, .timedOut(timeout))
-            }
+            timeouts.arm(token, timeout: timeout)
             let outcome = await withTaskCancellationHandler {
                 await PhaseOutcome.perform(lane, of: item, with: stages)
             } onCancel: {
-                timer.cancel()
+                timeouts.disarm(token)
             }
-            timer.cancel()
+            timeouts.disarm(token)
+            // The next phase waiting for a runner starts now, not once the actor has taken this end in.
+            lease.release()
             await self.phaseEnded(token, outcome)
         }
     }

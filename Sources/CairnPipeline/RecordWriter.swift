@@ -27,6 +27,8 @@ final class RecordWriter: Sendable {
         var fullSaveWaiting: CheckedContinuation<Void, Never>?
         var idleDrainer: CheckedContinuation<Void, Never>?
         var idleMarker: CheckedContinuation<Void, Never>?
+        /// The drainer's wait for more records (`linger`), cut short on close or once a batch is full.
+        var lingering: Task<Void, any Error>?
         var closed = false
         /// Set in `start` and read in `finish`, possibly on other threads.
         var tasks: [Task<Void, Never>] = []
@@ -48,11 +50,15 @@ final class RecordWriter: Sendable {
     static let maxBatch = 512
 
     private let store: any ItemStateStore
+    private let linger: Duration
     private let locked = Locked(State())
     private let onFailure: @Sendable (any Error) async -> Void
 
-    init(store: any ItemStateStore, onFailure: @escaping @Sendable (any Error) async -> Void) {
+    /// - Parameter linger: how long a full save that found less than `maxBatch` records waits for more before it
+    ///   takes them (`PipelineConfiguration.commitLinger`).
+    init(store: any ItemStateStore, linger: Duration = .zero, onFailure: @escaping @Sendable (any Error) async -> Void) {
         self.store = store
+        self.linger = linger
         self.onFailure = onFailure
     }
 
@@ -67,7 +73,7 @@ final class RecordWriter: Sendable {
     @discardableResult
     func enqueue(_ record: ItemRecord) -> UInt64 {
         let isAwaitedMark = record.inFlight && record.state.activeLane?.waitsForInFlightMark == true
-        let (sequence, drainer, marker) = locked.withLock { state in
+        let (sequence, drainer, marker, lingering) = locked.withLock { state in
             state.pending.append(record)
             state.enqueued += 1
             var marker: CheckedContinuation<Void, Never>?
@@ -76,11 +82,17 @@ final class RecordWriter: Sendable {
                 marker = state.idleMarker
                 state.idleMarker = nil
             }
+            var lingering: Task<Void, any Error>?
+            if state.pending.count >= Self.maxBatch {
+                lingering = state.lingering
+                state.lingering = nil
+            }
             defer { state.idleDrainer = nil }
-            return (state.enqueued, state.idleDrainer, marker)
+            return (state.enqueued, state.idleDrainer, marker, lingering)
         }
         drainer?.resume()
         marker?.resume()
+        lingering?.cancel()
         return sequence
     }
 
@@ -106,13 +118,14 @@ final class RecordWriter: Sendable {
 
     /// Saves what is queued, stops, and rethrows the store's error if there was one.
     func finish() async throws {
-        let (drainer, marker) = locked.withLock { state in
+        let (drainer, marker, lingering) = locked.withLock { state in
             state.closed = true
-            defer { state.idleDrainer = nil; state.idleMarker = nil }
-            return (state.idleDrainer, state.idleMarker)
+            defer { state.idleDrainer = nil; state.idleMarker = nil; state.lingering = nil }
+            return (state.idleDrainer, state.idleMarker, state.lingering)
         }
         drainer?.resume()
         marker?.resume()
+        lingering?.cancel()
         for task in locked.withLock({ $0.tasks }) { await task.value }
         if let failure = locked.withLock({ $0.failure }) { throw failure }
     }
@@ -122,6 +135,7 @@ final class RecordWriter: Sendable {
     private func drain() async {
         while true {
             await park(in: \.idleDrainer) { $0.pending.isEmpty && !$0.closed && $0.failure == nil }
+            await lingerForMore()
             let taken: (batch: [ItemRecord], last: UInt64)? = locked.withLock { state in
                 if state.pending.isEmpty || state.failure != nil { return nil }
                 let count = min(state.pending.count, Self.maxBatch)
@@ -151,6 +165,22 @@ final class RecordWriter: Sendable {
             }
             for waiter in ready { waiter.resume() }
         }
+    }
+
+    /// Waits up to `linger` for more records, unless the batch is full or the writer closing. Nothing waits for a full
+    /// save (the marks that phases wait for go ahead of it), so one sync and one transaction may as well cover many
+    /// items: fewer syncs, and rows that share pages, which then go to the WAL once.
+    private func lingerForMore() async {
+        guard linger > .zero else { return }
+        let wait = Task { [linger] in try await Task.sleep(for: linger) }
+        let cutShort = locked.withLock { state in
+            guard !state.closed, state.failure == nil, state.pending.count < Self.maxBatch else { return true }
+            state.lingering = wait
+            return false
+        }
+        if cutShort { wait.cancel() }
+        _ = await wait.result
+        locked.withLock { $0.lingering = nil }
     }
 
     /// Returns once no save of marks ahead is in progress. A full save calls it once it has taken its batch (and so

@@ -152,6 +152,8 @@ func testConfiguration(width: Int = 2, inbox: Int = 4, maxAttempts: Int = 3) -> 
         configuration[lane].inboxCapacity = inbox
     }
     configuration.maxAttempts = maxAttempts
+    // Every record reaches the store as soon as the one before it is saved: the tests read the store mid-run.
+    configuration.commitLinger = .zero
     configuration.backoff = BackoffPolicy(base: .seconds(1), multiplier: 2, maximum: .seconds(60), jitter: 0.2)
     return configuration
 }

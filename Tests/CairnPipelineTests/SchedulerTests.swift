@@ -560,6 +560,44 @@ struct SchedulerScaleTests {
         #expect(harness.stages.maxRunning <= Lane.allCases.map { configuration[$0].width }.reduce(0, +))
         #expect(await harness.store.batchCount < harness.store.history.count)
     }
+
+    @Test("full saves linger for more records: a run shorter than the linger is one batch, saved when the run ends")
+    func fullSavesLinger() async throws {
+        var configuration = testConfiguration(width: 2)
+        configuration.clipsEnabled = false
+        // Far longer than the run: only the writer's close (or a full batch) can end the wait.
+        configuration.commitLinger = .seconds(3600)
+        let harness = Harness(configuration: configuration)
+        let result = try await harness.scheduler.run(placeholders(20))
+        #expect(result.report.count(.imported) == 20)
+        // 20 items, some 7 records each: less than a batch, so they wait for the close and go as one.
+        #expect(await harness.store.batchCount == 1)
+        #expect(await harness.store.history.count < RecordWriter.maxBatch)
+        // The decoding lanes still waited for their marks, which went ahead of the full save.
+        #expect(await harness.store.marksSavedAhead == 40)
+        #expect(await harness.store.all().allSatisfy { $0.state == .ready && !$0.inFlight })
+    }
+
+    @Test("a full batch does not wait out the linger")
+    func fullBatchEndsTheLinger() async throws {
+        var configuration = testConfiguration(width: 2)
+        configuration.clipsEnabled = false
+        configuration.commitLinger = .seconds(3600)
+        let total = 200
+        let box = Locked<InMemoryItemStateStore?>(nil)
+        let harness = Harness(configuration: configuration) { item, lane, _ in
+            // Every item before the last has enqueued at least 7 records (queued, transferring, its mark, probing,
+            // its mark, thumbnailing, its mark) when the last thumbnail starts: 1,393, two full batches. The last
+            // thumbnail waits for both to be saved; were they held for the linger, it would wait for ever, and the
+            // suite's time limit would fail the test.
+            guard item.id == ItemID(Int64(total)), lane == .thumbnail, let store = box.current else { return }
+            while await store.batchCount < 2 { await Task.yield() }
+        }
+        box.withValue { $0 = harness.store }
+        let result = try await harness.scheduler.run(placeholders(total))
+        #expect(result.report.count(.imported) == total)
+        #expect(await harness.store.all().allSatisfy { $0.state == .ready && !$0.inFlight })
+    }
 }
 
 /// Holds stage work until opened, and ignores cancellation, as blocking work on a Dispatch thread does.

@@ -309,6 +309,33 @@ import Testing
         #expect(try catalog.appliedMigrations().contains("v2: import items and media"))
     }
 
+    @Test func aBatchWithSeveralRecordsOfAnItemSavesItsLastOnly() throws {
+        let catalog = library.catalog
+        let sourceID = try catalog.sourceID(forRoot: source.path)
+        let items = try (1...2).map { index in
+            ImportItem(relativePath: "\(index).jpg", sourceRoot: source.path, kind: .photo, byteCount: 10,
+                       checksum: try #require(Checksum(hex: String(repeating: "0\(index)", count: 20))))
+        }
+        let planned = try catalog.insertImportItems(items, sourceID: sourceID)
+        var first = planned[0], second = planned[1]
+        var history: [ItemRecord] = []
+        for state in [ItemState.queued, .transferring, .probing] {
+            first.state = state
+            first.inFlight = state == .transferring
+            history.append(first)
+            if state == .queued {
+                second.state = .queued
+                history.append(second)
+            }
+        }
+        try catalog.saveImportItemStates(history)
+        let rows = try catalog.importItems()
+        // One transaction: its last record of each item is what it leaves, whatever came before it in the batch.
+        #expect(rows.first { $0.id == first.id }?.state == .probing)
+        #expect(rows.first { $0.id == first.id }?.inFlight == false)
+        #expect(rows.first { $0.id == second.id }?.state == .queued)
+    }
+
     @Test func cancelledBeforeTheRunStartsNothingAndLeavesPlaceholdersForNextRun() async throws {
         try MediaFixtures.jpeg(at: source.subpath("later.jpg"), width: 64, height: 48)
         let planned = try content(["later.jpg"])
