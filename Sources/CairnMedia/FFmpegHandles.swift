@@ -1,3 +1,4 @@
+import CairnCore
 import CFFmpeg
 
 // C handles, each owned by a final class that frees it in deinit. None of these types is public.
@@ -136,6 +137,54 @@ final class OwnedPacket {
     var data: UnsafeMutablePointer<UInt8> { pointer.pointee.data }
 }
 
+/// Scalers no picture uses, by everything they were made for, the most recently used kept. Making a scaler
+/// computes its filters (a sine per tap and phase): for a small picture that cost more than the scaling, and the
+/// photos of one camera, or one folder, mostly share their size.
+final class ScalerCache: Sendable {
+    struct Key: Hashable, Sendable {
+        var sourceWidth, sourceHeight, sourceFormat: Int32
+        /// The source's range and YCbCr matrix, which `Scaler` sets on a new context.
+        var sourceRange, sourceSpace: UInt32
+        var width, height, format, flags: Int32
+    }
+
+    /// A context no picture uses; only this cache touches it.
+    private struct Idle: @unchecked Sendable {
+        var key: Key
+        var context: OpaquePointer
+    }
+
+    /// Enough for a thumbnail and a preview on each of a few lanes' threads.
+    static let shared = ScalerCache(capacity: 8)
+
+    private let capacity: Int
+    private let idle = Locked<[Idle]>([])
+
+    init(capacity: Int) { self.capacity = capacity }
+
+    deinit { for entry in idle.withLock({ $0 }) { sws_freeContext(entry.context) } }
+
+    /// An idle scaler made for `key`, now the caller's.
+    func take(_ key: Key) -> OpaquePointer? {
+        idle.withLock { idle in
+            guard let index = idle.lastIndex(where: { $0.key == key }) else { return nil }
+            return idle.remove(at: index).context
+        }
+    }
+
+    /// Keeps `context` for the next picture of its kind (and frees the least recently kept when full); false when
+    /// the cache keeps nothing, and the caller frees it.
+    func keep(_ context: OpaquePointer, for key: Key) -> Bool {
+        guard capacity > 0 else { return false }
+        let evicted = idle.withLock { idle -> OpaquePointer? in
+            idle.append(Idle(key: key, context: context))
+            return idle.count > capacity ? idle.removeFirst().context : nil
+        }
+        if let evicted { sws_freeContext(evicted) }
+        return true
+    }
+}
+
 /// Runs `body` with a fresh packet that is freed when the scope ends.
 func withPacket<R>(_ call: FFmpegCall, _ body: (UnsafeMutablePointer<AVPacket>) throws(MediaError) -> R) throws(MediaError) -> R {
     var packet: UnsafeMutablePointer<AVPacket>? = try call.require(av_packet_alloc(), "av_packet_alloc")
@@ -143,12 +192,25 @@ func withPacket<R>(_ call: FFmpegCall, _ body: (UnsafeMutablePointer<AVPacket>) 
     return try body(packet!)
 }
 
-/// A scaler (`SwsContext`) for one source/destination geometry.
+/// A scaler (`SwsContext`) for one source/destination geometry. Made from an idle one of the same geometry when
+/// `ScalerCache` holds one, and given back to it when done.
 final class Scaler {
     let pointer: OpaquePointer
+    private let key: ScalerCache.Key
+    /// Its colour ranges are set: only then may another picture use it.
+    private var isReady = false
 
     init(from source: Frame, width: Int, height: Int, format: AVPixelFormat, flags: Int32,
          call: FFmpegCall) throws(MediaError) {
+        let frame = source.pointer.pointee
+        key = ScalerCache.Key(sourceWidth: frame.width, sourceHeight: frame.height, sourceFormat: source.format.rawValue,
+                              sourceRange: frame.color_range.rawValue, sourceSpace: frame.colorspace.rawValue,
+                              width: Int32(width), height: Int32(height), format: format.rawValue, flags: flags)
+        if let idle = ScalerCache.shared.take(key) {
+            pointer = idle
+            isReady = true
+            return
+        }
         guard let context = sws_getContext(
             source.pointer.pointee.width, source.pointer.pointee.height, source.format,
             Int32(width), Int32(height), format, flags, nil, nil, nil)
@@ -158,9 +220,12 @@ final class Scaler {
         }
         pointer = context
         try Self.setRanges(context, source: source, destination: format, call: call)
+        isReady = true
     }
 
-    deinit { sws_freeContext(pointer) }
+    deinit {
+        if !isReady || !ScalerCache.shared.keep(pointer, for: key) { sws_freeContext(pointer) }
+    }
 
     /// Scales `source` into `destination` (whose buffers are already allocated).
     func scale(_ source: Frame, into destination: Frame, call: FFmpegCall) throws(MediaError) {

@@ -55,7 +55,7 @@ public struct MediaEngine: Sendable {
         self.configuration = configuration
     }
 
-    /// The default thumbnail format (and so file extension): WebP when libwebp is present, else JPEG.
+    /// The default thumbnail format (and so file extension): WebP, encoded by libwebp.
     public static var thumbnailFormat: ImageFormat { .preferredThumbnailFormat }
 
     /// This engine's thumbnail format, known before rendering so the caller can name the file.

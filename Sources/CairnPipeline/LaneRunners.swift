@@ -1,47 +1,64 @@
 import CairnCore
 
-/// How many phases of a lane run their stage work at once (its width). Phases the core started beyond that
-/// (`LaneSettings.ahead`), their in-flight marks committed, wait here for a runner, first come first served.
+/// How many phases of a lane run their stage work at once: its width, plus runners only small items take
+/// (`LaneSettings.smallItemRunners`). Phases the core started beyond that (`LaneSettings.ahead`), their in-flight
+/// marks committed, wait here for a runner, first come first served among those a freed runner may take.
 final class LaneRunners: Sendable {
+    private struct Waiter {
+        var ticket: UInt64
+        var small: Bool
+        /// Resumed with whether the runner it gets is one of the small items' own.
+        var continuation: CheckedContinuation<Bool, any Error>
+    }
+
     private struct State {
         var free: Int
-        var waiting: [(ticket: UInt64, continuation: CheckedContinuation<Void, any Error>)] = []
+        var smallFree: Int
+        var waiting: [Waiter] = []
         var nextTicket: UInt64 = 0
     }
 
     private let state: Locked<State>
 
-    init(count: Int) { state = Locked(State(free: max(1, count))) }
+    init(count: Int, smallItemRunners: Int = 0) {
+        state = Locked(State(free: max(1, count), smallFree: max(0, smallItemRunners)))
+    }
 
-    /// Returns with a runner the caller must `release`; throws `CancellationError` if the task is cancelled
-    /// before one is free (it then holds none).
-    func acquire() async throws {
+    /// Returns with a runner the caller must `release` (saying which kind it got: the returned value, true for a
+    /// small items' runner); throws `CancellationError` if the task is cancelled before one is free (it then holds
+    /// none). `small`: the item may take a small items' runner.
+    @discardableResult
+    func acquire(small: Bool = false) async throws -> Bool {
         let ticket = state.withLock { state in
             state.nextTicket += 1
             return state.nextTicket
         }
-        try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                enum Decision { case run, cancelled, wait }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Bool, any Error>) in
+                enum Decision { case run(smallRunner: Bool), cancelled, wait }
                 // Cancellation is checked under the lock: a handler that ran before the wait was queued found
                 // nothing to remove, so the wait must not be queued at all.
                 let decision: Decision = state.withLock { state in
                     if Task.isCancelled { return .cancelled }
                     if state.free > 0 {
                         state.free -= 1
-                        return .run
+                        return .run(smallRunner: false)
                     }
-                    state.waiting.append((ticket, continuation))
+                    if small && state.smallFree > 0 {
+                        state.smallFree -= 1
+                        return .run(smallRunner: true)
+                    }
+                    state.waiting.append(Waiter(ticket: ticket, small: small, continuation: continuation))
                     return .wait
                 }
                 switch decision {
-                case .run: continuation.resume()
+                case .run(let smallRunner): continuation.resume(returning: smallRunner)
                 case .cancelled: continuation.resume(throwing: CancellationError())
                 case .wait: break
                 }
             }
         } onCancel: {
-            let continuation = state.withLock { state -> CheckedContinuation<Void, any Error>? in
+            let continuation = state.withLock { state -> CheckedContinuation<Bool, any Error>? in
                 guard let index = state.waiting.firstIndex(where: { $0.ticket == ticket }) else { return nil }
                 return state.waiting.remove(at: index).continuation
             }
@@ -49,16 +66,17 @@ final class LaneRunners: Sendable {
         }
     }
 
-    /// Gives a runner back, to the longest waiting phase if there is one.
-    func release() {
-        let next = state.withLock { state -> CheckedContinuation<Void, any Error>? in
-            guard !state.waiting.isEmpty else {
-                state.free += 1
+    /// Gives a runner back (`smallRunner`: one of the small items' own), to the longest waiting phase that may take
+    /// it, if there is one.
+    func release(smallRunner: Bool = false) {
+        let next = state.withLock { state -> CheckedContinuation<Bool, any Error>? in
+            guard let index = state.waiting.firstIndex(where: { !smallRunner || $0.small }) else {
+                if smallRunner { state.smallFree += 1 } else { state.free += 1 }
                 return nil
             }
-            return state.waiting.removeFirst().continuation
+            return state.waiting.remove(at: index).continuation
         }
-        next?.resume()
+        next?.resume(returning: smallRunner)
     }
 }
 
@@ -66,26 +84,32 @@ final class LaneRunners: Sendable {
 /// out with the work still hung (the core then frees its slot, and a hung runner must not stall the lane).
 final class RunnerLease: Sendable {
     private let runners: LaneRunners
-    private let state = Locked((held: false, released: false))
+    private let small: Bool
+    private let state = Locked((held: false, released: false, smallRunner: false))
 
-    init(_ runners: LaneRunners) { self.runners = runners }
+    /// `small`: the phase's item may take one of the small items' runners.
+    init(_ runners: LaneRunners, small: Bool = false) {
+        self.runners = runners
+        self.small = small
+    }
 
     /// Waits for a runner; throws `CancellationError` if the task is cancelled first.
     func acquire() async throws {
-        try await runners.acquire()
+        let smallRunner = try await runners.acquire(small: small)
         let releasedMeanwhile = state.withLock { state in
             if state.released { return true }
             state.held = true
+            state.smallRunner = smallRunner
             return false
         }
-        if releasedMeanwhile { runners.release() }
+        if releasedMeanwhile { runners.release(smallRunner: smallRunner) }
     }
 
     func release() {
-        let held = state.withLock { state in
-            defer { state = (held: false, released: true) }
-            return state.held
+        let (held, smallRunner) = state.withLock { state in
+            defer { state = (held: false, released: true, smallRunner: false) }
+            return (state.held, state.smallRunner)
         }
-        if held { runners.release() }
+        if held { runners.release(smallRunner: smallRunner) }
     }
 }

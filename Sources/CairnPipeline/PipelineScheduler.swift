@@ -26,7 +26,8 @@ public actor PipelineScheduler {
     private let store: any ItemStateStore
     private let clock: any Clock<Duration>
     private let onEvent: @Sendable (PipelineEvent) -> Void
-    /// Per lane, the phases that may run stage work at once (the core starts `ahead` more, which wait here).
+    /// Per lane, the phases that may run stage work at once (the core starts `ahead` more, which wait here), small
+    /// items' own runners included.
     private let runners: [Lane: LaneRunners]
 
     private var writer: RecordWriter?
@@ -54,7 +55,9 @@ public actor PipelineScheduler {
                 random: any RandomNumberGenerator & Sendable = SystemRandomNumberGenerator(),
                 onEvent: @escaping @Sendable (PipelineEvent) -> Void = { _ in }) {
         self.core = SchedulerCore(configuration: configuration, random: random)
-        self.runners = Dictionary(uniqueKeysWithValues: Lane.allCases.map { ($0, LaneRunners(count: configuration[$0].width)) })
+        self.runners = Dictionary(uniqueKeysWithValues: Lane.allCases.map {
+            ($0, LaneRunners(count: configuration[$0].width, smallItemRunners: configuration[$0].smallItemRunners))
+        })
         self.stages = stages
         self.store = store
         self.clock = clock
@@ -183,7 +186,7 @@ public actor PipelineScheduler {
     private func startPhase(_ token: UInt64, item: ImportItem, lane: Lane, timeout: Duration) {
         guard let writer, let timeouts, let runners = runners[lane] else { return }
         let mark = lane.waitsForInFlightMark ? lastPersisted : 0
-        let lease = RunnerLease(runners)
+        let lease = RunnerLease(runners, small: item.byteCount <= core.configuration.smallItemBytes)
         leases[token] = lease
         phases[token] = Task.detached { [self, stages] in
             do {

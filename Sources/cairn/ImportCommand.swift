@@ -23,7 +23,8 @@ struct ImportCommand: AsyncParsableCommand {
             --lanes sets lane widths and timeouts, e.g. --lanes transfer=4,thumbnail=2,synthesis=1,\
             timeout.thumbnail=2m (defaults scale with cores); the decoding lanes also start as many phases again \
             ahead of their runners, whose in-flight marks commit while the work before them runs (ahead.<lane>=N \
-            sets that; 0 turns it off). The library's cairn.toml `lanes` and `clips` apply \
+            sets that; 0 turns it off), and the thumbnail lane has one more runner that only files of at most \
+            1 MiB take. The library's cairn.toml `lanes` and `clips` apply \
             as they do for `cairn sync`; options given here win. A timed-out or I/O-failed phase is retried with \
             backoff (--max-attempts); corrupt or unsupported media fails at once.
 

@@ -235,22 +235,36 @@ struct ThumbnailTests {
         #expect(result.byteCount > 100)
     }
 
-    /// libwebp's effort reaches the encoder: the fastest and the most thorough write different files, and the
-    /// default writes a thumbnail that decodes at its size.
-    @Test(.enabled(if: MediaEngine.thumbnailFormat == .webp))
-    func webpEffortReachesLibwebp() throws {
-        func thumbnail(method: Int) throws -> Data {
+    /// libwebp's effort and segments reach the encoder: the fastest and the most thorough effort write different
+    /// files, as do one segment and four; the defaults write a thumbnail that decodes at its size.
+    @Test func webpEffortAndSegmentsReachLibwebp() throws {
+        func thumbnail(method: Int = MediaConfiguration().webpMethod,
+                       segments: Int = MediaConfiguration().webpSegments) throws -> (path: String, bytes: Data) {
             var configuration = MediaConfiguration()
             configuration.webpMethod = method
-            let path = fixtures.out("effort-\(method).webp")
+            configuration.webpSegments = segments
+            let path = fixtures.out("effort-\(method)-segments-\(segments).webp")
             _ = try MediaEngine(configuration: configuration).renderThumbnail(source: fixtures.camera, kind: .photo, to: path)
-            return try Data(contentsOf: URL(fileURLWithPath: path))
+            return (path, try Data(contentsOf: URL(fileURLWithPath: path)))
         }
-        #expect(try thumbnail(method: 0) != thumbnail(method: 6))
-        let method = MediaConfiguration().webpMethod
-        _ = try thumbnail(method: method)
-        let image = try MediaFixtures.rgbPixels(of: fixtures.out("effort-\(method).webp"))
+        #expect(try thumbnail(method: 0).bytes != thumbnail(method: 6).bytes)
+        #expect(try thumbnail(segments: 1).bytes != thumbnail(segments: 4).bytes)
+        let image = try MediaFixtures.rgbPixels(of: try thumbnail().path)
         #expect(image.width == 333 && image.height == 250)
+    }
+
+    /// A setting libwebp refuses is an engine failure that names the file, not a crash or an empty file.
+    @Test func aSettingLibwebpRefusesFailsNamingTheFile() throws {
+        var configuration = MediaConfiguration()
+        configuration.webpSegments = 9
+        let path = fixtures.out("refused.webp")
+        #expect {
+            _ = try MediaEngine(configuration: configuration).renderThumbnail(source: fixtures.camera, kind: .photo, to: path)
+        } throws: { error in
+            guard let error = error as? MediaError else { return false }
+            return error.category == .engine && "\(error)".contains(fixtures.camera) && "\(error)".contains("9 segments")
+        }
+        #expect(!FileManager.default.fileExists(atPath: path))
     }
 }
 

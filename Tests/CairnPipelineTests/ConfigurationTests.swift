@@ -40,7 +40,9 @@ struct ConfigurationTests {
         let base = PipelineConfiguration.defaults(cores: 2)
         #expect([base.transfer.ahead, base.metadata.ahead, base.thumbnail.ahead, base.synthesis.ahead] == [0, 4, 2, 2])
         let widened = try base.applying(laneSpec: "transfer=8,thumbnail=3")
-        #expect(widened.transfer.ahead == 0 && widened.thumbnail.ahead == 3 && widened.thumbnail.slots == 6)
+        // Three running, one more for a small item, three ahead.
+        #expect(widened.transfer.ahead == 0 && widened.thumbnail.ahead == 3 && widened.thumbnail.slots == 7)
+        #expect(base.thumbnail.smallItemRunners == 1 && base.metadata.smallItemRunners == 0)
         let explicit = try base.applying(laneSpec: "ahead.thumbnail=0,thumbnail=3,ahead.metadata=1")
         #expect(explicit.thumbnail.ahead == 0 && explicit.thumbnail.width == 3 && explicit.metadata.ahead == 1)
     }

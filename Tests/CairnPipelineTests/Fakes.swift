@@ -150,6 +150,7 @@ func testConfiguration(width: Int = 2, inbox: Int = 4, maxAttempts: Int = 3) -> 
         configuration[lane].width = width
         configuration[lane].ahead = 0
         configuration[lane].inboxCapacity = inbox
+        configuration[lane].smallItemRunners = 0
     }
     configuration.maxAttempts = maxAttempts
     // Every record reaches the store as soon as the one before it is saved: the tests read the store mid-run.

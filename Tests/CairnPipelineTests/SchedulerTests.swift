@@ -89,6 +89,53 @@ struct SchedulerTests {
         runners.release()
     }
 
+    @Test("a small item may take a small items' runner when the others are busy; a big one waits for a regular one")
+    func smallItemRunners() async throws {
+        let runners = LaneRunners(count: 1, smallItemRunners: 1)
+        #expect(try await runners.acquire(small: true) == false, "a regular runner first, while one is free")
+        let big = Task { try await runners.acquire(small: false) }
+        #expect(try await runners.acquire(small: true) == true)
+        // The small items' runner comes back: the big phase waiting may not take it.
+        runners.release(smallRunner: true)
+        #expect(try await runners.acquire(small: true) == true)
+        runners.release(smallRunner: false)
+        #expect(try await big.value == false)
+        runners.release(smallRunner: true)
+        runners.release(smallRunner: false)
+    }
+
+    @Test("small items run one more thumbnail at once than the width; big items only as many as the width")
+    func smallItemsTakeTheExtraRunner() async throws {
+        for bytes: Int64 in [1_000, 50_000_000] {
+            var configuration = testConfiguration(width: 1)
+            configuration.clipsEnabled = false
+            configuration.thumbnail.smallItemRunners = 1
+            configuration.thumbnail.ahead = 2
+            configuration.smallItemBytes = 1 << 20
+            let signal = TestSignal()
+            let gate = Gate(signal: signal)
+            let thumbnails = Locked((running: 0, most: 0))
+            let harness = Harness(signal: signal, configuration: configuration) { _, lane, _ in
+                guard lane == .thumbnail else { return }
+                thumbnails.withValue { $0.running += 1; $0.most = max($0.most, $0.running) }
+                defer { thumbnails.withValue { $0.running -= 1 } }
+                try await gate.pass()
+            }
+            let records = (1...4).map { ItemRecord(item: item(Int64($0), bytes: bytes)) }
+            let running = Task { try await harness.scheduler.run(records) }
+            let expected = bytes <= configuration.smallItemBytes ? 2 : 1
+            // Both small thumbnails reach the gate together (one alone would leave this wait to the time limit).
+            await signal.wait { gate.arrivals == expected }
+            // Let every started phase settle: no further thumbnail may join while the gate holds.
+            #expect(await harness.scheduler.slotsUsed(in: .thumbnail) >= expected)
+            #expect(thumbnails.current.running == expected)
+            gate.open()
+            let result = try await running.value
+            #expect(result.report.count(.imported) == 4)
+            #expect(thumbnails.current.most == expected)
+        }
+    }
+
     @Test("a transfer starts while its in-flight mark is still being saved; the lanes after it wait for theirs")
     func transferDoesNotWaitForItsMark() async throws {
         // Every save waits until the transfer has started: a transfer that waited for its mark would never start,
@@ -315,8 +362,12 @@ struct SchedulerTests {
             if lane == .thumbnail { try await thumbnailGate.pass() }
         }
         async let running = harness.scheduler.run(placeholders(5))
-        // All five probed: one thumbnail running, four waiting for the thumbnail lane.
-        await signal.wait { thumbnailGate.arrivals == 1 && harness.stages.finished(.metadata) == 5 }
+        // All five probed, as the scheduler knows (a stage's own end comes before the scheduler takes it in): one
+        // thumbnail running, four waiting for the thumbnail lane.
+        await signal.wait {
+            thumbnailGate.arrivals == 1
+                && harness.events.count { if case .transitioned(_, _, .thumbnailing) = $0 { true } else { false } } == 5
+        }
         thumbnailGate.open()
         let result = try await running
 
@@ -556,8 +607,9 @@ struct SchedulerScaleTests {
             #expect(result.statistics.maxInboxOccupancy[lane, default: 0] <= configuration[lane].inboxCapacity)
             #expect(result.statistics.maxInFlight[lane, default: 0] <= configuration[lane].slots)
         }
-        // Phases ahead wait for a runner: stage work never passes the lanes' widths.
-        #expect(harness.stages.maxRunning <= Lane.allCases.map { configuration[$0].width }.reduce(0, +))
+        // Phases ahead wait for a runner: stage work never passes the lanes' widths and small items' runners.
+        #expect(harness.stages.maxRunning
+            <= Lane.allCases.map { configuration[$0].width + configuration[$0].smallItemRunners }.reduce(0, +))
         #expect(await harness.store.batchCount < harness.store.history.count)
     }
 

@@ -1,7 +1,7 @@
 import CFFmpeg
 import CWebP
 
-// libwebp calls live here and nowhere else. FFmpeg 5.1 reads still WebP but not animated WebP.
+// libwebp calls live here and in WebPEncoder.swift. FFmpeg 5.1 reads still WebP but not animated WebP.
 
 /// A libwebp animation decoder (`WebPAnimDecoder`), freed in deinit; it owns the canvas it returns.
 final class WebPAnimation {
