@@ -12,9 +12,10 @@ public struct MediaConfiguration: Sendable, Equatable {
     /// encodes 2.2x faster than libwebp's default of 4, with files 3 % larger and 0.27 dB less PSNR
     /// (`Benchmarks/scripts/webp-effort`; README, Stills).
     public var webpMethod = 2
-    /// libwebp's segments (1...4): parts of the picture that each get their own quantizer. For thumbnails one
-    /// segment encodes 1.2x faster than libwebp's default of 4 (1.8x on a 96x64 one), with files 11 % larger and
-    /// 0.5 dB more PSNR: the same rate for the quality (`Benchmarks/scripts/webp-effort`; README, Stills).
+    /// libwebp's segments (1...4): parts of the picture that each get their own quantizer. For real photos'
+    /// thumbnails one segment encodes 1.27x faster than libwebp's default of 4 (1.75x for a 96x64 picture), with
+    /// files 13 % larger and 0.52 dB more PSNR: about the same bytes for the quality (`Benchmarks/scripts/webp-effort`;
+    /// README, Stills).
     public var webpSegments = 1
     /// A plain JPEG no larger than a preview is its own preview only within this many bits a pixel (about what a
     /// quality-90 JPEG of a photo takes); a heavier file, 13 bits a pixel from a noisy sensor, gets a lighter preview.

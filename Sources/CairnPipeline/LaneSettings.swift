@@ -107,7 +107,8 @@ public struct PipelineConfiguration: Hashable, Sendable {
     /// commit before it (and its sync) with its core idle, 25 to 27 s against 18 s with marks ahead.
     ///
     /// The thumbnail lane has one more runner for files of at most 1 MiB (`smallItemRunners`): on 100,000 small
-    /// JPEGs it took the import from 61.4 to 53.9 s, and a small file's decode takes a few megabytes at most.
+    /// JPEGs a third thumbnail runner (`--lanes thumbnail=3`) took the import from 61.4 to 53.9 s in one sitting,
+    /// and a small file's decode takes a few megabytes at most, where a big photo's may take hundreds.
     public static func defaults(cores: Int) -> PipelineConfiguration {
         let cores = max(1, cores)
         func lane(_ which: Lane, _ width: Int, _ timeout: LaneTimeout, inbox: Int? = nil,

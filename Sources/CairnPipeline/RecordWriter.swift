@@ -240,12 +240,13 @@ final class RecordWriter: Sendable {
 
     /// The store failed: every waiter gets the error, both paths stop, the scheduler is told once.
     private func failed(_ error: any Error) async {
-        let (waiters, alreadyFailed, drainer, marker) = locked.withLock { state in
+        let (waiters, alreadyFailed, drainer, marker, lingering) = locked.withLock { state in
             let alreadyFailed = state.failure != nil
             if !alreadyFailed { state.failure = error }
-            defer { state.waiters = []; state.idleDrainer = nil; state.idleMarker = nil }
-            return (state.waiters, alreadyFailed, state.idleDrainer, state.idleMarker)
+            defer { state.waiters = []; state.idleDrainer = nil; state.idleMarker = nil; state.lingering = nil }
+            return (state.waiters, alreadyFailed, state.idleDrainer, state.idleMarker, state.lingering)
         }
+        lingering?.cancel()
         for waiter in waiters { waiter.continuation.resume(throwing: error) }
         drainer?.resume()
         marker?.resume()
