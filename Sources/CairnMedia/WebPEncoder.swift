@@ -3,8 +3,8 @@ import CWebP
 
 /// Encodes a YUV 4:2:0 frame (video range, which is what VP8 codes) as a lossy WebP file, with libwebp itself.
 ///
-/// Why not FFmpeg's libwebp encoder: it sets no more than quality and effort, and a thumbnail is best encoded as
-/// one segment (`MediaConfiguration.webpSegments`). It also opened a codec context for every picture.
+/// Why not FFmpeg's libwebp encoder: it cannot set segments, and a thumbnail is best encoded as one
+/// (`MediaConfiguration.webpSegments`). It also opened a codec context for every picture.
 struct WebPEncoder {
     let quality: Int
     let method: Int
