@@ -211,9 +211,8 @@ final class Scaler {
             isReady = true
             return
         }
-        guard let context = sws_getContext(
-            source.pointer.pointee.width, source.pointer.pointee.height, source.format,
-            Int32(width), Int32(height), format, flags, nil, nil, nil)
+        guard let context = sws_getContext(frame.width, frame.height, source.format,
+                                           Int32(width), Int32(height), format, flags, nil, nil, nil)
         else {
             throw call.failure("sws_getContext",
                                "cannot convert \(Self.name(source.format)) to \(Self.name(format))", .unsupported)

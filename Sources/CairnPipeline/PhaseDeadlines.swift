@@ -44,13 +44,12 @@ final class ClockPhaseDeadlines<C: Clock<Duration>>: PhaseDeadlines {
     private let clock: C
     private let onTimeout: @Sendable (UInt64, Duration) async -> Void
     private let state = Locked(State())
-    private let watcher = Locked<Task<Void, Never>?>(nil)
 
     init(clock: C, onTimeout: @escaping @Sendable (UInt64, Duration) async -> Void) {
         self.clock = clock
         self.onTimeout = onTimeout
-        let task = Task.detached { [self] in await watch() }
-        watcher.withLock { $0 = task }
+        // It ends by itself once stopped: a parked watcher is resumed, a sleeping one's sleep cancelled.
+        Task.detached { [self] in await watch() }
     }
 
     func arm(_ token: UInt64, timeout: Duration) {
@@ -79,7 +78,6 @@ final class ClockPhaseDeadlines<C: Clock<Duration>>: PhaseDeadlines {
         }
         idle?.resume()
         sleep?.cancel()
-        watcher.withLock { $0 }?.cancel()
     }
 
     private func watch() async {
