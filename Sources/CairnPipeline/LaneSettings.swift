@@ -74,8 +74,14 @@ public struct PipelineConfiguration: Hashable, Sendable {
     public var maxErrors: Int?
     public var progressWeights: ProgressWeights
     /// How long the item-state writer lets records gather before a group commit (one sync, one transaction) that
-    /// would hold fewer than its batch size. A crash loses at most that much more work, which the next run redoes.
-    public var commitLinger: Duration = .milliseconds(100)
+    /// would hold fewer than `commitBatchRecords`. A crash loses at most that much more work, which the next run
+    /// redoes. Each sync writes every metadata block the batch's files changed (inode tables, bitmaps and folders,
+    /// spread over the 256 folders of each store), and a batch of a few hundred small files changes nearly as many
+    /// as one of a thousand: on 10,000 small JPEGs, 100 ms and 512 records wrote 512 MB, 500 ms and 4,096 279 MB.
+    public var commitLinger: Duration = .milliseconds(500)
+    /// The most item records one group commit takes (an item of a small-file import makes five to eight); more
+    /// wait for the next. Bounds the memory and the transaction of a batch.
+    public var commitBatchRecords = 4096
     /// Items of at most this many bytes may take a lane's `smallItemRunners`.
     public var smallItemBytes: Int64 = 1 << 20
 

@@ -73,7 +73,8 @@ public actor PipelineScheduler {
     public func run(_ records: consuming [ItemRecord]) async throws -> PipelineRunResult {
         guard !hasRun else { throw PipelineError.alreadyRan }
         hasRun = true
-        let writer = RecordWriter(store: store, linger: core.configuration.commitLinger) { [weak self] error in
+        let writer = RecordWriter(store: store, linger: core.configuration.commitLinger,
+                                  maxBatch: core.configuration.commitBatchRecords) { [weak self] error in
             await self?.storeFailed(error)
         }
         self.writer = writer

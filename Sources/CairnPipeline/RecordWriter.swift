@@ -47,18 +47,22 @@ final class RecordWriter: Sendable {
         }
     }
 
-    static let maxBatch = 512
-
     private let store: any ItemStateStore
     private let linger: Duration
+    /// The most records a full save takes (`PipelineConfiguration.commitBatchRecords`).
+    let maxBatch: Int
     private let locked = Locked(State())
     private let onFailure: @Sendable (any Error) async -> Void
 
-    /// - Parameter linger: how long a full save that found less than `maxBatch` records waits for more before it
-    ///   takes them (`PipelineConfiguration.commitLinger`).
-    init(store: any ItemStateStore, linger: Duration = .zero, onFailure: @escaping @Sendable (any Error) async -> Void) {
+    /// - Parameters:
+    ///   - linger: how long a full save that found less than `maxBatch` records waits for more before it takes
+    ///     them (`PipelineConfiguration.commitLinger`).
+    ///   - maxBatch: the most records one full save takes (`PipelineConfiguration.commitBatchRecords`).
+    init(store: any ItemStateStore, linger: Duration = .zero, maxBatch: Int = 4096,
+         onFailure: @escaping @Sendable (any Error) async -> Void) {
         self.store = store
         self.linger = linger
+        self.maxBatch = max(1, maxBatch)
         self.onFailure = onFailure
     }
 
@@ -83,7 +87,7 @@ final class RecordWriter: Sendable {
                 state.idleMarker = nil
             }
             var lingering: Task<Void, any Error>?
-            if state.pending.count >= Self.maxBatch {
+            if state.pending.count >= maxBatch {
                 lingering = state.lingering
                 state.lingering = nil
             }
@@ -138,7 +142,7 @@ final class RecordWriter: Sendable {
             await lingerForMore()
             let taken: (batch: [ItemRecord], last: UInt64)? = locked.withLock { state in
                 if state.pending.isEmpty || state.failure != nil { return nil }
-                let count = min(state.pending.count, Self.maxBatch)
+                let count = min(state.pending.count, maxBatch)
                 let batch = Array(state.pending.prefix(count))
                 state.pending.removeFirst(count)
                 let last = state.enqueued - UInt64(state.pending.count)
@@ -174,7 +178,7 @@ final class RecordWriter: Sendable {
         guard linger > .zero else { return }
         let wait = Task { [linger] in try await Task.sleep(for: linger) }
         let cutShort = locked.withLock { state in
-            guard !state.closed, state.failure == nil, state.pending.count < Self.maxBatch else { return true }
+            guard !state.closed, state.failure == nil, state.pending.count < maxBatch else { return true }
             state.lingering = wait
             return false
         }

@@ -624,7 +624,7 @@ struct SchedulerScaleTests {
         #expect(result.report.count(.imported) == 20)
         // 20 items, some 7 records each: less than a batch, so they wait for the close and go as one.
         #expect(await harness.store.batchCount == 1)
-        #expect(await harness.store.history.count < RecordWriter.maxBatch)
+        #expect(await harness.store.history.count < configuration.commitBatchRecords)
         // The decoding lanes still waited for their marks, which went ahead of the full save.
         #expect(await harness.store.marksSavedAhead == 40)
         #expect(await harness.store.all().allSatisfy { $0.state == .ready && !$0.inFlight })
@@ -635,6 +635,7 @@ struct SchedulerScaleTests {
         var configuration = testConfiguration(width: 2)
         configuration.clipsEnabled = false
         configuration.commitLinger = .seconds(3600)
+        configuration.commitBatchRecords = 512
         let total = 200
         let box = Locked<InMemoryItemStateStore?>(nil)
         let harness = Harness(configuration: configuration) { item, lane, _ in
