@@ -7,7 +7,8 @@ import Foundation
 /// What a person asked an import to do.
 public struct ImportOptions: Sendable {
     public var source: String
-    public var hashWorkers = System.coreCount
+    /// How many files to hash at once; nil chooses per page (`ImportRun.hashWorkers`).
+    public var hashWorkers: Int?
     /// Lane widths, inboxes, timeouts, clips on/off, attempts and the error limit of the importing phase.
     public var pipeline = PipelineConfiguration.defaults(cores: System.coreCount)
     /// Cancels the importing phase (a signal handler holds it); a cancel before it starts makes it start stopped.

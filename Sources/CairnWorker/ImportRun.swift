@@ -156,7 +156,7 @@ public struct ImportRun: Sendable {
         narrator.phaseStarted(.hashing)
         var hashed = Hashed(prepared: prepared, failures: [], hashedCount: 0, bytesHashed: 0)
         let narrator = self.narrator
-        let workers = options.hashWorkers
+        let requestedWorkers = options.hashWorkers
         // More to hash than half the memory: the copies would find little of it still cached, and keeping it would
         // push out everything else the machine had cached. Each file leaves the cache once hashed.
         let dropsCache = prepared.match.bytesToHash > System.physicalMemory / 2
@@ -168,6 +168,8 @@ public struct ImportRun: Sendable {
             guard let last = page.last else { break }
             after = last.id
             let requests = page.map { HashRequest(path: root + "/" + $0.record.relativePath, expected: $0.record.fingerprint) }
+            let workers = Self.hashWorkers(requested: requestedWorkers, cores: System.coreCount, files: page.count,
+                                           bytes: page.reduce(0) { $0 + $1.record.fingerprint.size })
             let results = try await BlockingWork.run {
                 ParallelHasher.hash(requests, workers: workers, dropsCache: dropsCache) { slot, bytes in
                     if bytes > 0 { narrator.hashed(file: page[slot].record.relativePath, bytes: bytes) }
@@ -199,6 +201,21 @@ public struct ImportRun: Sendable {
         narrator.phaseEnded(.hashing)
         return hashed
     }
+
+    /// Threads hashing a page: the number asked for, else one per core, or four per core (at most 16) when the
+    /// page's files average at most `smallFileBytes`. Hashing a small file is mostly waiting for its read, and in a
+    /// cold folder each read is a trip to the disk: more of them in flight keep the disk busy (10,000 small JPEGs
+    /// read cold, `--hash-threads 2` hashed in 0.57 to 0.62 s, 8 in 0.35 to 0.39 s). Big files are hashed at the
+    /// CPU's speed, where threads beyond the cores only take turns.
+    static func hashWorkers(requested: Int?, cores: Int, files: Int, bytes: Int64) -> Int {
+        if let requested { return max(1, requested) }
+        let cores = max(1, cores)
+        guard files > 0, bytes / Int64(files) <= smallFileBytes else { return cores }
+        return min(4 * cores, 16)
+    }
+
+    /// The largest average file size for which a page is hashed by more threads than cores.
+    static let smallFileBytes: Int64 = 1 << 20
 
     typealias ContentPlan = RunFileTable.ContentCounts
 

@@ -52,8 +52,9 @@ struct ImportCommand: AsyncParsableCommand {
 
     @OptionGroup var narration: NarrationOptions
 
-    @Option(name: .customLong("hash-threads"), help: "How many files to hash at once (default: one per core).")
-    var hashThreads: Int = System.coreCount
+    @Option(name: .customLong("hash-threads"),
+            help: "How many files to hash at once (default: one per core, four per core for small files, whose reads wait on the disk).")
+    var hashThreads: Int?
 
     @Option(name: .customLong("copy-threads"), help: "How many files to copy into the library at once (the transfer lane's width).")
     var copyThreads: Int?
@@ -61,7 +62,7 @@ struct ImportCommand: AsyncParsableCommand {
     @OptionGroup var pipeline: PipelineOptions
 
     func validate() throws {
-        guard hashThreads >= 1, (copyThreads ?? 1) >= 1 else { throw ValidationError("Thread counts must be at least 1.") }
+        guard (hashThreads ?? 1) >= 1, (copyThreads ?? 1) >= 1 else { throw ValidationError("Thread counts must be at least 1.") }
         _ = try pipelineConfiguration()
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: source, isDirectory: &isDirectory) else {

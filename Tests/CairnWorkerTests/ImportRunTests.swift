@@ -321,3 +321,18 @@ final class ReaderBox: @unchecked Sendable {
         library.close()
     }
 }
+
+@Suite struct HashWorkerTests {
+    @Test func theNumberAskedForWinsWhateverTheFiles() {
+        #expect(ImportRun.hashWorkers(requested: 3, cores: 2, files: 10, bytes: 10) == 3)
+        #expect(ImportRun.hashWorkers(requested: 1, cores: 8, files: 10, bytes: 10 << 30) == 1)
+    }
+
+    @Test func smallFilesGetFourThreadsACoreAndBigOnesOneACore() {
+        #expect(ImportRun.hashWorkers(requested: nil, cores: 2, files: 2048, bytes: 2048 * 4096) == 8)
+        #expect(ImportRun.hashWorkers(requested: nil, cores: 8, files: 2048, bytes: 2048 * 4096) == 16,
+                "at most 16")
+        #expect(ImportRun.hashWorkers(requested: nil, cores: 2, files: 100, bytes: 100 * (ImportRun.smallFileBytes + 1)) == 2)
+        #expect(ImportRun.hashWorkers(requested: nil, cores: 2, files: 0, bytes: 0) == 2)
+    }
+}

@@ -282,6 +282,14 @@ import Testing
         #expect(try catalog.unfinishedImportItems().isEmpty)
     }
 
+    @Test(arguments: [("DCIM/100APPLE/IMG_0001.JPG", "jpg"), ("a.b/c", ""), ("trip.2019/.hidden", ""),
+                      ("heic", ""), ("x/y/z.tar.HEIC", "heic"), ("clip.", "")])
+    func anOriginalTakesItsFileNamesExtensionLowercased(path: String, expected: String) throws {
+        let item = ImportItem(relativePath: path, sourceRoot: source.path, kind: .photo, byteCount: 1,
+                              checksum: try #require(Checksum(hex: String(repeating: "cd", count: 20))))
+        #expect(LibraryStages.originalExtension(of: item) == expected, "a dot in a folder's name is not an extension")
+    }
+
     // MARK: Placeholders and cancellation
 
     @Test func aChecksumHasOneRowAcrossRunsAndAFinishedOneStartsAgain() throws {
