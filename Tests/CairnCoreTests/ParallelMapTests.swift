@@ -5,12 +5,14 @@ import Synchronization
 import Testing
 
 @Suite struct ParallelMapTests {
-    @Test func outputsComeBackInIndexOrderWithStateOfEachWorker() {
-        let outputs = parallelMap(count: 1000, workers: 3, makeState: { 0 }, body: { calls, index in
-            calls += 1
+    @Test func outputsComeBackInIndexOrderAndEachIndexRunsOnce() {
+        let runs = Atomic<Int>(0)
+        let outputs = parallelMap(count: 1000, workers: 3, makeState: { () }, body: { _, index in
+            runs.add(1, ordering: .relaxed)
             return index * index
         })
         #expect(outputs == (0..<1000).map { $0 * $0 })
+        #expect(runs.load(ordering: .relaxed) == 1000)
     }
 
     @Test(arguments: [1, 6])
