@@ -12,47 +12,29 @@ import Synchronization
 public func parallelMap<State, Output>(
     count: Int,
     workers: Int,
-    makeState: @Sendable () -> State,
-    body: @Sendable (inout State, Int) -> Output
+    makeState: @escaping @Sendable () -> State,
+    body: @escaping @Sendable (inout State, Int) -> Output
 ) -> [Output] {
     guard count > 0 else { return [] }
     let slots = ResultSlots<Output>(count: count)
     let next = IndexCounter()
-    // The threads are joined before this returns, so the closures never outlive the call; the threads reach them
-    // only through `work`, emptied once they are joined (a thread object may hold its block for longer).
-    withoutActuallyEscaping(makeState) { makeState in
-        withoutActuallyEscaping(body) { body in
-            let work = SharedWork {
-                var state = makeState()
-                while case let index = next.take(), index < count {
-                    slots[index] = body(&state, index)
-                }
-            }
-            let finished = DispatchGroup()
-            for _ in 0..<(max(1, min(workers, count)) - 1) {
-                finished.enter()
-                Thread {
-                    work.run()
-                    finished.leave()
-                }.start()
-            }
-            work.run()
-            finished.wait()
-            work.clear()
+    let drain: @Sendable () -> Void = {
+        var state = makeState()
+        while case let index = next.take(), index < count {
+            slots[index] = body(&state, index)
         }
     }
+    let finished = DispatchGroup()
+    for _ in 0..<(max(1, min(workers, count)) - 1) {
+        finished.enter()
+        Thread {
+            drain()
+            finished.leave()
+        }.start()
+    }
+    drain()
+    finished.wait()
     return slots.collect()
-}
-
-/// The drain loop the workers share. Set before any thread starts and cleared after all are joined (both
-/// ordered by `Thread.start` and `DispatchGroup.wait`), so no two threads ever write it at once.
-private final class SharedWork: @unchecked Sendable {
-    private var body: (() -> Void)?
-
-    init(_ body: @escaping () -> Void) { self.body = body }
-
-    func run() { body?() }
-    func clear() { body = nil }
 }
 
 /// The next index to work on, shared by the workers.

@@ -58,7 +58,7 @@ final class RecordWriter: Sendable {
     ///   - linger: how long a full save that found less than `maxBatch` records waits for more before it takes
     ///     them (`PipelineConfiguration.commitLinger`).
     ///   - maxBatch: the most records one full save takes (`PipelineConfiguration.commitBatchRecords`).
-    init(store: any ItemStateStore, linger: Duration = .zero, maxBatch: Int = 4096,
+    init(store: any ItemStateStore, linger: Duration, maxBatch: Int,
          onFailure: @escaping @Sendable (any Error) async -> Void) {
         self.store = store
         self.linger = linger

@@ -199,10 +199,8 @@ public struct LibraryStages: PipelineStages {
 
     /// The extension an original takes from the item's file name, lowercased ("" when none).
     static func originalExtension(of item: ImportItem) -> String {
-        // The last component only, found from the end: a split made an array of every folder, for each item.
-        let path = item.relativePath
-        let name = path.lastIndex(of: "/").map { path[path.index(after: $0)...] } ?? path[...]
-        return MediaClassifier.fileExtension(of: name).lowercased()
+        // The last component only, found from the end (a split made an array of every folder, for each item).
+        MediaClassifier.fileExtension(of: FileSystem.baseName(of: item.relativePath)).lowercased()
     }
 
     /// The original's absolute path: where an earlier run put it (the item says), or where this run's transfer
