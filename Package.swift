@@ -9,6 +9,8 @@ let layers: [[String]] = [
     ["CairnCore"],
     // Engines and storage: each stands on Core alone (storage keeps its own records; the worker converts).
     ["CairnHashing", "CairnMedia", "CairnScanner", "CairnReconcile", "CairnPipeline", "CairnNarration", "CairnCatalog"],
+    // Immich's generated API: it imports no cairn module.
+    ["ImmichAPI"],
     // Library storage: layout, lock, originals store, temporary names, durable moves, group commit.
     ["CairnLibrary"],
     // The trash: journal, mover, restore, purge.
@@ -36,6 +38,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
+        .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.8.0"),
     ],
     targets: [
         // System libraries from Debian, found through pkg-config.
@@ -67,6 +70,8 @@ let package = Package(
             name: "CWebP", path: "CSystemLibs/CWebP", pkgConfig: "libwebpdemux", providers: [.apt(["libwebp-dev"])]),
         // The SIGBUS guard for hashing through mappings: compiled C, so one handler and one state per process.
         .target(name: "CMappingGuard", path: "CSystemLibs/CMappingGuard", linkerSettings: [.linkedLibrary("crypto")]),
+        // The fault handlers that leave evidence of a crash for the crash-loop guard: compiled C, one set a process.
+        .target(name: "CCrashEvidence", path: "CSystemLibs/CCrashEvidence"),
         // Linux system calls Swift's Glibc module cannot reach (openat2).
         .systemLibrary(name: "CLinux", path: "CSystemLibs/CLinux"),
         // SQLite's C API for the one bulk insert that binds its values directly (the run tables' walk rows).
@@ -90,13 +95,19 @@ let package = Package(
         .target(name: "CairnReconcile", dependencies: ["CairnCore"]),
         .target(name: "CairnNarration", dependencies: ["CairnCore"]),
         // A run over a library: wires the layers above together.
-        .target(name: "CairnLibrary", dependencies: ["CLinux", "CairnCore", "CairnHashing", "CairnCatalog"]),
+        .target(name: "CairnLibrary", dependencies: ["CLinux", "CCrashEvidence", "CairnCore", "CairnHashing", "CairnCatalog"]),
         .target(name: "CairnTrash", dependencies: ["CairnCore", "CairnCatalog", "CairnReconcile", "CairnLibrary"]),
         .target(name: "CairnWorker", dependencies: [
             "CLinux", "CairnCore", "CairnHashing", "CairnMedia", "CairnScanner", "CairnCatalog",
             "CairnPipeline", "CairnReconcile", "CairnNarration", "CairnLibrary", "CairnTrash", "CGlibcMalloc",
             .product(name: "TOMLKit", package: "TOMLKit"),
         ]),
+        // Immich's HTTP API (client, wire types, server stubs), generated from the filtered spec beside it by
+        // scripts/generate-immich-api and committed (the generator's plugin is slow to build on 2 cores); never edited.
+        .target(
+            name: "ImmichAPI",
+            dependencies: [.product(name: "OpenAPIRuntime", package: "swift-openapi-runtime")],
+            exclude: ["openapi.yaml", "openapi-generator-config.yaml"]),
         // The command line: argument parsing, output and wiring; the media and hash commands call their engines.
         .executableTarget(name: "cairn", dependencies: [
             "CairnCore", "CairnHashing", "CairnMedia", "CairnPipeline", "CairnReconcile", "CairnNarration", "CairnLibrary",

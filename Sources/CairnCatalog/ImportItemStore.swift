@@ -87,6 +87,12 @@ extension Catalog {
         OR (state = '\(State.failed.rawValue)' AND retryable = 0))
         """
 
+    /// Rows the crash-loop guard failed for good: failed while the crash counts it keeps are set (every other outcome
+    /// of a phase resets them). A walk that finds their content again leaves them failed unless asked to retry them.
+    private static let crashFailedCondition = """
+        (state = '\(State.failed.rawValue)' AND retryable = 0 AND (crash_count > 0 OR kill_count > 0))
+        """
+
     /// Rows whose original is not in place yet (`ItemState.owesTransfer`): before or in the transfer, or failed in it.
     private static let owingTransferCondition = """
         (state IN ('\(State.placeholder.rawValue)', '\(State.queued.rawValue)', '\(State.transferring.rawValue)') \
@@ -96,12 +102,12 @@ extension Catalog {
     /// The columns an import item is read with, for the join of `import_item i` with `source s` and `asset a`.
     private static let itemSelection = """
         i.id, i.sha1, i.relative_path, s.root_path, i.kind, i.size, a.original_path, i.state, i.phase, i.operation,
-        i.reason, i.attempts, i.retryable, i.in_flight, i.crash_count, i.duplicate
+        i.reason, i.attempts, i.retryable, i.in_flight, i.in_flight_alone, i.crash_count, i.kill_count, i.duplicate
         """
 
     /// The columns an item's save writes: its state's and its bookkeeping.
     private static let savedColumns = ItemState.CodingKeys.allCases.map(\.stringValue)
-        + [ItemRecord.CodingKeys.inFlight, .crashCount, .duplicate].map(\.stringValue)
+        + [ItemRecord.CodingKeys.inFlight, .runsAlone, .crashCount, .killCount, .duplicate].map(\.stringValue)
 
     // MARK: Import items
 
@@ -126,10 +132,11 @@ extension Catalog {
             reason = CASE WHEN \(terminal) THEN NULL ELSE reason END,
             attempts = CASE WHEN \(terminal) THEN 0 ELSE attempts END,
             crash_count = CASE WHEN \(terminal) THEN 0 ELSE crash_count END,
+            kill_count = CASE WHEN \(terminal) THEN 0 ELSE kill_count END,
             duplicate = CASE WHEN \(terminal) THEN 0 ELSE duplicate END,
             retryable = CASE WHEN \(terminal) THEN 0 ELSE retryable END
         RETURNING id, sha1, relative_path, kind, size, state, phase, operation, reason, attempts, retryable,
-            in_flight, crash_count, duplicate,
+            in_flight, in_flight_alone, crash_count, kill_count, duplicate,
             (SELECT original_path FROM asset WHERE asset.sha1 = ?) AS original_path,
             ? AS root_path
         """
@@ -138,10 +145,13 @@ extension Catalog {
     /// Plans `items` (found under the root of source `sourceID`) in one transaction and returns them as the catalog
     /// now holds them, with the ids their inserts gave them. A row that already holds a checksum is reused, never
     /// doubled: its location is updated to the new sighting, and when it was finished (ready, cancelled, failed for
-    /// good) it starts again as a placeholder; an unfinished row keeps its state, so it resumes where it stood.
-    public func insertImportItems(_ items: [ImportItem], sourceID: Int64, now: Date = Date()) throws -> [ItemRecord] {
+    /// good) it starts again as a placeholder; an unfinished row keeps its state, so it resumes where it stood. A row
+    /// the crash-loop guard failed stays failed (and is returned so) unless `retryingCrashFailures`.
+    public func insertImportItems(_ items: [ImportItem], sourceID: Int64, retryingCrashFailures: Bool = false,
+                                  now: Date = Date()) throws -> [ItemRecord] {
         guard !items.isEmpty else { return [] }
-        let terminal = Self.terminalCondition
+        let terminal = retryingCrashFailures ? Self.terminalCondition
+            : "(\(Self.terminalCondition) AND NOT \(Self.crashFailedCondition))"
         return try pool.write { db in
             let upsert = try db.cachedStatement(sql: Self.planItemSQL(terminal: terminal))
             var records: [ItemRecord] = []
@@ -252,7 +262,8 @@ extension Catalog {
                 // In `savedColumns`' order.
                 try update.execute(arguments: [
                     state.state, state.phase, state.operation, state.reason, state.attempts, state.retryable,
-                    record.inFlight, record.crashCount, record.isDuplicate, updatedAt, record.id.rawValue,
+                    record.inFlight, record.runsAlone, record.crashCount, record.killCount, record.isDuplicate,
+                    updatedAt, record.id.rawValue,
                 ])
             }
         }
@@ -276,16 +287,38 @@ extension Catalog {
         return latest
     }
 
-    /// Sets these items' in-flight flag, and nothing else.
-    public func markImportItemsInFlight(_ ids: [ItemID]) throws {
-        guard !ids.isEmpty else { return }
+    /// Sets these items' in-flight flags (and whether each runs alone), and nothing else.
+    public func markImportItemsInFlight(_ marks: [InFlightMark]) throws {
+        guard !marks.isEmpty else { return }
         do {
             try pool.write { db in
-                let mark = try db.cachedStatement(sql: "UPDATE import_item SET in_flight = 1 WHERE id = ?")
-                for id in ids { try mark.execute(arguments: [id.rawValue]) }
+                let mark = try db.cachedStatement(sql: "UPDATE import_item SET in_flight = 1, in_flight_alone = ? WHERE id = ?")
+                for item in marks { try mark.execute(arguments: [item.alone, item.id.rawValue]) }
             }
         } catch {
             throw CatalogError.naming(error, path: path)
+        }
+    }
+
+    /// Items marked in flight: what the worker may have been working on when it died.
+    public func importItemsInFlight() throws -> [ItemRecord] {
+        try fetchImportItems(where: "in_flight = 1")
+    }
+
+    /// Items of source `sourceID` the crash-loop guard failed for good, by id.
+    public func crashFailedImportItems(sourceID: Int64) throws -> [ItemRecord] {
+        try fetchImportItems(where: "i.source_id = ? AND \(Self.crashFailedCondition)", arguments: [sourceID])
+    }
+
+    /// Makes the crash-loop guard's failures of source `sourceID` retryable failures with their crash counts cleared,
+    /// so the run takes them up again at their failed phase (`--retry-failed`); returns how many.
+    public func retryCrashFailedImportItems(sourceID: Int64, now: Date = Date()) throws -> Int {
+        try pool.write { db in
+            try db.execute(sql: """
+                UPDATE import_item SET retryable = 1, attempts = 0, crash_count = 0, kill_count = 0, updated_at = ?
+                WHERE source_id = ? AND \(Self.crashFailedCondition)
+                """, arguments: [now, sourceID])
+            return db.changesCount
         }
     }
 

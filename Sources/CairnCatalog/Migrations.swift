@@ -159,6 +159,13 @@ enum Migrations {
                 END;
                 """)
         }
+        migrator.registerMigration("v9: crash evidence") { db in
+            // The crash-loop guard tells a crash from a kill and a suspect running alone from one of many in flight.
+            try db.execute(sql: """
+                ALTER TABLE import_item ADD COLUMN in_flight_alone INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE import_item ADD COLUMN kill_count INTEGER NOT NULL DEFAULT 0;
+                """)
+        }
         return migrator
     }
 }

@@ -61,22 +61,30 @@ public struct ImportItem: Hashable, Sendable {
 ///
 /// "In flight": `inFlight` is set and committed before a phase's stage work starts, and cleared when
 /// that phase's outcome (done, failed, timed out, or cleanly abandoned at a cancellation deadline)
-/// is persisted. A record still in flight when a run starts was being worked on when the worker died.
+/// is persisted. A record still in flight when a run starts may have been worked on when the worker died
+/// (`CrashLoopGuard` weighs that).
 public struct ItemRecord: Hashable, Sendable {
     public var item: ImportItem
     public var state: ItemState
     public var inFlight: Bool
-    /// Runs in a row that died while this item was in flight; reset when one of its phases completes.
+    /// The mark is of a crash suspect running alone: nothing else was being worked on.
+    public var runsAlone: Bool
+    /// Runs in a row that crashed (a fault signal recorded) while this item was in flight; reset when one of its
+    /// phases returns.
     public var crashCount: Int
+    /// Runs in a row that died with no fault recorded (killed) while this item was in flight; reset likewise.
+    public var killCount: Int
     /// The transfer found these bytes already in the library; the item is `ready` with nothing new.
     public var isDuplicate: Bool
 
-    public init(item: ImportItem, state: ItemState = .placeholder, inFlight: Bool = false, crashCount: Int = 0,
-                isDuplicate: Bool = false) {
+    public init(item: ImportItem, state: ItemState = .placeholder, inFlight: Bool = false, runsAlone: Bool = false,
+                crashCount: Int = 0, killCount: Int = 0, isDuplicate: Bool = false) {
         self.item = item
         self.state = state
         self.inFlight = inFlight
+        self.runsAlone = runsAlone
         self.crashCount = crashCount
+        self.killCount = killCount
         self.isDuplicate = isDuplicate
     }
 
@@ -88,7 +96,8 @@ public struct ItemRecord: Hashable, Sendable {
 extension ItemRecord: Codable {
     public enum CodingKeys: String, CodingKey, CaseIterable {
         case id, sha1, relativePath = "relative_path", rootPath = "root_path", kind, size
-        case originalPath = "original_path", inFlight = "in_flight", crashCount = "crash_count", duplicate
+        case originalPath = "original_path", inFlight = "in_flight"
+        case runsAlone = "in_flight_alone", crashCount = "crash_count", killCount = "kill_count", duplicate
     }
 
     public init(from decoder: any Decoder) throws {
@@ -103,7 +112,9 @@ extension ItemRecord: Codable {
             originalPath: try columns.decodeIfPresent(String.self, forKey: .originalPath))
         state = try ItemState(from: decoder)
         inFlight = try columns.decode(Bool.self, forKey: .inFlight)
+        runsAlone = try columns.decode(Bool.self, forKey: .runsAlone)
         crashCount = try columns.decode(Int.self, forKey: .crashCount)
+        killCount = try columns.decode(Int.self, forKey: .killCount)
         isDuplicate = try columns.decode(Bool.self, forKey: .duplicate)
     }
 
@@ -118,7 +129,21 @@ extension ItemRecord: Codable {
         try columns.encode(item.originalPath, forKey: .originalPath)
         try state.encode(to: encoder)
         try columns.encode(inFlight, forKey: .inFlight)
+        try columns.encode(runsAlone, forKey: .runsAlone)
         try columns.encode(crashCount, forKey: .crashCount)
+        try columns.encode(killCount, forKey: .killCount)
         try columns.encode(isDuplicate, forKey: .duplicate)
+    }
+}
+
+/// An item's in-flight mark as it is saved ahead of its record: which item, and whether it runs alone (a crash
+/// suspect, with nothing else in flight).
+public struct InFlightMark: Hashable, Sendable {
+    public var id: ItemID
+    public var alone: Bool
+
+    public init(id: ItemID, alone: Bool = false) {
+        self.id = id
+        self.alone = alone
     }
 }

@@ -21,6 +21,7 @@ public struct LibraryLayout: Sendable {
     package static let runLogFolderName = "runs"
     package static let journalFileName = "journal.jsonl"
     package static let lockFileName = ".cairn.lock"
+    package static let crashEvidenceFileName = ".crash-evidence"
 
     public var catalogPath: String { root + "/" + Self.catalogFileName }
     public var originalsDirectory: String { root + "/" + Self.originalsFolderName }
@@ -33,6 +34,8 @@ public struct LibraryLayout: Sendable {
     public var runLogDirectory: String { root + "/" + Self.runLogFolderName }
     public var journalPath: String { root + "/" + Self.journalFileName }
     public var lockPath: String { root + "/" + Self.lockFileName }
+    /// A line left by a worker that faulted as it died (`CrashEvidence`); empty otherwise.
+    public var crashEvidencePath: String { root + "/" + Self.crashEvidenceFileName }
 
     /// Whether a library's catalog exists at `root` (something was imported there).
     public static func holdsLibrary(_ root: String) -> Bool {

@@ -12,7 +12,7 @@ public protocol ItemStateStore: Sendable {
     /// Sets the in-flight flag of these items, and nothing else (not their states, whatever records of theirs are
     /// still on their way to `save`): the marks of phases about to decode, saved ahead of the full saves so the
     /// phases need not wait for them. Commit before returning; durable against a crash of the process is enough.
-    func saveMarks(_ ids: [ItemID]) async throws
+    func saveMarks(_ marks: [InFlightMark]) async throws
 }
 
 /// A store in memory: records by id plus every saved record in order, for tests and dry runs.
@@ -39,10 +39,13 @@ public actor InMemoryItemStateStore: ItemStateStore {
         }
     }
 
-    public func saveMarks(_ ids: [ItemID]) async throws {
+    public func saveMarks(_ marks: [InFlightMark]) async throws {
         if let failure { throw failure }
-        marksSavedAhead += ids.count
-        for id in ids { records[id]?.inFlight = true }
+        marksSavedAhead += marks.count
+        for mark in marks {
+            records[mark.id]?.inFlight = true
+            records[mark.id]?.runsAlone = mark.alone
+        }
     }
 
     /// Makes every later `save` and `saveMarks` throw `error` (simulates a full disk).

@@ -70,7 +70,9 @@ public actor PipelineScheduler {
     ///
     /// Throws only when the store fails (`PipelineError.alreadyRan` on a second call); per-file
     /// failures are in the result's report.
-    public func run(_ records: consuming [ItemRecord]) async throws -> PipelineRunResult {
+    /// `death`: how the worker that left records in flight died (the store's own recovery usually ran first).
+    public func run(_ records: consuming [ItemRecord], after death: CrashLoopGuard.Death = .killed) async throws
+        -> PipelineRunResult {
         guard !hasRun else { throw PipelineError.alreadyRan }
         hasRun = true
         let writer = RecordWriter(store: store, linger: core.configuration.commitLinger,
@@ -83,7 +85,7 @@ public actor PipelineScheduler {
             await self?.phaseEnded(token, .timedOut(timeout))
         }
         self.timeouts = timeouts
-        let first = core.start(records, cancelledWithin: pendingCancelDeadline)
+        let first = core.start(records, after: death, cancelledWithin: pendingCancelDeadline)
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             runFinished = continuation
             perform(first)
@@ -148,8 +150,8 @@ public actor PipelineScheduler {
                 lastPersisted = writer?.enqueue(record) ?? 0
             case .emit(let event):
                 onEvent(event)
-            case .startPhase(let token, let item, let lane, let timeout):
-                startPhase(token, item: item, lane: lane, timeout: timeout)
+            case .startPhase(let token, let item, let lane, let timeout, let alone):
+                startPhase(token, item: item, lane: lane, timeout: timeout, alone: alone)
             case .cancelPhase(let token):
                 phases.removeValue(forKey: token)?.cancel()
             case .armGrace(let token, let delay):
@@ -184,14 +186,14 @@ public actor PipelineScheduler {
     /// The phase's stage work, once its in-flight mark is saved (in the lanes that wait for it) and a runner of
     /// its lane is free, raced against its timeout; either end reports back with the token (the loser finds the
     /// core has moved on). The runner goes back when the work returns, or when the grace after a timeout runs out.
-    private func startPhase(_ token: UInt64, item: ImportItem, lane: Lane, timeout: Duration) {
+    private func startPhase(_ token: UInt64, item: ImportItem, lane: Lane, timeout: Duration, alone: Bool) {
         guard let writer, let timeouts, let runners = runners[lane] else { return }
-        let mark = lane.waitsForInFlightMark ? lastPersisted : 0
+        let mark = lane.waitsForInFlightMark || alone ? lastPersisted : 0
         let lease = RunnerLease(runners, small: item.byteCount <= core.configuration.smallItemBytes)
         leases[token] = lease
         phases[token] = Task.detached { [self, stages] in
             do {
-                try await writer.waitMarked(mark)
+                if alone { try await writer.waitCommitted(mark) } else { try await writer.waitMarked(mark) }
                 try await lease.acquire()
             } catch {
                 // The store failed, or the phase was abandoned while it waited (its record is already persisted).

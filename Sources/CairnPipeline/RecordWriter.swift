@@ -16,13 +16,15 @@ final class RecordWriter: Sendable {
         var enqueued: UInt64 = 0
         var committed: UInt64 = 0
         /// Marks to save ahead, with their sequence numbers, oldest first.
-        var marks: [(sequence: UInt64, id: ItemID)] = []
+        var marks: [(sequence: UInt64, mark: InFlightMark)] = []
         /// Marks saved ahead and not yet covered by `committed`, by sequence.
         var savedAhead: Set<UInt64> = []
         /// Whether a save of marks ahead is in progress.
         var isSavingMarks = false
         var failure: (any Error)?
         var waiters: [(sequence: UInt64, continuation: CheckedContinuation<Void, any Error>)] = []
+        /// Waiting for full saves (`waitCommitted`), not for marks ahead.
+        var commitWaiters: [(sequence: UInt64, continuation: CheckedContinuation<Void, any Error>)] = []
         /// A full save waiting for the marks' save in progress to end.
         var fullSaveWaiting: CheckedContinuation<Void, Never>?
         var idleDrainer: CheckedContinuation<Void, Never>?
@@ -43,6 +45,11 @@ final class RecordWriter: Sendable {
                 if isSaved(waiter.sequence) { ready.append(waiter.continuation) } else { still.append(waiter) }
             }
             waiters = still
+            var stillCommitting: [(sequence: UInt64, continuation: CheckedContinuation<Void, any Error>)] = []
+            for waiter in commitWaiters {
+                if waiter.sequence <= committed { ready.append(waiter.continuation) } else { stillCommitting.append(waiter) }
+            }
+            commitWaiters = stillCommitting
             return ready
         }
     }
@@ -82,7 +89,7 @@ final class RecordWriter: Sendable {
             state.enqueued += 1
             var marker: CheckedContinuation<Void, Never>?
             if isAwaitedMark {
-                state.marks.append((state.enqueued, record.id))
+                state.marks.append((state.enqueued, InFlightMark(id: record.id, alone: record.runsAlone)))
                 marker = state.idleMarker
                 state.idleMarker = nil
             }
@@ -116,6 +123,27 @@ final class RecordWriter: Sendable {
             case .done: continuation.resume()
             case .failed(let error): continuation.resume(throwing: error)
             case .wait: break
+            }
+        }
+    }
+
+    /// Returns once every record up to `sequence` is saved by a full save (a mark saved ahead is not enough), cutting
+    /// the drainer's linger short; throws the store's error if saving failed. A crash suspect's phase waits for this,
+    /// so that no other item's mark is left standing, stale, while the suspect runs alone.
+    func waitCommitted(_ sequence: UInt64) async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            enum Decision { case done, failed(any Error), wait(Task<Void, any Error>?) }
+            let decision: Decision = locked.withLock { state in
+                if sequence <= state.committed { return .done }
+                if let failure = state.failure { return .failed(failure) }
+                state.commitWaiters.append((sequence, continuation))
+                defer { state.lingering = nil }
+                return .wait(state.lingering)
+            }
+            switch decision {
+            case .done: continuation.resume()
+            case .failed(let error): continuation.resume(throwing: error)
+            case .wait(let lingering): lingering?.cancel()
             }
         }
     }
@@ -178,7 +206,9 @@ final class RecordWriter: Sendable {
         guard linger > .zero else { return }
         let wait = Task { [linger] in try await Task.sleep(for: linger) }
         let cutShort = locked.withLock { state in
-            guard !state.closed, state.failure == nil, state.pending.count < maxBatch else { return true }
+            guard !state.closed, state.failure == nil, state.pending.count < maxBatch, state.commitWaiters.isEmpty else {
+                return true
+            }
             state.lingering = wait
             return false
         }
@@ -213,7 +243,7 @@ final class RecordWriter: Sendable {
     private func saveMarksAhead() async {
         while true {
             await park(in: \.idleMarker) { $0.marks.isEmpty && !$0.closed && $0.failure == nil }
-            let taken: [(sequence: UInt64, id: ItemID)]? = locked.withLock { state in
+            let taken: [(sequence: UInt64, mark: InFlightMark)]? = locked.withLock { state in
                 guard !state.marks.isEmpty, state.failure == nil else { return nil }
                 defer { state.marks = [] }
                 state.isSavingMarks = true
@@ -224,7 +254,7 @@ final class RecordWriter: Sendable {
                 continue
             }
             var failure: (any Error)?
-            do { try await store.saveMarks(taken.map(\.id)) } catch { failure = error }
+            do { try await store.saveMarks(taken.map(\.mark)) } catch { failure = error }
             let (ready, fullSave) = locked.withLock { state in
                 state.isSavingMarks = false
                 defer { state.fullSaveWaiting = nil }
@@ -247,8 +277,11 @@ final class RecordWriter: Sendable {
         let (waiters, alreadyFailed, drainer, marker, lingering) = locked.withLock { state in
             let alreadyFailed = state.failure != nil
             if !alreadyFailed { state.failure = error }
-            defer { state.waiters = []; state.idleDrainer = nil; state.idleMarker = nil; state.lingering = nil }
-            return (state.waiters, alreadyFailed, state.idleDrainer, state.idleMarker, state.lingering)
+            defer {
+                state.waiters = []; state.commitWaiters = []
+                state.idleDrainer = nil; state.idleMarker = nil; state.lingering = nil
+            }
+            return (state.waiters + state.commitWaiters, alreadyFailed, state.idleDrainer, state.idleMarker, state.lingering)
         }
         lingering?.cancel()
         for waiter in waiters { waiter.continuation.resume(throwing: error) }

@@ -126,6 +126,8 @@ extension SchedulerCore {
         guard var entry = entries[id] else { return }
         if entry.record.state != lane.activeState { move(&entry, to: lane.activeState) }
         entry.record.inFlight = true
+        let alone = id == activeSuspect
+        entry.record.runsAlone = alone
         entry.attemptsInPhase += 1
         entries[id] = entry
         actions.append(.persist(entry.record))
@@ -137,7 +139,7 @@ extension SchedulerCore {
         let item = entry.record.item
         running[token] = RunningPhase(id: id, lane: lane)
         actions.append(.startPhase(token: token, item: item, lane: lane,
-                                   timeout: configuration[lane].timeout.duration(forBytes: item.byteCount)))
+                                   timeout: configuration[lane].timeout.duration(forBytes: item.byteCount), alone: alone))
     }
 
     // MARK: Results
@@ -145,8 +147,7 @@ extension SchedulerCore {
     mutating func succeed(_ id: ItemID, in lane: Lane, duplicate: Bool) {
         guard var entry = entries[id] else { return }
         entry.attemptsInPhase = 0
-        entry.record.inFlight = false
-        entry.record.crashCount = 0
+        entry.record.phaseReturned()
         let next = duplicate ? nil : lane.next(on: entry.route)
         if duplicate { entry.record.isDuplicate = true }
         move(&entry, to: next?.activeState ?? .ready)
@@ -174,7 +175,8 @@ extension SchedulerCore {
     mutating func fail(_ id: ItemID, in lane: Lane, reason: FailureReason, retryable: Bool) {
         guard var entry = entries[id] else { return }
         let attempt = entry.attemptsInPhase
-        entry.record.inFlight = false
+        // It failed, it did not crash: the crash counts go, so a failure for good is never taken for the guard's.
+        entry.record.phaseReturned()
         move(&entry, to: .failed(ItemFailure(phase: lane, reason: reason, attempts: attempt, retryable: retryable)))
         entries[id] = entry
         if retryable && attempt < configuration.maxAttempts {
@@ -226,6 +228,7 @@ extension SchedulerCore {
             guard var entry = entries[phase.id] else { continue }
             // The phase restarts next run; a clean abandonment is not a crash.
             entry.record.inFlight = false
+            entry.record.runsAlone = false
             entries[phase.id] = entry
             actions.append(.persist(entry.record))
             actions.append(.emit(.abandoned(entry.record.item, phase.lane)))
@@ -304,5 +307,15 @@ extension SchedulerCore {
         case .cancelled: return .skipped(reason: "cancelled")
         default: return record.isDuplicate ? .duplicate : .imported
         }
+    }
+}
+
+extension ItemRecord {
+    /// A phase's work came back (done or failed): the item is no longer in flight, and it did not kill the worker.
+    mutating func phaseReturned() {
+        inFlight = false
+        runsAlone = false
+        crashCount = 0
+        killCount = 0
     }
 }

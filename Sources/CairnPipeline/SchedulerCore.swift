@@ -7,7 +7,8 @@ enum SchedulerAction: Sendable {
     /// Tell the narration.
     case emit(PipelineEvent)
     /// Run `lane`'s stage for `item` once the last persisted record is committed; time it out after `timeout`.
-    case startPhase(token: UInt64, item: ImportItem, lane: Lane, timeout: Duration)
+    /// `alone`: a crash suspect's phase, which waits until every record before its mark is saved by a full save.
+    case startPhase(token: UInt64, item: ImportItem, lane: Lane, timeout: Duration, alone: Bool)
     /// Cancel the phase's task (its media work is interrupted); its end still reports back with its token.
     case cancelPhase(token: UInt64)
     /// Call `graceEnded` for the timed-out phase after `delay`, unless disarmed first (its work returned).
@@ -90,8 +91,10 @@ struct SchedulerCore {
     // MARK: Events
 
     /// Takes `records` (placeholders of a new plan and/or unfinished records of an earlier run): records still
-    /// marked in flight go through the crash-loop guard; fresh placeholders wait for room; the rest are admitted.
-    mutating func start(_ records: consuming [ItemRecord], cancelledWithin deadline: Duration?) -> [SchedulerAction] {
+    /// marked in flight go through the crash-loop guard (`death`: how the worker that left them died); fresh
+    /// placeholders wait for room; the rest are admitted.
+    mutating func start(_ records: consuming [ItemRecord], after death: CrashLoopGuard.Death = .killed,
+                        cancelledWithin deadline: Duration?) -> [SchedulerAction] {
         isRunning = true
         order.reserveCapacity(records.count)
         // Every item ends up there: sized once, not doubled (and copied) as it fills.
@@ -100,7 +103,7 @@ struct SchedulerCore {
         // Fresh placeholders wait (compacted in place at the front of the caller's list).
         var waitingCount = 0
         for index in records.indices {
-            let recovered = CrashLoopGuard.recover(records[index])
+            let recovered = CrashLoopGuard.recover(records[index], after: death)
             let record = recovered ?? records[index]
             guard register(record) else { continue }
             if recovered == nil && record.state == .placeholder {

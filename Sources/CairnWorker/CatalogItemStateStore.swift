@@ -28,9 +28,9 @@ public struct CatalogItemStateStore: ItemStateStore {
 
     /// One small transaction with no sync: a mark only has to outlive a crash of this process, and it points at no
     /// file (the rows that do wait for `save`'s sync).
-    public func saveMarks(_ ids: [ItemID]) async throws {
+    public func saveMarks(_ marks: [InFlightMark]) async throws {
         let catalog = self.catalog
-        try await BlockingWork.run { try catalog.markImportItemsInFlight(ids) }
+        try await BlockingWork.run { try catalog.markImportItemsInFlight(marks) }
     }
 
     /// Records earlier runs left unfinished or in flight, by id, read row by row (there may be many thousands).
@@ -44,13 +44,15 @@ public struct CatalogItemStateStore: ItemStateStore {
     /// Plans `newItems` in the catalog and returns what this run takes on: the items earlier runs left unfinished
     /// and the planned ones, as the catalog returned them (with the ids their inserts gave them), by id. A planned
     /// checksum an earlier run left unfinished is one item, in the state it stood in.
-    public func plan(_ newItems: [ImportItem], sourceID: Int64, owingTransfer: Bool) throws -> [ItemRecord] {
+    public func plan(_ newItems: [ImportItem], sourceID: Int64, owingTransfer: Bool,
+                     retryingCrashFailures: Bool = false) throws -> [ItemRecord] {
         var records = try unfinished(owingTransfer: owingTransfer)
         records.reserveCapacity(records.count + newItems.count)
         var earlier = [ItemID: Int](minimumCapacity: records.count)
         for (index, record) in records.enumerated() { earlier[record.id] = index }
         var sorted = true
-        for record in try planNew(newItems, sourceID: sourceID, owingTransfer: owingTransfer) {
+        for record in try planNew(newItems, sourceID: sourceID, owingTransfer: owingTransfer,
+                                  retryingCrashFailures: retryingCrashFailures) {
             if let index = earlier[record.id] {
                 records[index] = record
             } else {
@@ -63,10 +65,15 @@ public struct CatalogItemStateStore: ItemStateStore {
     }
 
     /// Plans `newItems` in the catalog and returns the records this run takes on, as the catalog returned them.
-    /// `owingTransfer`: only those whose original is not in place yet (an archive-only run).
-    public func planNew(_ newItems: [ImportItem], sourceID: Int64, owingTransfer: Bool) throws -> [ItemRecord] {
-        var records = try catalog.insertImportItems(newItems, sourceID: sourceID)
+    /// `owingTransfer`: only those whose original is not in place yet (an archive-only run). An item the crash-loop
+    /// guard failed stays failed (the run reports it) unless `retryingCrashFailures`.
+    public func planNew(_ newItems: [ImportItem], sourceID: Int64, owingTransfer: Bool,
+                        retryingCrashFailures: Bool = false) throws -> [ItemRecord] {
+        var records = try catalog.insertImportItems(newItems, sourceID: sourceID,
+                                                    retryingCrashFailures: retryingCrashFailures)
         if owingTransfer { records.removeAll { !$0.state.owesTransfer } }
+        // Reported by the run from the catalog, with those whose content is already in place.
+        records.removeAll(where: CrashLoopGuard.failedIt)
         return records
     }
 }

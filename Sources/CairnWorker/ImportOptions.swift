@@ -16,6 +16,8 @@ public struct ImportOptions: Sendable {
     /// Keep every file's outcome in the summary (for `--report`). Off, only their counts are kept: a huge
     /// source would otherwise hold a line per file at the end of the run.
     public var keepsOutcomes = false
+    /// `--retry-failed`: files the crash-loop guard failed for good go through the lanes again.
+    public var retryFailed = false
 
     /// The transfer lane's width (copies are I/O bound, so wider than the cores helps a disk queue).
     public var copyWorkers: Int {

@@ -14,6 +14,13 @@ extension ImportRun {
         let catalog = library.catalog
         let files = hashed.files
         let archiveOnly = !options.pipeline.derivativesEnabled
+        if options.retryFailed {
+            let retried = try catalog.retryCrashFailedImportItems(sourceID: context.sourceID, now: now())
+            if retried > 0 {
+                narrator.note("--retry-failed: \(retried) file\(retried == 1 ? "" : "s") that crashed the worker before "
+                              + "go through the lanes again")
+            }
+        }
         let earlier = try catalog.unfinishedImportItemCount(owingTransfer: archiveOnly, excludingNewContentOf: files)
         narrator.expectTotal(.importing, items: earlier + plan.newContent)
 
@@ -36,6 +43,7 @@ extension ImportRun {
         var imported = Imported(bytesCopied: 0, failures: [])
         var pages = ImportPages(files: files, catalog: catalog, sourceID: context.sourceID,
                                 sourceRoot: context.sourceRoot, archiveOnly: archiveOnly, size: pageSizes.import)
+        pages.retryingCrashFailures = options.retryFailed
         var failedSoFar = 0
         while let records = try pages.next() {
             var maxErrors = options.pipeline.maxErrors
@@ -64,6 +72,7 @@ extension ImportRun {
             }
         }
         imported.bytesCopied = narration.bytesCopied
+        try reportCrashFailures(of: context, files: files, into: &imported)
 
         if options.keepsOutcomes {
             try ImportFileOutcome.forEach(files: files, hashFailures: hashed.failures) { outcome in
@@ -108,6 +117,29 @@ extension ImportRun {
     }
 }
 
+extension ImportRun {
+    /// Every file of the source that the crash-loop guard failed for good is a failure of this run too, until
+    /// `--retry-failed` (or new content) takes it up again: listed with its reason in the summary, the run record
+    /// (`cairn status`), `--report` and the events, counted once in each.
+    func reportCrashFailures(of context: Context, files: RunFileTable, into imported: inout Imported) throws {
+        let failed = try library.catalog.crashFailedImportItems(sourceID: context.sourceID)
+        guard !failed.isEmpty else { return }
+        var outcomes: [RunFileTable.ContentOutcome] = []
+        for record in failed {
+            guard let failure = record.state.failure else { continue }
+            let item = record.item
+            narrator.failed(file: item.relativePath, reason: failure.reason, phase: .importing, bytes: item.byteCount)
+            imported.failures.append(ImportFailure(relativePath: item.relativePath, phase: FailurePhase(failure.phase),
+                                                   reason: failure.reason, retryable: false))
+            outcomes.append(RunFileTable.ContentOutcome(FileOutcomeEntry(
+                path: item.relativePath, checksum: item.checksum,
+                outcome: .failed(phase: failure.phase, reason: failure.reason)))!)
+        }
+        try files.recordOutcomes(outcomes)
+        if imported.completion == .finished { imported.completion = .finishedWithFailures }
+    }
+}
+
 /// The importing phase's pages: first what earlier runs left unfinished, then this run's new content, each page
 /// planned in the catalog as it is taken.
 struct ImportPages {
@@ -117,6 +149,8 @@ struct ImportPages {
     let sourceRoot: String
     let archiveOnly: Bool
     let size: Int
+    /// `--retry-failed`: items the crash-loop guard failed run again.
+    var retryingCrashFailures = false
     private var lastEarlier = ItemID(0)
     private var earlierDone = false
     private var lastFirstFile: Int64 = 0
@@ -151,8 +185,8 @@ struct ImportPages {
                 ImportItem(relativePath: $0.file.relativePath, sourceRoot: sourceRoot, kind: $0.file.kind,
                            byteCount: $0.file.fingerprint.size, checksum: $0.checksum)
             }
-            let records = try CatalogItemStateStore(catalog: catalog).planNew(items, sourceID: sourceID,
-                                                                               owingTransfer: archiveOnly)
+            let records = try CatalogItemStateStore(catalog: catalog).planNew(
+                items, sourceID: sourceID, owingTransfer: archiveOnly, retryingCrashFailures: retryingCrashFailures)
             if !records.isEmpty { return records }
         }
     }

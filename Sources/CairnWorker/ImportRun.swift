@@ -65,6 +65,8 @@ public struct ImportRun: Sendable {
         var sourceID: Int64
         var temporaryFilesRemoved: Int
         var clockStart: ContinuousClock.Instant
+        /// Armed for this run (nil for a dry run, which decodes nothing).
+        var crashEvidence: CrashEvidence? = nil
     }
 
     /// Opens the run: resolves the source, registers the run, clears what a killed run left in `tmp/`.
@@ -81,8 +83,28 @@ public struct ImportRun: Sendable {
         let record = RunRecord(id: narration.runID, command: command, sourceID: sourceID, startedAt: started)
         try library.catalog.startRun(record)
         let removed = library.removeLeftoverTemporaryFiles()
+        let evidence = try recoverItemsInFlight()
         return Context(record: record, sourceRoot: sourceRoot, sourceID: sourceID, temporaryFilesRemoved: removed,
-                       clockStart: .now)
+                       clockStart: .now, crashEvidence: evidence)
+    }
+
+    /// Weighs the items a worker that died left in flight (`CrashLoopGuard`), before any work and in one transaction,
+    /// then arms the crash evidence for this run. Evidence is cleared only once the recovery is saved: a start-up
+    /// interrupted before that recovers the same death again, and counts it once.
+    func recoverItemsInFlight() throws -> CrashEvidence {
+        let evidence = try CrashEvidence(layout: library.layout)
+        let fault = try evidence.recorded()
+        let inFlight = try library.catalog.importItemsInFlight()
+        if !inFlight.isEmpty {
+            let (_, changed) = CrashLoopGuard.recover(inFlight, after: fault == nil ? .killed : .crashed)
+            try library.catalog.saveImportItemStates(changed, now: now())
+            if let fault {
+                narrator.warning("the previous run crashed (\(fault)) with \(inFlight.count) item\(inFlight.count == 1 ? "" : "s") "
+                                 + "in flight: they run one at a time, last, so the file that crashed it is found")
+            }
+        }
+        try evidence.clearAndArm()
+        return evidence
     }
 
     struct Prepared: Sendable {

@@ -81,7 +81,9 @@ public struct LibraryStages: PipelineStages {
         let checksum = item.checksum
         let catalog = library.catalog, media = media, onKept = onKeptWithoutPreview, commit = groupCommit
         let original = originalPath(of: item, checksum: checksum)
+        let crashes = Self.crashesForTests(item)
         try await BlockingWork.run(tracking: work) { (interrupt) throws in
+            if crashes { CrashEvidence.faultForTests() }
             let probe: MediaProbe
             do { probe = try media.probe(path: original, interrupt: interrupt) } catch {
                 if try Self.keepWithoutPreview(item, checksum, error, catalog: catalog, onKept: onKept) { return }
@@ -198,6 +200,13 @@ public struct LibraryStages: PipelineStages {
     }
 
     /// The extension an original takes from the item's file name, lowercased ("" when none).
+    /// The tests' fault hook: `CAIRN_TEST_CRASH_ON=NAME` makes probing a file whose name is NAME crash the worker
+    /// with a real SIGSEGV, every time, as a decoder's bug would. Unset, as it is outside the tests, it does nothing.
+    static func crashesForTests(_ item: ImportItem) -> Bool {
+        guard let name = ProcessInfo.processInfo.environment["CAIRN_TEST_CRASH_ON"], !name.isEmpty else { return false }
+        return FileSystem.baseName(of: item.relativePath) == name
+    }
+
     static func originalExtension(of item: ImportItem) -> String {
         // The last component only, found from the end (a split made an array of every folder, for each item).
         MediaClassifier.fileExtension(of: FileSystem.baseName(of: item.relativePath)).lowercased()

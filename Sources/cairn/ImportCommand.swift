@@ -95,6 +95,7 @@ struct ImportCommand: AsyncParsableCommand {
         options.hashWorkers = hashThreads
         options.pipeline = try pipelineConfiguration()
         options.keepsOutcomes = pipeline.report != nil
+        options.retryFailed = pipeline.retryFailed
         let (renderer, ticker) = narration.makeRenderer()
         defer { ticker?.cancel() }
         let signals = SignalHandling.install(cancellation: options.cancellation) { name in

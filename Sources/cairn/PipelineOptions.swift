@@ -29,6 +29,12 @@ struct PipelineOptions: ParsableArguments {
         "Write every imported file's outcome to this file as JSON lines.", valueName: "file"))
     var report: String?
 
+    @Flag(name: .customLong("retry-failed"), help: """
+        Try again the files an earlier run failed for crashing the worker (they stay failed otherwise, so one bad \
+        file cannot crash every run); other failures are retried on every run anyway.
+        """)
+    var retryFailed = false
+
     enum Switch: String, ExpressibleByArgument, CaseIterable {
         case on, off
     }

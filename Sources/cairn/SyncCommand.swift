@@ -114,6 +114,7 @@ struct SyncInvocation {
         if let pipeline {
             importOptions.pipeline = try pipeline.applied(to: importOptions.pipeline)
             importOptions.keepsOutcomes = pipeline.report != nil
+            importOptions.retryFailed = pipeline.retryFailed
         }
         var options = SyncOptions(importOptions: importOptions, settings: settings.reconcile)
         options.applyDeletions = settings.applyDeletions

@@ -86,23 +86,44 @@ struct ProgressAndReportTests {
         #expect(status(.interrupted) == .interrupted)
     }
 
-    @Test("crash-loop guard: first death counts, second fails the item for good")
+    @Test("crash-loop guard: a kill blames nobody; a crash makes suspects; a crash while alone fails the item")
     func crashLoopGuard() throws {
         let clean = ItemRecord(item: item(1), state: .probing)
-        #expect(CrashLoopGuard.recover(clean) == nil)
+        #expect(CrashLoopGuard.recover(clean, after: .crashed) == nil)
 
-        let once = try #require(CrashLoopGuard.recover(ItemRecord(item: item(2), state: .thumbnailing, inFlight: true)))
-        #expect(once.state == .thumbnailing && !once.inFlight && once.crashCount == 1)
-        #expect(CrashLoopGuard.isSuspect(once))
+        // Killed (no fault recorded): resumed as it stood, not a suspect, however many were in flight.
+        let inFlight = ItemRecord(item: item(2), state: .thumbnailing, inFlight: true)
+        let killed = try #require(CrashLoopGuard.recover(inFlight, after: .killed))
+        #expect(killed.state == .thumbnailing && !killed.inFlight && killed.killCount == 1 && killed.crashCount == 0)
+        #expect(!CrashLoopGuard.isSuspect(killed))
 
-        var again = once
-        again.inFlight = true
-        let twice = try #require(CrashLoopGuard.recover(again))
-        #expect(twice.state == .failed(ItemFailure(phase: .thumbnail, reason: "worker crashed while processing this file",
-                                                   attempts: 2, retryable: false)))
-        #expect(twice.state.isTerminal && !CrashLoopGuard.isSuspect(twice))
+        // Crashed (a fault recorded) while in flight among others: a suspect, not failed.
+        let crashed = try #require(CrashLoopGuard.recover(inFlight, after: .crashed))
+        #expect(crashed.state == .thumbnailing && crashed.crashCount == 1 && CrashLoopGuard.isSuspect(crashed))
 
-        let (all, changed) = CrashLoopGuard.recover([clean, again])
+        // Crashed again while it ran alone: the culprit.
+        var alone = crashed
+        alone.inFlight = true
+        alone.runsAlone = true
+        let culprit = try #require(CrashLoopGuard.recover(alone, after: .crashed))
+        #expect(culprit.state == .failed(ItemFailure(phase: .thumbnail, reason: CrashLoopGuard.reason,
+                                                     attempts: 2, retryable: false)))
+        #expect(culprit.state.isTerminal && !CrashLoopGuard.isSuspect(culprit) && CrashLoopGuard.failedIt(culprit))
+
+        // Killed while alone: not enough, until it has happened `killsBeforeFailure` times in a row.
+        let aloneKilled = try #require(CrashLoopGuard.recover(alone, after: .killed))
+        #expect(!aloneKilled.state.isTerminal && CrashLoopGuard.isSuspect(aloneKilled))
+        var record = inFlight
+        for death in 1...CrashLoopGuard.killsBeforeFailure {
+            record.inFlight = true
+            record.runsAlone = CrashLoopGuard.isSuspect(record)
+            record = try #require(CrashLoopGuard.recover(record, after: .killed))
+            #expect(CrashLoopGuard.isSuspect(record) == (death >= CrashLoopGuard.killsBeforeSuspicion
+                                                         && death < CrashLoopGuard.killsBeforeFailure))
+            #expect(record.state.isTerminal == (death == CrashLoopGuard.killsBeforeFailure))
+        }
+
+        let (all, changed) = CrashLoopGuard.recover([clean, alone], after: .crashed)
         #expect(all.map(\.id) == [1, 2] && changed.map(\.id) == [2])
     }
 }

@@ -38,7 +38,7 @@ struct SchedulerCoreTests {
                 switch action {
                 case .persist(let record): drive.persisted.append(record)
                 case .emit(let event): drive.events.append(event)
-                case .startPhase(let token, _, let lane, _):
+                case .startPhase(let token, _, let lane, _, _):
                     phases.append((token, lane))
                     drive.starts += 1
                     drive.lanesStarted.insert(lane)

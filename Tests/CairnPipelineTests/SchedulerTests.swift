@@ -525,16 +525,16 @@ struct SchedulerTests {
         #expect(await harness.store.all().filter { $0.state == .queued }.count == 4)
     }
 
-    @Test("crash-loop guard on start: twice in flight fails without work; once runs alone, last")
+    @Test("crash-loop guard on start after a crash: the one alone fails without work; the others run alone, last")
     func crashLoopOnStart() async throws {
         let records = [
-            ItemRecord(item: item(1), state: .thumbnailing, inFlight: true, crashCount: 1),
+            ItemRecord(item: item(1), state: .thumbnailing, inFlight: true, runsAlone: true, crashCount: 1),
             ItemRecord(item: item(2), state: .probing, inFlight: true),
             ItemRecord(item: item(3)),
             ItemRecord(item: item(4)),
         ]
         let harness = Harness(records: records)
-        let result = try await harness.scheduler.run(records)
+        let result = try await harness.scheduler.run(records, after: .crashed)
 
         #expect(harness.stages.calls(.thumbnail, 1) == 0)
         #expect(result.report.entries[0].outcome == .failed(phase: .thumbnail, reason: CrashLoopGuard.reason))
@@ -548,6 +548,24 @@ struct SchedulerTests {
         #expect(harness.stages.calls(.transfer, 2) == 0 && harness.stages.calls(.metadata, 2) == 1)
         #expect(await harness.store.record(2)?.crashCount == 0)
         #expect(result.report.count(.imported) == 3 && result.exitStatus == .someFilesFailed)
+    }
+
+    @Test("crash-loop guard on start after a kill: nobody is blamed, nothing runs alone")
+    func killedWorkerBlamesNobody() async throws {
+        let records = [
+            ItemRecord(item: item(1), state: .thumbnailing, inFlight: true, runsAlone: true, crashCount: 1),
+            ItemRecord(item: item(2), state: .probing, inFlight: true),
+            ItemRecord(item: item(3)),
+        ]
+        let harness = Harness(records: records)
+        let result = try await harness.scheduler.run(records, after: .killed)
+        #expect(result.report.count(.imported) == 3 && result.exitStatus == .success)
+        // Item 1 crashed once before, so it is still a suspect; item 2 was only killed, so it is not.
+        let log = harness.stages.log
+        let lastOfOthers = try #require(log.lastIndex { if case .end(_, let id) = $0 { id != 1 } else { false } })
+        let firstOfSuspect = try #require(log.firstIndex { if case .start(_, 1) = $0 { true } else { false } })
+        #expect(firstOfSuspect > lastOfOthers)
+        #expect(await harness.store.all().allSatisfy { $0.crashCount == 0 && $0.killCount == 0 && !$0.runsAlone })
     }
 
     @Test("resumed items restart at the phase they were in")
@@ -693,7 +711,7 @@ private actor HeldStore: ItemStateStore {
         try await saved.save(records)
     }
 
-    func saveMarks(_ ids: [ItemID]) async throws {
+    func saveMarks(_ ids: [InFlightMark]) async throws {
         if held { await withCheckedContinuation { waiting.append($0) } }
         try await saved.saveMarks(ids)
     }
@@ -720,7 +738,7 @@ private actor SplitStore: ItemStateStore {
         try await saved.save(records)
     }
 
-    func saveMarks(_ ids: [ItemID]) async throws {
+    func saveMarks(_ ids: [InFlightMark]) async throws {
         await waitIfHeld(.marks)
         try await saved.saveMarks(ids)
     }

@@ -254,34 +254,6 @@ import Testing
         #expect(exists(older) && !exists(current), "no second copy at the new layout's path")
     }
 
-    @Test func anItemInFlightWhenTheWorkerDiedTwiceFailsWithoutRunning() async throws {
-        try MediaFixtures.jpeg(at: source.subpath("poison.jpg"), width: 64, height: 48)
-        try MediaFixtures.jpeg(at: source.subpath("fine.jpg"), width: 64, height: 64)
-        let planned = try content(["poison.jpg", "fine.jpg"])
-        let catalog = library.catalog
-        let sourceID = try catalog.sourceID(forRoot: source.path)
-        let poison = try #require(try catalog.insertImportItems(planned, sourceID: sourceID).first).item
-        // Died once already while it was in flight, and was in flight again when the worker died.
-        try await CatalogItemStateStore(catalog: catalog).save([
-            ItemRecord(item: poison, state: .transferring, inFlight: true, crashCount: 1),
-        ])
-        let log = EventLog()
-
-        let result = try await runImport([], log: log)
-
-        #expect(result.exitStatus == .someFilesFailed)
-        #expect(!log.phasesStarted.contains { $0.0 == "poison.jpg" })
-        let row = try #require(try catalog.importItem(planned[0].checksum))
-        #expect(row.state.name == .failed)
-        #expect(row.state.failure?.reason == CrashLoopGuard.reason)
-        #expect(row.state.failure?.retryable == false)
-        #expect(row.inFlight == false)
-        #expect(row.crashCount == 2)
-        #expect(try catalog.importItem(planned[1].checksum)?.state.name == .ready)
-        // Finished for good: the next run does not pick it up again.
-        #expect(try catalog.unfinishedImportItems().isEmpty)
-    }
-
     @Test(arguments: [("DCIM/100APPLE/IMG_0001.JPG", "jpg"), ("a.b/c", ""), ("trip.2019/.hidden", ""),
                       ("heic", ""), ("x/y/z.tar.HEIC", "heic"), ("clip.", "")])
     func anOriginalTakesItsFileNamesExtensionLowercased(path: String, expected: String) throws {
