@@ -305,9 +305,17 @@ extension Catalog {
         try fetchImportItems(where: "in_flight = 1")
     }
 
-    /// Items of source `sourceID` the crash-loop guard failed for good, by id.
-    public func crashFailedImportItems(sourceID: Int64) throws -> [ItemRecord] {
-        try fetchImportItems(where: "i.source_id = ? AND \(Self.crashFailedCondition)", arguments: [sourceID])
+    /// Items of source `sourceID` the crash-loop guard failed for good whose content this run's walk found, hashed or
+    /// unchanged (a file gone from the source is no longer reported), by id. `table` is not read from Swift: the query joins its `TEMP`
+    /// tables on the writer connection.
+    public func crashFailedImportItems(sourceID: Int64, foundBy table: RunFileTable) throws -> [ItemRecord] {
+        let condition = "i.source_id = ? AND \(Self.crashFailedCondition)"
+            + " AND EXISTS (SELECT 1 FROM temp.run_file r WHERE r.sha1 = i.sha1)"
+        return try pool.write { db in
+            var result: [ItemRecord] = []
+            try Self.forEachImportItem(db, where: condition, arguments: [sourceID]) { result.append($0) }
+            return result
+        }
     }
 
     /// Makes the crash-loop guard's failures of source `sourceID` retryable failures with their crash counts cleared,

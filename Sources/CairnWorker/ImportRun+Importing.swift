@@ -122,20 +122,19 @@ extension ImportRun {
     /// `--retry-failed` (or new content) takes it up again: listed with its reason in the summary, the run record
     /// (`cairn status`), `--report` and the events, counted once in each.
     func reportCrashFailures(of context: Context, files: RunFileTable, into imported: inout Imported) throws {
-        let failed = try library.catalog.crashFailedImportItems(sourceID: context.sourceID)
+        let failed = try library.catalog.crashFailedImportItems(sourceID: context.sourceID, foundBy: files)
         guard !failed.isEmpty else { return }
-        var outcomes: [RunFileTable.ContentOutcome] = []
+        var entries: [FileOutcomeEntry] = []
         for record in failed {
             guard let failure = record.state.failure else { continue }
             let item = record.item
             narrator.failed(file: item.relativePath, reason: failure.reason, phase: .importing, bytes: item.byteCount)
             imported.failures.append(ImportFailure(relativePath: item.relativePath, phase: FailurePhase(failure.phase),
                                                    reason: failure.reason, retryable: false))
-            outcomes.append(RunFileTable.ContentOutcome(FileOutcomeEntry(
-                path: item.relativePath, checksum: item.checksum,
-                outcome: .failed(phase: failure.phase, reason: failure.reason)))!)
+            entries.append(FileOutcomeEntry(path: item.relativePath, checksum: item.checksum,
+                                            outcome: .failed(phase: failure.phase, reason: failure.reason)))
         }
-        try files.recordOutcomes(outcomes)
+        try files.recordOutcomes(entries.compactMap(RunFileTable.ContentOutcome.init))
         if imported.completion == .finished { imported.completion = .finishedWithFailures }
     }
 }

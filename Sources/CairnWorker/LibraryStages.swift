@@ -203,9 +203,15 @@ public struct LibraryStages: PipelineStages {
     /// The tests' fault hook: `CAIRN_TEST_CRASH_ON=NAME` makes probing a file whose name is NAME crash the worker
     /// with a real SIGSEGV, every time, as a decoder's bug would. Unset, as it is outside the tests, it does nothing.
     static func crashesForTests(_ item: ImportItem) -> Bool {
-        guard let name = ProcessInfo.processInfo.environment["CAIRN_TEST_CRASH_ON"], !name.isEmpty else { return false }
+        guard let name = crashOnName else { return false }
         return FileSystem.baseName(of: item.relativePath) == name
     }
+
+    /// Read once: the environment is copied into a dictionary on every read, and the metadata phase is per file.
+    private static let crashOnName: String? = {
+        guard let name = ProcessInfo.processInfo.environment["CAIRN_TEST_CRASH_ON"], !name.isEmpty else { return nil }
+        return name
+    }()
 
     static func originalExtension(of item: ImportItem) -> String {
         // The last component only, found from the end (a split made an array of every folder, for each item).

@@ -82,6 +82,15 @@ import Testing
         #expect(rowsRetried["poison.jpg"]?.state == .ready)
     }
 
+    @Test func aCrashFailureIsNoLongerReportedOnceItsFileLeftTheSource() async throws {
+        try await leaveInFlight(poisonAlone: true, fault: "fault signal 11")
+        let (first, _) = try await importOnce()
+        #expect(first.failures.map(\.relativePath) == ["poison.jpg"])
+        try FileManager.default.removeItem(atPath: source.subpath("poison.jpg"))
+        let (after, _) = try await importOnce()
+        #expect(after.exitStatus == .success && after.failures.isEmpty)
+    }
+
     @Test func aKillBlamesNobodyEvenAnItemThatRanAlone() async throws {
         try await leaveInFlight(poisonAlone: true, fault: nil)
         let (summary, rows) = try await importOnce()
