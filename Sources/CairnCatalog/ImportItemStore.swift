@@ -146,12 +146,10 @@ extension Catalog {
     /// now holds them, with the ids their inserts gave them. A row that already holds a checksum is reused, never
     /// doubled: its location is updated to the new sighting, and when it was finished (ready, cancelled, failed for
     /// good) it starts again as a placeholder; an unfinished row keeps its state, so it resumes where it stood. A row
-    /// the crash-loop guard failed stays failed (and is returned so) unless `retryingCrashFailures`.
-    public func insertImportItems(_ items: [ImportItem], sourceID: Int64, retryingCrashFailures: Bool = false,
-                                  now: Date = Date()) throws -> [ItemRecord] {
+    /// the crash-loop guard failed stays failed (and is returned so) until `retryCrashFailedImportItems`.
+    public func insertImportItems(_ items: [ImportItem], sourceID: Int64, now: Date = Date()) throws -> [ItemRecord] {
         guard !items.isEmpty else { return [] }
-        let terminal = retryingCrashFailures ? Self.terminalCondition
-            : "(\(Self.terminalCondition) AND NOT \(Self.crashFailedCondition))"
+        let terminal = "(\(Self.terminalCondition) AND NOT \(Self.crashFailedCondition))"
         return try pool.write { db in
             let upsert = try db.cachedStatement(sql: Self.planItemSQL(terminal: terminal))
             var records: [ItemRecord] = []
@@ -306,8 +304,8 @@ extension Catalog {
     }
 
     /// Items of source `sourceID` the crash-loop guard failed for good whose content this run's walk found, hashed or
-    /// unchanged (a file gone from the source is no longer reported), by id. `table` is not read from Swift: the query joins its `TEMP`
-    /// tables on the writer connection.
+    /// unchanged (a file gone from the source is no longer reported), by id. `table` is not read from Swift: the
+    /// query joins its `TEMP` tables on the writer connection, which asking for it guarantees exist.
     public func crashFailedImportItems(sourceID: Int64, foundBy table: RunFileTable) throws -> [ItemRecord] {
         let condition = "i.source_id = ? AND \(Self.crashFailedCondition)"
             + " AND EXISTS (SELECT 1 FROM temp.run_file r WHERE r.sha1 = i.sha1)"

@@ -38,11 +38,6 @@ public final class CrashEvidence: Sendable {
         CCrashEvidence_arm(descriptor)
     }
 
-    /// This run ended by itself: a fault after this is none of its items' doing.
-    public func disarm() {
-        CCrashEvidence_disarm()
-    }
-
     /// Crashes the process with a real SIGSEGV: the fault hook of the tests of a file that crashes the worker.
     public static func faultForTests() -> Never {
         CCrashEvidence_fault_for_tests()

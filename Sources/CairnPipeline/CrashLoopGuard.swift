@@ -72,9 +72,11 @@ public enum CrashLoopGuard {
         (record.crashCount > 0 || record.killCount >= killsBeforeSuspicion) && !record.state.isTerminal
     }
 
-    /// Whether the guard failed this record for good (a later run leaves it failed unless asked to retry it).
+    /// Whether the guard failed this record for good (a later run leaves it failed unless asked to retry it): failed
+    /// for good with crash counts still set, as the catalog's planning tells it too (every other end of a phase
+    /// clears them).
     public static func failedIt(_ record: ItemRecord) -> Bool {
         guard let failure = record.state.failure else { return false }
-        return !failure.retryable && failure.reason == reason
+        return !failure.retryable && (record.crashCount > 0 || record.killCount > 0)
     }
 }

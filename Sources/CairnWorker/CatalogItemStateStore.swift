@@ -44,15 +44,13 @@ public struct CatalogItemStateStore: ItemStateStore {
     /// Plans `newItems` in the catalog and returns what this run takes on: the items earlier runs left unfinished
     /// and the planned ones, as the catalog returned them (with the ids their inserts gave them), by id. A planned
     /// checksum an earlier run left unfinished is one item, in the state it stood in.
-    public func plan(_ newItems: [ImportItem], sourceID: Int64, owingTransfer: Bool,
-                     retryingCrashFailures: Bool = false) throws -> [ItemRecord] {
+    public func plan(_ newItems: [ImportItem], sourceID: Int64, owingTransfer: Bool) throws -> [ItemRecord] {
         var records = try unfinished(owingTransfer: owingTransfer)
         records.reserveCapacity(records.count + newItems.count)
         var earlier = [ItemID: Int](minimumCapacity: records.count)
         for (index, record) in records.enumerated() { earlier[record.id] = index }
         var sorted = true
-        for record in try planNew(newItems, sourceID: sourceID, owingTransfer: owingTransfer,
-                                  retryingCrashFailures: retryingCrashFailures) {
+        for record in try planNew(newItems, sourceID: sourceID, owingTransfer: owingTransfer) {
             if let index = earlier[record.id] {
                 records[index] = record
             } else {
@@ -66,13 +64,10 @@ public struct CatalogItemStateStore: ItemStateStore {
 
     /// Plans `newItems` in the catalog and returns the records this run takes on, as the catalog returned them.
     /// `owingTransfer`: only those whose original is not in place yet (an archive-only run). An item the crash-loop
-    /// guard failed stays failed (the run reports it) unless `retryingCrashFailures`.
-    public func planNew(_ newItems: [ImportItem], sourceID: Int64, owingTransfer: Bool,
-                        retryingCrashFailures: Bool = false) throws -> [ItemRecord] {
-        var records = try catalog.insertImportItems(newItems, sourceID: sourceID,
-                                                    retryingCrashFailures: retryingCrashFailures)
+    /// guard failed stays failed, left out here: the run reports it.
+    public func planNew(_ newItems: [ImportItem], sourceID: Int64, owingTransfer: Bool) throws -> [ItemRecord] {
+        var records = try catalog.insertImportItems(newItems, sourceID: sourceID)
         if owingTransfer { records.removeAll { !$0.state.owesTransfer } }
-        // Reported by the run from the catalog, with those whose content is already in place.
         records.removeAll(where: CrashLoopGuard.failedIt)
         return records
     }

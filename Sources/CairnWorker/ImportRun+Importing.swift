@@ -43,7 +43,6 @@ extension ImportRun {
         var imported = Imported(bytesCopied: 0, failures: [])
         var pages = ImportPages(files: files, catalog: catalog, sourceID: context.sourceID,
                                 sourceRoot: context.sourceRoot, archiveOnly: archiveOnly, size: pageSizes.import)
-        pages.retryingCrashFailures = options.retryFailed
         var failedSoFar = 0
         while let records = try pages.next() {
             var maxErrors = options.pipeline.maxErrors
@@ -148,8 +147,6 @@ struct ImportPages {
     let sourceRoot: String
     let archiveOnly: Bool
     let size: Int
-    /// `--retry-failed`: items the crash-loop guard failed run again.
-    var retryingCrashFailures = false
     private var lastEarlier = ItemID(0)
     private var earlierDone = false
     private var lastFirstFile: Int64 = 0
@@ -184,8 +181,8 @@ struct ImportPages {
                 ImportItem(relativePath: $0.file.relativePath, sourceRoot: sourceRoot, kind: $0.file.kind,
                            byteCount: $0.file.fingerprint.size, checksum: $0.checksum)
             }
-            let records = try CatalogItemStateStore(catalog: catalog).planNew(
-                items, sourceID: sourceID, owingTransfer: archiveOnly, retryingCrashFailures: retryingCrashFailures)
+            let records = try CatalogItemStateStore(catalog: catalog).planNew(items, sourceID: sourceID,
+                                                                               owingTransfer: archiveOnly)
             if !records.isEmpty { return records }
         }
     }

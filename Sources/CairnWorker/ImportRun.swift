@@ -65,7 +65,7 @@ public struct ImportRun: Sendable {
         var sourceID: Int64
         var temporaryFilesRemoved: Int
         var clockStart: ContinuousClock.Instant
-        /// Armed for this run (nil for a dry run, which decodes nothing).
+        /// Armed for this run and held for its length (nil for a dry run, which decodes nothing).
         var crashEvidence: CrashEvidence? = nil
     }
 
