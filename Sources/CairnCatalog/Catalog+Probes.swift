@@ -1,0 +1,150 @@
+import CairnCore
+import Foundation
+import GRDB
+
+/// What probing an original found, as columns plus the whole probe as JSON.
+public struct MediaProbeRecord: Sendable, Equatable {
+    public var checksum: Checksum
+    public var container: String
+    /// As displayed (orientation applied).
+    public var width: Int?
+    public var height: Int?
+    public var durationSeconds: Double?
+    public var captureDate: Date?
+    public var cameraMake: String?
+    public var cameraModel: String?
+    public var latitude: Double?
+    public var longitude: Double?
+    public var altitude: Double?
+    /// The first video stream's codec.
+    public var codec: String?
+    public var probeJSON: String
+    public var probedAt: Date
+
+    public init(checksum: Checksum, container: String, width: Int?, height: Int?, durationSeconds: Double?,
+                captureDate: Date?, cameraMake: String?, cameraModel: String?, latitude: Double?, longitude: Double?,
+                altitude: Double?, codec: String?, probeJSON: String, probedAt: Date) {
+        self.checksum = checksum
+        self.container = container
+        self.width = width
+        self.height = height
+        self.durationSeconds = durationSeconds
+        self.captureDate = captureDate
+        self.cameraMake = cameraMake
+        self.cameraModel = cameraModel
+        self.latitude = latitude
+        self.longitude = longitude
+        self.altitude = altitude
+        self.codec = codec
+        self.probeJSON = probeJSON
+        self.probedAt = probedAt
+    }
+}
+
+/// A file made from an original: its thumbnail, preview or clip.
+public struct DerivedFileRecord: Sendable, Equatable {
+    public enum Role: String, Sendable, CaseIterable {
+        case thumbnail, preview, clip
+    }
+
+    public var checksum: Checksum
+    public var role: Role
+    /// Relative to the library root. A preview's may be the original's own path (a small upright sRGB JPEG is its
+    /// own preview): never delete a file because a derived row names it.
+    public var path: String
+    /// `webp`, `jpeg`, or the clip's codec.
+    public var format: String
+    public var width: Int
+    public var height: Int
+    public var byteCount: Int64
+    public var durationSeconds: Double?
+    public var createdAt: Date
+
+    public init(checksum: Checksum, role: Role, path: String, format: String, width: Int, height: Int,
+                byteCount: Int64, durationSeconds: Double? = nil, createdAt: Date) {
+        self.checksum = checksum
+        self.role = role
+        self.path = path
+        self.format = format
+        self.width = width
+        self.height = height
+        self.byteCount = byteCount
+        self.durationSeconds = durationSeconds
+        self.createdAt = createdAt
+    }
+}
+
+/// Probes, derived files and kept-without-preview reasons: what the media lanes learn and make of an original.
+extension Catalog {
+    /// Marks an asset as kept without preview, with the one-line reason.
+    public func markKeptWithoutPreview(_ checksum: Checksum, reason: String) throws {
+        try pool.write { db in
+            try db.execute(sql: "UPDATE asset SET no_preview_reason = ? WHERE sha1 = ?", arguments: [reason, checksum.hex])
+        }
+    }
+
+    /// Why an asset has no preview, or nil when it has (or will get) one.
+    public func noPreviewReason(_ checksum: Checksum) throws -> String? {
+        try pool.read { db in
+            try String.fetchOne(db, sql: "SELECT no_preview_reason FROM asset WHERE sha1 = ?", arguments: [checksum.hex])
+        }
+    }
+
+    /// Records (or replaces) what probing an original found.
+    public func saveMediaProbe(_ probe: MediaProbeRecord) throws {
+        try pool.write { db in try Self.saveMediaProbe(probe, in: db) }
+    }
+
+    static func saveMediaProbe(_ probe: MediaProbeRecord, in db: Database) throws {
+        try db.execute(sql: """
+            INSERT OR REPLACE INTO media_probe (sha1, container, width, height, duration_seconds, capture_date,
+                camera_make, camera_model, latitude, longitude, altitude, codec, probe_json, probed_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """, arguments: [
+                probe.checksum.hex, probe.container, probe.width, probe.height, probe.durationSeconds,
+                probe.captureDate, probe.cameraMake, probe.cameraModel, probe.latitude, probe.longitude,
+                probe.altitude, probe.codec, probe.probeJSON, probe.probedAt,
+            ])
+    }
+
+    public func mediaProbe(_ checksum: Checksum) throws -> MediaProbeRecord? {
+        try pool.read { db in
+            try MediaProbeRow.filter(MediaProbeRow.Columns.sha1 == checksum.hex).fetchOne(db)?.record
+        }
+    }
+
+    public func mediaProbeCount() throws -> Int {
+        try pool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM media_probe") ?? 0 }
+    }
+
+    /// Records (or replaces) derived files in one transaction; call once the files are durable at `path`.
+    public func saveDerivedFiles(_ files: [DerivedFileRecord]) throws {
+        guard !files.isEmpty else { return }
+        try pool.write { db in try Self.saveDerivedFiles(files, in: db) }
+    }
+
+    static func saveDerivedFiles(_ files: [DerivedFileRecord], in db: Database) throws {
+        guard !files.isEmpty else { return }
+        let insert = try db.cachedStatement(sql: """
+            INSERT OR REPLACE INTO derived_file (sha1, role, path, format, width, height, byte_count,
+                duration_seconds, created_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """)
+        for file in files {
+            try insert.execute(arguments: [
+                file.checksum.hex, file.role.rawValue, file.path, file.format, file.width, file.height,
+                file.byteCount, file.durationSeconds, file.createdAt,
+            ])
+        }
+    }
+
+    /// Derived files of one original, or of all when `checksum` is nil, by checksum then role.
+    public func derivedFiles(_ checksum: Checksum? = nil) throws -> [DerivedFileRecord] {
+        try pool.read { db in
+            var request = DerivedFileRow.all()
+            if let checksum { request = request.filter(DerivedFileRow.Columns.sha1 == checksum.hex) }
+            return try request.order(DerivedFileRow.Columns.sha1, DerivedFileRow.Columns.role).fetchAll(db)
+                .compactMap(\.record)
+        }
+    }
+}
