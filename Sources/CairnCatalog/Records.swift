@@ -105,13 +105,16 @@ public struct ImportCounts: Codable, Sendable, Equatable {
     public var keptWithoutPreview = 0
     /// Originals brought in or kept by an archive-only run (`--derivatives off`), waiting for their derivatives.
     public var archived = 0
+    /// Content the destination held in its trash and brought back because the source still holds it (Immich);
+    /// not counted as duplicates.
+    public var restored = 0
 
     public init() {}
 
     enum CodingKeys: String, CodingKey {
         case filesSeen = "files_seen", filesHashed = "files_hashed", bytesHashed = "bytes_hashed",
              imported, duplicates, unchanged, skipped, failed, bytesCopied = "bytes_copied",
-             keptWithoutPreview = "kept_without_preview", archived
+             keptWithoutPreview = "kept_without_preview", archived, restored
     }
 
     /// Runs recorded before a counter existed read it as 0.
@@ -128,6 +131,7 @@ public struct ImportCounts: Codable, Sendable, Equatable {
         bytesCopied = try c.decodeIfPresent(Int64.self, forKey: .bytesCopied) ?? 0
         keptWithoutPreview = try c.decodeIfPresent(Int.self, forKey: .keptWithoutPreview) ?? 0
         archived = try c.decodeIfPresent(Int.self, forKey: .archived) ?? 0
+        restored = try c.decodeIfPresent(Int.self, forKey: .restored) ?? 0
     }
 }
 

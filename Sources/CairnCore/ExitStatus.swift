@@ -12,6 +12,8 @@ public enum ExitStatus: Int32, Sendable, CaseIterable {
     case deletionsHeldBySafetyRail = 4
     /// Another cairn process holds this library's lock; nothing was done.
     case libraryLocked = 75
+    /// The Immich server refused the API key (401/403): nothing was lost; fix the key and run again to resume.
+    case needsAuth = 77
     /// SIGINT or SIGTERM stopped the run; what was done is kept and the next run resumes.
     case interrupted = 130
 
@@ -23,6 +25,7 @@ public enum ExitStatus: Int32, Sendable, CaseIterable {
         case .someFilesFailed: return "the run finished but some files failed"
         case .deletionsHeldBySafetyRail: return "a safety rail held every deletion"
         case .libraryLocked: return "another cairn process holds the library lock"
+        case .needsAuth: return "the Immich server refused the API key; the next run resumes"
         case .interrupted: return "interrupted by a signal; the next run resumes"
         }
     }

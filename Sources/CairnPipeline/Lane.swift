@@ -4,7 +4,7 @@ extension Lane {
     /// The lane after this one on `route`, or nil when the item is then ready.
     public func next(on route: ItemRoute) -> Lane? {
         switch self {
-        case .transfer: return .metadata
+        case .transfer: return route.endsAfterTransfer ? nil : .metadata
         case .metadata: return .thumbnail
         case .thumbnail: return route.includesSynthesis ? .synthesis : nil
         case .synthesis: return nil
@@ -33,6 +33,9 @@ extension Lane {
 public struct ItemRoute: Hashable, Sendable {
     public var includesSynthesis: Bool
     public var includesDerivatives: Bool
+    /// The destination makes its own thumbnails and reads its own metadata (an Immich server): the transfer
+    /// (the upload) is the item's whole route, and it is ready after it.
+    public var endsAfterTransfer = false
 
     public init(includesSynthesis: Bool, includesDerivatives: Bool = true) {
         self.includesSynthesis = includesSynthesis
@@ -54,7 +57,7 @@ public struct ItemRoute: Hashable, Sendable {
 
     /// The lanes this run takes the item through, in order.
     public var lanes: [Lane] {
-        guard includesDerivatives else { return [.transfer] }
+        guard includesDerivatives, !endsAfterTransfer else { return [.transfer] }
         return includesSynthesis ? Lane.allCases : [.transfer, .metadata, .thumbnail]
     }
 }

@@ -67,6 +67,8 @@ public struct PipelineConfiguration: Hashable, Sendable {
     /// `--derivatives on|off`: when off (archive only), items stop after the transfer, waiting for their probe,
     /// thumbnail and clip until a run with derivatives on.
     public var derivativesEnabled = true
+    /// The destination makes its own derivatives (Immich): items end after the transfer lane, which uploads.
+    public var destinationMakesDerivatives = false
     /// Tries per phase for retryable failures (timeouts, I/O), including the first.
     public var maxAttempts: Int
     public var backoff: BackoffPolicy
@@ -150,7 +152,9 @@ public struct PipelineConfiguration: Hashable, Sendable {
 
     /// Whether an item of `kind` takes the synthesis lane under this configuration.
     public func route(for item: ImportItem) -> ItemRoute {
-        ItemRoute(kind: item.kind, clipsEnabled: clipsEnabled, derivativesEnabled: derivativesEnabled)
+        var route = ItemRoute(kind: item.kind, clipsEnabled: clipsEnabled, derivativesEnabled: derivativesEnabled)
+        route.endsAfterTransfer = destinationMakesDerivatives
+        return route
     }
 }
 

@@ -65,9 +65,10 @@ extension PipelineConfiguration {
     }
 
     private static func lane(named name: String, in entry: String) throws(LaneSpecError) -> Lane {
-        guard let lane = Lane(rawValue: name) else {
+        // `upload` is the transfer lane of an Immich destination, named as its users think of it.
+        guard let lane = name == "upload" ? .transfer : Lane(rawValue: name) else {
             throw LaneSpecError(message: "unknown lane '\(name)' in '\(entry)' "
-                                + "(expected transfer, metadata, thumbnail or synthesis)")
+                                + "(expected transfer (upload for Immich), metadata, thumbnail or synthesis)")
         }
         return lane
     }

@@ -22,13 +22,18 @@ public struct DeletionRun: Sendable {
         public var failures: [DeletionFailure] = []
         public var movedFileCount: Int { trashed.reduce(0) { $0 + $1.libraryPaths.count } }
         public var exitStatus: ExitStatus { failures.isEmpty ? .success : .someFilesFailed }
+
+        public init(trashed: [TrashItem] = [], failures: [DeletionFailure] = []) {
+            self.trashed = trashed
+            self.failures = failures
+        }
     }
 
     /// - Parameter sourcePaths: where each checksum lived in the source (for the journal and
     ///   `restore --file-name-matches`); the asset's first source path is used when absent.
     /// A Live Photo is one unit: a still that goes to the trash takes its movie along, unless some source still
     /// holds the movie (it would only be imported again).
-    static func withMotionParts(_ candidates: [DeleteCandidate], catalog: Catalog) throws -> [DeleteCandidate] {
+    public static func withMotionParts(_ candidates: [DeleteCandidate], catalog: Catalog) throws -> [DeleteCandidate] {
         var all = candidates
         var present = Set(candidates.map(\.checksum))
         var partners: [(DeleteCandidate, Checksum)] = []

@@ -16,6 +16,9 @@ import TOMLKit
 /// apply_deletions = false
 /// lanes = "transfer=4,thumbnail=2"
 /// clips = true
+/// destination = "immich"      # or "library" (the default)
+/// immich_url = "https://photos.example.com"
+/// immich_api_key_file = "/etc/cairn/immich.key"   # the key itself never goes in this file
 /// ```
 public struct CairnConfiguration: Sendable, Equatable {
     public var source: String?
@@ -25,6 +28,10 @@ public struct CairnConfiguration: Sendable, Equatable {
     /// A `--lanes` spec, already checked against the pipeline's rules.
     public var lanes: String?
     public var clips: Bool
+    /// Where new content goes: "library" or "immich".
+    public var destination = "library"
+    public var immichURL: String?
+    public var immichAPIKeyFile: String?
     /// The config file that was read, if one was.
     public var file: String?
 
@@ -58,9 +65,16 @@ public struct CairnConfiguration: Sendable, Equatable {
         public var applyDeletions: Bool?
         public var lanes: String?
         public var clips: Bool?
+        public var destination: String?
+        public var immichURL: String?
+        public var immichAPIKeyFile: String?
 
         public init(source: String? = nil, quarantineDays: Int? = nil, strictness: DeletionStrictness? = nil, maxDelete: Int? = nil,
-                    vanishThreshold: Double? = nil, applyDeletions: Bool? = nil, lanes: String? = nil, clips: Bool? = nil) {
+                    vanishThreshold: Double? = nil, applyDeletions: Bool? = nil, lanes: String? = nil, clips: Bool? = nil,
+                    destination: String? = nil, immichURL: String? = nil, immichAPIKeyFile: String? = nil) {
+            self.destination = destination
+            self.immichURL = immichURL
+            self.immichAPIKeyFile = immichAPIKeyFile
             self.source = source
             self.quarantineDays = quarantineDays
             self.strictness = strictness
@@ -76,6 +90,7 @@ public struct CairnConfiguration: Sendable, Equatable {
     public enum Key: String, CaseIterable, Sendable {
         case source, quarantineDays = "quarantine_days", strictness, maxDelete = "max_delete"
         case vanishThreshold = "vanish_threshold", applyDeletions = "apply_deletions", lanes, clips
+        case destination, immichURL = "immich_url", immichAPIKeyFile = "immich_api_key_file"
 
         public var environmentVariable: String { "CAIRN_" + rawValue.uppercased() }
     }
@@ -194,6 +209,9 @@ private struct Layer {
         layer.values[.applyDeletions] = flags.applyDeletions.map(Value.bool)
         layer.values[.lanes] = flags.lanes.map(Value.string)
         layer.values[.clips] = flags.clips.map(Value.bool)
+        layer.values[.destination] = flags.destination.map(Value.string)
+        layer.values[.immichURL] = flags.immichURL.map(Value.string)
+        layer.values[.immichAPIKeyFile] = flags.immichAPIKeyFile.map(Value.string)
         return layer
     }
 
@@ -288,6 +306,14 @@ private struct Layer {
             }
             configuration.lanes = lanes
         }
+        if let destination = try string(.destination) {
+            guard ["library", "immich"].contains(destination.lowercased()) else {
+                throw fail(.destination, "must be \"library\" or \"immich\", got '\(destination)'")
+            }
+            configuration.destination = destination.lowercased()
+        }
+        configuration.immichURL = try string(.immichURL)
+        configuration.immichAPIKeyFile = try string(.immichAPIKeyFile)
         return configuration
     }
 }

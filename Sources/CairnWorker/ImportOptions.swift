@@ -18,6 +18,8 @@ public struct ImportOptions: Sendable {
     public var keepsOutcomes = false
     /// `--retry-failed`: files the crash-loop guard failed for good go through the lanes again.
     public var retryFailed = false
+    /// Where new content goes (`--destination`): the library itself unless an Immich server is named.
+    package var destination: any ImportDestination = LibraryDestination()
 
     /// The transfer lane's width (copies are I/O bound, so wider than the cores helps a disk queue).
     public var copyWorkers: Int {
@@ -73,8 +75,11 @@ public struct ImportSummary: Sendable {
     public var unfinished = 0
     /// Files kept byte-identical without a preview, each with its reason; they count as imported, not failed.
     public var keptWithoutPreview: [ImportFailure] = []
+    /// The destination refused the credentials (the server's words): the run stopped, nothing lost.
+    public var credentialsRefused: String?
 
     public var exitStatus: ExitStatus {
+        if credentialsRefused != nil { return .needsAuth }
         if interrupted { return .interrupted }
         return failures.isEmpty && scanIssues.isEmpty && !stoppedAtErrorLimit ? .success : .someFilesFailed
     }

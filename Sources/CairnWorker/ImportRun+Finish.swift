@@ -24,7 +24,8 @@ extension ImportRun {
         counts.archived = imported.archived
         // From the outcomes, not the plan: content an earlier, killed run had brought in counts as imported
         // when this run finished it.
-        counts.duplicates = imported.outcomeCounts[.duplicate] ?? 0
+        counts.restored = options.destination.restoredFromTrash
+        counts.duplicates = max(0, (imported.outcomeCounts[.duplicate] ?? 0) - counts.restored)
         counts.unchanged = imported.outcomeCounts[.unchanged] ?? 0
         counts.skipped = hashed.report.otherFiles + hashed.report.symlinksSkipped.count
         counts.failed = failures.count
@@ -41,8 +42,17 @@ extension ImportRun {
         if !failures.isEmpty { record.message = "\(failures.count) files failed" }
         if let held { record.message = held }
         if interrupted { record.message = "interrupted by a signal; the next run resumes" + (record.message.map { " (\($0))" } ?? "") }
+        let refused = options.destination.credentialsRefused
+        if let refused {
+            record.outcome = .failed
+            record.message = refused + "; nothing was lost, the next run resumes"
+        }
         narrator.phaseEnded(.finalizing)
-        if record.outcome == .success { narrator.runFinished() } else { narrator.runFailed(record.message ?? "some files could not be read") }
+        if record.outcome == .success {
+            narrator.runFinished()
+        } else {
+            narrator.runFailed(record.message ?? "some files could not be read", needsAuth: refused != nil)
+        }
         record.endedAt = now()
         record.summary = narration.summaryJSON(review: review)
         var failureRecords = failures.map {
@@ -62,12 +72,12 @@ extension ImportRun {
             temporaryFilesRemoved: context.temporaryFilesRemoved, elapsedSeconds: (ContinuousClock.now - context.clockStart).seconds,
             interrupted: interrupted, stoppedAtErrorLimit: stoppedAtErrorLimit,
             outcomes: outcomes, unfinished: imported.outcomeCounts[.unfinished] ?? 0,
-            keptWithoutPreview: keptWithoutPreview)
+            keptWithoutPreview: keptWithoutPreview, credentialsRefused: refused)
     }
 
     /// Records a run that stopped on an error, so `cairn status` can say why.
     func fail(_ context: Context, _ error: any Error) {
-        narrator.runFailed("\(error)")
+        narrator.runFailed("\(error)", needsAuth: options.destination.credentialsRefused != nil)
         var record = context.record
         record.outcome = .failed
         record.message = "\(error)"

@@ -26,6 +26,7 @@ extension ImportRun {
 
         var pipeline = PipelineImport(library: library, configuration: options.pipeline, sourceID: context.sourceID)
         pipeline.runID = context.record.id
+        pipeline.destination = options.destination
         let narration = PipelineNarration(narrator: narrator, configuration: options.pipeline)
         pipeline.onCopied = narration.copied
         pipeline.work = work
@@ -71,6 +72,10 @@ extension ImportRun {
             }
         }
         imported.bytesCopied = narration.bytesCopied
+        let restored = options.destination.restoredFromTrash
+        if restored > 0 {
+            narrator.note("restored \(restored) file\(restored == 1 ? "" : "s") from Immich's trash: the source still holds them")
+        }
         try reportCrashFailures(of: context, files: files, into: &imported)
 
         if options.keepsOutcomes {
@@ -90,7 +95,10 @@ extension ImportRun {
         // Pairing looks at every unpaired asset: only worth it when this run brought something in.
         if imported.completion != .interrupted, imported.ready > 0 {
             let pairs = try LivePhotoPairing.pair(catalog: catalog, now: now())
-            if !pairs.isEmpty { narrator.note("paired \(pairs.count) Live Photo\(pairs.count == 1 ? "" : "s") (a still and its movie, one unit)") }
+            if !pairs.isEmpty {
+                narrator.note("paired \(pairs.count) Live Photo\(pairs.count == 1 ? "" : "s") (a still and its movie, one unit)")
+                _ = try await options.destination.link(pairs, catalog: catalog)
+            }
         }
         if imported.completion != .interrupted, hashed.report.sidecarCount > 0 {
             let sidecars = SidecarLinker(library: library, now: now()).link(sidecarsOf: files,

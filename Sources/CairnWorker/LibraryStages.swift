@@ -89,13 +89,7 @@ public struct LibraryStages: PipelineStages {
                 if try Self.keepWithoutPreview(item, checksum, error, catalog: catalog, onKept: onKept) { return }
                 throw Self.failure(error)
             }
-            let json = (try? JSONEncoder().encode(probe)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
-            let record = MediaProbeRecord(
-                checksum: checksum, container: probe.container, width: probe.width, height: probe.height,
-                durationSeconds: probe.durationSeconds, captureDate: probe.captureDate, cameraMake: probe.cameraMake,
-                cameraModel: probe.cameraModel, latitude: probe.gps?.latitude, longitude: probe.gps?.longitude,
-                altitude: probe.gps?.altitude, codec: probe.streams.first { $0.type == "video" }?.codec,
-                probeJSON: json, probedAt: Date())
+            let record = Self.probeRecord(checksum, probe)
             if let commit { return commit.add { $0.probes.append(record) } }
             try Self.catalogWrite(item) { try catalog.saveMediaProbe(record) }
         }
@@ -182,6 +176,17 @@ public struct LibraryStages: PipelineStages {
     }
 
     // MARK: Helpers
+
+    /// A probe as the catalog keeps it: the columns listings sort and filter by, and the whole probe as JSON.
+    static func probeRecord(_ checksum: Checksum, _ probe: MediaProbe) -> MediaProbeRecord {
+        let json = (try? JSONEncoder().encode(probe)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        return MediaProbeRecord(
+            checksum: checksum, container: probe.container, width: probe.width, height: probe.height,
+            durationSeconds: probe.durationSeconds, captureDate: probe.captureDate, cameraMake: probe.cameraMake,
+            cameraModel: probe.cameraModel, latitude: probe.gps?.latitude, longitude: probe.gps?.longitude,
+            altitude: probe.gps?.altitude, codec: probe.streams.first { $0.type == "video" }?.codec,
+            probeJSON: json, probedAt: Date())
+    }
 
     /// The still's embedded movie written to `temporary` and probed back, or nil when it has none (or the movie
     /// does not read as a video: then a clip is synthesized as for any still).

@@ -61,6 +61,8 @@ public struct PipelineImport: Sendable {
     public var onKeptWithoutPreview: @Sendable (String, FailureReason) -> Void = { _, _ in }
     /// The run's blocking-work counter, handed to the stages.
     var work: WorkTracker?
+    /// Where new content goes: the library's own store unless a run says otherwise.
+    package var destination: any ImportDestination = LibraryDestination()
 
     public init(library: Library, configuration: PipelineConfiguration, sourceID: Int64) {
         self.library = library
@@ -94,18 +96,18 @@ public struct PipelineImport: Sendable {
              cancellation: PipelineCancellation) async throws -> PipelineRunResult {
         var configuration = self.configuration
         configuration.maxErrors = maxErrors
+        configuration.destinationMakesDerivatives = destination.makesOwnDerivatives
         let groupCommit = try GroupCommit(libraryRoot: library.layout.root)
-        var stages = LibraryStages(library: library, media: media, clipOptions: clipOptions, runID: runID)
-        stages.groupCommit = groupCommit
-        stages.onCopied = onCopied
-        stages.onDamaged = onDamaged
-        stages.onKeptWithoutPreview = onKeptWithoutPreview
-        stages.work = work
+        let page = DestinationPage(
+            library: library, groupCommit: groupCommit, runID: runID, media: media, clipOptions: clipOptions,
+            onCopied: onCopied, onDamaged: onDamaged, onKeptWithoutPreview: onKeptWithoutPreview, work: work)
+        let records = consume records
+        let stages = try await destination.stages(for: records, page: page)
         let scheduler = PipelineScheduler(
             configuration: configuration, stages: stages,
             store: CatalogItemStateStore(catalog: library.catalog, groupCommit: groupCommit), clock: clock,
             onEvent: onEvent)
         await cancellation.attach(scheduler)
-        return try await scheduler.run(consume records)
+        return try await scheduler.run(records)
     }
 }

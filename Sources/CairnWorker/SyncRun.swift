@@ -126,7 +126,7 @@ public struct SyncRun: Sendable {
             if interrupted, !plan.deleteCandidates.isEmpty {
                 narrator.warning("interrupted: \(plan.deleteCandidates.count) deletions wait for the next sync")
             }
-            let trashed = interrupted ? nil : try trash(plan, runFiles: hashed.files)
+            let trashed = interrupted ? nil : try await trash(plan, runFiles: hashed.files)
             let review = Self.review(plan)
             let held = plan.exitStatus == .deletionsHeldBySafetyRail
                 ? "deletions held: " + (plan.verdict.holds.first?.reason ?? "a safety rail tripped") : nil
@@ -146,7 +146,7 @@ public struct SyncRun: Sendable {
     }
 
     /// Trashes the plan's delete candidates, when deletions are switched on.
-    private func trash(_ plan: ReconciliationPlan, runFiles: RunFileTable) throws -> DeletionRun.Summary? {
+    private func trash(_ plan: ReconciliationPlan, runFiles: RunFileTable) async throws -> DeletionRun.Summary? {
         let narrator = narration.narrator
         guard !plan.deleteCandidates.isEmpty else { return nil }
         guard options.applyDeletions else {
@@ -154,9 +154,10 @@ public struct SyncRun: Sendable {
             return nil
         }
         let sourcePaths = try runFiles.lastSourcePaths(of: plan.deleteCandidates.map(\.checksum))
-        let summary = try DeletionRun(library: library).trash(
-            plan.deleteCandidates, runID: narration.runID, sourcePaths: sourcePaths, now: now())
-        narrator.note("moved \(summary.trashed.count) assets to trash/\(narration.runID) (restore with `cairn restore --run-id \(narration.runID)`)")
+        let destination = options.importOptions.destination
+        let summary = try await destination.trash(
+            plan.deleteCandidates, runID: narration.runID, sourcePaths: sourcePaths, library: library, now: now())
+        narrator.note(destination.trashNote(count: summary.trashed.count, runID: narration.runID))
         for failure in summary.failures { narrator.failed(file: failure.path, reason: FailureReason(failure.reason), phase: .finalizing) }
         return summary
     }

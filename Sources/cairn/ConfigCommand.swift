@@ -1,6 +1,7 @@
 import ArgumentParser
 import CairnCore
 import CairnWorker
+import Foundation
 
 /// `cairn config`: the settings a sync would run with, after flags, environment and file.
 struct ConfigCommand: ParsableCommand {
@@ -11,7 +12,8 @@ struct ConfigCommand: ParsableCommand {
             Keys of cairn.toml and their variables: source (CAIRN_SOURCE), quarantine_days \
             (CAIRN_QUARANTINE_DAYS), strictness (CAIRN_STRICTNESS), max_delete (CAIRN_MAX_DELETE), \
             vanish_threshold (CAIRN_VANISH_THRESHOLD), apply_deletions (CAIRN_APPLY_DELETIONS), lanes \
-            (CAIRN_LANES), clips (CAIRN_CLIPS). Exit code 64 names the file, variable or flag of a bad value.
+            (CAIRN_LANES), clips (CAIRN_CLIPS), destination (CAIRN_DESTINATION), immich_url (CAIRN_IMMICH_URL), \
+            immich_api_key_file (CAIRN_IMMICH_API_KEY_FILE); the key itself is shown as ***. Exit code 64 names the file, variable or flag of a bad value.
             """
     )
 
@@ -25,6 +27,14 @@ struct ConfigCommand: ParsableCommand {
     func run() throws {
         let resolved = try reconcile.resolve(libraryRoot: library.resolvedPath)
         let settings = resolved.reconcile
+        // The destination's keys, read as a run reads them; the key itself is only ever said to be set, as ***.
+        let immich: CairnConfiguration
+        do { immich = try CairnConfiguration.resolve(configFile: nil, libraryRoot: library.resolvedPath) } catch {
+            throw ValidationError(error.description)
+        }
+        let environment = ProcessInfo.processInfo.environment
+        let keySource = immich.immichAPIKeyFile.map { "*** (from \($0))" }
+            ?? (DestinationOptions.environmentKey(environment) != nil ? "*** (from the environment)" : "(none)")
         Output.line("""
             config file       \(resolved.file ?? "(none)")
             source            \(resolved.source ?? "(none)")
@@ -35,6 +45,9 @@ struct ConfigCommand: ParsableCommand {
             apply_deletions   \(resolved.applyDeletions)
             lanes             \(resolved.lanes ?? "(defaults)")
             clips             \(resolved.clips)
+            destination       \(immich.destination)
+            immich_url        \(immich.immichURL ?? ProcessInfo.processInfo.environment["IMMICH_URL"] ?? "(none)")
+            immich_api_key    \(keySource)
             """)
     }
 }

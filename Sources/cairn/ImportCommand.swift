@@ -61,6 +61,11 @@ struct ImportCommand: AsyncParsableCommand {
 
     @OptionGroup var pipeline: PipelineOptions
 
+    @OptionGroup var destination: DestinationOptions
+
+    /// Uploads in flight to an Immich server unless --lanes or --copy-threads say otherwise.
+    static let defaultUploads = 4
+
     func validate() throws {
         guard (hashThreads ?? 1) >= 1, (copyThreads ?? 1) >= 1 else { throw ValidationError("Thread counts must be at least 1.") }
         _ = try pipelineConfiguration()
@@ -84,16 +89,36 @@ struct ImportCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        var options = ImportOptions(source: source)
+        options.pipeline = try pipelineConfiguration()
+        if try destination.isImmich(libraryRoot: library.resolvedPath), pipeline.lanes == nil, copyThreads == nil {
+            options.pipeline.transfer.width = Self.defaultUploads
+        }
+        // An Immich destination is reached (and its key checked) before anything else; cairn's state for it is a
+        // folder of its own under the library, per server and user.
+        let immich = try await destination.connect(libraryRoot: library.resolvedPath,
+                                                   uploads: options.pipeline.transfer.width,
+                                                   cancellation: options.cancellation)
+        if let immich { options.destination = immich }
+        do {
+            try await run(options, root: immich?.stateRoot ?? library.resolvedPath)
+            await immich?.close()
+        } catch {
+            await immich?.close()
+            throw error
+        }
+    }
+
+    private func run(_ options: ImportOptions, root: String) async throws {
+        var options = options
         // The lock comes before the catalog is opened (and migrated), and lasts the whole run.
         let opened: Library
-        do { opened = try Library(root: library.resolvedPath, exclusive: true) } catch let locked as LibraryLockedError {
+        do { opened = try Library(root: root, exclusive: true) } catch let locked as LibraryLockedError {
             Output.error(locked.description)
             throw ExitCode(locked.exitStatus.rawValue)
         }
         defer { opened.close() }
-        var options = ImportOptions(source: source)
         options.hashWorkers = hashThreads
-        options.pipeline = try pipelineConfiguration()
         options.keepsOutcomes = pipeline.report != nil
         options.retryFailed = pipeline.retryFailed
         let (renderer, ticker) = narration.makeRenderer()
@@ -133,6 +158,9 @@ enum SummaryText {
         if c.keptWithoutPreview > 0 {
             lines.insert("  kept         \(c.keptWithoutPreview) without preview (originals safe; cairn cannot render them here)",
                          at: lines.count - 1)
+        }
+        if c.restored > 0 {
+            lines.insert("  restored     \(c.restored) from Immich's trash (the source still holds them)", at: 4)
         }
         if c.archived > 0 {
             lines.insert("  archived     \(c.archived) originals only (--derivatives off; a run without it makes their previews)",

@@ -1,11 +1,14 @@
 import ArgumentParser
 import CairnCore
+import CairnImmich
+import CairnLibrary
+import CairnPipeline
 import CairnTrash
 import CairnWorker
 import Foundation
 
 /// `cairn restore --run-id ID [--asset SHA1...] [--file-name-matches REGEX]`.
-struct RestoreCommand: ParsableCommand {
+struct RestoreCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "restore",
         abstract: "Put files a run moved to the library's trash back where they were, byte-identical.",
@@ -15,8 +18,13 @@ struct RestoreCommand: ParsableCommand {
             at the destination is never overwritten. Each restore is journaled first; restored assets \
             return to the catalog and are excluded from trashing so the next sync keeps them.
 
+            With --destination immich, the run's assets come back from Immich's trash: those the catalog \
+            recorded for the run, and any the server shows with the run's tag (cairn/v1/run/ID); a Live \
+            Photo's still and movie come back together. --asset and --file-name-matches apply to the library only.
+
             Exit codes: 0 restored; 3 some files could not be restored (each is listed); 1 nothing to \
-            restore or the run is unknown; 75 another cairn process holds the library.
+            restore or the run is unknown; 75 another cairn process holds the library; 77 the Immich \
+            server refused the API key.
             """
     )
 
@@ -32,6 +40,7 @@ struct RestoreCommand: ParsableCommand {
     var fileNamePattern: String?
 
     @OptionGroup var library: LibraryOption
+    @OptionGroup var destination: DestinationOptions
 
     func validate() throws {
         guard !runID.isEmpty else { throw ValidationError("--run-id needs a run id.") }
@@ -43,7 +52,13 @@ struct RestoreCommand: ParsableCommand {
         }
     }
 
-    func run() throws {
+    func run() async throws {
+        if try destination.isImmich(libraryRoot: library.resolvedPath) {
+            guard assets.isEmpty, fileNamePattern == nil else {
+                throw ValidationError("--asset and --file-name-matches apply to the library only; an Immich restore brings back the whole run.")
+            }
+            return try await restoreFromImmich()
+        }
         let checksums = try ChecksumArguments.parse(assets, option: "--asset")
         try LibraryAccess.reportingFailures {
             let opened = try LibraryAccess.openExisting(library)
@@ -74,5 +89,45 @@ struct RestoreCommand: ParsableCommand {
             Output.line(lines.joined(separator: "\n"))
             if summary.exitStatus != .success { throw ExitCode(summary.exitStatus.rawValue) }
         }
+    }
+
+    /// The run's assets back from Immich's trash, the catalog and the journal told.
+    private func restoreFromImmich() async throws {
+        guard let immich = try await destination.connect(libraryRoot: library.resolvedPath, uploads: 1,
+                                                         cancellation: PipelineCancellation()) else { return }
+        do {
+            try await restore(from: immich)
+            await immich.close()
+        } catch {
+            await immich.close()
+            throw error
+        }
+    }
+
+    private func restore(from immich: ImmichDestination) async throws {
+        guard LibraryLayout.holdsLibrary(immich.stateRoot) else {
+            throw CommandError("\(immich.stateRoot): cairn has no state for this Immich server and user (nothing synced yet?)")
+        }
+        let opened: Library
+        do { opened = try Library(root: immich.stateRoot, exclusive: true) } catch let locked as LibraryLockedError {
+            Output.error(locked.description)
+            throw ExitCode(locked.exitStatus.rawValue)
+        }
+        defer { opened.close() }
+        let summary: ImmichDestination.RestoreSummary
+        do { summary = try await immich.restore(runID: runID, library: opened, now: Date()) } catch let failure as ImmichFailure {
+            Output.error(failure.description)
+            throw ExitCode(failure.kind == .needsAuth ? ExitStatus.needsAuth.rawValue : ExitStatus.failure.rawValue)
+        }
+        let total = summary.restored.count + summary.restoredByTagOnly
+        guard total > 0 else {
+            throw CommandError("run \(runID): nothing of it is in Immich's trash (see `cairn journal list`)")
+        }
+        var lines = ["Restored \(total) asset(s) of run \(runID) from Immich's trash"]
+        for checksum in summary.restored { lines.append("  restored \(checksum.hex)") }
+        if summary.restoredByTagOnly > 0 {
+            lines.append("  \(summary.restoredByTagOnly) more carried the run's tag (a run this catalog did not record)")
+        }
+        Output.line(lines.joined(separator: "\n"))
     }
 }

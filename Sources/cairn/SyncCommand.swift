@@ -37,6 +37,7 @@ struct SyncCommand: AsyncParsableCommand {
     @OptionGroup var reconcile: ReconcileOptions
     @OptionGroup var narration: NarrationOptions
     @OptionGroup var pipeline: PipelineOptions
+    @OptionGroup var destination: DestinationOptions
 
     func validate() throws {
         if let source, source.isEmpty { throw ValidationError("SOURCE needs a folder path.") }
@@ -45,7 +46,8 @@ struct SyncCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await SyncInvocation(source: source, library: library, reconcile: reconcile, output: narration.mode,
-                                 printsSummary: narration.printsSummary, dryRun: false, pipeline: pipeline).run()
+                                 printsSummary: narration.printsSummary, dryRun: false, pipeline: pipeline,
+                                 destination: destination).run()
     }
 }
 
@@ -70,6 +72,8 @@ struct DryRunCommand: AsyncParsableCommand {
     @Flag(help: "Print the plan as one JSON object.")
     var json = false
 
+    @OptionGroup var destination: DestinationOptions
+
     func validate() throws {
         if let source, source.isEmpty { throw ValidationError("SOURCE needs a folder path.") }
         try reconcile.check(libraryRoot: library.resolvedPath, source: source, needsSource: true)
@@ -77,7 +81,7 @@ struct DryRunCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await SyncInvocation(source: source, library: library, reconcile: reconcile, output: .quiet,
-                                 printsSummary: true, dryRun: true, planAsJSON: json).run()
+                                 printsSummary: true, dryRun: true, planAsJSON: json, destination: destination).run()
     }
 }
 
@@ -92,16 +96,37 @@ struct SyncInvocation {
     var planAsJSON = false
     /// The command line's pipeline options, over cairn.toml's (a dry run takes none).
     var pipeline: PipelineOptions?
+    var destination: DestinationOptions
 
     func run() async throws {
-        let root = library.resolvedPath
+        let cancellation = PipelineCancellation()
+        var uploads = ImportCommand.defaultUploads
+        if let lanes = pipeline?.lanes,
+           let configuration = try? PipelineConfiguration.defaults(cores: System.coreCount).applying(laneSpec: lanes) {
+            uploads = configuration.transfer.width
+        }
+        let immich = try await destination.connect(libraryRoot: library.resolvedPath, uploads: uploads,
+                                                   cancellation: cancellation)
+        do {
+            try await run(immich: immich, cancellation: cancellation)
+            await immich?.close()
+        } catch {
+            await immich?.close()
+            throw error
+        }
+    }
+
+    private func run(immich: ImmichDestination?, cancellation: PipelineCancellation) async throws {
+        // cairn.toml is the library's; the state of an Immich destination is a folder of its own inside it.
+        let settingsRoot = library.resolvedPath
+        let root = immich?.stateRoot ?? settingsRoot
         if dryRun, !LibraryLayout.holdsLibrary(root) {
             Output.error("\(root): no cairn library here yet; a dry run never creates one (run `cairn sync` or `cairn import`)")
             throw ExitCode(ExitStatus.failure.rawValue)
         }
         // `validate()` checked the settings and that a source is named; this guards a file edited since.
-        let settings = try reconcile.resolve(libraryRoot: root, source: source)
-        guard let sourcePath = settings.source else { throw ReconcileOptions.noSource(libraryRoot: root) }
+        let settings = try reconcile.resolve(libraryRoot: settingsRoot, source: source)
+        guard let sourcePath = settings.source else { throw ReconcileOptions.noSource(libraryRoot: settingsRoot) }
         // A sync takes the lock before the catalog is opened (and migrated); a dry run shares it later.
         let opened: Library
         do { opened = try Library(root: root, readOnly: dryRun, exclusive: !dryRun) } catch let locked as LibraryLockedError {
@@ -110,7 +135,12 @@ struct SyncInvocation {
         }
         defer { opened.close() }
         var importOptions = ImportOptions(source: sourcePath)
+        importOptions.cancellation = cancellation
         importOptions.pipeline = try settings.pipelineConfiguration(cores: System.coreCount)
+        if let immich {
+            importOptions.destination = immich
+            if pipeline?.lanes == nil { importOptions.pipeline.transfer.width = ImportCommand.defaultUploads }
+        }
         if let pipeline {
             importOptions.pipeline = try pipeline.applied(to: importOptions.pipeline)
             importOptions.keepsOutcomes = pipeline.report != nil

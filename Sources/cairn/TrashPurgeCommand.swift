@@ -12,7 +12,8 @@ struct TrashPurgeCommand: ParsableCommand {
         discussion: """
             Age counts from the run's last trashing in the journal. Only folders under <library>/trash/ \
             that the journal knows are deleted; symbolic links are never followed. Each purge is journaled \
-            first. Purged files cannot be restored.
+            first. Purged files cannot be restored. With --destination immich it purges nothing: cairn never \
+            empties Immich's trash; Immich does (its trash settings, or Empty trash in its web page).
             """
     )
 
@@ -20,12 +21,18 @@ struct TrashPurgeCommand: ParsableCommand {
     var olderThanDays: Int
 
     @OptionGroup var library: LibraryOption
+    @OptionGroup var destination: DestinationOptions
 
     func validate() throws {
         guard olderThanDays >= 0 else { throw ValidationError("--older-than must be 0 or more days.") }
     }
 
     func run() throws {
+        if try destination.isImmich(libraryRoot: library.resolvedPath) {
+            Output.line("cairn never purges Immich's trash: Immich empties it (its trash settings, or Empty trash "
+                        + "in its web page). Until then `cairn restore --run-id ID --destination immich` brings a run back.")
+            return
+        }
         try LibraryAccess.reportingFailures {
             let opened = try LibraryAccess.openExisting(library)
             let lock = try LibraryAccess.lock(opened)

@@ -49,7 +49,7 @@ struct ConfigurationTests {
 
     @Test("bad --lanes specs say what is wrong", arguments: [
         ("", "empty --lanes value (expected e.g. transfer=4,thumbnail=2)"),
-        ("thumb=2", "unknown lane 'thumb' in 'thumb=2' (expected transfer, metadata, thumbnail or synthesis)"),
+        ("thumb=2", "unknown lane 'thumb' in 'thumb=2' (expected transfer (upload for Immich), metadata, thumbnail or synthesis)"),
         ("transfer=0", "width in 'transfer=0' must be a whole number from 1 to 256"),
         ("transfer=four", "width in 'transfer=four' must be a whole number from 1 to 256"),
         ("transfer", "'transfer' in --lanes is not key=value (expected e.g. thumbnail=2)"),

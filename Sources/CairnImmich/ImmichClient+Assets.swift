@@ -1,0 +1,110 @@
+import CairnCore
+import Foundation
+import ImmichAPI
+import OpenAPIRuntime
+
+/// What the server holds of one content, by its SHA1 (Immich's identity, per user).
+public enum ImmichPresence: Sendable, Hashable {
+    case absent
+    case present(assetID: String)
+    /// In Immich's trash: uploading it again would leave it there (Immich answers "duplicate"); it is restored.
+    case trashed(assetID: String)
+
+    public var assetID: String? {
+        switch self {
+        case .absent: return nil
+        case .present(let id), .trashed(let id): return id
+        }
+    }
+}
+
+extension ImmichClient {
+    /// Checksums per bulk-upload-check request: Immich's own CLI uses the same page.
+    public static let presencePage = 5_000
+
+    /// What the server holds of each checksum, asked in pages.
+    public func presence(of checksums: [Checksum]) async throws(ImmichFailure) -> [Checksum: ImmichPresence] {
+        var result: [Checksum: ImmichPresence] = [:]
+        result.reserveCapacity(checksums.count)
+        var start = 0
+        while start < checksums.count {
+            let page = Array(checksums[start..<min(start + Self.presencePage, checksums.count)])
+            start += page.count
+            let items = page.map { Components.Schemas.AssetBulkUploadCheckItem(checksum: $0.hex, id: $0.hex) }
+            let results = try await withRetries("check which files the server has") { () throws(ImmichFailure) in
+                let output = try await call("check which files the server has") {
+                    try await api.checkBulkUpload(body: .json(.init(assets: items)))
+                }
+                switch output {
+                case .ok(let ok): return try Self.json("check which files the server has") { try ok.body.json.results }
+                case .undocumented(let status, let payload):
+                    throw await Self.undocumented(status, payload, operation: "check which files the server has")
+                }
+            }
+            for item in results {
+                guard let checksum = Checksum(hex: item.id) else { continue }
+                switch (item.action, item.assetId) {
+                case (.reject, let id?): result[checksum] = item.isTrashed == true ? .trashed(assetID: id) : .present(assetID: id)
+                default: result[checksum] = .absent
+                }
+            }
+        }
+        return result
+    }
+
+    /// Moves assets to Immich's trash (`force: false`: Immich keeps them restorable). cairn never purges.
+    public func moveToTrash(_ assetIDs: [String]) async throws(ImmichFailure) {
+        guard !assetIDs.isEmpty else { return }
+        try await withRetries("move assets to the trash") { () throws(ImmichFailure) in
+            let output = try await call("move assets to the trash") {
+                try await api.deleteAssets(body: .json(.init(force: false, ids: assetIDs)))
+            }
+            switch output {
+            case .noContent: return ()
+            case .undocumented(let status, let payload):
+                throw await Self.undocumented(status, payload, operation: "move assets to the trash")
+            }
+        }
+    }
+
+    /// Brings assets back from Immich's trash; returns how many the server restored.
+    @discardableResult
+    public func restoreFromTrash(_ assetIDs: [String]) async throws(ImmichFailure) -> Int {
+        guard !assetIDs.isEmpty else { return 0 }
+        return try await withRetries("restore assets from the trash") { () throws(ImmichFailure) in
+            let output = try await call("restore assets from the trash") {
+                try await api.restoreAssets(body: .json(.init(ids: assetIDs)))
+            }
+            switch output {
+            case .ok(let ok): return try Self.json("restore assets from the trash") { try ok.body.json.count }
+            case .undocumented(let status, let payload):
+                throw await Self.undocumented(status, payload, operation: "restore assets from the trash")
+            }
+        }
+    }
+
+    /// Changes what the upload could not carry: a Takeout JSON's date and place, a Live Photo's link (the still
+    /// names its movie) and the movie's visibility (hidden: it shows through its still).
+    public func updateAsset(_ assetID: String, dateTimeOriginal: String? = nil, latitude: Double? = nil,
+                            longitude: Double? = nil, livePhotoVideoID: String? = nil,
+                            visibility: ImmichVisibility? = nil) async throws(ImmichFailure) {
+        let update = Components.Schemas.UpdateAssetDto(
+            dateTimeOriginal: dateTimeOriginal, latitude: latitude, livePhotoVideoId: livePhotoVideoID,
+            longitude: longitude, visibility: visibility.map { Components.Schemas.AssetVisibility(rawValue: $0.rawValue)! })
+        try await withRetries("update an asset") { () throws(ImmichFailure) in
+            let output = try await call("update an asset") {
+                try await api.updateAsset(path: .init(id: assetID), body: .json(update))
+            }
+            switch output {
+            case .ok: return ()
+            case .undocumented(let status, let payload):
+                throw await Self.undocumented(status, payload, operation: "update an asset")
+            }
+        }
+    }
+}
+
+/// Where Immich shows an asset.
+public enum ImmichVisibility: String, Sendable {
+    case timeline, hidden, archive, locked
+}

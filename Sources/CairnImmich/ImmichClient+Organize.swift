@@ -1,0 +1,105 @@
+import Foundation
+import ImmichAPI
+import OpenAPIRuntime
+
+/// An asset as a search returns it: what a restore needs.
+public struct ImmichAssetSummary: Sendable, Hashable {
+    public var id: String
+    public var checksum: String
+    public var isTrashed: Bool
+    public var livePhotoVideoID: String?
+}
+
+extension ImmichClient {
+    /// The tag of `path` (parents included, as Immich makes them), created if missing. Returns its id.
+    public func upsertTag(_ path: String) async throws(ImmichFailure) -> String {
+        let tags = try await withRetries("create a tag") { () throws(ImmichFailure) in
+            let output = try await call("create a tag") { try await api.upsertTags(body: .json(.init(tags: [path]))) }
+            switch output {
+            case .ok(let ok): return try Self.json("create a tag") { try ok.body.json }
+            case .undocumented(let status, let payload):
+                throw await Self.undocumented(status, payload, operation: "create a tag")
+            }
+        }
+        guard let tag = tags.first(where: { $0.value == path }) ?? tags.last else {
+            throw ImmichFailure(kind: .permanent, operation: "create a tag", message: "the server returned no tag for \(path)")
+        }
+        return tag.id
+    }
+
+    /// Tags many assets in one request.
+    public func tag(_ assetIDs: [String], with tagID: String) async throws(ImmichFailure) {
+        guard !assetIDs.isEmpty else { return }
+        try await withRetries("tag assets") { () throws(ImmichFailure) in
+            let output = try await call("tag assets") {
+                try await api.bulkTagAssets(body: .json(.init(assetIds: assetIDs, tagIds: [tagID])))
+            }
+            switch output {
+            case .ok: return ()
+            case .undocumented(let status, let payload):
+                throw await Self.undocumented(status, payload, operation: "tag assets")
+            }
+        }
+    }
+
+    /// The id of the user's album named `name`, created (empty) when there is none. Each try lists the albums
+    /// first, so a try whose answer was lost after the album was made finds it instead of making a second.
+    public func album(named name: String) async throws(ImmichFailure) -> String {
+        try await withRetries("find or create an album") { () throws(ImmichFailure) in
+            let listed = try await call("list albums") { try await api.getAllAlbums() }
+            switch listed {
+            case .ok(let ok):
+                let albums = try Self.json("list albums") { try ok.body.json }
+                if let existing = albums.first(where: { $0.albumName == name }) { return existing.id }
+            case .undocumented(let status, let payload):
+                throw await Self.undocumented(status, payload, operation: "list albums")
+            }
+            let output = try await call("create an album") {
+                try await api.createAlbum(body: .json(.init(albumName: name)))
+            }
+            switch output {
+            case .created(let created): return try Self.json("create an album") { try created.body.json.id }
+            case .undocumented(let status, let payload):
+                throw await Self.undocumented(status, payload, operation: "create an album")
+            }
+        }
+    }
+
+    /// Adds many assets to an album in one request (assets already in it are left as they are).
+    public func addToAlbum(_ assetIDs: [String], albumID: String) async throws(ImmichFailure) {
+        guard !assetIDs.isEmpty else { return }
+        try await withRetries("fill an album") { () throws(ImmichFailure) in
+            let output = try await call("fill an album") {
+                try await api.addAssetsToAlbums(body: .json(.init(albumIds: [albumID], assetIds: assetIDs)))
+            }
+            switch output {
+            case .ok: return ()
+            case .undocumented(let status, let payload):
+                throw await Self.undocumented(status, payload, operation: "fill an album")
+            }
+        }
+    }
+
+    /// Every asset carrying the tag, trashed ones included (a run's tag finds what it trashed).
+    public func assets(taggedWith tagID: String) async throws(ImmichFailure) -> [ImmichAssetSummary] {
+        var found: [ImmichAssetSummary] = []
+        var page = 1
+        while true {
+            let query = Components.Schemas.MetadataSearchDto(page: page, size: 1000, tagIds: [tagID], withDeleted: true)
+            let result = try await withRetries("search assets") { () throws(ImmichFailure) in
+                let output = try await call("search assets") { try await api.searchAssets(body: .json(query)) }
+                switch output {
+                case .ok(let ok): return try Self.json("search assets") { try ok.body.json.assets }
+                case .undocumented(let status, let payload):
+                    throw await Self.undocumented(status, payload, operation: "search assets")
+                }
+            }
+            found += result.items.map {
+                ImmichAssetSummary(id: $0.id, checksum: $0.checksum, isTrashed: $0.isTrashed,
+                                   livePhotoVideoID: $0.livePhotoVideoId)
+            }
+            guard let next = result.nextPage, let number = Int(next), number > page else { return found }
+            page = number
+        }
+    }
+}

@@ -1,0 +1,133 @@
+import AsyncHTTPClient
+import CairnCore
+import Foundation
+import HTTPTypes
+import ImmichAPI
+import NIOCore
+import OpenAPIAsyncHTTPClient
+import OpenAPIRuntime
+
+/// One Immich server and account, as cairn uses it: every call goes through the generated client, is retried by
+/// `RetryPolicy` when its failure is retryable, and fails with an `ImmichFailure` otherwise. The calls a run makes
+/// in bulk (checking checksums, trashing, restoring, tagging, filling albums) take whole lists.
+///
+/// Owns its HTTP client: call `close()` when done (AsyncHTTPClient refuses to be dropped while open).
+public final class ImmichClient: Sendable {
+    public let endpoint: ImmichEndpoint
+    let api: Client
+    /// Uploads ride a client of their own whose request deadline is long: a 2 GB video on a slow uplink takes
+    /// hours. A stalled upload is still caught, by the HTTP client's read timeout.
+    let uploads: Client
+    let http: HTTPClient
+    let retry: RetryPolicy
+    let clock: any Clock<Duration>
+
+    public init(endpoint: ImmichEndpoint, key: ImmichAPIKey, retry: RetryPolicy = RetryPolicy(),
+                clock: any Clock<Duration> = ContinuousClock(), connections: Int = 8) {
+        var configuration = HTTPClient.Configuration(
+            timeout: .init(connect: .seconds(10), read: .seconds(120)))
+        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = max(connections + 2, 8)
+        configuration.decompression = .disabled
+        let http = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+        let middlewares: [any ClientMiddleware] = [APIKeyMiddleware(key: key)]
+        // Immich's dates carry fractional seconds; the default transcoder refuses them.
+        let codec = Configuration(dateTranscoder: .iso8601WithFractionalSeconds)
+        api = Client(serverURL: endpoint.apiURL, configuration: codec,
+                     transport: AsyncHTTPClientTransport(configuration: .init(client: http, timeout: .seconds(90))),
+                     middlewares: middlewares)
+        uploads = Client(serverURL: endpoint.apiURL, configuration: codec,
+                         transport: AsyncHTTPClientTransport(configuration: .init(client: http, timeout: .hours(48))),
+                         middlewares: middlewares)
+        self.endpoint = endpoint
+        self.http = http
+        self.retry = retry
+        self.clock = clock
+    }
+
+    public func close() async {
+        try? await http.shutdown()
+    }
+
+    // MARK: Retries
+
+    /// Runs `body` until it succeeds, fails for good, or the policy's tries are used up. `settle` is asked, after a
+    /// try whose outcome is unknown, whether the work was done anyway; its answer ends the loop.
+    func withRetries<Value: Sendable>(
+        _ operation: String, settle: (@Sendable () async throws(ImmichFailure) -> Value?)? = nil,
+        _ body: @Sendable () async throws(ImmichFailure) -> Value
+    ) async throws(ImmichFailure) -> Value {
+        var attempt = 0
+        while true {
+            attempt += 1
+            let failure: ImmichFailure
+            do { return try await body() } catch { failure = error }
+            guard failure.kind == .retryable else { throw failure }
+            if failure.outcomeUnknown, let settle, let settled = try await settle() { return settled }
+            guard attempt < retry.attempts else {
+                var last = failure
+                last.message += " (after \(attempt) tries)"
+                throw last
+            }
+            let pause = retry.delay(after: attempt, retryAfter: failure.retryAfter, draw: Double.random(in: 0...1))
+            do { try await clock.sleep(for: pause) } catch {
+                throw ImmichFailure(kind: .permanent, operation: operation, message: "cancelled")
+            }
+        }
+    }
+
+    /// A call of the generated client, its thrown errors (the transport's) turned into failures.
+    func call<Output>(_ operation: String, _ body: () async throws -> Output) async throws(ImmichFailure) -> Output {
+        do { return try await body() } catch {
+            throw Self.transportFailure(error, operation: operation)
+        }
+    }
+
+    /// A transport error in words that cannot carry the request: the runtime's `ClientError` holds the request
+    /// and its headers (the key among them), so only the underlying HTTP client error is described.
+    static func transportFailure(_ error: any Error, operation: String) -> ImmichFailure {
+        if error is CancellationError {
+            return ImmichFailure(kind: .permanent, operation: operation, message: "cancelled")
+        }
+        let underlying = (error as? ClientError)?.underlyingError ?? error
+        let message: String
+        if let http = underlying as? HTTPClientError {
+            message = "connection problem (\(http.shortDescription))"
+        } else if underlying is DecodingError {
+            return ImmichFailure(kind: .permanent, operation: operation,
+                                 message: "the server's answer does not match Immich's API (is this an Immich server?)")
+        } else {
+            message = "connection problem (\(type(of: underlying)))"
+        }
+        return ImmichFailure(kind: .retryable, operation: operation, message: message, outcomeUnknown: true)
+    }
+
+    /// An undocumented answer, classified with the server's message.
+    static func undocumented(_ status: Int, _ payload: UndocumentedPayload, operation: String) async -> ImmichFailure {
+        var text = ""
+        if let body = payload.body { text = (try? await String(collecting: body, upTo: 64 * 1024)) ?? "" }
+        let retryAfter = payload.headerFields[HTTPField.Name("Retry-After")!]
+        return ImmichFailure.classify(status: status, body: text, retryAfter: retryAfter, operation: operation)
+    }
+}
+
+/// Adds the API key to every request. The only reader of the key's value.
+struct APIKeyMiddleware: ClientMiddleware {
+    let key: ImmichAPIKey
+    static let header = HTTPField.Name("x-api-key")!
+
+    func intercept(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String,
+                   next: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?))
+        async throws -> (HTTPResponse, HTTPBody?) {
+        var request = request
+        request.headerFields[Self.header] = key.value
+        return try await next(request, body, baseURL)
+    }
+}
+
+extension HTTPClientError {
+    /// The error's name alone ("remoteConnectionClosed", "readTimeout").
+    var shortDescription: String {
+        let text = String(describing: self)
+        return text.hasPrefix("HTTPClientError.") ? String(text.dropFirst("HTTPClientError.".count)) : text
+    }
+}

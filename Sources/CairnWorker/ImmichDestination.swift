@@ -1,0 +1,132 @@
+import CairnCatalog
+import CairnCore
+import CairnImmich
+import CairnLibrary
+import CairnMedia
+import CairnPipeline
+import CairnTrash
+import Foundation
+
+/// An Immich server and account as an import's destination. cairn's own state for it (catalog, snapshots,
+/// item states, run logs) lives in a library folder of its own under `<library>/immich/`, one per server and
+/// user, so a second account on the same server never sees the first one's; an asset row there records where
+/// the content lives in Immich (`immich:<asset id>` as its original's path).
+package final class ImmichDestination: ImportDestination {
+    package let client: ImmichClient
+    package let identity: ImmichIdentity
+    /// Where cairn keeps its state for this server and user.
+    package let stateRoot: String
+    /// Set when the server refused the key in the middle of a run: the run stops, its items resume next time.
+    let authRefused = Locked<ImmichFailure?>(nil)
+    /// Trashed assets this run brought back because the source still holds them.
+    let restored = Locked(0)
+    /// The run's cancellation: a refused key stops the run as a signal would.
+    let cancellation: PipelineCancellation
+
+    package var makesOwnDerivatives: Bool { true }
+
+    package var credentialsRefused: String? { authRefused.withLock { $0?.description } }
+
+    package var restoredFromTrash: Int { restored.withLock { $0 } }
+
+    init(client: ImmichClient, identity: ImmichIdentity, stateRoot: String, cancellation: PipelineCancellation) {
+        self.cancellation = cancellation
+        self.client = client
+        self.identity = identity
+        self.stateRoot = stateRoot
+    }
+
+    /// Connects (ping, version, user) and names the state folder for this server and user under `libraryRoot`.
+    package static func connect(endpoint: ImmichEndpoint, key: ImmichAPIKey, libraryRoot: String,
+                                uploads: Int, cancellation: PipelineCancellation) async throws(ImmichFailure)
+        -> ImmichDestination {
+        let client = ImmichClient(endpoint: endpoint, key: key, connections: uploads)
+        let identity: ImmichIdentity
+        do { identity = try await client.connect() } catch {
+            await client.close()
+            throw error
+        }
+        return ImmichDestination(
+            client: client, identity: identity,
+            stateRoot: stateRoot(libraryRoot: libraryRoot, endpoint: endpoint, userID: identity.userID),
+            cancellation: cancellation)
+    }
+
+    /// `<library>/immich/<host and port>/<user id>`: readable, and a different folder per server and account.
+    static func stateRoot(libraryRoot: String, endpoint: ImmichEndpoint, userID: String) -> String {
+        let server = endpoint.description.replacingOccurrences(of: "://", with: "_")
+            .map { $0.isLetter || $0.isNumber || $0 == "." || $0 == "-" || $0 == "_" ? $0 : "_" }
+        let user = userID.map { $0.isLetter || $0.isNumber || $0 == "-" ? $0 : "_" }
+        return libraryRoot + "/immich/" + String(server) + "/" + String(user)
+    }
+
+    package func close() async { await client.close() }
+
+    // MARK: ImportDestination
+
+    /// Asks the server which of the page's contents it holds (one request per 5,000), brings back from Immich's
+    /// trash what the source still holds, and hands the rest to the upload lane.
+    package func stages(for records: [ItemRecord], page: DestinationPage) async throws -> any PipelineStages {
+        let owing = records.filter { $0.state.owesTransfer }.map(\.item.checksum)
+        var presence: [Checksum: ImmichPresence] = [:]
+        do {
+            presence = try await client.presence(of: owing)
+            let trashed = presence.values.compactMap { presence -> String? in
+                if case .trashed(let id) = presence { return id }
+                return nil
+            }
+            if !trashed.isEmpty {
+                try journalRestores(of: presence, runID: page.runID, library: page.library)
+                let count = try await client.restoreFromTrash(trashed)
+                restored.withLock { $0 += count }
+            }
+        } catch let failure as ImmichFailure {
+            throw refusedOrFailed(failure)
+        }
+        return ImmichStages(destination: self, presence: presence, page: page)
+    }
+
+    /// Each restore from Immich's trash is journaled (fsynced) before it is asked for, as every trash action is.
+    private func journalRestores(of presence: [Checksum: ImmichPresence], runID: String?, library: Library) throws {
+        let journal = DeletionJournal(libraryRoot: library.layout.root)
+        for (checksum, state) in presence {
+            guard case .trashed(let id) = state else { continue }
+            try journal.append(JournalEntry(runID: runID ?? "import", action: .restore, checksum: checksum,
+                                            paths: [Self.originalPath(assetID: id)], timestamp: Date()))
+        }
+    }
+
+    /// Immich links a still to its movie (`livePhotoVideoId`) and hides the movie from the timeline.
+    package func link(_ pairs: [AssetPairRecord], catalog: Catalog) async throws -> Int {
+        var linked = 0
+        for pair in pairs {
+            guard let still = try catalog.asset(pair.still).flatMap({ Self.assetID(inOriginalPath: $0.originalPath) }),
+                  let motion = try catalog.asset(pair.motion).flatMap({ Self.assetID(inOriginalPath: $0.originalPath) })
+            else { continue }
+            do {
+                try await client.updateAsset(motion, visibility: .hidden)
+                try await client.updateAsset(still, livePhotoVideoID: motion)
+                linked += 1
+            } catch {
+                throw refusedOrFailed(error)
+            }
+        }
+        return linked
+    }
+
+    /// A failure that stops the run: a refused key is remembered (the run's exit code says so).
+    func refusedOrFailed(_ failure: ImmichFailure) -> ImmichFailure {
+        if failure.kind == .needsAuth { authRefused.withLock { $0 = failure } }
+        return failure
+    }
+
+    // MARK: Where an asset lives
+
+    static let originalPathPrefix = "immich:"
+
+    static func originalPath(assetID: String) -> String { originalPathPrefix + assetID }
+
+    static func assetID(inOriginalPath path: String) -> String? {
+        path.hasPrefix(originalPathPrefix) ? String(path.dropFirst(originalPathPrefix.count)) : nil
+    }
+}

@@ -1,0 +1,100 @@
+import CairnCatalog
+import CairnCore
+import CairnImmich
+import CairnLibrary
+import CairnMedia
+import CairnPipeline
+import CairnScanner
+import Foundation
+
+/// The lane work of an Immich destination: the transfer lane uploads (Immich makes its own thumbnails and reads
+/// its own metadata, so the route ends there). Before the upload the source file is probed for its capture time
+/// and length, which the upload carries; a file that cannot be probed is uploaded with its file times all the
+/// same (the server keeps the bytes: backing up is the point). Each upload's asset id is recorded with the item's
+/// state through the group commit, as a library import records its original.
+struct ImmichStages: PipelineStages {
+    let destination: ImmichDestination
+    /// What the server held of this page's contents before the lanes started (trashed ones already restored).
+    let presence: [Checksum: ImmichPresence]
+    let page: DestinationPage
+
+    func transfer(_ item: ImportItem) async throws -> TransferResult {
+        if let assetID = presence[item.checksum]?.assetID {
+            record(item, assetID: assetID, probe: nil)
+            return .alreadyInLibrary
+        }
+        let media = page.media
+        let path = item.sourcePath
+        let probe = try? await BlockingWork.run(tracking: page.work) { () throws -> MediaProbe in try media.probe(path: path) }
+        let modified = (try? FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date) ?? Date()
+        let taken = probe?.captureTime
+        let createdAt = taken?.instant.map { ImmichTimestamp.format($0, offsetSeconds: Self.offsetSeconds(taken?.offset)) }
+            ?? ImmichTimestamp.format(modified)
+        let file = ImmichUploadFile(
+            path: path, byteCount: item.byteCount, checksum: item.checksum,
+            filename: FileSystem.baseName(of: item.relativePath), createdAt: createdAt,
+            modifiedAt: ImmichTimestamp.format(modified),
+            durationMilliseconds: item.kind == .video ? probe?.durationSeconds.map { Int(($0 * 1000).rounded()) } : nil,
+            sidecarPath: Self.xmpSidecar(of: path))
+        let result: ImmichUploadResult
+        do { result = try await destination.client.upload(file) } catch {
+            throw stageFailure(destination.refusedOrFailed(error))
+        }
+        record(item, assetID: result.assetID, probe: probe)
+        guard case .created = result else { return .alreadyInLibrary }
+        page.onCopied(item.byteCount)
+        return .copied
+    }
+
+    func readMetadata(_ item: ImportItem) async throws { throw Self.notALane }
+    func makeThumbnail(_ item: ImportItem) async throws { throw Self.notALane }
+    func synthesizeClip(_ item: ImportItem) async throws { throw Self.notALane }
+
+    static let notALane = StageFailure.unusable("an Immich destination makes no derivatives")
+
+    /// The asset row (its original in Immich) and the probe, queued with the item's state move.
+    private func record(_ item: ImportItem, assetID: String, probe: MediaProbe?) {
+        let asset = AssetRecord(
+            checksum: item.checksum, kind: item.kind, size: item.byteCount,
+            originalExtension: LibraryStages.originalExtension(of: item), firstSourcePath: item.relativePath,
+            originalPath: ImmichDestination.originalPath(assetID: assetID), importedAt: Date(), runID: page.runID)
+        let probeRecord = probe.map { LibraryStages.probeRecord(item.checksum, $0) }
+        page.groupCommit.add { rows in
+            rows.assets.append(asset)
+            if let probeRecord { rows.probes.append(probeRecord) }
+        }
+    }
+
+    /// A refused key stops the run (the cancellation), its items resuming next time; other failures are the
+    /// item's, retried or not as Immich's answer says.
+    private func stageFailure(_ failure: ImmichFailure) -> StageFailure {
+        switch failure.kind {
+        case .needsAuth:
+            destination.cancellation.cancel(deadline: .seconds(5))
+            return .transient(failure.failureReason)
+        case .retryable: return .transient(failure.failureReason)
+        case .permanent: return .unusable(failure.failureReason)
+        }
+    }
+
+    /// The XMP sidecar beside a media file (`IMG_1.jpg.xmp` or `IMG_1.xmp`, either case), as the scanner's
+    /// matcher pairs them; Immich takes it with the upload.
+    static func xmpSidecar(of path: String) -> String? {
+        let folder = FileSystem.parentDirectory(of: path), name = FileSystem.baseName(of: path)
+        let stem = name.lastIndex(of: ".").map { String(name[..<$0]) } ?? name
+        for candidate in [name + ".xmp", name + ".XMP", stem + ".xmp", stem + ".XMP"] {
+            let sidecar = folder + "/" + candidate
+            guard FileSystem.exists(sidecar), SidecarMatcher.media(for: candidate, among: [name]) == name,
+                  (FileSystem.size(sidecar) ?? .max) <= Int64(SidecarMatcher.maxBytes) else { continue }
+            return sidecar
+        }
+        return nil
+    }
+
+    /// "+02:00" as seconds east of UTC.
+    static func offsetSeconds(_ offset: String?) -> Int? {
+        guard let offset, offset.count == 6, let sign = offset.first, sign == "+" || sign == "-",
+              let hours = Int(offset.dropFirst().prefix(2)), let minutes = Int(offset.suffix(2)) else { return nil }
+        return (sign == "-" ? -1 : 1) * (hours * 3600 + minutes * 60)
+    }
+}

@@ -1,0 +1,79 @@
+import CairnCatalog
+import CairnCore
+import CairnLibrary
+import CairnMedia
+import CairnPipeline
+import CairnReconcile
+import CairnTrash
+import Foundation
+
+/// Where an import brings new content: the library's own originals store, or an Immich server. The walk, the
+/// hashing, the lanes, the item states and the narration are the same for every destination; a destination
+/// supplies the stages that bring one page of planned items in, and says whether it makes its own derivatives.
+package protocol ImportDestination: Sendable {
+    /// The lanes' work for one page of planned items. A destination may first ask what it already holds of them.
+    func stages(for records: [ItemRecord], page: DestinationPage) async throws -> any PipelineStages
+    /// Whether the destination makes its own thumbnails, previews and clips: items then end after the transfer.
+    var makesOwnDerivatives: Bool { get }
+    /// Live Photo pairs found after the lanes (a still and its movie): a destination that shows them as one links
+    /// them. Returns how many it linked.
+    func link(_ pairs: [AssetPairRecord], catalog: Catalog) async throws -> Int
+    /// Why the destination refused the run's credentials, when it did (the run stops; exit `needsAuth`).
+    var credentialsRefused: String? { get }
+    /// Content the destination held in its trash and brought back this run, because the source still holds it.
+    var restoredFromTrash: Int { get }
+    /// Moves the plan's deletions to the destination's trash (journaled first, restorable by run).
+    func trash(_ candidates: [DeleteCandidate], runID: String, sourcePaths: [Checksum: String], library: Library,
+               now: Date) async throws -> DeletionRun.Summary
+    /// Where a run's trash went and how to bring it back, for the run's narration.
+    func trashNote(count: Int, runID: String) -> String
+}
+
+/// What a page's stages share with the run: the catalog's group commit, the run's id, its media settings and
+/// the narration's callbacks.
+package struct DestinationPage: Sendable {
+    package var library: Library
+    package var groupCommit: GroupCommit
+    package var runID: String?
+    package var media: MediaEngine
+    package var clipOptions: ClipOptions
+    package var onCopied: @Sendable (Int64) -> Void
+    package var onDamaged: @Sendable (String, String) -> Void
+    package var onKeptWithoutPreview: @Sendable (String, FailureReason) -> Void
+    var work: WorkTracker?
+}
+
+/// The library folder itself: originals copied into its content-addressed store, derivatives made by cairn.
+package struct LibraryDestination: ImportDestination {
+    package init() {}
+
+    package var makesOwnDerivatives: Bool { false }
+
+    /// The catalog's pairs are the library's links: nothing more to do.
+    package func link(_ pairs: [AssetPairRecord], catalog: Catalog) async throws -> Int { pairs.count }
+
+    package var credentialsRefused: String? { nil }
+
+    /// The library's trash is cairn's own: content found there is restored by `cairn restore`, not by an import.
+    package var restoredFromTrash: Int { 0 }
+
+    package func trash(_ candidates: [DeleteCandidate], runID: String, sourcePaths: [Checksum: String],
+                       library: Library, now: Date) async throws -> DeletionRun.Summary {
+        try DeletionRun(library: library).trash(candidates, runID: runID, sourcePaths: sourcePaths, now: now)
+    }
+
+    package func trashNote(count: Int, runID: String) -> String {
+        "moved \(count) assets to trash/\(runID) (restore with `cairn restore --run-id \(runID)`)"
+    }
+
+    package func stages(for records: [ItemRecord], page: DestinationPage) async throws -> any PipelineStages {
+        var stages = LibraryStages(library: page.library, media: page.media, clipOptions: page.clipOptions,
+                                   runID: page.runID)
+        stages.groupCommit = page.groupCommit
+        stages.onCopied = page.onCopied
+        stages.onDamaged = page.onDamaged
+        stages.onKeptWithoutPreview = page.onKeptWithoutPreview
+        stages.work = page.work
+        return stages
+    }
+}

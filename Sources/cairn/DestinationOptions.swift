@@ -1,0 +1,96 @@
+import ArgumentParser
+import CairnCore
+import CairnImmich
+import CairnPipeline
+import CairnWorker
+import Foundation
+
+/// `--destination library|immich` and the Immich connection, shared by `import`, `sync`, `dry-run` and
+/// `restore`. Each also comes from cairn.toml (`destination`, `immich_url`, `immich_api_key_file`) or the
+/// environment (`CAIRN_DESTINATION`, `CAIRN_IMMICH_URL` or `IMMICH_URL`, `CAIRN_IMMICH_API_KEY_FILE`); the key
+/// itself only from a file or `CAIRN_IMMICH_API_KEY` / `IMMICH_API_KEY`, never from a flag (flags show in `ps`).
+struct DestinationOptions: ParsableArguments {
+    enum Kind: String, ExpressibleByArgument, CaseIterable {
+        case library, immich
+    }
+
+    @Option(name: .customLong("destination"),
+            help: "Where new content goes: library (the --library folder, default) or immich (an Immich server).")
+    var kind: Kind?
+
+    @Option(name: .customLong("immich-url"),
+            help: "The Immich server, with or without /api, e.g. https://photos.example.com (also $IMMICH_URL).")
+    var immichURL: String?
+
+    @Option(name: .customLong("immich-api-key-file"),
+            help: "A file holding the Immich API key (else $CAIRN_IMMICH_API_KEY or $IMMICH_API_KEY); keep it chmod 600.")
+    var apiKeyFile: String?
+
+    /// What the flags, the environment and cairn.toml say together.
+    struct Resolved {
+        var kind: Kind
+        var url: String?
+        var keyFile: String?
+    }
+
+    func resolve(libraryRoot: String, environment: [String: String] = ProcessInfo.processInfo.environment)
+        throws -> Resolved {
+        let settings: CairnConfiguration
+        do {
+            settings = try CairnConfiguration.resolve(
+                configFile: nil, libraryRoot: libraryRoot, environment: environment,
+                flags: .init(destination: kind?.rawValue, immichURL: immichURL, immichAPIKeyFile: apiKeyFile))
+        } catch { throw ValidationError(error.description) }
+        let kind = Kind(rawValue: settings.destination) ?? .library
+        return Resolved(kind: kind, url: settings.immichURL ?? environment["IMMICH_URL"], keyFile: settings.immichAPIKeyFile)
+    }
+
+    static func environmentKey(_ environment: [String: String]) -> ImmichAPIKey? {
+        (environment["CAIRN_IMMICH_API_KEY"] ?? environment["IMMICH_API_KEY"]).flatMap(ImmichAPIKey.init)
+    }
+
+    /// The key, from its file (with a warning on stderr when others may read it) or the environment.
+    static func apiKey(file: String?, environment: [String: String]) throws -> ImmichAPIKey {
+        if let file {
+            do {
+                let (key, warning) = try ImmichAPIKey.read(file: file)
+                if let warning { Output.error("warning: \(warning)") }
+                return key
+            } catch { throw ValidationError(error.description) }
+        }
+        guard let key = environmentKey(environment) else {
+            throw ValidationError("--destination immich needs an API key: --immich-api-key-file FILE, or "
+                                  + "$CAIRN_IMMICH_API_KEY (make one in Immich: Account settings, API keys).")
+        }
+        return key
+    }
+
+    /// Whether the run goes to Immich (for defaults that differ, such as the upload lane's width).
+    func isImmich(libraryRoot: String) throws -> Bool { try resolve(libraryRoot: libraryRoot).kind == .immich }
+
+    /// Connects to the destination a run names (nil: the library itself). A server that cannot be reached or is
+    /// too old stops the command with exit 1, a refused key with exit 77 (`needsAuth`), each in one line.
+    func connect(libraryRoot: String, uploads: Int, cancellation: PipelineCancellation) async throws -> ImmichDestination? {
+        let environment = ProcessInfo.processInfo.environment
+        let resolved = try resolve(libraryRoot: libraryRoot, environment: environment)
+        guard resolved.kind == .immich else {
+            if immichURL != nil || apiKeyFile != nil {
+                throw ValidationError("--immich-url and --immich-api-key-file need --destination immich.")
+            }
+            return nil
+        }
+        guard let text = resolved.url else {
+            throw ValidationError("--destination immich needs the server: --immich-url URL (or immich_url in cairn.toml).")
+        }
+        let endpoint: ImmichEndpoint
+        do { endpoint = try ImmichEndpoint(text) } catch { throw ValidationError("--immich-url \(text): \(error)") }
+        let key = try Self.apiKey(file: resolved.keyFile, environment: environment)
+        do {
+            return try await ImmichDestination.connect(endpoint: endpoint, key: key, libraryRoot: libraryRoot,
+                                                       uploads: uploads, cancellation: cancellation)
+        } catch {
+            Output.error("\(endpoint): \(error)")
+            throw ExitCode(error.kind == .needsAuth ? ExitStatus.needsAuth.rawValue : ExitStatus.failure.rawValue)
+        }
+    }
+}

@@ -1,0 +1,36 @@
+import Foundation
+import Hummingbird
+
+/// The test-only endpoints under /_double: not Immich, never faulted, never in the traffic log.
+enum DoubleRoutes {
+    static func register(on router: Router<DoubleContext>, store: Store, users: Users, faults: FaultInjector) {
+        router.get("/_double/state") { _, _ -> Response in
+            json(try encoder.encode(await store.snapshot(users: users)))
+        }
+        router.get("/_double/faults") { _, _ -> Response in
+            json(try encoder.encode(faults.profile))
+        }
+        router.post("/_double/faults") { request, _ -> Response in
+            var request = request
+            let body = try await request.collectBody(upTo: 1 << 20)
+            let profile: FaultProfile
+            do { profile = try JSONDecoder().decode(FaultProfile.self, from: Data(buffer: body)) } catch {
+                return Response(status: .badRequest, headers: [.contentType: "text/plain"],
+                                body: ResponseBody(byteBuffer: ByteBuffer(string: "bad fault profile: \(error)\n")))
+            }
+            faults.set(profile)
+            return json(try encoder.encode(profile))
+        }
+    }
+
+    static var encoder: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }
+
+    static func json(_ data: Data) -> Response {
+        Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8"],
+                 body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+    }
+}

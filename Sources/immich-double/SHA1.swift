@@ -1,0 +1,69 @@
+import COpenSSL
+import Foundation
+
+/// SHA1 through OpenSSL's EVP interface, fed chunk by chunk as an upload streams to disk (the same library cairn
+/// hashes with, and Immich's server uses for its checksums). One context per upload, freed with it.
+final class SHA1 {
+    private let context: OpaquePointer
+
+    init() {
+        guard let context = EVP_MD_CTX_new(), EVP_DigestInit_ex(context, EVP_sha1(), nil) == 1 else {
+            fatalError("OpenSSL cannot make a SHA1 context")
+        }
+        self.context = context
+    }
+
+    deinit { EVP_MD_CTX_free(context) }
+
+    func update(_ bytes: some Collection<UInt8>) {
+        let handled: Void? = bytes.withContiguousStorageIfAvailable { buffer in
+            _ = EVP_DigestUpdate(context, buffer.baseAddress, buffer.count)
+        }
+        if handled == nil { Array(bytes).withUnsafeBufferPointer { _ = EVP_DigestUpdate(context, $0.baseAddress, $0.count) } }
+    }
+
+    func finish() -> [UInt8] {
+        var digest = [UInt8](repeating: 0, count: 20)
+        var length: UInt32 = 0
+        _ = EVP_DigestFinal_ex(context, &digest, &length)
+        return digest
+    }
+}
+
+/// The two spellings Immich accepts for a SHA1: hex (40 characters) and base64 (28).
+enum ChecksumText {
+    static func hex(_ bytes: [UInt8]) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var out = [UInt8]()
+        out.reserveCapacity(bytes.count * 2)
+        for byte in bytes { out += [digits[Int(byte >> 4)], digits[Int(byte & 0xF)]] }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// The digest a hex or base64 SHA1 names, or nil when it is neither.
+    static func digest(_ text: String) -> [UInt8]? {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        if trimmed.utf8.count == 40, let bytes = hexBytes(trimmed) { return bytes }
+        if let data = Data(base64Encoded: trimmed), data.count == 20 { return [UInt8](data) }
+        return nil
+    }
+
+    /// The hex spelling of whatever SHA1 spelling a client sent (nil if it is not one).
+    static func normalizedHex(_ text: String) -> String? { digest(text).map(hex) }
+
+    private static func hexBytes(_ text: String) -> [UInt8]? {
+        var bytes = [UInt8]()
+        var high: UInt8?
+        for char in text.utf8 {
+            let value: UInt8
+            switch char {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): value = char - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): value = char - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): value = char - UInt8(ascii: "A") + 10
+            default: return nil
+            }
+            if let h = high { bytes.append(h << 4 | value); high = nil } else { high = value }
+        }
+        return bytes
+    }
+}

@@ -1,0 +1,193 @@
+import CairnTestSupport
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+
+/// The stand-in Immich server itself, spoken to in raw HTTP: the Immich behaviour cairn's tests lean on (ping's
+/// Accept quirk, duplicates by checksum, trashed duplicates, the API key) and its fault profile.
+@Suite struct ImmichDoubleTests {
+    struct Reply {
+        var status: Int
+        var headers: [String: String]
+        var body: Data
+        var json: Any? { try? JSONSerialization.jsonObject(with: body) }
+        var object: [String: Any] { json as? [String: Any] ?? [:] }
+    }
+
+    static let key = "test-key"
+
+    /// One request on a fresh ephemeral session (no cookies, no cache, no shared connection between tests).
+    static func send(_ double: ImmichDouble, _ method: String, _ path: String, key: String? = key,
+                     headers: [String: String] = [:], json: Any? = nil, body: Data? = nil) async throws -> Reply {
+        var request = URLRequest(url: URL(string: double.baseURL + path)!)
+        request.httpMethod = method
+        if let key { request.setValue(key, forHTTPHeaderField: "x-api-key") }
+        if let json {
+            request.httpBody = try JSONSerialization.data(withJSONObject: json)
+            request.setValue("application/json", forHTTPHeaderField: "content-type")
+        }
+        if let body { request.httpBody = body }
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        let session = URLSession(configuration: .ephemeral)
+        defer { session.finishTasksAndInvalidate() }
+        let (data, response) = try await session.data(for: request)
+        let http = response as! HTTPURLResponse
+        var fields: [String: String] = [:]
+        for (name, value) in http.allHeaderFields {
+            if let name = name as? String, let value = value as? String { fields[name.lowercased()] = value }
+        }
+        return Reply(status: http.statusCode, headers: fields, body: data)
+    }
+
+    /// A multipart upload as Immich's clients send it.
+    static func upload(_ double: ImmichDouble, _ bytes: Data, name: String, checksumHeader: String? = nil,
+                       key: String? = key) async throws -> Reply {
+        let boundary = "cairn-\(UUID().uuidString)"
+        var body = Data()
+        func field(_ name: String, _ value: String) {
+            body += Data("--\(boundary)\r\nContent-Disposition: form-data; name=\"\(name)\"\r\n\r\n\(value)\r\n".utf8)
+        }
+        field("fileCreatedAt", "2024-05-06T07:08:09.000Z")
+        field("fileModifiedAt", "2024-05-06T07:08:09.000Z")
+        body += Data(("--\(boundary)\r\nContent-Disposition: form-data; name=\"assetData\"; filename=\"\(name)\"\r\n"
+            + "Content-Type: image/jpeg\r\n\r\n").utf8)
+        body += bytes + Data("\r\n--\(boundary)--\r\n".utf8)
+        var headers = ["content-type": "multipart/form-data; boundary=\(boundary)"]
+        if let checksumHeader { headers["x-immich-checksum"] = checksumHeader }
+        return try await send(double, "POST", "/api/assets", key: key, headers: headers, body: body)
+    }
+
+    static func sha1Hex(_ data: Data, in work: TemporaryDirectory) throws -> String {
+        let path = try work.write(data, to: "sha1-\(UUID().uuidString)")
+        return String(String(decoding: try ExternalTool.run(["sha1sum", path]), as: UTF8.self).prefix(40))
+    }
+
+    @Test func pingAnswersPongButRefusesAnAcceptOfExactlyJSON() async throws {
+        let double = try ImmichDouble()
+        let pong = try await Self.send(double, "GET", "/api/server/ping", key: nil)
+        #expect(pong.status == 200)
+        #expect(pong.object["res"] as? String == "pong")
+        let refused = try await Self.send(double, "GET", "/api/server/ping", key: nil,
+                                          headers: ["accept": "application/json"])
+        #expect(refused.status == 406)
+        let version = try await Self.send(double, "GET", "/api/server/version", key: nil)
+        #expect(version.object["major"] as? Int == 3 && version.object["patch"] as? Int == 3)
+    }
+
+    @Test func everyOtherOperationWantsAKnownAPIKey() async throws {
+        let double = try ImmichDouble(users: ["key-a": "alice"])
+        for key in [nil, "wrong"] as [String?] {
+            let reply = try await Self.send(double, "GET", "/api/users/me", key: key)
+            #expect(reply.status == 401)
+            #expect(reply.object["message"] as? String == "Invalid API key")
+            #expect(reply.object["statusCode"] as? Int == 401)
+        }
+        let me = try await Self.send(double, "GET", "/api/users/me", key: "key-a")
+        #expect(me.status == 200)
+        #expect(me.object["email"] as? String == "alice@example.com")
+    }
+
+    @Test func aReuploadIsADuplicateAndTheFileIsCreatedOnce() async throws {
+        let work = try TemporaryDirectory()
+        let double = try ImmichDouble(users: ["key-a": "alice", "key-b": "bob"])
+        let bytes = Data((0..<5000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+        let hex = try Self.sha1Hex(bytes, in: work)
+
+        let first = try await Self.upload(double, bytes, name: "IMG_1.jpg", key: "key-a")
+        #expect(first.status == 201)
+        #expect(first.object["status"] as? String == "created")
+        let again = try await Self.upload(double, bytes, name: "copy.jpg", key: "key-a")
+        #expect(again.status == 200)
+        #expect(again.object["status"] as? String == "duplicate")
+        #expect(again.object["id"] as? String == first.object["id"] as? String)
+        // The checksum header settles it before the body; base64 and hex both name the SHA1.
+        let base64 = Data((0..<20).map { UInt8(hex.dropFirst($0 * 2).prefix(2), radix: 16)! }).base64EncodedString()
+        let byHeader = try await Self.upload(double, bytes, name: "x.jpg", checksumHeader: base64, key: "key-a")
+        #expect(byHeader.status == 200 && byHeader.object["status"] as? String == "duplicate")
+        // Another user's library is separate.
+        let other = try await Self.upload(double, bytes, name: "IMG_1.jpg", key: "key-b")
+        #expect(other.status == 201)
+
+        let state = try await double.state()
+        #expect(state.creations[hex] == 2)
+        let mine = state.assets(withChecksum: hex).filter { $0.owner == "alice" }
+        #expect(mine.count == 1)
+        #expect(mine.first?.originalFileName == "IMG_1.jpg" && mine.first?.bytes == 5000 && mine.first?.type == "IMAGE")
+        // Kept on disk under DIR/files/<owner>/<asset id>, byte for byte.
+        let id = try #require(first.object["id"] as? String)
+        let files = double.dataDirectory + "/files"
+        let relative = try #require(FileManager.default.subpaths(atPath: files)?.first { $0.hasSuffix(id) })
+        #expect(try Data(contentsOf: URL(fileURLWithPath: files + "/" + relative)) == bytes)
+    }
+
+    @Test func bulkUploadCheckRejectsKnownChecksumsAndSaysWhenTheyAreTrashed() async throws {
+        let work = try TemporaryDirectory()
+        let double = try ImmichDouble()
+        let bytes = Data("a small file standing in for a photo".utf8)
+        let hex = try Self.sha1Hex(bytes, in: work)
+        let id = try #require(try await Self.upload(double, bytes, name: "a.jpg").object["id"] as? String)
+        let deleted = try await Self.send(double, "DELETE", "/api/assets", json: ["ids": [id]])
+        #expect(deleted.status == 204)
+
+        let check = try await Self.send(double, "POST", "/api/assets/bulk-upload-check", json: ["assets": [
+            ["id": "known", "checksum": hex], ["id": "new", "checksum": String(repeating: "0", count: 40)],
+        ]])
+        let results = try #require(check.object["results"] as? [[String: Any]])
+        #expect(results.count == 2)
+        #expect(results[0]["action"] as? String == "reject" && results[0]["reason"] as? String == "duplicate")
+        #expect(results[0]["assetId"] as? String == id && results[0]["isTrashed"] as? Bool == true)
+        #expect(results[1]["action"] as? String == "accept" && results[1]["id"] as? String == "new")
+
+        let restored = try await Self.send(double, "POST", "/api/trash/restore/assets", json: ["ids": [id]])
+        #expect(restored.object["count"] as? Int == 1)
+        let state = try await double.state()
+        #expect(state.assets.first?.isTrashed == false)
+        #expect(state.forceDeletes == 0)
+    }
+
+    @Test func aBodyAboveMaxBodyBytesGets413() async throws {
+        let double = try ImmichDouble(faults: .init(maxBodyBytes: 2000))
+        let small = try await Self.upload(double, Data(repeating: 1, count: 100), name: "s.jpg")
+        #expect(small.status == 201)
+        let big = try await Self.upload(double, Data(repeating: 2, count: 10_000), name: "b.jpg")
+        #expect(big.status == 413)
+        #expect(try await double.state().assets.count == 1)
+    }
+
+    @Test func aSeededFaultProfileFailsTheSameRequestsEveryTime() async throws {
+        let double = try ImmichDouble()
+        var runs: [[Int]] = []
+        for _ in 0..<2 {
+            try await double.setFaults(.init(seed: 7, status500: 0.3, status429: 0.1, retryAfterSeconds: 2))
+            var statuses: [Int] = []
+            for _ in 0..<30 {
+                let reply = try await Self.send(double, "GET", "/api/users/me")
+                statuses.append(reply.status)
+                if reply.status == 429 { #expect(reply.headers["retry-after"] == "2") }
+            }
+            runs.append(statuses)
+        }
+        #expect(runs[0] == runs[1])
+        #expect(runs[0].contains(500) && runs[0].contains(200))
+        #expect(Set(runs[0]).isSubset(of: [200, 429, 500]))
+        // Ping is never faulted: a client's first contact tells it the server is there.
+        let ping = try await Self.send(double, "GET", "/api/server/ping", key: nil)
+        #expect(ping.status == 200)
+    }
+
+    @Test func resetsDropTheConnectionBeforeOrAfterTheUploadHappens() async throws {
+        let double = try ImmichDouble(faults: .init(resetMidBody: 1))
+        let bytes = Data(repeating: 7, count: 64 * 1024)
+        await #expect(throws: (any Error).self) { try await Self.upload(double, bytes, name: "mid.jpg") }
+        #expect(try await double.state().assets.isEmpty)
+
+        try await double.setFaults(.init(resetBeforeResponse: 1))
+        await #expect(throws: (any Error).self) { try await Self.upload(double, bytes, name: "late.jpg") }
+        // The ambiguous outcome: the client saw no answer, yet the asset exists; its checksum settles it.
+        let state = try await double.state()
+        #expect(state.assets.map(\.originalFileName) == ["late.jpg"])
+        #expect(state.creations.values.reduce(0, +) == 1)
+    }
+}
