@@ -138,6 +138,13 @@ public final class Catalog: Sendable {
         try pool.read { db in try AssetRecord.order(AssetRecord.Columns.checksum).fetchAll(db) }
     }
 
+    /// The assets a run brought in or found at its destination (their `run_id`), by checksum.
+    public func assets(broughtInBy runID: String) throws -> [AssetRecord] {
+        try pool.read { db in
+            try AssetRecord.filter(AssetRecord.Columns.runID == runID).order(AssetRecord.Columns.checksum).fetchAll(db)
+        }
+    }
+
     /// Records assets whose originals are already durable in the library; an existing checksum is left as it is.
     public func insertAssets(_ assets: [AssetRecord]) throws {
         guard !assets.isEmpty else { return }

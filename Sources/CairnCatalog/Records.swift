@@ -73,6 +73,7 @@ public struct AssetRecord: Codable, Sendable, Equatable, FetchableRecord, Persis
 
     public enum Columns {
         public static let checksum = Column(CodingKeys.checksum)
+        public static let runID = Column(CodingKeys.runID)
     }
 }
 

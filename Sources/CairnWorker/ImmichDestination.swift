@@ -22,6 +22,8 @@ package final class ImmichDestination: ImportDestination {
     let restored = Locked(0)
     /// The run's cancellation: a refused key stops the run as a signal would.
     let cancellation: PipelineCancellation
+    /// Which album each of the run's assets goes into (`--album`, `--album-from`), if any.
+    let albums: ImmichAlbums?
 
     package var makesOwnDerivatives: Bool { true }
 
@@ -29,8 +31,10 @@ package final class ImmichDestination: ImportDestination {
 
     package var restoredFromTrash: Int { restored.withLock { $0 } }
 
-    init(client: ImmichClient, identity: ImmichIdentity, stateRoot: String, cancellation: PipelineCancellation) {
+    init(client: ImmichClient, identity: ImmichIdentity, stateRoot: String, cancellation: PipelineCancellation,
+         albums: ImmichAlbums?) {
         self.cancellation = cancellation
+        self.albums = albums
         self.client = client
         self.identity = identity
         self.stateRoot = stateRoot
@@ -38,7 +42,8 @@ package final class ImmichDestination: ImportDestination {
 
     /// Connects (ping, version, user) and names the state folder for this server and user under `libraryRoot`.
     package static func connect(endpoint: ImmichEndpoint, key: ImmichAPIKey, libraryRoot: String,
-                                uploads: Int, cancellation: PipelineCancellation) async throws(ImmichFailure)
+                                uploads: Int, cancellation: PipelineCancellation, albums: ImmichAlbums? = nil)
+        async throws(ImmichFailure)
         -> ImmichDestination {
         let client = ImmichClient(endpoint: endpoint, key: key, connections: uploads)
         let identity: ImmichIdentity
@@ -49,7 +54,7 @@ package final class ImmichDestination: ImportDestination {
         return ImmichDestination(
             client: client, identity: identity,
             stateRoot: stateRoot(libraryRoot: libraryRoot, endpoint: endpoint, userID: identity.userID),
-            cancellation: cancellation)
+            cancellation: cancellation, albums: albums)
     }
 
     /// `<library>/immich/<host and port>/<user id>`: readable, and a different folder per server and account.

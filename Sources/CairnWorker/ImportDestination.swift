@@ -18,6 +18,9 @@ package protocol ImportDestination: Sendable {
     /// Live Photo pairs found after the lanes (a still and its movie): a destination that shows them as one links
     /// them. Returns how many it linked.
     func link(_ pairs: [AssetPairRecord], catalog: Catalog) async throws -> Int
+    /// After the lanes: whatever the destination does with the run's assets as a whole (Immich's albums). Returns
+    /// lines for the narration.
+    func finishImport(runID: String, sourceRoot: String, catalog: Catalog) async throws -> [String]
     /// Why the destination refused the run's credentials, when it did (the run stops; exit `needsAuth`).
     var credentialsRefused: String? { get }
     /// Content the destination held in its trash and brought back this run, because the source still holds it.
@@ -53,6 +56,8 @@ package struct LibraryDestination: ImportDestination {
     package func link(_ pairs: [AssetPairRecord], catalog: Catalog) async throws -> Int { pairs.count }
 
     package var credentialsRefused: String? { nil }
+
+    package func finishImport(runID: String, sourceRoot: String, catalog: Catalog) async throws -> [String] { [] }
 
     /// The library's trash is cairn's own: content found there is restored by `cairn restore`, not by an import.
     package var restoredFromTrash: Int { 0 }

@@ -100,6 +100,12 @@ extension ImportRun {
                 _ = try await options.destination.link(pairs, catalog: catalog)
             }
         }
+        if imported.completion != .interrupted {
+            for line in try await options.destination.finishImport(runID: context.record.id, sourceRoot: context.sourceRoot,
+                                                                   catalog: catalog) {
+                narrator.note(line)
+            }
+        }
         if imported.completion != .interrupted, hashed.report.sidecarCount > 0 {
             let sidecars = SidecarLinker(library: library, now: now()).link(sidecarsOf: files,
                                                                             sourceRoot: context.sourceRoot)

@@ -22,6 +22,17 @@ struct DestinationOptions: ParsableArguments {
             help: "The Immich server, with or without /api, e.g. https://photos.example.com (also $IMMICH_URL).")
     var immichURL: String?
 
+    enum AlbumSource: String, ExpressibleByArgument, CaseIterable {
+        case folder, takeout
+    }
+
+    @Option(name: .customLong("album"), help: "Put the run's assets into this Immich album (found or created).")
+    var album: String?
+
+    @Option(name: .customLong("album-from"),
+            help: "Put each asset into an Immich album named after its source folder (folder), or its Google Takeout album's title (takeout).")
+    var albumFrom: AlbumSource?
+
     @Option(name: .customLong("immich-api-key-file"),
             help: "A file holding the Immich API key (else $CAIRN_IMMICH_API_KEY or $IMMICH_API_KEY); keep it chmod 600.")
     var apiKeyFile: String?
@@ -74,8 +85,8 @@ struct DestinationOptions: ParsableArguments {
         let environment = ProcessInfo.processInfo.environment
         let resolved = try resolve(libraryRoot: libraryRoot, environment: environment)
         guard resolved.kind == .immich else {
-            if immichURL != nil || apiKeyFile != nil {
-                throw ValidationError("--immich-url and --immich-api-key-file need --destination immich.")
+            if immichURL != nil || apiKeyFile != nil || album != nil || albumFrom != nil {
+                throw ValidationError("--immich-url, --immich-api-key-file, --album and --album-from need --destination immich.")
             }
             return nil
         }
@@ -85,9 +96,12 @@ struct DestinationOptions: ParsableArguments {
         let endpoint: ImmichEndpoint
         do { endpoint = try ImmichEndpoint(text) } catch { throw ValidationError("--immich-url \(text): \(error)") }
         let key = try Self.apiKey(file: resolved.keyFile, environment: environment)
+        if album != nil, albumFrom != nil { throw ValidationError("--album and --album-from: one or the other.") }
+        if let album, album.trimmingCharacters(in: .whitespaces).isEmpty { throw ValidationError("--album needs a name.") }
+        let albums: ImmichAlbums? = album.map(ImmichAlbums.named) ?? albumFrom.map { $0 == .folder ? .sourceFolder : .takeout }
         do {
             return try await ImmichDestination.connect(endpoint: endpoint, key: key, libraryRoot: libraryRoot,
-                                                       uploads: uploads, cancellation: cancellation)
+                                                       uploads: uploads, cancellation: cancellation, albums: albums)
         } catch {
             Output.error("\(endpoint): \(error)")
             throw ExitCode(error.kind == .needsAuth ? ExitStatus.needsAuth.rawValue : ExitStatus.failure.rawValue)

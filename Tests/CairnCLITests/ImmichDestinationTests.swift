@@ -312,3 +312,30 @@ extension ImmichDestinationTests {
         #expect(purge.status == 0 && purge.standardOutput.contains("never purges Immich's trash"))
     }
 }
+
+extension ImmichDestinationTests {
+    /// `--album-from takeout`: a Takeout album folder's title from its metadata file (its name localized), one
+    /// request per album; `--album NAME` puts a whole run in one album.
+    @Test func takeoutAlbumsAreFoundOrCreatedOnceAndFilledInBulk() async throws {
+        let fixture = try Fixture()
+        let paris = fixture.folder.subpath("src/Takeout/Google Photos/Paris")
+        let lyon = fixture.folder.subpath("src/Takeout/Google Photos/Lyon")
+        for folder in [paris, lyon] { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
+        try #"{"title": "Paris 2019", "description": ""}"#.write(toFile: paris + "/metadata.json", atomically: true, encoding: .utf8)
+        try #"{"title": "Lyon, été"}"#.write(toFile: lyon + "/métadonnées.json", atomically: true, encoding: .utf8)
+        for index in 0..<3 { try MediaFixtures.jpeg(at: paris + "/P\(index).jpg", width: 60 + index, height: 40) }
+        try MediaFixtures.jpeg(at: lyon + "/L0.jpg", width: 70, height: 40)
+        try #"{"title": "L0.jpg", "photoTakenTime": {"timestamp": "1562932800"}}"#
+            .write(toFile: lyon + "/L0.jpg.json", atomically: true, encoding: .utf8)
+        let result = try fixture.cairn(["sync", fixture.source, "--plain", "--album-from", "takeout"])
+        #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
+        let state = try await fixture.double.state()
+        #expect(state.assets.filter { $0.albums == ["Paris 2019"] }.count == 3)
+        #expect(state.assets.filter { $0.albums == ["Lyon, été"] }.count == 1)
+
+        try MediaFixtures.jpeg(at: fixture.folder.subpath("src/NEW.jpg"), width: 90, height: 40)
+        let named = try fixture.cairn(["sync", fixture.source, "--plain", "--album", "Phone"])
+        #expect(named.status == 0, "\(named.standardOutput)\(named.standardError)")
+        #expect(try await fixture.double.state().assets.filter { $0.albums.contains("Phone") }.map(\.originalFileName) == ["NEW.jpg"])
+    }
+}

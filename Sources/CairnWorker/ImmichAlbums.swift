@@ -1,0 +1,67 @@
+import CairnCatalog
+import CairnCore
+import CairnLibrary
+import Foundation
+
+/// Which Immich album each of a run's assets goes into: one album named on the command line, the source folder
+/// a file sits in, or a Google Takeout album (its folder, titled by the folder's `metadata.json`).
+package enum ImmichAlbums: Sendable, Hashable {
+    case named(String)
+    case sourceFolder
+    case takeout
+
+    /// The album of a file at `relativePath` under `sourceRoot`; nil leaves it out of every album.
+    func album(of relativePath: String, sourceRoot: String) -> String? {
+        switch self {
+        case .named(let name): return name
+        case .sourceFolder, .takeout:
+            let folder = FileSystem.parentDirectory(of: sourceRoot + "/" + relativePath)
+            let name = FileSystem.baseName(of: folder)
+            guard self == .takeout else { return name }
+            return Self.takeoutTitle(inFolder: folder) ?? name
+        }
+    }
+
+    /// A Takeout album folder's title, from the metadata file Google writes beside its photos. Its name is
+    /// localized with the account's language (`metadata.json`, `métadonnées.json`, `metadatos.json`,
+    /// `Metadaten.json`, ...), so any JSON of the folder whose object has a `title` and no photo fields is it.
+    static func takeoutTitle(inFolder folder: String) -> String? {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return nil }
+        for name in names.sorted() where name.lowercased().hasSuffix(".json") {
+            // A photo's own JSON is named after the photo (`IMG_1.jpg.json`, `IMG_1.jpg.supplemental-metadata.json`).
+            let stem = String(name.dropLast(5))
+            guard !stem.contains("."), let size = FileSystem.size(folder + "/" + name), size < 1 << 20,
+                  let data = FileManager.default.contents(atPath: folder + "/" + name),
+                  let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+                  let title = object["title"] as? String, !title.isEmpty, object["photoTakenTime"] == nil else { continue }
+            return title
+        }
+        return nil
+    }
+}
+
+extension ImmichDestination {
+    /// Puts the run's assets into their albums: each album found or created once, filled in one request. A Live
+    /// Photo's movie stays out (it shows through its still).
+    package func finishImport(runID: String, sourceRoot: String, catalog: Catalog) async throws -> [String] {
+        guard let albums else { return [] }
+        var members: [String: [String]] = [:]
+        for asset in try catalog.assets(broughtInBy: runID) {
+            guard let id = Self.assetID(inOriginalPath: asset.originalPath),
+                  let album = albums.album(of: asset.firstSourcePath, sourceRoot: sourceRoot) else { continue }
+            if let pair = try catalog.pair(of: asset.checksum), pair.motion == asset.checksum { continue }
+            members[album, default: []].append(id)
+        }
+        var added = 0
+        do {
+            for (name, ids) in members.sorted(by: { $0.key < $1.key }) {
+                try await client.addToAlbum(ids, albumID: try await client.album(named: name))
+                added += ids.count
+            }
+        } catch {
+            throw refusedOrFailed(error)
+        }
+        guard added > 0 else { return [] }
+        return ["added \(added) asset\(added == 1 ? "" : "s") to \(members.count) Immich album\(members.count == 1 ? "" : "s")"]
+    }
+}
