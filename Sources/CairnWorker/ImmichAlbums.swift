@@ -1,5 +1,6 @@
 import CairnCatalog
 import CairnCore
+import CairnImmich
 import CairnLibrary
 import Foundation
 
@@ -44,9 +45,13 @@ extension ImmichDestination {
     /// Puts the run's assets into their albums: each album found or created once, filled in one request. A Live
     /// Photo's movie stays out (it shows through its still).
     package func finishImport(runID: String, sourceRoot: String, catalog: Catalog) async throws -> [String] {
-        guard let albums else { return [] }
+        let assets = try catalog.assets(broughtInBy: runID)
+        var lines: [String] = []
+        let dated = try await sendSidecarMetadata(of: assets, catalog: catalog)
+        if dated > 0 { lines.append("sent \(dated) Google Takeout date\(dated == 1 ? "" : "s") and place\(dated == 1 ? "" : "s") to Immich") }
+        guard let albums else { return lines }
         var members: [String: [String]] = [:]
-        for asset in try catalog.assets(broughtInBy: runID) {
+        for asset in assets {
             guard let id = Self.assetID(inOriginalPath: asset.originalPath),
                   let album = albums.album(of: asset.firstSourcePath, sourceRoot: sourceRoot) else { continue }
             if let pair = try catalog.pair(of: asset.checksum), pair.motion == asset.checksum { continue }
@@ -61,7 +66,29 @@ extension ImmichDestination {
         } catch {
             throw refusedOrFailed(error)
         }
-        guard added > 0 else { return [] }
-        return ["added \(added) asset\(added == 1 ? "" : "s") to \(members.count) Immich album\(members.count == 1 ? "" : "s")"]
+        guard added > 0 else { return lines }
+        return lines + ["added \(added) asset\(added == 1 ? "" : "s") to \(members.count) Immich album\(members.count == 1 ? "" : "s")"]
+    }
+
+    /// A capture time or place that only a Google Takeout JSON knew (the sidecar linker filled it into the probe)
+    /// reaches Immich through `PUT /assets/{id}`: the upload carried the file's own dates only.
+    func sendSidecarMetadata(of assets: [AssetRecord], catalog: Catalog) async throws -> Int {
+        var sent = 0
+        for asset in assets {
+            guard let id = Self.assetID(inOriginalPath: asset.originalPath),
+                  let record = try catalog.mediaProbe(asset.checksum),
+                  let probe = LibraryBrowser.decodeProbe(record.probeJSON) else { continue }
+            let time = probe.captureTime?.source == "takeout-json" ? probe.captureTime?.instant : nil
+            let place = probe.gpsSource == "takeout-json" ? probe.gps : nil
+            guard time != nil || place != nil else { continue }
+            do {
+                try await client.updateAsset(id, dateTimeOriginal: time.map { ImmichTimestamp.format($0) },
+                                             latitude: place?.latitude, longitude: place?.longitude)
+            } catch {
+                throw refusedOrFailed(error)
+            }
+            sent += 1
+        }
+        return sent
     }
 }

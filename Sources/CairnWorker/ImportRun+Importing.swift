@@ -100,18 +100,19 @@ extension ImportRun {
                 _ = try await options.destination.link(pairs, catalog: catalog)
             }
         }
-        if imported.completion != .interrupted {
-            for line in try await options.destination.finishImport(runID: context.record.id, sourceRoot: context.sourceRoot,
-                                                                   catalog: catalog) {
-                narrator.note(line)
-            }
-        }
         if imported.completion != .interrupted, hashed.report.sidecarCount > 0 {
             let sidecars = SidecarLinker(library: library, now: now()).link(sidecarsOf: files,
                                                                             sourceRoot: context.sourceRoot)
             if sidecars.linked > 0 { narrator.note("\(sidecars.linked) sidecar\(sidecars.linked == 1 ? "" : "s") stored with their media") }
             for failure in sidecars.failures {
                 narrator.warning("sidecar \(failure.relativePath) not stored (next run tries again): \(failure.reason)")
+            }
+        }
+        // After the sidecars: what they taught the catalog reaches the destination too.
+        if imported.completion != .interrupted {
+            for line in try await options.destination.finishImport(runID: context.record.id, sourceRoot: context.sourceRoot,
+                                                                   catalog: catalog) {
+                narrator.note(line)
             }
         }
         switch imported.completion {

@@ -210,7 +210,9 @@ actor Store {
                     id: asset.id, owner: users.user(id: asset.ownerId)?.name ?? asset.ownerId, checksum: asset.checksumHex,
                     originalFileName: asset.originalFileName, type: asset.type.rawValue, visibility: asset.visibility.rawValue,
                     livePhotoVideoId: asset.livePhotoVideoId, isTrashed: asset.isTrashed, sidecarBytes: asset.sidecarBytes,
-                    bytes: asset.bytes, fileCreatedAt: DateText.format(asset.fileCreatedAt), duration: asset.duration,
+                    bytes: asset.bytes, fileCreatedAt: DateText.format(asset.fileCreatedAt),
+                    dateTimeOriginal: asset.dateTimeOriginal.map(DateText.format), latitude: asset.latitude,
+                    longitude: asset.longitude, duration: asset.duration,
                     tags: asset.tagIds.compactMap { tags[$0]?.value }, albums: asset.albumIds.compactMap { albums[$0]?.name })
             },
             creations: creations, forceDeletes: forceDeletes, requests: requests)
@@ -231,6 +233,10 @@ struct DoubleState: Codable, Sendable {
         var sidecarBytes: Int
         var bytes: Int
         var fileCreatedAt: String
+        /// Set by `PUT /assets/{id}` (what an upload cannot carry).
+        var dateTimeOriginal: String?
+        var latitude: Double?
+        var longitude: Double?
         var duration: Int?
         var tags: [String]
         var albums: [String]
@@ -249,6 +255,9 @@ struct DoubleState: Codable, Sendable {
             try c.encode(sidecarBytes, forKey: .sidecarBytes)
             try c.encode(bytes, forKey: .bytes)
             try c.encode(fileCreatedAt, forKey: .fileCreatedAt)
+            try c.encode(dateTimeOriginal, forKey: .dateTimeOriginal)
+            try c.encode(latitude, forKey: .latitude)
+            try c.encode(longitude, forKey: .longitude)
             try c.encode(duration, forKey: .duration)
             try c.encode(tags, forKey: .tags)
             try c.encode(albums, forKey: .albums)

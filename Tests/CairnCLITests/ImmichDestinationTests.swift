@@ -316,7 +316,7 @@ extension ImmichDestinationTests {
 extension ImmichDestinationTests {
     /// `--album-from takeout`: a Takeout album folder's title from its metadata file (its name localized), one
     /// request per album; `--album NAME` puts a whole run in one album.
-    @Test func takeoutAlbumsAreFoundOrCreatedOnceAndFilledInBulk() async throws {
+    @Test func takeoutAlbumsAndDatesReachImmich() async throws {
         let fixture = try Fixture()
         let paris = fixture.folder.subpath("src/Takeout/Google Photos/Paris")
         let lyon = fixture.folder.subpath("src/Takeout/Google Photos/Lyon")
@@ -325,13 +325,17 @@ extension ImmichDestinationTests {
         try #"{"title": "Lyon, été"}"#.write(toFile: lyon + "/métadonnées.json", atomically: true, encoding: .utf8)
         for index in 0..<3 { try MediaFixtures.jpeg(at: paris + "/P\(index).jpg", width: 60 + index, height: 40) }
         try MediaFixtures.jpeg(at: lyon + "/L0.jpg", width: 70, height: 40)
-        try #"{"title": "L0.jpg", "photoTakenTime": {"timestamp": "1562932800"}}"#
+        try #"{"title": "L0.jpg", "photoTakenTime": {"timestamp": "1562932800"}, "geoData": {"latitude": 45.76, "longitude": 4.83}}"#
             .write(toFile: lyon + "/L0.jpg.json", atomically: true, encoding: .utf8)
         let result = try fixture.cairn(["sync", fixture.source, "--plain", "--album-from", "takeout"])
         #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
         let state = try await fixture.double.state()
         #expect(state.assets.filter { $0.albums == ["Paris 2019"] }.count == 3)
         #expect(state.assets.filter { $0.albums == ["Lyon, été"] }.count == 1)
+        // The Takeout JSON's date and place, which the upload could not carry, reached the asset.
+        let lyonPhoto = try #require(state.assets.first { $0.originalFileName == "L0.jpg" })
+        #expect(lyonPhoto.dateTimeOriginal?.hasPrefix("2019-07-12T12:00:00") == true, "\(lyonPhoto)")
+        #expect(lyonPhoto.latitude == 45.76 && lyonPhoto.longitude == 4.83)
 
         try MediaFixtures.jpeg(at: fixture.folder.subpath("src/NEW.jpg"), width: 90, height: 40)
         let named = try fixture.cairn(["sync", fixture.source, "--plain", "--album", "Phone"])

@@ -65,6 +65,10 @@ public final class ImmichDouble: @unchecked Sendable {
             public var bytes: Int
             /// ISO 8601.
             public var fileCreatedAt: String
+            /// ISO 8601, set by `PUT /assets/{id}`.
+            public var dateTimeOriginal: String?
+            public var latitude: Double?
+            public var longitude: Double?
             /// Milliseconds.
             public var duration: Int?
             /// Tag paths ("a/b/c").
