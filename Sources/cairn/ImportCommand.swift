@@ -38,10 +38,17 @@ struct ImportCommand: AsyncParsableCommand {
             Progress is a live view on a terminal, plain lines otherwise (cron), NDJSON with --json. Every \
             event is also kept in <library>/runs/<run-id>.ndjson; `cairn status` reports the last run.
 
+            --destination immich uploads to an Immich server (3.0 or newer) instead: --immich-url URL, the key \
+            in $CAIRN_IMMICH_API_KEY or --immich-api-key-file FILE (never printed). Content the server holds is not \
+            sent again, content in its trash is restored, Live Photos are linked, XMP sidecars go with their \
+            media; --album NAME or --album-from folder|takeout fill albums; --lanes upload=N sets the uploads in \
+            flight (default 4). cairn's state for the server lives in <library>/immich/<server>/<user id>/.
+
             Exit codes: 0 all imported; 3 some files failed, or --max-errors stopped the run (each failure \
             is listed with its reason); 130 interrupted by a signal (the next run resumes); 75 another cairn \
             process holds the library; 64 the command line was wrong (no such SOURCE folder, a bad --lanes); \
-            1 the run could not start (an unusable library).
+            77 the Immich server refused the API key (nothing lost; the next run resumes); 1 the run could not \
+            start (an unusable library, an unreachable or too old Immich server).
             """
     )
 

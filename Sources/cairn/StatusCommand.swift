@@ -17,18 +17,44 @@ struct StatusCommand: ParsableCommand {
 
     func run() throws {
         let path = library.resolvedPath
-        guard LibraryLayout.holdsLibrary(path) else {
+        let immich = Self.immichStates(in: path)
+        guard LibraryLayout.holdsLibrary(path) || !immich.isEmpty else {
             Output.error("\(path): no library here yet (run `cairn import FOLDER` first)")
             throw ExitCode(1)
         }
-        let opened = try Library(root: path, readOnly: true)
-        defer { opened.close() }
-        let report = try LibraryStatus.report(library: opened)
         let now = Date()
-        if json {
-            Output.line(report.json(now: now))
-        } else {
-            FileHandle.standardOutput.write(Data(report.text(now: now).utf8))
+        if LibraryLayout.holdsLibrary(path) {
+            let opened = try Library(root: path, readOnly: true)
+            defer { opened.close() }
+            let report = try LibraryStatus.report(library: opened)
+            if json {
+                Output.line(report.json(now: now))
+            } else {
+                FileHandle.standardOutput.write(Data(report.text(now: now).utf8))
+            }
         }
+        // Each Immich server and account synced from this library keeps its own runs: shown after the library's
+        // (as plain text; --json stays the library's one object).
+        guard !json else { return }
+        for (server, user, root) in immich {
+            let opened = try Library(root: root, readOnly: true)
+            defer { opened.close() }
+            Output.line("\nImmich destination \(server), user \(user):")
+            FileHandle.standardOutput.write(Data(try LibraryStatus.report(library: opened).text(now: now).utf8))
+        }
+    }
+
+    /// `<library>/immich/<server>/<user id>` folders that hold cairn's state for an Immich destination.
+    static func immichStates(in libraryRoot: String) -> [(server: String, user: String, root: String)] {
+        let base = libraryRoot + "/immich"
+        let files = FileManager.default
+        var found: [(String, String, String)] = []
+        for server in ((try? files.contentsOfDirectory(atPath: base)) ?? []).sorted() {
+            for user in ((try? files.contentsOfDirectory(atPath: base + "/" + server)) ?? []).sorted() {
+                let root = base + "/" + server + "/" + user
+                if LibraryLayout.holdsLibrary(root) { found.append((server, user, root)) }
+            }
+        }
+        return found
     }
 }

@@ -25,8 +25,13 @@ struct SyncCommand: AsyncParsableCommand {
             The import takes --lanes, --clips, --max-errors, --max-attempts and --report as `cairn import` does; \
             given here they win over cairn.toml's `lanes` and `clips`.
 
+            With --destination immich (see `cairn import --help`), new content goes to an Immich server and \
+            deletions, after the same quarantine and rails, go to Immich's trash, tagged cairn/v1/run/<run-id>: \
+            `cairn restore --run-id ID --destination immich` brings a run back. cairn never empties Immich's trash.
+
             Exit codes: 0 done; 3 some files failed; 4 a safety rail held every deletion; 64 bad command line or \
-            configuration; 75 another cairn process holds the library; 130 interrupted; 1 could not start.
+            configuration; 75 another cairn process holds the library; 77 the Immich server refused the API key; \
+            130 interrupted; 1 could not start.
             """
     )
 

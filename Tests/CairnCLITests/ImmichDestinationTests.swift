@@ -96,7 +96,11 @@ import Testing
         #expect(after.requests - before <= 5, "\(after.requests - before) requests for a sync with nothing new")
         #expect(after.creations == state.creations)
         #expect(after.forceDeletes == 0)
-        try Self.expectNoKey(in: fixture, outputs: [first, second])
+        // `cairn status` shows the destination's last run beside the library's (here the library has none).
+        let status = try CairnBinary.run(["status", "--library", fixture.library])
+        #expect(status.status == 0 && status.standardOutput.contains("Immich destination"), "\(status.standardError)")
+        #expect(status.standardOutput.contains("Up to date"))
+        try Self.expectNoKey(in: fixture, outputs: [first, second, status])
     }
 
     @Test func contentInImmichsTrashIsRestoredNotCalledADuplicate() async throws {
