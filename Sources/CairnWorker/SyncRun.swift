@@ -37,7 +37,8 @@ public struct SyncSummary: Sendable {
     /// The most serious of: interrupted, a rail held deletions, some files failed, success.
     public var exitStatus: ExitStatus {
         let statuses = [plan.exitStatus, imported?.exitStatus ?? .success, trashed?.exitStatus ?? .success]
-        for worst in [ExitStatus.interrupted, .deletionsHeldBySafetyRail, .someFilesFailed] where statuses.contains(worst) {
+        for worst in [ExitStatus.needsAuth, .interrupted, .deletionsHeldBySafetyRail, .someFilesFailed]
+        where statuses.contains(worst) {
             return worst
         }
         return .success

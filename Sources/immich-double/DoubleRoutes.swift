@@ -21,6 +21,15 @@ enum DoubleRoutes {
             faults.set(profile)
             return json(try encoder.encode(profile))
         }
+        // The body is the key: revoked, every request with it answers 401 until it is reinstated.
+        for (path, isRevoked) in [("/_double/keys/revoke", true), ("/_double/keys/reinstate", false)] {
+            router.post(RouterPath(path)) { request, _ -> Response in
+                var request = request
+                let key = String(buffer: try await request.collectBody(upTo: 4096))
+                users.revoke(key.trimmingCharacters(in: .whitespacesAndNewlines), isRevoked)
+                return json(Data("{}".utf8))
+            }
+        }
     }
 
     static var encoder: JSONEncoder {

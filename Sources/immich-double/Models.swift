@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import ImmichAPI
 
 /// A user the double knows by API key. Its id is derived from the name so that restarts and separate doubles agree.
@@ -32,13 +33,18 @@ struct User: Sendable, Hashable {
 struct Users: Sendable {
     let all: [User]
     private let byKey: [String: User]
+    /// Keys revoked by a test (`POST /_double/keys/revoke`), as a person revokes one in Immich mid-run; shared by
+    /// every copy of this value.
+    private let revoked = Revocations()
 
     init(_ users: [User]) {
         all = users
         byKey = Dictionary(users.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
     }
 
-    func user(forKey key: String) -> User? { byKey[key] }
+    func user(forKey key: String) -> User? { revoked.contains(key) ? nil : byKey[key] }
+
+    func revoke(_ key: String, _ isRevoked: Bool) { revoked.set(key, isRevoked) }
     func user(id: String) -> User? { all.first { $0.id == id } }
 }
 
@@ -124,4 +130,14 @@ struct Album: Sendable {
     var assetIds: [String] = []
     let createdAt: Date
     var updatedAt: Date
+}
+
+final class Revocations: Sendable {
+    private let keys = Mutex<Set<String>>([])
+    func contains(_ key: String) -> Bool { keys.withLock { $0.contains(key) } }
+    func set(_ key: String, _ isRevoked: Bool) {
+        keys.withLock { keys in
+            if isRevoked { keys.insert(key) } else { keys.remove(key) }
+        }
+    }
 }

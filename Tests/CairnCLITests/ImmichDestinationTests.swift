@@ -347,3 +347,58 @@ extension ImmichDestinationTests {
         #expect(try await fixture.double.state().assets.filter { $0.albums.contains("Phone") }.map(\.originalFileName) == ["NEW.jpg"])
     }
 }
+
+extension ImmichDestinationTests {
+    /// The key revoked in Immich while uploads are in flight: the run stops as "needs auth" (exit 77, `cairn status`
+    /// says credentials are needed), nothing is lost, and with the key back the next run finishes the rest, each
+    /// file created once.
+    @Test func aKeyRevokedMidRunStopsAsNeedsAuthAndTheNextRunFinishes() async throws {
+        let fixture = try Fixture(faults: ImmichDouble.Faults(seed: 5, stallSeconds: 0.5, stallRate: 1))
+        for index in 0..<40 {
+            try DistinctJPEG.data(byteCount: 3_000 + index, seed: UInt8(index))
+                .write(to: URL(fileURLWithPath: fixture.folder.subpath("src/R\(index).JPG")))
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: CairnBinary.path)
+        process.arguments = ["sync", fixture.source, "--library", fixture.library, "--plain", "--destination", "immich",
+                             "--immich-url", fixture.double.baseURL]
+        process.environment = ProcessInfo.processInfo.environment.merging(["CAIRN_IMMICH_API_KEY": Self.key]) { $1 }
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        var polls = 0
+        while (FileManager.default.subpaths(atPath: fixture.double.dataDirectory + "/files") ?? [])
+            .filter({ $0.split(separator: "/").count == 2 }).count < 3, polls < 400 {
+            polls += 1
+            usleep(25_000)
+        }
+        // From this thread, not the cooperative pool: under a busy suite an async request could come too late.
+        Self.blockingPost(fixture.double.baseURL + "/_double/keys/revoke", body: Data(Self.key.utf8))
+        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 77, "\(printed)")
+        #expect(!printed.contains(Self.key))
+        let partial = try await fixture.double.state().assets.count
+        #expect(partial >= 3 && partial < 40, "\(partial) of 40 uploaded before the key was revoked")
+        let status = try CairnBinary.run(["status", "--library", fixture.library])
+        #expect(status.standardOutput.contains("credentials needed"), "\(status.standardOutput)")
+
+        try await fixture.double.setKey(Self.key, revoked: false)
+        try await fixture.double.setFaults(ImmichDouble.Faults())
+        let rerun = try fixture.sync()
+        #expect(rerun.status == 0, "\(rerun.standardOutput)\(rerun.standardError)")
+        let state = try await fixture.double.state()
+        #expect(state.assets.count == 40)
+        #expect(state.creations.values.allSatisfy { $0 == 1 }, "\(state.creations)")
+    }
+
+    static func blockingPost(_ url: String, body: Data) {
+        var request = URLRequest(url: URL(string: url)!)
+        request.httpMethod = "POST"
+        request.httpBody = body
+        let done = DispatchSemaphore(value: 0)
+        URLSession.shared.dataTask(with: request) { _, _, _ in done.signal() }.resume()
+        done.wait()
+    }
+}

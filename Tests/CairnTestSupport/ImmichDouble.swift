@@ -144,6 +144,11 @@ public final class ImmichDouble: @unchecked Sendable {
         _ = try await request("POST", "/_double/faults", body: try JSONEncoder().encode(faults))
     }
 
+    /// Revokes an API key (every request with it then answers 401), or reinstates it, as a person does in Immich.
+    public func setKey(_ key: String, revoked: Bool) async throws {
+        _ = try await request("POST", revoked ? "/_double/keys/revoke" : "/_double/keys/reinstate", body: Data(key.utf8))
+    }
+
     /// A request to the double's test endpoints; the body of a 2xx answer.
     private func request(_ method: String, _ path: String, body: Data? = nil) async throws -> Data {
         var request = URLRequest(url: URL(string: baseURL + path)!)
