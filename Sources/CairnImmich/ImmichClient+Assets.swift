@@ -44,7 +44,8 @@ extension ImmichClient {
             for item in results {
                 guard let checksum = Checksum(hex: item.id) else { continue }
                 switch (item.action, item.assetId) {
-                case (.reject, let id?): result[checksum] = item.isTrashed == true ? .trashed(assetID: id) : .present(assetID: id)
+                case (.reject, let id?):
+                    result[checksum] = item.isTrashed == true ? .trashed(assetID: id) : .present(assetID: id)
                 default: result[checksum] = .absent
                 }
             }
@@ -90,7 +91,8 @@ extension ImmichClient {
                             visibility: ImmichVisibility? = nil) async throws(ImmichFailure) {
         let update = Components.Schemas.UpdateAssetDto(
             dateTimeOriginal: dateTimeOriginal, latitude: latitude, livePhotoVideoId: livePhotoVideoID,
-            longitude: longitude, visibility: visibility.map { Components.Schemas.AssetVisibility(rawValue: $0.rawValue)! })
+            longitude: longitude,
+            visibility: visibility.map { Components.Schemas.AssetVisibility(rawValue: $0.rawValue)! })
         try await withRetries("update an asset") { () throws(ImmichFailure) in
             let output = try await call("update an asset") {
                 try await api.updateAsset(path: .init(id: assetID), body: .json(update))

@@ -22,7 +22,8 @@ extension ImmichClient {
             }
         }
         guard let tag = tags.first(where: { $0.value == path }) ?? tags.last else {
-            throw ImmichFailure(kind: .permanent, operation: "create a tag", message: "the server returned no tag for \(path)")
+            throw ImmichFailure(kind: .permanent, operation: "create a tag",
+                                message: "the server returned no tag for \(path)")
         }
         return tag.id
     }

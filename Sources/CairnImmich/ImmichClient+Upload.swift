@@ -83,7 +83,8 @@ extension ImmichClient {
             }
         } catch let error as FileSystemError {
             // The source file itself: gone or unreadable since it was hashed. Not Immich's failure, not retried.
-            throw ImmichFailure(kind: .permanent, operation: "upload", message: "cannot read \(file.path): \(error.code)")
+            throw ImmichFailure(kind: .permanent, operation: "upload",
+                                message: "cannot read \(file.path): \(error.code)")
         } catch {
             throw Self.transportFailure(error, operation: "upload")
         }
@@ -98,7 +99,8 @@ extension ImmichClient {
     }
 
     /// The form's fields first and the file last, so a server can refuse early without reading the bytes.
-    static func parts(of file: ImmichUploadFile, body: HTTPBody, sidecar: Data?) -> [Components.Schemas.AssetMediaCreateDto] {
+    static func parts(of file: ImmichUploadFile, body: HTTPBody, sidecar: Data?)
+        -> [Components.Schemas.AssetMediaCreateDto] {
         var parts: [Components.Schemas.AssetMediaCreateDto] = [
             .fileCreatedAt(.init(payload: .init(body: HTTPBody(file.createdAt)))),
             .fileModifiedAt(.init(payload: .init(body: HTTPBody(file.modifiedAt)))),

@@ -39,10 +39,13 @@ public struct ImmichFailure: Error, Sendable, CustomStringConvertible {
 
     public var description: String {
         let code = status.map { "HTTP \($0): " } ?? ""
-        return "Immich \(operation) failed: \(code)\(message)"
+        return "Immich: cannot \(operation): \(code)\(message)"
     }
 
-    public var failureReason: FailureReason { FailureReason(operation: "immich \(operation)", (status.map { "HTTP \($0): " } ?? "") + message) }
+    /// The failure as an item's reason: the operation, then the status and the server's words.
+    public var failureReason: FailureReason {
+        FailureReason(operation: "immich \(operation)", (status.map { "HTTP \($0): " } ?? "") + message)
+    }
 
     /// The class of an answer with `status` and (part of) its body.
     public static func classify(status: Int, body: String, retryAfter: String?, operation: String) -> ImmichFailure {
@@ -53,8 +56,8 @@ public struct ImmichFailure: Error, Sendable, CustomStringConvertible {
                                  message: "\(message) (check the API key and its permissions)")
         case 413:
             return ImmichFailure(kind: .permanent, operation: operation, status: status,
-                                 message: "the request is larger than the server or a proxy in front of it accepts "
-                                     + "(a request-size limit such as nginx's client_max_body_size or Cloudflare's 100 MB)")
+                                 message: "the request is larger than the server or a proxy in front of it accepts (a "
+                                     + "request-size limit such as nginx's client_max_body_size or Cloudflare's 100 MB)")
         case 408, 429, 500...599:
             return ImmichFailure(kind: .retryable, operation: operation, status: status, message: message,
                                  retryAfter: retryAfter.flatMap(parseRetryAfter))

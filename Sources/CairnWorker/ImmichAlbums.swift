@@ -34,7 +34,8 @@ package enum ImmichAlbums: Sendable, Hashable {
             guard !stem.contains("."), let size = FileSystem.size(folder + "/" + name), size < 1 << 20,
                   let data = FileManager.default.contents(atPath: folder + "/" + name),
                   let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-                  let title = object["title"] as? String, !title.isEmpty, object["photoTakenTime"] == nil else { continue }
+                  let title = object["title"] as? String, !title.isEmpty, object["photoTakenTime"] == nil
+            else { continue }
             return title
         }
         return nil
@@ -48,7 +49,9 @@ extension ImmichDestination {
         let assets = try catalog.assets(broughtInBy: runID)
         var lines: [String] = []
         let dated = try await sendSidecarMetadata(of: assets, catalog: catalog)
-        if dated > 0 { lines.append("sent \(dated) Google Takeout date\(dated == 1 ? "" : "s") and place\(dated == 1 ? "" : "s") to Immich") }
+        if dated > 0 {
+            lines.append("sent the Google Takeout dates and places of \(dated) asset\(dated == 1 ? "" : "s") to Immich")
+        }
         guard let albums else { return lines }
         var members: [String: [String]] = [:]
         for asset in assets {
@@ -67,7 +70,8 @@ extension ImmichDestination {
             throw refusedOrFailed(error)
         }
         guard added > 0 else { return lines }
-        return lines + ["added \(added) asset\(added == 1 ? "" : "s") to \(members.count) Immich album\(members.count == 1 ? "" : "s")"]
+        let albumCount = "\(members.count) Immich album\(members.count == 1 ? "" : "s")"
+        return lines + ["added \(added) asset\(added == 1 ? "" : "s") to \(albumCount)"]
     }
 
     /// A capture time or place that only a Google Takeout JSON knew (the sidecar linker filled it into the probe)

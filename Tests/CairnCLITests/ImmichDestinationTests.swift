@@ -39,6 +39,39 @@ import Testing
             String(String(decoding: try ExternalTool.run(["sha1sum", folder.subpath("src/" + name)]), as: UTF8.self).prefix(40))
         }
 
+        /// `count` distinct small JPEGs named PREFIX0.JPG, PREFIX1.JPG, ...
+        func writeDistinctJPEGs(_ count: Int, prefix: String) throws {
+            for index in 0..<count {
+                try DistinctJPEG.data(byteCount: 3_000 + index, seed: UInt8(index))
+                    .write(to: URL(fileURLWithPath: folder.subpath("src/\(prefix)\(index).JPG")))
+            }
+        }
+
+        /// `cairn sync` to the double as a process of its own, running while the test acts on it.
+        func startSync(output: FileHandle) throws -> Process {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: CairnBinary.path)
+            process.arguments = ["sync", source, "--library", library, "--plain", "--destination", "immich",
+                                 "--immich-url", double.baseURL]
+            process.environment = ProcessInfo.processInfo.environment
+                .merging(["CAIRN_IMMICH_API_KEY": ImmichDestinationTests.key]) { $1 }
+            process.standardOutput = output
+            process.standardError = output
+            try process.run()
+            return process
+        }
+
+        /// Waits (10 s at most) until the double kept `count` uploads. Counted on disk, from this thread: under a busy
+        /// suite the cooperative pool may be slow to run a request's continuation, and the moment would pass.
+        func waitForUploads(_ count: Int) {
+            for _ in 0..<400 {
+                let kept = (FileManager.default.subpaths(atPath: double.dataDirectory + "/files") ?? [])
+                    .filter { $0.split(separator: "/").count == 2 }.count
+                if kept >= count { return }
+                usleep(25_000)
+            }
+        }
+
         /// Three photos (one with an XMP sidecar), a video, a Live Photo pair and a JPEG cairn cannot probe.
         func writeMedia() throws {
             let identifier = "5F9B0D47-2C3E-4F6A-9B1D-0E7C8A6B5D42"
@@ -200,30 +233,10 @@ import Testing
     /// uploaded twice (an upload the server finished after the kill is found by its checksum).
     @Test func killedInTheMiddleOfUploadsThenRerunMissesAndDoublesNothing() async throws {
         let fixture = try Fixture(faults: ImmichDouble.Faults(seed: 3, stallSeconds: 0.4, stallRate: 1))
-        for index in 0..<24 {
-            try DistinctJPEG.data(byteCount: 3_000 + index, seed: UInt8(index))
-                .write(to: URL(fileURLWithPath: fixture.folder.subpath("src/K\(index).JPG")))
-        }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: CairnBinary.path)
-        process.arguments = ["sync", fixture.source, "--library", fixture.library, "--quiet", "--destination", "immich",
-                             "--immich-url", fixture.double.baseURL]
-        process.environment = ProcessInfo.processInfo.environment.merging(["CAIRN_IMMICH_API_KEY": Self.key]) { $1 }
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        // Wait until some uploads exist (the stall makes each take 0.4 s), then kill without warning. The double's
-        // files are counted on disk, from this thread: under a busy suite the cooperative pool may be slow to run a
-        // request's continuation, and the moment would pass.
-        func kept() -> Int {
-            (FileManager.default.subpaths(atPath: fixture.double.dataDirectory + "/files") ?? [])
-                .filter { $0.split(separator: "/").count == 2 }.count
-        }
-        var polls = 0
-        while kept() < 4, polls < 400 {
-            polls += 1
-            usleep(25_000)
-        }
+        try fixture.writeDistinctJPEGs(24, prefix: "K")
+        let process = try fixture.startSync(output: FileHandle.nullDevice)
+        // Wait until some uploads exist (the stall makes each take 0.4 s), then kill without warning.
+        fixture.waitForUploads(4)
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
         let partial = try await fixture.double.state().assets.count
@@ -354,27 +367,13 @@ extension ImmichDestinationTests {
     /// file created once.
     @Test func aKeyRevokedMidRunStopsAsNeedsAuthAndTheNextRunFinishes() async throws {
         let fixture = try Fixture(faults: ImmichDouble.Faults(seed: 5, stallSeconds: 0.5, stallRate: 1))
-        for index in 0..<40 {
-            try DistinctJPEG.data(byteCount: 3_000 + index, seed: UInt8(index))
-                .write(to: URL(fileURLWithPath: fixture.folder.subpath("src/R\(index).JPG")))
-        }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: CairnBinary.path)
-        process.arguments = ["sync", fixture.source, "--library", fixture.library, "--plain", "--destination", "immich",
-                             "--immich-url", fixture.double.baseURL]
-        process.environment = ProcessInfo.processInfo.environment.merging(["CAIRN_IMMICH_API_KEY": Self.key]) { $1 }
+        try fixture.writeDistinctJPEGs(40, prefix: "R")
         let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        var polls = 0
-        while (FileManager.default.subpaths(atPath: fixture.double.dataDirectory + "/files") ?? [])
-            .filter({ $0.split(separator: "/").count == 2 }).count < 3, polls < 400 {
-            polls += 1
-            usleep(25_000)
-        }
+        let process = try fixture.startSync(output: output.fileHandleForWriting)
+        fixture.waitForUploads(3)
         // From this thread, not the cooperative pool: under a busy suite an async request could come too late.
         Self.blockingPost(fixture.double.baseURL + "/_double/keys/revoke", body: Data(Self.key.utf8))
+        try output.fileHandleForWriting.close()
         let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         #expect(process.terminationStatus == 77, "\(printed)")
@@ -400,5 +399,22 @@ extension ImmichDestinationTests {
         let done = DispatchSemaphore(value: 0)
         URLSession.shared.dataTask(with: request) { _, _, _ in done.signal() }.resume()
         done.wait()
+    }
+}
+
+extension ImmichDestinationTests {
+    /// `cairn config` shows where the key comes from, as `***`, and the destination settings from the environment.
+    @Test func configShowsTheKeyAsStars() throws {
+        let folder = try TemporaryDirectory()
+        let result = try CairnBinary.run(["config", "--library", folder.subpath("lib")], environment: [
+            "CAIRN_IMMICH_API_KEY": Self.key, "CAIRN_DESTINATION": "immich", "CAIRN_IMMICH_URL": "https://photos.example.com",
+        ])
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(result.standardOutput.contains("immich_api_key    *** (from the environment)"))
+        #expect(result.standardOutput.contains("destination       immich"))
+        #expect(result.standardOutput.contains("immich_url        https://photos.example.com"))
+        #expect(!(result.standardOutput + result.standardError).contains(Self.key))
+        let wrong = try CairnBinary.run(["config", "--library", folder.subpath("lib")], environment: ["CAIRN_DESTINATION": "dropbox"])
+        #expect(wrong.status == 64 && wrong.standardError.contains("CAIRN_DESTINATION"), "\(wrong.standardError)")
     }
 }
