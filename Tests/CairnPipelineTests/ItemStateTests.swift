@@ -132,4 +132,19 @@ struct ItemStateTests {
             }
         }
     }
+
+    @Test("a destination that makes its own derivatives ends the route after the transfer (the upload)")
+    func routeEndingAfterTheTransfer() throws {
+        var configuration = PipelineConfiguration.defaults(cores: 2)
+        configuration.destinationMakesDerivatives = true
+        let item = ImportItem(relativePath: "a.jpg", sourceRoot: "/s", kind: .photo, byteCount: 1,
+                              checksum: try #require(Checksum(hex: String(repeating: "ab", count: 20))))
+        let route = configuration.route(for: item)
+        #expect(route.lanes == [.transfer])
+        #expect(Lane.transfer.next(on: route) == nil)
+        #expect(ItemState.transferring.canMove(to: .ready, on: route))
+        #expect(!ItemState.transferring.canMove(to: .probing, on: route))
+        configuration.destinationMakesDerivatives = false
+        #expect(configuration.route(for: item).lanes == [.transfer, .metadata, .thumbnail, .synthesis])
+    }
 }
