@@ -76,6 +76,13 @@ struct DestinationOptions: ParsableArguments {
         return key
     }
 
+    /// For commands that bring nothing in (`restore`, `trash purge`): albums are an import's.
+    func rejectAlbums(in command: String) throws {
+        if album != nil || albumFrom != nil {
+            throw ValidationError("--album and --album-from apply to import and sync, not to \(command).")
+        }
+    }
+
     /// Whether the run goes to Immich (for defaults that differ, such as the upload lane's width).
     func isImmich(libraryRoot: String) throws -> Bool { try resolve(libraryRoot: libraryRoot).kind == .immich }
 

@@ -43,6 +43,7 @@ struct RestoreCommand: AsyncParsableCommand {
     @OptionGroup var destination: DestinationOptions
 
     func validate() throws {
+        try destination.rejectAlbums(in: "restore")
         guard !runID.isEmpty else { throw ValidationError("--run-id needs a run id.") }
         _ = try ChecksumArguments.parse(assets, option: "--asset")
         if let fileNamePattern {

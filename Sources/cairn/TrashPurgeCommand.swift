@@ -24,6 +24,7 @@ struct TrashPurgeCommand: ParsableCommand {
     @OptionGroup var destination: DestinationOptions
 
     func validate() throws {
+        try destination.rejectAlbums(in: "trash purge")
         guard olderThanDays >= 0 else { throw ValidationError("--older-than must be 0 or more days.") }
     }
 

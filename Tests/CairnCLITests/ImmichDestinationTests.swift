@@ -327,6 +327,9 @@ extension ImmichDestinationTests {
         // Purging never reaches Immich's trash.
         let purge = try fixture.cairn(["trash", "purge", "--older-than", "0"])
         #expect(purge.status == 0 && purge.standardOutput.contains("never purges Immich's trash"))
+        // Albums belong to imports: a command that brings nothing in refuses them rather than ignoring them.
+        let misused = try fixture.cairn(["trash", "purge", "--older-than", "0", "--album", "X"])
+        #expect(misused.status == 64 && misused.standardError.contains("apply to import and sync"))
     }
 }
 
