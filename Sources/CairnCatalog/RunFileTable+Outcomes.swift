@@ -74,22 +74,23 @@ extension RunFileTable {
     public func outcomeCounts() throws -> [String: Int] {
         try catalog.pool.write { db in
             var counts: [String: Int] = [:]
-            let handled = try Row.fetchCursor(db, sql: "SELECT outcome, COUNT(*) FROM temp.run_outcome GROUP BY outcome")
-            while let row = try handled.next() { counts[row[0], default: 0] += row[1] as Int }
+            let handled = try Row.fetchCursor(
+                db, sql: "SELECT outcome, COUNT(*) AS files FROM temp.run_outcome GROUP BY outcome")
+            while let row = try handled.next() { counts[row["outcome"], default: 0] += row["files"] as Int }
             // The first file of content with an outcome, or of new content never reached, is not counted below.
             if let row = try Row.fetchOne(db, sql: """
                 SELECT
                     TOTAL(CASE WHEN o.sha1 IS NOT NULL OR c.in_library = 0 THEN c.hashed_files - c.first_hashed
-                               ELSE c.hashed_files END),
+                               ELSE c.hashed_files END) AS duplicate,
                     TOTAL(CASE WHEN o.sha1 IS NOT NULL OR c.in_library = 0
                                THEN (c.files - c.hashed_files) - (1 - c.first_hashed)
-                               ELSE c.files - c.hashed_files END),
-                    COUNT(*) FILTER (WHERE o.sha1 IS NULL AND c.in_library = 0)
+                               ELSE c.files - c.hashed_files END) AS unchanged,
+                    COUNT(*) FILTER (WHERE o.sha1 IS NULL AND c.in_library = 0) AS unfinished
                 FROM temp.run_content c LEFT JOIN temp.run_outcome o ON o.sha1 = c.sha1
                 """) {
-                counts["duplicate", default: 0] += Int(row[0] as Double)
-                counts["unchanged", default: 0] += Int(row[1] as Double)
-                counts["unfinished", default: 0] += row[2] as Int
+                counts["duplicate", default: 0] += Int(row["duplicate"] as Double)
+                counts["unchanged", default: 0] += Int(row["unchanged"] as Double)
+                counts["unfinished", default: 0] += row["unfinished"] as Int
             }
             counts["unchanged", default: 0] += try Self.ungroupedFiles(db)
 
@@ -102,25 +103,26 @@ extension RunFileTable {
     public func forEachFileLine(_ body: (FileLine) throws -> Void) throws {
         try catalog.pool.write { db in
             let rows = try Row.fetchCursor(db, sql: """
-                SELECT r.path, r.sha1, r.hashed, r.failed, r.id = c.first_id, c.in_library,
-                    o.sha1, o.path, o.outcome, o.phase, o.operation, o.reason
+                SELECT r.path, r.sha1, r.hashed, r.failed, r.id = c.first_id AS is_first, c.in_library,
+                    \(Self.outcomeColumns)
                 FROM temp.run_file r
                 LEFT JOIN temp.run_content c ON c.sha1 = r.sha1
                 LEFT JOIN temp.run_outcome o ON o.sha1 = r.sha1 AND r.id = c.first_id
                 ORDER BY r.id
                 """)
             while let row = try rows.next() {
-                let hex: String? = row[1]
-                try body(FileLine(path: row[0], checksum: hex.flatMap { Checksum(hex: $0) }, hashedThisRun: row[2],
-                                  hashFailed: row[3], isFirst: (row[4] as Bool?) ?? false,
-                                  inLibrary: (row[5] as Bool?) ?? false, outcome: Self.outcome(row, from: 6)))
+                let hex: String? = row["sha1"]
+                try body(FileLine(path: row["path"], checksum: hex.flatMap { Checksum(hex: $0) },
+                                  hashedThisRun: row["hashed"], hashFailed: row["failed"],
+                                  isFirst: (row["is_first"] as Bool?) ?? false,
+                                  inLibrary: (row["in_library"] as Bool?) ?? false, outcome: Self.outcome(row)))
             }
             let others = try Row.fetchCursor(db, sql: """
-                SELECT o.sha1, o.path, o.outcome, o.phase, o.operation, o.reason FROM temp.run_outcome o
+                SELECT \(Self.outcomeColumns) FROM temp.run_outcome o
                 WHERE NOT EXISTS (SELECT 1 FROM temp.run_content c WHERE c.sha1 = o.sha1) ORDER BY o.path
                 """)
             while let row = try others.next() {
-                guard let outcome = Self.outcome(row, from: 0) else { continue }
+                guard let outcome = Self.outcome(row) else { continue }
                 try body(FileLine(path: outcome.path, checksum: outcome.checksum, hashedThisRun: false, hashFailed: false,
                                   isFirst: true, inLibrary: false, outcome: outcome))
             }
@@ -129,11 +131,18 @@ extension RunFileTable {
 
     // MARK: Rows
 
-    private static func outcome(_ row: Row, from first: Int) -> ContentOutcome? {
-        guard let hex = row[first] as String?, let checksum = Checksum(hex: hex) else { return nil }
-        let operation: String? = row[first + 4]
-        let reason: String? = row[first + 5]
-        return ContentOutcome(checksum: checksum, path: row[first + 1], outcome: row[first + 2], phase: row[first + 3],
-                              reason: reason.map { FailureReason(operation: operation, $0) })
+    /// A stored outcome's columns, named apart from the walk's own `sha1` and `path`.
+    private static let outcomeColumns = """
+        o.sha1 AS outcome_sha1, o.path AS outcome_path, o.outcome, o.phase AS outcome_phase,
+        o.operation AS outcome_operation, o.reason AS outcome_reason
+        """
+
+    /// The outcome in a row selected with `outcomeColumns`, nil when the row has none.
+    private static func outcome(_ row: Row) -> ContentOutcome? {
+        guard let hex = row["outcome_sha1"] as String?, let checksum = Checksum(hex: hex) else { return nil }
+        let operation: String? = row["outcome_operation"]
+        let reason: String? = row["outcome_reason"]
+        return ContentOutcome(checksum: checksum, path: row["outcome_path"], outcome: row["outcome"],
+                              phase: row["outcome_phase"], reason: reason.map { FailureReason(operation: operation, $0) })
     }
 }

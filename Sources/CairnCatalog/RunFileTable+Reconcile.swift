@@ -199,11 +199,11 @@ extension RunFileTable {
             for checksum in checksums { try insert.execute(arguments: [checksum]) }
             var paths: [Checksum: String] = [:]
             let rows = try Row.fetchCursor(db, sql: """
-                SELECT k.previous_sha1, MIN(k.path) FROM temp.run_path_change k
+                SELECT k.previous_sha1 AS sha1, MIN(k.path) AS path FROM temp.run_path_change k
                 JOIN temp.run_wanted w ON w.sha1 = k.previous_sha1 GROUP BY k.previous_sha1
                 """)
             while let row = try rows.next() {
-                if let checksum = Checksum(hex: row[0] as String) { paths[checksum] = row[1] }
+                if let checksum = Checksum(hex: row["sha1"] as String) { paths[checksum] = row["path"] }
             }
             return paths
         }

@@ -169,15 +169,16 @@ public struct RunFileTable: Sendable {
         try catalog.pool.write { db in
             var match = SnapshotMatch()
             if let row = try Row.fetchOne(db, sql: """
-                SELECT COUNT(*), TOTAL(size), COUNT(*) FILTER (WHERE sha1 IS NULL),
-                    TOTAL(size) FILTER (WHERE sha1 IS NULL), COUNT(*) FILTER (WHERE known = 1)
+                SELECT COUNT(*) AS files, TOTAL(size) AS bytes, COUNT(*) FILTER (WHERE sha1 IS NULL) AS to_hash,
+                    TOTAL(size) FILTER (WHERE sha1 IS NULL) AS bytes_to_hash,
+                    COUNT(*) FILTER (WHERE known = 1) AS known
                 FROM temp.run_file
                 """) {
-                match.files = row[0]
-                match.bytes = Int64(row[1] as Double)
-                match.toHash = row[2]
-                match.bytesToHash = Int64(row[3] as Double)
-                let known: Int = row[4]
+                match.files = row["files"]
+                match.bytes = Int64(row["bytes"] as Double)
+                match.toHash = row["to_hash"]
+                match.bytesToHash = Int64(row["bytes_to_hash"] as Double)
+                let known: Int = row["known"]
                 let inSnapshot = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM source_file WHERE source_id = ?",
                                                   arguments: [sourceID]) ?? 0
                 match.vanished = max(0, inSnapshot - known)
@@ -266,15 +267,16 @@ public struct RunFileTable: Sendable {
             var counts = ContentCounts()
             let ungrouped = try Self.ungroupedFiles(db)
             if let row = try Row.fetchOne(db, sql: """
-                SELECT COUNT(*) FILTER (WHERE in_library = 0), TOTAL(first_size) FILTER (WHERE in_library = 0),
-                    TOTAL(CASE WHEN in_library = 1 THEN hashed_files ELSE files - 1 END),
-                    TOTAL(CASE WHEN in_library = 1 THEN files - hashed_files ELSE 0 END)
+                SELECT COUNT(*) FILTER (WHERE in_library = 0) AS new_content,
+                    TOTAL(first_size) FILTER (WHERE in_library = 0) AS new_bytes,
+                    TOTAL(CASE WHEN in_library = 1 THEN hashed_files ELSE files - 1 END) AS duplicates,
+                    TOTAL(CASE WHEN in_library = 1 THEN files - hashed_files ELSE 0 END) AS unchanged
                 FROM temp.run_content
                 """) {
-                counts.newContent = row[0]
-                counts.newBytes = Int64(row[1] as Double)
-                counts.duplicates = Int(row[2] as Double)
-                counts.unchanged = Int(row[3] as Double) + ungrouped
+                counts.newContent = row["new_content"]
+                counts.newBytes = Int64(row["new_bytes"] as Double)
+                counts.duplicates = Int(row["duplicates"] as Double)
+                counts.unchanged = Int(row["unchanged"] as Double) + ungrouped
             }
             return counts
         }
@@ -313,77 +315,6 @@ public struct RunFileTable: Sendable {
                 let file = Self.file(row)
                 guard let checksum = file.record.checksum else { continue }
                 result.append(NewContent(firstID: file.id, checksum: checksum, file: file.record))
-            }
-            return result
-        }
-    }
-
-    // MARK: Sidecars
-
-    /// A sidecar the walk found, with the folder it was found in (what it is matched within).
-    public struct SidecarFile: Sendable, Equatable {
-        public var folder: String
-        public var record: SourceFileRecord
-    }
-
-    /// Appends sidecars the walk found (one transaction), kept by folder so they are read a folder at a time.
-    public func appendSidecars(_ files: [SourceFileRecord]) throws {
-        guard !files.isEmpty else { return }
-        try catalog.pool.write { db in
-            let insert = try db.cachedStatement(sql: """
-                INSERT OR REPLACE INTO temp.run_sidecar (folder, path, device, inode, size, mtime_ns)
-                VALUES (?, ?, ?, ?, ?, ?)
-                """)
-            for file in files {
-                let path = file.relativePath
-                let folder = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? ""
-                try insert.execute(arguments: [
-                    folder, path, Int64(bitPattern: file.fingerprint.device), Int64(bitPattern: file.fingerprint.inode),
-                    file.fingerprint.size, file.fingerprint.modificationTimeNanoseconds,
-                ])
-            }
-        }
-    }
-
-    /// Up to `limit` sidecars after `last`, by folder then path, that are not linked as they are now (a sidecar
-    /// linked with the same path, size and modification time is left alone: a rescan reads none).
-    public func sidecarsToLink(after last: SidecarFile?, limit: Int) throws -> [SidecarFile] {
-        try catalog.pool.write { db in
-            let rows = try Row.fetchCursor(db, sql: """
-                SELECT folder, path, device, inode, size, mtime_ns FROM temp.run_sidecar r
-                WHERE (folder, path) > (?, ?)
-                    AND NOT EXISTS (SELECT 1 FROM main.sidecar s WHERE s.source_path = r.path
-                                    AND s.source_size = r.size AND s.source_mtime_ns = r.mtime_ns)
-                ORDER BY folder, path LIMIT ?
-                """, arguments: [last?.folder ?? "", last?.record.relativePath ?? "", limit])
-            var result: [SidecarFile] = []
-            while let row = try rows.next() {
-                result.append(SidecarFile(folder: row["folder"], record: SourceFileRecord(
-                    relativePath: row["path"], fingerprint: Self.fingerprint(row), checksum: nil, kind: .other)))
-            }
-            return result
-        }
-    }
-
-    /// Path → checksum of the files with known content directly in `folder` ("" for the source root): what the
-    /// sidecars there are matched against. A range of the path index (built once, when first asked).
-    public func checksums(inFolder folder: String) throws -> [String: Checksum] {
-        try catalog.pool.write { db in
-            try db.execute(sql: "CREATE INDEX IF NOT EXISTS temp.run_file_path ON run_file(path)")
-            let prefix = folder.isEmpty ? "" : folder + "/"
-            // Every path under "folder/" sorts between "folder/" and "folder0" ('0' follows '/'), as bytes.
-            let rows = folder.isEmpty
-                ? try Row.fetchCursor(db, sql: """
-                    SELECT path, sha1 FROM temp.run_file WHERE sha1 IS NOT NULL AND instr(path, '/') = 0
-                    """)
-                : try Row.fetchCursor(db, sql: """
-                    SELECT path, sha1 FROM temp.run_file WHERE path > ? AND path < ? AND sha1 IS NOT NULL
-                    """, arguments: [prefix, folder + "0"])
-            var result: [String: Checksum] = [:]
-            while let row = try rows.next() {
-                let path: String = row[0]
-                guard !path.utf8.dropFirst(prefix.utf8.count).contains(UInt8(ascii: "/")) else { continue }
-                if let checksum = Checksum(hex: row[1] as String) { result[path] = checksum }
             }
             return result
         }
