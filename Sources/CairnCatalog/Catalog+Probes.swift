@@ -113,6 +113,17 @@ extension Catalog {
         }
     }
 
+    /// The probes of a run's assets whose JSON holds `marker` (a sidecar's source, such as "takeout-json"): the
+    /// few a destination must be told about, found in SQL instead of by reading every probe of the run.
+    public func mediaProbes(ofRun runID: String, mentioning marker: String) throws -> [MediaProbeRecord] {
+        try pool.read { db in
+            try MediaProbeRow.fetchAll(db, sql: """
+                SELECT p.* FROM media_probe p JOIN asset a ON a.sha1 = p.sha1
+                WHERE a.run_id = ? AND instr(p.probe_json, ?) > 0
+                """, arguments: [runID, marker]).compactMap(\.record)
+        }
+    }
+
     public func mediaProbeCount() throws -> Int {
         try pool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM media_probe") ?? 0 }
     }

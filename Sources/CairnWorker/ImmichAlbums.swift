@@ -11,15 +11,18 @@ package enum ImmichAlbums: Sendable, Hashable {
     case sourceFolder
     case takeout
 
-    /// The album of a file at `relativePath` under `sourceRoot`; nil leaves it out of every album.
-    func album(of relativePath: String, sourceRoot: String) -> String? {
+    /// The album of a file at `relativePath` under `sourceRoot`; nil leaves it out of every album. `folders`
+    /// keeps each folder's album, so a Takeout folder's metadata is read once, not once per photo in it.
+    func album(of relativePath: String, sourceRoot: String, folders: inout [String: String]) -> String? {
         switch self {
         case .named(let name): return name
         case .sourceFolder, .takeout:
             let folder = FileSystem.parentDirectory(of: sourceRoot + "/" + relativePath)
+            if let known = folders[folder] { return known }
             let name = FileSystem.baseName(of: folder)
-            guard self == .takeout else { return name }
-            return Self.takeoutTitle(inFolder: folder) ?? name
+            let album = self == .takeout ? Self.takeoutTitle(inFolder: folder) ?? name : name
+            folders[folder] = album
+            return album
         }
     }
 
@@ -48,15 +51,17 @@ extension ImmichDestination {
     package func finishImport(runID: String, sourceRoot: String, catalog: Catalog) async throws -> [String] {
         let assets = try catalog.assets(broughtInBy: runID)
         var lines: [String] = []
-        let dated = try await sendSidecarMetadata(of: assets, catalog: catalog)
+        let dated = try await sendSidecarMetadata(of: assets, runID: runID, catalog: catalog)
         if dated > 0 {
             lines.append("sent the Google Takeout dates and places of \(dated) asset\(dated == 1 ? "" : "s") to Immich")
         }
         guard let albums else { return lines }
         var members: [String: [String]] = [:]
+        var folders: [String: String] = [:]
         for asset in assets {
             guard let id = Self.assetID(inOriginalPath: asset.originalPath),
-                  let album = albums.album(of: asset.firstSourcePath, sourceRoot: sourceRoot) else { continue }
+                  let album = albums.album(of: asset.firstSourcePath, sourceRoot: sourceRoot, folders: &folders)
+            else { continue }
             if let pair = try catalog.pair(of: asset.checksum), pair.motion == asset.checksum { continue }
             members[album, default: []].append(id)
         }
@@ -76,11 +81,13 @@ extension ImmichDestination {
 
     /// A capture time or place that only a Google Takeout JSON knew (the sidecar linker filled it into the probe)
     /// reaches Immich through `PUT /assets/{id}`: the upload carried the file's own dates only.
-    func sendSidecarMetadata(of assets: [AssetRecord], catalog: Catalog) async throws -> Int {
+    func sendSidecarMetadata(of assets: [AssetRecord], runID: String, catalog: Catalog) async throws -> Int {
+        let filled = try catalog.mediaProbes(ofRun: runID, mentioning: "\"takeout-json\"")
+        guard !filled.isEmpty else { return 0 }
+        let originals = Dictionary(assets.map { ($0.checksum, $0.originalPath) }, uniquingKeysWith: { first, _ in first })
         var sent = 0
-        for asset in assets {
-            guard let id = Self.assetID(inOriginalPath: asset.originalPath),
-                  let record = try catalog.mediaProbe(asset.checksum),
+        for record in filled {
+            guard let id = originals[record.checksum].flatMap(Self.assetID(inOriginalPath:)),
                   let probe = LibraryBrowser.decodeProbe(record.probeJSON) else { continue }
             let time = probe.captureTime?.source == "takeout-json" ? probe.captureTime?.instant : nil
             let place = probe.gpsSource == "takeout-json" ? probe.gps : nil
