@@ -8,7 +8,10 @@ import PackageDescription
 let layers: [[String]] = [
     ["CairnCore"],
     // Engines and storage: each stands on Core alone (storage keeps its own records; the worker converts).
-    ["CairnHashing", "CairnMedia", "CairnScanner", "CairnReconcile", "CairnPipeline", "CairnNarration", "CairnCatalog"],
+    ["CairnHashing", "CairnMedia", "CairnScanner", "CairnReconcile", "CairnPipeline", "CairnNarration", "CairnCatalog",
+     "CairnWatch"],
+    // Metrics: what a run and a library export, rendered for Prometheus (swift-metrics over swift-prometheus).
+    ["CairnMetrics"],
     // Immich's generated API: it imports no cairn module.
     ["ImmichAPI"],
     // Immich's server as cairn talks to it: connection, identity, failures classified, retries, streamed uploads.
@@ -19,6 +22,8 @@ let layers: [[String]] = [
     ["CairnTrash"],
     // Runs: import, sync, dry-run and their narration, over everything below.
     ["CairnWorker"],
+    // The read-only web face of a library: status page, status.json, /metrics.
+    ["CairnServe"],
     ["cairn", "cairn-fuzz", "immich-double"],
 ]
 let forbiddenImports: [(target: String, imported: String)] = [("cairn", "CairnCatalog")]
@@ -48,6 +53,9 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-openapi-async-http-client", from: "1.5.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.0"),
         .package(url: "https://github.com/hummingbird-project/swift-openapi-hummingbird", from: "2.1.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.5.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.1.0"),
     ],
     targets: [
         // System libraries from Debian, found through pkg-config.
@@ -95,6 +103,8 @@ let package = Package(
         .target(name: "CairnMedia", dependencies: [
             "CairnCore", "CFFmpeg", "CTurboJPEG", "CHeif", "CLibRaw", "CLCMS2", "CWebP", "CTIFF", "CJXL", "CPixbuf",
         ]),
+        // `cairn watch`: the source tree through inotify, when to sync (a pure state machine), systemd's notify protocol.
+        .target(name: "CairnWatch", dependencies: ["CairnCore"]),
         // Source walking at openat/fstatat speed.
         .target(name: "CairnScanner", dependencies: ["CairnCore"]),
         // SQLite catalog (GRDB) and its migrations.
@@ -103,12 +113,23 @@ let package = Package(
         .target(name: "CairnPipeline", dependencies: ["CairnCore"]),
         .target(name: "CairnReconcile", dependencies: ["CairnCore"]),
         .target(name: "CairnNarration", dependencies: ["CairnCore"]),
+        // Metrics of a run and a library as values, rendered through swift-metrics and swift-prometheus; the metrics
+        // file for node_exporter's textfile collector and the Pushgateway push. Its own target: the SQLite-only
+        // layers below never link the metrics libraries.
+        .target(name: "CairnMetrics", dependencies: [
+            "CairnCore", "CairnNarration",
+            .product(name: "CoreMetrics", package: "swift-metrics"),
+            .product(name: "Prometheus", package: "swift-prometheus"),
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "NIOCore", package: "swift-nio"),
+        ]),
         // A run over a library: wires the layers above together.
         .target(name: "CairnLibrary", dependencies: ["CLinux", "CCrashEvidence", "CairnCore", "CairnHashing", "CairnCatalog"]),
         .target(name: "CairnTrash", dependencies: ["CairnCore", "CairnCatalog", "CairnReconcile", "CairnLibrary"]),
         .target(name: "CairnWorker", dependencies: [
             "CLinux", "CairnCore", "CairnHashing", "CairnMedia", "CairnScanner", "CairnCatalog",
-            "CairnPipeline", "CairnReconcile", "CairnNarration", "CairnLibrary", "CairnTrash", "CairnImmich", "CGlibcMalloc",
+            "CairnPipeline", "CairnReconcile", "CairnNarration", "CairnLibrary", "CairnTrash", "CairnImmich", "CairnMetrics",
+            "CGlibcMalloc",
             .product(name: "TOMLKit", package: "TOMLKit"),
         ]),
         // Immich's HTTP API (client, wire types, server stubs), generated at build time by swift-openapi-generator's
@@ -128,6 +149,13 @@ let package = Package(
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "_NIOFileSystem", package: "swift-nio"),
         ]),
+        // `cairn serve` and `cairn watch --listen`: the status page, status.json and /metrics over Hummingbird, read-only.
+        .target(name: "CairnServe", dependencies: [
+            "CairnCore", "CairnNarration", "CairnLibrary", "CairnMetrics", "CairnWorker",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "NIOCore", package: "swift-nio"),
+        ]),
         // A stand-in Immich server for the tests and benchmarks, built from the same spec's server stubs over
         // Hummingbird: it keeps files on disk, models what Immich does beyond the spec, logs its traffic as NDJSON
         // (scripts/validate-immich-traffic checks it against the unfiltered spec) and injects faults by profile.
@@ -140,7 +168,7 @@ let package = Package(
         // The command line: argument parsing, output and wiring; the media and hash commands call their engines.
         .executableTarget(name: "cairn", dependencies: [
             "CairnCore", "CairnHashing", "CairnMedia", "CairnPipeline", "CairnReconcile", "CairnNarration", "CairnLibrary",
-            "CairnTrash", "CairnWorker", "CairnImmich",
+            "CairnTrash", "CairnWorker", "CairnImmich", "CairnMetrics", "CairnServe", "CairnWatch",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "cairn-fuzz", dependencies: ["CairnCore", "CairnMedia"]),

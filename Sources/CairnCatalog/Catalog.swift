@@ -15,7 +15,7 @@ public final class Catalog: Sendable {
     ///
     /// - Parameter readOnly: for commands that must leave the library byte-identical (`dry-run`, `status`):
     ///   nothing is written, not even the bookkeeping a writable open does; the schema must already be current.
-    public init(path: String, readOnly: Bool = false) throws {
+    public init(path: String, readOnly: Bool = false, live: Bool = false) throws {
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
         configuration.readonly = readOnly
@@ -36,7 +36,7 @@ public final class Catalog: Sendable {
         }
         isReadOnly = readOnly
         self.path = path
-        if readOnly, (try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int).map({ $0 == 0 }) ?? true {
+        if readOnly, !live, (try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int).map({ $0 == 0 }) ?? true {
             // An empty or absent write-ahead log: every commit is in the file, so (with writers kept out by the
             // caller's lock) it can be read as immutable, which touches nothing beside it. With a log holding
             // commits (a run was killed) it is read normally.

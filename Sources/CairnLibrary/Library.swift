@@ -15,7 +15,9 @@ public final class Library: Sendable {
     /// migration ever runs beside another process's run.
     public let lock: LibraryLock?
 
-    public init(root: String, readOnly: Bool = false, exclusive: Bool = false) throws {
+    /// - Parameter live: read-only, beside a run that may be writing (`cairn serve`): the catalog is never read as
+    ///   an immutable file, even when its write-ahead log is empty at the time it is opened.
+    public init(root: String, readOnly: Bool = false, exclusive: Bool = false, live: Bool = false) throws {
         if !readOnly {
             do { try FileSystem.makeDirectories(root, followingLinks: true) } catch { throw WorkerError.libraryUnusable(root, error.description) }
         }
@@ -30,7 +32,7 @@ public final class Library: Sendable {
             }
         }
         do {
-            catalog = try Catalog(path: layout.catalogPath, readOnly: readOnly)
+            catalog = try Catalog(path: layout.catalogPath, readOnly: readOnly, live: live)
         } catch let error as CatalogError {
             throw WorkerError.libraryUnusable(resolved, error.description)
         } catch {
@@ -38,8 +40,11 @@ public final class Library: Sendable {
         }
     }
 
-    /// Closes the catalog; call when the command is done with the library.
-    public func close() { catalog.close() }
+    /// Closes the catalog, then gives up the lock; call when the command is done with the library.
+    public func close() {
+        catalog.close()
+        lock?.release()
+    }
 
     /// The library's exclusive lock for a run: the one taken at open, or a new one.
     package func runLock() throws -> LibraryLock? {

@@ -14,7 +14,8 @@ import Foundation
 /// message the next contender prints. Released when the value is released.
 public final class LibraryLock: Sendable {
     public let path: String
-    private let descriptor: Int32
+    /// The locked descriptor; nil once released.
+    private let held: Locked<Int32?>
 
     /// Takes the lock, or throws `LibraryLockedError`. It waits up to `patience` (polling), so a reader's brief
     /// shared lock (`cairn status` looking) never turns a starting cron sync away; a run holding the library does.
@@ -46,15 +47,22 @@ public final class LibraryLock: Sendable {
             throw error
         }
         self.path = path
-        self.descriptor = descriptor
+        held = Locked(descriptor)
     }
 
-    deinit {
-        // The holder record stays: it is only read while the lock is held, and removing the file
-        // would let two processes lock two different inodes.
-        flock(descriptor, LOCK_UN)
-        close(descriptor)
+    /// Gives the lock up now (a long-lived process such as `cairn watch` runs one sync after another); once only.
+    public func release() {
+        held.withLock { descriptor in
+            guard let fd = descriptor else { return }
+            // The holder record stays: it is only read while the lock is held, and removing the file
+            // would let two processes lock two different inodes.
+            flock(fd, LOCK_UN)
+            close(fd)
+            descriptor = nil
+        }
     }
+
+    deinit { release() }
 
     package struct Holder: Codable {
         var pid: Int32

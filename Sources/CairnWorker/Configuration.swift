@@ -19,6 +19,8 @@ import TOMLKit
 /// destination = "immich"      # or "library" (the default)
 /// immich_url = "https://photos.example.com"
 /// immich_api_key_file = "/etc/cairn/immich.key"   # the key itself never goes in this file
+/// metrics_file = "/var/lib/prometheus/node-exporter/cairn.prom"
+/// metrics_push = "http://127.0.0.1:9091"            # a Pushgateway
 /// ```
 public struct CairnConfiguration: Sendable, Equatable {
     public var source: String?
@@ -32,6 +34,10 @@ public struct CairnConfiguration: Sendable, Equatable {
     public var destination = "library"
     public var immichURL: String?
     public var immichAPIKeyFile: String?
+    /// Where `import` and `sync` write their Prometheus metrics (for node_exporter's textfile collector).
+    public var metricsFile: String?
+    /// A Pushgateway that `import` and `sync` push their metrics to.
+    public var metricsPush: String?
     /// The config file that was read, if one was.
     public var file: String?
 
@@ -68,10 +74,15 @@ public struct CairnConfiguration: Sendable, Equatable {
         public var destination: String?
         public var immichURL: String?
         public var immichAPIKeyFile: String?
+        public var metricsFile: String?
+        public var metricsPush: String?
 
         public init(source: String? = nil, quarantineDays: Int? = nil, strictness: DeletionStrictness? = nil, maxDelete: Int? = nil,
                     vanishThreshold: Double? = nil, applyDeletions: Bool? = nil, lanes: String? = nil, clips: Bool? = nil,
-                    destination: String? = nil, immichURL: String? = nil, immichAPIKeyFile: String? = nil) {
+                    destination: String? = nil, immichURL: String? = nil, immichAPIKeyFile: String? = nil,
+                    metricsFile: String? = nil, metricsPush: String? = nil) {
+            self.metricsFile = metricsFile
+            self.metricsPush = metricsPush
             self.destination = destination
             self.immichURL = immichURL
             self.immichAPIKeyFile = immichAPIKeyFile
@@ -91,6 +102,7 @@ public struct CairnConfiguration: Sendable, Equatable {
         case source, quarantineDays = "quarantine_days", strictness, maxDelete = "max_delete"
         case vanishThreshold = "vanish_threshold", applyDeletions = "apply_deletions", lanes, clips
         case destination, immichURL = "immich_url", immichAPIKeyFile = "immich_api_key_file"
+        case metricsFile = "metrics_file", metricsPush = "metrics_push"
 
         public var environmentVariable: String { "CAIRN_" + rawValue.uppercased() }
     }
@@ -212,6 +224,8 @@ private struct Layer {
         layer.values[.destination] = flags.destination.map(Value.string)
         layer.values[.immichURL] = flags.immichURL.map(Value.string)
         layer.values[.immichAPIKeyFile] = flags.immichAPIKeyFile.map(Value.string)
+        layer.values[.metricsFile] = flags.metricsFile.map(Value.string)
+        layer.values[.metricsPush] = flags.metricsPush.map(Value.string)
         return layer
     }
 
@@ -314,6 +328,8 @@ private struct Layer {
         }
         configuration.immichURL = try string(.immichURL)
         configuration.immichAPIKeyFile = try string(.immichAPIKeyFile)
+        configuration.metricsFile = try string(.metricsFile).flatMap { $0.isEmpty ? nil : $0 }
+        configuration.metricsPush = try string(.metricsPush).flatMap { $0.isEmpty ? nil : $0 }
         return configuration
     }
 }

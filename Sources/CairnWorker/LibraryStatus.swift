@@ -28,7 +28,7 @@ public enum LibraryStatus {
     /// Whether another process holds the library lock right now.
     /// The holder's pid, written in the lock file, answers first without touching the lock: only when that
     /// process is alive is the shared lock tried (briefly), so looking never gets in a starting run's way.
-    static func isLocked(_ library: Library) -> Bool {
+    public static func isLocked(_ library: Library) -> Bool {
         guard let holder = LibraryLock.recordedHolder(libraryRoot: library.layout.root),
               kill(holder, 0) == 0 || errno == EPERM else { return false }
         return (try? ReaderLock(libraryRoot: library.layout.root)) == nil

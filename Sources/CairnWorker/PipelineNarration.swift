@@ -43,7 +43,7 @@ final class PipelineNarration: Sendable {
                     queued: (occupancy?.waiting ?? 0) + (occupancy?.heldByBackPressure ?? 0) + max(0, started - width))
             })
         case .retryScheduled(let item, let lane, let attempt, _, let reason):
-            narrator.note("\(item.relativePath): \(lane.rawValue) try \(attempt) after: \(reason)")
+            narrator.retryScheduled(file: item.relativePath, lane: lane.rawValue, attempt: attempt, reason: reason)
         case .stopping(let reason):
             switch reason {
             case .interrupted: narrator.warning("stopping: no new work starts; work in flight may finish")

@@ -12,6 +12,7 @@ struct Cairn: AsyncParsableCommand {
             ~/.local/share/cairn/library) holds content-addressed originals, thumbnails and a SQLite catalog. \
             Start with `cairn import FOLDER`; then `cairn status`.
             """,
+        version: CairnVersion.current,
         subcommands: CommandRegistry.all
     )
 }
@@ -21,6 +22,7 @@ enum CommandRegistry {
     static let all: [any ParsableCommand.Type] = [
         ImportCommand.self,
         SyncCommand.self,
+        WatchCommand.self,
         DryRunCommand.self,
         StatusCommand.self,
         AssetCommand.self,
@@ -34,6 +36,7 @@ enum CommandRegistry {
         RestoreCommand.self,
         TrashCommand.self,
         ConfigCommand.self,
+        ServeCommand.self,
     ]
 }
 

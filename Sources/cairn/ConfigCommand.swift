@@ -13,7 +13,8 @@ struct ConfigCommand: ParsableCommand {
             (CAIRN_QUARANTINE_DAYS), strictness (CAIRN_STRICTNESS), max_delete (CAIRN_MAX_DELETE), \
             vanish_threshold (CAIRN_VANISH_THRESHOLD), apply_deletions (CAIRN_APPLY_DELETIONS), lanes \
             (CAIRN_LANES), clips (CAIRN_CLIPS), destination (CAIRN_DESTINATION), immich_url (CAIRN_IMMICH_URL), \
-            immich_api_key_file (CAIRN_IMMICH_API_KEY_FILE); the key itself is shown as ***. Exit code 64 names the file, variable or flag of a bad value.
+            immich_api_key_file (CAIRN_IMMICH_API_KEY_FILE), metrics_file (CAIRN_METRICS_FILE), metrics_push \
+            (CAIRN_METRICS_PUSH); the key itself is shown as ***. Exit code 64 names the file, variable or flag of a bad value.
             """
     )
 
@@ -48,6 +49,8 @@ struct ConfigCommand: ParsableCommand {
             destination       \(immich.destination)
             immich_url        \(immich.immichURL ?? ProcessInfo.processInfo.environment["IMMICH_URL"] ?? "(none)")
             immich_api_key    \(keySource)
+            metrics_file      \(immich.metricsFile ?? "(none)")
+            metrics_push      \(immich.metricsPush ?? "(none)")
             """)
     }
 }

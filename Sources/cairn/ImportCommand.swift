@@ -1,6 +1,7 @@
 import ArgumentParser
 import CairnCore
 import CairnLibrary
+import CairnNarration
 import CairnPipeline
 import CairnWorker
 import Foundation
@@ -70,6 +71,8 @@ struct ImportCommand: AsyncParsableCommand {
 
     @OptionGroup var destination: DestinationOptions
 
+    @OptionGroup var metrics: MetricsOptions
+
     /// Uploads in flight to an Immich server unless --lanes or --copy-threads say otherwise.
     static let defaultUploads = 4
 
@@ -119,12 +122,20 @@ struct ImportCommand: AsyncParsableCommand {
     private func run(_ options: ImportOptions, root: String) async throws {
         var options = options
         // The lock comes before the catalog is opened (and migrated), and lasts the whole run.
+        let metricsSettings = try metrics.settings(libraryRoot: library.resolvedPath, quarantineDays: nil)
         let opened: Library
         do { opened = try Library(root: root, exclusive: true) } catch let locked as LibraryLockedError {
             Output.error(locked.description)
+            if let metricsSettings {
+                await RunMetricsSession.reportLocked(settings: metricsSettings, libraryRoot: root,
+                                                     labelRoot: library.resolvedPath, sourceRoot: source)
+            }
             throw ExitCode(locked.exitStatus.rawValue)
         }
         defer { opened.close() }
+        let runMetrics = try metricsSettings.map {
+            try RunMetricsSession(settings: $0, library: opened, labelRoot: library.resolvedPath, sourceRoot: source)
+        }
         options.hashWorkers = hashThreads
         options.keepsOutcomes = pipeline.report != nil
         options.retryFailed = pipeline.retryFailed
@@ -134,13 +145,19 @@ struct ImportCommand: AsyncParsableCommand {
             Output.error("\(name): stopping; work in flight gets a few seconds to finish (again to exit at once)")
         }
         defer { signals.uninstall() }
+        let output = runMetrics.map { MultiplexNarrationHandler([renderer, $0.handler]) as any NarrationHandler } ?? renderer
         let summary: ImportSummary
         do {
-            summary = try await ImportRun(library: opened, options: options, output: renderer).run()
+            summary = try await ImportRun(library: opened, options: options, output: output).run()
         } catch let locked as LibraryLockedError {
             Output.error(locked.description)
+            await runMetrics?.finish(library: opened, exitStatus: locked.exitStatus)
             throw ExitCode(locked.exitStatus.rawValue)
+        } catch {
+            await runMetrics?.finish(library: opened, exitStatus: .failure)
+            throw error
         }
+        await runMetrics?.finish(library: opened, exitStatus: summary.exitStatus)
         ticker?.cancel()
         pipeline.writeReport(summary)
         if narration.printsSummary { Output.line(SummaryText.render(summary, libraryRoot: opened.layout.root)) }

@@ -43,6 +43,7 @@ struct SyncCommand: AsyncParsableCommand {
     @OptionGroup var narration: NarrationOptions
     @OptionGroup var pipeline: PipelineOptions
     @OptionGroup var destination: DestinationOptions
+    @OptionGroup var metrics: MetricsOptions
 
     func validate() throws {
         if let source, source.isEmpty { throw ValidationError("SOURCE needs a folder path.") }
@@ -52,7 +53,7 @@ struct SyncCommand: AsyncParsableCommand {
     func run() async throws {
         try await SyncInvocation(source: source, library: library, reconcile: reconcile, output: narration.mode,
                                  printsSummary: narration.printsSummary, dryRun: false, pipeline: pipeline,
-                                 destination: destination).run()
+                                 destination: destination, metrics: metrics).run()
     }
 }
 
@@ -102,9 +103,16 @@ struct SyncInvocation {
     /// The command line's pipeline options, over cairn.toml's (a dry run takes none).
     var pipeline: PipelineOptions?
     var destination: DestinationOptions
+    /// Metrics for Prometheus (a dry run writes none).
+    var metrics: MetricsOptions?
+    /// `cairn watch` runs one sync after another under its own signal handling and cancellation.
+    var cancellation: PipelineCancellation?
+    var handlesSignals = true
+    /// Handlers that see the run's narration beside the renderer (`cairn watch`'s status lines for systemd).
+    var observers: [any NarrationHandler] = []
 
     func run() async throws {
-        let cancellation = PipelineCancellation()
+        let cancellation = self.cancellation ?? PipelineCancellation()
         var uploads = ImportCommand.defaultUploads
         if let lanes = pipeline?.lanes,
            let configuration = try? PipelineConfiguration.defaults(cores: System.coreCount).applying(laneSpec: lanes) {
@@ -132,13 +140,21 @@ struct SyncInvocation {
         // `validate()` checked the settings and that a source is named; this guards a file edited since.
         let settings = try reconcile.resolve(libraryRoot: settingsRoot, source: source)
         guard let sourcePath = settings.source else { throw ReconcileOptions.noSource(libraryRoot: settingsRoot) }
+        let metricsSettings = try metrics?.settings(libraryRoot: settingsRoot, quarantineDays: settings.reconcile.quarantineDays)
         // A sync takes the lock before the catalog is opened (and migrated); a dry run shares it later.
         let opened: Library
         do { opened = try Library(root: root, readOnly: dryRun, exclusive: !dryRun) } catch let locked as LibraryLockedError {
             Output.error(locked.description)
+            if let metricsSettings {
+                await RunMetricsSession.reportLocked(settings: metricsSettings, libraryRoot: root, labelRoot: settingsRoot,
+                                                     sourceRoot: sourcePath)
+            }
             throw ExitCode(locked.exitStatus.rawValue)
         }
         defer { opened.close() }
+        let runMetrics = try metricsSettings.map {
+            try RunMetricsSession(settings: $0, library: opened, labelRoot: settingsRoot, sourceRoot: sourcePath)
+        }
         var importOptions = ImportOptions(source: sourcePath)
         importOptions.cancellation = cancellation
         importOptions.pipeline = try settings.pipelineConfiguration(cores: System.coreCount)
@@ -157,20 +173,28 @@ struct SyncInvocation {
         options.dryRun = dryRun
         let (renderer, ticker) = planAsJSON ? (DiscardingNarrationHandler(), nil) : NarrationOptions.makeRenderer(mode: output)
         defer { ticker?.cancel() }
-        let signals = SignalHandling.install(cancellation: importOptions.cancellation) { name in
+        let signals = handlesSignals ? SignalHandling.install(cancellation: importOptions.cancellation) { name in
             Output.error("\(name): stopping; work in flight gets a few seconds to finish (again to exit at once)")
-        }
-        defer { signals.uninstall() }
+        } : nil
+        defer { signals?.uninstall() }
+        let output = MultiplexNarrationHandler([renderer] + (runMetrics.map { [$0.handler] } ?? []) + observers)
         let summary: SyncSummary
         do {
-            summary = try await SyncRun(library: opened, options: options, output: renderer).run()
+            summary = try await SyncRun(library: opened, options: options, output: output).run()
         } catch let locked as LibraryLockedError {
             Output.error(locked.description)
+            await runMetrics?.finish(library: opened, exitStatus: locked.exitStatus)
             throw ExitCode(locked.exitStatus.rawValue)
         } catch let error as WorkerError {
             Output.error(error.description)
+            await runMetrics?.finish(library: opened, exitStatus: .failure)
             throw ExitCode(ExitStatus.failure.rawValue)
+        } catch {
+            await runMetrics?.finish(library: opened, exitStatus: .failure)
+            throw error
         }
+        await runMetrics?.finish(library: opened, exitStatus: summary.exitStatus,
+                                 sourceHealth: LibraryMetricsReader.sourceHealth(summary.plan.verdict))
         ticker?.cancel()
         pipeline?.writeReport(summary.imported)
         if planAsJSON {

@@ -30,7 +30,7 @@ import Foundation
 /// `itemsPerSecond`, `bytesPerSecond` (absent until measured), `etaSeconds` (absent until the rate is stable).
 ///
 /// `counts`: `filesSeen`, `bytesSeen`, `toHash`, `bytesToHash`, `hashed`, `bytesHashed`, `new`, `duplicates`,
-/// `ready`, `failed`, `skipped`, `confirmedDeleted`.
+/// `ready`, `failed`, `skipped`, `confirmedDeleted`, `keptWithoutPreview`, `retries`.
 public struct NarrationEvent: Codable, Sendable, Equatable {
     public enum Kind: String, Codable, Sendable, CaseIterable {
         case runStart, phaseStart, phaseEnd, progress

@@ -22,12 +22,14 @@ public struct RunCounts: Codable, Sendable, Equatable {
     public var confirmedDeleted = 0
     /// Media kept byte-identical but with no preview (no decoder here, a RAW with no usable image); also `ready`.
     public var keptWithoutPreview = 0
+    /// Retries scheduled after a retryable failure (a timeout, an I/O error, a dropped connection).
+    public var retries = 0
 
     public init() {}
 
     enum CodingKeys: String, CodingKey {
         case filesSeen, bytesSeen, toHash, bytesToHash, hashed, bytesHashed, new, duplicates, ready, failed, skipped,
-             confirmedDeleted, keptWithoutPreview
+             confirmedDeleted, keptWithoutPreview, retries
     }
 
     /// Logs and summaries written before a counter existed read it as 0.
@@ -48,5 +50,6 @@ public struct RunCounts: Codable, Sendable, Equatable {
         skipped = try int(.skipped)
         confirmedDeleted = try int(.confirmedDeleted)
         keptWithoutPreview = try int(.keptWithoutPreview)
+        retries = try int(.retries)
     }
 }

@@ -161,6 +161,15 @@ public struct Narrator: Sendable {
         }
     }
 
+    /// A retryable failure: `file` gets another try in `lane` (a note says so; `counts.retries` counts it).
+    public func retryScheduled(file: String, lane: String, attempt: Int, reason: FailureReason) {
+        core?.record { state in
+            state.counts.retries += 1
+            state.emit(NarrationEvent(kind: .note, time: state.now, phase: state.currentMainPhase,
+                                      message: "\(file): \(lane) try \(attempt) after: \(reason)"))
+        }
+    }
+
     /// Absolute progress from a caller that counts for itself (a lane scheduler). Never moves backwards.
     public func progress(_ phase: SyncPhase, completed: Int, total: Int? = nil,
                          bytesCompleted: Int64? = nil, bytesTotal: Int64? = nil) {

@@ -1,0 +1,40 @@
+import CairnCore
+import Foundation
+import GRDB
+
+/// Small aggregate reads for metrics and the status page: a handful of rows whatever the library's size.
+extension Catalog {
+    /// Items and bytes of originals by kind: of the whole library, or of what one run brought in.
+    public func assetTally(broughtInBy runID: String? = nil) throws -> [MediaKind: (items: Int, bytes: Int64)] {
+        try pool.read { db in
+            var sql = "SELECT kind, count(*) AS items, coalesce(sum(size), 0) AS bytes FROM asset"
+            var arguments: StatementArguments = []
+            if let runID {
+                sql += " WHERE run_id = ?"
+                arguments = [runID]
+            }
+            sql += " GROUP BY kind"
+            var tally: [MediaKind: (items: Int, bytes: Int64)] = [:]
+            for row in try Row.fetchAll(db, sql: sql, arguments: arguments) {
+                guard let kind = MediaKind(rawValue: row["kind"]) else { continue }
+                tally[kind] = (row["items"], row["bytes"])
+            }
+            return tally
+        }
+    }
+
+    /// The newest run that ended in one of `outcomes`.
+    public func lastRun(endedIn outcomes: [RunOutcome]) throws -> RunRecord? {
+        try pool.read { db in
+            try RunRecord.filter(outcomes.map(\.rawValue).contains(RunRecord.Columns.outcome))
+                .order(RunRecord.Columns.startedAt.desc, RunRecord.Columns.id.desc).fetchOne(db)
+        }
+    }
+
+    /// The newest assets brought into the library, newest first.
+    public func newestAssets(limit: Int) throws -> [AssetRecord] {
+        try pool.read { db in
+            try AssetRecord.order(Column("imported_at").desc, AssetRecord.Columns.checksum).limit(limit).fetchAll(db)
+        }
+    }
+}

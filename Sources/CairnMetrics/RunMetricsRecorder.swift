@@ -1,0 +1,62 @@
+import CairnCore
+import CairnNarration
+import Foundation
+
+/// Keeps a run's `LibraryMetrics` current from its narration, and hands a copy to `onBoundary` at every phase
+/// start and end and at the run's end: a cron run's metrics file is rewritten there, so a run that hangs shows
+/// as one (its phase start stays old). Tallies under its own lock; the writing happens outside it.
+public final class RunMetricsRecorder: NarrationHandler, Sendable {
+    private struct State {
+        var narration = NarrationState(activityCapacity: 1)
+        var metrics: LibraryMetrics
+
+        var snapshot: LibraryMetrics {
+            var metrics = metrics
+            metrics.lastRun = narration.summary()
+            return metrics
+        }
+    }
+
+    private let state: Locked<State>
+    private let onBoundary: @Sendable (LibraryMetrics) -> Void
+
+    /// - Parameter base: what the catalog says before the run (last success, library content, reconciliation).
+    public init(base: LibraryMetrics, onBoundary: @escaping @Sendable (LibraryMetrics) -> Void = { _ in }) {
+        var base = base
+        base.runInProgress = true
+        state = Locked(State(metrics: base))
+        self.onBoundary = onBoundary
+    }
+
+    public func handle(_ event: NarrationEvent) {
+        let boundary = state.withLock { state -> LibraryMetrics? in
+            state.narration.apply(event)
+            switch event.kind {
+            case .error where event.file != nil:
+                let key = FailureKey(phase: event.phase?.metricName ?? "unknown", reason: FailureCategory(event.message ?? ""))
+                state.metrics.failures[key, default: 0] += 1
+            case .progress:
+                if let lanes = event.lanes { state.metrics.lanes = lanes }
+                if event.phase == .importing, let bytes = event.progress?.bytesCompleted {
+                    state.metrics.bytesTransferred = max(state.metrics.bytesTransferred, bytes)
+                }
+            case .runEnd:
+                state.metrics.runInProgress = false
+                state.metrics.lanes = []
+            default:
+                break
+            }
+            guard [.runStart, .phaseStart, .phaseEnd, .runEnd].contains(event.kind) else { return nil }
+            return state.snapshot
+        }
+        if let boundary { onBoundary(boundary) }
+    }
+
+    /// Sets what the worker knows beyond the narration (reconciliation, source health, library content, outcome).
+    public func update(_ body: (inout LibraryMetrics) -> Void) {
+        state.withLock { body(&$0.metrics) }
+    }
+
+    /// The metrics now.
+    public var current: LibraryMetrics { state.withLock { $0.snapshot } }
+}

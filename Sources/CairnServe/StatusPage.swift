@@ -1,0 +1,149 @@
+import CairnCore
+import CairnNarration
+import CairnWorker
+import Foundation
+
+/// The status page: server-rendered HTML that works without JavaScript and loads nothing from elsewhere.
+/// Its chart is inline SVG; its thumbnails come from this server (`thumbnails/<sha1>`).
+enum StatusPage {
+    static func render(_ facts: StatusPageFacts, libraryName: String, libraryRoot: String, now: Date,
+                       refreshSeconds: Int = 30) -> String {
+        let report = facts.report
+        let run = report.lastRun
+        var body = ""
+        body += "<header><h1>cairn · \(HTML.escape(libraryName))</h1>"
+        body += "<p id=\"headline\" class=\"state-\(HTML.escape(run?.status.name ?? "idle"))\">"
+            + HTML.escape(report.headline(now: now)) + "</p>"
+        if let success = report.lastSuccessfulSync {
+            body += "<p id=\"last-synced\">Last synced <time datetime=\"\(Timestamp.toTheSecond(success))\">"
+                + HTML.escape(NarrationFormat.relative(success, now: now)) + "</time></p>"
+        }
+        body += "</header>"
+        body += timeline(facts.recentRuns, now: now)
+        if let run { body += counts(run) }
+        body += failures(facts.failures, total: max(run?.counts.failed ?? 0, facts.failures.count))
+        body += review(facts, libraryRoot: libraryRoot)
+        body += newest(facts.newest)
+        return """
+            <!doctype html>
+            <html lang="en"><head><meta charset="utf-8">
+            <meta name="viewport" content="width=device-width, initial-scale=1">
+            <meta http-equiv="refresh" content="\(refreshSeconds)">
+            <title>cairn · \(HTML.escape(libraryName))</title>
+            <style>\(style)</style></head>
+            <body>\(body)<footer>cairn \(CairnVersion.current) · read-only · refreshes every \(refreshSeconds) s ·
+            <a href="status.json">status.json</a> · <a href="metrics">metrics</a></footer></body></html>
+            """
+    }
+
+    private static let phaseColours: [SyncPhase: String] = [
+        .preparing: "#8da0cb", .fetchingServer: "#e5c494", .hashing: "#66c2a5", .reconciling: "#ffd92f",
+        .importing: "#fc8d62", .finalizing: "#a6d854", .idle: "#b3b3b3",
+    ]
+
+    /// The phases of recent runs as horizontal bars, newest on top, on one time scale.
+    private static func timeline(_ runs: [RunSummary], now: Date) -> String {
+        guard !runs.isEmpty else { return "<section id=\"timeline\"><h2>Runs</h2><p>No run yet.</p></section>" }
+        let longest = max(1, runs.map { total($0, now: now) }.max() ?? 1)
+        let rowHeight = 22, labelWidth = 250, barWidth = 560
+        var svg = "<svg role=\"img\" aria-label=\"phase timeline of recent runs\" width=\"\(labelWidth + barWidth + 80)\" "
+            + "height=\(quoted(rowHeight * runs.count + 8)) xmlns=\"http://www.w3.org/2000/svg\">"
+        for (row, run) in runs.enumerated() {
+            let y = row * rowHeight + 4
+            let label = "\(Timestamp.toTheSecond(run.startedAt).prefix(16).replacingOccurrences(of: "T", with: " ")) "
+                + "\(run.command ?? "run") · \(run.status.name)"
+            svg += "<text x=\"0\" y=\(quoted(y + 14)) class=\"run-label\">\(HTML.escape(label))</text>"
+            var x = Double(labelWidth)
+            for entry in run.timeline where entry.phase != .fetchingServer {
+                let width = max(1, entry.elapsed(at: now) / longest * Double(barWidth))
+                let title = "\(entry.phase.displayName): \(NarrationFormat.duration(entry.elapsed(at: now)))"
+                svg += "<rect x=\(quoted(x)) y=\(quoted(y)) width=\(quoted(width)) height=\"16\" "
+                    + "fill=\"\(phaseColours[entry.phase] ?? "#999")\"><title>\(HTML.escape(title))</title></rect>"
+                x += width
+            }
+            svg += "<text x=\(quoted(x + 6)) y=\(quoted(y + 14)) class=\"run-label\">"
+                + "\(HTML.escape(NarrationFormat.duration(total(run, now: now))))</text>"
+        }
+        svg += "</svg>"
+        let legend = [SyncPhase.preparing, .hashing, .reconciling, .importing, .finalizing].map {
+            "<span><i style=\"background:\(phaseColours[$0] ?? "#999")\"></i>\(HTML.escape($0.displayName))</span>"
+        }.joined()
+        return "<section id=\"timeline\"><h2>Runs</h2>\(svg)<p class=\"legend\">\(legend)</p></section>"
+    }
+
+    private static func total(_ run: RunSummary, now: Date) -> Double {
+        run.timeline.filter { $0.phase != .fetchingServer }.reduce(0) { $0 + $1.elapsed(at: now) }
+    }
+
+    private static func quoted(_ number: Int) -> String { "\"\(number)\"" }
+    private static func quoted(_ number: Double) -> String { "\"\(String(format: "%.1f", number))\"" }
+
+    private static func counts(_ run: RunSummary) -> String {
+        let c = run.counts
+        let rows: [(String, String, Int)] = [
+            ("files-seen", "files seen", c.filesSeen), ("hashed", "hashed", c.hashed), ("new", "new", c.new),
+            ("duplicates", "duplicates", c.duplicates), ("imported", "imported", c.ready),
+            ("kept", "kept without preview", c.keptWithoutPreview), ("failed", "failed", c.failed),
+            ("skipped", "skipped", c.skipped), ("confirmed-deleted", "confirmed deleted", c.confirmedDeleted),
+        ]
+        let cells = rows.map { id, name, value in
+            "<tr><th>\(name)</th><td id=\"count-\(id)\">\(NarrationFormat.count(value))</td></tr>"
+        }.joined()
+        return "<section id=\"counts\"><h2>Last run \(HTML.escape(run.runID))</h2><table>\(cells)</table></section>"
+    }
+
+    private static func failures(_ failures: [FileFailure], total: Int) -> String {
+        guard total > 0 else { return "" }
+        let items = failures.map {
+            "<li><code class=\"path\">\(HTML.escape($0.path))</code> <span class=\"reason\">\(HTML.escape($0.reason))</span></li>"
+        }.joined()
+        let more = total > failures.count ? "<p>… and \(NarrationFormat.count(total - failures.count)) more (`cairn status`).</p>" : ""
+        return "<section id=\"failures\"><h2>Failed files (\(NarrationFormat.count(total)))</h2><ul>\(items)</ul>\(more)</section>"
+    }
+
+    private static func review(_ facts: StatusPageFacts, libraryRoot: String) -> String {
+        guard facts.waitingTotal > 0 else { return "" }
+        let library = HTML.shellQuoted(libraryRoot)
+        let cards = facts.waiting.map { waiting -> String in
+            let source = HTML.shellQuoted(waiting.sourceRoot)
+            let picture = waiting.item.map(thumbnail) ?? "<div class=\"no-thumb\">gone</div>"
+            let when = waiting.eligibleAt.map { " · eligible \(Timestamp.toTheSecond($0))" } ?? ""
+            return """
+                <figure class="waiting">\(picture)<figcaption><b>\(HTML.escape(waiting.status))</b>\(HTML.escape(when))<br>
+                <code class="path">\(HTML.escape(waiting.item?.sourcePath ?? waiting.sha1))</code><br>
+                trash: <code>\(HTML.escape("cairn pending approve \(waiting.sha1) --source \(source) --library \(library)"))</code><br>
+                keep: <code>\(HTML.escape("cairn pending exclude \(waiting.sha1) --source \(source) --library \(library)"))</code>
+                </figcaption></figure>
+                """
+        }.joined()
+        return "<section id=\"review\"><h2>Waiting for review (\(NarrationFormat.count(facts.waitingTotal)))</h2>"
+            + "<div class=\"grid wide\">\(cards)</div></section>"
+    }
+
+    private static func newest(_ items: [StatusPageFacts.Item]) -> String {
+        guard !items.isEmpty else { return "" }
+        let cells = items.map { "<figure>\(thumbnail($0))<figcaption>\(HTML.escape(NarrationFormat.fileName($0.sourcePath)))</figcaption></figure>" }
+        return "<section id=\"newest\"><h2>Newest imports</h2><div class=\"grid\">\(cells.joined())</div></section>"
+    }
+
+    private static func thumbnail(_ item: StatusPageFacts.Item) -> String {
+        guard item.hasThumbnail else { return "<div class=\"no-thumb\">\(HTML.escape(item.kind))</div>" }
+        return "<img src=\"thumbnails/\(item.sha1)\" loading=\"lazy\" width=\"160\" height=\"160\" "
+            + "alt=\"\(HTML.escape(NarrationFormat.fileName(item.sourcePath)))\">"
+    }
+
+    private static let style = """
+        body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#222;max-width:1100px}
+        h1{font-size:1.4em;margin:0}h2{font-size:1.1em;margin:1.4em 0 .5em}
+        #headline{font-size:1.2em;margin:.3em 0}.state-success{color:#17692b}.state-failed{color:#a4161a}
+        .state-syncing{color:#1d4e89}table{border-collapse:collapse}th{text-align:left;font-weight:normal;padding-right:2em}
+        td{text-align:right;font-variant-numeric:tabular-nums}.run-label{font-size:12px}
+        .legend span{margin-right:1em}.legend i{display:inline-block;width:.9em;height:.9em;margin-right:.3em;vertical-align:middle}
+        .grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(160px,1fr));gap:8px}
+        .grid.wide{grid-template-columns:repeat(auto-fill,minmax(320px,1fr))}
+        figure{margin:0}figure img,.no-thumb{width:160px;height:160px;object-fit:cover;background:#eee;display:block}
+        .no-thumb{display:flex;align-items:center;justify-content:center;color:#777}
+        figcaption{font-size:12px;word-break:break-all}code{font-size:12px}.reason{color:#a4161a}
+        footer{margin-top:2em;color:#777;font-size:12px}
+        """
+}

@@ -1,0 +1,141 @@
+import CairnCore
+import CairnLibrary
+import CairnMetrics
+import CairnWorker
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+
+/// The read-only web face of a library (`cairn serve`, `cairn watch --listen`): `/` the status page,
+/// `/status.json` what `cairn status --json` says, `/metrics` for Prometheus, `/healthz`, and `/thumbnails/<sha1>`.
+/// Every request opens the catalog read-only and without the run lock, so it answers while a sync runs, and
+/// writes nothing.
+public struct StatusServer: Sendable {
+    public var libraryRoot: String
+    public var listen: ListenAddress
+    /// When set, every request but `/healthz` needs `Authorization: Bearer <token>`.
+    public var token: String?
+    public var quarantineDays: Int?
+    /// Called with the port once the server listens (the port chosen when `listen` asked for 0).
+    public var onListening: @Sendable (Int) -> Void = { _ in }
+
+    public init(libraryRoot: String, listen: ListenAddress, token: String?, quarantineDays: Int?) {
+        self.libraryRoot = libraryRoot
+        self.listen = listen
+        self.token = token
+        self.quarantineDays = quarantineDays
+    }
+
+    /// Serves until the task is cancelled or, when `stopsOnSignals`, the process gets SIGINT or SIGTERM.
+    public func run(stopsOnSignals: Bool = true) async throws {
+        var logger = Logger(label: "cairn.serve")
+        logger.logLevel = .warning
+        let app = Application(
+            router: makeRouter(),
+            configuration: .init(address: .hostname(listen.host, port: listen.port), serverName: nil),
+            onServerRunning: { [onListening, listen] channel in onListening(channel.localAddress?.port ?? listen.port) },
+            logger: logger)
+        try await app.runService(gracefulShutdownSignals: stopsOnSignals ? [.sigterm, .sigint] : [])
+    }
+
+    func makeRouter() -> Router<BasicRequestContext> {
+        let router = Router()
+        router.get("healthz") { _, _ in "ok\n" }
+        if let token { router.add(middleware: BearerTokenMiddleware(token: token)) }
+        let root = libraryRoot, quarantineDays = quarantineDays
+        router.get("metrics") { _, _ -> Response in
+            let text = try Self.withLibrary(root) { library in
+                let metrics = try LibraryMetricsReader.read(library: library, labelRoot: root, sourceRoot: nil,
+                                                            quarantineDays: quarantineDays)
+                return MetricsExposition.render([metrics], version: CairnVersion.current)
+            }
+            return Self.response(text, type: "text/plain; version=0.0.4; charset=utf-8")
+        }
+        router.get("status.json") { _, _ -> Response in
+            let text = try Self.withLibrary(root) { try LibraryStatus.report(library: $0).json(now: Date()) }
+            return Self.response(text, type: "application/json")
+        }
+        router.get("/") { _, _ -> Response in
+            let html = try Self.withLibrary(root) { library in
+                StatusPage.render(try StatusPageFacts.read(library: library),
+                                  libraryName: URL(fileURLWithPath: root).lastPathComponent,
+                                  libraryRoot: library.layout.root, now: Date())
+            }
+            return Self.response(html, type: "text/html; charset=utf-8")
+        }
+        router.get("thumbnails/:sha1") { _, context -> Response in
+            let sha1 = try context.parameters.require("sha1")
+            // The path comes from the catalog's row for a checksum, never from the request.
+            guard let found = try Self.withLibrary(root, { try StatusPageFacts.thumbnail(library: $0, sha1: sha1) }),
+                  let data = FileManager.default.contents(atPath: found.path) else {
+                throw HTTPError(.notFound, message: "no thumbnail for \(sha1)\n")
+            }
+            var headers = HTTPFields()
+            headers[.contentType] = found.format == "webp" ? "image/webp" : "image/jpeg"
+            // Content-addressed: the bytes for a checksum never change.
+            headers[.cacheControl] = "public, max-age=31536000, immutable"
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        }
+        return router
+    }
+
+    private static func withLibrary<T>(_ root: String, _ body: (Library) throws -> T) throws -> T {
+        guard LibraryLayout.holdsLibrary(root) else {
+            throw HTTPError(.serviceUnavailable, message: "\(root): no cairn library here yet\n")
+        }
+        let library = try Library(root: root, readOnly: true, live: true)
+        defer { library.close() }
+        return try body(library)
+    }
+
+    private static func response(_ text: String, type: String) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = type
+        headers[.cacheControl] = "no-store"
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: text)))
+    }
+}
+
+/// `Authorization: Bearer <token>` on every request it guards; compared in constant time.
+struct BearerTokenMiddleware<Context: RequestContext>: RouterMiddleware {
+    let token: String
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let given = request.headers[.authorization] ?? ""
+        let expected = "Bearer " + token
+        var difference = UInt8(given.utf8.count == expected.utf8.count ? 0 : 1)
+        for (a, b) in zip(given.utf8, expected.utf8) { difference |= a ^ b }
+        guard difference == 0 else {
+            var headers = HTTPFields()
+            headers[.wwwAuthenticate] = "Bearer"
+            return Response(status: .unauthorized, headers: headers,
+                            body: .init(byteBuffer: ByteBuffer(string: "a bearer token is needed\n")))
+        }
+        return try await next(request, context)
+    }
+}
+
+/// `host:port`, `[v6]:port` or `:port` (loopback).
+public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
+    public var host: String
+    public var port: Int
+
+    public static let `default` = ListenAddress(host: "127.0.0.1", port: 8080)
+
+    public init(host: String, port: Int) { self.host = host; self.port = port }
+
+    public init?(_ text: String) {
+        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]),
+              (0...65535).contains(port) else { return nil }
+        var host = String(text[..<colon])
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        self.host = host.isEmpty ? "127.0.0.1" : host
+        self.port = port
+    }
+
+    /// Whether only this machine can connect.
+    public var isLoopback: Bool { host == "localhost" || host == "::1" || host.hasPrefix("127.") }
+
+    public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+}

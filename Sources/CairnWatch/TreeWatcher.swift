@@ -1,0 +1,116 @@
+import CairnCore
+import Dispatch
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Watches a folder tree with inotify: every folder gets a watch, folders created or moved in later get theirs
+/// as they appear, and what happens to files (created, written, moved, deleted) is reported as "changed".
+/// Changes to cairn's own marker files in the source (`.cairn*`) are not changes: a sync writes one.
+public final class TreeWatcher: Sendable {
+    public enum Event: Sendable, Equatable {
+        case changed
+        /// The kernel's queue overflowed, or a folder could not be watched: a full sync finds what changed.
+        case overflowed(String?)
+    }
+
+    public let root: String
+    private let descriptor: Int32
+    private let state = Locked(State())
+    // Set once in init, cancelled once in deinit; Dispatch serialises its handler.
+    nonisolated(unsafe) private let source: any DispatchSourceRead
+    private static let folderMask = UInt32(IN_CREATE | IN_DELETE | IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_FROM | IN_MOVED_TO
+                                           | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR) | UInt32(IN_EXCL_UNLINK)
+
+    private struct State {
+        var folders: [Int32: String] = [:]
+        var limitReported = false
+    }
+
+    /// Starts watching `root` and everything under it; `onEvent` is called on a queue of the watcher's own.
+    public init(root: String, onEvent: @escaping @Sendable (Event) -> Void) throws(SystemCallError) {
+        self.root = root
+        descriptor = try checkSystemCall(inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC)), "inotify_init1", root)
+        let queue = DispatchQueue(label: "cairn.watch")
+        source = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: queue)
+        let failure = addTree(root)
+        if let failure { onEvent(.overflowed(failure)) }
+        source.setEventHandler { [weak self] in self?.drain(onEvent) }
+        source.resume()
+    }
+
+    deinit {
+        source.cancel()
+        close(descriptor)
+    }
+
+    /// How many folders have a watch.
+    public var watchedFolders: Int { state.withLock { $0.folders.count } }
+
+    /// Adds watches for `top` and the folders below it; returns why a folder could not be watched, if one could not.
+    private func addTree(_ top: String) -> String? {
+        var pending = [top]
+        var failure: String?
+        while let folder = pending.popLast() {
+            let watch = inotify_add_watch(descriptor, folder, Self.folderMask)
+            if watch < 0 {
+                let code = errno
+                if code == ENOSPC {
+                    let first = state.withLock { state in defer { state.limitReported = true }; return !state.limitReported }
+                    if first {
+                        failure = "\(folder): inotify's limit of watched folders was reached (raise fs.inotify.max_user_watches); "
+                            + "folders past it are synced by the periodic full sync only"
+                    }
+                    return failure
+                }
+                continue  // gone since it was listed, or unreadable: the sync reports unreadable folders
+            }
+            state.withLock { $0.folders[watch] = folder }
+            guard let entries = try? FileManager.default.contentsOfDirectory(atPath: folder) else { continue }
+            for name in entries {
+                let path = folder + "/" + name
+                var info = stat()
+                if lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR { pending.append(path) }
+            }
+        }
+        return failure
+    }
+
+    private func drain(_ onEvent: @Sendable (Event) -> Void) {
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        var changed = false
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count <= 0 { break }
+            var offset = 0
+            while offset + MemoryLayout<inotify_event>.size <= count {
+                let (watch, mask, length) = buffer.withUnsafeBytes { raw in
+                    let event = raw.loadUnaligned(fromByteOffset: offset, as: inotify_event.self)
+                    return (event.wd, event.mask, Int(event.len))
+                }
+                let nameStart = offset + MemoryLayout<inotify_event>.size
+                let nameBytes = buffer[nameStart..<min(count, nameStart + length)].prefix { $0 != 0 }
+                let name = String(decoding: nameBytes, as: UTF8.self)
+                offset = nameStart + length
+                if mask & UInt32(IN_Q_OVERFLOW) != 0 {
+                    onEvent(.overflowed(nil))
+                    continue
+                }
+                if mask & UInt32(IN_IGNORED) != 0 {
+                    _ = state.withLock { $0.folders.removeValue(forKey: watch) }
+                    continue
+                }
+                if name.hasPrefix(".cairn") { continue }
+                changed = true
+                let isFolder = mask & UInt32(IN_ISDIR) != 0
+                if isFolder, mask & UInt32(IN_CREATE | IN_MOVED_TO) != 0,
+                   let parent = state.withLock({ $0.folders[watch] }) {
+                    // Files may land in a new folder before its watch exists: the sync that follows lists it whole.
+                    if let failure = addTree(parent + "/" + name) { onEvent(.overflowed(failure)) }
+                }
+            }
+        }
+        if changed { onEvent(.changed) }
+    }
+}

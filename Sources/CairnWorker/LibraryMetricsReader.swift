@@ -1,0 +1,113 @@
+import CairnCatalog
+import CairnCore
+import CairnLibrary
+import CairnMetrics
+import CairnNarration
+import CairnReconcile
+import Foundation
+
+/// Reads a library's metrics from its catalog: the run history, what the library holds, what reconciliation holds.
+/// `cairn serve` answers `/metrics` with it; a run starts from it and ends with it. Read-only, without the lock.
+public enum LibraryMetricsReader {
+    /// The `library` and `source` labels: the folders' names (never a path).
+    public static func labels(libraryRoot: String, sourceRoot: String?) -> (library: String, source: String) {
+        func name(_ path: String) -> String {
+            let last = URL(fileURLWithPath: path).standardizedFileURL.lastPathComponent
+            return last.isEmpty || last == "/" ? "root" : last
+        }
+        return (name(libraryRoot), sourceRoot.map(name) ?? "")
+    }
+
+    /// - Parameters:
+    ///   - labelRoot: the library folder the labels name (an Immich destination's state lives in a folder below it).
+    ///   - sourceRoot: the source whose reconciliation is reported; nil: the source of the newest run.
+    ///   - quarantineDays: the quarantine in force, when known.
+    public static func read(library: Library, labelRoot: String? = nil, sourceRoot: String?,
+                            quarantineDays: Int?) throws -> LibraryMetrics {
+        let catalog = library.catalog
+        let store = ReconcileStore(catalog: catalog)
+        let runs = try catalog.runs(limit: 100)
+        let isRunning = LibraryStatus.isLocked(library)
+        var sourceRoot = sourceRoot
+        if sourceRoot == nil, let id = runs.first?.sourceID {
+            sourceRoot = try store.sources().first { $0.id == id }?.rootPath
+        }
+        let names = labels(libraryRoot: labelRoot ?? library.layout.root, sourceRoot: sourceRoot)
+        var metrics = LibraryMetrics(library: names.library, source: names.source)
+        let report = try LibraryStatus.report(library: library)
+        metrics.lastRun = report.lastRun
+        metrics.runInProgress = isRunning
+        metrics.lastSuccess = try catalog.lastRun(endedIn: [.success, .someFailed]).map { $0.endedAt ?? $0.startedAt }
+
+        // A run record still "running" is the run in progress if it is the newest and the lock is held, else a
+        // run that was killed: it failed.
+        let finished = runs.enumerated().filter { index, run in !(index == 0 && run.outcome == .running && isRunning) }.map(\.element)
+        metrics.failedRunsInARow = finished.prefix { !outcome(of: $0, report: report).succeeded }.count
+        metrics.lastRunOutcome = finished.first.map { outcome(of: $0, report: report) }
+
+        metrics.libraryContent = tally(try catalog.assetTally())
+        if let run = report.lastRun {
+            metrics.importedByLastRun = tally(try catalog.assetTally(broughtInBy: run.runID))
+            metrics.bytesTransferred = try catalog.run(id: run.runID)?.counts.bytesCopied ?? 0
+            for failure in try catalog.failures(runID: run.runID) {
+                metrics.failures[FailureKey(phase: failure.phase.rawValue, reason: FailureCategory(failure.reason)), default: 0] += 1
+            }
+        }
+        if let sourceRoot, let sourceID = try store.existingSourceID(forRoot: sourceRoot) {
+            metrics.reconcile = try reconcile(store.pending(sourceID: sourceID), catalog: catalog)
+            metrics.reconcile?.quarantineSeconds = quarantineDays.map { Double($0) * 86_400 }
+        }
+        return metrics
+    }
+
+    /// How the safety rails saw the source in a sync's plan.
+    public static func sourceHealth(_ verdict: SafetyVerdict) -> SourceHealth {
+        let rails = Set(verdict.holds.map(\.rail))
+        if !rails.isDisjoint(with: [.sourceMissing, .sourceNotADirectory, .sourceMarkerLost]) { return .vanished }
+        if rails.contains(.sourceEmpty) { return .empty }
+        if rails.contains(.massVanish) { return .mostlyGone }
+        if rails.contains(.scanIOErrors) { return .unreadable }
+        return .mounted
+    }
+
+    static func outcome(of run: RunRecord, report: StatusReport) -> RunMetricsOutcome {
+        switch run.outcome {
+        case .success: return .success
+        case .someFailed: return .partial
+        case .interrupted: return .interrupted
+        case .held, .running: return .failed
+        case .failed:
+            if report.lastRun?.runID == run.id, case .failed(_, true) = report.lastRun?.status { return .needsAuth }
+            return .failed
+        }
+    }
+
+    private static func tally(_ rows: [MediaKind: (items: Int, bytes: Int64)]) -> [MediaKind: ContentTally] {
+        rows.mapValues { ContentTally(items: $0.items, bytes: $0.bytes) }
+    }
+
+    private static func reconcile(_ items: [PendingItem], catalog: Catalog) throws -> ReconcileMetrics {
+        var metrics = ReconcileMetrics()
+        var oldestRunID: String?
+        for item in items {
+            switch item.status {
+            case .eligible, .approved: metrics.trashNow += 1
+            case .deferred: metrics.deferred += 1
+            case .held: metrics.heldByRail += 1
+            case .quarantine: metrics.heldByQuarantine += 1
+            case .review:
+                metrics.pendingReview += 1
+                if let confirmed = item.confirmedAt {
+                    metrics.oldestPendingSince = min(metrics.oldestPendingSince ?? confirmed, confirmed)
+                } else if oldestRunID == nil || item.runID < oldestRunID! {
+                    oldestRunID = item.runID
+                }
+            }
+        }
+        // Review items absent without proof of deletion carry no date: the run that found them dates them.
+        if let oldestRunID, let run = try catalog.run(id: oldestRunID) {
+            metrics.oldestPendingSince = min(metrics.oldestPendingSince ?? run.startedAt, run.startedAt)
+        }
+        return metrics
+    }
+}

@@ -1,0 +1,105 @@
+import CairnCore
+import CairnLibrary
+import CairnMetrics
+import CairnNarration
+import Foundation
+
+/// A cron run's metrics: written to the metrics file at every phase boundary and at the end (so a hung run shows
+/// as one), and pushed to a Pushgateway at the end. A metrics file or push that fails is reported, never fatal.
+public final class RunMetricsSession: Sendable {
+    public struct Settings: Sendable {
+        public var file: String?
+        public var push: Pushgateway?
+        public var version: String
+        public var quarantineDays: Int?
+        /// Said once per failure (a file that cannot be written, a Pushgateway that cannot be reached).
+        public var report: @Sendable (String) -> Void
+
+        public init(file: String?, push: Pushgateway?, version: String, quarantineDays: Int?,
+                    report: @escaping @Sendable (String) -> Void) {
+            self.file = file; self.push = push; self.version = version; self.quarantineDays = quarantineDays
+            self.report = report
+        }
+
+        public var isEnabled: Bool { file != nil || push != nil }
+    }
+
+    private let settings: Settings
+    private let recorder: RunMetricsRecorder
+    private let labelRoot: String
+    private let sourceRoot: String
+    private let fileFailed = Locked(false)
+
+    /// Reads the library's metrics as they stand before the run; the narration keeps them current from here.
+    public init(settings: Settings, library: Library, labelRoot: String, sourceRoot: String) throws {
+        self.settings = settings
+        self.labelRoot = labelRoot
+        self.sourceRoot = sourceRoot
+        let base = try LibraryMetricsReader.read(library: library, labelRoot: labelRoot, sourceRoot: sourceRoot,
+                                                 quarantineDays: settings.quarantineDays)
+        let write = Self.writer(settings: settings, failed: fileFailed)
+        recorder = RunMetricsRecorder(base: base, onBoundary: write)
+    }
+
+    /// Add to the run's narration.
+    public var handler: any NarrationHandler { recorder }
+
+    /// The run ended with `exitStatus`: the catalog's view now (this run included), with what only the run knows.
+    public func finish(library: Library, exitStatus: ExitStatus, sourceHealth: SourceHealth? = nil) async {
+        var metrics = recorder.current
+        if let read = try? LibraryMetricsReader.read(library: library, labelRoot: labelRoot, sourceRoot: sourceRoot,
+                                                      quarantineDays: settings.quarantineDays) {
+            metrics = read
+        }
+        metrics.runInProgress = false
+        metrics.lanes = []
+        metrics.lastRunOutcome = RunMetricsOutcome(exitStatus: exitStatus)
+        if let sourceHealth { metrics.sourceHealth = sourceHealth }
+        await Self.deliver(metrics, settings: settings, failed: fileFailed)
+    }
+
+    /// Another process holds the library: says so in the metrics without touching the catalog's lock.
+    public static func reportLocked(settings: Settings, libraryRoot: String, labelRoot: String, sourceRoot: String?) async {
+        var metrics: LibraryMetrics
+        if LibraryLayout.holdsLibrary(libraryRoot), let library = try? Library(root: libraryRoot, readOnly: true) {
+            defer { library.close() }
+            metrics = (try? LibraryMetricsReader.read(library: library, labelRoot: labelRoot, sourceRoot: sourceRoot,
+                                                      quarantineDays: settings.quarantineDays))
+                ?? Self.empty(labelRoot: labelRoot, sourceRoot: sourceRoot)
+        } else {
+            metrics = Self.empty(labelRoot: labelRoot, sourceRoot: sourceRoot)
+        }
+        metrics.lastRunOutcome = .locked
+        metrics.runInProgress = true
+        await deliver(metrics, settings: settings, failed: Locked(false))
+    }
+
+    private static func empty(labelRoot: String, sourceRoot: String?) -> LibraryMetrics {
+        let names = LibraryMetricsReader.labels(libraryRoot: labelRoot, sourceRoot: sourceRoot)
+        return LibraryMetrics(library: names.library, source: names.source)
+    }
+
+    private static func writer(settings: Settings, failed: Locked<Bool>) -> @Sendable (LibraryMetrics) -> Void {
+        { metrics in
+            guard let file = settings.file else { return }
+            write(MetricsExposition.render([metrics], version: settings.version), to: file, settings: settings, failed: failed)
+        }
+    }
+
+    private static func write(_ text: String, to file: String, settings: Settings, failed: Locked<Bool>) {
+        do { try MetricsFile.write(text, to: file) } catch {
+            let first = failed.withLock { failed in defer { failed = true }; return !failed }
+            if first { settings.report("metrics file \(error.description)") }
+        }
+    }
+
+    private static func deliver(_ metrics: LibraryMetrics, settings: Settings, failed: Locked<Bool>) async {
+        let text = MetricsExposition.render([metrics], version: settings.version)
+        if let file = settings.file { write(text, to: file, settings: settings, failed: failed) }
+        if let push = settings.push {
+            do { try await push.push(text, library: metrics.library) } catch {
+                settings.report("metrics push to \(push.url): \(error)")
+            }
+        }
+    }
+}

@@ -1,0 +1,80 @@
+import CairnCatalog
+import CairnCore
+import CairnLibrary
+import CairnNarration
+import Foundation
+
+/// What the status page of `cairn serve` shows, read from the catalog without the run lock: the status report,
+/// the timelines of recent runs, the last run's failed files, what waits for review and the newest imports.
+public struct StatusPageFacts: Sendable {
+    /// One library item on the page, with its thumbnail when it has one.
+    public struct Item: Sendable, Equatable {
+        public var sha1: String
+        public var kind: String
+        /// Where the content was first seen, relative to its source.
+        public var sourcePath: String
+        public var importedAt: Date
+        public var hasThumbnail: Bool
+    }
+
+    /// An item waiting at a source, and the folder it waits at (for the command that decides it).
+    public struct Waiting: Sendable, Equatable {
+        public var item: Item?
+        public var sha1: String
+        public var status: String
+        public var sourceRoot: String
+        public var eligibleAt: Date?
+    }
+
+    public var report: StatusReport
+    /// Newest first.
+    public var recentRuns: [RunSummary]
+    /// The newest run's failed files, with reasons.
+    public var failures: [FileFailure]
+    public var waiting: [Waiting]
+    public var waitingTotal: Int
+    public var newest: [Item]
+
+    public static func read(library: Library, runs runLimit: Int = 12, items itemLimit: Int = 48) throws -> StatusPageFacts {
+        let catalog = library.catalog
+        let report = try LibraryStatus.report(library: library)
+        let decoder = NarrationJSON.decoder()
+        var recent = try catalog.runs(limit: runLimit).compactMap { record in
+            record.summary.flatMap { try? decoder.decode(RunSummary.self, from: Data($0.utf8)) }
+        }
+        if let last = report.lastRun, recent.first?.runID != last.runID {
+            recent.removeAll { $0.runID == last.runID }
+            recent.insert(last, at: 0)
+        }
+        var failures: [FileFailure] = []
+        if let last = report.lastRun {
+            failures = try catalog.failures(runID: last.runID).prefix(200).map {
+                FileFailure(path: $0.relativePath, reason: "\($0.phase.rawValue): \($0.reason)")
+            }
+            if failures.isEmpty { failures = last.failures }
+        }
+        // A few dozen items: one look-up each, whatever the library's size.
+        func item(_ asset: AssetRecord) throws -> Item {
+            Item(sha1: asset.checksum.hex, kind: asset.kind.rawValue, sourcePath: asset.firstSourcePath,
+                 importedAt: asset.importedAt,
+                 hasThumbnail: try catalog.derivedFiles(asset.checksum).contains { $0.role == .thumbnail })
+        }
+        let store = ReconcileStore(catalog: catalog)
+        let roots = Dictionary(try store.sources().compactMap { source in source.id.map { ($0, source.rootPath) } },
+                               uniquingKeysWith: { first, _ in first })
+        let pending = try store.pending()
+        let waiting = try pending.prefix(itemLimit).map { entry in
+            Waiting(item: try catalog.asset(entry.checksum).map { try item($0) }, sha1: entry.checksum.hex,
+                    status: entry.status.rawValue, sourceRoot: roots[entry.sourceID] ?? "", eligibleAt: entry.eligibleAt)
+        }
+        return StatusPageFacts(report: report, recentRuns: recent, failures: failures, waiting: waiting,
+                               waitingTotal: pending.count, newest: try catalog.newestAssets(limit: itemLimit).map { try item($0) })
+    }
+
+    /// The thumbnail of the content `sha1` (hex), absolute; nil when it has none or `sha1` is not a checksum.
+    public static func thumbnail(library: Library, sha1: String) throws -> (path: String, format: String)? {
+        guard let checksum = Checksum(hex: sha1) else { return nil }
+        guard let row = try library.catalog.derivedFiles(checksum).first(where: { $0.role == .thumbnail }) else { return nil }
+        return (library.layout.absolute(row.path), row.format)
+    }
+}

@@ -1,0 +1,72 @@
+import ArgumentParser
+import CairnLibrary
+import CairnServe
+import CairnWorker
+import Foundation
+
+/// `cairn serve`: the library's status page, status.json and Prometheus metrics over HTTP, read-only.
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Serve the library's status page, /status.json and /metrics over HTTP, read-only.",
+        discussion: """
+            Routes: / (the status page: last run, timeline of recent runs, counts, failed files, what waits for \
+            review and the newest imports, with thumbnails), /status.json (what `cairn status --json` says), \
+            /metrics (Prometheus) and /healthz. It reads the catalog without the run lock, so it answers while a \
+            sync runs, and it never writes.
+
+            It listens on 127.0.0.1:8080 unless told otherwise. To listen beyond this machine, give \
+            --token-file: every request but /healthz must then carry `Authorization: Bearer <token>` (Prometheus: \
+            `authorization: {credentials_file: …}` in the scrape config). SIGINT or SIGTERM stops it (exit 0).
+            """
+    )
+
+    @OptionGroup var library: LibraryOption
+
+    @Option(help: "Where to listen, as HOST:PORT ([::1]:PORT for IPv6; port 0 picks a free one).")
+    var listen: String = ListenAddress.default.description
+
+    @Option(name: .customLong("token-file"),
+            help: "A file whose first line is the bearer token every request but /healthz must carry (needed beyond loopback).")
+    var tokenFile: String?
+
+    func validate() throws {
+        guard let address = ListenAddress(listen) else {
+            throw ValidationError("--listen: '\(listen)' is not HOST:PORT (for example 127.0.0.1:8080)")
+        }
+        if !address.isLoopback, tokenFile == nil {
+            throw ValidationError("--listen \(listen) reaches beyond this machine: give --token-file FILE, "
+                                  + "or listen on 127.0.0.1 and reach it through a tunnel or a proxy")
+        }
+    }
+
+    func run() async throws {
+        let root = library.resolvedPath
+        guard LibraryLayout.holdsLibrary(root) else {
+            Output.error("\(root): no library here yet (run `cairn import FOLDER` first)")
+            throw ExitCode(1)
+        }
+        let token = try tokenFile.map(ServeCommand.readToken)
+        let quarantine = (try? CairnConfiguration.resolve(configFile: nil, libraryRoot: root))?.reconcile.quarantineDays
+        var server = StatusServer(libraryRoot: root, listen: ListenAddress(listen) ?? .default, token: token,
+                                  quarantineDays: quarantine)
+        let host = server.listen.host
+        server.onListening = { port in
+            Output.error("serving \(root) on http://\(ListenAddress(host: host, port: port))/ (read-only)")
+        }
+        try await server.run()
+    }
+
+    /// The token from its file's first line; a file that other users may read gets a warning.
+    static func readToken(_ path: String) throws -> String {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ValidationError("--token-file \(path): no such file, or it cannot be read")
+        }
+        let token = String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline).first
+            .map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+        guard !token.isEmpty else { throw ValidationError("--token-file \(path): is empty") }
+        let mode = ((try? FileManager.default.attributesOfItem(atPath: path))?[.posixPermissions] as? NSNumber)?.uint16Value ?? 0
+        if mode & 0o044 != 0 { Output.error("the token file \(path) can be read by other users; make it private: chmod 600 \(path)") }
+        return token
+    }
+}
