@@ -186,6 +186,8 @@ let package = Package(
         .testTarget(name: "CairnWorkerTests", dependencies: [
             "CairnWorker", "CairnLibrary", "CairnTrash", "CairnCatalog", "CairnReconcile", "CairnTestSupport",
         ]),
+        .testTarget(name: "CairnMetricsTests", dependencies: ["CairnMetrics", "CairnCore", "CairnNarration", "CairnTestSupport"]),
+        .testTarget(name: "CairnWatchTests", dependencies: ["CairnWatch", "CairnCore", "CairnTestSupport"]),
         .testTarget(name: "CairnImmichTests", dependencies: ["CairnImmich", "CairnCore", "immich-double", "CairnTestSupport"]),
         .testTarget(name: "CairnCLITests", dependencies: [
             "cairn", "CairnCore", "CairnCatalog", "CairnReconcile", "CairnLibrary", "CairnTrash", "CairnWorker",

@@ -81,7 +81,7 @@ import Testing
         let line = NarrationJSON.line(for: progressEvent, encoder: NarrationJSON.encoder())
         #expect(line == """
             {"counts":{"bytesHashed":0,"bytesSeen":0,"bytesToHash":0,"confirmedDeleted":0,"duplicates":0,\
-            "failed":0,"filesSeen":0,"hashed":0,"keptWithoutPreview":0,"new":0,"ready":0,"skipped":0,"toHash":0},\
+            "failed":0,"filesSeen":0,"hashed":0,"keptWithoutPreview":0,"new":0,"ready":0,"retries":0,"skipped":0,"toHash":0},\
             "event":"progress",\
             "phase":"hashing","progress":{"bytesCompleted":10,"bytesPerSecond":20,"bytesTotal":40,"completed":1,\
             "etaSeconds":3,"fraction":0.25,"itemsPerSecond":2,"total":4},"runId":"r","seq":7,\

@@ -10,6 +10,9 @@ public struct StatusReport: Codable, Sendable, Equatable {
     /// Originals in the library whose probe or derivatives are still to be made (archived with
     /// `--derivatives off`, or left by a stopped run); nil when not counted.
     public var awaitingDerivatives: Int?
+    /// Whether a run holds the library now; a run that has just started may not be in the catalog yet, so the
+    /// newest run recorded can be an older, finished one.
+    public var runInProgress: Bool?
     /// Failures listed in the text form; the rest are counted.
     public static let listedFailures = 10
 
@@ -25,10 +28,25 @@ public struct StatusReport: Codable, Sendable, Equatable {
         }
         self.lastRun = lastRun
         self.lastSuccessfulSync = lastSuccessfulSync ?? (lastRun?.status == .success ? lastRun?.endedAt : nil)
+        runInProgress = isRunning
+    }
+
+    /// `syncing` while a run holds the library, else the newest run's state.
+    public var state: String {
+        if runInProgress == true { return RunStatus.syncing.name }
+        return lastRun?.status.name ?? "idle"
     }
 
     /// "Up to date · last synced 4 min ago", "Last sync failed 2 h ago: …", "Syncing · started 1 min ago", "Never synced".
     public func headline(now: Date) -> String {
+        let recorded = recordedHeadline(now: now)
+        if runInProgress == true, let run = lastRun, run.status != .syncing, run.status != .idle {
+            return "Syncing now · before this run: " + recorded
+        }
+        return recorded
+    }
+
+    private func recordedHeadline(now: Date) -> String {
         guard let run = lastRun else {
             return lastSuccessfulSync.map { "Up to date · last synced \(NarrationFormat.relative($0, now: now))" }
                 ?? "Never synced"
@@ -105,7 +123,7 @@ public struct StatusReport: Codable, Sendable, Equatable {
     /// `cairn status --json`: `{"headline", "state", "lastSuccessfulSync", "lastRun": RunSummary}`.
     public func json(now: Date) -> String {
         let document = Document(
-            headline: headline(now: now), state: lastRun?.status.name ?? "idle",
+            headline: headline(now: now), state: state,
             lastSuccessfulSync: lastSuccessfulSync, lastRun: lastRun)
         let data = (try? NarrationJSON.encoder(pretty: true).encode(document)) ?? Data("{}".utf8)
         return String(decoding: data, as: UTF8.self) + "\n"
