@@ -38,7 +38,7 @@ let package = Package(
         // Every library module, for the nested Benchmarks package.
         .library(name: "Cairn", targets: [
             "CairnCore", "CairnHashing", "CairnMedia", "CairnScanner", "CairnCatalog",
-            "CairnPipeline", "CairnReconcile", "CairnNarration", "CairnLibrary", "CairnTrash", "CairnWorker",
+            "CairnPipeline", "CairnReconcile", "CairnNarration", "CairnLibrary", "CairnTrash", "CairnWorker", "CairnMetrics",
         ]),
     ],
     dependencies: [

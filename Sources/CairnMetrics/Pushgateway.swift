@@ -6,13 +6,18 @@ import NIOCore
 /// so each run replaces the previous run's group instead of adding one.
 public struct Pushgateway: Sendable {
     public let url: String
+    /// The address as messages print it: without a user or password it may carry.
+    public let displayURL: String
 
     public init(url: String) throws(PushgatewayError) {
-        guard let parsed = URL(string: url), let scheme = parsed.scheme, ["http", "https"].contains(scheme),
-              parsed.host != nil else {
-            throw PushgatewayError(message: "\(url): not an http(s) URL of a Pushgateway")
+        guard var parts = URLComponents(string: url), let scheme = parts.scheme, ["http", "https"].contains(scheme),
+              parts.host?.isEmpty == false else {
+            throw PushgatewayError(message: "not an http(s) URL of a Pushgateway")
         }
         self.url = url.hasSuffix("/") ? String(url.dropLast()) : url
+        parts.user = nil
+        parts.password = nil
+        displayURL = parts.string ?? "the Pushgateway"
     }
 
     /// The group's address: `<url>/metrics/job/cairn/library/<library>`.
@@ -30,7 +35,7 @@ public struct Pushgateway: Sendable {
         let response = try await HTTPClient.shared.execute(request, timeout: .seconds(Int64(timeout.components.seconds)))
         let body = try await response.body.collect(upTo: 64 * 1024)
         guard (200..<300).contains(Int(response.status.code)) else {
-            throw PushgatewayError(message: "\(url): the Pushgateway answered \(response.status.code): "
+            throw PushgatewayError(message: "\(displayURL): the Pushgateway answered \(response.status.code): "
                                    + String(buffer: body).prefix(200))
         }
     }

@@ -93,12 +93,15 @@ public final class RunMetricsSession: Sendable {
         }
     }
 
+    /// An error as one short line (the HTTP client's errors do not carry the URL, which may hold a password).
+    private static func describe(_ error: any Error) -> String { String("\(error)".prefix(200)) }
+
     private static func deliver(_ metrics: LibraryMetrics, settings: Settings, failed: Locked<Bool>) async {
         let text = MetricsExposition.render([metrics], version: settings.version)
         if let file = settings.file { write(text, to: file, settings: settings, failed: failed) }
         if let push = settings.push {
             do { try await push.push(text, library: metrics.library) } catch {
-                settings.report("metrics push to \(push.url): \(error)")
+                settings.report("metrics push to \(push.displayURL): \(Self.describe(error))")
             }
         }
     }

@@ -169,5 +169,7 @@ final class MetricsFileTests: XCTestCase {
         XCTAssertThrowsError(try Pushgateway(url: "not a url"))
         XCTAssertEqual(try Pushgateway(url: "http://127.0.0.1:9091/").groupURL(library: "family photos"),
                        "http://127.0.0.1:9091/metrics/job/cairn/library/family%20photos")
+        XCTAssertEqual(try Pushgateway(url: "https://cron:s3cret@push.example:9091").displayURL, "https://push.example:9091",
+                       "a password in the URL is never printed")
     }
 }

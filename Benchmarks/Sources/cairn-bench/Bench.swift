@@ -30,5 +30,6 @@ enum BenchRegistry {
         ImportBenchmark.self,
         ScaleBenchmark.self,
         CopyBenchmark.self,
+        MetricsBenchmark.self,
     ]
 }
