@@ -8,8 +8,7 @@ import PackageDescription
 let layers: [[String]] = [
     ["CairnCore"],
     // Engines and storage: each stands on Core alone (storage keeps its own records; the worker converts).
-    ["CairnHashing", "CairnMedia", "CairnScanner", "CairnReconcile", "CairnPipeline", "CairnNarration", "CairnCatalog",
-     "CairnWatch"],
+    ["CairnHashing", "CairnMedia", "CairnScanner", "CairnReconcile", "CairnPipeline", "CairnNarration", "CairnCatalog", "CairnWatch"],
     // Metrics: what a run and a library export, rendered for Prometheus (swift-metrics over swift-prometheus).
     ["CairnMetrics"],
     // Immich's generated API: it imports no cairn module.

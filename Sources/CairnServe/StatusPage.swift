@@ -116,7 +116,8 @@ enum StatusPage {
                 </figcaption></figure>
                 """
         }.joined()
-        return "<section id=\"review\"><h2>Waiting for review (\(NarrationFormat.count(facts.waitingTotal)))</h2>"
+        return "<section id=\"review\"><h2>Waiting before the trash (\(NarrationFormat.count(facts.waitingTotal)))</h2>"
+            + "<p>Deleted at the source; held by the quarantine, a safety rail or for review. Trash one now, or keep it for good:</p>"
             + "<div class=\"grid wide\">\(cards)</div></section>"
     }
 

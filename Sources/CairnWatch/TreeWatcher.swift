@@ -48,6 +48,17 @@ public final class TreeWatcher: Sendable {
     /// How many folders have a watch.
     public var watchedFolders: Int { state.withLock { $0.folders.count } }
 
+    /// Watches the tree again when the source's own folder lost its watch (unmounted, or moved away and back):
+    /// inotify does not follow a mount. Returns whether it did; call it after each sync.
+    @discardableResult
+    public func rewatchIfNeeded(onEvent: @Sendable (Event) -> Void) -> Bool {
+        guard !state.withLock({ $0.folders.values.contains(root) }) else { return false }
+        var info = stat()
+        guard stat(root, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else { return false }
+        if let failure = addTree(root) { onEvent(.overflowed(failure)) }
+        return true
+    }
+
     /// Adds watches for `top` and the folders below it; returns why a folder could not be watched, if one could not.
     private func addTree(_ top: String) -> String? {
         var pending = [top]

@@ -121,17 +121,10 @@ struct ImportCommand: AsyncParsableCommand {
 
     private func run(_ options: ImportOptions, root: String) async throws {
         var options = options
-        // The lock comes before the catalog is opened (and migrated), and lasts the whole run.
         let metricsSettings = try metrics.settings(libraryRoot: library.resolvedPath, quarantineDays: nil)
-        let opened: Library
-        do { opened = try Library(root: root, exclusive: true) } catch let locked as LibraryLockedError {
-            Output.error(locked.description)
-            if let metricsSettings {
-                await RunMetricsSession.reportLocked(settings: metricsSettings, libraryRoot: root,
-                                                     labelRoot: library.resolvedPath, sourceRoot: source)
-            }
-            throw ExitCode(locked.exitStatus.rawValue)
-        }
+        // The lock comes before the catalog is opened (and migrated), and lasts the whole run.
+        let opened = try await LibraryAccess.openForRun(root: root, metrics: metricsSettings, labelRoot: library.resolvedPath,
+                                                        sourceRoot: source)
         defer { opened.close() }
         let runMetrics = try metricsSettings.map {
             try RunMetricsSession(settings: $0, library: opened, labelRoot: library.resolvedPath, sourceRoot: source)

@@ -15,6 +15,19 @@ enum LibraryAccess {
         return try Library(root: root)
     }
 
+    /// Opens the library for a run (`import`, `sync`; a dry run reads it): the lock first, then the catalog. Another
+    /// process holding it exits 75, and the run's metrics, when asked for, say `locked`.
+    static func openForRun(root: String, dryRun: Bool = false, metrics: RunMetricsSession.Settings?, labelRoot: String,
+                           sourceRoot: String) async throws -> Library {
+        do { return try Library(root: root, readOnly: dryRun, exclusive: !dryRun) } catch let locked as LibraryLockedError {
+            Output.error(locked.description)
+            if let metrics {
+                await RunMetricsSession.reportLocked(settings: metrics, libraryRoot: root, labelRoot: labelRoot, sourceRoot: sourceRoot)
+            }
+            throw ExitCode(locked.exitStatus.rawValue)
+        }
+    }
+
     /// The library's exclusive lock, for anything that changes it.
     static func lock(_ library: Library) throws -> LibraryLock {
         try LibraryLock(libraryRoot: library.layout.root)

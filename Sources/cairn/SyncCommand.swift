@@ -38,6 +38,15 @@ struct SyncCommand: AsyncParsableCommand {
     @Argument(help: "The folder to sync from (default: `source` in cairn.toml or $CAIRN_SOURCE).")
     var source: String?
 
+    @OptionGroup var options: SyncRunOptions
+
+    func validate() throws { try options.check(source: source) }
+
+    func run() async throws { try await options.invocation(source: source).run() }
+}
+
+/// Every option of a sync that writes (`cairn sync`, and each run of `cairn watch`).
+struct SyncRunOptions: ParsableArguments {
     @OptionGroup var library: LibraryOption
     @OptionGroup var reconcile: ReconcileOptions
     @OptionGroup var narration: NarrationOptions
@@ -45,15 +54,15 @@ struct SyncCommand: AsyncParsableCommand {
     @OptionGroup var destination: DestinationOptions
     @OptionGroup var metrics: MetricsOptions
 
-    func validate() throws {
+    func check(source: String?) throws {
         if let source, source.isEmpty { throw ValidationError("SOURCE needs a folder path.") }
         try reconcile.check(libraryRoot: library.resolvedPath, source: source, needsSource: true)
     }
 
-    func run() async throws {
-        try await SyncInvocation(source: source, library: library, reconcile: reconcile, output: narration.mode,
-                                 printsSummary: narration.printsSummary, dryRun: false, pipeline: pipeline,
-                                 destination: destination, metrics: metrics).run()
+    func invocation(source: String?) -> SyncInvocation {
+        SyncInvocation(source: source, library: library, reconcile: reconcile, output: narration.mode,
+                       printsSummary: narration.printsSummary, dryRun: false, pipeline: pipeline,
+                       destination: destination, metrics: metrics)
     }
 }
 
@@ -142,15 +151,8 @@ struct SyncInvocation {
         guard let sourcePath = settings.source else { throw ReconcileOptions.noSource(libraryRoot: settingsRoot) }
         let metricsSettings = try metrics?.settings(libraryRoot: settingsRoot, quarantineDays: settings.reconcile.quarantineDays)
         // A sync takes the lock before the catalog is opened (and migrated); a dry run shares it later.
-        let opened: Library
-        do { opened = try Library(root: root, readOnly: dryRun, exclusive: !dryRun) } catch let locked as LibraryLockedError {
-            Output.error(locked.description)
-            if let metricsSettings {
-                await RunMetricsSession.reportLocked(settings: metricsSettings, libraryRoot: root, labelRoot: settingsRoot,
-                                                     sourceRoot: sourcePath)
-            }
-            throw ExitCode(locked.exitStatus.rawValue)
-        }
+        let opened = try await LibraryAccess.openForRun(root: root, dryRun: dryRun, metrics: metricsSettings,
+                                                        labelRoot: settingsRoot, sourceRoot: sourcePath)
         defer { opened.close() }
         let runMetrics = try metricsSettings.map {
             try RunMetricsSession(settings: $0, library: opened, labelRoot: settingsRoot, sourceRoot: sourcePath)

@@ -30,12 +30,7 @@ struct WatchCommand: AsyncParsableCommand {
     @Argument(help: "The folder to watch and sync from (default: `source` in cairn.toml or $CAIRN_SOURCE).")
     var source: String?
 
-    @OptionGroup var library: LibraryOption
-    @OptionGroup var reconcile: ReconcileOptions
-    @OptionGroup var narration: NarrationOptions
-    @OptionGroup var pipeline: PipelineOptions
-    @OptionGroup var destination: DestinationOptions
-    @OptionGroup var metrics: MetricsOptions
+    @OptionGroup var options: SyncRunOptions
 
     @Option(help: "Seconds the source must stay quiet after a change before a sync starts.")
     var debounce: Double = 5
@@ -53,7 +48,6 @@ struct WatchCommand: AsyncParsableCommand {
     var tokenFile: String?
 
     func validate() throws {
-        if let source, source.isEmpty { throw ValidationError("SOURCE needs a folder path.") }
         guard debounce > 0, maxDelay >= debounce, fullSyncHours > 0 else {
             throw ValidationError("--debounce must be above 0, --max-delay at least --debounce, --full-sync-every above 0")
         }
@@ -63,12 +57,12 @@ struct WatchCommand: AsyncParsableCommand {
                 throw ValidationError("--listen \(listen) reaches beyond this machine: give --token-file FILE")
             }
         }
-        try reconcile.check(libraryRoot: library.resolvedPath, source: source, needsSource: true)
+        try options.check(source: source)
     }
 
     func run() async throws {
-        let root = library.resolvedPath
-        let settings = try reconcile.resolve(libraryRoot: root, source: source)
+        let root = options.library.resolvedPath
+        let settings = try options.reconcile.resolve(libraryRoot: root, source: source)
         guard let sourcePath = settings.source else { throw ReconcileOptions.noSource(libraryRoot: root) }
         let notifier = SystemdNotifier()
         let cancellation = PipelineCancellation()
@@ -79,16 +73,17 @@ struct WatchCommand: AsyncParsableCommand {
         }
         defer { signals.uninstall() }
 
+        let forward: @Sendable (TreeWatcher.Event) -> Void = { event in
+            switch event {
+            case .changed: inputs.continuation.yield(.changed)
+            case .overflowed(let reason):
+                if let reason { Output.error(reason) }
+                inputs.continuation.yield(.overflowed)
+            }
+        }
         let watcher: TreeWatcher
         do {
-            watcher = try TreeWatcher(root: sourcePath) { event in
-                switch event {
-                case .changed: inputs.continuation.yield(.changed)
-                case .overflowed(let reason):
-                    if let reason { Output.error(reason) }
-                    inputs.continuation.yield(.overflowed)
-                }
-            }
+            watcher = try TreeWatcher(root: sourcePath, onEvent: forward)
         } catch {
             Output.error("cannot watch \(sourcePath): \(error.description)")
             throw ExitCode(ExitStatus.failure.rawValue)
@@ -143,6 +138,9 @@ struct WatchCommand: AsyncParsableCommand {
                     Task {
                         let status = await Self.run(invocation)
                         Output.error("run \(number) (\(reason.rawValue)) ended: \(status.summary)")
+                        if watcher.rewatchIfNeeded(onEvent: forward) {
+                            Output.error("watching \(sourcePath) again (\(watcher.watchedFolders) folders): it was unmounted or moved")
+                        }
                         try? notifier?.status("watching \(sourcePath); last sync \(Timestamp.toTheSecond(Date())): \(status.summary)")
                         inputs.continuation.yield(.runEnded)
                     }
@@ -158,9 +156,7 @@ struct WatchCommand: AsyncParsableCommand {
     }
 
     private func syncInvocation(cancellation: PipelineCancellation, notifier: SystemdNotifier?) -> SyncInvocation {
-        var invocation = SyncInvocation(source: source, library: library, reconcile: reconcile, output: narration.mode,
-                                        printsSummary: narration.printsSummary, dryRun: false, pipeline: pipeline,
-                                        destination: destination, metrics: metrics)
+        var invocation = options.invocation(source: source)
         invocation.cancellation = cancellation
         invocation.handlesSignals = false
         if let notifier { invocation.observers = [PhaseStatusNotifier(notifier: notifier)] }

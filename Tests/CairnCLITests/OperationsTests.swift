@@ -223,6 +223,30 @@ import Glibc
         #expect(size > 20_000, "a screenshot with pictures in it")
     }
 
+    @Test func thePageShowsWhatWaitsBeforeTheTrashWithItsThumbnailAndTheCommandsThatDecideIt() throws {
+        let (folder, _) = try SyncCommandTests.makeSource(count: 3)
+        let sync = ["sync", folder.subpath("src"), "--library", folder.subpath("lib"), "--quiet", "--strictness", "strict"]
+        #expect(try CairnBinary.run(sync).status == 0)
+        try FileManager.default.removeItem(atPath: folder.subpath("src/IMG_1.jpg"))
+        #expect(try CairnBinary.run(sync).status == 0)
+        let server = try ServiceProcess(CairnBinary.path, ["serve", "--library", folder.subpath("lib"), "--listen", "127.0.0.1:0"],
+                                        logPath: folder.subpath("serve.log"))
+        defer { server.stop() }
+        let base = "http://127.0.0.1:" + (try server.waitForOutput(matching: "on http://127\\.0\\.0\\.1:([0-9]+)/"))
+        let page = try HTTPProbe.get(base + "/").body
+        #expect(page.contains("Waiting before the trash (1)"))
+        #expect(page.contains("IMG_1.jpg") && page.contains("<b>quarantine</b>"))
+        let sha1 = try #require(page.range(of: "cairn pending approve [0-9a-f]{40}", options: .regularExpression)
+            .map { String(page[$0].suffix(40)) })
+        #expect(page.contains("cairn pending exclude \(sha1)"))
+        #expect(page.contains("src=\"thumbnails/\(sha1)\""), "the item's thumbnail")
+        let metrics = Self.metrics(try HTTPProbe.get(base + "/metrics").body)
+        #expect(metrics["cairn_reconcile_candidates{library=\"lib\",source=\"src\",state=\"held_by_quarantine\"}"] == 1)
+        // The command the page gives works as printed.
+        let approve = try CairnBinary.run(["pending", "approve", sha1, "--source", folder.subpath("src"), "--library", folder.subpath("lib")])
+        #expect(approve.status == 0, "\(approve.standardError)")
+    }
+
     @Test func aTokenGuardsEverythingButHealthz() throws {
         let (folder, _) = try SyncCommandTests.makeSource(count: 1)
         #expect(try CairnBinary.run(["import", folder.subpath("src"), "--library", folder.subpath("lib"), "--quiet"]).status == 0)

@@ -60,10 +60,14 @@ final class NotifySocket: @unchecked Sendable {
         let notify = try NotifySocket(path: folder.subpath("notify.sock"))
         let watch = try ServiceProcess(CairnBinary.path, [
             "watch", folder.subpath("src"), "--library", folder.subpath("lib"), "--quiet", "--debounce", "1", "--max-delay", "60",
+            "--listen", "127.0.0.1:0",
         ], environment: ["NOTIFY_SOCKET": notify.path, "WATCHDOG_USEC": "1000000"], logPath: folder.subpath("watch.log"))
         defer { watch.stop() }
         try watch.waitForOutput(matching: "run 1 \\(startup\\) ended: success")
         #expect(try assets(folder) == 2)
+        let base = "http://127.0.0.1:" + (try watch.waitForOutput(matching: "serving on http://127\\.0\\.0\\.1:([0-9]+)/"))
+        let served = try HTTPProbe.get(base + "/metrics").body
+        #expect(served.contains("cairn_last_run_outcome{library=\"lib\",source=\"src\",outcome=\"success\"} 1"), "\(served)")
 
         // 1,000 files arriving over ten seconds.
         for index in 0..<1000 {

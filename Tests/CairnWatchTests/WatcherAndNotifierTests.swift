@@ -34,6 +34,26 @@ final class TreeWatcherTests: XCTestCase {
         eventually("a deleted folder is a change") { events.withLock { $0 }.contains(.changed) }
         eventually("its watch is gone") { watcher.watchedFolders == 3 }
     }
+
+    func testASourceUnmountedAndBackIsWatchedAgain() throws {
+        let parent = try TemporaryDirectory(prefix: "tree-rewatch")
+        let root = parent.subpath("source")
+        try FileManager.default.createDirectory(atPath: root + "/a", withIntermediateDirectories: true)
+        let events = Locked<[TreeWatcher.Event]>([])
+        let record: @Sendable (TreeWatcher.Event) -> Void = { event in events.withLock { $0.append(event) } }
+        let watcher = try TreeWatcher(root: root, onEvent: record)
+        XCTAssertFalse(watcher.rewatchIfNeeded(onEvent: record), "nothing to do while the source is watched")
+        try FileManager.default.moveItem(atPath: root, toPath: parent.subpath("away"))
+        try FileManager.default.createDirectory(atPath: root + "/b/c", withIntermediateDirectories: true)
+        // Moved away, its watch follows the folder: the new folder at the path is not watched until asked.
+        try FileManager.default.removeItem(atPath: parent.subpath("away"))
+        eventually("the old tree's watches are gone") { watcher.watchedFolders == 0 }
+        XCTAssertTrue(watcher.rewatchIfNeeded(onEvent: record))
+        XCTAssertEqual(watcher.watchedFolders, 3)
+        events.withLock { $0.removeAll() }
+        _ = try parent.write(Data("x".utf8), to: "source/b/c/new.jpg")
+        eventually("a file in the new tree is a change") { events.withLock { $0 }.contains(.changed) }
+    }
 }
 
 final class SystemdNotifierTests: XCTestCase {
