@@ -24,6 +24,10 @@ struct WatchCommand: AsyncParsableCommand {
             Under systemd use Type=notify: it sends READY=1 once watching, STATUS= lines with the phase, \
             WATCHDOG=1 at half of WatchdogSec, and STOPPING=1. SIGTERM or SIGINT stops it between items; what \
             was done is kept and the next run resumes (exit 0). A second signal exits at once (130).
+
+            Exit codes: 0 stopped by SIGTERM or SIGINT; 1 the source cannot be watched; 64 bad command line or \
+            configuration; 130 a second signal. Each run's own outcome is in its log line, `cairn status` and the \
+            metrics.
             """
     )
 
@@ -57,6 +61,10 @@ struct WatchCommand: AsyncParsableCommand {
                 throw ValidationError("--listen \(listen) reaches beyond this machine: give --token-file FILE")
             }
         }
+        if options.reconcile.acceptVanished {
+            throw ValidationError("--accept-vanished stands the mass-vanish rail down for one run; `cairn watch` runs "
+                                  + "syncs for ever, so give it to a single `cairn sync` instead")
+        }
         try options.check(source: source)
     }
 
@@ -88,7 +96,7 @@ struct WatchCommand: AsyncParsableCommand {
             Output.error("cannot watch \(sourcePath): \(error.description)")
             throw ExitCode(ExitStatus.failure.rawValue)
         }
-        Output.error("watching \(sourcePath) (\(watcher.watchedFolders) folder\(watcher.watchedFolders == 1 ? "" : "s")) for \(root)")
+        Output.error("watching \(sourcePath) (\(Self.folders(watcher.watchedFolders))) for \(root)")
 
         var server: Task<Void, Never>?
         if let listen, let address = ListenAddress(listen) {
@@ -114,8 +122,15 @@ struct WatchCommand: AsyncParsableCommand {
         }
         defer { watchdog?.cancel() }
         let ticker = Task {
+            var ticks = 0
             while !Task.isCancelled {
                 inputs.continuation.yield(.tick)
+                ticks += 1
+                // A source that was missing or unmounted is looked for every 10 s; its return is a change.
+                if ticks % 40 == 0, watcher.rewatchIfNeeded(onEvent: forward) {
+                    Output.error("watching \(sourcePath) again (\(Self.folders(watcher.watchedFolders)))")
+                    inputs.continuation.yield(.changed)
+                }
                 try? await Task.sleep(for: .milliseconds(250))
             }
         }
@@ -138,9 +153,6 @@ struct WatchCommand: AsyncParsableCommand {
                     Task {
                         let status = await Self.run(invocation)
                         Output.error("run \(number) (\(reason.rawValue)) ended: \(status.summary)")
-                        if watcher.rewatchIfNeeded(onEvent: forward) {
-                            Output.error("watching \(sourcePath) again (\(watcher.watchedFolders) folders): it was unmounted or moved")
-                        }
                         try? notifier?.status("watching \(sourcePath); last sync \(Timestamp.toTheSecond(Date())): \(status.summary)")
                         inputs.continuation.yield(.runEnded)
                     }
@@ -162,6 +174,8 @@ struct WatchCommand: AsyncParsableCommand {
         if let notifier { invocation.observers = [PhaseStatusNotifier(notifier: notifier)] }
         return invocation
     }
+
+    static func folders(_ count: Int) -> String { "\(count) folder\(count == 1 ? "" : "s")" }
 
     /// One sync; its exit status, whatever it threw.
     private static func run(_ invocation: SyncInvocation) async -> ExitStatus {
