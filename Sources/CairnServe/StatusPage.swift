@@ -12,7 +12,7 @@ enum StatusPage {
         let run = report.lastRun
         var body = ""
         body += "<header><h1>cairn · \(HTML.escape(libraryName))</h1>"
-        body += "<p id=\"headline\" class=\"state-\(HTML.escape(run?.status.name ?? "idle"))\">"
+        body += "<p id=\"headline\" class=\"state-\(HTML.escape(report.state))\">"
             + HTML.escape(report.headline(now: now)) + "</p>"
         if let success = report.lastSuccessfulSync {
             body += "<p id=\"last-synced\">Last synced <time datetime=\"\(Timestamp.toTheSecond(success))\">"

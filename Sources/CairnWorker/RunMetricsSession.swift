@@ -89,7 +89,7 @@ public final class RunMetricsSession: Sendable {
     private static func write(_ text: String, to file: String, settings: Settings, failed: Locked<Bool>) {
         do { try MetricsFile.write(text, to: file) } catch {
             let first = failed.withLock { failed in defer { failed = true }; return !failed }
-            if first { settings.report("metrics file \(error.description)") }
+            if first { settings.report("metrics file \(file): \(error.operation): \(error.reason) (the run goes on without it)") }
         }
     }
 

@@ -64,6 +64,16 @@ import Testing
                 == "Last sync failed just now: token expired (credentials needed)")
     }
 
+    /// A run holds the library but the catalog's newest run is an older, finished one: the new run is not
+    /// recorded yet. The headline says a sync runs, and still tells how the last one went.
+    @Test func aRunNotYetRecordedIsSyncing() {
+        let report = StatusReport(lastRun: successfulRun(), lastSuccessfulSync: nil, isRunning: true)
+        #expect(report.state == "syncing")
+        #expect(report.headline(now: testEpoch.addingTimeInterval(600))
+                == "Syncing now · before this run: Up to date · last synced 8 min ago · 2 failed")
+        #expect(StatusReport(lastRun: successfulRun(), lastSuccessfulSync: nil, isRunning: false).state == "success")
+    }
+
     @Test func aRunThatNeverEndedWhileNothingRunsIsReportedAsFailed() {
         var run = successfulRun()
         run.status = .syncing
