@@ -8,6 +8,10 @@ import Glibc
 /// Watches a folder tree with inotify: every folder gets a watch, folders created or moved in later get theirs
 /// as they appear, and what happens to files (created, written, moved, deleted) is reported as "changed".
 /// Changes to cairn's own marker files in the source (`.cairn*`) are not changes: a sync writes one.
+///
+/// One work item on a queue of its own reads the descriptor with `poll` (a quarter second at a time, so it sees the
+/// watcher go) and closes it when done: no Dispatch source holds the descriptor's number, which a source cancelled
+/// and closed elsewhere in the process could otherwise leave registered to a reused number.
 public final class TreeWatcher: Sendable {
     public enum Event: Sendable, Equatable {
         case changed
@@ -15,11 +19,36 @@ public final class TreeWatcher: Sendable {
         case overflowed(String?)
     }
 
-    public let root: String
+    public var root: String { tree.root }
+    private let tree: InotifyTree
+
+    /// Starts watching `root` and everything under it; `onEvent` is called on a queue of the watcher's own.
+    public init(root: String, onEvent: @escaping @Sendable (Event) -> Void) throws(SystemCallError) {
+        let tree = try InotifyTree(root: root)
+        self.tree = tree
+        if let failure = tree.addTree(root) { onEvent(.overflowed(failure)) }
+        DispatchQueue(label: "cairn.watch").async { tree.readUntilStopped(onEvent) }
+    }
+
+    deinit { tree.stop() }
+
+    /// How many folders have a watch.
+    public var watchedFolders: Int { tree.watchedFolders }
+
+    /// Watches the tree again when the source's own folder lost its watch (unmounted, or moved away and back):
+    /// inotify does not follow a mount. Returns whether it did.
+    @discardableResult
+    public func rewatchIfNeeded(onEvent: @Sendable (Event) -> Void) -> Bool { tree.rewatchIfNeeded(onEvent: onEvent) }
+}
+
+/// The inotify descriptor and the folders it watches.
+final class InotifyTree: Sendable {
+    typealias Event = TreeWatcher.Event
+
+    let root: String
     private let descriptor: Int32
     private let state = Locked(State())
-    // Set once in init, cancelled once in deinit; Dispatch serialises its handler.
-    nonisolated(unsafe) private let source: any DispatchSourceRead
+    private let stopped = Locked(false)
     private static let folderMask = UInt32(IN_CREATE | IN_DELETE | IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_FROM | IN_MOVED_TO
                                            | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR) | UInt32(IN_EXCL_UNLINK)
 
@@ -28,30 +57,26 @@ public final class TreeWatcher: Sendable {
         var limitReported = false
     }
 
-    /// Starts watching `root` and everything under it; `onEvent` is called on a queue of the watcher's own.
-    public init(root: String, onEvent: @escaping @Sendable (Event) -> Void) throws(SystemCallError) {
+    init(root: String) throws(SystemCallError) {
         self.root = root
         descriptor = try checkSystemCall(inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC)), "inotify_init1", root)
-        let queue = DispatchQueue(label: "cairn.watch")
-        source = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: queue)
-        let failure = addTree(root)
-        if let failure { onEvent(.overflowed(failure)) }
-        source.setEventHandler { [weak self] in self?.drain(onEvent) }
-        source.resume()
     }
 
-    deinit {
-        source.cancel()
+    func stop() { stopped.withLock { $0 = true } }
+
+    /// Reads events until `stop()`, then closes the descriptor.
+    func readUntilStopped(_ onEvent: @Sendable (Event) -> Void) {
+        while !stopped.withLock({ $0 }) {
+            var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            if poll(&poller, 1, 250) > 0 { drain(onEvent) }
+        }
         close(descriptor)
     }
 
     /// How many folders have a watch.
-    public var watchedFolders: Int { state.withLock { $0.folders.count } }
+    var watchedFolders: Int { state.withLock { $0.folders.count } }
 
-    /// Watches the tree again when the source's own folder lost its watch (unmounted, or moved away and back):
-    /// inotify does not follow a mount. Returns whether it did; call it after each sync.
-    @discardableResult
-    public func rewatchIfNeeded(onEvent: @Sendable (Event) -> Void) -> Bool {
+    func rewatchIfNeeded(onEvent: @Sendable (Event) -> Void) -> Bool {
         guard !state.withLock({ $0.folders.values.contains(root) }) else { return false }
         var info = stat()
         guard stat(root, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else { return false }
@@ -60,7 +85,7 @@ public final class TreeWatcher: Sendable {
     }
 
     /// Adds watches for `top` and the folders below it; returns why a folder could not be watched, if one could not.
-    private func addTree(_ top: String) -> String? {
+    func addTree(_ top: String) -> String? {
         var pending = [top]
         var failure: String?
         while let folder = pending.popLast() {
