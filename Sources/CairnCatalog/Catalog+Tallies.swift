@@ -1,3 +1,4 @@
+import CSQLite
 import CairnCore
 import Foundation
 import GRDB
@@ -37,4 +38,9 @@ extension Catalog {
             try AssetRecord.order(Column("imported_at").desc, AssetRecord.Columns.checksum).limit(limit).fetchAll(db)
         }
     }
+}
+
+extension Catalog {
+    /// The SQLite library cairn runs with, as it reports itself ("3.40.1").
+    public static var sqliteVersion: String { String(cString: sqlite3_libversion()) }
 }

@@ -37,6 +37,7 @@ enum CommandRegistry {
         TrashCommand.self,
         ConfigCommand.self,
         ServeCommand.self,
+        VersionCommand.self,
     ]
 }
 

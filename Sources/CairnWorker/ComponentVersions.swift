@@ -1,0 +1,12 @@
+import CairnCatalog
+import CairnCore
+import CairnHashing
+import CairnMedia
+
+/// cairn's version and the libraries it runs with, for `cairn version --verbose`.
+public enum ComponentVersions {
+    public static var all: [(name: String, version: String)] {
+        [("cairn", CairnVersion.current), ("SQLite", Catalog.sqliteVersion), ("OpenSSL", OpenSSLVersion.current)]
+            + MediaLibraries.versions
+    }
+}
