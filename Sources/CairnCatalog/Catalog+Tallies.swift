@@ -16,9 +16,9 @@ extension Catalog {
             }
             sql += " GROUP BY kind"
             var tally: [MediaKind: (items: Int, bytes: Int64)] = [:]
-            for row in try Row.fetchAll(db, sql: sql, arguments: arguments) {
-                guard let kind = MediaKind(rawValue: row["kind"]) else { continue }
-                tally[kind] = (row["items"], row["bytes"])
+            for row in try KindTallyRow.fetchAll(db, sql: sql, arguments: arguments) {
+                guard let kind = MediaKind(rawValue: row.kind) else { continue }
+                tally[kind] = (row.items, row.bytes)
             }
             return tally
         }

@@ -74,11 +74,11 @@ extension RunFileTable {
     public func outcomeCounts() throws -> [String: Int] {
         try catalog.pool.write { db in
             var counts: [String: Int] = [:]
-            let handled = try Row.fetchCursor(
+            let handled = try OutcomeCountRow.fetchCursor(
                 db, sql: "SELECT outcome, COUNT(*) AS files FROM temp.run_outcome GROUP BY outcome")
-            while let row = try handled.next() { counts[row["outcome"], default: 0] += row["files"] as Int }
+            while let row = try handled.next() { counts[row.outcome, default: 0] += row.files }
             // The first file of content with an outcome, or of new content never reached, is not counted below.
-            if let row = try Row.fetchOne(db, sql: """
+            if let row = try UnhandledCountsRow.fetchOne(db, sql: """
                 SELECT
                     TOTAL(CASE WHEN o.sha1 IS NOT NULL OR c.in_library = 0 THEN c.hashed_files - c.first_hashed
                                ELSE c.hashed_files END) AS duplicate,
@@ -88,9 +88,9 @@ extension RunFileTable {
                     COUNT(*) FILTER (WHERE o.sha1 IS NULL AND c.in_library = 0) AS unfinished
                 FROM temp.run_content c LEFT JOIN temp.run_outcome o ON o.sha1 = c.sha1
                 """) {
-                counts["duplicate", default: 0] += Int(row["duplicate"] as Double)
-                counts["unchanged", default: 0] += Int(row["unchanged"] as Double)
-                counts["unfinished", default: 0] += row["unfinished"] as Int
+                counts["duplicate", default: 0] += Int(row.duplicate)
+                counts["unchanged", default: 0] += Int(row.unchanged)
+                counts["unfinished", default: 0] += row.unfinished
             }
             counts["unchanged", default: 0] += try Self.ungroupedFiles(db)
 
@@ -102,7 +102,7 @@ extension RunFileTable {
     /// that no file of this walk holds (items resumed from earlier runs of other sources), `isFirst` set.
     public func forEachFileLine(_ body: (FileLine) throws -> Void) throws {
         try catalog.pool.write { db in
-            let rows = try Row.fetchCursor(db, sql: """
+            let rows = try FileLineRow.fetchCursor(db, sql: """
                 SELECT r.path, r.sha1, r.hashed, r.failed, r.id = c.first_id AS is_first, c.in_library,
                     \(Self.outcomeColumns)
                 FROM temp.run_file r
@@ -110,19 +110,13 @@ extension RunFileTable {
                 LEFT JOIN temp.run_outcome o ON o.sha1 = r.sha1 AND r.id = c.first_id
                 ORDER BY r.id
                 """)
-            while let row = try rows.next() {
-                let hex: String? = row["sha1"]
-                try body(FileLine(path: row["path"], checksum: hex.flatMap { Checksum(hex: $0) },
-                                  hashedThisRun: row["hashed"], hashFailed: row["failed"],
-                                  isFirst: (row["is_first"] as Bool?) ?? false,
-                                  inLibrary: (row["in_library"] as Bool?) ?? false, outcome: Self.outcome(row)))
-            }
-            let others = try Row.fetchCursor(db, sql: """
+            while let row = try rows.next() { try body(row.line) }
+            let others = try OutcomeColumns.fetchCursor(db, sql: """
                 SELECT \(Self.outcomeColumns) FROM temp.run_outcome o
                 WHERE NOT EXISTS (SELECT 1 FROM temp.run_content c WHERE c.sha1 = o.sha1) ORDER BY o.path
                 """)
             while let row = try others.next() {
-                guard let outcome = Self.outcome(row) else { continue }
+                guard let outcome = row.contentOutcome else { continue }
                 try body(FileLine(path: outcome.path, checksum: outcome.checksum, hashedThisRun: false, hashFailed: false,
                                   isFirst: true, inLibrary: false, outcome: outcome))
             }
@@ -131,18 +125,10 @@ extension RunFileTable {
 
     // MARK: Rows
 
-    /// A stored outcome's columns, named apart from the walk's own `sha1` and `path`.
+    /// A stored outcome's columns, named apart from the walk's own `sha1` and `path` (read by `OutcomeColumns`).
     private static let outcomeColumns = """
         o.sha1 AS outcome_sha1, o.path AS outcome_path, o.outcome, o.phase AS outcome_phase,
         o.operation AS outcome_operation, o.reason AS outcome_reason
         """
 
-    /// The outcome in a row selected with `outcomeColumns`, nil when the row has none.
-    private static func outcome(_ row: Row) -> ContentOutcome? {
-        guard let hex = row["outcome_sha1"] as String?, let checksum = Checksum(hex: hex) else { return nil }
-        let operation: String? = row["outcome_operation"]
-        let reason: String? = row["outcome_reason"]
-        return ContentOutcome(checksum: checksum, path: row["outcome_path"], outcome: row["outcome"],
-                              phase: row["outcome_phase"], reason: reason.map { FailureReason(operation: operation, $0) })
-    }
 }

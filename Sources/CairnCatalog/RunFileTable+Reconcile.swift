@@ -144,7 +144,7 @@ extension RunFileTable {
     public func absentContent(stamped: [Checksum], at now: Date) throws -> [AbsentContent] {
         let stampedNow = Set(stamped)
         return try catalog.pool.write { db in
-            let rows = try Row.fetchCursor(db, sql: """
+            let rows = try AbsentContentRow.fetchCursor(db, sql: """
                 SELECT o.sha1,
                     (SELECT f.confirmed_at FROM main.reconcile_confirmed f
                      WHERE f.source_id = :source AND f.sha1 = o.sha1) AS confirmed_at,
@@ -161,10 +161,9 @@ extension RunFileTable {
                 """, arguments: ["source": sourceID])
             var result: [AbsentContent] = []
             while let row = try rows.next() {
-                guard let checksum = Checksum(hex: row["sha1"] as String) else { continue }
-                let confirmedAt: Date? = row["confirmed_at"]
-                result.append(AbsentContent(checksum: checksum, confirmedAt: confirmedAt ?? (stampedNow.contains(checksum) ? now : nil),
-                                            approved: row["approved"]))
+                guard let checksum = Checksum(hex: row.sha1) else { continue }
+                result.append(AbsentContent(checksum: checksum, confirmedAt: row.confirmedAt ?? (stampedNow.contains(checksum) ? now : nil),
+                                            approved: row.approved))
             }
             return result
         }
@@ -198,12 +197,12 @@ extension RunFileTable {
             let insert = try db.makeStatement(sql: "INSERT OR IGNORE INTO temp.run_wanted (sha1) VALUES (?)")
             for checksum in checksums { try insert.execute(arguments: [checksum]) }
             var paths: [Checksum: String] = [:]
-            let rows = try Row.fetchCursor(db, sql: """
-                SELECT k.previous_sha1 AS sha1, MIN(k.path) AS path FROM temp.run_path_change k
+            let rows = try PathChecksumRow.fetchCursor(db, sql: """
+                SELECT k.previous_sha1 AS sha1, MIN(k.path) AS relative_path FROM temp.run_path_change k
                 JOIN temp.run_wanted w ON w.sha1 = k.previous_sha1 GROUP BY k.previous_sha1
                 """)
             while let row = try rows.next() {
-                if let checksum = Checksum(hex: row["sha1"] as String) { paths[checksum] = row["path"] }
+                if let checksum = Checksum(hex: row.sha1) { paths[checksum] = row.relativePath }
             }
             return paths
         }

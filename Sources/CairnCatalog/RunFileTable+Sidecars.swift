@@ -33,7 +33,7 @@ extension RunFileTable {
     /// linked with the same path, size and modification time is left alone: a rescan reads none).
     public func sidecarsToLink(after last: SidecarFile?, limit: Int) throws -> [SidecarFile] {
         try catalog.pool.write { db in
-            let rows = try Row.fetchCursor(db, sql: """
+            let rows = try RunSidecarRow.fetchCursor(db, sql: """
                 SELECT folder, path, device, inode, size, mtime_ns FROM temp.run_sidecar r
                 WHERE (folder, path) > (?, ?)
                     AND NOT EXISTS (SELECT 1 FROM main.sidecar s WHERE s.source_path = r.path
@@ -42,8 +42,8 @@ extension RunFileTable {
                 """, arguments: [last?.folder ?? "", last?.record.relativePath ?? "", limit])
             var result: [SidecarFile] = []
             while let row = try rows.next() {
-                result.append(SidecarFile(folder: row["folder"], record: SourceFileRecord(
-                    relativePath: row["path"], fingerprint: Self.fingerprint(row), checksum: nil, kind: .other)))
+                result.append(SidecarFile(folder: row.folder, record: SourceFileRecord(
+                    relativePath: row.path, fingerprint: row.fingerprint.fingerprint, checksum: nil, kind: .other)))
             }
             return result
         }
@@ -57,17 +57,16 @@ extension RunFileTable {
             let prefix = folder.isEmpty ? "" : folder + "/"
             // Every path under "folder/" sorts between "folder/" and "folder0" ('0' follows '/'), as bytes.
             let rows = folder.isEmpty
-                ? try Row.fetchCursor(db, sql: """
-                    SELECT path, sha1 FROM temp.run_file WHERE sha1 IS NOT NULL AND instr(path, '/') = 0
+                ? try PathChecksumRow.fetchCursor(db, sql: """
+                    SELECT path AS relative_path, sha1 FROM temp.run_file WHERE sha1 IS NOT NULL AND instr(path, '/') = 0
                     """)
-                : try Row.fetchCursor(db, sql: """
-                    SELECT path, sha1 FROM temp.run_file WHERE path > ? AND path < ? AND sha1 IS NOT NULL
+                : try PathChecksumRow.fetchCursor(db, sql: """
+                    SELECT path AS relative_path, sha1 FROM temp.run_file WHERE path > ? AND path < ? AND sha1 IS NOT NULL
                     """, arguments: [prefix, folder + "0"])
             var result: [String: Checksum] = [:]
             while let row = try rows.next() {
-                let path: String = row["path"]
-                guard !path.utf8.dropFirst(prefix.utf8.count).contains(UInt8(ascii: "/")) else { continue }
-                if let checksum = Checksum(hex: row["sha1"] as String) { result[path] = checksum }
+                guard !row.relativePath.utf8.dropFirst(prefix.utf8.count).contains(UInt8(ascii: "/")) else { continue }
+                if let checksum = Checksum(hex: row.sha1) { result[row.relativePath] = checksum }
             }
             return result
         }

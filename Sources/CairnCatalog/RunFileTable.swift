@@ -168,17 +168,17 @@ public struct RunFileTable: Sendable {
     public func matchSnapshot() throws -> SnapshotMatch {
         try catalog.pool.write { db in
             var match = SnapshotMatch()
-            if let row = try Row.fetchOne(db, sql: """
+            if let row = try SnapshotMatchRow.fetchOne(db, sql: """
                 SELECT COUNT(*) AS files, TOTAL(size) AS bytes, COUNT(*) FILTER (WHERE sha1 IS NULL) AS to_hash,
                     TOTAL(size) FILTER (WHERE sha1 IS NULL) AS bytes_to_hash,
                     COUNT(*) FILTER (WHERE known = 1) AS known
                 FROM temp.run_file
                 """) {
-                match.files = row["files"]
-                match.bytes = Int64(row["bytes"] as Double)
-                match.toHash = row["to_hash"]
-                match.bytesToHash = Int64(row["bytes_to_hash"] as Double)
-                let known: Int = row["known"]
+                match.files = row.files
+                match.bytes = Int64(row.bytes)
+                match.toHash = row.toHash
+                match.bytesToHash = Int64(row.bytesToHash)
+                let known = row.known
                 let inSnapshot = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM source_file WHERE source_id = ?",
                                                   arguments: [sourceID]) ?? 0
                 match.vanished = max(0, inSnapshot - known)
@@ -205,14 +205,14 @@ public struct RunFileTable: Sendable {
     /// file at least), so a page of videos stays small.
     public func filesToHash(after id: Int64, limit: Int, byteLimit: Int64) throws -> [File] {
         try catalog.pool.write { db in
-            let rows = try Row.fetchCursor(db, sql: """
+            let rows = try RunFileRow.fetchCursor(db, sql: """
                 SELECT id, path, device, inode, size, mtime_ns, kind FROM temp.run_file
                 WHERE id > ? AND sha1 IS NULL AND failed = 0 ORDER BY id LIMIT ?
                 """, arguments: [id, limit])
             var files: [File] = []
             var bytes: Int64 = 0
             while let row = try rows.next() {
-                let file = Self.file(row)
+                let file = row.file
                 if !files.isEmpty, bytes + file.record.fingerprint.size > byteLimit { break }
                 bytes += file.record.fingerprint.size
                 files.append(file)
@@ -266,17 +266,17 @@ public struct RunFileTable: Sendable {
                 """)
             var counts = ContentCounts()
             let ungrouped = try Self.ungroupedFiles(db)
-            if let row = try Row.fetchOne(db, sql: """
+            if let row = try ContentCountsRow.fetchOne(db, sql: """
                 SELECT COUNT(*) FILTER (WHERE in_library = 0) AS new_content,
                     TOTAL(first_size) FILTER (WHERE in_library = 0) AS new_bytes,
                     TOTAL(CASE WHEN in_library = 1 THEN hashed_files ELSE files - 1 END) AS duplicates,
                     TOTAL(CASE WHEN in_library = 1 THEN files - hashed_files ELSE 0 END) AS unchanged
                 FROM temp.run_content
                 """) {
-                counts.newContent = row["new_content"]
-                counts.newBytes = Int64(row["new_bytes"] as Double)
-                counts.duplicates = Int(row["duplicates"] as Double)
-                counts.unchanged = Int(row["unchanged"] as Double) + ungrouped
+                counts.newContent = row.newContent
+                counts.newBytes = Int64(row.newBytes)
+                counts.duplicates = Int(row.duplicates)
+                counts.unchanged = Int(row.unchanged) + ungrouped
             }
             return counts
         }
@@ -305,34 +305,19 @@ public struct RunFileTable: Sendable {
     /// Up to `limit` pieces of new content after the one whose first file is `id`, in path order.
     public func newContent(after id: Int64, limit: Int) throws -> [NewContent] {
         try catalog.pool.write { db in
-            let rows = try Row.fetchCursor(db, sql: """
+            let rows = try RunFileRow.fetchCursor(db, sql: """
                 SELECT r.id, r.path, r.device, r.inode, r.size, r.mtime_ns, r.kind, r.sha1
                 FROM temp.run_content c JOIN temp.run_file r ON r.id = c.first_id
                 WHERE c.in_library = 0 AND c.first_id > ? ORDER BY c.first_id LIMIT ?
                 """, arguments: [id, limit])
             var result: [NewContent] = []
             while let row = try rows.next() {
-                let file = Self.file(row)
+                let file = row.file
                 guard let checksum = file.record.checksum else { continue }
                 result.append(NewContent(firstID: file.id, checksum: checksum, file: file.record))
             }
             return result
         }
-    }
-
-    // MARK: Rows
-
-    static func file(_ row: Row) -> File {
-        let hex: String? = row["sha1"]
-        return File(id: row["id"], record: SourceFileRecord(
-            relativePath: row["path"], fingerprint: fingerprint(row), checksum: hex.flatMap { Checksum(hex: $0) },
-            kind: MediaKind(rawValue: row["kind"]) ?? .other))
-    }
-
-    /// A row's `device`, `inode`, `size` and `mtime_ns` columns.
-    static func fingerprint(_ row: Row) -> FileFingerprint {
-        FileFingerprint(device: UInt64(bitPattern: row["device"]), inode: UInt64(bitPattern: row["inode"]),
-                        size: row["size"], modificationTimeNanoseconds: row["mtime_ns"])
     }
 
 }
