@@ -1,3 +1,4 @@
+import CairnCore
 import Foundation
 
 /// An Immich API key. It is printed as `***` wherever it is interpolated, so a log line, error or dump that
@@ -17,17 +18,10 @@ public struct ImmichAPIKey: Sendable, CustomStringConvertible, CustomDebugString
     /// The key from a file of its own (its first line; surrounding space ignored). A file that other users may read
     /// gives a warning (returned, for the caller to print): anyone on the machine could take over the account.
     public static func read(file path: String) throws(ImmichAPIKeyError) -> (key: ImmichAPIKey, warning: String?) {
-        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path) else {
-            throw ImmichAPIKeyError(path: path, reason: "no such file, or it cannot be read")
-        }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw ImmichAPIKeyError(path: path, reason: "cannot be read")
-        }
-        let firstLine = String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline).first ?? ""
-        guard let key = ImmichAPIKey(String(firstLine)) else { throw ImmichAPIKeyError(path: path, reason: "is empty") }
-        let mode = (attributes[.posixPermissions] as? NSNumber)?.uint16Value ?? 0
-        let othersMayRead = mode & 0o044 != 0
-        let warning = othersMayRead
+        let secret: SecretFile
+        do { secret = try SecretFile(path: path) } catch { throw ImmichAPIKeyError(path: path, reason: error.description) }
+        guard let key = ImmichAPIKey(secret.value) else { throw ImmichAPIKeyError(path: path, reason: "is empty") }
+        let warning = secret.othersMayRead
             ? "the Immich API key file \(path) can be read by other users; make it private: chmod 600 \(path)" : nil
         return (key, warning)
     }

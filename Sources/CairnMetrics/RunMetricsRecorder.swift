@@ -46,8 +46,10 @@ public final class RunMetricsRecorder: NarrationHandler, Sendable {
             default:
                 break
             }
-            guard [.runStart, .phaseStart, .phaseEnd, .runEnd].contains(event.kind) else { return nil }
-            return state.snapshot
+            switch event.kind {
+            case .runStart, .phaseStart, .phaseEnd, .runEnd: return state.snapshot
+            default: return nil
+            }
         }
         if let boundary { onBoundary(boundary) }
     }

@@ -27,14 +27,14 @@ public enum LibraryMetricsReader {
         let catalog = library.catalog
         let store = ReconcileStore(catalog: catalog)
         let runs = try catalog.runs(limit: 100)
-        let isRunning = LibraryStatus.isLocked(library)
+        let report = try LibraryStatus.report(library: library)
+        let isRunning = report.runInProgress == true
         var sourceRoot = sourceRoot
         if sourceRoot == nil, let id = runs.first?.sourceID {
             sourceRoot = try store.sources().first { $0.id == id }?.rootPath
         }
         let names = labels(libraryRoot: labelRoot ?? library.layout.root, sourceRoot: sourceRoot)
         var metrics = LibraryMetrics(library: names.library, source: names.source)
-        let report = try LibraryStatus.report(library: library)
         metrics.lastRun = report.lastRun
         metrics.runInProgress = isRunning
         metrics.lastSuccess = try catalog.lastRun(endedIn: [.success, .someFailed]).map { $0.endedAt ?? $0.startedAt }

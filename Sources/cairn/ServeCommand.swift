@@ -1,4 +1,5 @@
 import ArgumentParser
+import CairnCore
 import CairnLibrary
 import CairnServe
 import CairnWorker
@@ -59,14 +60,9 @@ struct ServeCommand: AsyncParsableCommand {
 
     /// The token from its file's first line; a file that other users may read gets a warning.
     static func readToken(_ path: String) throws -> String {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw ValidationError("--token-file \(path): no such file, or it cannot be read")
-        }
-        let token = String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline).first
-            .map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
-        guard !token.isEmpty else { throw ValidationError("--token-file \(path): is empty") }
-        let mode = ((try? FileManager.default.attributesOfItem(atPath: path))?[.posixPermissions] as? NSNumber)?.uint16Value ?? 0
-        if mode & 0o044 != 0 { Output.error("the token file \(path) can be read by other users; make it private: chmod 600 \(path)") }
-        return token
+        let secret: SecretFile
+        do { secret = try SecretFile(path: path) } catch { throw ValidationError("--token-file \(path): \(error.description)") }
+        if secret.othersMayRead { Output.error("the token file \(path) can be read by other users; make it private: chmod 600 \(path)") }
+        return secret.value
     }
 }
