@@ -5,54 +5,32 @@ import GRDB
 // The run tables' query results as records, every column read by its name through `CodingKeys`: the SQL names its
 // columns once, and a renamed or missing one fails at the read that needs it.
 
-/// A walk row of `temp.run_file`: `id, path, device, inode, size, mtime_ns, kind, sha1`.
+/// A walk row of `temp.run_file`: its `id` and the columns of a snapshot row (`path AS relative_path`, `device`,
+/// `inode`, `size`, `mtime_ns`, `kind`, `sha1`).
 struct RunFileRow: Decodable, FetchableRecord {
     var id: Int64
-    var path: String
-    var device: Int64
-    var inode: Int64
-    var size: Int64
-    var mtimeNs: Int64
-    var kind: String
-    var sha1: String?
+    var snapshot: SnapshotRow
 
-    enum CodingKeys: String, CodingKey { case id, path, device, inode, size, mtimeNs = "mtime_ns", kind, sha1 }
-
-    var file: RunFileTable.File {
-        RunFileTable.File(id: id, record: SourceFileRecord(
-            relativePath: path, fingerprint: FingerprintColumns(device: device, inode: inode, size: size, mtimeNs: mtimeNs).fingerprint,
-            checksum: sha1.flatMap { Checksum(hex: $0) }, kind: MediaKind(rawValue: kind) ?? .other))
-    }
-}
-
-/// The `device, inode, size, mtime_ns` columns of a walk or sidecar row.
-struct FingerprintColumns: Decodable {
-    var device: Int64
-    var inode: Int64
-    var size: Int64
-    var mtimeNs: Int64
-
-    enum CodingKeys: String, CodingKey { case device, inode, size, mtimeNs = "mtime_ns" }
-
-    var fingerprint: FileFingerprint {
-        FileFingerprint(device: UInt64(bitPattern: device), inode: UInt64(bitPattern: inode), size: size,
-                        modificationTimeNanoseconds: mtimeNs)
-    }
-}
-
-/// A sidecar row of `temp.run_sidecar`: `folder, path` and its fingerprint columns.
-struct RunSidecarRow: Decodable, FetchableRecord {
-    var folder: String
-    var path: String
-    var fingerprint: FingerprintColumns
-
-    enum CodingKeys: String, CodingKey { case folder, path }
+    enum CodingKeys: String, CodingKey { case id }
 
     init(from decoder: any Decoder) throws {
-        let columns = try decoder.container(keyedBy: CodingKeys.self)
-        folder = try columns.decode(String.self, forKey: .folder)
-        path = try columns.decode(String.self, forKey: .path)
-        fingerprint = try FingerprintColumns(from: decoder)
+        id = try decoder.container(keyedBy: CodingKeys.self).decode(Int64.self, forKey: .id)
+        snapshot = try SnapshotRow(from: decoder)
+    }
+
+    var file: RunFileTable.File { RunFileTable.File(id: id, record: snapshot.record) }
+}
+
+/// A sidecar row of `temp.run_sidecar`: its `folder` and the columns of a snapshot row.
+struct RunSidecarRow: Decodable, FetchableRecord {
+    var folder: String
+    var snapshot: SnapshotRow
+
+    enum CodingKeys: String, CodingKey { case folder }
+
+    init(from decoder: any Decoder) throws {
+        folder = try decoder.container(keyedBy: CodingKeys.self).decode(String.self, forKey: .folder)
+        snapshot = try SnapshotRow(from: decoder)
     }
 }
 

@@ -34,7 +34,7 @@ extension RunFileTable {
     public func sidecarsToLink(after last: SidecarFile?, limit: Int) throws -> [SidecarFile] {
         try catalog.pool.write { db in
             let rows = try RunSidecarRow.fetchCursor(db, sql: """
-                SELECT folder, path, device, inode, size, mtime_ns FROM temp.run_sidecar r
+                SELECT folder, path AS relative_path, device, inode, size, mtime_ns, 'other' AS kind FROM temp.run_sidecar r
                 WHERE (folder, path) > (?, ?)
                     AND NOT EXISTS (SELECT 1 FROM main.sidecar s WHERE s.source_path = r.path
                                     AND s.source_size = r.size AND s.source_mtime_ns = r.mtime_ns)
@@ -42,8 +42,7 @@ extension RunFileTable {
                 """, arguments: [last?.folder ?? "", last?.record.relativePath ?? "", limit])
             var result: [SidecarFile] = []
             while let row = try rows.next() {
-                result.append(SidecarFile(folder: row.folder, record: SourceFileRecord(
-                    relativePath: row.path, fingerprint: row.fingerprint.fingerprint, checksum: nil, kind: .other)))
+                result.append(SidecarFile(folder: row.folder, record: row.snapshot.record))
             }
             return result
         }

@@ -206,7 +206,7 @@ public struct RunFileTable: Sendable {
     public func filesToHash(after id: Int64, limit: Int, byteLimit: Int64) throws -> [File] {
         try catalog.pool.write { db in
             let rows = try RunFileRow.fetchCursor(db, sql: """
-                SELECT id, path, device, inode, size, mtime_ns, kind FROM temp.run_file
+                SELECT id, path AS relative_path, device, inode, size, mtime_ns, kind FROM temp.run_file
                 WHERE id > ? AND sha1 IS NULL AND failed = 0 ORDER BY id LIMIT ?
                 """, arguments: [id, limit])
             var files: [File] = []
@@ -306,7 +306,7 @@ public struct RunFileTable: Sendable {
     public func newContent(after id: Int64, limit: Int) throws -> [NewContent] {
         try catalog.pool.write { db in
             let rows = try RunFileRow.fetchCursor(db, sql: """
-                SELECT r.id, r.path, r.device, r.inode, r.size, r.mtime_ns, r.kind, r.sha1
+                SELECT r.id, r.path AS relative_path, r.device, r.inode, r.size, r.mtime_ns, r.kind, r.sha1
                 FROM temp.run_content c JOIN temp.run_file r ON r.id = c.first_id
                 WHERE c.in_library = 0 AND c.first_id > ? ORDER BY c.first_id LIMIT ?
                 """, arguments: [id, limit])
