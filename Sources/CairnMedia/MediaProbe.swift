@@ -197,6 +197,43 @@ public struct CaptureTime: Codable, Sendable, Equatable {
         self.source = source
     }
 
+    private enum CodingKeys: String, CodingKey { case instant, local, offset, source }
+
+    /// The instant is written as ISO 8601 text with its fraction of a second whatever the encoder's date strategy
+    /// (`.iso8601` drops fractions); older catalogs stored it as a number, which still reads.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        if let text = try? container.decodeIfPresent(String.self, forKey: .instant) {
+            guard let parsed = CaptureDateParser.parse(text) else {
+                throw DecodingError.dataCorruptedError(forKey: .instant, in: container, debugDescription: "not an ISO 8601 instant: \(text)")
+            }
+            instant = parsed
+        } else {
+            instant = try container.decodeIfPresent(Date.self, forKey: .instant)
+        }
+        local = try container.decodeIfPresent(String.self, forKey: .local)
+        offset = try container.decodeIfPresent(String.self, forKey: .offset)
+        source = try container.decode(String.self, forKey: .source)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encodeIfPresent(instant.map(Self.instantText), forKey: .instant)
+        try container.encodeIfPresent(local, forKey: .local)
+        try container.encodeIfPresent(offset, forKey: .offset)
+        try container.encode(source, forKey: .source)
+    }
+
+    /// "2023-07-14T09:44:00.814Z": UTC, with milliseconds when the second has a fraction.
+    public static func instantText(_ instant: Date) -> String {
+        let milliseconds = (instant.timeIntervalSince1970 * 1000).rounded()
+        let whole = Date(timeIntervalSince1970: (milliseconds / 1000).rounded(.down))
+        let text = whole.formatted(Date.ISO8601FormatStyle())
+        let fraction = Int(milliseconds.truncatingRemainder(dividingBy: 1000) + 1000) % 1000
+        guard fraction != 0 else { return text }
+        return String(text.dropLast()) + String(format: ".%03dZ", fraction)
+    }
+
     /// A wall time with no zone and no other clock: sort it by `local`; it has no instant.
     public var isFloating: Bool { instant == nil }
 

@@ -48,6 +48,9 @@ package struct DestinationPage: Sendable {
 
 /// The library folder itself: originals copied into its content-addressed store, derivatives made by cairn.
 package struct LibraryDestination: ImportDestination {
+    /// This run's stills whose clip waits for pairing, and the stages that make it when they stay unpaired.
+    private let deferredClips = DeferredClips()
+
     package init() {}
 
     package var makesOwnDerivatives: Bool { false }
@@ -57,7 +60,13 @@ package struct LibraryDestination: ImportDestination {
 
     package var credentialsRefused: String? { nil }
 
-    package func finishImport(runID: String, sourceRoot: String, catalog: Catalog) async throws -> [String] { [] }
+    /// Runs after pairing: the deferred stills left unpaired get their clip now, written and recorded file by file
+    /// (the run's group commit has ended).
+    package func finishImport(runID: String, sourceRoot: String, catalog: Catalog) async throws -> [String] {
+        let deferred = deferredClips.take()
+        guard !deferred.items.isEmpty, let stages = deferred.stages else { return [] }
+        return await DeferredClips.finish(deferred.items, stages: stages, catalog: catalog)
+    }
 
     /// The library's trash is cairn's own: content found there is restored by `cairn restore`, not by an import.
     package var restoredFromTrash: Int { 0 }
@@ -79,6 +88,8 @@ package struct LibraryDestination: ImportDestination {
         stages.onDamaged = page.onDamaged
         stages.onKeptWithoutPreview = page.onKeptWithoutPreview
         stages.work = page.work
+        stages.deferredClips = deferredClips
+        deferredClips.remember(stages)
         return stages
     }
 }

@@ -32,6 +32,9 @@ public struct LibraryStages: PipelineStages {
     public var onKeptWithoutPreview: @Sendable (String, FailureReason) -> Void = { _, _ in }
     /// A damaged original (library path) was set aside at the given path and copied anew from the source.
     public var onDamaged: @Sendable (String, String) -> Void = { _, _ in }
+    /// Where stills with a same-named movie beside them wait for pairing instead of getting a clip now; nil: every
+    /// still gets its clip in the synthesis lane.
+    var deferredClips: DeferredClips?
 
     public init(library: Library, media: MediaEngine = MediaEngine(), clipOptions: ClipOptions = ClipOptions(),
                 runID: String? = nil) {
@@ -147,7 +150,9 @@ public struct LibraryStages: PipelineStages {
         let layout = library.layout, catalog = library.catalog, media = media, options = clipOptions
         let onKept = onKeptWithoutPreview, commit = groupCommit
         let original = originalPath(of: item, checksum: checksum)
+        let deferred = deferredClips
         try await BlockingWork.run(tracking: work) { (interrupt) throws in
+            if let deferred, DeferredClips.hasMotionSibling(item) { return deferred.add(item) }
             let clipPath = layout.derivedRelativePath(checksum, suffix: "clip.mp4")
             let temporary = TemporaryName.make(in: layout, for: clipPath)
             defer { unlink(temporary) }

@@ -50,6 +50,14 @@ import Testing
         #expect(try asset("IMG_0001.MOV")["pairedWith"] as? String == stillSHA1)
         #expect(try asset("IMG_0002.JPG")["pairedWith"] == nil)
         #expect(try asset("IMG_0003.JPG")["pairBasis"] as? String == "name and time")
+        // A Live Photo's clip is its movie: its still gets none. The decoy's still, left unpaired, gets its clip
+        // after pairing, and a still with no movie beside it gets one in the lanes.
+        func clipRoles(_ name: String) throws -> [String] {
+            (try asset(name)["derived"] as? [[String: Any]] ?? []).compactMap { $0["role"] as? String }.filter { $0 == "clip" }
+        }
+        #expect(try clipRoles("IMG_0001.JPG").isEmpty && clipRoles("IMG_0003.JPG").isEmpty)
+        #expect(try clipRoles("IMG_0002.JPG") == ["clip"] && clipRoles("OTHER_4.JPG") == ["clip"])
+        #expect(first.standardOutput.contains("made 1 clip after pairing"), "\(first.standardOutput)")
         // Listed together: one line for the Live Photo, naming its movie.
         let listed = try CairnBinary.run(["ls", "--library", library, "--json"]).standardOutput.split(separator: "\n")
         #expect(listed.contains { $0.contains("\"sha1\":\"\(stillSHA1)\"") && $0.contains("\"motion\":\"\(movie)\"") })

@@ -154,6 +154,29 @@ struct ExifTests {
         #expect(utc.instant == CaptureDateParser.parse("2021-06-01T10:20:30Z") && utc.local == nil && utc.offset == nil)
     }
 
+    @Test func captureTimeJSONKeepsTheFractionInTheInstantWhateverTheDateStrategy() throws {
+        var exif = ExifSummary()
+        exif.dateTimeOriginal = "2023:07:14 11:44:00"
+        exif.subSecTimeOriginal = "814"
+        exif.offsetTimeOriginal = "+01:00"
+        let time = try #require(exif.captureTime)
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601  // what the CLI's JSON uses, and what dropped the fraction
+        let json = String(decoding: try encoder.encode(time), as: UTF8.self)
+        #expect(json.contains(#""instant":"2023-07-14T10:44:00.814Z""#), "\(json)")
+        #expect(json.contains(#""local":"2023-07-14T11:44:00.814""#), "\(json)")
+        let back = try JSONDecoder().decode(CaptureTime.self, from: Data(json.utf8))
+        #expect(abs(try #require(back.instant).timeIntervalSince(try #require(time.instant))) < 0.0005)
+        #expect(back.local == time.local && back.offset == time.offset && back.source == time.source)
+
+        // A whole second has no fraction; a catalog written before this stored the instant as a number.
+        let whole = CaptureTime(instant: CaptureDateParser.parse("2023-07-14T10:44:00Z"), local: nil, offset: nil, source: "mp4")
+        #expect(String(decoding: try encoder.encode(whole), as: UTF8.self).contains(#""2023-07-14T10:44:00Z""#))
+        let stored = #"{"instant":711024240.814,"source":"exif"}"#
+        let old = try JSONDecoder().decode(CaptureTime.self, from: Data(stored.utf8))
+        #expect(old.instant.map(CaptureTime.instantText) == "2023-07-14T10:44:00.814Z")
+    }
+
     @Test func parsesIso6709Locations() throws {
         let gps = try #require(GPSCoordinate(iso6709: "+37.7858-122.4064+012.300/"))
         #expect(gps == GPSCoordinate(latitude: 37.7858, longitude: -122.4064, altitude: 12.3))
