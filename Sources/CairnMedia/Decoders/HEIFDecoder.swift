@@ -14,6 +14,10 @@ struct HEIFCall {
 
     func check(_ error: heif_error, _ operation: String) throws(MediaError) {
         guard error.code != heif_error_Ok else { return }
+        throw self.error(error, operation)
+    }
+
+    func error(_ error: heif_error, _ operation: String) -> MediaError {
         // libheif's messages may span lines; a reason is one line.
         let message = (error.message.map { String(cString: $0) } ?? "libheif error \(error.code.rawValue)")
             .split(whereSeparator: \.isNewline).joined(separator: " ")
@@ -25,49 +29,118 @@ struct HEIFCall {
         case heif_error_Memory_allocation_error: category = .io
         default: category = .corrupt
         }
-        throw MediaError(operation: operation, reason: message, file: call.file, category: category)
+        return MediaError(operation: operation, reason: message, file: call.file, category: category)
     }
 }
 
-/// A parsed HEIF file (`heif_context`), freed in deinit.
+/// A parsed HEIF file (`heif_context`), freed in deinit, with what cairn read of its `meta` box itself.
 final class HEIFContext {
     let pointer: OpaquePointer
     let heif: HEIFCall
+    /// The file's `meta` box as cairn reads it; nil when it could not be read (libheif's view is then trusted).
+    let boxes: HEIFBoxes?
+    /// The file's bytes, patched, when libheif refused the file as it is (libheif reads them in place).
+    private let patched: UnsafeMutableRawBufferPointer?
 
     init(path: String, call: FFmpegCall) throws(MediaError) {
         _ = heifInitialized
         heif = HEIFCall(call: call)
-        pointer = try call.require(heif_context_alloc(), "heif_context_alloc")
-        try heif.check(heif_context_read_from_file(pointer, path, nil), "heif_context_read_from_file")
+        boxes = HEIFBoxes.read(path: path)?.boxes
+        let first = try call.require(heif_context_alloc(), "heif_context_alloc")
+        let read = heif_context_read_from_file(first, path, nil)
+        if read.code == heif_error_Ok {
+            pointer = first
+            patched = nil
+        } else {
+            // The message lives in the context: copied before the context is freed.
+            let refusal = heif.error(read, "heif_context_read_from_file")
+            heif_context_free(first)
+            // What libheif 1.15 refuses and later readers take is read again from a patched copy in memory.
+            guard let bytes = HEIFRecovery.patchedFile(path: path, call: call) else { throw refusal }
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: bytes.count, alignment: 16)
+            buffer.copyBytes(from: bytes)
+            guard let second = heif_context_alloc() else {
+                buffer.deallocate()
+                throw refusal
+            }
+            guard heif_context_read_from_memory_without_copy(second, buffer.baseAddress, buffer.count, nil).code == heif_error_Ok else {
+                heif_context_free(second)
+                buffer.deallocate()
+                throw refusal
+            }
+            pointer = second
+            patched = buffer
+        }
         // One thread per decode: the pipeline already runs one file per core.
         heif_context_set_max_decoding_threads(pointer, 1)
     }
 
-    deinit { heif_context_free(pointer) }
+    deinit {
+        heif_context_free(pointer)
+        patched?.deallocate()
+    }
 
+    /// The primary image; when `pitm` names an image that is not a top-level one (a thumbnail), the first top-level
+    /// image, as later libheif and its readers take it.
     func primaryImage() throws(MediaError) -> HEIFImageHandle {
+        var id: heif_item_id = 0
+        try heif.check(heif_context_get_primary_image_ID(pointer, &id), "heif_context_get_primary_image_ID")
+        if heif_context_is_top_level_image_ID(pointer, id) == 0 {
+            var first: heif_item_id = 0
+            if heif_context_get_list_of_top_level_image_IDs(pointer, &first, 1) == 1 { id = first }
+        }
         var handle: OpaquePointer? = nil
-        try heif.check(heif_context_get_primary_image_handle(pointer, &handle), "heif_context_get_primary_image_handle")
-        return HEIFImageHandle(try heif.call.require(handle, "heif_context_get_primary_image_handle"), context: self)
+        try heif.check(heif_context_get_image_handle(pointer, id, &handle), "heif_context_get_image_handle")
+        return HEIFImageHandle(try heif.call.require(handle, "heif_context_get_image_handle"), itemID: id, context: self)
     }
 }
 
 /// One image in a HEIF file (`heif_image_handle`): its size after irot/imir/clap, metadata, thumbnails.
 final class HEIFImageHandle {
     let pointer: OpaquePointer
+    let itemID: heif_item_id
     /// Handles borrow from their context, which stays alive as long as they do.
     let context: HEIFContext
 
-    init(_ pointer: OpaquePointer, context: HEIFContext) {
+    init(_ pointer: OpaquePointer, itemID: heif_item_id, context: HEIFContext) {
         self.pointer = pointer
+        self.itemID = itemID
         self.context = context
     }
 
     deinit { heif_image_handle_release(pointer) }
 
-    /// Size as displayed: libheif reports it after the file's transformations.
+    /// Size as libheif 1.15 reports it: after the file's transformations, except an `irot` listed before the `ispe`.
     var width: Int { Int(heif_image_handle_get_width(pointer)) }
     var height: Int { Int(heif_image_handle_get_height(pointer)) }
+
+    /// Size as displayed: libheif's, turned when it left out the item's quarter turn.
+    var displayed: (width: Int, height: Int) {
+        context.boxes?.turnPrecedesSize(of: itemID) == true ? (height, width) : (width, height)
+    }
+
+    /// The item's own `irot`/`imir`, which libheif applies to its pixels when decoding.
+    var transforms: Orientation { context.boxes?.orientation(of: itemID) ?? .identity }
+
+    /// The part of a decoded picture that is the image: all of it, unless the decoded frame is larger than the
+    /// image's size (a coded frame padded past its `ispe`). The padding follows the stored picture's right and bottom
+    /// edges, wherever the item's transformations moved them; offsets are even (4:2:0 chroma).
+    func content(decodedWidth: Int, decodedHeight: Int) -> (x: Int, y: Int, width: Int, height: Int) {
+        let shown = displayed
+        guard shown.width > 0, shown.height > 0, decodedWidth >= shown.width, decodedHeight >= shown.height,
+              decodedWidth > shown.width || decodedHeight > shown.height else {
+            return (0, 0, decodedWidth, decodedHeight)
+        }
+        let turn = transforms
+        let stored = turn.displayed(width: decodedWidth, height: decodedHeight)  // a quarter turn is its own swap
+        let map = turn.sourceMap(width: stored.width, height: stored.height)
+        // Each displayed axis reads one stored axis, forwards (padding after the image) or backwards (before it).
+        let xForwards = map.a != 0 ? map.a > 0 : map.d > 0
+        let yForwards = map.b != 0 ? map.b > 0 : map.e > 0
+        let x = xForwards ? 0 : (decodedWidth - shown.width) & ~1
+        let y = yForwards ? 0 : (decodedHeight - shown.height) & ~1
+        return (x, y, shown.width, shown.height)
+    }
     var hasAlpha: Bool { heif_image_handle_has_alpha_channel(pointer) != 0 }
     /// Size before transformations (the `ispe` box).
     var storedWidth: Int { Int(heif_image_handle_get_ispe_width(pointer)) }
@@ -106,23 +179,26 @@ final class HEIFImageHandle {
         return bytes
     }
 
-    /// The smallest embedded thumbnail whose short side is at least `shortSide` (0: the largest), or nil.
-    func thumbnail(atLeast shortSide: Int) -> HEIFImageHandle? {
+    /// The embedded thumbnails, with what must still be done to each decoded one to show it as this image is shown
+    /// (its own transformations undone, this image's applied); only those of this image's displayed shape.
+    func thumbnails() -> [(handle: HEIFImageHandle, residual: Orientation)] {
         let count = heif_image_handle_get_number_of_thumbnails(pointer)
-        guard count > 0 else { return nil }
+        guard count > 0 else { return [] }
         var ids = [heif_item_id](repeating: 0, count: Int(count))
         let listed = heif_image_handle_get_list_of_thumbnail_IDs(pointer, &ids, count)
-        var best: HEIFImageHandle?
-        for id in ids.prefix(Int(listed)) {
+        let shown = displayed
+        return ids.prefix(Int(listed)).compactMap { id in
             var handle: OpaquePointer? = nil
-            guard heif_image_handle_get_thumbnail(pointer, id, &handle).code == heif_error_Ok, let handle else { continue }
-            let candidate = HEIFImageHandle(handle, context: context)
-            guard min(candidate.width, candidate.height) >= shortSide else { continue }
-            let pixels = candidate.width * candidate.height, bestPixels = best.map { $0.width * $0.height }
-            if let bestPixels, shortSide == 0 ? pixels <= bestPixels : pixels >= bestPixels { continue }
-            best = candidate
+            guard heif_image_handle_get_thumbnail(pointer, id, &handle).code == heif_error_Ok, let handle else { return nil }
+            let thumbnail = HEIFImageHandle(handle, itemID: id, context: context)
+            let residual = thumbnail.transforms.inverse.then(transforms)
+            let size = residual.displayed(width: thumbnail.displayed.width, height: thumbnail.displayed.height)
+            // The same aspect within 1 % (cameras round a thumbnail's sides: Sony's 1616x1080 of a 7008x4672 picture).
+            guard size.width > 0, size.height > 0,
+                  abs(size.width * shown.height - size.height * shown.width) * 100 <= size.width * shown.height
+            else { return nil }
+            return (thumbnail, residual)
         }
-        return best
     }
 
     /// Decodes with irot/imir/clap applied and 10/12-bit mapped to 8-bit: to interleaved RGB(A), or with
@@ -162,86 +238,33 @@ final class HEIFImage {
 }
 
 /// HEIF/HEIC/AVIF probing and decoding for the engine.
+///
+/// libheif applies an image's `irot` and `imir` to its pixels, in the file's order, so a decoded primary image is
+/// upright; EXIF orientation is ignored, as the HEIF specification says and the reference readers (Pillow with
+/// pillow-heif) do. An embedded thumbnail is turned by what differs between its transformations and the primary's.
 struct HEIFDecoder {
     let configuration: MediaConfiguration
-
-    /// How the decoded picture must still be turned. libheif applies `irot`/`imir`, and then EXIF orientation
-    /// must be ignored (iPhones write both). Cameras that write HEIC without a transform box (Sony, Canon .HIF)
-    /// rely on EXIF orientation, as Pillow with pillow-heif does; AVIF files follow their boxes only.
-    static func residualOrientation(path: String, brand: String?, exif: ExifSummary?, call: FFmpegCall) -> Orientation {
-        guard brand != "avif", let exif, exif.orientation != .identity else { return .identity }
-        // Unreadable means unknown: then the boxes are trusted, as the HEIF specification says.
-        guard let meta = metaBox(path: path) else { return .identity }
-        let transforms = [Array("irot".utf8), Array("imir".utf8)]
-        let hasTransformBox = transforms.contains { box in meta.firstRange(of: box) != nil }
-        return hasTransformBox ? .identity : exif.orientation
-    }
-
-    /// The top-level `meta` box's bytes (at most 16 MB), wherever it sits in the file (cameras may put it after `mdat`).
-    static func metaBox(path: String) -> [UInt8]? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var offset: off_t = 0
-        var header = [UInt8](repeating: 0, count: 16)
-        for _ in 0..<64 {
-            guard pread(fd, &header, 16, offset) >= 8 else { return nil }
-            var size = header[0..<4].reduce(0) { $0 << 8 | Int($1) }
-            let type = String(decoding: header[4..<8], as: UTF8.self)
-            if size == 1 { size = header[8..<16].reduce(0) { $0 << 8 | Int($1) } }
-            if type == "meta" {
-                let length = size == 0 ? 16 << 20 : min(size, 16 << 20)
-                var bytes = [UInt8](repeating: 0, count: length)
-                let read = pread(fd, &bytes, length, offset)
-                return read > 0 ? Array(bytes.prefix(read)) : nil
-            }
-            guard size >= 8 else { return nil }
-            offset += off_t(size)
-        }
-        return nil
-    }
-
-    /// The quarter turn libheif 1.15 left out of the primary image: a Sony .HIF lists its `irot` before its
-    /// `ispe` and is reported (and decoded) at the stored size, where Pillow with libheif 1.23 turns it.
-    static func unappliedQuarterTurn(_ primary: HEIFImageHandle, path: String, call: FFmpegCall) -> Orientation? {
-        guard primary.width != primary.height, primary.width == primary.storedWidth,
-              primary.height == primary.storedHeight else { return nil }
-        return quarterTurn(path: path, call: call)
-    }
-
-    /// The display turn of the file's first quarter-turn `irot` box, as an orientation, or nil.
-    static func quarterTurn(path: String, call: FFmpegCall) -> Orientation? {
-        guard let head = metaBox(path: path),
-              let at = head.firstRange(of: Array("irot".utf8))?.lowerBound, at + 4 < head.count else { return nil }
-        switch head[at + 4] & 0x03 {
-        case 1: return .rotate270  // 90 degrees counterclockwise
-        case 3: return .rotate90
-        default: return nil
-        }
-    }
 
     func probe(path: String, brand: String?, call: FFmpegCall) throws(MediaError) -> MediaProbe {
         let context = try HEIFContext(path: path, call: call)
         let image = try context.primaryImage()
         // No pixel cap here: probing allocates nothing, and a HEIF too big to decode whole is rendered from its
         // embedded thumbnail.
-        guard image.width > 0, image.height > 0 else { throw call.failure("probe", "picture has no dimensions", .corrupt) }
+        let displayed = image.displayed
+        guard displayed.width > 0, displayed.height > 0 else { throw call.failure("probe", "picture has no dimensions", .corrupt) }
         let codec = brand == "avif" ? "av1" : "hevc"
         let exif = image.exif
-        let orientation = Self.unappliedQuarterTurn(image, path: path, call: call)
-            ?? Self.residualOrientation(path: path, brand: brand, exif: exif, call: call)
-        let upright = (width: image.width, height: image.height)
-        let displayed = orientation.displayed(width: upright.width, height: upright.height)
         return MediaProbe(
             container: codec == "av1" ? "avif" : "heif", kind: .photo,
-            streams: [.init(index: 0, type: "video", codec: codec, width: image.width, height: image.height)],
-            width: displayed.width, height: displayed.height, orientation: orientation,
+            streams: [.init(index: 0, type: "video", codec: codec, width: displayed.width, height: displayed.height)],
+            width: displayed.width, height: displayed.height, orientation: .identity,
             captureDate: exif?.captureTime?.sortDate, captureTime: exif?.captureTime,
             cameraMake: exif?.make, cameraModel: exif?.model, gps: exif?.gps, contentIdentifier: exif?.contentIdentifier,
             colourProfile: image.iccProfile.flatMap { ColourProfile(bytes: $0)?.name })
     }
 
-    /// The primary image, upright; the embedded thumbnail instead when it is large enough for `targetShortSide`.
+    /// The primary image, upright; an embedded thumbnail instead when it is large enough for `targetShortSide`
+    /// and made the same way (the same transformations: a scaled copy), or when the primary is too big to decode.
     func decode(path: String, brand: String?, targetShortSide: Int, call: FFmpegCall) throws(MediaError) -> DecodedPicture {
         let context = try HEIFContext(path: path, call: call)
         let primary = try context.primaryImage()
@@ -249,25 +272,32 @@ struct HEIFDecoder {
         guard primary.width > 0, primary.height > 0, !overflow else {
             throw call.failure("decode", "picture claims \(primary.width)x\(primary.height) pixels", .corrupt)
         }
-        // Thumbnails are stored upright in the same colours; never upscaled: only one at least the target.
-        var chosen = primary.thumbnail(atLeast: targetShortSide) ?? primary
+        let thumbnails = primary.thumbnails().sorted { $0.handle.width * $0.handle.height < $1.handle.width * $1.handle.height }
         // libheif holds the decoded planes and its conversion's: about 4.5 bytes a pixel at 8 bits, twice that for
         // 10/12-bit (camera .HIF, 4:2:2), which it converts through 16-bit planes.
         let bytesPerPixel = primary.lumaBits > 8 ? 9.0 : 4.5
-        if chosen === primary, Double(pixels) * bytesPerPixel > Double(configuration.maxDecodeBytes) {
-            // libheif 1.15 decodes a grid whole, with no tile-by-tile interface: too big for a lane's memory.
-            guard let largest = primary.thumbnail(atLeast: 0) else {
-                throw call.failure("decode", "HEIF of \(primary.width)x\(primary.height) needs about \(Int(Double(pixels) * bytesPerPixel) >> 20) MB "
-                                   + "to decode whole (above the cap of \(configuration.maxDecodeBytes >> 20) MB) and has no embedded thumbnail",
-                                   .tooLarge)
-            }
-            chosen = largest
+        let chosen: (handle: HEIFImageHandle, residual: Orientation)
+        // Never upscaled: the smallest scaled copy at least the target, else the primary image.
+        if let copy = thumbnails.first(where: { $0.residual == .identity && min($0.handle.width, $0.handle.height) >= targetShortSide }) {
+            chosen = copy
+        } else if Double(pixels) * bytesPerPixel <= Double(configuration.maxDecodeBytes) {
+            chosen = (primary, .identity)
+        } else if let largest = thumbnails.last {
+            chosen = largest  // libheif 1.15 decodes a grid whole, with no tile-by-tile interface: too big for a lane
+        } else {
+            throw call.failure("decode", "HEIF of \(primary.width)x\(primary.height) needs about \(Int(Double(pixels) * bytesPerPixel) >> 20) MB "
+                               + "to decode whole (above the cap of \(configuration.maxDecodeBytes >> 20) MB) and has no embedded thumbnail",
+                               .tooLarge)
         }
+        let image = chosen.handle
         // Without alpha, libheif's planes go straight to libswscale; with alpha, RGBA is flattened as usual.
-        let planar = !chosen.hasAlpha && configuration.heifPlanarDecode
-        let decoded = try chosen.decode(planar: planar)
-        let width = Int(heif_image_get_primary_width(decoded.pointer))
-        let height = Int(heif_image_get_primary_height(decoded.pointer))
+        let planar = !image.hasAlpha && configuration.heifPlanarDecode
+        let decoded = try image.decode(planar: planar)
+        // A camera may code a picture in a larger frame than its `ispe` (Sony's thumbnails: 1616x1080 in 1664x1088,
+        // padded with black) and libheif 1.15 does not crop it: cairn keeps the `ispe` part.
+        let content = image.content(decodedWidth: Int(heif_image_get_primary_width(decoded.pointer)),
+                                    decodedHeight: Int(heif_image_get_primary_height(decoded.pointer)))
+        let width = content.width, height = content.height
         // The frame borrows libheif's buffers (no copy); the picture keeps the image alive.
         let frame = try Frame(call: call)
         frame.pointer.pointee.width = Int32(width)
@@ -278,27 +308,20 @@ struct HEIFDecoder {
             guard let plane = heif_image_get_plane_readonly(decoded.pointer, channel, &stride) else {
                 throw call.failure("heif_image_get_plane_readonly", "decoded image has no pixels", .corrupt)
             }
-            CFFmpeg_frame_borrow_plane(frame.pointer, Int32(index), UnsafeMutablePointer(mutating: plane), stride)
+            // Chroma planes of 4:2:0 are half the size: the crop's offset is halved with them.
+            let (x, y) = planar && index > 0 ? (content.x / 2, content.y / 2) : (content.x, content.y)
+            let start = plane + y * Int(stride) + x * (planar ? 1 : (image.hasAlpha ? 4 : 3))
+            CFFmpeg_frame_borrow_plane(frame.pointer, Int32(index), UnsafeMutablePointer(mutating: start), stride)
         }
         if planar {
-            let ycbcr = chosen.ycbcr(of: decoded)
+            let ycbcr = image.ycbcr(of: decoded)
             frame.pointer.pointee.format = AV_PIX_FMT_YUV420P.rawValue
             frame.pointer.pointee.color_range = ycbcr.fullRange ? AVCOL_RANGE_JPEG : AVCOL_RANGE_MPEG
             frame.pointer.pointee.colorspace = ycbcr.bt709 ? AVCOL_SPC_BT709 : AVCOL_SPC_BT470BG
         } else {
-            frame.pointer.pointee.format = (chosen.hasAlpha ? AV_PIX_FMT_RGBA : AV_PIX_FMT_RGB24).rawValue
+            frame.pointer.pointee.format = (image.hasAlpha ? AV_PIX_FMT_RGBA : AV_PIX_FMT_RGB24).rawValue
         }
         let profile = primary.iccProfile.flatMap { ColourProfile(bytes: $0) }.flatMap { $0.isRGB && !$0.isSRGB ? $0 : nil }
-        let primaryTurn = Self.unappliedQuarterTurn(primary, path: path, call: call)
-        var orientation = primaryTurn ?? Self.residualOrientation(path: path, brand: brand, exif: primary.exif, call: call)
-        // libheif 1.15 turns some images and not others: a thumbnail must end in the primary's upright shape.
-        if chosen !== primary, (width > height) != (primary.width > primary.height), width != height {
-            if primaryTurn != nil {
-                orientation = .identity  // the thumbnail was turned, the primary was not
-            } else if let turn = Self.quarterTurn(path: path, call: call) {
-                orientation = turn  // the primary was turned, the thumbnail was not
-            }
-        }
-        return DecodedPicture(frame: frame, orientation: orientation, file: path, profile: profile, owner: decoded)
+        return DecodedPicture(frame: frame, orientation: chosen.residual, file: path, profile: profile, owner: decoded)
     }
 }
