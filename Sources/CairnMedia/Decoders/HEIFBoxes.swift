@@ -51,9 +51,8 @@ struct HEIFBoxes {
         }
     }
 
-    /// The file's `meta` box at the top level, read from `path` with its offset in the file (at most 16 MB;
-    /// cameras may put it after `mdat`).
-    static func read(path: String) -> (boxes: HEIFBoxes, offset: Int)? {
+    /// The file's `meta` box at the top level, read from `path` (at most 16 MB; cameras may put it after `mdat`).
+    static func read(path: String) -> HEIFBoxes? {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
@@ -68,8 +67,7 @@ struct HEIFBoxes {
                 let length = size == 0 ? 16 << 20 : min(size, 16 << 20)
                 var bytes = [UInt8](repeating: 0, count: length)
                 let read = pread(fd, &bytes, length, offset)
-                guard read > 0, let boxes = HEIFBoxes(meta: Array(bytes.prefix(read))) else { return nil }
-                return (boxes, Int(offset))
+                return read > 0 ? HEIFBoxes(meta: Array(bytes.prefix(read))) : nil
             }
             guard size >= 8 else { return nil }
             offset += off_t(size)

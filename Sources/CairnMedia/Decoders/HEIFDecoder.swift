@@ -45,7 +45,7 @@ final class HEIFContext {
     init(path: String, call: FFmpegCall) throws(MediaError) {
         _ = heifInitialized
         heif = HEIFCall(call: call)
-        boxes = HEIFBoxes.read(path: path)?.boxes
+        boxes = HEIFBoxes.read(path: path)
         let first = try call.require(heif_context_alloc(), "heif_context_alloc")
         let read = heif_context_read_from_file(first, path, nil)
         if read.code == heif_error_Ok {
