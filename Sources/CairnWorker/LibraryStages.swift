@@ -152,7 +152,10 @@ public struct LibraryStages: PipelineStages {
         let original = originalPath(of: item, checksum: checksum)
         let deferred = deferredClips
         try await BlockingWork.run(tracking: work) { (interrupt) throws in
-            if let deferred, DeferredClips.hasMotionSibling(item) { return deferred.add(item) }
+            if let deferred, DeferredClips.hasMotionSibling(item) {
+                deferred.add(item)
+                return
+            }
             let clipPath = layout.derivedRelativePath(checksum, suffix: "clip.mp4")
             let temporary = TemporaryName.make(in: layout, for: clipPath)
             defer { unlink(temporary) }

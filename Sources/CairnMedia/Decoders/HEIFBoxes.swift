@@ -13,8 +13,7 @@ struct HEIFBoxes {
         var payload: ArraySlice<UInt8>
     }
 
-    /// One `iref` reference: `from` refers to `to` as `type`; `typeOffset` is where the type is, from the meta
-    /// box's start.
+    /// One `iref` reference: `from` refers to `to` as `type`; `typeOffset` is where the type is in the file.
     struct Reference {
         var type: String
         var from: UInt32
@@ -28,6 +27,8 @@ struct HEIFBoxes {
         var range: Range<Int>
     }
 
+    /// Where the `meta` box starts in the file.
+    let metaOffset: Int
     var primaryID: UInt32?
     var properties: [Property] = []
     /// Item ID to its properties' indexes into `properties`, in the order the file associates them.
@@ -35,8 +36,9 @@ struct HEIFBoxes {
     var references: [Reference] = []
     var extents: [Extent] = []
 
-    /// Parses a `meta` box (its own header included); nil when it is not one.
-    init?(meta bytes: [UInt8]) {
+    /// Parses a `meta` box (its own header included) found at `offset` in the file; nil when it is not one.
+    init?(meta bytes: [UInt8], at offset: Int) {
+        metaOffset = offset
         var reader = BoxReader(bytes: bytes, range: 0..<bytes.count)
         guard let meta = reader.next(), meta.type == "meta" else { return nil }
         var children = BoxReader(bytes: bytes, range: meta.body.lowerBound + 4..<meta.body.upperBound)
@@ -67,7 +69,7 @@ struct HEIFBoxes {
                 let length = size == 0 ? 16 << 20 : min(size, 16 << 20)
                 var bytes = [UInt8](repeating: 0, count: length)
                 let read = pread(fd, &bytes, length, offset)
-                return read > 0 ? HEIFBoxes(meta: Array(bytes.prefix(read))) : nil
+                return read > 0 ? HEIFBoxes(meta: Array(bytes.prefix(read)), at: Int(offset)) : nil
             }
             guard size >= 8 else { return nil }
             offset += off_t(size)
@@ -165,7 +167,8 @@ struct HEIFBoxes {
                                                 within: box.body) else { break }
                 to.append(UInt32(id))
             }
-            references.append(Reference(type: box.type, from: UInt32(from), to: to, typeOffset: box.body.lowerBound - 4))
+            references.append(Reference(type: box.type, from: UInt32(from), to: to,
+                                        typeOffset: metaOffset + box.body.lowerBound - 4))
         }
     }
 

@@ -56,7 +56,7 @@ final class HEIFContext {
             let refusal = heif.error(read, "heif_context_read_from_file")
             heif_context_free(first)
             // What libheif 1.15 refuses and later readers take is read again from a patched copy in memory.
-            guard let bytes = HEIFRecovery.patchedFile(path: path, call: call) else { throw refusal }
+            guard let bytes = HEIFRecovery.patchedFile(path: path, boxes: boxes, call: call) else { throw refusal }
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: bytes.count, alignment: 16)
             buffer.copyBytes(from: bytes)
             guard let second = heif_context_alloc() else {
@@ -180,14 +180,14 @@ final class HEIFImageHandle {
     }
 
     /// The embedded thumbnails, with what must still be done to each decoded one to show it as this image is shown
-    /// (its own transformations undone, this image's applied); only those of this image's displayed shape.
+    /// (its own transformations undone, this image's applied); only those of this image's displayed shape, smallest first.
     func thumbnails() -> [(handle: HEIFImageHandle, residual: Orientation)] {
         let count = heif_image_handle_get_number_of_thumbnails(pointer)
         guard count > 0 else { return [] }
         var ids = [heif_item_id](repeating: 0, count: Int(count))
         let listed = heif_image_handle_get_list_of_thumbnail_IDs(pointer, &ids, count)
         let shown = displayed
-        return ids.prefix(Int(listed)).compactMap { id in
+        let usable = ids.prefix(Int(listed)).compactMap { id -> (handle: HEIFImageHandle, residual: Orientation)? in
             var handle: OpaquePointer? = nil
             guard heif_image_handle_get_thumbnail(pointer, id, &handle).code == heif_error_Ok, let handle else { return nil }
             let thumbnail = HEIFImageHandle(handle, itemID: id, context: context)
@@ -199,6 +199,7 @@ final class HEIFImageHandle {
             else { return nil }
             return (thumbnail, residual)
         }
+        return usable.sorted { $0.handle.width * $0.handle.height < $1.handle.width * $1.handle.height }
     }
 
     /// Decodes with irot/imir/clap applied and 10/12-bit mapped to 8-bit: to interleaved RGB(A), or with
@@ -272,7 +273,7 @@ struct HEIFDecoder {
         guard primary.width > 0, primary.height > 0, !overflow else {
             throw call.failure("decode", "picture claims \(primary.width)x\(primary.height) pixels", .corrupt)
         }
-        let thumbnails = primary.thumbnails().sorted { $0.handle.width * $0.handle.height < $1.handle.width * $1.handle.height }
+        let thumbnails = primary.thumbnails()
         // libheif holds the decoded planes and its conversion's: about 4.5 bytes a pixel at 8 bits, twice that for
         // 10/12-bit (camera .HIF, 4:2:2), which it converts through 16-bit planes.
         let bytesPerPixel = primary.lumaBits > 8 ? 9.0 : 4.5

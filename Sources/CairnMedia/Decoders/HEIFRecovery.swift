@@ -14,14 +14,14 @@ enum HEIFRecovery {
     /// The type a refused auxiliary reference is renamed to: not one libheif reads.
     static let ignoredReferenceType = Array("xaux".utf8)
 
-    static func patchedFile(path: String, call: FFmpegCall) -> [UInt8]? {
-        guard let size = try? FileIO.size(of: path, call: call), size <= maxFileBytes,
-              var bytes = try? FileIO.prefix(path, limit: size, call: call),
-              let meta = metaRange(in: bytes), let boxes = HEIFBoxes(meta: Array(bytes[meta])) else { return nil }
+    /// The file's bytes, patched, or nil when nothing applies. `boxes` is the file's `meta` as cairn read it.
+    static func patchedFile(path: String, boxes: HEIFBoxes?, call: FFmpegCall) -> [UInt8]? {
+        guard let boxes, let size = try? FileIO.size(of: path, call: call), size <= maxFileBytes,
+              var bytes = try? FileIO.prefix(path, limit: size, call: call) else { return nil }
         var patched = false
-        for reference in boxes.references where reference.type == "auxl" && reference.to.count != 1 {
-            let at = meta.lowerBound + reference.typeOffset
-            bytes.replaceSubrange(at..<at + 4, with: ignoredReferenceType)
+        for reference in boxes.references where reference.type == "auxl" && reference.to.count != 1
+            && reference.typeOffset + 4 <= bytes.count {
+            bytes.replaceSubrange(reference.typeOffset..<reference.typeOffset + 4, with: ignoredReferenceType)
             patched = true
         }
         let end = boxes.extents.map(\.range.upperBound).max() ?? 0
@@ -34,16 +34,5 @@ enum HEIFRecovery {
             }
         }
         return patched ? bytes : nil
-    }
-
-    /// Where the top-level `meta` box is in the file's bytes.
-    static func metaRange(in bytes: [UInt8]) -> Range<Int>? {
-        var reader = BoxReader(bytes: bytes, range: 0..<bytes.count)
-        var start = 0
-        while let box = reader.next() {
-            if box.type == "meta" { return start..<box.body.upperBound }
-            start = box.body.upperBound
-        }
-        return nil
     }
 }
