@@ -62,8 +62,20 @@ struct PictureDecoder {
         // Formats with a decoder of their own read the file themselves: route them from the first bytes.
         let leading = StillHeader(bytes: try FileIO.prefix(path, limit: min(size, 64), call: call))
         if RawDecoder.isRaw(path: path, header: leading.leadingBytes) {
-            return try RawDecoder(configuration: configuration).decode(path: path, targetShortSide: targetShortSide, call: call)
+            do {
+                return try RawDecoder(configuration: configuration).decode(path: path, targetShortSide: targetShortSide, call: call)
+            } catch where leading.container.namesAnotherReader {
+                // Content over extension, as in the probe.
+                do { return try decodeByContent(path: path, size: size, leading: leading, targetShortSide: targetShortSide, call: call) }
+                catch let next { throw leading.container == .tiff ? error : next }
+            }
         }
+        return try decodeByContent(path: path, size: size, leading: leading, targetShortSide: targetShortSide, call: call)
+    }
+
+    /// Routes a still by its first bytes alone.
+    private func decodeByContent(path: String, size: Int, leading: StillHeader, targetShortSide: Int,
+                                 call: FFmpegCall) throws(MediaError) -> DecodedPicture {
         if leading.container == .tiff {
             // libtiff renders what FFmpeg's TIFF decoder cannot (Lab, BigTIFF, old JPEG); FFmpeg takes the
             // sample depths libtiff's RGBA interface refuses (12- and 32-bit).

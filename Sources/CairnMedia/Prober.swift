@@ -16,8 +16,21 @@ struct Prober {
         let prefix = try FileIO.prefix(path, limit: min(size, Self.headerBytes), call: call)
         let header = StillHeader(bytes: prefix)
         if RawDecoder.isRaw(path: path, header: header.leadingBytes) {
-            return try RawDecoder(configuration: configuration).probe(path: path, header: header, call: call)
+            do {
+                return try RawDecoder(configuration: configuration).probe(path: path, header: header, call: call)
+            } catch where header.container.namesAnotherReader {
+                // Content over extension: a JPEG renamed `.nef` is still a JPEG; the bytes choose the next reader.
+                // A TIFF that LibRaw and libtiff both refuse is most likely a damaged RAW: LibRaw's reason stands.
+                do { return try probeByContent(path: path, size: size, prefix: prefix, header: header, call: call) }
+                catch let next { throw header.container == .tiff ? error : next }
+            }
         }
+        return try probeByContent(path: path, size: size, prefix: prefix, header: header, call: call)
+    }
+
+    /// Routes a file by its first bytes alone.
+    private func probeByContent(path: String, size: Int, prefix: [UInt8], header: StillHeader,
+                                call: FFmpegCall) throws(MediaError) -> MediaProbe {
         if header.container == .tiff {
             return try TIFFDecoder(configuration: configuration).probe(path: path, header: header, call: call)
         }

@@ -5,6 +5,10 @@ import Foundation
 struct StillHeader: Equatable, Sendable {
     enum Container: String, Sendable {
         case jpeg, png, tiff, heif, webp, gif, bmp, jxl, other
+
+        /// True when the first bytes name a format with a reader of its own, so a file that the decoder its
+        /// extension points to refuses can still be read as what it is.
+        var namesAnotherReader: Bool { self != .other }
     }
 
     var container: Container

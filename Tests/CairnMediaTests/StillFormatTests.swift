@@ -154,4 +154,23 @@ struct StillFormatTests {
         #expect(error.category == .unsupported && error.reason.hasPrefix("progressive JPEG of 320x240 needs"))
         _ = try engine.renderThumbnail(source: progressive, kind: .photo, to: folder.subpath("prog-ok.webp"))
     }
+
+    /// Content over extension: a JPEG named `.nef`, which LibRaw refuses, is probed and thumbnailed as the JPEG its
+    /// bytes say it is; a file that is neither keeps LibRaw's reason.
+    @Test func jpegNamedLikeARawIsReadAsAJPEG() throws {
+        let jpeg = try MediaFixtures.jpegWithExif(at: folder.subpath("rb2.jpg"), orientation: 1)
+        let renamed = folder.subpath("DSC_0001.nef")
+        try FileManager.default.copyItem(atPath: jpeg, toPath: renamed)
+        let probe = try engine.probe(path: renamed)
+        #expect(probe.container == "jpeg" && probe.width == 320 && probe.height == 240)
+        let thumbnail = try engine.renderThumbnail(source: renamed, kind: .photo, to: folder.subpath("nef-thumb.webp"))
+        #expect(thumbnail.width == 320 && thumbnail.height == 240)
+        #expect(try StillFixtures.meanDifference(thumbnail.path, jpeg) < 4)
+
+        let junk = folder.subpath("junk.nef")
+        try Data(repeating: 0x42, count: 4096).write(to: URL(fileURLWithPath: junk))
+        var failure: MediaError?
+        do { _ = try engine.probe(path: junk) } catch { failure = error }
+        #expect(try #require(failure).reason.lowercased().contains("raw"))
+    }
 }
