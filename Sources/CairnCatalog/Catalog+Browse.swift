@@ -27,10 +27,17 @@ extension Catalog {
     }
 
     /// Assets with what listing needs, ordered by capture date (assets without one last), then checksum.
-    public func assetsByCaptureDate(since: Date?, until: Date?, kind: MediaKind?) throws -> [(asset: AssetRecord, captureDate: Date?, probeJSON: String?)] {
+    /// `albums`, when given, keeps the members of those albums (by id) alone.
+    public func assetsByCaptureDate(since: Date?, until: Date?, kind: MediaKind?, albums: [Int64]? = nil) throws
+        -> [(asset: AssetRecord, captureDate: Date?, probeJSON: String?)] {
         try pool.read { db in
             var conditions: [String] = []
             var arguments: [any DatabaseValueConvertible] = []
+            if let albums {
+                let marks = Array(repeating: "?", count: max(albums.count, 1)).joined(separator: ", ")
+                conditions.append("asset.sha1 IN (SELECT asset_sha1 FROM album_member WHERE album_id IN (\(marks)))")
+                arguments += albums.isEmpty ? [Int64(-1)] : albums
+            }
             if let since { conditions.append("media_probe.capture_date >= ?"); arguments.append(since) }
             if let until { conditions.append("media_probe.capture_date < ?"); arguments.append(until) }
             if let kind { conditions.append("asset.kind = ?"); arguments.append(kind.rawValue) }

@@ -166,6 +166,33 @@ enum Migrations {
                 ALTER TABLE import_item ADD COLUMN kill_count INTEGER NOT NULL DEFAULT 0;
                 """)
         }
+        migrator.registerMigration("v10: albums") { db in
+            // Albums a source describes (a Google Takeout album folder and its metadata file), keyed by that
+            // folder; members are assets, so a photo in two albums, or in an album and a year folder, is one asset.
+            try db.execute(sql: """
+                CREATE TABLE album (
+                    id INTEGER PRIMARY KEY,
+                    source_id INTEGER NOT NULL REFERENCES source(id) ON DELETE CASCADE,
+                    folder TEXT NOT NULL,
+                    title TEXT NOT NULL,
+                    description TEXT,
+                    date DATETIME,
+                    metadata_sha1 TEXT NOT NULL,
+                    metadata_path TEXT NOT NULL,
+                    metadata_source_path TEXT NOT NULL,
+                    updated_at DATETIME NOT NULL,
+                    UNIQUE (source_id, folder)
+                );
+                CREATE INDEX album_title ON album(title);
+                CREATE TABLE album_member (
+                    album_id INTEGER NOT NULL REFERENCES album(id) ON DELETE CASCADE,
+                    asset_sha1 TEXT NOT NULL,
+                    added_at DATETIME NOT NULL,
+                    PRIMARY KEY (album_id, asset_sha1)
+                ) WITHOUT ROWID;
+                CREATE INDEX album_member_asset ON album_member(asset_sha1);
+                """)
+        }
         return migrator
     }
 }

@@ -2,6 +2,7 @@ import CairnCatalog
 import CairnCore
 import CairnImmich
 import CairnLibrary
+import CairnScanner
 import Foundation
 
 /// Which Immich album each of a run's assets goes into: one album named on the command line, the source folder
@@ -26,20 +27,14 @@ package enum ImmichAlbums: Sendable, Hashable {
         }
     }
 
-    /// A Takeout album folder's title, from the metadata file Google writes beside its photos. Its name is
-    /// localized with the account's language (`metadata.json`, `métadonnées.json`, `metadatos.json`,
-    /// `Metadaten.json`, ...), so any JSON of the folder whose object has a `title` and no photo fields is it.
+    /// A Takeout album folder's title, from the metadata file Google writes beside its photos (its name is
+    /// localized: `TakeoutAlbumMetadata` tells it by its content).
     static func takeoutTitle(inFolder folder: String) -> String? {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return nil }
-        for name in names.sorted() where name.lowercased().hasSuffix(".json") {
-            // A photo's own JSON is named after the photo (`IMG_1.jpg.json`, `IMG_1.jpg.supplemental-metadata.json`).
-            let stem = String(name.dropLast(5))
-            guard !stem.contains("."), let size = FileSystem.size(folder + "/" + name), size < 1 << 20,
-                  let data = FileManager.default.contents(atPath: folder + "/" + name),
-                  let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-                  let title = object["title"] as? String, !title.isEmpty, object["photoTakenTime"] == nil
-            else { continue }
-            return title
+        for name in names.sorted() where TakeoutAlbumMetadata.isCandidate(name: name) {
+            if let album = TakeoutAlbumMetadata(path: folder + "/" + name) {
+                return album.name(folderName: FileSystem.baseName(of: folder))
+            }
         }
         return nil
     }

@@ -101,9 +101,14 @@ extension ImportRun {
             }
         }
         if imported.completion != .interrupted, hashed.report.sidecarCount > 0 {
-            let sidecars = SidecarLinker(library: library, now: now()).link(sidecarsOf: files,
-                                                                            sourceRoot: context.sourceRoot)
+            let sidecars = SidecarLinker(library: library, sourceID: context.sourceID, now: now())
+                .link(sidecarsOf: files, sourceRoot: context.sourceRoot)
             if sidecars.linked > 0 { narrator.note("\(sidecars.linked) sidecar\(sidecars.linked == 1 ? "" : "s") stored with their media") }
+            if !sidecars.albumsChanged.isEmpty {
+                let count = sidecars.albumsChanged.count
+                narrator.note("\(count) album\(count == 1 ? "" : "s") from Google Takeout kept or grown: "
+                              + sidecars.albumsChanged.sorted().prefix(5).joined(separator: ", ") + (count > 5 ? ", ..." : ""))
+            }
             for failure in sidecars.failures {
                 narrator.warning("sidecar \(failure.relativePath) not stored (next run tries again): \(failure.reason)")
             }

@@ -51,6 +51,8 @@ public struct AssetDetails: Codable, Sendable, Equatable {
     }
 
     public var sidecars: [Sidecar]
+    /// The titles of the albums the asset is in.
+    public var albums: [String]
     /// Where `gps` came from when not from the file itself (`takeout-json`).
     public var gpsSource: String?
     /// The other half of a Live Photo: its movie (for a still) or its still (for a movie), and why they pair.
@@ -75,6 +77,19 @@ public struct AssetListing: Codable, Sendable, Equatable {
     public var original: String
     /// A Live Photo's movie, listed with its still rather than on a line of its own.
     public var motion: String?
+}
+
+/// One line of `cairn albums`.
+public struct AlbumListing: Codable, Sendable, Equatable {
+    public var title: String
+    public var description: String?
+    public var date: Date?
+    /// Members the library holds.
+    public var members: Int
+    /// The album's folder, relative to its source.
+    public var folder: String
+    /// The album's metadata file as kept in the library (byte-identical), absolute.
+    public var metadata: String
 }
 
 /// Read-only views of what a library holds.
@@ -131,12 +146,16 @@ public struct LibraryBrowser: Sendable {
                 AssetDetails.Sidecar(kind: $0.kind, path: library.layout.absolute($0.path), sourcePath: $0.sourcePath,
                                      sha1: $0.checksum.hex)
             },
+            albums: try catalog.albums(of: checksum).map(\.title),
             gpsSource: probe?.gpsSource,
             pairedWith: pair.map { $0.still == checksum ? $0.motion.hex : $0.still.hex }, pairBasis: pair?.basis,
             importedAt: asset.importedAt, runId: asset.runID)
     }
 
-    public func list(since: Date? = nil, until: Date? = nil, kind: MediaKind? = nil) throws -> [AssetListing] {
+    /// The library's assets by capture time; `album` (a title, any case) keeps that album's members alone.
+    public func list(since: Date? = nil, until: Date? = nil, kind: MediaKind? = nil, album: String? = nil) throws
+        -> [AssetListing] {
+        let albums = try album.map { try library.catalog.albums(titled: $0).compactMap(\.id) }
         // A Live Photo is one line: the still's, naming its movie.
         var motionOf: [Checksum: Checksum] = [:]
         var motions = Set<Checksum>()
@@ -144,7 +163,7 @@ public struct LibraryBrowser: Sendable {
             motionOf[pair.still] = pair.motion
             motions.insert(pair.motion)
         }
-        return try library.catalog.assetsByCaptureDate(since: since, until: until, kind: kind).compactMap { row in
+        return try library.catalog.assetsByCaptureDate(since: since, until: until, kind: kind, albums: albums).compactMap { row in
             if motions.contains(row.asset.checksum), kind != .video { return nil }
             let probe = row.probeJSON.flatMap(Self.decodeProbe)
             return AssetListing(
@@ -152,6 +171,15 @@ public struct LibraryBrowser: Sendable {
                 captureLocal: probe?.captureTime?.local, captureOffset: probe?.captureTime?.offset,
                 width: probe?.width, height: probe?.height, firstSourcePath: row.asset.firstSourcePath,
                 original: library.layout.absolute(row.asset.originalPath), motion: motionOf[row.asset.checksum]?.hex)
+        }
+    }
+
+    /// Every album, with its members in the library.
+    public func albums() throws -> [AlbumListing] {
+        try library.catalog.albums().map {
+            AlbumListing(title: $0.album.title, description: $0.album.description, date: $0.album.date,
+                         members: $0.members, folder: $0.album.folder,
+                         metadata: library.layout.absolute($0.album.metadataPath))
         }
     }
 

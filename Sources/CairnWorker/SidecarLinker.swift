@@ -8,19 +8,24 @@ import Foundation
 
 /// Stores a scan's sidecars (`.xmp`, `.aae`, Takeout `.json`) byte-identical beside the originals and links each
 /// to the asset it describes, on the run that brings the media or any later one; fills a photo's missing
-/// capture time and position from them.
+/// capture time and position from them. A Google Takeout album's metadata file is kept the same way, and makes
+/// its folder's media an album.
 struct SidecarLinker {
     let library: Library
+    let sourceID: Int64
     let now: Date
 
     struct Outcome {
         var linked = 0
+        /// Albums that are new, or gained members, on this run.
+        var albumsChanged: [String] = []
         var failures: [ImportFailure] = []
     }
 
     /// Links the run's sidecars that are not linked as they are now, a folder at a time: a sidecar only names media
     /// beside it, so one folder's media are read (from the run tables) for that folder's sidecars, and nothing is
-    /// held for the whole source. A rescan whose sidecars are all linked reads no folder.
+    /// held for the whole source. A rescan whose sidecars are all linked reads no folder but the album folders
+    /// (whose metadata is read again, as a photo may have joined the album).
     func link(sidecarsOf runFiles: RunFileTable, sourceRoot: String, pageSize: Int = 512) -> Outcome {
         var outcome = Outcome()
         var folder: (name: String, index: SidecarMatcher.Index, checksums: [String: Checksum])?
@@ -61,6 +66,10 @@ struct SidecarLinker {
         let path = sourceRoot + "/" + sidecar.relativePath
         guard let kind = SidecarMatcher.kind(of: sidecar.relativePath) else { return }
         let size = sidecar.fingerprint.size, modified = sidecar.fingerprint.modificationTimeNanoseconds
+        if kind == .takeout, let album = TakeoutAlbumMetadata(path: path) {
+            linkAlbum(album, file: sidecar, path: path, checksums: checksums, into: &outcome)
+            return
+        }
         var takeout: TakeoutMetadata?
         if kind == .takeout {
             // A .json that is not Google's photo metadata is not a sidecar.
@@ -70,12 +79,7 @@ struct SidecarLinker {
         guard let mediaPath = SidecarMatcher.media(for: sidecar.relativePath, in: index, title: takeout?.title),
               let asset = checksums[mediaPath], (try? catalog.asset(asset)) != nil else { return }
         do {
-            let hasher = try FileHasher()
-            let checksum = try hasher.hash(path: path).checksum
-            let ext = MediaClassifier.fileExtension(of: sidecar.relativePath).lowercased()
-            let stored = library.layout.sidecarRelativePath(checksum, fileExtension: ext)
-            _ = try OriginalsStore(layout: library.layout).place(sourcePath: path, checksum: checksum,
-                                                               relativePath: stored, hasher: hasher)
+            let (checksum, stored) = try keep(sidecar, path: path)
             try catalog.linkSidecar(SidecarRecord(checksum: checksum, asset: asset, kind: kind.rawValue, path: stored,
                                                   sourcePath: sidecar.relativePath, sourceSize: size,
                                                   sourceModificationTimeNanoseconds: modified, linkedAt: now))
@@ -83,6 +87,36 @@ struct SidecarLinker {
             outcome.linked += 1
         } catch {
             outcome.failures.append(ImportFailure(relativePath: sidecar.relativePath, phase: .sidecar,
+                                                  reason: FailureReason("\(error)"), retryable: true))
+        }
+    }
+
+    /// Stores a sidecar's bytes in the library, content-addressed: its checksum and stored path.
+    private func keep(_ sidecar: SourceFileRecord, path: String) throws -> (Checksum, String) {
+        let hasher = try FileHasher()
+        let checksum = try hasher.hash(path: path).checksum
+        let ext = MediaClassifier.fileExtension(of: sidecar.relativePath).lowercased()
+        let stored = library.layout.sidecarRelativePath(checksum, fileExtension: ext)
+        _ = try OriginalsStore(layout: library.layout).place(sourcePath: path, checksum: checksum,
+                                                           relativePath: stored, hasher: hasher)
+        return (checksum, stored)
+    }
+
+    /// Keeps an album's metadata file and makes the media beside it (those the library holds) its members.
+    private func linkAlbum(_ album: TakeoutAlbumMetadata, file: SourceFileRecord, path: String,
+                           checksums: [String: Checksum], into outcome: inout Outcome) {
+        let folder = file.relativePath.lastIndex(of: "/").map { String(file.relativePath[..<$0]) } ?? ""
+        let name = album.name(folderName: FileSystem.baseName(of: FileSystem.parentDirectory(of: path)))
+        do {
+            let (checksum, stored) = try keep(file, path: path)
+            let change = try library.catalog.saveAlbum(
+                AlbumRecord(sourceID: sourceID, folder: folder, title: name, description: album.description,
+                            date: album.date, metadataChecksum: checksum, metadataPath: stored,
+                            metadataSourcePath: file.relativePath, updatedAt: now),
+                members: Array(Set(checksums.values)))
+            if change.created || change.membersAdded > 0 { outcome.albumsChanged.append(name) }
+        } catch {
+            outcome.failures.append(ImportFailure(relativePath: file.relativePath, phase: .sidecar,
                                                   reason: FailureReason("\(error)"), retryable: true))
         }
     }

@@ -6,7 +6,7 @@ import CairnWorker
 import Foundation
 
 /// Opens the library read-only for a browsing command, or says there is none yet.
-private func openForReading(_ library: LibraryOption) throws -> Library {
+func openForReading(_ library: LibraryOption) throws -> Library {
     let path = library.resolvedPath
     guard LibraryLayout.holdsLibrary(path) else {
         Output.error("\(path): no library here yet (run `cairn import FOLDER` first)")
@@ -15,7 +15,7 @@ private func openForReading(_ library: LibraryOption) throws -> Library {
     return try Library(root: path, readOnly: true)
 }
 
-private func browseJSONEncoder() -> JSONEncoder {
+func browseJSONEncoder() -> JSONEncoder {
     let encoder = JSONEncoder()
     encoder.dateEncodingStrategy = .iso8601
     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -84,6 +84,7 @@ struct AssetCommand: ParsableCommand {
                          + (asset.gpsSource.map { " from \($0)" } ?? ""))
         }
         for sidecar in asset.sidecars { lines.append("sidecar    \(sidecar.kind) \(sidecar.sourcePath) -> \(sidecar.path)") }
+        for album in asset.albums { lines.append("album      \(album)") }
         if let profile = asset.colourProfile { lines.append("colour     \(profile) (converted to sRGB in the derived files)") }
         for file in asset.derived { lines.append("derived    \(file.role) \(file.format) \(file.width)x\(file.height) \(file.path)") }
         if let partner = asset.pairedWith {
@@ -109,7 +110,7 @@ struct AssetCommand: ParsableCommand {
     }
 }
 
-/// `cairn ls [--since DATE] [--until DATE] [--kind photo|video] [--json]`
+/// `cairn ls [--since DATE] [--until DATE] [--kind photo|video] [--album TITLE] [--json]`
 struct ListCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "ls",
@@ -128,6 +129,9 @@ struct ListCommand: ParsableCommand {
     @Option(help: "Only photos or only videos (photo or video).")
     var kind: String?
 
+    @Option(help: "Only the members of the album with this title (any case; `cairn albums` lists them).")
+    var album: String?
+
     @OptionGroup var library: LibraryOption
 
     @Flag(help: "Print one JSON object per asset (fields as in the README), instead of text.")
@@ -142,8 +146,13 @@ struct ListCommand: ParsableCommand {
     func run() throws {
         let opened = try openForReading(library)
         defer { opened.close() }
-        let listing = try LibraryBrowser(library: opened).list(
-            since: since.flatMap(Self.date), until: until.flatMap(Self.date), kind: kind.flatMap(MediaKind.init(rawValue:)))
+        let browser = LibraryBrowser(library: opened)
+        if let album, try opened.catalog.albums(titled: album).isEmpty {
+            Output.error("--album \(album): no album with this title in \(opened.layout.root) (`cairn albums` lists them)")
+            throw ExitCode(1)
+        }
+        let listing = try browser.list(since: since.flatMap(Self.date), until: until.flatMap(Self.date),
+                                       kind: kind.flatMap(MediaKind.init(rawValue:)), album: album)
         let encoder = browseJSONEncoder()
         for asset in listing {
             if json {

@@ -27,6 +27,7 @@ enum CommandRegistry {
         StatusCommand.self,
         AssetCommand.self,
         ListCommand.self,
+        AlbumsCommand.self,
         HashCommand.self,
         ProbeCommand.self,
         ThumbnailCommand.self,

@@ -186,4 +186,16 @@ import Testing
         #expect(SidecarMatcher.isSidecar(name: "IMG.XMP") && SidecarMatcher.isSidecar(name: "x.json"))
         #expect(!SidecarMatcher.isSidecar(name: "notes.txt"))
     }
+
+    /// An album's metadata file is told by its content whatever its name; a photo's own JSON never is one.
+    @Test func takeoutAlbumMetadataIsToldByContent() throws {
+        let current = try #require(TakeoutAlbumMetadata(data: Data(#"{"title": "Paris", "description": "", "date": {"timestamp": "1560000000"}}"#.utf8)))
+        #expect(current.title == "Paris" && current.description == nil && current.date == Date(timeIntervalSince1970: 1_560_000_000))
+        let older = try #require(TakeoutAlbumMetadata(data: Data(#"{"albumData": {"title": "", "description": "Old"}}"#.utf8)))
+        #expect(older.name(folderName: "Vacances") == "Vacances" && older.description == "Old")
+        #expect(TakeoutAlbumMetadata(data: Data(#"{"title": "IMG_1.jpg", "photoTakenTime": {"timestamp": "1"}}"#.utf8)) == nil)
+        #expect(TakeoutAlbumMetadata(data: Data("[1, 2]".utf8)) == nil)
+        #expect(TakeoutAlbumMetadata.isCandidate(name: "métadonnées.json") && TakeoutAlbumMetadata.isCandidate(name: "Metadaten.JSON"))
+        #expect(!TakeoutAlbumMetadata.isCandidate(name: "IMG_1.jpg.json"))
+    }
 }
