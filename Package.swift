@@ -61,10 +61,13 @@ let package = Package(
         .systemLibrary(
             name: "COpenSSL", path: "CSystemLibs/COpenSSL",
             pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        // libavutil and libswscale are linked; libavformat and libavcodec (and the ~130 libraries Debian's build
+        // links them to) are loaded on first use by CFFmpegLoader, so commands that never touch a video start fast.
         .systemLibrary(
             name: "CFFmpeg", path: "CSystemLibs/CFFmpeg",
-            pkgConfig: "libavformat",
+            pkgConfig: "libswscale",
             providers: [.apt(["libavformat-dev", "libavcodec-dev", "libswscale-dev", "libavutil-dev"])]),
+        .target(name: "CFFmpegLoader", path: "CSystemLibs/CFFmpegLoader"),
         // Specialist still decoders and colour management, each the field's standard for its formats.
         .systemLibrary(
             name: "CTurboJPEG", path: "CSystemLibs/CTurboJPEG",
@@ -100,7 +103,7 @@ let package = Package(
         // C calls live only in these two, behind Swift types (media: FFmpeg and the specialist still decoders).
         .target(name: "CairnHashing", dependencies: ["CairnCore", "COpenSSL", "CMappingGuard", "CLinux"]),
         .target(name: "CairnMedia", dependencies: [
-            "CairnCore", "CFFmpeg", "CTurboJPEG", "CHeif", "CLibRaw", "CLCMS2", "CWebP", "CTIFF", "CJXL", "CPixbuf",
+            "CairnCore", "CFFmpeg", "CFFmpegLoader", "CTurboJPEG", "CHeif", "CLibRaw", "CLCMS2", "CWebP", "CTIFF", "CJXL", "CPixbuf",
         ]),
         // `cairn watch`: the source tree through inotify, when to sync (a pure state machine), systemd's notify protocol.
         .target(name: "CairnWatch", dependencies: ["CairnCore"]),

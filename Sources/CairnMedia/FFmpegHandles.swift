@@ -119,22 +119,52 @@ final class Frame {
     func linesize(_ index: Int) -> Int { Int(CFFmpeg_frame_linesize(pointer, Int32(index))) }
 }
 
-/// A packet with its own (padded) buffer of `size` bytes, for a whole file read into memory.
-final class OwnedPacket {
+/// A whole file read into memory, padded as FFmpeg's decoders require, in a reference-counted buffer that a
+/// packet can share without a copy. Only libavutil: a still that libjpeg-turbo decodes never loads libavcodec.
+final class WholeFile {
+    private var buffer: UnsafeMutablePointer<AVBufferRef>?
+    let data: UnsafeMutablePointer<UInt8>
+    /// The bytes read into `data`.
+    private(set) var count = 0
+
+    init(path: String, size: Int, call: FFmpegCall) throws(MediaError) {
+        let padding = Int(AV_INPUT_BUFFER_PADDING_SIZE)
+        let memory = try call.require(av_malloc(size + padding), "av_malloc").assumingMemoryBound(to: UInt8.self)
+        (memory + size).initialize(repeating: 0, count: padding)
+        guard let buffer = av_buffer_create(memory, size + padding, av_buffer_default_free, nil, 0) else {
+            av_free(memory)
+            throw call.failure("av_buffer_create", "out of memory", .io)
+        }
+        self.buffer = buffer
+        data = memory
+        // Fully initialised from here: if this throws, deinit frees the buffer.
+        count = try FileIO.read(path, into: memory, count: size, call: call)
+    }
+
+    deinit { av_buffer_unref(&buffer) }
+
+    var bytes: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: data, count: count) }
+
+    /// A packet of the whole file, sharing its buffer.
+    func packet(call: FFmpegCall) throws(MediaError) -> SharedPacket {
+        let packet = SharedPacket(try call.require(av_packet_alloc(), "av_packet_alloc"))
+        packet.pointer.pointee.buf = try call.require(av_buffer_ref(buffer), "av_buffer_ref")
+        packet.pointer.pointee.data = data
+        packet.pointer.pointee.size = Int32(count)
+        return packet
+    }
+}
+
+/// A packet that holds a reference to another owner's buffer; freeing it drops that reference.
+final class SharedPacket {
     let pointer: UnsafeMutablePointer<AVPacket>
 
-    init(size: Int, call: FFmpegCall) throws(MediaError) {
-        pointer = try call.require(av_packet_alloc(), "av_packet_alloc")
-        // Fully initialised from here: if this throws, deinit frees the packet.
-        try call.check(av_new_packet(pointer, Int32(size)), "av_new_packet")
-    }
+    init(_ pointer: UnsafeMutablePointer<AVPacket>) { self.pointer = pointer }
 
     deinit {
         var packet: UnsafeMutablePointer<AVPacket>? = pointer
         av_packet_free(&packet)
     }
-
-    var data: UnsafeMutablePointer<UInt8> { pointer.pointee.data }
 }
 
 /// Scalers no picture uses, by everything they were made for, the most recently used kept. Making a scaler

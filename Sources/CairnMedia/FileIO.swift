@@ -66,3 +66,33 @@ enum FileIO {
                           category: category, code: -code)
     }
 }
+
+/// A file opened once for reads at offsets (`pread`), closed when released.
+final class FileReader {
+    private let descriptor: Int32
+    private let call: FFmpegCall
+
+    init(path: String, call: FFmpegCall) throws(MediaError) {
+        descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        self.call = call
+        guard descriptor >= 0 else { throw FileIO.posixError("open", call) }
+    }
+
+    deinit { close(descriptor) }
+
+    /// Up to `count` bytes at `offset` (fewer at the end of the file).
+    func bytes(at offset: Int, count: Int) throws(MediaError) -> [UInt8] {
+        var result = [UInt8](repeating: 0, count: count)
+        var total = 0
+        while total < count {
+            let got = result.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress! + total, count - total, off_t(offset + total)) }
+            if got < 0 {
+                if errno == EINTR { continue }
+                throw FileIO.posixError("read", call)
+            }
+            if got == 0 { break }
+            total += got
+        }
+        return Array(result.prefix(total))
+    }
+}

@@ -66,8 +66,7 @@ struct PictureDecoder {
                 return try RawDecoder(configuration: configuration).decode(path: path, targetShortSide: targetShortSide, call: call)
             } catch where leading.container.namesAnotherReader {
                 // Content over extension, as in the probe.
-                do { return try decodeByContent(path: path, size: size, leading: leading, targetShortSide: targetShortSide, call: call) }
-                catch let next { throw leading.container == .tiff ? error : next }
+                return try decodeByContent(path: path, size: size, leading: leading, targetShortSide: targetShortSide, call: call)
             }
         }
         return try decodeByContent(path: path, size: size, leading: leading, targetShortSide: targetShortSide, call: call)
@@ -95,30 +94,29 @@ struct PictureDecoder {
                 path: path, brand: leading.brand, targetShortSide: targetShortSide, call: call)
         }
         // JPEG and PNG are decoded from one packet holding the whole file; its first bytes give the header.
-        let packet = try OwnedPacket(size: size, call: call)
-        let read = try FileIO.read(path, into: packet.data, count: size, call: call)
-        packet.pointer.pointee.size = Int32(read)
+        let file = try WholeFile(path: path, size: size, call: call)
+        let read = file.count
         // Parsed in place over the whole file (a CMYK profile alone can pass the probe's window); nothing is copied.
-        let header = StillHeader(bytes: UnsafeBufferPointer(start: packet.data, count: read))
+        let header = StillHeader(bytes: file.bytes)
         if header.container == .webp, let picture = try WebPDecoder(configuration: configuration).decodeAnimated(
-            packet.data, count: read, call: call) {
+            file.data, count: read, call: call) {
             return picture
         }
         switch header.container {
         case .jpeg:
             if configuration.jpegDecoder == .libjpegTurbo,
                let picture = try JPEGDecoder(configuration: configuration).decode(
-                   packet.data, count: read, header: header, targetShortSide: targetShortSide, call: call) {
+                   file.data, count: read, header: header, targetShortSide: targetShortSide, call: call) {
                 return picture
             }
-            return try decodeWholeFile(packet, header: header, targetShortSide: targetShortSide, call: call)
+            return try decodeWholeFile(file, header: header, targetShortSide: targetShortSide, call: call)
         case .png:
             return try withLastResort(path: path, header: header, call: call) { () throws(MediaError) in
-                try decodeWholeFile(packet, header: header, targetShortSide: targetShortSide, call: call)
+                try decodeWholeFile(file, header: header, targetShortSide: targetShortSide, call: call)
             }
         case .jxl:
             return try JXLDecoder(configuration: configuration).decode(
-                packet.data, count: read, targetShortSide: targetShortSide, call: call)
+                file.data, count: read, targetShortSide: targetShortSide, call: call)
         default:
             let picture = try withLastResort(path: path, header: header, call: call) { () throws(MediaError) in
                 try decodeFromContainer(path: path, targetShortSide: targetShortSide, seekFraction: nil, call: call)
@@ -181,7 +179,7 @@ struct PictureDecoder {
 
     // MARK: - JPEG and PNG: the whole file is one packet
 
-    private func decodeWholeFile(_ packet: OwnedPacket, header: StillHeader, targetShortSide: Int,
+    private func decodeWholeFile(_ file: WholeFile, header: StillHeader, targetShortSide: Int,
                                  call: FFmpegCall) throws(MediaError) -> DecodedPicture {
         if header.hasDimensions { try checkPixels(header.width!, header.height!, call: call) }
         let codecID = header.container == .jpeg ? AV_CODEC_ID_MJPEG : AV_CODEC_ID_PNG
@@ -192,6 +190,7 @@ struct PictureDecoder {
         configure(decoder, width: header.width, height: header.height, targetShortSide: targetShortSide)
         try decoder.open()
         let frame = try Frame(call: call)
+        let packet = try file.packet(call: call)
         try call.check(avcodec_send_packet(decoder.pointer, packet.pointer), "avcodec_send_packet")
         try call.check(avcodec_send_packet(decoder.pointer, nil), "avcodec_send_packet")
         let rc = avcodec_receive_frame(decoder.pointer, frame.pointer)

@@ -20,9 +20,7 @@ struct Prober {
                 return try RawDecoder(configuration: configuration).probe(path: path, header: header, call: call)
             } catch where header.container.namesAnotherReader {
                 // Content over extension: a JPEG renamed `.nef` is still a JPEG; the bytes choose the next reader.
-                // A TIFF that LibRaw and libtiff both refuse is most likely a damaged RAW: LibRaw's reason stands.
-                do { return try probeByContent(path: path, size: size, prefix: prefix, header: header, call: call) }
-                catch let next { throw header.container == .tiff ? error : next }
+                return try probeByContent(path: path, size: size, prefix: prefix, header: header, call: call)
             }
         }
         return try probeByContent(path: path, size: size, prefix: prefix, header: header, call: call)
@@ -51,6 +49,10 @@ struct Prober {
             return try bytes.withUnsafeBufferPointer { (buffer) throws(MediaError) in
                 try JXLDecoder(configuration: configuration).probe(buffer.baseAddress!, count: buffer.count, call: call)
             }
+        }
+        var header = header
+        if header.container == .jpeg, let resume = header.jpegResumeOffset, resume < size {
+            try header.readJPEGFrame(from: resume, reader: FileReader(path: path, call: call))
         }
         if (header.container == .jpeg || header.container == .png), header.hasDimensions {
             return try stillProbe(header, call: call)

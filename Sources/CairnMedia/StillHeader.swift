@@ -7,8 +7,9 @@ struct StillHeader: Equatable, Sendable {
         case jpeg, png, tiff, heif, webp, gif, bmp, jxl, other
 
         /// True when the first bytes name a format with a reader of its own, so a file that the decoder its
-        /// extension points to refuses can still be read as what it is.
-        var namesAnotherReader: Bool { self != .other }
+        /// extension points to refuses can still be read as what it is. Not TIFF: camera RAWs are TIFFs, and
+        /// libtiff would render a RAW that LibRaw finds no image in as its postage-stamp first page.
+        var namesAnotherReader: Bool { self != .other && self != .tiff }
     }
 
     var container: Container
@@ -28,6 +29,9 @@ struct StillHeader: Equatable, Sendable {
     var animationFrames: Int?
     /// The JPEG's start-of-frame marker (0xC0 baseline, 0xC2 progressive, ...), when read.
     var jpegFrameMarker: UInt8?
+    /// Where the JPEG's next segment starts when the bytes given ended before its frame header did (megabytes
+    /// of XMP can come first): ``readJPEGFrame(from:reader:)`` goes on from there.
+    var jpegResumeOffset: Int?
 
     /// Reads the header of `bytes`, the start of a file (or all of it, read in place: a buffer is not copied).
     init<Bytes: RandomAccessCollection>(bytes: Bytes) where Bytes.Element == UInt8, Bytes.Index == Int {
@@ -83,6 +87,7 @@ struct StillHeader: Equatable, Sendable {
                 iccProfile = (1...iccChunks.count).flatMap { iccChunks[$0]! }
             }
         }
+        defer { if !hasDimensions, at + 4 > b.count || jpegFrameMarker != nil { jpegResumeOffset = at } }
         while at + 4 <= b.count {
             guard b[at] == 0xFF else { return }
             let marker = b[at + 1]
@@ -112,6 +117,33 @@ struct StillHeader: Equatable, Sendable {
                 break
             }
             at = end
+        }
+    }
+
+    /// Walks the JPEG's segment headers in the file from `offset`, four bytes each and skipping their bodies, to
+    /// its frame header, and takes the picture's size from it. Segments before it that the window missed (EXIF,
+    /// ICC) are not read: the decoder reads the whole file.
+    mutating func readJPEGFrame(from offset: Int, reader: FileReader) throws(MediaError) {
+        var at = offset
+        for _ in 0..<65_536 {
+            let head = try reader.bytes(at: at, count: 4)
+            guard head.count == 4, head[0] == 0xFF else { return }
+            let marker = head[1]
+            if marker == 0xFF { at += 1; continue }
+            if marker == 0xD8 || (0xD0...0xD7).contains(marker) || marker == 0x01 { at += 2; continue }
+            if marker == 0xDA || marker == 0xD9 { return }
+            let length = Int(head[2]) << 8 | Int(head[3])
+            guard length >= 2 else { return }
+            if (0xC0...0xCF).contains(marker), marker != 0xC4, marker != 0xC8, marker != 0xCC {
+                let frame = try reader.bytes(at: at + 4, count: 5)
+                guard frame.count == 5 else { return }
+                jpegFrameMarker = marker
+                height = Int(frame[1]) << 8 | Int(frame[2])
+                width = Int(frame[3]) << 8 | Int(frame[4])
+                jpegResumeOffset = nil
+                return
+            }
+            at += 2 + length
         }
     }
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import CairnCore
 import CairnMedia
+import CairnWorker
 import Foundation
 
 /// `cairn probe FILE... [--json]`
@@ -74,9 +75,14 @@ extension Result where Failure == MediaError {
 }
 
 /// `cairn thumbnail FILE... --output DIR`
-struct ThumbnailCommand: ParsableCommand {
+struct ThumbnailCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "thumbnail", abstract: "Write a thumbnail (and optionally a preview) for each photo or video.")
+        commandName: "thumbnail", abstract: "Write a thumbnail (and optionally a preview) for each photo or video.",
+        discussion: """
+            The files go through the same lanes as an import, on every core, each decoded once; a line per file \
+            is printed in the order the files were given. A thumbnail is named after its file (`IMG_1-thumb.webp`); \
+            a file that fails is named with its reason, the others go on, and the exit code is 3.
+            """)
 
     @Argument(help: "The photos and videos to make thumbnails of.")
     var files: [String]
@@ -95,25 +101,14 @@ struct ThumbnailCommand: ParsableCommand {
         }
     }
 
-    func run() throws {
-        let engine = MediaEngine()
-        var failures = 0
-        var stems: Set<String> = []
-        for file in files {
-            let name = (file as NSString).lastPathComponent
-            // IMG_1.JPG and IMG_1.HEIC in one call must not overwrite each other's thumbnails.
-            var stem = (name as NSString).deletingPathExtension
-            if !stems.insert(stem).inserted { stem = name }
-            let thumbnail = "\(output)/\(stem)-thumb.\(MediaEngine.thumbnailFormat.fileExtension)"
-            do {
-                let kind = try engine.probe(path: file).kind
-                let result = try engine.renderDerivatives(
-                    source: file, kind: kind, thumbnail: thumbnail,
-                    preview: preview ? "\(output)/\(stem)-preview.jpg" : nil)
-                print("\(file): \(result.thumbnail.width)x\(result.thumbnail.height) -> \(result.thumbnail.path)")
-            } catch {
-                failures += 1
-                Output.error("\(error)")
+    func run() async throws {
+        let batch = ThumbnailBatch(files: files, outputFolder: output, makesPreviews: preview)
+        let failures = try await batch.run { line in
+            switch line {
+            case .made(let file, let thumbnail):
+                Output.line("\(file): \(thumbnail.width)x\(thumbnail.height) -> \(thumbnail.path)")
+            case .failed(let file, let reason):
+                Output.error("\(file): \(reason)")
             }
         }
         if failures > 0 {

@@ -41,6 +41,39 @@ import Testing
         let written = try FileManager.default.contentsOfDirectory(atPath: folder.subpath("out"))
         #expect(written.count == 2, "\(written)")
     }
+
+    /// Issue 30.3: the files run through the import's lanes, several at once, yet the lines come in the files'
+    /// order. The first file is the largest, so it is likely the last decoded.
+    @Test func thumbnailLinesComeInTheFilesOrderWhateverFinishesFirst() throws {
+        let folder = try TemporaryDirectory()
+        var files = [try MediaFixtures.jpeg(at: folder.subpath("big.jpg"), width: 3000, height: 2000)]
+        for index in 0..<5 {
+            files.append(try MediaFixtures.jpeg(at: folder.subpath("small\(index).jpg"), width: 320, height: 240))
+        }
+        files.insert(try MediaFixtures.garbage(at: folder.subpath("junk.jpg")), at: 3)
+        try FileManager.default.createDirectory(atPath: folder.subpath("out"), withIntermediateDirectories: true)
+        let result = try CairnBinary.run(["thumbnail"] + files + ["--output", folder.subpath("out")])
+        #expect(result.status == 3)
+        let printed = result.standardOutput.split(separator: "\n").map { String($0.prefix { $0 != ":" }) }
+        #expect(printed == files.filter { !$0.hasSuffix("junk.jpg") }, "\(result.standardOutput)")
+        #expect(result.standardError.contains("junk.jpg") && result.standardError.contains("1 of 7 files failed"))
+    }
+
+    /// libavformat and libavcodec (and the libraries Debian's FFmpeg links them to) are loaded only when a file
+    /// needs them: a JPEG thumbnail starts without them, a video loads them and still gets its thumbnail.
+    @Test func ffmpegIsLoadedOnlyForFilesThatNeedIt() throws {
+        let folder = try TemporaryDirectory()
+        let jpeg = try MediaFixtures.jpeg(at: folder.subpath("still.jpg"), width: 320, height: 240)
+        let video = try MediaFixtures.video(at: folder.subpath("clip.mp4"), seconds: 1)
+        try FileManager.default.createDirectory(atPath: folder.subpath("out"), withIntermediateDirectories: true)
+        let trace = ["LD_DEBUG": "files"]  // the dynamic loader names every library it opens, on stderr
+        let still = try CairnBinary.run(["thumbnail", jpeg, "--output", folder.subpath("out")], environment: trace)
+        #expect(still.status == 0 && still.standardError.contains("libswscale"))
+        #expect(!still.standardError.contains("libavcodec") && !still.standardError.contains("libavformat"))
+        let clip = try CairnBinary.run(["thumbnail", video, "--output", folder.subpath("out")], environment: trace)
+        #expect(clip.status == 0 && clip.standardError.contains("libavcodec") && clip.standardError.contains("libavformat"))
+        #expect(FileManager.default.fileExists(atPath: folder.subpath("out/clip-thumb.webp")))
+    }
 }
 
 /// Issue 11, "kept without preview": media cairn recognises but cannot render is kept byte-identical, counted

@@ -173,4 +173,22 @@ struct StillFormatTests {
         do { _ = try engine.probe(path: junk) } catch { failure = error }
         #expect(try #require(failure).reason.lowercased().contains("raw"))
     }
+
+    /// A JPEG whose frame header comes after megabytes of metadata segments (a phone's extended XMP) is sized
+    /// from its own headers, walked in the file, not handed to FFmpeg's demuxer (which calls it "image2").
+    @Test func jpegWithItsFrameHeaderPastTheProbeWindowIsSizedFromItsHeaders() throws {
+        let jpeg = try Data(contentsOf: URL(fileURLWithPath: try MediaFixtures.jpeg(
+            at: folder.subpath("plain.jpg"), width: 320, height: 240)))
+        let body = [UInt8](repeating: 0x20, count: 65_000)
+        let segment = [0xFF, 0xE1, UInt8((body.count + 2) >> 8), UInt8((body.count + 2) & 0xFF)] + body
+        var padded = Data(jpeg.prefix(2))
+        for _ in 0..<8 { padded.append(contentsOf: segment) }  // 520 KB, twice the probe's window
+        padded.append(jpeg.dropFirst(2))
+        let path = folder.subpath("xmp-heavy.jpg")
+        try padded.write(to: URL(fileURLWithPath: path))
+        let probe = try engine.probe(path: path)
+        #expect(probe.container == "jpeg" && probe.width == 320 && probe.height == 240)
+        let thumbnail = try engine.renderThumbnail(source: path, kind: .photo, to: folder.subpath("xmp-thumb.webp"))
+        #expect(thumbnail.width == 320 && thumbnail.height == 240)
+    }
 }

@@ -152,47 +152,74 @@ enum MediaBench {
         var pass: () -> Void
     }
 
-    /// Runs every contender `rounds` times, interleaved (so background load hits all alike), keeping
-    /// each one's fastest wall time and its CPU time in that round.
+    /// Runs every contender `rounds` times, interleaved (so background load hits all alike), keeping every
+    /// round's wall time and the CPU time of each contender's fastest round.
     static func compare(_ contenders: [Contender], rounds: Int, items: Int) -> [Row] {
-        var best = [(wall: Double, cpu: Double)](repeating: (.infinity, .infinity), count: contenders.count)
+        var walls = [[Double]](repeating: [], count: contenders.count)
+        var cpus = [Double](repeating: 0, count: contenders.count)
         for _ in 0..<max(1, rounds) {
             for (index, contender) in contenders.enumerated() {
                 let cpu = cpuSeconds()
                 let wall = time(contender.pass)
-                if wall < best[index].wall { best[index] = (wall, cpuSeconds() - cpu) }
+                if wall < (walls[index].min() ?? .infinity) { cpus[index] = cpuSeconds() - cpu }
+                walls[index].append(wall)
             }
         }
-        return zip(contenders, best).map { contender, best in
-            Row(name: contender.name, seconds: best.wall, cpuSeconds: best.cpu, items: items, note: contender.note())
+        return contenders.indices.map { index in
+            Row(name: contenders[index].name, walls: walls[index], cpuSeconds: cpus[index], items: items,
+                note: contenders[index].note())
         }
     }
 
-    /// One row of a results table.
+    /// One row of a results table: a wall time per round, in the order the rounds ran.
     struct Row {
         var name: String
-        var seconds: Double
+        var walls: [Double]
         var cpuSeconds: Double? = nil
         var items: Int
         var note = ""
+
+        init(name: String, walls: [Double], cpuSeconds: Double? = nil, items: Int, note: String = "") {
+            self.name = name
+            self.walls = walls
+            self.cpuSeconds = cpuSeconds
+            self.items = items
+            self.note = note
+        }
+
+        init(name: String, seconds: Double, cpuSeconds: Double? = nil, items: Int, note: String = "") {
+            self.init(name: name, walls: [seconds], cpuSeconds: cpuSeconds, items: items, note: note)
+        }
+
+        var seconds: Double { walls.min() ?? .infinity }
     }
 
-    /// Prints rows with throughput and how many times faster the first (cairn) row is than each other row,
-    /// by wall time and by CPU time.
-    static func printTable(_ title: String, _ rows: [Row], unit: String = "files") {
+    /// min/median/max of `values`, formatted; one value alone when there is one.
+    static func spread(_ values: [Double], _ format: String) -> String {
+        let sorted = values.sorted()
+        guard let first = sorted.first, let last = sorted.last, sorted.count > 1 else {
+            return sorted.first.map { String(format: format, $0) } ?? "-"
+        }
+        return [first, sorted[sorted.count / 2], last].map { String(format: format, $0) }.joined(separator: "/")
+    }
+
+    /// Prints rows with throughput and how many times the base row's time each row takes: per round (the two
+    /// ran side by side), as min/median/max over the rounds, and by CPU time in each one's fastest round.
+    static func printTable(_ title: String, _ rows: [Row], unit: String = "files", base baseIndex: Int = 0) {
         print("\n\(title)")
-        print(String(repeating: "-", count: 110))
-        print(pad("tool", 50) + pad("wall s", 8) + pad("cpu s", 8) + pad("\(unit)/s", 9) + pad("cairn x", 9)
-              + pad("cpu x", 8) + "note")
-        guard let base = rows.first else { return }
-        for row in rows {
+        print(String(repeating: "-", count: 126))
+        print(pad("tool", 50) + pad("wall s min/med/max", 20) + pad("cpu s", 7) + pad("\(unit)/s", 9)
+              + pad("x base min/med/max", 20) + pad("cpu x", 7) + "note")
+        guard rows.indices.contains(baseIndex) else { return }
+        let base = rows[baseIndex]
+        for (index, row) in rows.enumerated() {
             let rate = Double(row.items) / row.seconds
-            let isBase = row.name == base.name
+            let ratios = zip(row.walls, base.walls).map { $0 / $1 }
             let cpuRatio = row.cpuSeconds.flatMap { cpu in base.cpuSeconds.map { cpu / $0 } }
-            print(pad(row.name, 50) + pad(String(format: "%.2f", row.seconds), 8)
-                  + pad(row.cpuSeconds.map { String(format: "%.2f", $0) } ?? "-", 8) + pad(String(format: "%.1f", rate), 9)
-                  + pad(isBase ? "-" : String(format: "%.2fx", row.seconds / base.seconds), 9)
-                  + pad(isBase || cpuRatio == nil ? "-" : String(format: "%.2fx", cpuRatio!), 8) + row.note)
+            print(pad(row.name, 50) + pad(spread(row.walls, "%.2f"), 20)
+                  + pad(row.cpuSeconds.map { String(format: "%.2f", $0) } ?? "-", 7) + pad(String(format: "%.1f", rate), 9)
+                  + pad(index == baseIndex ? "base" : spread(ratios, "%.2f") + "x", 20)
+                  + pad(index == baseIndex || cpuRatio == nil ? "-" : String(format: "%.2fx", cpuRatio!), 7) + row.note)
         }
     }
 

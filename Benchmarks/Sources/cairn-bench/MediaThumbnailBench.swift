@@ -27,9 +27,9 @@ struct MediaThumbnailBench: ParsableCommand {
     var cores: Int = ProcessInfo.processInfo.activeProcessorCount
 
     @Option(help: "The thumbnail's short side, in pixels.")
-    var size: Int = 256
+    var size: Int = MediaConfiguration().thumbnailShortSide
 
-    @Option(help: "Use at most this many files (0: all).")
+    @Option(help: "Use only the largest this many files (0: all).")
     var limit: Int = 0
 
     @Option(help: "Passes per tool, interleaved; the fastest counts.")
@@ -37,6 +37,9 @@ struct MediaThumbnailBench: ParsableCommand {
 
     @Option(help: "Shrink-on-load keeps the decoded short side at least this many times the thumbnail's.")
     var shrinkMargin: Double = MediaConfiguration().shrinkOnLoadMargin
+
+    @Option(help: "The cairn command to time as users run it (default: a release build beside this tool or in the root package).")
+    var command: String?
 
     @Flag(inversion: .prefixedNo, help: "Run the peer tools too (--no-peers measures cairn alone).")
     var peers = true
@@ -48,9 +51,10 @@ struct MediaThumbnailBench: ParsableCommand {
     }
 
     func run() throws {
-        var files = MediaBench.files(in: corpus, extensions: family.extensions).filter {
-            ((try? FileManager.default.attributesOfItem(atPath: $0)[.size] as? Int) ?? 0) >= minBytes
-        }
+        let sizes = Dictionary(MediaBench.files(in: corpus, extensions: family.extensions).map {
+            ($0, (try? FileManager.default.attributesOfItem(atPath: $0)[.size] as? Int) ?? 0)
+        }, uniquingKeysWith: { first, _ in first })
+        var files = sizes.filter { $0.value >= minBytes }.keys.sorted { (sizes[$0]!, $1) > (sizes[$1]!, $0) }
         if limit > 0 { files = Array(files.prefix(limit)) }
         guard !files.isEmpty else { throw ValidationError("No \(family.rawValue) files in \(corpus).") }
         // Files cairn cannot read are left out, so every tool works on the same set.
@@ -96,20 +100,21 @@ struct MediaThumbnailBench: ParsableCommand {
         let fullRSS = String(format: "peak RSS %.0f MB: %.1f MB per lane", Double(MediaBench.memory("VmHWM")) / 1_048_576,
                              Double(MediaBench.memory("VmHWM") - baseline) / Double(cores) / 1_048_576)
 
+        // The library's format first: every ratio is against it.
         var contenders: [MediaBench.Contender] = [
+            .init(name: "cairn thumbnail (WebP, \(cores) lanes)") {
+                _ = MediaBench.inLanes(files, lanes: cores) { file in
+                    _ = try webpEngine.renderThumbnail(source: file, kind: .photo, to: "\(out)/\(MediaBench.stem(file))-c.webp")
+                }
+            },
             .init(name: "cairn thumbnail (JPEG, \(cores) lanes)", note: { thumbRSS }) {
                 _ = MediaBench.inLanes(files, lanes: cores) { file in
                     _ = try jpegEngine.renderThumbnail(source: file, kind: .photo, to: "\(out)/\(MediaBench.stem(file))-c.jpg")
                 }
             },
         ]
-        if MediaEngine.thumbnailFormat == .webp {
-            contenders.append(.init(name: "cairn thumbnail (WebP, \(cores) lanes)") {
-                _ = MediaBench.inLanes(files, lanes: cores) { file in
-                    _ = try webpEngine.renderThumbnail(source: file, kind: .photo, to: "\(out)/\(MediaBench.stem(file))-c.webp")
-                }
-            })
-        }
+        if MediaEngine.thumbnailFormat != .webp { contenders.swapAt(0, 1) }
+        contenders += commandContenders(files: files, out: out, cores: cores)
         contenders.append(.init(name: "cairn full set (thumb + 1440 px preview)", note: { fullRSS }) {
             _ = MediaBench.inLanes(files, lanes: cores) { file in
                 let stem = MediaBench.stem(file)
@@ -119,8 +124,33 @@ struct MediaThumbnailBench: ParsableCommand {
             }
         })
         if peers { contenders += peerContenders(files: files, out: out, cores: cores, size: size, configuration: configuration) }
-        MediaBench.printTable("Thumbnails (like for like: one \(size) px JPEG thumbnail per file)",
+        MediaBench.printTable("Thumbnails (like for like: one \(size) px short side per file; ratios against the first row)",
                               MediaBench.compare(contenders, rounds: rounds, items: files.count))
+    }
+
+    /// The `cairn thumbnail` command as a user runs it (issue 30.3): one process given every file (its own lanes
+    /// on every core), against one process per core given an equal share, the best a user could do by hand.
+    /// Measured only when the command is built beside this tool, and only at the library's thumbnail size.
+    private func commandContenders(files: [String], out: String, cores: Int) -> [MediaBench.Contender] {
+        let beside = ((CommandLine.arguments[0] as NSString).deletingLastPathComponent as NSString).appendingPathComponent("cairn")
+        let candidates = [command, beside, "../.build/release/cairn", ".build/release/cairn"].compactMap { $0 }
+        guard let command = candidates.first(where: FileManager.default.isExecutableFile(atPath:)),
+              size == MediaConfiguration().thumbnailShortSide else {
+            print("cairn command rows skipped: no release build of cairn (--command), or --size is not the library's")
+            return []
+        }
+        let shards = (0..<cores).map { lane in stride(from: lane, to: files.count, by: cores).map { files[$0] } }
+            .filter { !$0.isEmpty }
+        return [
+            .init(name: "cairn thumbnail FILE... (one process)") {
+                try? MediaBench.run([command, "thumbnail"] + files + ["--output", out])
+            },
+            .init(name: "cairn thumbnail, one process per core") {
+                _ = MediaBench.inLanes(shards, lanes: cores) { shard in
+                    try MediaBench.run([command, "thumbnail"] + shard + ["--output", out])
+                }
+            },
+        ]
     }
 
     private func peerContenders(files: [String], out: String, cores: Int, size: Int,
@@ -163,7 +193,29 @@ struct MediaThumbnailBench: ParsableCommand {
                 }
             })
         }
-        // vipsthumbnail in batch mode: one process per core, each given its share of the files.
+        // vipsthumbnail in batch mode: one process per core, each given its share of the files. WebP at the same
+        // short side and quality: a box as tall as the short side for landscape files, as wide for portrait ones.
+        if MediaBench.available("vipsthumbnail") {
+            let upright = files.map { file -> Bool in
+                guard let probe = try? MediaEngine().probe(path: file), let w = probe.width, let h = probe.height else { return false }
+                return h > w
+            }
+            let webpShards = shards.map { shard in
+                (shard.filter { !upright[files.firstIndex(of: $0)!] }, shard.filter { upright[files.firstIndex(of: $0)!] })
+            }
+            contenders.append(.init(name: "vipsthumbnail batch, WebP (\(cores) processes)", note: { "Q=75, vips's default effort" }) {
+                _ = MediaBench.inLanes(webpShards, lanes: cores) { landscape, portrait in
+                    if !landscape.isEmpty {
+                        try MediaBench.run(["vipsthumbnail", "-s", "100000x\(size)", "-o", "\(out)/%s-v.webp[Q=75]"] + landscape,
+                                           environment: ["VIPS_CONCURRENCY": "1"])
+                    }
+                    if !portrait.isEmpty {
+                        try MediaBench.run(["vipsthumbnail", "-s", "\(size)x100000", "-o", "\(out)/%s-v.webp[Q=75]"] + portrait,
+                                           environment: ["VIPS_CONCURRENCY": "1"])
+                    }
+                }
+            })
+        }
         if MediaBench.available("vipsthumbnail") {
             contenders.append(.init(name: "vipsthumbnail batch (\(cores) processes)",
                                     note: { "box 100000x\(size): same size on landscape files" }) {

@@ -1,0 +1,130 @@
+/*
+ * libavformat and libavcodec, loaded when first called rather than when cairn starts.
+ *
+ * Debian's FFmpeg links about 130 libraries (every codec, TLS, Blu-ray, OpenCL, ...), most of them bound
+ * at load time, and the dynamic loader's work on them was most of the start-up of every cairn command, even
+ * those that never touch a video (status, ls, a JPEG thumbnail). Each function cairn calls is defined here
+ * with the headers' own prototype and forwards to the library's, looked up once; libavutil and libswscale,
+ * which are light, stay linked as usual. A missing library ends the process with its name and the reason.
+ */
+#include "CFFmpegLoader.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include <libavcodec/avcodec.h>
+#include <libavformat/avformat.h>
+#include <libavutil/macros.h>
+
+#define FORMAT_LIBRARY "libavformat.so." AV_STRINGIFY(LIBAVFORMAT_VERSION_MAJOR)
+#define CODEC_LIBRARY "libavcodec.so." AV_STRINGIFY(LIBAVCODEC_VERSION_MAJOR)
+
+static void *format_library, *codec_library;
+static pthread_once_t opened = PTHREAD_ONCE_INIT;
+
+static void *open_library(const char *name) {
+    void *handle = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+    if (handle == NULL) {
+        const char *reason = dlerror();
+        fprintf(stderr, "cairn: FFmpeg's %s cannot be loaded (%s); install it (scripts/ensure-packages)\n", name,
+                reason ? reason : "unknown reason");
+        _exit(69); /* EX_UNAVAILABLE */
+    }
+    return handle;
+}
+
+static void open_libraries(void) {
+    codec_library = open_library(CODEC_LIBRARY);
+    format_library = open_library(FORMAT_LIBRARY);
+}
+
+/* The library's own definition: looked up in the library (and what it links), never in cairn's scope, where
+ * the forwarding definition of the same name would be found first. */
+static void *symbol(void *const *library, const char *name) {
+    pthread_once(&opened, open_libraries);
+    void *address = dlsym(*library, name);
+    if (address == NULL) {
+        const char *reason = dlerror();
+        fprintf(stderr, "cairn: FFmpeg has no %s (%s)\n", name, reason ? reason : "unknown reason");
+        _exit(69);
+    }
+    return address;
+}
+
+int CFFmpegLoader_loaded(void) {
+    return __atomic_load_n(&format_library, __ATOMIC_ACQUIRE) != NULL
+        && __atomic_load_n(&codec_library, __ATOMIC_ACQUIRE) != NULL;
+}
+
+/* One forwarding definition: the address is looked up on the first call and kept. */
+#define LOOKUP(library, name, result, parameters)                                                              \
+    typedef result (*function_type) parameters;                                                                \
+    static function_type cached;                                                                               \
+    function_type function = __atomic_load_n(&cached, __ATOMIC_ACQUIRE);                                       \
+    if (function == NULL) {                                                                                    \
+        function = (function_type)symbol(&library, #name);                                                     \
+        __atomic_store_n(&cached, function, __ATOMIC_RELEASE);                                                 \
+    }
+#define FORWARD(library, result, name, parameters, arguments)                                                  \
+    result name parameters {                                                                                   \
+        LOOKUP(library, name, result, parameters)                                                              \
+        return function arguments;                                                                             \
+    }
+#define FORWARD_VOID(library, name, parameters, arguments)                                                     \
+    void name parameters {                                                                                     \
+        LOOKUP(library, name, void, parameters)                                                                \
+        function arguments;                                                                                    \
+    }
+
+/* libavformat */
+FORWARD(format_library, int, av_find_best_stream,
+        (AVFormatContext *ic, enum AVMediaType type, int wanted_stream_nb, int related_stream,
+         const AVCodec **decoder_ret, int flags),
+        (ic, type, wanted_stream_nb, related_stream, decoder_ret, flags))
+FORWARD(format_library, int, av_interleaved_write_frame, (AVFormatContext *s, AVPacket *pkt), (s, pkt))
+FORWARD(format_library, int, av_read_frame, (AVFormatContext *s, AVPacket *pkt), (s, pkt))
+FORWARD(format_library, int, av_seek_frame, (AVFormatContext *s, int stream_index, int64_t timestamp, int flags),
+        (s, stream_index, timestamp, flags))
+FORWARD(format_library, uint8_t *, av_stream_get_side_data,
+        (const AVStream *stream, enum AVPacketSideDataType type, size_t *size), (stream, type, size))
+FORWARD(format_library, int, av_write_trailer, (AVFormatContext *s), (s))
+FORWARD(format_library, AVFormatContext *, avformat_alloc_context, (void), ())
+FORWARD(format_library, int, avformat_alloc_output_context2,
+        (AVFormatContext **ctx, const AVOutputFormat *oformat, const char *format_name, const char *filename),
+        (ctx, oformat, format_name, filename))
+FORWARD_VOID(format_library, avformat_close_input, (AVFormatContext **s), (s))
+FORWARD(format_library, int, avformat_find_stream_info, (AVFormatContext *ic, AVDictionary **options), (ic, options))
+FORWARD_VOID(format_library, avformat_free_context, (AVFormatContext *s), (s))
+FORWARD(format_library, AVStream *, avformat_new_stream, (AVFormatContext *s, const AVCodec *c), (s, c))
+FORWARD(format_library, int, avformat_open_input,
+        (AVFormatContext **ps, const char *url, const AVInputFormat *fmt, AVDictionary **options),
+        (ps, url, fmt, options))
+FORWARD(format_library, int, avformat_write_header, (AVFormatContext *s, AVDictionary **options), (s, options))
+FORWARD(format_library, int, avio_closep, (AVIOContext **s), (s))
+FORWARD(format_library, int, avio_open, (AVIOContext **s, const char *url, int flags), (s, url, flags))
+
+/* libavcodec */
+FORWARD(codec_library, int, av_new_packet, (AVPacket *pkt, int size), (pkt, size))
+FORWARD(codec_library, AVPacket *, av_packet_alloc, (void), ())
+FORWARD_VOID(codec_library, av_packet_free, (AVPacket **pkt), (pkt))
+FORWARD_VOID(codec_library, av_packet_rescale_ts, (AVPacket *pkt, AVRational tb_src, AVRational tb_dst),
+             (pkt, tb_src, tb_dst))
+FORWARD_VOID(codec_library, av_packet_unref, (AVPacket *pkt), (pkt))
+FORWARD(codec_library, AVCodecContext *, avcodec_alloc_context3, (const AVCodec *codec), (codec))
+FORWARD(codec_library, const AVCodec *, avcodec_find_decoder, (enum AVCodecID id), (id))
+FORWARD(codec_library, const AVCodec *, avcodec_find_encoder, (enum AVCodecID id), (id))
+FORWARD(codec_library, const AVCodec *, avcodec_find_encoder_by_name, (const char *name), (name))
+FORWARD_VOID(codec_library, avcodec_free_context, (AVCodecContext **avctx), (avctx))
+FORWARD(codec_library, const char *, avcodec_get_name, (enum AVCodecID id), (id))
+FORWARD(codec_library, int, avcodec_open2, (AVCodecContext *avctx, const AVCodec *codec, AVDictionary **options),
+        (avctx, codec, options))
+FORWARD(codec_library, int, avcodec_parameters_from_context, (AVCodecParameters *par, const AVCodecContext *codec),
+        (par, codec))
+FORWARD(codec_library, int, avcodec_parameters_to_context, (AVCodecContext *codec, const AVCodecParameters *par),
+        (codec, par))
+FORWARD(codec_library, int, avcodec_receive_frame, (AVCodecContext *avctx, AVFrame *frame), (avctx, frame))
+FORWARD(codec_library, int, avcodec_receive_packet, (AVCodecContext *avctx, AVPacket *avpkt), (avctx, avpkt))
+FORWARD(codec_library, int, avcodec_send_frame, (AVCodecContext *avctx, const AVFrame *frame), (avctx, frame))
+FORWARD(codec_library, int, avcodec_send_packet, (AVCodecContext *avctx, const AVPacket *avpkt), (avctx, avpkt))
