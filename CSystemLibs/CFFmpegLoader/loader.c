@@ -53,11 +53,6 @@ static void *symbol(void *const *library, const char *name) {
     return address;
 }
 
-int CFFmpegLoader_loaded(void) {
-    return __atomic_load_n(&format_library, __ATOMIC_ACQUIRE) != NULL
-        && __atomic_load_n(&codec_library, __ATOMIC_ACQUIRE) != NULL;
-}
-
 /* One forwarding definition: the address is looked up on the first call and kept. */
 #define LOOKUP(library, name, result, parameters)                                                              \
     typedef result (*function_type) parameters;                                                                \
