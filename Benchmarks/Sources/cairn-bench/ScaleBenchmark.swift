@@ -10,10 +10,17 @@ import Foundation
 /// folder: cairn's first import (thumbnails and previews, clips off), its rescan, an archive-only first import
 /// (`--derivatives off`), and `rsync -a --fsync`, `rsync -a`, `cp -r` and `sha1sum` (one per core).
 ///
-/// Each cairn run is a child process of its own, so its peak RSS (VmHWM) is its own. Outputs go to fresh folders
-/// and are deleted only at the end: ext4 scans recently freed inodes when it allocates, so deleting a big tree
-/// just before a run slows the run that follows, whichever tool it is.
+/// Each cairn run is a child process of its own, so its peak RSS (VmHWM) is its own. The filesystem's state weighs
+/// more than the tools: ext4 scans recently freed inodes when it allocates, so a run right after a big `rm -rf`
+/// is slower, and slower for the tool that writes more files. `--state fresh` writes every output to a new
+/// folder and deletes nothing until the end; `--state after-delete` deletes each contender's previous output
+/// (an untimed round makes the first) right before it runs. Rounds are interleaved: each round runs every
+/// contender once, so a slow spell of the disk hits all of them.
 struct ScaleBenchmark: AsyncParsableCommand {
+    enum FilesystemState: String, ExpressibleByArgument, CaseIterable {
+        case fresh, afterDelete = "after-delete"
+    }
+
     static let configuration = CommandConfiguration(
         commandName: "scale",
         abstract: "First import, rescan and archive-only import of N small JPEGs vs rsync, cp and sha1sum; peak RSS.")
@@ -31,6 +38,12 @@ struct ScaleBenchmark: AsyncParsableCommand {
     @Option(help: "Cores for cairn's hashing and lanes, and for the parallel sha1sum.")
     var cores: Int = ProcessInfo.processInfo.activeProcessorCount
 
+    @Option(help: "Interleaved rounds: each contender runs once a round; the table gives min/median/max.")
+    var rounds = 1
+
+    @Option(help: "fresh: outputs to new folders, nothing deleted until the end; after-delete: each contender's previous output is deleted right before it runs.")
+    var state: FilesystemState = .fresh
+
     @Flag(name: .customLong("cairn-archive-only"),
           help: "Measure only cairn: an archive-only first import and its unchanged rescan (for a million files, where the peers and derivatives would take an hour).")
     var cairnArchiveOnly = false
@@ -44,6 +57,7 @@ struct ScaleBenchmark: AsyncParsableCommand {
 
     func validate() throws {
         guard files.allSatisfy({ (1...1_000_000).contains($0) }) else { throw ValidationError("--files: 1 to 1,000,000") }
+        guard rounds >= 1 else { throw ValidationError("--rounds must be at least 1") }
         if childImport == nil, !cairnArchiveOnly {
             for tool in ["rsync", "sha1sum", "xargs"] where !Peers.available(tool) {
                 throw ValidationError("\(tool) is missing (scripts/ensure-packages --with-benchmark-peers)")
@@ -58,47 +72,94 @@ struct ScaleBenchmark: AsyncParsableCommand {
             ?? files.map { ("\($0)", try SmallJPEGCorpus.make(count: $0, work: work)) }
         var outputs: [String] = []
         defer { for output in outputs { try? FileManager.default.removeItem(atPath: output) } }
-        var table = Table(header: ["files", "contender", "seconds", "vs rsync -a --fsync", "peak RSS MiB", "phases (s)"])
+        var table = Table(header: ["files", "contender", "seconds min/med/max", "x rsync -a --fsync min/med/max",
+                                   "peak RSS MiB", "phases (s), median round"])
         for (label, folder) in sizes {
             let stamp = UUID().uuidString.prefix(8)
+            var made = 0
             func output(_ name: String) -> String {
-                let path = work + "/out-\(stamp)-\(name)"
+                made += 1
+                let path = work + "/out-\(stamp)-\(made)-\(name)"
                 outputs.append(path)
                 return path
             }
             Peers.warm(Peers.files(in: folder))
+            var contenders: [Contender] = []
             if cairnArchiveOnly {
-                let library = output("archive")
-                let archive = try child(folder, library: library, archiveOnly: true)
-                let rescan = try child(folder, library: library, archiveOnly: true)
-                table.rows.append([label, "cairn import --derivatives off", format(archive.seconds, 2), "",
-                                   format(archive.rss, 1), archive.phases])
-                table.rows.append([label, "cairn rescan (unchanged)", format(rescan.seconds, 2), "", format(rescan.rss, 1),
-                                   rescan.phases])
-                continue
+                contenders.append(.cairn("cairn import --derivatives off", archiveOnly: true, measuresRescan: true))
+            } else {
+                contenders.append(.peer("rsync -a --fsync") { ["rsync", "-a", "--fsync", folder + "/", $0] })
+                contenders.append(.cairn("cairn import (previews, clips off)", archiveOnly: false, measuresRescan: true))
+                contenders.append(.cairn("cairn import --derivatives off", archiveOnly: true, measuresRescan: false))
+                contenders.append(.peer("rsync -a") { ["rsync", "-a", folder + "/", $0] })
+                contenders.append(.peer("cp -r") { ["cp", "-r", folder, $0] })
             }
-            let rsyncFsync = try timed { try Peers.run(["rsync", "-a", "--fsync", folder + "/", output("rsync-fsync")]) }
-            let rsync = try timed { try Peers.run(["rsync", "-a", folder + "/", output("rsync")]) }
-            let copy = try timed { try Peers.run(["cp", "-r", folder, output("cp")]) }
-            let hashing = try timed {
-                try Peers.run(["sh", "-c", "find \"$0\" -type f -print0 | xargs -0 -P \(cores) -n 512 sha1sum > /dev/null", folder])
+            var results = [String: [ChildResult]]()
+            var previous = [String: String]()
+            // after-delete: an untimed round makes what the first timed round deletes.
+            if state == .afterDelete {
+                for contender in contenders { previous[contender.name] = try run(contender, folder, output(contender.slug)).output }
             }
-            let library = output("library")
-            let first = try child(folder, library: library, archiveOnly: false)
-            let rescan = try child(folder, library: library, archiveOnly: false)
-            let archive = try child(folder, library: output("archive"), archiveOnly: true)
-            func row(_ name: String, _ seconds: Double, rss: Double? = nil, phases: String = "") -> [String] {
-                [label, name, format(seconds, 2), format(seconds / rsyncFsync, 2) + "x", rss.map { format($0, 1) } ?? "", phases]
+            for _ in 0..<rounds {
+                for contender in contenders {
+                    if let old = previous[contender.name] { try FileManager.default.removeItem(atPath: old) }
+                    let result = try run(contender, folder, output(contender.slug))
+                    results[contender.name, default: []].append(result.timed)
+                    if let rescan = result.rescan { results["cairn rescan (unchanged)", default: []].append(rescan) }
+                    if state == .afterDelete { previous[contender.name] = result.output }
+                }
+                if !cairnArchiveOnly {
+                    let hashing = try timed {
+                        try Peers.run(["sh", "-c", "find \"$0\" -type f -print0 | xargs -0 -P \(cores) -n 512 sha1sum > /dev/null", folder])
+                    }
+                    results["sha1sum x\(cores)", default: []].append(ChildResult(seconds: hashing, rss: 0, phases: ""))
+                }
             }
-            table.rows.append(row("cairn import (previews, clips off)", first.seconds, rss: first.rss, phases: first.phases))
-            table.rows.append(row("cairn import --derivatives off", archive.seconds, rss: archive.rss, phases: archive.phases))
-            table.rows.append(row("cairn rescan (unchanged)", rescan.seconds, rss: rescan.rss))
-            table.rows.append(row("rsync -a --fsync", rsyncFsync))
-            table.rows.append(row("rsync -a", rsync))
-            table.rows.append(row("cp -r", copy))
-            table.rows.append(row("sha1sum x\(cores)", hashing))
+            let base = results["rsync -a --fsync"]?.map(\.seconds)
+            let names = contenders.map(\.name) + ["cairn rescan (unchanged)"] + (cairnArchiveOnly ? [] : ["sha1sum x\(cores)"])
+            for name in names {
+                guard let runs = results[name] else { continue }
+                let seconds = runs.map(\.seconds)
+                let ratios = base.map { zip(seconds, $0).map { $0 / $1 } }
+                let median = runs.sorted { $0.seconds < $1.seconds }[runs.count / 2]
+                let rss = runs.map(\.rss).max() ?? 0
+                table.rows.append([label, name, MediaBench.spread(seconds, "%.2f"),
+                                   ratios.map { MediaBench.spread($0, "%.2f") + "x" } ?? "",
+                                   rss > 0 ? format(rss, 1) : "", median.phases])
+            }
         }
+        print("state: \(state.rawValue), \(rounds) interleaved round(s), \(cores) cores")
         print(table.render())
+    }
+
+    /// One tool in the comparison: a peer command writing to a given folder, or a cairn import in a child.
+    struct Contender {
+        var name: String
+        var slug: String
+        var command: ((String) -> [String])?
+        var archiveOnly = false
+        var measuresRescan = false
+
+        static func peer(_ name: String, _ command: @escaping (String) -> [String]) -> Contender {
+            Contender(name: name, slug: name.filter { $0.isLetter }, command: command)
+        }
+
+        static func cairn(_ name: String, archiveOnly: Bool, measuresRescan: Bool) -> Contender {
+            Contender(name: name, slug: archiveOnly ? "archive" : "library", command: nil, archiveOnly: archiveOnly,
+                      measuresRescan: measuresRescan)
+        }
+    }
+
+    /// Runs one contender into `destination`; for a cairn import that measures it, its unchanged rescan after.
+    func run(_ contender: Contender, _ folder: String, _ destination: String) throws
+        -> (output: String, timed: ChildResult, rescan: ChildResult?) {
+        if let command = contender.command {
+            let seconds = try timed { try Peers.run(command(destination)) }
+            return (destination, ChildResult(seconds: seconds, rss: 0, phases: ""), nil)
+        }
+        let first = try child(folder, library: destination, archiveOnly: contender.archiveOnly)
+        let rescan = contender.measuresRescan ? try child(folder, library: destination, archiveOnly: contender.archiveOnly) : nil
+        return (destination, first, rescan)
     }
 
     /// Seconds of `body`, after `sync` so the run starts with no one else's dirty pages to write.
