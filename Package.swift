@@ -103,7 +103,8 @@ let package = Package(
         // C calls live only in these two, behind Swift types (media: FFmpeg and the specialist still decoders).
         .target(name: "CairnHashing", dependencies: ["CairnCore", "COpenSSL", "CMappingGuard", "CLinux"]),
         .target(name: "CairnMedia", dependencies: [
-            "CairnCore", "CFFmpeg", "CFFmpegLoader", "CTurboJPEG", "CHeif", "CLibRaw", "CLCMS2", "CWebP", "CTIFF", "CJXL", "CPixbuf",
+            "CairnCore", "CFFmpeg", "CFFmpegLoader", "CTurboJPEG", "CHeif", "CLibRaw", "CLCMS2", "CWebP", "CTIFF", "CJXL",
+            "CPixbuf",
         ]),
         // `cairn watch`: the source tree through inotify, when to sync (a pure state machine), systemd's notify protocol.
         .target(name: "CairnWatch", dependencies: ["CairnCore"]),

@@ -13,28 +13,12 @@ enum FileIO {
 
     /// Reads up to `count` bytes from the start of `path` into `buffer`; returns how many were read.
     static func read(_ path: String, into buffer: UnsafeMutableRawPointer, count: Int, call: FFmpegCall) throws(MediaError) -> Int {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw posixError("open", call) }
-        defer { close(fd) }
-        var total = 0
-        while total < count {
-            let got = Foundation.read(fd, buffer + total, count - total)
-            if got < 0 {
-                if errno == EINTR { continue }
-                throw posixError("read", call)
-            }
-            if got == 0 { break }
-            total += got
-        }
-        return total
+        try FileReader(path: path, call: call).read(into: buffer, count: count, at: 0)
     }
 
     /// The first `limit` bytes of `path` (fewer when the file is shorter).
     static func prefix(_ path: String, limit: Int, call: FFmpegCall) throws(MediaError) -> [UInt8] {
-        let buffer = UnsafeMutableRawPointer.allocate(byteCount: max(limit, 1), alignment: 16)
-        defer { buffer.deallocate() }
-        let count = try read(path, into: buffer, count: limit, call: call)
-        return Array(UnsafeRawBufferPointer(start: buffer, count: count))
+        try FileReader(path: path, call: call).bytes(at: 0, count: limit)
     }
 
     /// Writes `bytes` to `path` (created or truncated) and closes it, checking every step.
@@ -82,10 +66,17 @@ final class FileReader {
 
     /// Up to `count` bytes at `offset` (fewer at the end of the file).
     func bytes(at offset: Int, count: Int) throws(MediaError) -> [UInt8] {
-        var result = [UInt8](repeating: 0, count: count)
+        let buffer = UnsafeMutableRawPointer.allocate(byteCount: max(count, 1), alignment: 16)
+        defer { buffer.deallocate() }
+        let read = try read(into: buffer, count: count, at: offset)
+        return Array(UnsafeRawBufferPointer(start: buffer, count: read))
+    }
+
+    /// Reads up to `count` bytes at `offset` into `buffer`; returns how many were read (fewer at the end of the file).
+    func read(into buffer: UnsafeMutableRawPointer, count: Int, at offset: Int) throws(MediaError) -> Int {
         var total = 0
         while total < count {
-            let got = result.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress! + total, count - total, off_t(offset + total)) }
+            let got = pread(descriptor, buffer + total, count - total, off_t(offset + total))
             if got < 0 {
                 if errno == EINTR { continue }
                 throw FileIO.posixError("read", call)
@@ -93,6 +84,6 @@ final class FileReader {
             if got == 0 { break }
             total += got
         }
-        return Array(result.prefix(total))
+        return total
     }
 }
