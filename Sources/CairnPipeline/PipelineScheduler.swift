@@ -31,6 +31,9 @@ public actor PipelineScheduler {
     private let runners: [Lane: LaneRunners]
 
     private var writer: RecordWriter?
+    private var pages: (any PlannedPageSource)?
+    /// Why the page source failed, rethrown by `run` once the lanes have stopped.
+    private var pageFailure: (any Error)?
     /// The writer's ticket for the last record handed to it: a phase's mark, which the phase may wait for.
     private var lastPersisted: UInt64 = 0
     private var phases: [UInt64: Task<Void, Never>] = [:]
@@ -73,8 +76,24 @@ public actor PipelineScheduler {
     /// `death`: how the worker that left records in flight died (the store's own recovery usually ran first).
     public func run(_ records: consuming [ItemRecord], after death: CrashLoopGuard.Death = .killed) async throws
         -> PipelineRunResult {
+        try await run(first: records, pages: nil, after: death)
+    }
+
+    /// Runs every page `pages` gives, as one run: one record writer, one set of lanes that never drain between
+    /// pages (the next page is asked for while the items in play fall below `pages.refillBelow`). The lines of
+    /// ended items go back to `pages` with each ask; the result's report holds the rest.
+    ///
+    /// Throws when the store or the page source fails.
+    public func run(pages: any PlannedPageSource, after death: CrashLoopGuard.Death = .killed) async throws
+        -> PipelineRunResult {
+        try await run(first: [], pages: pages, after: death)
+    }
+
+    private func run(first records: consuming [ItemRecord], pages: (any PlannedPageSource)?,
+                     after death: CrashLoopGuard.Death) async throws -> PipelineRunResult {
         guard !hasRun else { throw PipelineError.alreadyRan }
         hasRun = true
+        self.pages = pages
         let writer = RecordWriter(store: store, linger: core.configuration.commitLinger,
                                   maxBatch: core.configuration.commitBatchRecords) { [weak self] error in
             await self?.storeFailed(error)
@@ -85,13 +104,15 @@ public actor PipelineScheduler {
             await self?.phaseEnded(token, .timedOut(timeout))
         }
         self.timeouts = timeouts
-        let first = core.start(records, after: death, cancelledWithin: pendingCancelDeadline)
+        let first = core.start(records, after: death, cancelledWithin: pendingCancelDeadline,
+                               moreToCome: pages != nil, refillBelow: pages?.refillBelow ?? 0)
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             runFinished = continuation
             perform(first)
         }
         timeouts.stop()
         try await writer.finish()
+        if let pageFailure { throw pageFailure }
         return core.result()
     }
 
@@ -141,6 +162,17 @@ public actor PipelineScheduler {
 
     private func storeFailed(_ error: any Error) { perform(core.storeFailed()) }
 
+    private func pageArrived(_ result: Result<[ItemRecord]?, any Error>) {
+        switch result {
+        case .success(let records): perform(core.pageArrived(records))
+        case .failure(let error):
+            // The catalog could not plan the page: stop as when the store fails, and let `run` throw the reason.
+            pageFailure = pageFailure ?? error
+            perform(core.pageArrived(nil))
+            perform(core.storeFailed())
+        }
+    }
+
     // MARK: Actions out
 
     private func perform(_ actions: [SchedulerAction]) {
@@ -176,6 +208,13 @@ public actor PipelineScheduler {
                 }
             case .disarmDeadline:
                 deadlineTimer?.cancel()
+            case .requestPage(let ended):
+                guard let pages else { break }
+                Task {
+                    do { await self.pageArrived(.success(try await pages.nextPage(ended: ended))) } catch {
+                        await self.pageArrived(.failure(error))
+                    }
+                }
             case .finish:
                 runFinished?.resume()
                 runFinished = nil
@@ -212,6 +251,16 @@ public actor PipelineScheduler {
             await self.phaseEnded(token, outcome)
         }
     }
+}
+
+/// Where a long run's records come from, a page at a time, each planned in the store as it is taken: the scheduler
+/// asks for the next page while its lanes still hold work, never after they drain.
+public protocol PlannedPageSource: Sendable {
+    /// Items in play below which the next page is asked for (about a page).
+    var refillBelow: Int { get }
+    /// The next page of planned records; nil when there are no more. `ended`: what became of the items that ended
+    /// since the last call, in plan order; the scheduler keeps no line of them. Called once at a time.
+    func nextPage(ended: [FileOutcomeEntry]) async throws -> [ItemRecord]?
 }
 
 public enum PipelineError: Error, CustomStringConvertible {

@@ -61,6 +61,27 @@ extension SchedulerCore {
             }
             if startNextSuspectIfIdle() { progressed = true }
         }
+        requestPageIfLow()
+    }
+
+    /// Asks for the next page while few items are in play, handing over the lines of the items that ended.
+    mutating func requestPageIfLow() {
+        guard moreToCome, !pageRequested, stopReason == nil, entries.count + waiting.count < refillBelow else { return }
+        pageRequested = true
+        actions.append(.requestPage(ended: takeEnded()))
+    }
+
+    /// The lines of the items that ended, in plan order; the core forgets them.
+    mutating func takeEnded() -> [FileOutcomeEntry] {
+        var ended: [FileOutcomeEntry] = []
+        ended.reserveCapacity(finished.count)
+        var stillInPlay: [ItemID] = []
+        stillInPlay.reserveCapacity(order.count - finished.count)
+        for id in order {
+            if let line = finished.removeValue(forKey: id) { ended.append(line) } else { stillInPlay.append(id) }
+        }
+        order = stillInPlay
+        return ended
     }
 
     mutating func refill(_ lane: Lane) -> Bool {
@@ -112,7 +133,7 @@ extension SchedulerCore {
 
     mutating func startNextSuspectIfIdle() -> Bool {
         if let active = activeSuspect {
-            guard finished[active] != nil else { return false }
+            guard entries[active] == nil else { return false }
             activeSuspect = nil
         }
         guard waiting.isEmpty, lanes.allSatisfy(\.isIdle), backoff.isEmpty, running.isEmpty,
@@ -244,10 +265,11 @@ extension SchedulerCore {
         let working = running.values.contains { !$0.timedOut }
         let done: Bool
         if stopReason != nil {
-            done = !working
+            // A page asked for is planned in the store: it is awaited, and reported unfinished.
+            done = !working && !pageRequested
         } else {
-            done = !working && backoff.isEmpty && suspects.isEmpty && waiting.isEmpty
-                && (activeSuspect.map { finished[$0] != nil } ?? true) && lanes.allSatisfy(\.isIdle)
+            done = !working && !moreToCome && !pageRequested && backoff.isEmpty && suspects.isEmpty && waiting.isEmpty
+                && (activeSuspect.map { entries[$0] == nil } ?? true) && lanes.allSatisfy(\.isIdle)
         }
         guard done else { return }
         isRunning = false

@@ -21,12 +21,15 @@ enum SchedulerAction: Sendable {
     /// Call `deadlineReached` after `delay`.
     case armDeadline(Duration)
     case disarmDeadline
+    /// Ask the run's page source for its next page of planned records, handing it what became of the items that
+    /// ended since the last ask (the core keeps no line of them any more).
+    case requestPage(ended: [FileOutcomeEntry])
     /// The run is over: let `run` return.
     case finish
 }
 
-/// The scheduler's every decision, as a value: events in (records to run, a phase's end, a retry due, a
-/// cancel, the deadline, a store failure), actions out. It performs no effect and reads no clock, so every
+/// The scheduler's every decision, as a value: events in (records to run, a page of them, a phase's end, a retry
+/// due, a cancel, the deadline, a store failure), actions out. It performs no effect and reads no clock, so every
 /// input, persisted state and option combination can be driven in a test without tasks or timing.
 ///
 /// Policies:
@@ -38,7 +41,9 @@ enum SchedulerAction: Sendable {
 /// - a phase that throws a retryable error or times out is retried from that phase only, after
 ///   `backoff` with jitter, up to `maxAttempts` tries; non-retryable errors fail the item at once;
 /// - crash suspects (see `CrashLoopGuard`) run one at a time, after everything else;
-/// - `maxErrors` items failed for good, `cancel(deadline:)`, or a store failure stop new work.
+/// - `maxErrors` items failed for good, `cancel(deadline:)`, or a store failure stop new work;
+/// - a run fed by pages asks for the next one while the items in play fall below `refillBelow`, so one page's
+///   slow tail (clips) never holds back the next page's transfers; the lines of ended items go out with the ask.
 ///
 /// Its fields are internal only so that its rules can live in a second file (SchedulerCore+Dispatch.swift): only
 /// the core itself changes them; the actor reads `stopReason`, `statistics` and `isRunning`.
@@ -80,6 +85,13 @@ struct SchedulerCore {
     var statistics = LaneStatistics()
     /// `start` has run and `finish` has not been asked for yet.
     var isRunning = false
+    /// How the worker that left records in flight died, for every page's crash-loop recovery.
+    var death = CrashLoopGuard.Death.killed
+    /// A page source has more pages to give; one ask at a time (`pageRequested`).
+    var moreToCome = false
+    var pageRequested = false
+    /// Items in play (admitted or waiting) below which the next page is asked for.
+    var refillBelow = 0
     var actions: [SchedulerAction] = []
 
     init(configuration: PipelineConfiguration, random: any RandomNumberGenerator & Sendable) {
@@ -92,15 +104,49 @@ struct SchedulerCore {
 
     /// Takes `records` (placeholders of a new plan and/or unfinished records of an earlier run): records still
     /// marked in flight go through the crash-loop guard (`death`: how the worker that left them died); fresh
-    /// placeholders wait for room; the rest are admitted.
+    /// placeholders wait for room; the rest are admitted. `moreToCome`: a page source follows, asked for its next
+    /// page (`requestPage`) while fewer than `refillBelow` items are in play; the run ends only after its last.
     mutating func start(_ records: consuming [ItemRecord], after death: CrashLoopGuard.Death = .killed,
-                        cancelledWithin deadline: Duration?) -> [SchedulerAction] {
+                        cancelledWithin deadline: Duration?, moreToCome: Bool = false,
+                        refillBelow: Int = 0) -> [SchedulerAction] {
         isRunning = true
-        order.reserveCapacity(records.count)
-        // Every item ends up there: sized once, not doubled (and copied) as it fills.
-        finished.reserveCapacity(records.count)
-        progress.reserveCapacity(records.count)
-        // Fresh placeholders wait (compacted in place at the front of the caller's list).
+        self.death = death
+        self.moreToCome = moreToCome
+        self.refillBelow = max(1, refillBelow)
+        if !moreToCome {
+            // Every item ends up there: sized once, not doubled (and copied) as it fills.
+            order.reserveCapacity(records.count)
+            finished.reserveCapacity(records.count)
+            progress.reserveCapacity(records.count)
+        }
+        take(records)
+        if let deadline { stopForCancel(deadline: deadline) }
+        pump()
+        finishIfDone()
+        return takeActions()
+    }
+
+    /// The page source's answer: its next page, or nil when it has no more.
+    mutating func pageArrived(_ records: consuming [ItemRecord]?) -> [SchedulerAction] {
+        pageRequested = false
+        if let records {
+            if stopReason == nil {
+                take(records)
+            } else {
+                // Planned, never admitted: each resumes where it stands next run.
+                for record in records where register(record) { waiting.append(record) }
+            }
+        } else {
+            moreToCome = false
+        }
+        pump()
+        finishIfDone()
+        return takeActions()
+    }
+
+    /// Registers `records`: fresh placeholders wait (compacted in place at the front of the caller's list), the
+    /// rest are admitted.
+    private mutating func take(_ records: consuming [ItemRecord]) {
         var waitingCount = 0
         for index in records.indices {
             let recovered = CrashLoopGuard.recover(records[index], after: death)
@@ -114,12 +160,12 @@ struct SchedulerCore {
             }
         }
         records.removeLast(records.count - waitingCount)
-        waiting = FIFO(records)
+        if waiting.isEmpty {
+            waiting = FIFO(records)
+        } else {
+            for record in records { waiting.append(record) }
+        }
         records = []
-        if let deadline { stopForCancel(deadline: deadline) }
-        pump()
-        finishIfDone()
-        return takeActions()
     }
 
     /// A phase try ended (or timed out: its work may still be running).
@@ -229,12 +275,12 @@ struct SchedulerCore {
     /// Slots taken in `lane`: running, blocked, timed out and not returned.
     func slotsUsed(in lane: Lane) -> Int { lanes[lane.index].slotsUsed }
 
-    /// The run's outcome: every item's line in plan order, how it completed, progress and lane statistics.
+    /// The run's outcome: every item's line in plan order (in a paged run, those not yet handed to the source), how it completed, progress and lane statistics.
     mutating func result() -> PipelineRunResult {
         var entriesOut = [FileOutcomeEntry]()
         entriesOut.reserveCapacity(order.count)
-        // Placeholders never admitted (the run stopped first) resume at the transfer next run.
-        let notAdmitted = Dictionary(waiting.elements.map { ($0.id, $0.item) }, uniquingKeysWith: { first, _ in first })
+        // Records never admitted (the run stopped first) resume where they stand next run.
+        let notAdmitted = Dictionary(waiting.elements.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         for id in order {
             if let ended = finished[id] {
                 entriesOut.append(ended)
@@ -242,9 +288,9 @@ struct SchedulerCore {
                 entriesOut.append(FileOutcomeEntry(
                     path: entry.record.item.relativePath, checksum: entry.record.item.checksum,
                     outcome: .unfinished(resumeAt: entry.record.state.resumeLane ?? .transfer)))
-            } else if let item = notAdmitted[id] {
-                entriesOut.append(FileOutcomeEntry(path: item.relativePath, checksum: item.checksum,
-                                                   outcome: .unfinished(resumeAt: .transfer)))
+            } else if let record = notAdmitted[id] {
+                entriesOut.append(FileOutcomeEntry(path: record.item.relativePath, checksum: record.item.checksum,
+                                                   outcome: .unfinished(resumeAt: record.state.resumeLane ?? .transfer)))
             }
         }
         let report = OutcomeReport(entries: entriesOut)

@@ -20,6 +20,8 @@ package final class ImmichDestination: ImportDestination {
     let authRefused = Locked<ImmichFailure?>(nil)
     /// Trashed assets this run brought back because the source still holds them.
     let restored = Locked(0)
+    /// What the server holds of the pages prepared and not yet uploaded.
+    private let presence = Locked<[Checksum: ImmichPresence]>([:])
     /// The run's cancellation: a refused key stops the run as a signal would.
     let cancellation: PipelineCancellation
     /// Which album each of the run's assets goes into (`--album`, `--album-from`), if any.
@@ -69,26 +71,34 @@ package final class ImmichDestination: ImportDestination {
 
     // MARK: ImportDestination
 
-    /// Asks the server which of the page's contents it holds (one request per 5,000), brings back from Immich's
-    /// trash what the source still holds, and hands the rest to the upload lane.
-    package func stages(for records: [ItemRecord], page: DestinationPage) async throws -> any PipelineStages {
+    /// Asks the server which of the page's contents it holds (one request per 5,000) and brings back from Immich's
+    /// trash what the source still holds; the upload lane finds the answers (`takePresence`).
+    package func prepare(_ records: [ItemRecord], run: DestinationRun) async throws {
         let owing = records.filter { $0.state.owesTransfer }.map(\.item.checksum)
-        var presence: [Checksum: ImmichPresence] = [:]
+        guard !owing.isEmpty else { return }
         do {
-            presence = try await client.presence(of: owing)
-            let trashed = presence.values.compactMap { presence -> String? in
+            let found = try await client.presence(of: owing)
+            let trashed = found.values.compactMap { presence -> String? in
                 if case .trashed(let id) = presence { return id }
                 return nil
             }
             if !trashed.isEmpty {
-                try journalRestores(of: presence, runID: page.runID, library: page.library)
+                try journalRestores(of: found, runID: run.runID, library: run.library)
                 let count = try await client.restoreFromTrash(trashed)
                 restored.withLock { $0 += count }
             }
+            presence.withLock { $0.merge(found) { _, new in new } }
         } catch let failure as ImmichFailure {
             throw refusedOrFailed(failure)
         }
-        return ImmichStages(destination: self, presence: presence, page: page)
+    }
+
+    package func stages(for run: DestinationRun) -> any PipelineStages { ImmichStages(destination: self, run: run) }
+
+    /// What the server held of a content before the lanes started (trashed ones already restored), forgotten once
+    /// the upload lane has asked.
+    func takePresence(of checksum: Checksum) -> ImmichPresence? {
+        presence.withLock { $0.removeValue(forKey: checksum) }
     }
 
     /// Each restore from Immich's trash is journaled (fsynced) before it is asked for, as every trash action is.

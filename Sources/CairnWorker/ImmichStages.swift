@@ -14,18 +14,16 @@ import Foundation
 /// state through the group commit, as a library import records its original.
 struct ImmichStages: PipelineStages {
     let destination: ImmichDestination
-    /// What the server held of this page's contents before the lanes started (trashed ones already restored).
-    let presence: [Checksum: ImmichPresence]
-    let page: DestinationPage
+    let run: DestinationRun
 
     func transfer(_ item: ImportItem) async throws -> TransferResult {
-        if let assetID = presence[item.checksum]?.assetID {
+        if let assetID = destination.takePresence(of: item.checksum)?.assetID {
             record(item, assetID: assetID, probe: nil)
             return .alreadyInLibrary
         }
-        let media = page.media
+        let media = run.media
         let path = item.sourcePath
-        let probe = try? await BlockingWork.run(tracking: page.work) { () throws -> MediaProbe in try media.probe(path: path) }
+        let probe = try? await BlockingWork.run(tracking: run.work) { () throws -> MediaProbe in try media.probe(path: path) }
         let modified = (try? FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date) ?? Date()
         let taken = probe?.captureTime
         let createdAt = taken?.instant.map { ImmichTimestamp.format($0, offsetSeconds: Self.offsetSeconds(taken?.offset)) }
@@ -42,7 +40,7 @@ struct ImmichStages: PipelineStages {
         }
         record(item, assetID: result.assetID, probe: probe)
         guard case .created = result else { return .alreadyInLibrary }
-        page.onCopied(item.byteCount)
+        run.onCopied(item.byteCount)
         return .copied
     }
 
@@ -57,9 +55,9 @@ struct ImmichStages: PipelineStages {
         let asset = AssetRecord(
             checksum: item.checksum, kind: item.kind, size: item.byteCount,
             originalExtension: LibraryStages.originalExtension(of: item), firstSourcePath: item.relativePath,
-            originalPath: ImmichDestination.originalPath(assetID: assetID), importedAt: Date(), runID: page.runID)
+            originalPath: ImmichDestination.originalPath(assetID: assetID), importedAt: Date(), runID: run.runID)
         let probeRecord = probe.map { LibraryStages.probeRecord(item.checksum, $0) }
-        page.groupCommit.add { rows in
+        run.groupCommit.add { rows in
             rows.assets.append(asset)
             if let probeRecord { rows.probes.append(probeRecord) }
         }

@@ -9,10 +9,13 @@ import Foundation
 
 /// Where an import brings new content: the library's own originals store, or an Immich server. The walk, the
 /// hashing, the lanes, the item states and the narration are the same for every destination; a destination
-/// supplies the stages that bring one page of planned items in, and says whether it makes its own derivatives.
+/// supplies the stages that bring the run's planned items in, and says whether it makes its own derivatives.
 package protocol ImportDestination: Sendable {
-    /// The lanes' work for one page of planned items. A destination may first ask what it already holds of them.
-    func stages(for records: [ItemRecord], page: DestinationPage) async throws -> any PipelineStages
+    /// The lanes' work for the whole run.
+    func stages(for run: DestinationRun) -> any PipelineStages
+    /// Called with each page of planned items before the lanes get it: a destination may first ask what it
+    /// already holds of them.
+    func prepare(_ records: [ItemRecord], run: DestinationRun) async throws
     /// Whether the destination makes its own thumbnails, previews and clips: items then end after the transfer.
     var makesOwnDerivatives: Bool { get }
     /// Live Photo pairs found after the lanes (a still and its movie): a destination that shows them as one links
@@ -32,9 +35,9 @@ package protocol ImportDestination: Sendable {
     func trashNote(count: Int, runID: String) -> String
 }
 
-/// What a page's stages share with the run: the catalog's group commit, the run's id, its media settings and
-/// the narration's callbacks.
-package struct DestinationPage: Sendable {
+/// What the stages share with the run: the catalog's group commit, the run's id, its media settings and the
+/// narration's callbacks.
+package struct DestinationRun: Sendable {
     package var library: Library
     package var groupCommit: GroupCommit
     package var runID: String?
@@ -80,14 +83,17 @@ package struct LibraryDestination: ImportDestination {
         "moved \(count) assets to trash/\(runID) (restore with `cairn restore --run-id \(runID)`)"
     }
 
-    package func stages(for records: [ItemRecord], page: DestinationPage) async throws -> any PipelineStages {
-        var stages = LibraryStages(library: page.library, media: page.media, clipOptions: page.clipOptions,
-                                   runID: page.runID)
-        stages.groupCommit = page.groupCommit
-        stages.onCopied = page.onCopied
-        stages.onDamaged = page.onDamaged
-        stages.onKeptWithoutPreview = page.onKeptWithoutPreview
-        stages.work = page.work
+    /// The library holds what its catalog says: nothing to ask before a page.
+    package func prepare(_ records: [ItemRecord], run: DestinationRun) async throws {}
+
+    package func stages(for run: DestinationRun) -> any PipelineStages {
+        var stages = LibraryStages(library: run.library, media: run.media, clipOptions: run.clipOptions,
+                                   runID: run.runID)
+        stages.groupCommit = run.groupCommit
+        stages.onCopied = run.onCopied
+        stages.onDamaged = run.onDamaged
+        stages.onKeptWithoutPreview = run.onKeptWithoutPreview
+        stages.work = run.work
         stages.deferredClips = deferredClips
         deferredClips.remember(stages)
         return stages

@@ -41,36 +41,14 @@ extension ImportRun {
             narrator.warning("\(original) was damaged (its bytes no longer match its SHA1): kept at \(quarantined), copied anew from the source")
         }
 
-        var imported = Imported(bytesCopied: 0, failures: [])
-        var pages = ImportPages(files: files, catalog: catalog, sourceID: context.sourceID,
-                                sourceRoot: context.sourceRoot, archiveOnly: archiveOnly, size: pageSizes.import)
-        var failedSoFar = 0
-        while let records = try pages.next() {
-            var maxErrors = options.pipeline.maxErrors
-            if let limit = maxErrors { maxErrors = limit - failedSoFar }
-            let result = try await pipeline.run(planned: records, maxErrors: maxErrors, onEvent: narration.handle,
-                                                cancellation: options.cancellation)
-            try files.recordOutcomes(result.report.entries.compactMap(RunFileTable.ContentOutcome.init))
-            imported.ready += result.report.count(.imported)
-            imported.archived += result.report.count(.archived)
-            for entry in result.report.entries {
-                if case .failed(let lane, let reason) = entry.outcome {
-                    failedSoFar += 1
-                    imported.failures.append(ImportFailure(relativePath: entry.path, phase: FailurePhase(lane),
-                                                           reason: reason, retryable: false))
-                }
-            }
-            switch result.completion {
-            case .finished: break
-            case .finishedWithFailures: imported.completion = .finishedWithFailures
-            case .interrupted, .stoppedAtErrorLimit: imported.completion = result.completion
-            }
-            if imported.completion == .interrupted || imported.completion == .stoppedAtErrorLimit { break }
-            if options.cancellation.isCancelled {
-                imported.completion = .interrupted
-                break
-            }
-        }
+        let feed = ImportPageFeed(
+            pages: ImportPages(files: files, catalog: catalog, sourceID: context.sourceID,
+                               sourceRoot: context.sourceRoot, archiveOnly: archiveOnly, size: pageSizes.import),
+            refillBelow: pageSizes.import)
+        let result = try await pipeline.run(pages: feed, onEvent: narration.handle, cancellation: options.cancellation)
+        var imported = try await BlockingWork.run { try feed.take(result.report.entries) }
+        imported.completion = result.completion
+        if options.cancellation.isCancelled { imported.completion = .interrupted }
         imported.bytesCopied = narration.bytesCopied
         let restored = options.destination.restoredFromTrash
         if restored > 0 {
@@ -155,6 +133,46 @@ extension ImportRun {
         }
         try files.recordOutcomes(entries.compactMap(RunFileTable.ContentOutcome.init))
         if imported.completion == .finished { imported.completion = .finishedWithFailures }
+    }
+}
+
+/// The lanes' page source for an import: plans each page as the scheduler asks for it, and keeps what became of
+/// the ended items (in the run tables, and counted) so the scheduler need not.
+final class ImportPageFeed: PlannedPageSource {
+    private let pages: Locked<ImportPages>
+    private let imported = Locked(ImportRun.Imported(bytesCopied: 0, failures: []))
+    private let files: RunFileTable
+    let refillBelow: Int
+
+    init(pages: ImportPages, refillBelow: Int) {
+        files = pages.files
+        self.pages = Locked(pages)
+        self.refillBelow = refillBelow
+    }
+
+    func nextPage(ended: [FileOutcomeEntry]) async throws -> [ItemRecord]? {
+        try await BlockingWork.run { [self] in
+            _ = try take(ended)
+            return try pages.withLock { try $0.next() }
+        }
+    }
+
+    /// Records the lines of ended items in the run tables and counts them; returns the counts so far.
+    func take(_ ended: [FileOutcomeEntry]) throws -> ImportRun.Imported {
+        try files.recordOutcomes(ended.compactMap(RunFileTable.ContentOutcome.init))
+        return imported.withLock { imported in
+            for entry in ended {
+                switch entry.outcome {
+                case .imported: imported.ready += 1
+                case .archived: imported.archived += 1
+                case .failed(let lane, let reason):
+                    imported.failures.append(ImportFailure(relativePath: entry.path, phase: FailurePhase(lane),
+                                                           reason: reason, retryable: false))
+                case .duplicate, .skipped, .unfinished: break
+                }
+            }
+            return imported
+        }
     }
 }
 

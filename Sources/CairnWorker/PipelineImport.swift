@@ -85,29 +85,54 @@ public struct PipelineImport: Sendable {
             try CatalogItemStateStore(catalog: catalog).plan(newItems, sourceID: sourceID, owingTransfer: archiveOnly)
         }
         _ = consume newItems  // in the catalog now, and in `records`: not kept twice for the whole run
-        return try await run(planned: records, maxErrors: configuration.maxErrors, onEvent: onEvent,
-                             cancellation: cancellation)
+        return try await run(planned: records, onEvent: onEvent, cancellation: cancellation)
     }
 
-    /// Runs records already planned in the catalog (one page of a run that feeds the lanes page by page) through
-    /// a scheduler of their own; `maxErrors` is what is left of the run's error budget.
-    func run(planned records: consuming [ItemRecord], maxErrors: Int?,
-             onEvent: @escaping @Sendable (PipelineEvent) -> Void,
+    /// Runs records already planned in the catalog through one scheduler.
+    func run(planned records: consuming [ItemRecord], onEvent: @escaping @Sendable (PipelineEvent) -> Void,
              cancellation: PipelineCancellation) async throws -> PipelineRunResult {
+        let (scheduler, destinationRun) = try await makeScheduler(onEvent: onEvent, cancellation: cancellation)
+        try await destination.prepare(records, run: destinationRun)
+        return try await scheduler.run(records)
+    }
+
+    /// Runs every page `pages` plans, as one run: one scheduler, one record writer and one group commit, the next
+    /// page's transfers starting while the clips of the one before are still being made. Each page is shown to
+    /// the destination before the lanes get it.
+    func run(pages: any PlannedPageSource, onEvent: @escaping @Sendable (PipelineEvent) -> Void,
+             cancellation: PipelineCancellation) async throws -> PipelineRunResult {
+        let (scheduler, destinationRun) = try await makeScheduler(onEvent: onEvent, cancellation: cancellation)
+        return try await scheduler.run(pages: PreparedPages(pages: pages, destination: destination, run: destinationRun))
+    }
+
+    private func makeScheduler(onEvent: @escaping @Sendable (PipelineEvent) -> Void,
+                               cancellation: PipelineCancellation) async throws -> (PipelineScheduler, DestinationRun) {
         var configuration = self.configuration
-        configuration.maxErrors = maxErrors
         configuration.destinationMakesDerivatives = destination.makesOwnDerivatives
         let groupCommit = try GroupCommit(libraryRoot: library.layout.root)
-        let page = DestinationPage(
+        let destinationRun = DestinationRun(
             library: library, groupCommit: groupCommit, runID: runID, media: media, clipOptions: clipOptions,
             onCopied: onCopied, onDamaged: onDamaged, onKeptWithoutPreview: onKeptWithoutPreview, work: work)
-        let records = consume records
-        let stages = try await destination.stages(for: records, page: page)
         let scheduler = PipelineScheduler(
-            configuration: configuration, stages: stages,
+            configuration: configuration, stages: destination.stages(for: destinationRun),
             store: CatalogItemStateStore(catalog: library.catalog, groupCommit: groupCommit), clock: clock,
             onEvent: onEvent)
         await cancellation.attach(scheduler)
-        return try await scheduler.run(records)
+        return (scheduler, destinationRun)
+    }
+}
+
+/// A run's pages, each shown to the destination (which may ask what it holds of them) before the lanes get it.
+private struct PreparedPages: PlannedPageSource {
+    let pages: any PlannedPageSource
+    let destination: any ImportDestination
+    let run: DestinationRun
+
+    var refillBelow: Int { pages.refillBelow }
+
+    func nextPage(ended: [FileOutcomeEntry]) async throws -> [ItemRecord]? {
+        guard let records = try await pages.nextPage(ended: ended) else { return nil }
+        try await destination.prepare(records, run: run)
+        return records
     }
 }

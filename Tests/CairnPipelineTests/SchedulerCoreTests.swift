@@ -19,14 +19,22 @@ struct SchedulerCoreTests {
         var starts = 0
         var lanesStarted: Set<Lane> = []
         var maxSlots: [Lane: Int] = [:]
+        /// Lines handed to the page source with each ask, and how many pages were asked for.
+        var handedOver: [FileOutcomeEntry] = []
+        var pagesAsked = 0
+        var mostInPlay = 0
     }
 
     /// Performs the core's actions the way the actor does, delivering phase ends, late returns of timed-out
     /// work and due retries in order until the core says the run is over.
+    /// `pages`: the records come a page at a time instead, each asked for while fewer than `refillBelow` are in play.
     static func drive(_ core: inout SchedulerCore, records: [ItemRecord], script: Script,
-                      cancelAfterStarts: Int? = nil) -> Drive {
+                      cancelAfterStarts: Int? = nil, pages: [[ItemRecord]]? = nil, refillBelow: Int = 0) -> Drive {
         var drive = Drive()
-        var pending = core.start(records, cancelledWithin: nil)
+        var pagesLeft = pages ?? []
+        var pageAsked = false
+        var pending = pages == nil ? core.start(records, cancelledWithin: nil)
+            : core.start([], cancelledWithin: nil, moreToCome: true, refillBelow: refillBelow)
         var phases: [(token: UInt64, lane: Lane)] = []
         var lateReturns: [UInt64] = []
         var retries: [(id: ItemID, lane: Lane)] = []
@@ -50,13 +58,21 @@ struct SchedulerCoreTests {
                 case .armGrace(let token, _): graces.append(token)
                 case .disarmGrace(let token): graces.removeAll { $0 == token }
                 case .finish: drive.finished = true
+                case .requestPage(let ended):
+                    drive.handedOver += ended
+                    drive.pagesAsked += 1
+                    pageAsked = true
                 }
             }
+            drive.mostInPlay = max(drive.mostInPlay, core.entries.count + core.waiting.count)
             for lane in Lane.allCases {
                 drive.maxSlots[lane] = max(drive.maxSlots[lane, default: 0], core.slotsUsed(in: lane))
             }
             if drive.finished { return drive }
-            if let limit = cancelAfterStarts, drive.starts >= limit, core.stopReason == nil {
+            if pageAsked {
+                pageAsked = false
+                pending = core.pageArrived(pagesLeft.isEmpty ? nil : pagesLeft.removeFirst())
+            } else if let limit = cancelAfterStarts, drive.starts >= limit, core.stopReason == nil {
                 pending = core.cancel(deadline: .seconds(5))
             } else if !phases.isEmpty {
                 let phase = phases.removeFirst()
@@ -198,5 +214,32 @@ struct SchedulerCoreTests {
         #expect(result.report.entries.contains { if case .unfinished = $0.outcome { true } else { false } })
         // Started phases still finish within the deadline; nothing more starts after the cancel.
         #expect(drive.starts <= 7)
+    }
+
+    /// Fed a page at a time, every item ends once, its line handed to the source or left in the result, never both;
+    /// at most about two pages are in play; the run ends only after the source said it has no more.
+    @Test(arguments: Script.allCases)
+    func pagesFeedOneRunAndEveryLineIsHandedOverOnce(_ script: Script) {
+        var core = SchedulerCore(configuration: testConfiguration(width: 2, inbox: 2, maxAttempts: 3), random: halfJitter)
+        let records = (1...20).map { ItemRecord(item: item(Int64($0), $0 % 3 == 0 ? .video : .photo)) }
+        let pages = stride(from: 0, to: 20, by: 4).map { Array(records[$0..<min($0 + 4, 20)]) }
+        let drive = Self.drive(&core, records: [], script: script, pages: pages, refillBelow: 4)
+        #expect(drive.finished)
+        #expect(drive.pagesAsked == 6, "five pages, then the ask that learns there are no more")
+        #expect(drive.mostInPlay <= 8)
+        let lines = drive.handedOver + core.result().report.entries
+        #expect(lines.map(\.path).sorted() == records.map(\.item.relativePath).sorted())
+        #expect(!lines.contains { if case .unfinished = $0.outcome { true } else { false } })
+    }
+
+    /// A cancel while pages remain: no more pages are asked for, and the run ends with the rest resumable.
+    @Test func aCancelStopsAskingForPages() {
+        var core = SchedulerCore(configuration: testConfiguration(width: 2, inbox: 2), random: halfJitter)
+        let records = (1...40).map { ItemRecord(item: item(Int64($0))) }
+        let pages = stride(from: 0, to: 40, by: 4).map { Array(records[$0..<($0 + 4)]) }
+        let drive = Self.drive(&core, records: [], script: .succeeds, cancelAfterStarts: 6, pages: pages, refillBelow: 4)
+        #expect(drive.finished)
+        #expect(drive.pagesAsked < 10)
+        #expect(core.result().completion == .interrupted)
     }
 }
