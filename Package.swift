@@ -99,7 +99,7 @@ let package = Package(
         .systemLibrary(name: "CGlibcMalloc", path: "CSystemLibs/CGlibcMalloc"),
 
         // Values and small system helpers shared by every layer.
-        .target(name: "CairnCore"),
+        .target(name: "CairnCore", dependencies: [.product(name: "NIOPosix", package: "swift-nio")]),
         // C calls live only in these two, behind Swift types (media: FFmpeg and the specialist still decoders).
         .target(name: "CairnHashing", dependencies: ["CairnCore", "COpenSSL", "CMappingGuard", "CLinux"]),
         .target(name: "CairnMedia", dependencies: [

@@ -6,9 +6,9 @@ import Synchronization
 /// (a reusable buffer, a digest context), and returns the outputs in index order.
 ///
 /// Workers pull the next index from a shared counter, so a slow item never idles the others. The calling thread is
-/// one of them and the others are threads of their own: Dispatch's `concurrentPerform` runs no more iterations at
-/// once than there are cores, so workers beyond the cores (to keep more reads of cold small files in flight, each
-/// waiting on the disk rather than the CPU) never ran.
+/// one of them and the others run on `BlockingPool`'s threads (more than the cores: workers beyond the cores keep
+/// more reads of cold small files in flight, each waiting on the disk rather than the CPU). A caller that is itself
+/// a pool thread cannot deadlock: it drains every index alone if no other thread is free.
 public func parallelMap<State, Output>(
     count: Int,
     workers: Int,
@@ -27,10 +27,10 @@ public func parallelMap<State, Output>(
     let finished = DispatchGroup()
     for _ in 0..<(max(1, min(workers, count)) - 1) {
         finished.enter()
-        Thread {
+        BlockingPool.submit {
             drain()
             finished.leave()
-        }.start()
+        }
     }
     drain()
     finished.wait()

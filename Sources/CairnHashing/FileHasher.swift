@@ -50,6 +50,8 @@ public final class FileHasher {
     static let pipelinedCopyThreshold: Int64 = 8 * 1024 * 1024
 
     private let mappingThreshold: Int64
+    /// Checked before each file and each read or window: a set one ends the hash with `interrupted`.
+    public var interrupt: Interrupt?
 
     private let buffer: UnsafeMutableRawBufferPointer
     private let digest: SHA1Digest
@@ -70,6 +72,7 @@ public final class FileHasher {
     public func hash(path: String, expected: FileFingerprint? = nil, dropsCache: Bool = false) throws(HashingError)
         -> HashedFile
     {
+        if interrupt?.isInterrupted == true { throw .interrupted(path: path) }
         let fd = try openForReading(path)
         defer {
             if dropsCache { _ = posix_fadvise(fd, 0, 0, Int32(POSIX_FADV_DONTNEED)) }
@@ -166,6 +169,7 @@ public final class FileHasher {
         do { try digest.reset() } catch { throw .openSSL(path: path, error) }
         var offset: Int64 = 0
         while offset < size {
+            if interrupt?.isInterrupted == true { throw .interrupted(path: path) }
             let length = Int(min(Int64(Self.mappingWindow), size - offset))
             if offset + Int64(length) < size {
                 _ = posix_fadvise(fd, off_t(offset) + length, off_t(Self.mappingWindow), Int32(POSIX_FADV_WILLNEED))
@@ -197,6 +201,7 @@ public final class FileHasher {
         var remaining = size
         var writeback = Writeback()
         while remaining > 0 {
+            if interrupt?.isInterrupted == true { throw .interrupted(path: path) }
             let count = read(fd, buffer.baseAddress, Int(min(Int64(buffer.count), remaining)))
             if count < 0 {
                 if errno == EINTR { continue }

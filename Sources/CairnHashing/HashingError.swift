@@ -9,6 +9,8 @@ public enum HashingError: Error, CustomStringConvertible, Sendable {
     /// The copy's checksum is not the one the file had when it was hashed.
     case checksumMismatch(path: String, expected: Checksum, actual: Checksum)
     case openSSL(path: String, OpenSSLError)
+    /// The run is stopping (`Interrupt`): the file was not read to its end; the next run reads it.
+    case interrupted(path: String)
 
     public var description: String { "\(path): \(failure)" }
 
@@ -21,6 +23,7 @@ public enum HashingError: Error, CustomStringConvertible, Sendable {
         case .checksumMismatch(_, let expected, let actual):
             return FailureReason("content changed since it was hashed (expected \(expected), read \(actual))")
         case .openSSL(_, let error): return FailureReason(operation: "sha1", "\(error)")
+        case .interrupted: return "not read: the run was stopping"
         }
     }
 
@@ -28,7 +31,7 @@ public enum HashingError: Error, CustomStringConvertible, Sendable {
         switch self {
         case .system(let error): return error.path
         case .notRegularFile(let path), .changedWhileReading(let path), .checksumMismatch(let path, _, _),
-             .openSSL(let path, _):
+             .openSSL(let path, _), .interrupted(let path):
             return path
         }
     }
@@ -37,7 +40,7 @@ public enum HashingError: Error, CustomStringConvertible, Sendable {
     public var isTransient: Bool {
         switch self {
         case .system(let error): return error.isTransient
-        case .changedWhileReading, .checksumMismatch: return true
+        case .changedWhileReading, .checksumMismatch, .interrupted: return true
         case .notRegularFile, .openSSL: return false
         }
     }

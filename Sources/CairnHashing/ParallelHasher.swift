@@ -19,7 +19,8 @@ public enum ParallelHasher {
     /// Hashes `requests`; results come back in the same order as the requests. `mappingThreshold: nil`
     /// reads every file with `read` (for comparison in benchmarks).
     ///
-    /// `dropsCache`: each file's pages leave the page cache once it is hashed (see `FileHasher.hash`).
+    /// `dropsCache`: each file's pages leave the page cache once it is hashed (see `FileHasher.hash`). `interrupt`:
+    /// once set, the files being read and those not started yet end as `interrupted`, within one read each.
     ///
     /// `progress` is called from the hashing threads after each file with its request index and byte count
     /// (0 when it failed); keep it cheap.
@@ -29,12 +30,17 @@ public enum ParallelHasher {
         bufferSize: Int = FileHasher.defaultBufferSize,
         mappingThreshold: Int64? = FileHasher.defaultMappingThreshold,
         dropsCache: Bool = false,
+        interrupt: Interrupt? = nil,
         progress: (@Sendable (_ index: Int, _ bytes: Int64) -> Void)? = nil
     ) -> [Result<HashedFile, HashingError>] {
         parallelMap(
             count: requests.count, workers: workers,
             makeState: { () -> Result<FileHasher, OpenSSLError> in
-                Result { () throws(OpenSSLError) in try FileHasher(bufferSize: bufferSize, mappingThreshold: mappingThreshold) }
+                Result { () throws(OpenSSLError) in
+                    let hasher = try FileHasher(bufferSize: bufferSize, mappingThreshold: mappingThreshold)
+                    hasher.interrupt = interrupt
+                    return hasher
+                }
             },
             body: { hasher, index in
                 let request = requests[index]

@@ -210,9 +210,10 @@ public actor PipelineScheduler {
                 deadlineTimer?.cancel()
             case .requestPage(let ended):
                 guard let pages else { break }
+                // Isolated to this actor: only the source's own work runs elsewhere.
                 Task {
-                    do { await self.pageArrived(.success(try await pages.nextPage(ended: ended))) } catch {
-                        await self.pageArrived(.failure(error))
+                    do { self.pageArrived(.success(try await pages.nextPage(ended: ended))) } catch {
+                        self.pageArrived(.failure(error))
                     }
                 }
             case .finish:

@@ -1,22 +1,18 @@
 import CairnMedia
-import Dispatch
-import Foundation
+import CairnCore
 import Synchronization
 
-/// Runs blocking work (a parallel hash, file copies, fsync, FFmpeg, SQLite) on a Dispatch thread, off Swift's cooperative
-/// pool, so slow system calls never starve the tasks that schedule and narrate. The lanes' widths bound
-/// how many run at once. Cancelling the awaiting task does not stop plain work: a timed-out or abandoned
+/// Runs blocking work (a parallel hash, file copies, fsync, FFmpeg, SQLite) on `BlockingPool`, off Swift's cooperative
+/// pool, so slow system calls never starve the tasks that schedule and narrate, counted by the run's `WorkTracker`.
+/// The lanes' widths bound how many run at once. Cancelling the awaiting task does not stop plain work: a timed-out or abandoned
 /// phase finishes (or fails) on its thread and its result is ignored; media work is interrupted.
 enum BlockingWork {
     static func run<Value: Sendable>(tracking tracker: WorkTracker? = nil,
                                      _ body: @escaping @Sendable () throws -> Value) async throws -> Value {
         tracker?.started()
-        return try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global(qos: .userInitiated).async {
-                let result = Result { try body() }
-                tracker?.ended()
-                continuation.resume(with: result)
-            }
+        return try await BlockingPool.run {
+            defer { tracker?.ended() }
+            return try body()
         }
     }
 
@@ -43,13 +39,27 @@ final class WorkTracker: Sendable {
     func ended() { inFlight.subtract(1, ordering: .sequentiallyConsistent) }
     var running: Int { inFlight.load(ordering: .sequentiallyConsistent) }
 
-    /// Waits (up to `limit`) until none of this run's work is running; returns whether it got there.
+    /// Runs `body`, then waits (up to `limit`) until none of this run's work is running, whether `body` returned or
+    /// threw: abandoned (timed-out) phases finish before the caller lets go of the library.
+    func settling<Value>(limit: Duration = .seconds(120), _ body: () async throws -> Value) async throws -> Value {
+        do {
+            let value = try await body()
+            await waitUntilIdle(limit: limit)
+            return value
+        } catch {
+            await waitUntilIdle(limit: limit)
+            throw error
+        }
+    }
+
+    /// Waits (up to `limit`) until none of this run's work is running; returns whether it got there. It polls: the
+    /// wait is rare (a phase abandoned at a timeout) and short.
     @discardableResult
-    func waitUntilIdle(limit: Duration = .seconds(120)) -> Bool {
+    func waitUntilIdle(limit: Duration) async -> Bool {
         let deadline = ContinuousClock.now + limit
         while running > 0 {
             guard ContinuousClock.now < deadline else { return false }
-            usleep(10_000)
+            try? await Task.sleep(for: .milliseconds(10))
         }
         return true
     }

@@ -54,16 +54,20 @@ public struct ImportFileOutcome: Sendable, Equatable, Codable {
     /// Every media file's outcome, one at a time, in path order, from the run tables: hashing failures, the
     /// pipeline's outcome for the first file holding each piece of content it handled, duplicates and unchanged
     /// files; then items resumed from other sources. Content planned as new that the run stopped before reaching
-    /// is unfinished, at the transfer. One at a time, since a caller that only counts them should not hold a line
-    /// per file.
-    static func forEach(files: RunFileTable, hashFailures: [ImportFailure], _ body: (ImportFileOutcome) -> Void) throws {
+    /// is unfinished, at the transfer; with `stoppedHashing`, a file left unread is unfinished, at the hashing. One
+    /// at a time, since a caller that only counts them should not hold a line per file.
+    static func forEach(files: RunFileTable, hashFailures: [ImportFailure], stoppedHashing: Bool = false,
+                        _ body: (ImportFileOutcome) -> Void) throws {
         let failures = Dictionary(hashFailures.map { ($0.relativePath, $0) }, uniquingKeysWith: { first, _ in first })
         try files.forEachFileLine { line in
             if line.hashFailed, let failure = failures[line.path] {
                 body(ImportFileOutcome(path: line.path, outcome: .failed, phase: failure.phase, reason: failure.reason))
                 return
             }
-            guard let checksum = line.checksum else { return }
+            guard let checksum = line.checksum else {
+                if stoppedHashing, !line.hashFailed { body(ImportFileOutcome(path: line.path, outcome: .unfinished, phase: .hashing)) }
+                return
+            }
             if let stored = line.outcome {
                 body(ImportFileOutcome(path: line.path, checksum: checksum, stored: stored))
             } else if line.isFirst, !line.inLibrary {

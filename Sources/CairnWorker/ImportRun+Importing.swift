@@ -57,7 +57,8 @@ extension ImportRun {
         try reportCrashFailures(of: context, files: files, into: &imported)
 
         if options.keepsOutcomes {
-            try ImportFileOutcome.forEach(files: files, hashFailures: hashed.failures) { outcome in
+            try ImportFileOutcome.forEach(files: files, hashFailures: hashed.failures,
+                                          stoppedHashing: hashed.notHashed > 0) { outcome in
                 imported.outcomeCounts[outcome.outcome, default: 0] += 1
                 imported.outcomes.append(outcome)
             }
@@ -67,6 +68,7 @@ extension ImportRun {
                 if let outcome = ImportFileOutcome.Outcome(rawValue: kind) { imported.outcomeCounts[outcome, default: 0] += count }
             }
             if !hashed.failures.isEmpty { imported.outcomeCounts[.failed, default: 0] += hashed.failures.count }
+            if hashed.notHashed > 0 { imported.outcomeCounts[.unfinished, default: 0] += hashed.notHashed }
         }
         let unfinished = imported.outcomeCounts[.unfinished] ?? 0
 

@@ -37,11 +37,12 @@ public struct ImportRun: Sendable {
 
     public func run() async throws -> ImportSummary {
         let lock = try library.runLock()
-        defer {
-            // Abandoned (timed-out) phases finish before the lock goes: none may write after it.
-            work.waitUntilIdle()
-            withExtendedLifetime(lock) {}
-        }
+        defer { withExtendedLifetime(lock) {} }
+        // Abandoned (timed-out) phases finish before the lock goes: none may write after it.
+        return try await work.settling { try await runLocked() }
+    }
+
+    private func runLocked() async throws -> ImportSummary {
         let context = try begin(command: "import")
         do {
             let prepared = try prepare(context)
@@ -165,6 +166,8 @@ public struct ImportRun: Sendable {
         var failures: [ImportFailure]
         var hashedCount: Int
         var bytesHashed: Int64
+        /// Files left unread because the run was stopping: read next run.
+        var notHashed = 0
 
         var report: ScanReport { prepared.report }
         var files: RunFileTable { prepared.files }
@@ -192,8 +195,9 @@ public struct ImportRun: Sendable {
             let requests = page.map { HashRequest(path: root + "/" + $0.record.relativePath, expected: $0.record.fingerprint) }
             let workers = Self.hashWorkers(requested: requestedWorkers, cores: System.coreCount, files: page.count,
                                            bytes: page.reduce(0) { $0 + $1.record.fingerprint.size })
+            let interrupt = options.cancellation.interrupt
             let results = try await BlockingWork.run {
-                ParallelHasher.hash(requests, workers: workers, dropsCache: dropsCache) { slot, bytes in
+                ParallelHasher.hash(requests, workers: workers, dropsCache: dropsCache, interrupt: interrupt) { slot, bytes in
                     if bytes > 0 { narrator.hashed(file: page[slot].record.relativePath, bytes: bytes) }
                 }
             }
@@ -210,6 +214,8 @@ public struct ImportRun: Sendable {
                     hashed.hashedCount += 1
                     hashed.bytesHashed += result.fingerprint.size
                     done.append(file)
+                case .failure(.interrupted):
+                    hashed.notHashed += 1
                 case .failure(let error):
                     let failure = ImportFailure(relativePath: file.record.relativePath, phase: .hashing,
                                                 reason: error.failure, retryable: error.isTransient)
@@ -219,6 +225,12 @@ public struct ImportRun: Sendable {
                 }
             }
             try prepared.files.recordHashes(done, failed: failed, updatingSnapshot: keepsHashes)
+            if interrupt.isInterrupted {
+                hashed.notHashed = max(hashed.notHashed,
+                                       prepared.match.toHash - hashed.hashedCount - hashed.failures.count)
+                narrator.warning("interrupted: \(hashed.notHashed) file\(hashed.notHashed == 1 ? "" : "s") not hashed; the next run reads them")
+                break
+            }
         }
         narrator.phaseEnded(.hashing)
         return hashed

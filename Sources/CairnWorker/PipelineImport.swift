@@ -15,10 +15,14 @@ public final class PipelineCancellation: Sendable {
     }
 
     private let state = Locked(State())
+    /// Set by the first `cancel`: the walk and the hashing stop within a read (they leave nothing half done: a file
+    /// not hashed is read again next run).
+    public let interrupt = Interrupt()
 
     public init() {}
 
     public func cancel(deadline: Duration) {
+        interrupt.interrupt()
         let (scheduler, effective): (PipelineScheduler?, Duration) = state.withLock { state in
             state.requests += 1
             let effective = state.requests > 1 ? Duration.zero : deadline

@@ -67,12 +67,12 @@ public struct SyncRun: Sendable {
         var importRun = ImportRun(library: library, options: options.importOptions, narration: narration)
         importRun.now = now
         importRun.hooks = hooks
-        let work = importRun.work
-        defer {
-            // Abandoned (timed-out) phases finish before the lock goes: none may write after it.
-            work.waitUntilIdle()
-            withExtendedLifetime(lock) {}
-        }
+        defer { withExtendedLifetime(lock) {} }
+        // Abandoned (timed-out) phases finish before the lock goes: none may write after it.
+        return try await importRun.work.settling { try await runLocked(importRun) }
+    }
+
+    private func runLocked(_ importRun: ImportRun) async throws -> SyncSummary {
         let narrator = narration.narrator
         let store = ReconcileStore(catalog: library.catalog)
 
@@ -103,8 +103,10 @@ public struct SyncRun: Sendable {
             let contentPlan = try importRun.classify(hashed)
             // A file that could not be hashed keeps its last checksum (the run tables carry it), and the scan counts
             // as unhealthy, so an unreadable file is never mistaken for a deleted one.
+            // Files a stopping run left unhashed count the same way: their content is unknown this run.
             let unreadable = hashed.failures.map { "\($0.relativePath): \($0.reason)" }
                 + hashed.report.issues.map(\.description)
+                + (hashed.notHashed > 0 ? ["\(hashed.notHashed) files not hashed: the run was stopping"] : [])
             let scan = ReconcileInputs.probe(sourceRoot: sourceRoot, unreadable: unreadable)
             let reconciliation = try CatalogReconciliation.reconcile(
                 runFiles: hashed.files, scan: scan, settings: options.settings, now: now(),

@@ -57,8 +57,8 @@ import Testing
         #expect(try reporting.catalog.assetCount() == 6)
     }
 
-    /// Content a stopped run never planned is reported unfinished, its checksum cached; the next run brings it in
-    /// without hashing it again.
+    /// A run stopped before it starts reads nothing: every file is reported unfinished, the same with or without a
+    /// report, and the next run hashes and brings them in.
     @Test func contentAStoppedRunNeverReachedIsUnfinishedAndTheNextRunImportsIt() async throws {
         let source = try TemporaryDirectory()
         for seed in UInt8(1)...5 { try source.write(bytes(20_000, seed), to: "\(seed).jpg") }
@@ -67,11 +67,14 @@ import Testing
         #expect(stopped.interrupted)
         #expect(stopped.unfinished == 5)
         #expect(stopped.outcomes.filter { $0.outcome == .unfinished }.count == 5)
+        #expect(stopped.counts.filesHashed == 0)
         #expect(try library.catalog.assetCount() == 0)
+        let counted = try await run(source.path, library, report: false, cancelled: true)
+        #expect(counted.unfinished == 5)
 
         let next = try await run(source.path, library, report: false)
         #expect(next.counts.imported == 5)
-        #expect(next.counts.filesHashed == 0)
+        #expect(next.counts.filesHashed == 5)
         #expect(next.exitStatus == .success)
         #expect(try library.catalog.assetCount() == 5)
     }
