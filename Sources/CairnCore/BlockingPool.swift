@@ -15,22 +15,11 @@ public enum BlockingPool {
         return pool
     }()
 
-    /// Runs `body` on the pool and returns its result. Plain work runs to its end even when the awaiting task is
-    /// cancelled (it persists what a stopping run must keep); work that can stop early takes an `Interrupt`.
+    /// Runs `body` on the pool and returns its result. It runs to its end even when the awaiting task is cancelled
+    /// (it may persist what a stopping run must keep); work that can stop early checks an `Interrupt`.
     public static func run<Value: Sendable>(_ body: @escaping @Sendable () throws -> Value) async throws -> Value {
         try await withCheckedThrowingContinuation { continuation in
             submit { continuation.resume(with: Result { try body() }) }
-        }
-    }
-
-    /// As `run`, for work that checks `Interrupt` as it goes: cancelling the awaiting task sets it.
-    public static func run<Value: Sendable>(interruptible body: @escaping @Sendable (Interrupt) throws -> Value)
-        async throws -> Value {
-        let interrupt = Interrupt()
-        return try await withTaskCancellationHandler {
-            try await run { try body(interrupt) }
-        } onCancel: {
-            interrupt.interrupt()
         }
     }
 
@@ -41,8 +30,8 @@ public enum BlockingPool {
     }
 }
 
-/// Asks blocking work to stop early: set once, by a cancelled task or a stopping run, and read by loops that can
-/// stop between steps (the hashing's reads, the walk's folders, FFmpeg's interrupt callback).
+/// Asks blocking work to stop early: set once, by a stopping run, and read by loops that can stop between steps
+/// (the hashing's files and reads).
 public final class Interrupt: Sendable {
     private let flag = Atomic<Bool>(false)
 

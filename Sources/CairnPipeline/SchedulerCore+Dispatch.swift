@@ -136,7 +136,9 @@ extension SchedulerCore {
             guard entries[active] == nil else { return false }
             activeSuspect = nil
         }
-        guard waiting.isEmpty, lanes.allSatisfy(\.isIdle), backoff.isEmpty, running.isEmpty,
+        // After everything else, the pages not taken yet included: a page arriving later would run beside it.
+        guard !moreToCome, !pageRequested, waiting.isEmpty, lanes.allSatisfy(\.isIdle), backoff.isEmpty,
+              running.isEmpty,
               let id = suspects.popFirst(), let lane = entries[id]?.record.state.resumeLane else { return false }
         activeSuspect = id
         lanes[lane.index].inbox.append(id)

@@ -275,7 +275,8 @@ struct SchedulerCore {
     /// Slots taken in `lane`: running, blocked, timed out and not returned.
     func slotsUsed(in lane: Lane) -> Int { lanes[lane.index].slotsUsed }
 
-    /// The run's outcome: every item's line in plan order (in a paged run, those not yet handed to the source), how it completed, progress and lane statistics.
+    /// The run's outcome: every item's line in plan order (in a paged run, those not yet handed to the source), how
+    /// it completed, progress and lane statistics.
     mutating func result() -> PipelineRunResult {
         var entriesOut = [FileOutcomeEntry]()
         entriesOut.reserveCapacity(order.count)

@@ -215,7 +215,7 @@ public struct ImportRun: Sendable {
                     hashed.bytesHashed += result.fingerprint.size
                     done.append(file)
                 case .failure(.interrupted):
-                    hashed.notHashed += 1
+                    break  // not a failure: counted below with the files never started
                 case .failure(let error):
                     let failure = ImportFailure(relativePath: file.record.relativePath, phase: .hashing,
                                                 reason: error.failure, retryable: error.isTransient)
@@ -226,8 +226,7 @@ public struct ImportRun: Sendable {
             }
             try prepared.files.recordHashes(done, failed: failed, updatingSnapshot: keepsHashes)
             if interrupt.isInterrupted {
-                hashed.notHashed = max(hashed.notHashed,
-                                       prepared.match.toHash - hashed.hashedCount - hashed.failures.count)
+                hashed.notHashed = prepared.match.toHash - hashed.hashedCount - hashed.failures.count
                 narrator.warning("interrupted: \(hashed.notHashed) file\(hashed.notHashed == 1 ? "" : "s") not hashed; the next run reads them")
                 break
             }

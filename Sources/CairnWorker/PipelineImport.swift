@@ -15,8 +15,8 @@ public final class PipelineCancellation: Sendable {
     }
 
     private let state = Locked(State())
-    /// Set by the first `cancel`: the walk and the hashing stop within a read (they leave nothing half done: a file
-    /// not hashed is read again next run).
+    /// Set by the first `cancel`: the hashing stops within a read (it leaves nothing half done: a file not hashed is
+    /// read again next run).
     public let interrupt = Interrupt()
 
     public init() {}

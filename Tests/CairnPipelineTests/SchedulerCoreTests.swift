@@ -242,4 +242,18 @@ struct SchedulerCoreTests {
         #expect(drive.pagesAsked < 10)
         #expect(core.result().completion == .interrupted)
     }
+
+    /// A crash suspect of the first page runs alone, after everything else: after the later pages too.
+    @Test func aSuspectRunsAloneAfterThePagesThatCameLater() {
+        var core = SchedulerCore(configuration: testConfiguration(width: 2, inbox: 2), random: halfJitter)
+        let suspect = ItemRecord(item: item(1), state: .thumbnailing, crashCount: 1)
+        let later = (2...7).map { ItemRecord(item: item(Int64($0), .video)) }
+        let pages = [[suspect], Array(later[0..<3]), Array(later[3...])]
+        let drive = Self.drive(&core, records: [], script: .succeeds, pages: pages, refillBelow: 2)
+        #expect(drive.finished)
+        let suspectStarts = drive.persisted.firstIndex { $0.id == 1 && $0.runsAlone }
+        let lastOtherReady = drive.persisted.lastIndex { $0.id != 1 && $0.state == .ready }
+        #expect(suspectStarts != nil && lastOtherReady != nil)
+        #expect((suspectStarts ?? 0) > (lastOtherReady ?? .max), "the suspect ran beside items of a later page")
+    }
 }
