@@ -127,12 +127,12 @@ public struct RunFileTable: Sendable {
         }
     }
 
-    /// An appender on a thread of its own, so the walk (system calls) and the inserts (SQLite) run side by side;
-    /// at most two batches wait, so a fast walk never piles files up in memory.
+    /// An appender whose inserts run on the blocking pool, one at a time, so the walk (system calls) and the inserts
+    /// (SQLite) run side by side; at most two batches wait, so a fast walk never piles files up in memory.
     public final class Appender: Sendable {
         private let table: RunFileTable
-        private let queue = DispatchQueue(label: "cairn.run-files")
-        private let room = DispatchSemaphore(value: 2)
+        private let queue = BlockingPool.SerialQueue()
+        private let room = BlockingPool.Semaphore(value: 2)
         private let firstError = Locked<String?>(nil)
 
         public init(_ table: RunFileTable) { self.table = table }
@@ -159,7 +159,7 @@ public struct RunFileTable: Sendable {
 
         /// Waits for the queued batches; throws the first insert's failure.
         public func finish() throws {
-            queue.sync {}
+            queue.waitUntilIdle()
             if let error = firstError.withLock({ $0 }) { throw RunFileTableError(reason: error) }
         }
     }

@@ -1,3 +1,4 @@
+import Glibc
 import NIOPosix
 import Synchronization
 
@@ -23,6 +24,26 @@ public enum BlockingPool {
         }
     }
 
+    /// As `run`, for work a run may give up on: once the task's `Abandonment` is abandoned, the caller stops
+    /// waiting (throwing `CancellationError`) while `body` runs on to its end on its thread, its result dropped.
+    /// Without an `Abandonment`, as `run`.
+    public static func runAbandonable<Value: Sendable>(_ body: @escaping @Sendable () throws -> Value) async throws -> Value {
+        guard let abandonment = Abandonment.current else { return try await run(body) }
+        let waiting = Locked<CheckedContinuation<Value, any Error>?>(nil)
+        let take: @Sendable () -> CheckedContinuation<Value, any Error>? = {
+            waiting.withLock { continuation in defer { continuation = nil }; return continuation }
+        }
+        return try await withCheckedThrowingContinuation { continuation in
+            waiting.withLock { $0 = continuation }
+            let registration = abandonment.register { take()?.resume(throwing: CancellationError()) }
+            submit {
+                let result = Result { try body() }
+                abandonment.unregister(registration)
+                take()?.resume(with: result)
+            }
+        }
+    }
+
     /// Runs `body` on a pool thread, for synchronous callers that wait for it themselves (`parallelMap`).
     public static func submit(_ body: @escaping @Sendable () -> Void) {
         // The pool is never shut down, so a work item always runs (`state` is `.active`).
@@ -39,4 +60,171 @@ public final class Interrupt: Sendable {
 
     public func interrupt() { flag.store(true, ordering: .relaxed) }
     public var isInterrupted: Bool { flag.load(ordering: .relaxed) }
+}
+
+/// Lets a run stop waiting for blocking work it has given up on (a phase past its timeout and its grace), so the
+/// run's tree of tasks can end while that work runs on to its end on the pool. Set as a task-local around the work.
+public final class Abandonment: Sendable {
+    @TaskLocal public static var current: Abandonment?
+
+    private struct State {
+        var abandoned = false
+        var next = 0
+        var waiters: [Int: @Sendable () -> Void] = [:]
+    }
+
+    private let state = Locked(State())
+
+    public init() {}
+
+    /// Every wait registered now or later ends at once.
+    public func abandon() {
+        let waiters = state.withLock { state in
+            state.abandoned = true
+            defer { state.waiters = [:] }
+            return Array(state.waiters.values)
+        }
+        for waiter in waiters { waiter() }
+    }
+
+    /// Calls `onAbandon` when abandoned (at once if it already was); returns the registration to end.
+    fileprivate func register(_ onAbandon: @escaping @Sendable () -> Void) -> Int {
+        let (registration, abandoned) = state.withLock { state in
+            state.next += 1
+            if !state.abandoned { state.waiters[state.next] = onAbandon }
+            return (state.next, state.abandoned)
+        }
+        if abandoned { onAbandon() }
+        return registration
+    }
+
+    fileprivate func unregister(_ registration: Int) {
+        state.withLock { _ = $0.waiters.removeValue(forKey: registration) }
+    }
+}
+
+// MARK: Waits between pool threads
+//
+// Pool threads that hand work to each other (the walk and its listings ahead, a copy and its writer, the walk and
+// the run-table inserts) wait through these, and only these, so every blocking wait outside the pool is here. Each
+// user waits only for work that never waits in turn, or that it can do itself (see `CopyPipeline`): a full pool
+// then delays such work but cannot deadlock it.
+
+extension BlockingPool {
+    /// A counting semaphore: `wait` takes a unit (blocking while there is none), `signal` gives one back. Unlike
+    /// Dispatch's, it may end with fewer units than it started with (a copy whose reader wrote on its own).
+    public final class Semaphore: @unchecked Sendable {
+        private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+        private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+        /// Guarded by `mutex`.
+        private var units: Int
+
+        public init(value: Int) {
+            units = value
+            pthread_mutex_init(mutex, nil)
+            pthread_cond_init(condition, nil)
+        }
+
+        deinit {
+            pthread_cond_destroy(condition)
+            pthread_mutex_destroy(mutex)
+            condition.deallocate()
+            mutex.deallocate()
+        }
+
+        public func wait() {
+            pthread_mutex_lock(mutex)
+            while units == 0 { pthread_cond_wait(condition, mutex) }
+            units -= 1
+            pthread_mutex_unlock(mutex)
+        }
+
+        /// Takes a unit if one is there now.
+        public func tryWait() -> Bool {
+            pthread_mutex_lock(mutex)
+            defer { pthread_mutex_unlock(mutex) }
+            guard units > 0 else { return false }
+            units -= 1
+            return true
+        }
+
+        public func signal() {
+            pthread_mutex_lock(mutex)
+            units += 1
+            pthread_cond_signal(condition)
+            pthread_mutex_unlock(mutex)
+        }
+    }
+
+    /// Work started on the pool now whose result a thread waits for later (a folder listed ahead of the walk).
+    public final class Pending<Value: Sendable>: Sendable {
+        private let done = Semaphore(value: 0)
+        private let result = Locked<Value?>(nil)
+
+        public init(_ work: @escaping @Sendable () -> Value) {
+            BlockingPool.submit { [done, result] in
+                let value = work()
+                result.withLock { $0 = value }
+                done.signal()
+            }
+        }
+
+        /// The result, handed over once (a second call gets nil): the waiter keeps it, not this.
+        public func wait() -> Value? {
+            done.wait()
+            return result.withLock { result in
+                defer { result = nil }
+                return result
+            }
+        }
+    }
+
+    /// Runs jobs one at a time, in the order queued, on the pool (the run-table inserts behind a walk).
+    public final class SerialQueue: Sendable {
+        private struct State {
+            var jobs: [@Sendable () -> Void] = []
+            var running = false
+            var idleWaiters: [Semaphore] = []
+        }
+
+        private let state = Locked(State())
+
+        public init() {}
+
+        public func async(_ job: @escaping @Sendable () -> Void) {
+            let start = state.withLock { state in
+                state.jobs.append(job)
+                defer { state.running = true }
+                return !state.running
+            }
+            if start { BlockingPool.submit { self.drain() } }
+        }
+
+        /// Returns once every job queued so far has run.
+        public func waitUntilIdle() {
+            let waiter = state.withLock { state -> Semaphore? in
+                guard state.running else { return nil }
+                let waiter = Semaphore(value: 0)
+                state.idleWaiters.append(waiter)
+                return waiter
+            }
+            waiter?.wait()
+        }
+
+        private func drain() {
+            while true {
+                let step = state.withLock { state -> (job: (@Sendable () -> Void)?, idle: [Semaphore]) in
+                    guard state.jobs.isEmpty else { return (state.jobs.removeFirst(), []) }
+                    state.running = false
+                    defer { state.idleWaiters = [] }
+                    return (nil, state.idleWaiters)
+                }
+                guard let job = step.job else {
+                    for waiter in step.idle { waiter.signal() }
+                    return
+                }
+                job()
+            }
+        }
+    }
 }

@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import Synchronization
 
@@ -8,7 +7,8 @@ import Synchronization
 /// Workers pull the next index from a shared counter, so a slow item never idles the others. The calling thread is
 /// one of them and the others run on `BlockingPool`'s threads (more than the cores: workers beyond the cores keep
 /// more reads of cold small files in flight, each waiting on the disk rather than the CPU). A caller that is itself
-/// a pool thread cannot deadlock: it drains every index alone if no other thread is free.
+/// a pool thread cannot deadlock: it drains every index alone if no other thread is free, and waits for no helper
+/// that has not started.
 public func parallelMap<State, Output>(
     count: Int,
     workers: Int,
@@ -24,16 +24,28 @@ public func parallelMap<State, Output>(
             slots[index] = body(&state, index)
         }
     }
-    let finished = DispatchGroup()
+    // The caller waits only for helpers that started: one still queued when the indices ran out never will, so a
+    // caller on a full pool never waits on a thread that no one will free.
+    let helpers = Locked((started: 0, closed: false))
+    let finished = BlockingPool.Semaphore(value: 0)
     for _ in 0..<(max(1, min(workers, count)) - 1) {
-        finished.enter()
         BlockingPool.submit {
+            let starts = helpers.withLock { helpers in
+                if helpers.closed { return false }
+                helpers.started += 1
+                return true
+            }
+            guard starts else { return }
             drain()
-            finished.leave()
+            finished.signal()
         }
     }
     drain()
-    finished.wait()
+    let started = helpers.withLock { helpers in
+        helpers.closed = true
+        return helpers.started
+    }
+    for _ in 0..<started { finished.wait() }
     return slots.collect()
 }
 

@@ -1,6 +1,5 @@
 import CLinux
 import CairnCore
-import Dispatch
 import Glibc
 
 /// A big file's copy with its reading and hashing on the calling thread and its writing on another, a chunk
@@ -9,19 +8,27 @@ import Glibc
 ///
 /// The buffers go round a ring: the reader takes a free one (`free`), fills and hashes it, hands it to the writer
 /// (`filled`), which writes it, starts its writeback, and gives it back. The semaphores order every hand-off.
-/// The writer is a thread of its own, not a Dispatch worker: the copy itself runs on one, and a pool whose
-/// workers all wait on their writers could not start them.
+/// The writer is a job on the blocking pool, which the copy itself runs on: when the reader would wait for a
+/// buffer and the writer has not started (every pool thread busy, perhaps with copies waiting like this one), the
+/// reader takes the writer's part and copies on alone, so a full pool never deadlocks.
 final class CopyPipeline: @unchecked Sendable {
     static let chunkSize = 1 << 20
     static let slotCount = 4
 
+    /// Who writes the chunks: the job on the pool, or the reader itself; decided once.
+    private enum Writer { case undecided, pool, reader }
+
     private let buffers: [UnsafeMutableRawBufferPointer]
-    private let free = DispatchSemaphore(value: CopyPipeline.slotCount)
-    private let filled = DispatchSemaphore(value: 0)
-    private var writer = pthread_t()
+    private let free = BlockingPool.Semaphore(value: CopyPipeline.slotCount)
+    private let filled = BlockingPool.Semaphore(value: 0)
+    private let writerEnded = BlockingPool.Semaphore(value: 0)
+    private let writer = Locked(Writer.undecided)
     /// Byte counts of the chunks handed over, in ring order; 0 ends the copy.
     private let handedOver = Locked<[Int]>([])
     private let writeError = Locked<SystemCallError?>(nil)
+    /// The next buffer to write; only the one writer touches it.
+    private var writeSlot = 0
+    private var writeback = Writeback()
     private let output: Int32
     private let destinationPath: String
 
@@ -33,16 +40,13 @@ final class CopyPipeline: @unchecked Sendable {
 
     deinit { for buffer in buffers { buffer.deallocate() } }
 
-    /// Starts the writer thread; false when the system has no thread to give (then copy on one thread).
-    func start() -> Bool {
-        let context = Unmanaged.passRetained(self).toOpaque()
-        let created = pthread_create(&writer, nil, { context in
-            let pipeline = Unmanaged<CopyPipeline>.fromOpaque(context!).takeRetainedValue()
-            pipeline.writeLoop()
-            return nil
-        }, context)
-        if created != 0 { Unmanaged<CopyPipeline>.fromOpaque(context).release() }
-        return created == 0
+    /// Queues the writer on the pool.
+    func start() {
+        BlockingPool.submit { [self] in
+            guard claimWriter(.pool) else { return }
+            writeLoop()
+            writerEnded.signal()
+        }
     }
 
     /// Reads `size` bytes of `input` (no more: a growing file is not chased), hashes them with `digest` and writes
@@ -54,54 +58,84 @@ final class CopyPipeline: @unchecked Sendable {
         var remaining = size
         var slot = 0
         var failure: HashingError?
+        var writesItself = false
         while remaining > 0, failure == nil, writeError.withLock({ $0 }) == nil {
-            free.wait()
+            if writesItself {
+                writeHandedOver()
+            } else if !free.tryWait() {
+                if claimWriter(.reader) {
+                    writesItself = true
+                    writeHandedOver()
+                } else {
+                    free.wait()
+                }
+            }
             let buffer = buffers[slot]
             let count = read(input, buffer.baseAddress, Int(min(Int64(Self.chunkSize), remaining)))
             if count < 0 {
-                if errno == EINTR { free.signal(); continue }
+                if errno == EINTR { if !writesItself { free.signal() }; continue }
                 failure = .system(SystemCallError("read", path: path))
-                free.signal()
+                if !writesItself { free.signal() }
                 break
             }
-            if count == 0 { free.signal(); break }
+            if count == 0 { if !writesItself { free.signal() }; break }
             let block = UnsafeRawBufferPointer(rebasing: buffer[0..<count])
             if header.count < headerLength { header.append(contentsOf: block.prefix(headerLength - header.count)) }
             do { try digest.update(block) } catch {
                 failure = .openSSL(path: path, error)
-                free.signal()
+                if !writesItself { free.signal() }
                 break
             }
             remaining -= Int64(count)
             handedOver.withLock { $0.append(count) }
-            filled.signal()
+            if !writesItself { filled.signal() }
             slot = (slot + 1) % Self.slotCount
         }
-        handedOver.withLock { $0.append(0) }
-        filled.signal()
-        pthread_join(writer, nil)
+        if writesItself || claimWriter(.reader) {
+            writeHandedOver()
+        } else {
+            handedOver.withLock { $0.append(0) }
+            filled.signal()
+            writerEnded.wait()
+        }
         if let failure { throw failure }
         if let error = writeError.withLock({ $0 }) { throw .system(error) }
         do { return (try digest.finalize(), header) } catch { throw .openSSL(path: path, error) }
     }
 
+    /// Takes the writer's part for `who`, unless the other took it first.
+    private func claimWriter(_ who: Writer) -> Bool {
+        writer.withLock { writer in
+            guard writer == .undecided else { return writer == who }
+            writer = who
+            return true
+        }
+    }
+
+    /// The pool's writer: writes each chunk handed over, in order, until the 0 that ends the copy.
     private func writeLoop() {
-        var slot = 0
-        var writeback = Writeback()
         while true {
             filled.wait()
             let count = handedOver.withLock { $0.removeFirst() }
             if count == 0 { break }
-            if writeError.withLock({ $0 }) == nil {
-                do {
-                    try writeFully(output, UnsafeRawBufferPointer(rebasing: buffers[slot][0..<count]), path: destinationPath)
-                    writeback.wrote(count, to: output)
-                } catch {
-                    writeError.withLock { $0 = error }
-                }
-            }
+            write(count)
             free.signal()
-            slot = (slot + 1) % Self.slotCount
+        }
+    }
+
+    /// The reader as its own writer: writes what is handed over and not yet written.
+    private func writeHandedOver() {
+        while let count = handedOver.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) { write(count) }
+    }
+
+    private func write(_ count: Int) {
+        defer { writeSlot = (writeSlot + 1) % Self.slotCount }
+        guard writeError.withLock({ $0 }) == nil else { return }
+        do {
+            try writeFully(output, UnsafeRawBufferPointer(rebasing: buffers[writeSlot][0..<count]), path: destinationPath)
+            writeback.wrote(count, to: output)
+        } catch {
+            writeError.withLock { $0 = error }
         }
     }
 }

@@ -115,7 +115,8 @@ public final class FileHasher {
         let pipeline = before.size >= Self.pipelinedCopyThreshold
             ? CopyPipeline(output: output, destinationPath: destination) : nil
         if pipeline != nil { do { try digest.reset() } catch { throw .openSSL(path: source, error) } }
-        if let pipeline, pipeline.start() {
+        if let pipeline {
+            pipeline.start()
             _ = posix_fadvise(input, 0, 0, Int32(POSIX_FADV_SEQUENTIAL))
             (checksum, header) = try pipeline.run(input: input, size: before.size, path: source, digest: digest,
                                                   headerLength: Self.headerLength)

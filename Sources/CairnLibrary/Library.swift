@@ -8,22 +8,58 @@ public final class Library: Sendable {
     public let layout: LibraryLayout
     public let catalog: Catalog
 
-    /// Opens the library at `root`, creating its folders and catalog on first use.
-    ///
-    /// - Parameter readOnly: open an existing library without writing anything to it (`dry-run`, `status`).
-    /// The exclusive lock, when the library was opened `exclusive`: taken before the catalog is opened, so no
-    /// migration ever runs beside another process's run.
+    /// The exclusive lock, when the library was opened through `openExclusive` or `withExclusiveAccess`: taken
+    /// before the catalog is opened, so no migration ever runs beside another process's run.
     public let lock: LibraryLock?
 
+    /// Opens the library at `root`, creating its folders and catalog on first use, without its lock: for reading
+    /// (`readOnly`), or for a caller that takes the lock itself (`ImportRun` takes `runLock()`).
+    ///
+    /// - Parameter readOnly: open an existing library without writing anything to it (`dry-run`, `status`).
     /// - Parameter live: read-only, beside a run that may be writing (`cairn serve`): the catalog is never read as
     ///   an immutable file, even when its write-ahead log is empty at the time it is opened.
-    public init(root: String, readOnly: Bool = false, exclusive: Bool = false, live: Bool = false) throws {
+    public convenience init(root: String, readOnly: Bool = false, live: Bool = false) throws {
+        try self.init(root: root, readOnly: readOnly, live: live, lock: nil)
+    }
+
+    /// The one way a command that writes opens a library: its lock first (waiting up to a second for a holder
+    /// that is letting go), then its catalog, opened and migrated. Close it when done.
+    public static func openExclusive(root: String) async throws -> Library {
+        let resolved = try makeRoot(root)
+        let lock = try await LibraryLock.take(libraryRoot: resolved)
+        return try Library(root: resolved, readOnly: false, live: false, lock: lock)
+    }
+
+    /// `openExclusive`, `body`, then the catalog closed and the lock given up, whatever `body` did.
+    public static func withExclusiveAccess<Value>(root: String, _ body: (Library) async throws -> Value) async throws
+        -> Value
+    {
+        let library = try await openExclusive(root: root)
+        defer { library.close() }
+        return try await body(library)
+    }
+
+    /// As the async `withExclusiveAccess`, for commands that are not async: the lock is tried once.
+    public static func withExclusiveAccess<Value>(root: String, _ body: (Library) throws -> Value) throws -> Value {
+        let resolved = try makeRoot(root)
+        let library = try Library(root: resolved, readOnly: false, live: false,
+                                  lock: try LibraryLock(libraryRoot: resolved))
+        defer { library.close() }
+        return try body(library)
+    }
+
+    private static func makeRoot(_ root: String) throws -> String {
+        do { try FileSystem.makeDirectories(root, followingLinks: true) } catch { throw WorkerError.libraryUnusable(root, error.description) }
+        return FileSystem.resolved(root) ?? root
+    }
+
+    private init(root: String, readOnly: Bool, live: Bool, lock: LibraryLock?) throws {
         if !readOnly {
             do { try FileSystem.makeDirectories(root, followingLinks: true) } catch { throw WorkerError.libraryUnusable(root, error.description) }
         }
         let resolved = FileSystem.resolved(root) ?? root
         layout = LibraryLayout(root: resolved)
-        lock = exclusive && !readOnly ? try LibraryLock(libraryRoot: resolved) : nil
+        self.lock = lock
         if !readOnly {
             for directory in [layout.originalsDirectory, layout.derivedDirectory, layout.temporaryDirectory] {
                 do { try FileSystem.makeDirectories(directory) } catch {
@@ -46,9 +82,9 @@ public final class Library: Sendable {
         lock?.release()
     }
 
-    /// The library's exclusive lock for a run: the one taken at open, or a new one.
-    package func runLock() throws -> LibraryLock? {
-        lock == nil ? try LibraryLock(libraryRoot: layout.root) : nil
+    /// The library's exclusive lock for a run: the one taken at open, or a new one (a library opened without it).
+    package func runLock() async throws -> LibraryLock? {
+        lock == nil ? try await LibraryLock.take(libraryRoot: layout.root) : nil
     }
 
     /// Removes what an interrupted run left in `tmp/`. Call only while holding the library lock.
@@ -65,11 +101,18 @@ public final class Library: Sendable {
 public enum WorkerError: Error, CustomStringConvertible, Sendable {
     case libraryUnusable(String, String)
     case sourceUnusable(String)
+    /// SIGINT or SIGTERM stopped the run before it had anything to keep (during the walk).
+    case interrupted(String)
 
     public var description: String {
         switch self {
         case .libraryUnusable(let root, let reason): return "library \(root): \(reason)"
-        case .sourceUnusable(let reason): return reason
+        case .sourceUnusable(let reason), .interrupted(let reason): return reason
         }
+    }
+
+    public var exitStatus: ExitStatus {
+        if case .interrupted = self { return .interrupted }
+        return .failure
     }
 }

@@ -17,17 +17,27 @@ public final class LibraryLock: Sendable {
     /// The locked descriptor; nil once released.
     private let held: Locked<Int32?>
 
-    /// Takes the lock, or throws `LibraryLockedError`. It waits up to `patience` (polling), so a reader's brief
-    /// shared lock (`cairn status` looking) never turns a starting cron sync away; a run holding the library does.
-    public init(libraryRoot: String, pid: Int32 = getpid(), now: Date = Date(), patience: Duration = .seconds(1)) throws {
+    /// Takes the lock, waiting up to `patience` (trying every 20 ms) for another holder to let go, so a run
+    /// starting as another ends (a cron sync after `cairn restore`) is not turned away; a run holding the library
+    /// is. Throws `LibraryLockedError` when it stays held.
+    public static func take(libraryRoot: String, pid: Int32 = getpid(), patience: Duration = .seconds(1)) async throws
+        -> LibraryLock
+    {
+        let deadline = ContinuousClock.now + patience
+        while true {
+            do { return try LibraryLock(libraryRoot: libraryRoot, pid: pid) } catch let locked as LibraryLockedError {
+                guard ContinuousClock.now < deadline else { throw locked }
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
+    /// Takes the lock at once, or throws `LibraryLockedError`.
+    public init(libraryRoot: String, pid: Int32 = getpid(), now: Date = Date()) throws {
         let path = LibraryLayout(root: libraryRoot).lockPath
         let descriptor = try checkSystemCall(open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644), "open", path)
-        let deadline = ContinuousClock.now + patience
         var taken = flock(descriptor, LOCK_EX | LOCK_NB) == 0
-        while !taken, errno == EWOULDBLOCK || errno == EINTR, ContinuousClock.now < deadline {
-            usleep(20_000)
-            taken = flock(descriptor, LOCK_EX | LOCK_NB) == 0
-        }
+        while !taken, errno == EINTR { taken = flock(descriptor, LOCK_EX | LOCK_NB) == 0 }
         guard taken else {
             let code = errno
             let holder = Self.readHolder(descriptor)

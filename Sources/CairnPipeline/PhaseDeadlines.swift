@@ -10,6 +10,8 @@ protocol PhaseDeadlines: Sendable {
     /// Times `token`'s phase out `timeout` from now, unless disarmed first.
     func arm(_ token: UInt64, timeout: Duration)
     func disarm(_ token: UInt64)
+    /// Watches until stopped: its owner runs it as a child task.
+    func watch() async
     /// Stops the watcher; nothing fires afterwards.
     func stop()
 }
@@ -33,7 +35,7 @@ final class ClockPhaseDeadlines<C: Clock<Duration>>: PhaseDeadlines {
         var armed: [UInt64: Armed] = [:]
         /// The deadline the watcher sleeps for, and its sleep (cancelled when an earlier deadline is armed).
         var sleepingUntil: C.Instant?
-        var sleep: Task<Void, any Error>?
+        var sleep: StopSignal?
         /// The watcher, parked while nothing is armed.
         var idle: CheckedContinuation<Void, Never>?
         var stopped = false
@@ -48,13 +50,11 @@ final class ClockPhaseDeadlines<C: Clock<Duration>>: PhaseDeadlines {
     init(clock: C, onTimeout: @escaping @Sendable (UInt64, Duration) async -> Void) {
         self.clock = clock
         self.onTimeout = onTimeout
-        // It ends by itself once stopped: a parked watcher is resumed, a sleeping one's sleep cancelled.
-        Task.detached { [self] in await watch() }
     }
 
     func arm(_ token: UInt64, timeout: Duration) {
         let deadline = clock.now.advanced(by: timeout)
-        let (idle, earlierSleep) = state.withLock { state -> (CheckedContinuation<Void, Never>?, Task<Void, any Error>?) in
+        let (idle, earlierSleep) = state.withLock { state -> (CheckedContinuation<Void, Never>?, StopSignal?) in
             guard !state.stopped else { return (nil, nil) }
             state.armed[token] = Armed(deadline: deadline, timeout: timeout)
             defer { state.idle = nil }
@@ -62,7 +62,7 @@ final class ClockPhaseDeadlines<C: Clock<Duration>>: PhaseDeadlines {
             return (state.idle, nil)
         }
         idle?.resume()
-        earlierSleep?.cancel()
+        earlierSleep?.stop()
     }
 
     func disarm(_ token: UInt64) {
@@ -77,10 +77,11 @@ final class ClockPhaseDeadlines<C: Clock<Duration>>: PhaseDeadlines {
             return (state.idle, state.sleep)
         }
         idle?.resume()
-        sleep?.cancel()
+        sleep?.stop()
     }
 
-    private func watch() async {
+    /// Ends once stopped: a parked watcher is resumed, a sleeping one's sleep cut short.
+    func watch() async {
         while true {
             let next: Next = state.withLock { state in
                 if state.stopped { return .stop }
@@ -101,15 +102,16 @@ final class ClockPhaseDeadlines<C: Clock<Duration>>: PhaseDeadlines {
                     if !parked { continuation.resume() }
                 }
             case .sleep(let deadline):
-                let sleep = Task { [clock] in try await clock.sleep(until: deadline, tolerance: nil) }
+                let sleep = StopSignal()
                 // A deadline armed before the sleep was stored could not cancel it: look again.
                 let cancelNow = state.withLock { state in
                     if !state.stopped { state.sleep = sleep }
                     let earliest = state.armed.values.map(\.deadline).min()
                     return state.stopped || earliest.map { $0 < deadline } == true
                 }
-                if cancelNow { sleep.cancel() }
-                _ = await sleep.result
+                if !cancelNow {
+                    await withStop(sleep) { [clock] in try? await clock.sleep(until: deadline, tolerance: nil) }
+                }
                 let now = clock.now
                 let due = state.withLock { state -> [(UInt64, Duration)] in
                     state.sleep = nil

@@ -4,7 +4,7 @@ import CairnCore
 ///
 /// Every decision is made by ``SchedulerCore``, a value that takes events and returns actions (its
 /// policies are listed there); this actor is the thin shell that feeds it events in order and performs
-/// its actions: stage work in detached tasks that report back, timers on the injected clock, and every
+/// its actions: stage work in child tasks of the run that report back, timers on the injected clock, and every
 /// state change persisted through one `RecordWriter` (in order, batched); a phase's stage work starts only
 /// after its in-flight mark is saved (ahead of the records before it), except in the transfer lane
 /// (`Lane.waitsForInFlightMark`).
@@ -36,15 +36,18 @@ public actor PipelineScheduler {
     private var pageFailure: (any Error)?
     /// The writer's ticket for the last record handed to it: a phase's mark, which the phase may wait for.
     private var lastPersisted: UInt64 = 0
-    private var phases: [UInt64: Task<Void, Never>] = [:]
-    private var retryTimers: [ItemID: Task<Void, Never>] = [:]
-    private var graceTimers: [UInt64: Task<Void, Never>] = [:]
+    /// Ends the waits for blocking work still running when the run ends.
+    private let abandonment = Abandonment()
+    /// Where phases, timers and page requests start: children of `run`'s task group (nil outside `run`).
+    private var children: ChildTasks?
+    private var phases: [UInt64: StopSignal] = [:]
+    private var retryTimers: [ItemID: StopSignal] = [:]
+    private var graceTimers: [UInt64: StopSignal] = [:]
     /// The runner each started phase holds or waits for, until its work returns or its grace runs out.
     private var leases: [UInt64: RunnerLease] = [:]
-    private var deadlineTimer: Task<Void, Never>?
+    private var deadlineTimer: StopSignal?
     /// Every running phase's timeout, watched by one task (made in `run`, stopped when the run ends).
     private var timeouts: (any PhaseDeadlines)?
-    private var runFinished: CheckedContinuation<Void, Never>?
     private var hasRun = false
     /// A `cancel(deadline:)` that came before `run`.
     private var pendingCancelDeadline: Duration?
@@ -99,19 +102,32 @@ public actor PipelineScheduler {
             await self?.storeFailed(error)
         }
         self.writer = writer
-        writer.start()
         let timeouts = makePhaseDeadlines(clock: clock) { [weak self] token, timeout in
             await self?.phaseEnded(token, .timedOut(timeout))
         }
         self.timeouts = timeouts
+        let children = ChildTasks()
+        self.children = children
         let first = core.start(records, after: death, cancelledWithin: pendingCancelDeadline,
                                moreToCome: pages != nil, refillBelow: pages?.refillBelow ?? 0)
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            runFinished = continuation
+        // The run is one tree: the writer, the timeout watcher and every phase, timer and page request are children
+        // of this group, which ends only when all of them have (an abandoned phase's blocking work stops being
+        // waited for when its task is cancelled; `BlockingWork` counts it until it returns).
+        await withDiscardingTaskGroup { group in
+            group.addTask { await writer.run() }
+            group.addTask { await timeouts.watch() }
             perform(first)
+            for await job in children.jobs { group.addTask(operation: job) }
+            // Finished: what is still waiting (a grace or retry timer, an abandoned phase) is stopped.
+            for signal in Array(phases.values) + graceTimers.values + retryTimers.values { signal.stop() }
+            deadlineTimer?.stop()
+            // A phase whose blocking work outlived its timeout and grace: its work runs on, unawaited.
+            abandonment.abandon()
+            timeouts.stop()
+            writer.close()
         }
-        timeouts.stop()
-        try await writer.finish()
+        self.children = nil
+        try writer.rethrowFailure()
         if let pageFailure { throw pageFailure }
         return core.result()
     }
@@ -143,7 +159,10 @@ public actor PipelineScheduler {
 
     private func phaseEnded(_ token: UInt64, _ outcome: PhaseOutcome) {
         // A timed-out phase keeps its runner until its work returns (a later call) or its grace ends.
-        if case .timedOut = outcome {} else { leases[token] = nil }
+        if case .timedOut = outcome {} else {
+            leases[token] = nil
+            phases[token] = nil
+        }
         perform(core.phaseEnded(token, outcome))
     }
 
@@ -185,40 +204,38 @@ public actor PipelineScheduler {
             case .startPhase(let token, let item, let lane, let timeout, let alone):
                 startPhase(token, item: item, lane: lane, timeout: timeout, alone: alone)
             case .cancelPhase(let token):
-                phases.removeValue(forKey: token)?.cancel()
+                phases.removeValue(forKey: token)?.stop()
             case .armGrace(let token, let delay):
-                graceTimers[token] = Task { [clock] in
+                graceTimers[token] = children?.spawn { [clock] in
                     do { try await clock.sleep(for: delay) } catch { return }
                     await self.graceEnded(token)
                 }
             case .disarmGrace(let token):
-                graceTimers.removeValue(forKey: token)?.cancel()
+                graceTimers.removeValue(forKey: token)?.stop()
             case .scheduleRetry(let id, let lane, let delay):
-                retryTimers[id] = Task { [clock] in
+                retryTimers[id] = children?.spawn { [clock] in
                     do { try await clock.sleep(for: delay) } catch { return }
                     await self.retryDue(id, in: lane)
                 }
             case .cancelRetries:
-                for timer in retryTimers.values { timer.cancel() }
+                for timer in retryTimers.values { timer.stop() }
                 retryTimers = [:]
             case .armDeadline(let deadline):
-                deadlineTimer = Task { [clock] in
+                deadlineTimer = children?.spawn { [clock] in
                     do { try await clock.sleep(for: deadline) } catch { return }
                     await self.deadlineReached()
                 }
             case .disarmDeadline:
-                deadlineTimer?.cancel()
+                deadlineTimer?.stop()
             case .requestPage(let ended):
                 guard let pages else { break }
-                // Isolated to this actor: only the source's own work runs elsewhere.
-                Task {
-                    do { self.pageArrived(.success(try await pages.nextPage(ended: ended))) } catch {
-                        self.pageArrived(.failure(error))
+                children?.spawn {
+                    do { await self.pageArrived(.success(try await pages.nextPage(ended: ended))) } catch {
+                        await self.pageArrived(.failure(error))
                     }
                 }
             case .finish:
-                runFinished?.resume()
-                runFinished = nil
+                children?.finish()
             }
         }
     }
@@ -231,7 +248,7 @@ public actor PipelineScheduler {
         let mark = lane.waitsForInFlightMark || alone ? lastPersisted : 0
         let lease = RunnerLease(runners, small: item.byteCount <= core.configuration.smallItemBytes)
         leases[token] = lease
-        phases[token] = Task.detached { [self, stages] in
+        phases[token] = children?.spawn { [self, stages, abandonment] in
             do {
                 if alone { try await writer.waitCommitted(mark) } else { try await writer.waitMarked(mark) }
                 try await lease.acquire()
@@ -242,7 +259,9 @@ public actor PipelineScheduler {
             }
             timeouts.arm(token, timeout: timeout)
             let outcome = await withTaskCancellationHandler {
-                await PhaseOutcome.perform(lane, of: item, with: stages)
+                await Abandonment.$current.withValue(abandonment) {
+                    await PhaseOutcome.perform(lane, of: item, with: stages)
+                }
             } onCancel: {
                 timeouts.disarm(token)
             }

@@ -30,10 +30,8 @@ final class RecordWriter: Sendable {
         var idleDrainer: CheckedContinuation<Void, Never>?
         var idleMarker: CheckedContinuation<Void, Never>?
         /// The drainer's wait for more records (`linger`), cut short on close or once a batch is full.
-        var lingering: Task<Void, any Error>?
+        var lingering: StopSignal?
         var closed = false
-        /// Set in `start` and read in `finish`, possibly on other threads.
-        var tasks: [Task<Void, Never>] = []
 
         func isSaved(_ sequence: UInt64) -> Bool { sequence <= committed || savedAhead.contains(sequence) }
 
@@ -73,10 +71,13 @@ final class RecordWriter: Sendable {
         self.onFailure = onFailure
     }
 
-    func start() {
-        let drainer = Task.detached { [self] in await drain() }
-        let marker = Task.detached { [self] in await saveMarksAhead() }
-        locked.withLock { $0.tasks = [drainer, marker] }
+    /// Saves records as they come, until closed and every queued record is saved (or the store failed); the
+    /// scheduler runs it as a child of its run.
+    func run() async {
+        await withDiscardingTaskGroup { group in
+            group.addTask { await self.drain() }
+            group.addTask { await self.saveMarksAhead() }
+        }
     }
 
     /// Queues `record`; returns its sequence number for `waitMarked`. A record that marks its item in flight for
@@ -93,7 +94,7 @@ final class RecordWriter: Sendable {
                 marker = state.idleMarker
                 state.idleMarker = nil
             }
-            var lingering: Task<Void, any Error>?
+            var lingering: StopSignal?
             if state.pending.count >= maxBatch {
                 lingering = state.lingering
                 state.lingering = nil
@@ -103,7 +104,7 @@ final class RecordWriter: Sendable {
         }
         drainer?.resume()
         marker?.resume()
-        lingering?.cancel()
+        lingering?.stop()
         return sequence
     }
 
@@ -132,7 +133,7 @@ final class RecordWriter: Sendable {
     /// so that no other item's mark is left standing, stale, while the suspect runs alone.
     func waitCommitted(_ sequence: UInt64) async throws {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            enum Decision { case done, failed(any Error), wait(Task<Void, any Error>?) }
+            enum Decision { case done, failed(any Error), wait(StopSignal?) }
             let decision: Decision = locked.withLock { state in
                 if sequence <= state.committed { return .done }
                 if let failure = state.failure { return .failed(failure) }
@@ -143,13 +144,13 @@ final class RecordWriter: Sendable {
             switch decision {
             case .done: continuation.resume()
             case .failed(let error): continuation.resume(throwing: error)
-            case .wait(let lingering): lingering?.cancel()
+            case .wait(let lingering): lingering?.stop()
             }
         }
     }
 
-    /// Saves what is queued, stops, and rethrows the store's error if there was one.
-    func finish() async throws {
+    /// Takes no more records: `run` saves what is queued, without lingering, and returns.
+    func close() {
         let (drainer, marker, lingering) = locked.withLock { state in
             state.closed = true
             defer { state.idleDrainer = nil; state.idleMarker = nil; state.lingering = nil }
@@ -157,8 +158,11 @@ final class RecordWriter: Sendable {
         }
         drainer?.resume()
         marker?.resume()
-        lingering?.cancel()
-        for task in locked.withLock({ $0.tasks }) { await task.value }
+        lingering?.stop()
+    }
+
+    /// The store's error, if saving failed; call once `run` has returned.
+    func rethrowFailure() throws {
         if let failure = locked.withLock({ $0.failure }) { throw failure }
     }
 
@@ -204,7 +208,7 @@ final class RecordWriter: Sendable {
     /// items: fewer syncs, and rows that share pages, which then go to the WAL once.
     private func lingerForMore() async {
         guard linger > .zero else { return }
-        let wait = Task { [linger] in try await Task.sleep(for: linger) }
+        let wait = StopSignal()
         let cutShort = locked.withLock { state in
             guard !state.closed, state.failure == nil, state.pending.count < maxBatch, state.commitWaiters.isEmpty else {
                 return true
@@ -212,8 +216,7 @@ final class RecordWriter: Sendable {
             state.lingering = wait
             return false
         }
-        if cutShort { wait.cancel() }
-        _ = await wait.result
+        if !cutShort { await withStop(wait) { [linger] in try? await Task.sleep(for: linger) } }
         locked.withLock { $0.lingering = nil }
     }
 
@@ -283,7 +286,7 @@ final class RecordWriter: Sendable {
             }
             return (state.waiters + state.commitWaiters, alreadyFailed, state.idleDrainer, state.idleMarker, state.lingering)
         }
-        lingering?.cancel()
+        lingering?.stop()
         for waiter in waiters { waiter.continuation.resume(throwing: error) }
         drainer?.resume()
         marker?.resume()

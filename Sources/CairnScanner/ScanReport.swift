@@ -54,6 +54,8 @@ public enum ScanError: Error, CustomStringConvertible, Sendable, Equatable {
     case rootUnreadable(SystemCallError)
     /// What a streaming walk handed its files to failed (the catalog could not be written).
     case sinkFailed(String)
+    /// The walk stopped before its end because the run was stopping (`SourceScanner.interrupt`).
+    case interrupted(String)
 
     public var description: String {
         switch self {
@@ -61,6 +63,7 @@ public enum ScanError: Error, CustomStringConvertible, Sendable, Equatable {
         case .rootNotDirectory(let path): return "\(path): the source is not a folder"
         case .rootUnreadable(let error): return error.description
         case .sinkFailed(let error): return "the scan could not be recorded: \(error)"
+        case .interrupted(let path): return "\(path): the walk was interrupted before its end"
         }
     }
 }

@@ -1,5 +1,4 @@
 import CairnCore
-import Dispatch
 import Glibc
 
 /// Walks a source folder with `openat`/`fstatat`, never following a symbolic link.
@@ -9,6 +8,8 @@ public struct SourceScanner: Sendable {
     public var root: String
     /// Folders (by device and inode) the walk must not enter, such as a library kept inside its own source.
     public var excludedDirectories: Set<DirectoryIdentity>
+    /// Checked before each folder and each batch handed over: once set, the walk stops and throws `.interrupted`.
+    public var interrupt: Interrupt?
 
     public struct DirectoryIdentity: Hashable, Sendable {
         public var device: UInt64
@@ -28,9 +29,10 @@ public struct SourceScanner: Sendable {
         }
     }
 
-    public init(root: String, excludedDirectories: Set<DirectoryIdentity> = []) {
+    public init(root: String, excludedDirectories: Set<DirectoryIdentity> = [], interrupt: Interrupt? = nil) {
         self.root = root
         self.excludedDirectories = excludedDirectories
+        self.interrupt = interrupt
     }
 
     public func scan() throws(ScanError) -> ScanReport {
@@ -61,12 +63,13 @@ public struct SourceScanner: Sendable {
         let fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { throw .rootUnreadable(SystemCallError("open", path: root)) }
 
-        var walk = Walk(excluded: excludedDirectories, sink: sink)
+        var walk = Walk(excluded: excludedDirectories, sink: sink, interrupt: interrupt)
         walk.hasSourceMarker = faccessat(fd, Self.sourceMarkerName, F_OK, AT_SYMLINK_NOFOLLOW) == 0
         walk.visit(directory: fd, prefix: "")
         walk.flush()
         walk.flushSidecars()
         if let error = walk.sinkError { throw .sinkFailed("\(error)") }
+        if walk.stopped { throw .interrupted(root) }
         walk.media.sort { $0.relativePath < $1.relativePath }
         var report = ScanReport(
             root: root, mediaFiles: walk.media, otherFiles: walk.otherFiles, junkSkipped: walk.junk,
@@ -109,30 +112,6 @@ private final class FolderHandle: Sendable {
     deinit { close(fd) }
 }
 
-/// A listing being made on another thread.
-private final class PendingListing: Sendable {
-    private let done = DispatchSemaphore(value: 0)
-    private let result = Locked<Listing?>(nil)
-
-    init(_ work: @escaping @Sendable () -> Listing) {
-        DispatchQueue.global().async { [done, result] in
-            let listing = work()
-            result.withLock { $0 = listing }
-            done.signal()
-        }
-    }
-
-    /// The listing, handed over once: the walk keeps its pending listings until the folder is done, not their
-    /// entries.
-    func wait() -> Listing {
-        done.wait()
-        return result.withLock { result in
-            defer { result = nil }
-            return result
-        } ?? Listing()
-    }
-}
-
 /// The mutable state of one walk. Folders are listed on worker threads a few ahead of where the walk stands (the
 /// system calls of a big walk are most of its time), and merged here in path order.
 private struct Walk {
@@ -155,17 +134,26 @@ private struct Walk {
     var symlinks: [String] = []
     var issues: [ScanIssue] = []
     var hasSourceMarker = false
+    let interrupt: Interrupt?
+    /// The interrupt was seen: the walk enters no more folders and hands nothing more over.
+    private(set) var stopped = false
 
-    init(excluded: Set<SourceScanner.DirectoryIdentity>, sink: MediaSink?) {
+    init(excluded: Set<SourceScanner.DirectoryIdentity>, sink: MediaSink?, interrupt: Interrupt?) {
         self.excluded = excluded
         self.sink = sink
+        self.interrupt = interrupt
+    }
+
+    private mutating func stopping() -> Bool {
+        if !stopped, interrupt?.isInterrupted == true { stopped = true }
+        return stopped
     }
 
     /// Hands the batch to the sink, if there is one; after a sink error the walk keeps nothing more.
     mutating func flush() {
         guard let sink, !media.isEmpty else { return }
         defer { media.removeAll(keepingCapacity: true) }
-        guard sinkError == nil else { return }
+        guard sinkError == nil, !stopping() else { return }
         do { try sink.body(media) } catch { sinkError = error }
     }
 
@@ -173,7 +161,7 @@ private struct Walk {
     mutating func flushSidecars() {
         guard let body = sink?.sidecarBody, !sidecars.isEmpty else { return }
         defer { sidecars.removeAll(keepingCapacity: true) }
-        guard sinkError == nil else { return }
+        guard sinkError == nil, !stopping() else { return }
         do { try body(sidecars) } catch { sinkError = error }
     }
 
@@ -192,24 +180,25 @@ private struct Walk {
         if let sink, sidecars.count >= sink.batchSize { flushSidecars() }
         let files = listing.files
         let subfolders = listing.subfolders
-        var pending: [PendingListing] = []
+        var pending: [BlockingPool.Pending<Listing>] = []
         func prefetch(_ index: Int) {
             guard index < subfolders.count, let parent = listing.handle else { return }
             let name = subfolders[index], excluded = self.excluded
-            pending.append(PendingListing { Self.open(name, in: parent, prefix: prefix, excluded: excluded) })
+            pending.append(BlockingPool.Pending { Self.open(name, in: parent, prefix: prefix, excluded: excluded) })
         }
         for index in 0..<min(Self.lookahead, subfolders.count) { prefetch(index) }
         // Path order across folders: a folder sorts as its name plus "/", so "a-1.jpg" comes before "a/b.jpg" as
         // in a sort of whole paths, and a streaming walk hands files out already sorted.
         var nextFile = 0
         for (index, name) in subfolders.enumerated() {
+            if stopping() { return }
             let key = prefix + name + "/"
             while nextFile < files.count, files[nextFile].relativePath < key {
                 take(files[nextFile])
                 nextFile += 1
             }
             prefetch(index + Self.lookahead)
-            visit(pending[index].wait(), prefix: key)
+            visit(pending[index].wait() ?? Listing(), prefix: key)
         }
         while nextFile < files.count {
             take(files[nextFile])

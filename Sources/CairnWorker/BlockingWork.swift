@@ -4,14 +4,17 @@ import Synchronization
 
 /// Runs blocking work (a parallel hash, file copies, fsync, FFmpeg, SQLite) on `BlockingPool`, off Swift's cooperative
 /// pool, so slow system calls never starve the tasks that schedule and narrate, counted by the run's `WorkTracker`.
-/// The lanes' widths bound how many run at once. Cancelling the awaiting task does not stop plain work: a timed-out or abandoned
-/// phase finishes (or fails) on its thread and its result is ignored; media work is interrupted.
+/// The lanes' widths bound how many run at once. Work tracked for a run is a phase's: cancelling the awaiting task
+/// (a timed-out phase) interrupts media work, while plain work finishes (or fails) on its thread and its result is
+/// ignored. A run that ends with such work still running (past its grace) stops waiting for it (`Abandonment`);
+/// the tracker counts it until it returns. Untracked work is always waited for.
 enum BlockingWork {
     static func run<Value: Sendable>(tracking tracker: WorkTracker? = nil,
                                      _ body: @escaping @Sendable () throws -> Value) async throws -> Value {
-        tracker?.started()
-        return try await BlockingPool.run {
-            defer { tracker?.ended() }
+        guard let tracker else { return try await BlockingPool.run(body) }
+        tracker.started()
+        return try await BlockingPool.runAbandonable {
+            defer { tracker.ended() }
             return try body()
         }
     }

@@ -1,5 +1,6 @@
 import CairnCatalog
 import CairnCore
+import CairnLibrary
 import CairnNarration
 import Foundation
 
@@ -77,9 +78,15 @@ extension ImportRun {
 
     /// Records a run that stopped on an error, so `cairn status` can say why.
     func fail(_ context: Context, _ error: any Error) {
-        narrator.runFailed("\(error)", needsAuth: options.destination.credentialsRefused != nil)
         var record = context.record
-        record.outcome = .failed
+        if case WorkerError.interrupted(let message) = error {
+            narrator.warning(message)
+            narrator.runFinished()
+            record.outcome = .interrupted
+        } else {
+            narrator.runFailed("\(error)", needsAuth: options.destination.credentialsRefused != nil)
+            record.outcome = .failed
+        }
         record.message = "\(error)"
         record.endedAt = now()
         record.summary = narration.summaryJSON()

@@ -36,7 +36,7 @@ public struct ImportRun: Sendable {
     }
 
     public func run() async throws -> ImportSummary {
-        let lock = try library.runLock()
+        let lock = try await library.runLock()
         defer { withExtendedLifetime(lock) {} }
         // Abandoned (timed-out) phases finish before the lock goes: none may write after it.
         return try await work.settling { try await runLocked() }
@@ -45,7 +45,7 @@ public struct ImportRun: Sendable {
     private func runLocked() async throws -> ImportSummary {
         let context = try begin(command: "import")
         do {
-            let prepared = try prepare(context)
+            let prepared = try await prepare(context)
             let hashed = try await hash(prepared, context: context)
             narrator.phaseStarted(.reconciling)
             let plan = try classify(hashed)
@@ -126,8 +126,12 @@ public struct ImportRun: Sendable {
     }
 
     /// Walks the source into the run tables, matching each file against the last snapshot as it goes in. After
-    /// this, the work ahead is counted.
-    func prepare(_ context: Context) throws -> Prepared {
+    /// this, the work ahead is counted. The walk runs on the blocking pool and stops when the run is stopped.
+    func prepare(_ context: Context) async throws -> Prepared {
+        try await BlockingWork.run { [self] in try walk(context) }
+    }
+
+    private func walk(_ context: Context) throws -> Prepared {
         narrator.phaseStarted(.preparing, detail: context.sourceRoot)
         var excluded = Set<SourceScanner.DirectoryIdentity>()
         if let identity = SourceScanner.DirectoryIdentity(path: library.layout.root) { excluded.insert(identity) }
@@ -138,9 +142,13 @@ public struct ImportRun: Sendable {
             func records(_ batch: [ScannedFile]) -> [SourceFileRecord] {
                 batch.map { SourceFileRecord(relativePath: $0.relativePath, fingerprint: $0.fingerprint, checksum: nil, kind: $0.kind) }
             }
-            report = try SourceScanner(root: context.sourceRoot, excludedDirectories: excluded).scan(
+            let interrupt = options.cancellation.interrupt
+            report = try SourceScanner(root: context.sourceRoot, excludedDirectories: excluded, interrupt: interrupt).scan(
                 batchSize: pageSizes.walk, media: { try appender.append(records($0)) },
                 sidecars: { try appender.appendSidecars(records($0)) })
+        } catch .interrupted {
+            try? appender.finish()
+            throw WorkerError.interrupted("interrupted during the walk: nothing was imported; the next run walks the source again")
         } catch {
             try? appender.finish()
             throw WorkerError.sourceUnusable(error.description)

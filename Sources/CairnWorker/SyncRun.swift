@@ -63,7 +63,7 @@ public struct SyncRun: Sendable {
 
     public func run() async throws -> SyncSummary {
         // A dry run only shares the lock (a writer would change what it reads); sharing writes nothing.
-        let lock: AnyObject? = options.dryRun ? try ReaderLock(libraryRoot: library.layout.root) : try library.runLock()
+        let lock: AnyObject? = options.dryRun ? try ReaderLock(libraryRoot: library.layout.root) : try await library.runLock()
         var importRun = ImportRun(library: library, options: options.importOptions, narration: narration)
         importRun.now = now
         importRun.hooks = hooks
@@ -96,7 +96,7 @@ public struct SyncRun: Sendable {
             context = try importRun.begin(command: "sync")
         }
         do {
-            let prepared = try importRun.prepare(context)
+            let prepared = try await importRun.prepare(context)
             let hashed = try await importRun.hash(prepared, context: context, keepsHashes: !options.dryRun)
 
             narrator.phaseStarted(.reconciling)

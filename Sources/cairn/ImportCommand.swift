@@ -146,6 +146,10 @@ struct ImportCommand: AsyncParsableCommand {
             Output.error(locked.description)
             await runMetrics?.finish(library: opened, exitStatus: locked.exitStatus)
             throw ExitCode(locked.exitStatus.rawValue)
+        } catch let error as WorkerError {
+            Output.error(error.description)
+            await runMetrics?.finish(library: opened, exitStatus: error.exitStatus)
+            throw ExitCode(error.exitStatus.rawValue)
         } catch {
             await runMetrics?.finish(library: opened, exitStatus: .failure)
             throw error

@@ -19,7 +19,9 @@ enum LibraryAccess {
     /// process holding it exits 75, and the run's metrics, when asked for, say `locked`.
     static func openForRun(root: String, dryRun: Bool = false, metrics: RunMetricsSession.Settings?, labelRoot: String,
                            sourceRoot: String) async throws -> Library {
-        do { return try Library(root: root, readOnly: dryRun, exclusive: !dryRun) } catch let locked as LibraryLockedError {
+        do {
+            return dryRun ? try Library(root: root, readOnly: true) : try await Library.openExclusive(root: root)
+        } catch let locked as LibraryLockedError {
             Output.error(locked.description)
             if let metrics {
                 await RunMetricsSession.reportLocked(settings: metrics, libraryRoot: root, labelRoot: labelRoot, sourceRoot: sourceRoot)
@@ -28,20 +30,21 @@ enum LibraryAccess {
         }
     }
 
-    /// The library's exclusive lock, for anything that changes it.
-    static func lock(_ library: Library) throws -> LibraryLock {
-        try LibraryLock(libraryRoot: library.layout.root)
+    /// The library at `option`'s path, which must exist, for a command that changes it: the lock is taken before
+    /// the catalog is opened or migrated (`Library.withExclusiveAccess`).
+    static func changingExisting<Value>(_ option: LibraryOption, _ body: (Library) throws -> Value) throws -> Value {
+        let root = option.resolvedPath
+        guard LibraryLayout.holdsLibrary(root) else {
+            throw CommandError("\(root): no cairn library here (nothing imported yet, or a different --library?)")
+        }
+        return try Library.withExclusiveAccess(root: root, body)
     }
 
-    /// Opens the existing library, takes its lock and hands `body` its pending review (what `pending approve` and
-    /// `pending exclude` change); failures are reported as `reportingFailures` does.
+    /// Hands `body` the existing library's pending review (what `pending approve` and `pending exclude` change),
+    /// under the library's lock; failures are reported as `reportingFailures` does.
     static func changingPendingReview(_ option: LibraryOption, _ body: (PendingReview) throws -> Void) throws {
         try reportingFailures {
-            let opened = try openExisting(option)
-            defer { opened.close() }
-            let lock = try lock(opened)
-            defer { withExtendedLifetime(lock) {} }
-            try body(PendingReview(library: opened))
+            try changingExisting(option) { try body(PendingReview(library: $0)) }
         }
     }
 

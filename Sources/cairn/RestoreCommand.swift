@@ -62,34 +62,35 @@ struct RestoreCommand: AsyncParsableCommand {
         }
         let checksums = try ChecksumArguments.parse(assets, option: "--asset")
         try LibraryAccess.reportingFailures {
-            let opened = try LibraryAccess.openExisting(library)
-            defer { opened.close() }
-            let lock = try LibraryAccess.lock(opened)
-            defer { withExtendedLifetime(lock) {} }
-            let journal = DeletionJournal(libraryRoot: opened.layout.root)
-            guard try journal.entries(runID: runID).contains(where: { $0.action == .trash }) else {
-                throw CommandError("run \(runID): it trashed nothing (see `cairn journal list`)")
-            }
-            let summary = try TrashMaintenance(library: opened).restore(
-                runID: runID, checksums: checksums.isEmpty ? nil : Set(checksums), fileNameMatching: fileNamePattern,
-                now: Date())
-            let files = summary.files
-            if files.restored.isEmpty && files.alreadyPresent.isEmpty && files.failures.isEmpty {
-                guard checksums.isEmpty && fileNamePattern == nil else {
-                    throw CommandError("nothing in trash/\(runID) matched --asset / --file-name-matches; nothing was restored")
-                }
-                Output.line("Nothing left to restore from trash/\(runID): everything it trashed is back already.")
-                return
-            }
-            var lines = ["Restored \(files.restored.count) asset(s), \(files.restoredFileCount) file(s) from trash/\(runID)"]
-            if !files.alreadyPresent.isEmpty {
-                lines.append("  \(files.alreadyPresent.count) file(s) were already back in place")
-            }
-            for item in files.restored { lines.append("  restored \(item.checksum.hex)  \(item.libraryPaths[0])") }
-            for failure in files.failures { lines.append("  not restored: \(failure.path): \(failure.reason)") }
-            Output.line(lines.joined(separator: "\n"))
-            if summary.exitStatus != .success { throw ExitCode(summary.exitStatus.rawValue) }
+            try LibraryAccess.changingExisting(library) { opened in try restore(in: opened, checksums: checksums) }
         }
+    }
+
+    /// The run's trashed files back into the library, which the caller holds.
+    private func restore(in opened: Library, checksums: [Checksum]) throws {
+        let journal = DeletionJournal(libraryRoot: opened.layout.root)
+        guard try journal.entries(runID: runID).contains(where: { $0.action == .trash }) else {
+            throw CommandError("run \(runID): it trashed nothing (see `cairn journal list`)")
+        }
+        let summary = try TrashMaintenance(library: opened).restore(
+            runID: runID, checksums: checksums.isEmpty ? nil : Set(checksums), fileNameMatching: fileNamePattern,
+            now: Date())
+        let files = summary.files
+        if files.restored.isEmpty && files.alreadyPresent.isEmpty && files.failures.isEmpty {
+            guard checksums.isEmpty && fileNamePattern == nil else {
+                throw CommandError("nothing in trash/\(runID) matched --asset / --file-name-matches; nothing was restored")
+            }
+            Output.line("Nothing left to restore from trash/\(runID): everything it trashed is back already.")
+            return
+        }
+        var lines = ["Restored \(files.restored.count) asset(s), \(files.restoredFileCount) file(s) from trash/\(runID)"]
+        if !files.alreadyPresent.isEmpty {
+            lines.append("  \(files.alreadyPresent.count) file(s) were already back in place")
+        }
+        for item in files.restored { lines.append("  restored \(item.checksum.hex)  \(item.libraryPaths[0])") }
+        for failure in files.failures { lines.append("  not restored: \(failure.path): \(failure.reason)") }
+        Output.line(lines.joined(separator: "\n"))
+        if summary.exitStatus != .success { throw ExitCode(summary.exitStatus.rawValue) }
     }
 
     /// The run's assets back from Immich's trash, the catalog and the journal told.
@@ -110,7 +111,7 @@ struct RestoreCommand: AsyncParsableCommand {
             throw CommandError("\(immich.stateRoot): cairn has no state for this Immich server and user (nothing synced yet?)")
         }
         let opened: Library
-        do { opened = try Library(root: immich.stateRoot, exclusive: true) } catch let locked as LibraryLockedError {
+        do { opened = try await Library.openExclusive(root: immich.stateRoot) } catch let locked as LibraryLockedError {
             Output.error(locked.description)
             throw ExitCode(locked.exitStatus.rawValue)
         }

@@ -5,9 +5,9 @@ import Foundation
 import Glibc
 
 /// SIGINT and SIGTERM for a long run: the first stops new work (in-flight work gets `deadline` to finish,
-/// then is abandoned, left resumable) and the run ends normally, persisting and printing what was done;
-/// the second exits at once with 130. If the run has not ended `grace` after the first signal (say it was
-/// still hashing), the process exits with 130 by itself: everything written so far is already durable.
+/// then is abandoned, left resumable; the walk and the hashing stop at their next folder or read) and the run
+/// ends on its own, persisting and printing what was done; the second exits at once with 130 (everything
+/// written so far is already durable).
 ///
 ///     let signals = SignalHandling.install(cancellation: options.cancellation) { name in
 ///         Output.error("\(name): stopping…")
@@ -21,7 +21,6 @@ final class SignalHandling {
 
     /// Takes over SIGINT and SIGTERM; `onFirstSignal` gets the signal's name (`SIGINT`) once.
     static func install(cancellation: PipelineCancellation, deadline: Duration = .seconds(5),
-                        grace: Duration = .seconds(20),
                         onFirstSignal: @escaping @Sendable (String) -> Void = { _ in }) -> SignalHandling {
         let queue = DispatchQueue(label: "cairn.signals")
         let sources = handled.map { number in
@@ -35,10 +34,6 @@ final class SignalHandling {
                 }
                 onFirstSignal(name(of: number))
                 cancellation.cancel(deadline: deadline)
-                queue.asyncAfter(deadline: .now() + deadline.seconds + grace.seconds) {
-                    Output.error("the run did not stop in time: exiting now; the next run resumes")
-                    _exit(ExitStatus.interrupted.rawValue)
-                }
             }
             source.resume()
             return source

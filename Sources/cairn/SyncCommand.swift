@@ -189,8 +189,8 @@ struct SyncInvocation {
             throw ExitCode(locked.exitStatus.rawValue)
         } catch let error as WorkerError {
             Output.error(error.description)
-            await runMetrics?.finish(library: opened, exitStatus: .failure)
-            throw ExitCode(ExitStatus.failure.rawValue)
+            await runMetrics?.finish(library: opened, exitStatus: error.exitStatus)
+            throw ExitCode(error.exitStatus.rawValue)
         } catch {
             await runMetrics?.finish(library: opened, exitStatus: .failure)
             throw error

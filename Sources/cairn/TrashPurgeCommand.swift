@@ -35,10 +35,9 @@ struct TrashPurgeCommand: ParsableCommand {
             return
         }
         try LibraryAccess.reportingFailures {
-            let opened = try LibraryAccess.openExisting(library)
-            let lock = try LibraryAccess.lock(opened)
-            defer { withExtendedLifetime(lock) {} }
-            let report = try TrashMaintenance(library: opened).purge(olderThanDays: olderThanDays, now: Date())
+            let report = try LibraryAccess.changingExisting(library) { opened in
+                try TrashMaintenance(library: opened).purge(olderThanDays: olderThanDays, now: Date())
+            }
             var lines = ["Purged \(report.purgedRuns.count) run(s), \(report.purgedFileCount) file(s); "
                          + "kept \(report.keptRuns.count) run(s) younger than \(olderThanDays) day(s)"]
             for run in report.purgedRuns { lines.append("  purged trash/\(run)") }

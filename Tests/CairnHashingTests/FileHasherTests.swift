@@ -1,3 +1,4 @@
+import Dispatch
 import CairnCore
 import CairnTestSupport
 import Foundation
@@ -153,6 +154,27 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: directory.subpath("copy2.bin")))
         // The hasher is whole after a pipelined copy: a plain hash agrees.
         #expect(try hasher.hash(path: source).checksum == copied.checksum)
+    }
+
+    /// Every pool thread busy, the copy's writer cannot start: the reader writes on its own instead of waiting for
+    /// it (which, on a pool full of copies, would wait for ever), and the copy is still whole.
+    @Test func aPipelinedCopyOnAFullPoolWritesOnItsOwn() throws {
+        let directory = try TemporaryDirectory()
+        let size = Int(FileHasher.pipelinedCopyThreshold) + 2 * CopyPipeline.chunkSize + 77
+        let data = randomBytes(size, seed: 22)
+        let source = try directory.write(data, to: "source.bin")
+        let running = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
+        for _ in 0..<BlockingPool.threadCount {
+            BlockingPool.submit {
+                running.signal()
+                release.wait()
+            }
+        }
+        for _ in 0..<BlockingPool.threadCount { running.wait() }
+        defer { for _ in 0..<BlockingPool.threadCount { release.signal() } }
+        let copied = try FileHasher().copy(from: source, to: directory.subpath("copy.bin"), syncs: false)
+        #expect(copied.checksum == (try referenceChecksum(source)))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: directory.subpath("copy.bin"))) == data)
     }
 
     @Test func copyWithWrongExpectationLeavesNoFile() throws {

@@ -17,6 +17,7 @@ struct PhaseDeadlinesTests {
                 fired.withValue { $0.append((token, timeout)) }
                 signal.changed()
             }
+            Task { [deadlines] in await deadlines.watch() }
         }
 
         var firedTokens: [UInt64] { fired.current.map(\.0) }

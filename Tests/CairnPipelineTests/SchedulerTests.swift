@@ -1,3 +1,4 @@
+import Dispatch
 import CairnCore
 @testable import CairnPipeline
 import Testing
@@ -671,31 +672,33 @@ struct SchedulerScaleTests {
     }
 }
 
-/// Holds stage work until opened, and ignores cancellation, as blocking work on a Dispatch thread does.
+/// Holds stage work until opened, and ignores cancellation, as blocking work on a pool thread does: it blocks one
+/// of `BlockingPool`'s threads, awaited as `BlockingWork` awaits it (abandoned when the run ends without it).
 final class StubbornGate: @unchecked Sendable {
     private let signal: TestSignal
-    private let state = Locked<(open: Bool, waiting: [CheckedContinuation<Void, Never>])>((false, []))
+    private let state = Locked<(open: Bool, waiting: [DispatchSemaphore])>((false, []))
 
     init(signal: TestSignal) { self.signal = signal }
 
     func open() {
-        let waiting = state.withValue { value -> [CheckedContinuation<Void, Never>] in
+        let waiting = state.withValue { value -> [DispatchSemaphore] in
             value.open = true
             defer { value.waiting = [] }
             return value.waiting
         }
-        for continuation in waiting { continuation.resume() }
+        for gate in waiting { gate.signal() }
     }
 
     func pass() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let go = state.withValue { value -> Bool in
-                if value.open { return true }
-                value.waiting.append(continuation)
-                return false
+        _ = try? await BlockingPool.runAbandonable { [self] in
+            let gate = state.withValue { value -> DispatchSemaphore? in
+                if value.open { return nil }
+                let gate = DispatchSemaphore(value: 0)
+                value.waiting.append(gate)
+                return gate
             }
-            if go { continuation.resume() }
             signal.changed()
+            gate?.wait()
         }
     }
 }

@@ -227,7 +227,7 @@ import Testing
 /// Hardening issue, fault 7: a reader's brief shared lock (`cairn status`, `dry-run` starting) does not turn a
 /// starting run away, and a run opened `exclusive` holds the lock before its catalog is opened.
 @Suite struct LockRaceTests {
-    @Test func aBriefReaderDoesNotMakeAStartingRunExit75() throws {
+    @Test func aBriefReaderDoesNotMakeAStartingRunExit75() async throws {
         let folder = try TemporaryDirectory()
         _ = try LibraryLock(libraryRoot: folder.path)  // create the lock file, then let it go
         let released = DispatchSemaphore(value: 0)
@@ -238,16 +238,17 @@ import Testing
             box.release()
             released.signal()
         }.start()
-        let writer = try LibraryLock(libraryRoot: folder.path)
+        let writer = try await LibraryLock.take(libraryRoot: folder.path)
         released.wait()
         withExtendedLifetime(writer) {}
     }
 
-    @Test func anExclusiveLibraryHoldsTheLockBeforeItsCatalogOpens() throws {
+    @Test func anExclusiveLibraryHoldsTheLockBeforeItsCatalogOpens() async throws {
         let folder = try TemporaryDirectory()
-        let first = try Library(root: folder.path, exclusive: true)
+        let first = try await Library.openExclusive(root: folder.path)
         #expect(first.lock != nil)
-        #expect(throws: LibraryLockedError.self) { try Library(root: folder.path, exclusive: true) }
+        await #expect(throws: LibraryLockedError.self) { try await Library.openExclusive(root: folder.path) }
+        #expect(throws: LibraryLockedError.self) { try Library.withExclusiveAccess(root: folder.path) { _ in } }
         first.close()
     }
 }

@@ -57,20 +57,23 @@ import Testing
         #expect(try reporting.catalog.assetCount() == 6)
     }
 
-    /// A run stopped before it starts reads nothing: every file is reported unfinished, the same with or without a
-    /// report, and the next run hashes and brings them in.
+    /// A run stopped before it starts stops in its walk: it reads and imports nothing, says so with exit 130, and is
+    /// recorded as interrupted; the next run hashes and brings every file in.
     @Test func contentAStoppedRunNeverReachedIsUnfinishedAndTheNextRunImportsIt() async throws {
         let source = try TemporaryDirectory()
         for seed in UInt8(1)...5 { try source.write(bytes(20_000, seed), to: "\(seed).jpg") }
         let library = try Library(root: try TemporaryDirectory().path)
-        let stopped = try await run(source.path, library, report: true, cancelled: true)
-        #expect(stopped.interrupted)
-        #expect(stopped.unfinished == 5)
-        #expect(stopped.outcomes.filter { $0.outcome == .unfinished }.count == 5)
-        #expect(stopped.counts.filesHashed == 0)
-        #expect(try library.catalog.assetCount() == 0)
-        let counted = try await run(source.path, library, report: false, cancelled: true)
-        #expect(counted.unfinished == 5)
+        for report in [true, false] {
+            do {
+                _ = try await run(source.path, library, report: report, cancelled: true)
+                Issue.record("a run stopped before its walk returned a summary")
+            } catch let error as WorkerError {
+                #expect(error.exitStatus == .interrupted)
+                #expect(error.description.contains("interrupted during the walk"))
+            }
+            #expect(try library.catalog.lastRun()?.outcome == .interrupted)
+            #expect(try library.catalog.assetCount() == 0)
+        }
 
         let next = try await run(source.path, library, report: false)
         #expect(next.counts.imported == 5)

@@ -1,0 +1,70 @@
+import CairnCore
+
+/// A one-shot signal that ends a child task's work early: what `Task.cancel()` is for an unstructured task, for a
+/// child of a task group (which has no handle of its own).
+final class StopSignal: Sendable {
+    private struct State {
+        var stopped = false
+        var waiter: CheckedContinuation<Void, Never>?
+    }
+
+    private let state = Locked(State())
+
+    func stop() {
+        let waiter = state.withLock { state in
+            state.stopped = true
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume()
+    }
+
+    /// Returns once `stop()` is called, or once the waiting task is cancelled.
+    fileprivate func wait() async {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let parked = state.withLock { state in
+                    guard !state.stopped, !Task.isCancelled else { return false }
+                    state.waiter = continuation
+                    return true
+                }
+                if !parked { continuation.resume() }
+            }
+        } onCancel: {
+            stop()
+        }
+    }
+}
+
+/// Runs `body` until it returns or `signal` stops it, whichever is first; a stop cancels `body` (its task sees
+/// `Task.isCancelled`) and waits for it to return.
+func withStop(_ signal: StopSignal, _ body: @escaping @Sendable () async -> Void) async {
+    await withTaskGroup(of: Void.self) { group in
+        group.addTask { await body() }
+        group.addTask { await signal.wait() }
+        await group.next()
+        group.cancelAll()
+    }
+}
+
+/// The scheduler's way into its run's task group: work that its actions start (phases, timers, page requests) is
+/// queued here and added to the group by `run`, so the run is one tree of tasks that ends only when all of it has.
+struct ChildTasks: Sendable {
+    typealias Job = @Sendable () async -> Void
+
+    let jobs: AsyncStream<Job>
+    private let continuation: AsyncStream<Job>.Continuation
+
+    init() { (jobs, continuation) = AsyncStream.makeStream(of: Job.self) }
+
+    /// Starts `job` as a child of the run; the signal returned stops it alone.
+    @discardableResult
+    func spawn(_ job: @escaping Job) -> StopSignal {
+        let signal = StopSignal()
+        continuation.yield { await withStop(signal, job) }
+        return signal
+    }
+
+    /// No more children: `jobs` ends once the ones queued are taken.
+    func finish() { continuation.finish() }
+}
