@@ -22,5 +22,5 @@ let package = Package(
             path: "Sources/cairn-bench"
         ),
     ],
-    swiftLanguageModes: [.v5]
+    swiftLanguageModes: [.v6]
 )

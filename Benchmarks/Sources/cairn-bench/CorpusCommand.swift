@@ -1,4 +1,5 @@
 import ArgumentParser
+import CairnCore
 import Foundation
 
 /// `cairn-bench corpus`: camera-like media, deterministic from a seed.
@@ -64,14 +65,14 @@ struct CorpusCommand: ParsableCommand {
         for (path, _) in pending {
             try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         }
-        let lock = NSLock()
-        var failures: [String] = []
+        let failed = Locked<[String]>([])
         DispatchQueue.concurrentPerform(iterations: pending.count) { index in
             let (path, arguments) = pending[index]
             do { try Peers.run(["ffmpeg", "-hide_banner", "-loglevel", "error", "-y"] + arguments) } catch {
-                lock.lock(); failures.append("\(path): \(error)"); lock.unlock()
+                failed.withLock { $0.append("\(path): \(error)") }
             }
         }
+        let failures = failed.withLock { $0 }
         guard failures.isEmpty else { throw ValidationError(failures.joined(separator: "\n")) }
         if smallFiles > 0 { try makeSmallFiles() }
         print("corpus at \(out): \(Peers.files(in: out).count) files, \(Peers.totalBytes(Peers.files(in: out)) / 1_000_000) MB")
@@ -92,7 +93,7 @@ struct CorpusCommand: ParsableCommand {
                 var word = generator.next()
                 for byte in offset..<min(offset + 8, size) { bytes[byte] = UInt8(truncatingIfNeeded: word); word >>= 8 }
             }
-            FileManager.default.createFile(atPath: path, contents: Data(bytes))
+            _ = FileManager.default.createFile(atPath: path, contents: Data(bytes))
         }
     }
 }

@@ -1,3 +1,4 @@
+import CairnCore
 import Foundation
 
 /// Shared plumbing for the media benchmarks: corpus listing, lanes, peer processes, timing, RSS, tables.
@@ -29,20 +30,20 @@ enum MediaBench {
     }
 
     /// Runs `body` on every item with `lanes` threads pulling from a shared index; returns failures.
-    static func inLanes<T>(_ items: [T], lanes: Int, _ body: @escaping (T) throws -> Void) -> [String] {
-        let shared = LaneState()
+    static func inLanes<T: Sendable>(_ items: [T], lanes: Int, _ body: @escaping @Sendable (T) throws -> Void) -> [String] {
+        let shared = Locked(LaneState())
         let group = DispatchGroup()
         for _ in 0..<max(1, lanes) {
             group.enter()
             let thread = Thread {
                 while true {
-                    shared.lock.lock()
-                    let index = shared.next
-                    shared.next += 1
-                    shared.lock.unlock()
+                    let index = shared.withLock { state in
+                        defer { state.next += 1 }
+                        return state.next
+                    }
                     guard index < items.count else { break }
                     do { try body(items[index]) } catch {
-                        shared.lock.lock(); shared.failures.append("\(error)"); shared.lock.unlock()
+                        shared.withLock { $0.failures.append("\(error)") }
                     }
                 }
                 group.leave()
@@ -51,12 +52,11 @@ enum MediaBench {
             thread.start()
         }
         group.wait()
-        return shared.failures
+        return shared.withLock { $0.failures }
     }
 
     /// The next item's index and the failures so far, shared by the lanes under a lock.
-    final class LaneState: @unchecked Sendable {
-        let lock = NSLock()
+    struct LaneState {
         var next = 0
         var failures: [String] = []
     }

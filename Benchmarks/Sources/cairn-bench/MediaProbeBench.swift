@@ -1,4 +1,5 @@
 import ArgumentParser
+import CairnCore
 import CairnMedia
 import Foundation
 
@@ -33,15 +34,14 @@ struct MediaProbeBench: ParsableCommand {
         guard !files.isEmpty else { throw ValidationError("No media files in \(corpus).") }
         print("\(files.count) files, \(cores) cores")
         let engine = MediaEngine()
-        let lock = NSLock()
         let cores = self.cores
-        var probes: [String: MediaProbe] = [:]
-        var references: [String: Reference] = [:]
+        let probed = Locked<[String: MediaProbe]>([:])
+        let referenced = Locked<[String: Reference]>([:])
         let rows = MediaBench.compare([
             .init(name: "cairn probe (in process, \(cores) lanes)") {
                 _ = MediaBench.inLanes(files, lanes: cores) { file in
                     let probe = try? engine.probe(path: file)
-                    lock.lock(); probes[file] = probe; lock.unlock()
+                    probed.withLock { $0[file] = probe }
                 }
             },
             .init(name: "ffprobe, one process per file") {
@@ -51,10 +51,11 @@ struct MediaProbeBench: ParsableCommand {
                         "stream=width,height:stream_side_data=rotation:format=duration", "-of", "json", file,
                     ])
                     let reference = Self.parse(data)
-                    lock.lock(); references[file] = reference; lock.unlock()
+                    referenced.withLock { $0[file] = reference }
                 }
             },
         ], rounds: rounds, items: files.count)
+        let probes = probed.withLock { $0 }, references = referenced.withLock { $0 }
         // Compare after rotation: ffprobe reports stored sizes; a +-90 display matrix (video) or
         // EXIF orientation 5...8 (stills, which ffprobe does not apply) swaps them.
         var compared = 0, mismatches: [String] = []

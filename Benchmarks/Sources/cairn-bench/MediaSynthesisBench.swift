@@ -1,4 +1,5 @@
 import ArgumentParser
+import CairnCore
 import CairnMedia
 import Foundation
 
@@ -35,10 +36,10 @@ struct MediaSynthesisBench: ParsableCommand {
         defer { try? FileManager.default.removeItem(atPath: out) }
         print("\(files.count) stills -> \(seconds) s 1080p clips, \(cores) cores, encoder \(MediaEngine.clipCodec)")
         let engine = MediaEngine()
-        var options = ClipOptions(seconds: seconds)
-        options.encoderThreads = cores
-        var durations: [Double] = []
-        let lock = NSLock()
+        var clipOptions = ClipOptions(seconds: seconds)
+        clipOptions.encoderThreads = cores
+        let options = clipOptions
+        let durations = Locked<[Double]>([])
         let fit = "scale=w='min(1920,iw)':h='min(1080,ih)':force_original_aspect_ratio=decrease:force_divisible_by=2"
         let encoder = MediaEngine.clipCodec == "h264" ? ["-c:v", "libx264"] : ["-c:v", "mpeg4", "-q:v", "3"]
         let frames = Int((seconds * 30).rounded())
@@ -46,10 +47,10 @@ struct MediaSynthesisBench: ParsableCommand {
         // Clips are made one after another; every tool may use all `cores` for each clip.
         let rows = MediaBench.compare([
             .init(name: "cairn synthesize (decode once, repeated frames)",
-                  note: { "clip durations " + Set(durations.map { String(format: "%.3f s", $0) }).sorted().joined(separator: ", ") }) {
+                  note: { "clip durations " + Set(durations.withLock { $0 }.map { String(format: "%.3f s", $0) }).sorted().joined(separator: ", ") }) {
                 let failures = MediaBench.inLanes(files, lanes: 1) { file in
                     let clip = try engine.synthesizeClip(source: file, to: "\(out)/\(MediaBench.stem(file))-c.mp4", options: options)
-                    lock.lock(); durations.append(clip.durationSeconds); lock.unlock()
+                    durations.withLock { $0.append(clip.durationSeconds) }
                 }
                 if !failures.isEmpty { print("cairn failures: \(failures.prefix(3))") }
             },

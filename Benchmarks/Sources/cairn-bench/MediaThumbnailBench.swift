@@ -54,13 +54,12 @@ struct MediaThumbnailBench: ParsableCommand {
         let sizes = Dictionary(MediaBench.files(in: corpus, extensions: family.extensions).map {
             ($0, (try? FileManager.default.attributesOfItem(atPath: $0)[.size] as? Int) ?? 0)
         }, uniquingKeysWith: { first, _ in first })
-        var files = sizes.filter { $0.value >= minBytes }.keys.sorted { (sizes[$0]!, $1) > (sizes[$1]!, $0) }
-        if limit > 0 { files = Array(files.prefix(limit)) }
-        guard !files.isEmpty else { throw ValidationError("No \(family.rawValue) files in \(corpus).") }
+        var selected = sizes.filter { $0.value >= minBytes }.keys.sorted { (sizes[$0]!, $1) > (sizes[$1]!, $0) }
+        if limit > 0 { selected = Array(selected.prefix(limit)) }
+        guard !selected.isEmpty else { throw ValidationError("No \(family.rawValue) files in \(corpus).") }
         // Files cairn cannot read are left out, so every tool works on the same set.
-        let readable = files.filter { (try? MediaEngine().probe(path: $0)) != nil }
-        if readable.count < files.count { print("left out \(files.count - readable.count) files cairn cannot probe") }
-        files = readable
+        let files = selected.filter { (try? MediaEngine().probe(path: $0)) != nil }
+        if files.count < selected.count { print("left out \(selected.count - files.count) files cairn cannot probe") }
         let bytes = files.reduce(0) { $0 + (((try? FileManager.default.attributesOfItem(atPath: $1)[.size] as? Int)) ?? 0) }
         let out = try MediaBench.scratch("thumbs")
         defer { try? FileManager.default.removeItem(atPath: out) }
@@ -74,8 +73,9 @@ struct MediaThumbnailBench: ParsableCommand {
         var webp = configuration
         webp.thumbnailFormat = .webp
         let webpEngine = MediaEngine(configuration: webp)
-        var full = configuration
-        full.thumbnailFormat = MediaEngine.thumbnailFormat
+        var fullConfiguration = configuration
+        fullConfiguration.thumbnailFormat = MediaEngine.thumbnailFormat
+        let full = fullConfiguration
         let fullEngine = MediaEngine(configuration: full)
         let cores = self.cores, size = self.size
 
