@@ -111,8 +111,8 @@ public actor PipelineScheduler {
         let first = core.start(records, after: death, cancelledWithin: pendingCancelDeadline,
                                moreToCome: pages != nil, refillBelow: pages?.refillBelow ?? 0)
         // The run is one tree: the writer, the timeout watcher and every phase, timer and page request are children
-        // of this group, which ends only when all of them have (an abandoned phase's blocking work stops being
-        // waited for when its task is cancelled; `BlockingWork` counts it until it returns).
+        // of this group, which ends only when all of them have (blocking work still running when the run ends is
+        // abandoned below; `BlockingWork` counts it until it returns).
         await withDiscardingTaskGroup { group in
             group.addTask { await writer.run() }
             group.addTask { await timeouts.watch() }
