@@ -1,4 +1,3 @@
-import Glibc
 import NIOPosix
 import Synchronization
 
@@ -113,68 +112,44 @@ public final class Abandonment: Sendable {
 extension BlockingPool {
     /// A counting semaphore: `wait` takes a unit (blocking while there is none), `signal` gives one back. Unlike
     /// Dispatch's, it may end with fewer units than it started with (a copy whose reader wrote on its own).
-    public final class Semaphore: @unchecked Sendable {
-        private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-        private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
-        /// Guarded by `mutex`.
-        private var units: Int
+    public final class Semaphore: Sendable {
+        private let units: Locked<Int>
 
-        public init(value: Int) {
-            units = value
-            pthread_mutex_init(mutex, nil)
-            pthread_cond_init(condition, nil)
-        }
+        public init(value: Int) { units = Locked(value) }
 
-        deinit {
-            pthread_cond_destroy(condition)
-            pthread_mutex_destroy(mutex)
-            condition.deallocate()
-            mutex.deallocate()
-        }
-
-        public func wait() {
-            pthread_mutex_lock(mutex)
-            while units == 0 { pthread_cond_wait(condition, mutex) }
-            units -= 1
-            pthread_mutex_unlock(mutex)
-        }
+        public func wait() { units.withLock(when: { $0 > 0 }) { $0 -= 1 } }
 
         /// Takes a unit if one is there now.
         public func tryWait() -> Bool {
-            pthread_mutex_lock(mutex)
-            defer { pthread_mutex_unlock(mutex) }
-            guard units > 0 else { return false }
-            units -= 1
-            return true
+            units.withLock { units in
+                guard units > 0 else { return false }
+                units -= 1
+                return true
+            }
         }
 
-        public func signal() {
-            pthread_mutex_lock(mutex)
-            units += 1
-            pthread_cond_signal(condition)
-            pthread_mutex_unlock(mutex)
-        }
+        public func signal() { units.withLockNotifying { $0 += 1 } }
     }
 
     /// Work started on the pool now whose result a thread waits for later (a folder listed ahead of the walk).
     public final class Pending<Value: Sendable>: Sendable {
-        private let done = Semaphore(value: 0)
-        private let result = Locked<Value?>(nil)
+        private enum State { case running, done(Value), taken }
+
+        private let state = Locked(State.running)
 
         public init(_ work: @escaping @Sendable () -> Value) {
-            BlockingPool.submit { [done, result] in
+            BlockingPool.submit { [state] in
                 let value = work()
-                result.withLock { $0 = value }
-                done.signal()
+                state.withLockNotifying { $0 = .done(value) }
             }
         }
 
         /// The result, handed over once (a second call gets nil): the waiter keeps it, not this.
         public func wait() -> Value? {
-            done.wait()
-            return result.withLock { result in
-                defer { result = nil }
-                return result
+            state.withLock(when: { if case .running = $0 { false } else { true } }) { state in
+                defer { state = .taken }
+                if case .done(let value) = state { return value }
+                return nil
             }
         }
     }
@@ -184,7 +159,6 @@ extension BlockingPool {
         private struct State {
             var jobs: [@Sendable () -> Void] = []
             var running = false
-            var idleWaiters: [Semaphore] = []
         }
 
         private let state = Locked(State())
@@ -201,28 +175,13 @@ extension BlockingPool {
         }
 
         /// Returns once every job queued so far has run.
-        public func waitUntilIdle() {
-            let waiter = state.withLock { state -> Semaphore? in
-                guard state.running else { return nil }
-                let waiter = Semaphore(value: 0)
-                state.idleWaiters.append(waiter)
-                return waiter
-            }
-            waiter?.wait()
-        }
+        public func waitUntilIdle() { state.withLock(when: { !$0.running }) { _ in } }
 
         private func drain() {
-            while true {
-                let step = state.withLock { state -> (job: (@Sendable () -> Void)?, idle: [Semaphore]) in
-                    guard state.jobs.isEmpty else { return (state.jobs.removeFirst(), []) }
-                    state.running = false
-                    defer { state.idleWaiters = [] }
-                    return (nil, state.idleWaiters)
-                }
-                guard let job = step.job else {
-                    for waiter in step.idle { waiter.signal() }
-                    return
-                }
+            while let job = state.withLockNotifying({ state -> (@Sendable () -> Void)? in
+                guard !state.jobs.isEmpty else { state.running = false; return nil }
+                return state.jobs.removeFirst()
+            }) {
                 job()
             }
         }

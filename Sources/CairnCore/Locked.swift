@@ -4,6 +4,8 @@ import Glibc
 /// access it orders looks like a race under `scripts/sanitize thread`. pthread mutexes are intercepted by it.
 public final class Locked<Value>: @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    /// What `withLock(when:)` waits on; `withLockNotifying` wakes it.
+    private let changed: UnsafeMutablePointer<pthread_cond_t>
     private var value: Value
 
     public init(_ value: Value) {
@@ -12,11 +14,37 @@ public final class Locked<Value>: @unchecked Sendable {
         mutex.initialize(to: pthread_mutex_t())
         let rc = pthread_mutex_init(mutex, nil)
         precondition(rc == 0, "pthread_mutex_init: \(rc)")
+        changed = .allocate(capacity: 1)
+        changed.initialize(to: pthread_cond_t())
+        let condition = pthread_cond_init(changed, nil)
+        precondition(condition == 0, "pthread_cond_init: \(condition)")
     }
 
     deinit {
+        pthread_cond_destroy(changed)
+        changed.deallocate()
         pthread_mutex_destroy(mutex)
         mutex.deallocate()
+    }
+
+    /// Blocks the calling thread until `ready` holds for the value, then runs `body` with the lock held. For the
+    /// waits between `BlockingPool`'s threads only (never on a cooperative thread); whatever makes `ready` hold
+    /// must change the value through `withLockNotifying`.
+    public func withLock<Result>(when ready: (Value) -> Bool, _ body: (inout Value) -> Result) -> Result {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        while !ready(value) { pthread_cond_wait(changed, mutex) }
+        return body(&value)
+    }
+
+    /// As `withLock`, then wakes every thread waiting in `withLock(when:)` to look again.
+    public func withLockNotifying<Result>(_ body: (inout Value) -> Result) -> Result {
+        pthread_mutex_lock(mutex)
+        defer {
+            pthread_cond_broadcast(changed)
+            pthread_mutex_unlock(mutex)
+        }
+        return body(&value)
     }
 
     /// Runs `body` with the value, holding the lock; `body` must not take this lock again.

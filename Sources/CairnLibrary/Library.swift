@@ -19,7 +19,8 @@ public final class Library: Sendable {
     /// - Parameter live: read-only, beside a run that may be writing (`cairn serve`): the catalog is never read as
     ///   an immutable file, even when its write-ahead log is empty at the time it is opened.
     public convenience init(root: String, readOnly: Bool = false, live: Bool = false) throws {
-        try self.init(root: root, readOnly: readOnly, live: live, lock: nil)
+        let resolved = readOnly ? FileSystem.resolved(root) ?? root : try Self.makeRoot(root)
+        try self.init(resolved: resolved, readOnly: readOnly, live: live, lock: nil)
     }
 
     /// The one way a command that writes opens a library: its lock first (waiting up to a second for a holder
@@ -27,7 +28,7 @@ public final class Library: Sendable {
     public static func openExclusive(root: String) async throws -> Library {
         let resolved = try makeRoot(root)
         let lock = try await LibraryLock.take(libraryRoot: resolved)
-        return try Library(root: resolved, readOnly: false, live: false, lock: lock)
+        return try Library(resolved: resolved, readOnly: false, live: false, lock: lock)
     }
 
     /// `openExclusive`, `body`, then the catalog closed and the lock given up, whatever `body` did.
@@ -42,22 +43,20 @@ public final class Library: Sendable {
     /// As the async `withExclusiveAccess`, for commands that are not async: the lock is tried once.
     public static func withExclusiveAccess<Value>(root: String, _ body: (Library) throws -> Value) throws -> Value {
         let resolved = try makeRoot(root)
-        let library = try Library(root: resolved, readOnly: false, live: false,
+        let library = try Library(resolved: resolved, readOnly: false, live: false,
                                   lock: try LibraryLock(libraryRoot: resolved))
         defer { library.close() }
         return try body(library)
     }
 
+    /// Makes the library's folder if it is missing; returns its resolved path.
     private static func makeRoot(_ root: String) throws -> String {
         do { try FileSystem.makeDirectories(root, followingLinks: true) } catch { throw WorkerError.libraryUnusable(root, error.description) }
         return FileSystem.resolved(root) ?? root
     }
 
-    private init(root: String, readOnly: Bool, live: Bool, lock: LibraryLock?) throws {
-        if !readOnly {
-            do { try FileSystem.makeDirectories(root, followingLinks: true) } catch { throw WorkerError.libraryUnusable(root, error.description) }
-        }
-        let resolved = FileSystem.resolved(root) ?? root
+    /// `resolved`: the library's folder, made (unless `readOnly`) and resolved.
+    private init(resolved: String, readOnly: Bool, live: Bool, lock: LibraryLock?) throws {
         layout = LibraryLayout(root: resolved)
         self.lock = lock
         if !readOnly {

@@ -8,11 +8,16 @@ import Foundation
 enum LibraryAccess {
     /// The library at `option`'s path; an error naming the folder when nothing was ever imported there.
     static func openExisting(_ option: LibraryOption) throws -> Library {
+        try Library(root: existingRoot(option))
+    }
+
+    /// `option`'s path, once it holds a library; an error naming the folder otherwise.
+    private static func existingRoot(_ option: LibraryOption) throws -> String {
         let root = option.resolvedPath
         guard LibraryLayout.holdsLibrary(root) else {
             throw CommandError("\(root): no cairn library here (nothing imported yet, or a different --library?)")
         }
-        return try Library(root: root)
+        return root
     }
 
     /// Opens the library for a run (`import`, `sync`; a dry run reads it): the lock first, then the catalog. Another
@@ -33,11 +38,7 @@ enum LibraryAccess {
     /// The library at `option`'s path, which must exist, for a command that changes it: the lock is taken before
     /// the catalog is opened or migrated (`Library.withExclusiveAccess`).
     static func changingExisting<Value>(_ option: LibraryOption, _ body: (Library) throws -> Value) throws -> Value {
-        let root = option.resolvedPath
-        guard LibraryLayout.holdsLibrary(root) else {
-            throw CommandError("\(root): no cairn library here (nothing imported yet, or a different --library?)")
-        }
-        return try Library.withExclusiveAccess(root: root, body)
+        try Library.withExclusiveAccess(root: existingRoot(option), body)
     }
 
     /// Hands `body` the existing library's pending review (what `pending approve` and `pending exclude` change),
