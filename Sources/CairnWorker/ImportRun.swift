@@ -35,11 +35,14 @@ public struct ImportRun: Sendable {
         self.narration = narration
     }
 
+    /// The run; cancelling the calling task stops it as SIGINT does (`PipelineCancellation.stoppingOnCancel`).
     public func run() async throws -> ImportSummary {
-        let lock = try await library.runLock()
-        defer { withExtendedLifetime(lock) {} }
-        // Abandoned (timed-out) phases finish before the lock goes: none may write after it.
-        return try await work.settling { try await runLocked() }
+        try await options.cancellation.stoppingOnCancel {
+            let lock = try await library.runLock()
+            defer { withExtendedLifetime(lock) {} }
+            // Abandoned (timed-out) phases finish before the lock goes: none may write after it.
+            return try await work.settling { try await runLocked() }
+        }
     }
 
     private func runLocked() async throws -> ImportSummary {

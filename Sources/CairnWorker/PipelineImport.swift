@@ -19,7 +19,22 @@ public final class PipelineCancellation: Sendable {
     /// read again next run).
     public let interrupt = Interrupt()
 
+    /// How long phases in flight get to finish after a first stop (SIGINT, SIGTERM, a cancelled task).
+    public static let defaultDeadline: Duration = .seconds(5)
+
     public init() {}
+
+    /// Runs `body` (a whole run) so that cancelling the calling task stops it as a first SIGINT does: the walk and the
+    /// hashing stop at once, phases in flight get `deadline`, and what the run finished is still written. The run is
+    /// its own tree for that reason: inside a cancelled tree every sleep, stream and pool wait would end at once,
+    /// and the record writer with them.
+    func stoppingOnCancel<Value: Sendable>(
+        deadline: Duration = PipelineCancellation.defaultDeadline,
+        _ body: @escaping @Sendable () async throws -> Value
+    ) async throws -> Value {
+        let run = Task { try await body() }
+        return try await withTaskCancellationHandler { try await run.value } onCancel: { self.cancel(deadline: deadline) }
+    }
 
     public func cancel(deadline: Duration) {
         interrupt.interrupt()

@@ -61,15 +61,19 @@ public struct SyncRun: Sendable {
         narration = RunNarration(layout: library.layout, output: output, keepsLog: !options.dryRun)
     }
 
+    /// The run; cancelling the calling task stops it as SIGINT does (`PipelineCancellation.stoppingOnCancel`).
     public func run() async throws -> SyncSummary {
-        // A dry run only shares the lock (a writer would change what it reads); sharing writes nothing.
-        let lock: AnyObject? = options.dryRun ? try ReaderLock(libraryRoot: library.layout.root) : try await library.runLock()
-        var importRun = ImportRun(library: library, options: options.importOptions, narration: narration)
-        importRun.now = now
-        importRun.hooks = hooks
-        defer { withExtendedLifetime(lock) {} }
-        // Abandoned (timed-out) phases finish before the lock goes: none may write after it.
-        return try await importRun.work.settling { try await runLocked(importRun) }
+        try await options.importOptions.cancellation.stoppingOnCancel {
+            // A dry run only shares the lock (a writer would change what it reads); sharing writes nothing.
+            let lock: AnyObject? = options.dryRun
+                ? try ReaderLock(libraryRoot: library.layout.root) : try await library.runLock()
+            var importRun = ImportRun(library: library, options: options.importOptions, narration: narration)
+            importRun.now = now
+            importRun.hooks = hooks
+            defer { withExtendedLifetime(lock) {} }
+            // Abandoned (timed-out) phases finish before the lock goes: none may write after it.
+            return try await importRun.work.settling { try await runLocked(importRun) }
+        }
     }
 
     private func runLocked(_ importRun: ImportRun) async throws -> SyncSummary {

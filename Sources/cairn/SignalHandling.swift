@@ -20,7 +20,7 @@ final class SignalHandling {
     private init(sources: [any DispatchSourceSignal]) { self.sources = sources }
 
     /// Takes over SIGINT and SIGTERM; `onFirstSignal` gets the signal's name (`SIGINT`) once.
-    static func install(cancellation: PipelineCancellation, deadline: Duration = .seconds(5),
+    static func install(cancellation: PipelineCancellation, deadline: Duration = PipelineCancellation.defaultDeadline,
                         onFirstSignal: @escaping @Sendable (String) -> Void = { _ in }) -> SignalHandling {
         let queue = DispatchQueue(label: "cairn.signals")
         let sources = handled.map { number in

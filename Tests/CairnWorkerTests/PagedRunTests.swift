@@ -82,6 +82,34 @@ import Testing
         #expect(try library.catalog.assetCount() == 5)
     }
 
+    /// Cancelling the task that runs an import stops it as SIGINT does: the hashing stops, the run is recorded as
+    /// interrupted (a catalog write made after the cancel), and the next run imports every file.
+    @Test func cancellingTheRunsTaskStopsItLikeSIGINTAndKeepsItsRecord() async throws {
+        let source = try TemporaryDirectory()
+        for seed in UInt8(1)...5 { try source.write(bytes(20_000, seed), to: "\(seed).jpg") }
+        let library = try Library(root: try TemporaryDirectory().path)
+        let task = Locked<Task<ImportSummary, any Error>?>(nil)
+        var run = ImportRun(library: library, options: ImportOptions(source: source.path))
+        run.pageSizes = ImportRun.PageSizes(walk: 2, hash: 2, import: 2)
+        // After the walk, before any file is read: the run's own task is cancelled.
+        run.hooks.afterScan = { _ in task.withLock(when: { $0 != nil }) { $0 }?.cancel() }
+        let started = Task { [run] in try await run.run() }
+        task.withLockNotifying { $0 = started }
+        do {
+            let summary = try await started.value
+            #expect(summary.exitStatus == .interrupted)
+            #expect(summary.counts.imported == 0)
+        } catch let error as WorkerError {
+            #expect(error.exitStatus == .interrupted)
+        }
+        #expect(try library.catalog.lastRun()?.outcome == .interrupted)
+        #expect(try library.catalog.assetCount() == 0)
+
+        let next = try await self.run(source.path, library, report: false)
+        #expect(next.counts.imported == 5)
+        #expect(next.exitStatus == .success)
+    }
+
     /// Items an archive-only run left for their derivatives resume in the next run, each on the first file holding
     /// its content, counted the same with or without a report.
     @Test func archivedItemsResumeOnTheirFirstFileWithOrWithoutAReport() async throws {
