@@ -176,25 +176,26 @@ let package = Package(
         ]),
         .executableTarget(name: "cairn-fuzz", dependencies: ["CairnCore", "CairnMedia"]),
 
-        // Shared test helpers: temporary folders, media made with the ffmpeg CLI at test time.
-        .target(name: "CairnTestSupport", path: "Tests/CairnTestSupport"),
+        // Shared test support: temporary folders, media made with the ffmpeg CLI at test time, child processes, and
+        // the doubles (an item store in memory, a hand-driven narration clock) the product never ships.
+        .target(name: "CairnTesting", dependencies: ["CairnCore", "CairnPipeline", "CairnNarration"], path: "Tests/CairnTesting"),
         .testTarget(name: "CairnCoreTests", dependencies: ["CairnCore"]),
-        .testTarget(name: "CairnHashingTests", dependencies: ["CairnHashing", "CairnTestSupport"]),
-        .testTarget(name: "CairnMediaTests", dependencies: ["CairnMedia", "CairnTestSupport"]),
-        .testTarget(name: "CairnScannerTests", dependencies: ["CairnScanner", "CairnTestSupport"]),
-        .testTarget(name: "CairnCatalogTests", dependencies: ["CairnCatalog", "CairnTestSupport"]),
-        .testTarget(name: "CairnPipelineTests", dependencies: ["CairnPipeline", "CairnTestSupport"]),
-        .testTarget(name: "CairnReconcileTests", dependencies: ["CairnReconcile", "CairnTestSupport"]),
-        .testTarget(name: "CairnNarrationTests", dependencies: ["CairnNarration", "CairnTestSupport"]),
+        .testTarget(name: "CairnHashingTests", dependencies: ["CairnHashing", "CairnTesting"]),
+        .testTarget(name: "CairnMediaTests", dependencies: ["CairnMedia", "CairnTesting"]),
+        .testTarget(name: "CairnScannerTests", dependencies: ["CairnScanner", "CairnTesting"]),
+        .testTarget(name: "CairnCatalogTests", dependencies: ["CairnCatalog", "CairnTesting"]),
+        .testTarget(name: "CairnPipelineTests", dependencies: ["CairnPipeline", "CairnTesting"]),
+        .testTarget(name: "CairnReconcileTests", dependencies: ["CairnReconcile", "CairnTesting"]),
+        .testTarget(name: "CairnNarrationTests", dependencies: ["CairnNarration", "CairnTesting"]),
         .testTarget(name: "CairnWorkerTests", dependencies: [
-            "CairnWorker", "CairnLibrary", "CairnTrash", "CairnCatalog", "CairnReconcile", "CairnTestSupport",
+            "CairnWorker", "CairnLibrary", "CairnTrash", "CairnCatalog", "CairnReconcile", "CairnTesting",
         ]),
-        .testTarget(name: "CairnMetricsTests", dependencies: ["CairnMetrics", "CairnCore", "CairnNarration", "CairnTestSupport"]),
-        .testTarget(name: "CairnWatchTests", dependencies: ["CairnWatch", "CairnCore", "CairnTestSupport"]),
-        .testTarget(name: "CairnImmichTests", dependencies: ["CairnImmich", "CairnCore", "immich-double", "CairnTestSupport"]),
+        .testTarget(name: "CairnMetricsTests", dependencies: ["CairnMetrics", "CairnCore", "CairnNarration", "CairnTesting"]),
+        .testTarget(name: "CairnWatchTests", dependencies: ["CairnWatch", "CairnCore", "CairnTesting"]),
+        .testTarget(name: "CairnImmichTests", dependencies: ["CairnImmich", "CairnCore", "immich-double", "CairnTesting"]),
         .testTarget(name: "CairnCLITests", dependencies: [
             "cairn", "CairnCore", "CairnCatalog", "CairnReconcile", "CairnLibrary", "CairnTrash", "CairnWorker",
-            "CairnTestSupport",
+            "CairnTesting",
         ]),
     ],
     swiftLanguageModes: [.v6]

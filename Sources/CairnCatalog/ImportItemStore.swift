@@ -132,18 +132,6 @@ extension Catalog {
         return owingTransfer ? unfinished + " AND \(owingTransferCondition)" : unfinished
     }
 
-    /// Items an earlier (or this) run left unfinished, or in flight when its worker died, by id.
-    public func unfinishedImportItems() throws -> [ItemRecord] {
-        try fetchImportItems(where: "NOT \(Self.terminalCondition) OR in_flight = 1")
-    }
-
-    /// The same items, one at a time, so a caller that keeps only part of each row never holds them all.
-    /// `owingTransfer`: only items whose original is not in place yet (an archive-only run leaves the others,
-    /// which owe only derivatives, to a run that makes them).
-    public func forEachUnfinishedImportItem(owingTransfer: Bool = false, _ body: (ItemRecord) throws -> Void) throws {
-        try forEachImportItem(where: Self.unfinishedCondition(owingTransfer: owingTransfer), body)
-    }
-
     /// How many items have their original in place and wait for a run with derivatives on (`--derivatives off`
     /// left them, or a run stopped between the transfer and the thumbnail).
     public func importItemsOwingDerivatives() throws -> Int {

@@ -1,6 +1,6 @@
 import CairnCore
 
-/// Where item records live between runs (the catalog in production, memory in tests).
+/// Where item records live between runs (the catalog; memory in the scheduler's tests).
 ///
 /// The scheduler calls `save` from one writer task, in order, batching whatever piled up while the
 /// previous save ran; a batch may hold several records for one item, oldest first, and the last
@@ -15,58 +15,9 @@ public protocol ItemStateStore: Sendable {
     func saveMarks(_ marks: [InFlightMark]) async throws
 }
 
-/// A store in memory: records by id plus every saved record in order, for tests and dry runs.
-public actor InMemoryItemStateStore: ItemStateStore {
-    public private(set) var records: [ItemID: ItemRecord] = [:]
-    /// Every record ever saved, in save order.
-    public private(set) var history: [ItemRecord] = []
-    /// Number of `save` calls (batches).
-    public private(set) var batchCount = 0
-    /// Marks set by `saveMarks` (they are not in `history`).
-    public private(set) var marksSavedAhead = 0
-    private var failure: (any Error)?
-
-    public init(_ records: [ItemRecord] = []) {
-        for record in records { self.records[record.id] = record }
-    }
-
-    public func save(_ batch: [ItemRecord]) async throws {
-        if let failure { throw failure }
-        batchCount += 1
-        for record in batch {
-            records[record.id] = record
-            history.append(record)
-        }
-    }
-
-    public func saveMarks(_ marks: [InFlightMark]) async throws {
-        if let failure { throw failure }
-        marksSavedAhead += marks.count
-        for mark in marks {
-            records[mark.id]?.inFlight = true
-            records[mark.id]?.runsAlone = mark.alone
-        }
-    }
-
-    /// Makes every later `save` and `saveMarks` throw `error` (simulates a full disk).
-    public func failSaves(with error: any Error) {
-        failure = error
-    }
-
-    public func record(_ id: ItemID) -> ItemRecord? { records[id] }
-
-    /// Records a new run should take: every item not finished, in id order.
-    public func unfinished() -> [ItemRecord] {
-        records.values.filter { !$0.state.isTerminal || $0.inFlight }.sorted { $0.id < $1.id }
-    }
-
-    /// Every record in id order.
-    public func all() -> [ItemRecord] { records.values.sorted { $0.id < $1.id } }
-
-    /// The distinct states an item was saved in, in order.
-    public func states(of id: ItemID) -> [ItemState] {
-        var result = [ItemState]()
-        for record in history where record.id == id && result.last != record.state { result.append(record.state) }
-        return result
-    }
+/// A store that keeps nothing: for a batch whose items end with the process (`cairn thumbnail`).
+public struct UnkeptItemStateStore: ItemStateStore {
+    public init() {}
+    public func save(_ records: [ItemRecord]) async throws {}
+    public func saveMarks(_ marks: [InFlightMark]) async throws {}
 }

@@ -32,7 +32,7 @@ public enum FileOutcome: Hashable, Sendable {
 }
 
 /// One line of the report.
-public struct FileOutcomeEntry: Hashable, Sendable, Codable {
+public struct FileOutcomeEntry: Hashable, Sendable {
     public var path: String
     public var checksum: Checksum?
     public var outcome: FileOutcome
@@ -42,42 +42,9 @@ public struct FileOutcomeEntry: Hashable, Sendable, Codable {
         self.checksum = checksum
         self.outcome = outcome
     }
-
-    private enum CodingKeys: String, CodingKey { case path, checksum, outcome, phase, reason }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(path, forKey: .path)
-        try container.encodeIfPresent(checksum, forKey: .checksum)
-        try container.encode(outcome.kind, forKey: .outcome)
-        switch outcome {
-        case .imported, .duplicate, .archived: break
-        case .skipped(let reason): try container.encode(reason, forKey: .reason)
-        case .failed(let phase, let reason):
-            try container.encode(phase, forKey: .phase)
-            try container.encode(reason, forKey: .reason)
-        case .unfinished(let lane): try container.encode(lane, forKey: .phase)
-        }
-    }
-
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        path = try container.decode(String.self, forKey: .path)
-        checksum = try container.decodeIfPresent(Checksum.self, forKey: .checksum)
-        switch try container.decode(FileOutcome.Kind.self, forKey: .outcome) {
-        case .imported: outcome = .imported
-        case .duplicate: outcome = .duplicate
-        case .skipped: outcome = .skipped(reason: try container.decode(String.self, forKey: .reason))
-        case .failed:
-            outcome = .failed(phase: try container.decode(Lane.self, forKey: .phase),
-                              reason: try container.decode(FailureReason.self, forKey: .reason))
-        case .unfinished: outcome = .unfinished(resumeAt: try container.decode(Lane.self, forKey: .phase))
-        case .archived: outcome = .archived
-        }
-    }
 }
 
-/// Every file's outcome, grouped for the end-of-run summary and written as JSON lines for `--report FILE`.
+/// Every file's outcome in a run the scheduler ran whole (`run(_:)`); a paged run hands them to its page source.
 public struct OutcomeReport: Hashable, Sendable {
     public var entries: [FileOutcomeEntry]
 
@@ -86,47 +53,6 @@ public struct OutcomeReport: Hashable, Sendable {
     }
 
     public func count(_ kind: FileOutcome.Kind) -> Int { entries.count { $0.outcome.kind == kind } }
-
-    /// Entries by outcome, each group in path order.
-    public var grouped: [FileOutcome.Kind: [FileOutcomeEntry]] {
-        Dictionary(grouping: entries, by: { $0.outcome.kind }).mapValues { $0.sorted { $0.path < $1.path } }
-    }
-
-    /// "12 imported · 3 duplicate · 2 failed" (kinds with none left out).
-    public var summary: String {
-        let parts = FileOutcome.Kind.allCases.compactMap { kind -> String? in
-            let n = count(kind)
-            return n == 0 ? nil : "\(groupedDigits(n)) \(kind.rawValue)"
-        }
-        return parts.isEmpty ? "nothing to import" : parts.joined(separator: " · ")
-    }
-
-    /// One line per failed file: "path: failed in metadata: reason".
-    public var failureLines: [String] {
-        (grouped[.failed] ?? []).compactMap { entry in
-            guard case .failed(let phase, let reason) = entry.outcome else { return nil }
-            return "\(entry.path): failed in \(phase.rawValue): \(reason)"
-        }
-    }
-
-    /// One JSON object per line, keys sorted, each line ending in a newline.
-    public func jsonLines() throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        var data = Data()
-        for entry in entries {
-            data.append(try encoder.encode(entry))
-            data.append(UInt8(ascii: "\n"))
-        }
-        return data
-    }
-
-    /// Parses what `jsonLines()` wrote.
-    public static func parse(jsonLines data: Data) throws -> OutcomeReport {
-        let decoder = JSONDecoder()
-        let lines = data.split(separator: UInt8(ascii: "\n"))
-        return OutcomeReport(entries: try lines.map { try decoder.decode(FileOutcomeEntry.self, from: Data($0)) })
-    }
 }
 
 /// How a run ended.

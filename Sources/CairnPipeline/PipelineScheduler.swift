@@ -9,15 +9,12 @@ import CairnCore
 /// after its in-flight mark is saved (ahead of the records before it), except in the transfer lane
 /// (`Lane.waitsForInFlightMark`).
 ///
-/// Use (`PipelineImport` does this over the catalog):
+/// Use (`PipelineImport` does this over the catalog, a page of planned items at a time):
 /// ```
-/// // placeholders for the plan, persisted before any heavy work, plus what earlier runs left unfinished
-/// let (records, _) = try catalogStore.unfinished()
 /// let scheduler = PipelineScheduler(configuration: try .defaults(cores: 2).applying(laneSpec: spec),
 ///                                   stages: stages, store: catalogStore, onEvent: narrate)
 /// // on SIGINT/SIGTERM: Task { await scheduler.cancel(deadline: .seconds(5)) }
-/// let result = try await scheduler.run(records)
-/// try result.report.jsonLines().write(to: reportURL)
+/// let result = try await scheduler.run(pages: plannedPages)
 /// exit(result.exitStatus.rawValue)
 /// ```
 public actor PipelineScheduler {

@@ -295,13 +295,14 @@ struct SchedulerCore {
             }
         }
         let report = OutcomeReport(entries: entriesOut)
+        let snapshot = progress.snapshot()
         let completion: RunCompletion
         switch stopReason {
         case .interrupted, .storeFailed: completion = .interrupted
         case .errorLimit: completion = .stoppedAtErrorLimit
-        case nil: completion = report.count(.failed) > 0 ? .finishedWithFailures : .finished
+        // Counted over the whole run: a paged run's report holds only the lines not handed back to its pages.
+        case nil: completion = snapshot.count(.failed) > 0 || report.count(.failed) > 0 ? .finishedWithFailures : .finished
         }
-        return PipelineRunResult(completion: completion, report: report, progress: progress.snapshot(),
-                                 statistics: statistics)
+        return PipelineRunResult(completion: completion, report: report, progress: snapshot, statistics: statistics)
     }
 }

@@ -89,32 +89,6 @@ public struct PipelineImport: Sendable {
         self.sourceID = sourceID
     }
 
-    /// Plans `newItems` in the catalog as placeholders (before any heavy work), takes them on with the items
-    /// earlier runs left unfinished (crash-safe resume), runs the scheduler; events go to `onEvent`.
-    /// `cancellation` lets the caller cancel.
-    ///
-    /// Throws when the catalog cannot be read or written; per-file failures are in the result's report.
-    public func run(newItems: consuming [ImportItem], onEvent: @escaping @Sendable (PipelineEvent) -> Void,
-                    cancellation: PipelineCancellation) async throws -> PipelineRunResult {
-        let catalog = library.catalog
-        let sourceID = self.sourceID
-        // An archive-only run leaves items that owe only derivatives where they stand.
-        let archiveOnly = !configuration.derivativesEnabled
-        let records = try await BlockingWork.run { [newItems = copy newItems] in
-            try CatalogItemStateStore(catalog: catalog).plan(newItems, sourceID: sourceID, owingTransfer: archiveOnly)
-        }
-        _ = consume newItems  // in the catalog now, and in `records`: not kept twice for the whole run
-        return try await run(planned: records, onEvent: onEvent, cancellation: cancellation)
-    }
-
-    /// Runs records already planned in the catalog through one scheduler.
-    func run(planned records: consuming [ItemRecord], onEvent: @escaping @Sendable (PipelineEvent) -> Void,
-             cancellation: PipelineCancellation) async throws -> PipelineRunResult {
-        let (scheduler, destinationRun) = try await makeScheduler(onEvent: onEvent, cancellation: cancellation)
-        try await destination.prepare(records, run: destinationRun)
-        return try await scheduler.run(records)
-    }
-
     /// Runs every page `pages` plans, as one run: one scheduler, one record writer and one group commit, the next
     /// page's transfers starting while the clips of the one before are still being made. Each page is shown to
     /// the destination before the lanes get it.

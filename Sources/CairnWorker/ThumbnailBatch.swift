@@ -59,7 +59,7 @@ public struct ThumbnailBatch: Sendable {
         }
         let ordered = OrderedLines(count: files.count, report: report)
         let scheduler = PipelineScheduler(configuration: configuration, stages: stages,
-                                          store: InMemoryItemStateStore(records)) { event in
+                                          store: UnkeptItemStateStore()) { event in
             guard case .transitioned(let item, _, let state) = event, state.isTerminal else { return }
             let index = Int(item.id.rawValue) - 1
             if let thumbnail = stages.made(index) {

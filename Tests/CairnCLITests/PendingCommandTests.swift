@@ -2,7 +2,7 @@ import CairnCatalog
 import CairnCore
 @testable import CairnLibrary
 import CairnReconcile
-import CairnTestSupport
+import CairnTesting
 import CairnWorker
 import Foundation
 import Testing

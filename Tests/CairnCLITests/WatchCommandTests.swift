@@ -1,4 +1,4 @@
-import CairnTestSupport
+import CairnTesting
 import Foundation
 import Testing
 #if canImport(Glibc)

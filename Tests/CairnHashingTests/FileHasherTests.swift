@@ -1,6 +1,6 @@
 import Dispatch
 import CairnCore
-import CairnTestSupport
+import CairnTesting
 import Foundation
 import Glibc
 import Testing

@@ -1,6 +1,6 @@
 import CairnCore
 import CairnImmich
-import CairnTestSupport
+import CairnTesting
 import Foundation
 import Testing
 

@@ -1,4 +1,4 @@
-import CairnTestSupport
+import CairnTesting
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking

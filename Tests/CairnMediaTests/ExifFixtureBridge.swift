@@ -1,7 +1,7 @@
-import CairnTestSupport
+import CairnTesting
 
 /// Builds JPEG header bytes carrying a fixture's EXIF, without touching disk.
-enum CairnTestSupportExif {
+enum CairnTestingExif {
     static func fields() -> ExifFields { ExifFields() }
 
     static func jpegHeader(_ fields: ExifFields) -> [UInt8] {

@@ -72,9 +72,9 @@ struct OrientationTests {
 @Suite("EXIF and dates")
 struct ExifTests {
     @Test func readsTheFieldsAFixtureWrites() throws {
-        var fields = CairnTestSupportExif.fields()
+        var fields = CairnTestingExif.fields()
         fields.orientation = 6
-        let header = StillHeader(bytes: CairnTestSupportExif.jpegHeader(fields))
+        let header = StillHeader(bytes: CairnTestingExif.jpegHeader(fields))
         let exif = try #require(header.exif)
         #expect(exif.orientation == .rotate90)
         #expect(exif.make == "Cairn")

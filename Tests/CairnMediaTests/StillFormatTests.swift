@@ -1,5 +1,5 @@
 import CairnCore
-import CairnTestSupport
+import CairnTesting
 import Foundation
 import Testing
 @testable import CairnMedia

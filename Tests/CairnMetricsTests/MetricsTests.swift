@@ -1,6 +1,6 @@
 import CairnCore
 import CairnNarration
-import CairnTestSupport
+import CairnTesting
 import Foundation
 import XCTest
 @testable import CairnMetrics

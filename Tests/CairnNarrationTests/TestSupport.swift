@@ -1,6 +1,7 @@
 import CairnCore
-import Foundation
 @testable import CairnNarration
+import CairnTesting
+import Foundation
 
 /// A fixed start so every test's times and relative texts are reproducible.
 let testEpoch = Date(timeIntervalSince1970: 1_800_000_000)

@@ -1,5 +1,6 @@
 import CairnCore
 @testable import CairnPipeline
+import CairnTesting
 import Foundation
 
 /// Stage work scripted per test. Logs every start and end, in order.

@@ -51,26 +51,17 @@ struct ProgressAndReportTests {
         #expect(groupedDigits(999) == "999")
     }
 
-    @Test("outcome report groups, summarizes and round-trips as JSON lines")
+    @Test("an outcome report counts its entries by kind")
     func outcomeReport() throws {
-        let checksum = try #require(Checksum(hex: String(repeating: "ab", count: 20)))
         let report = OutcomeReport(entries: [
-            FileOutcomeEntry(path: "b.jpg", checksum: checksum, outcome: .imported),
+            FileOutcomeEntry(path: "b.jpg", outcome: .imported),
             FileOutcomeEntry(path: "a.jpg", outcome: .imported),
-            FileOutcomeEntry(path: "c.jpg", outcome: .duplicate),
-            FileOutcomeEntry(path: "notes.txt", outcome: .skipped(reason: "not media")),
             FileOutcomeEntry(path: "bad.jpg", outcome: .failed(phase: .metadata, reason: "invalid data")),
             FileOutcomeEntry(path: "late.mov", outcome: .unfinished(resumeAt: .thumbnail)),
         ])
-        #expect(report.summary == "2 imported · 1 duplicate · 1 skipped · 1 failed · 1 unfinished")
-        #expect(report.grouped[.imported]?.map(\.path) == ["a.jpg", "b.jpg"])
-        #expect(report.failureLines == ["bad.jpg: failed in metadata: invalid data"])
-        let data = try report.jsonLines()
-        let lines = String(decoding: data, as: UTF8.self).split(separator: "\n")
-        #expect(lines.count == 6)
-        #expect(lines[0] == #"{"checksum":"\#(checksum.hex)","outcome":"imported","path":"b.jpg"}"#)
-        #expect(lines[4] == #"{"outcome":"failed","path":"bad.jpg","phase":"metadata","reason":"invalid data"}"#)
-        #expect(try OutcomeReport.parse(jsonLines: data) == report)
+        #expect(report.count(.imported) == 2)
+        #expect(report.count(.failed) == 1)
+        #expect(report.count(.duplicate) == 0)
     }
 
     @Test("run completions map onto exit statuses")

@@ -1,6 +1,7 @@
-import Dispatch
 import CairnCore
 @testable import CairnPipeline
+import CairnTesting
+import Dispatch
 import Testing
 
 @Suite("Pipeline scheduler", .timeLimit(.minutes(1)))
@@ -13,7 +14,7 @@ struct SchedulerTests {
         let result = try await harness.scheduler.run(records)
 
         #expect(result.completion == .finished && result.exitStatus == .success)
-        #expect(result.report.summary == "2 imported · 1 duplicate")
+        #expect(result.report.count(.imported) == 2 && result.report.count(.duplicate) == 1)
         // The store's history starts after the placeholders it was seeded with.
         #expect(await harness.store.states(of: 1) == [.queued, .transferring, .probing, .thumbnailing,
                                                       .synthesizing, .ready])
@@ -317,7 +318,9 @@ struct SchedulerTests {
         #expect(harness.stages.calls(.metadata, 2) == 1)
         #expect(harness.events.count { if case .retryScheduled = $0 { true } else { false } } == 0)
         #expect(result.report.count(.imported) == 3)
-        #expect(result.report.failureLines == ["DCIM/IMG_2.jpg: failed in metadata: invalid data found when processing input"])
+        #expect(result.report.entries.filter { $0.outcome.kind == .failed }
+            == [FileOutcomeEntry(path: "DCIM/IMG_2.jpg", checksum: item(2, .photo).checksum,
+                                 outcome: .failed(phase: .metadata, reason: "invalid data found when processing input"))])
         #expect(result.exitStatus == .someFilesFailed)
         #expect(await harness.store.record(2)?.state.isTerminal == true)
     }

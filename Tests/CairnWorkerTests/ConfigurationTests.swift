@@ -1,5 +1,5 @@
 import CairnReconcile
-import CairnTestSupport
+import CairnTesting
 import Foundation
 import Testing
 

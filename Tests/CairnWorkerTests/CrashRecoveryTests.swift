@@ -2,7 +2,7 @@ import CairnCatalog
 import CairnCore
 import CairnLibrary
 import CairnPipeline
-import CairnTestSupport
+import CairnTesting
 import Foundation
 import Testing
 

@@ -1,5 +1,5 @@
 import CairnCore
-import CairnTestSupport
+import CairnTesting
 @testable import CairnWorker
 @testable import CairnTrash
 import Foundation

@@ -2,7 +2,7 @@ import CairnCatalog
 import CairnCore
 @testable import CairnLibrary
 import CairnReconcile
-import CairnTestSupport
+import CairnTesting
 @testable import CairnTrash
 import Foundation
 import Testing

@@ -2,7 +2,7 @@ import CairnCatalog
 @testable import CairnLibrary
 import CairnReconcile
 import CairnCore
-import CairnTestSupport
+import CairnTesting
 @testable import CairnWorker
 @testable import CairnTrash
 import Foundation

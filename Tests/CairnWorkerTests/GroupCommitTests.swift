@@ -3,7 +3,7 @@ import CairnCore
 import CairnHashing
 @testable import CairnLibrary
 import CairnPipeline
-import CairnTestSupport
+import CairnTesting
 import Foundation
 import Testing
 

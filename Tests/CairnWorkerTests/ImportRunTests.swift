@@ -1,7 +1,7 @@
 import CairnCatalog
 import CairnCore
 @testable import CairnLibrary
-import CairnTestSupport
+import CairnTesting
 import Foundation
 import Glibc
 import Testing

@@ -1,6 +1,6 @@
 import CairnCore
 @testable import CairnLibrary
-import CairnTestSupport
+import CairnTesting
 @testable import CairnWorker
 import Foundation
 import Testing

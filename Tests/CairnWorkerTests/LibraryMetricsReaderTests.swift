@@ -2,7 +2,7 @@ import CairnCatalog
 import CairnCore
 import CairnLibrary
 import CairnMetrics
-import CairnTestSupport
+import CairnTesting
 import Foundation
 import XCTest
 @testable import CairnWorker

@@ -1,6 +1,6 @@
 import CairnCatalog
 import CairnCore
-import CairnTestSupport
+import CairnTesting
 import Foundation
 import Testing
 

@@ -1,7 +1,7 @@
 import CairnCatalog
 import CairnCore
 import CairnLibrary
-import CairnTestSupport
+import CairnTesting
 import Foundation
 import Testing
 

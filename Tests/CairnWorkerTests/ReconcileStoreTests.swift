@@ -1,6 +1,6 @@
 import CairnCore
 import CairnReconcile
-import CairnTestSupport
+import CairnTesting
 import Foundation
 import Testing
 

@@ -185,11 +185,6 @@ public struct Narrator: Sendable {
         core?.record { state in state.lanes = occupancy }
     }
 
-    /// Adjusts counters this type has no dedicated call for.
-    public func updateCounts(_ update: @Sendable (inout RunCounts) -> Void) {
-        core?.record { state in update(&state.counts) }
-    }
-
     /// The counters so far.
     public var counts: RunCounts { core?.state.withLock { $0.counts } ?? RunCounts() }
 
