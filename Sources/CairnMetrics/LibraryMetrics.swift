@@ -38,7 +38,7 @@ public struct LibraryMetrics: Sendable, Equatable {
     /// The start of the run's current phase (the newest open one), while it runs.
     public var currentPhaseStartedAt: Date? {
         guard runInProgress else { return nil }
-        return lastRun?.timeline.filter { $0.isOpen && $0.phase != .fetchingServer }.map(\.startedAt).max()
+        return lastRun?.timeline.filter(\.isOpen).map(\.startedAt).max()
     }
 }
 

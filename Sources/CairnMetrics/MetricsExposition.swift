@@ -73,7 +73,7 @@ public enum MetricsExposition {
             var durations: [SyncPhase: Double] = [:]
             for entry in run.timeline { durations[entry.phase, default: 0] += entry.elapsed(at: now) }
             for (phase, duration) in durations.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
-                gauge("cairn_last_run_duration_seconds", duration, [("phase", phase.metricName)])
+                gauge("cairn_last_run_duration_seconds", duration, [("phase", phase.rawValue)])
             }
             let c = run.counts
             let outcomes: [(String, Int)] = [
@@ -117,16 +117,6 @@ public enum MetricsExposition {
             let tally = m.libraryContent[kind] ?? ContentTally(items: 0, bytes: 0)
             gauge("cairn_library_assets", Double(tally.items), [("kind", kind.rawValue)])
             gauge("cairn_library_bytes", Double(tally.bytes), [("kind", kind.rawValue)])
-        }
-    }
-}
-
-extension SyncPhase {
-    /// The phase as a label value, in the snake case Prometheus labels use.
-    public var metricName: String {
-        switch self {
-        case .fetchingServer: return "fetching_server"
-        default: return rawValue
         }
     }
 }

@@ -28,17 +28,17 @@ public final class RunMetricsRecorder: NarrationHandler, Sendable {
         self.onBoundary = onBoundary
     }
 
-    public func handle(_ event: NarrationEvent) {
+    public func handle(_ record: NarrationRecord) {
         let boundary = state.withLock { state -> LibraryMetrics? in
-            state.narration.apply(event)
-            switch event.kind {
-            case .error where event.file != nil:
-                let key = FailureKey(phase: event.phase?.metricName ?? "unknown", reason: FailureCategory(event.message ?? ""))
+            state.narration.apply(record)
+            switch record.event {
+            case .error(let message, let phase, _?):
+                let key = FailureKey(phase: phase?.rawValue ?? "unknown", reason: FailureCategory(message))
                 state.metrics.failures[key, default: 0] += 1
-            case .progress:
-                if let lanes = event.lanes { state.metrics.lanes = lanes }
-                if event.phase == .importing, let bytes = event.progress?.bytesCompleted {
-                    state.metrics.bytesTransferred = max(state.metrics.bytesTransferred, bytes)
+            case .progress(let phase, let snapshot, _, let lanes):
+                if let lanes { state.metrics.lanes = lanes }
+                if phase == .importing {
+                    state.metrics.bytesTransferred = max(state.metrics.bytesTransferred, snapshot.bytesCompleted)
                 }
             case .runEnd:
                 state.metrics.runInProgress = false
@@ -46,7 +46,7 @@ public final class RunMetricsRecorder: NarrationHandler, Sendable {
             default:
                 break
             }
-            switch event.kind {
+            switch record.kind {
             case .runStart, .phaseStart, .phaseEnd, .runEnd: return state.snapshot
             default: return nil
             }

@@ -37,7 +37,7 @@ enum StatusPage {
     }
 
     private static let phaseColours: [SyncPhase: String] = [
-        .preparing: "#8da0cb", .fetchingServer: "#e5c494", .hashing: "#66c2a5", .reconciling: "#ffd92f",
+        .preparing: "#8da0cb", .hashing: "#66c2a5", .reconciling: "#ffd92f",
         .importing: "#fc8d62", .finalizing: "#a6d854", .idle: "#b3b3b3",
     ]
 
@@ -54,7 +54,7 @@ enum StatusPage {
                 + "\(run.command ?? "run") · \(run.status.name)"
             svg += "<text x=\"0\" y=\(quoted(y + 14)) class=\"run-label\">\(HTML.escape(label))</text>"
             var x = Double(labelWidth)
-            for entry in run.timeline where entry.phase != .fetchingServer {
+            for entry in run.timeline {
                 let width = max(1, entry.elapsed(at: now) / longest * Double(barWidth))
                 let title = "\(entry.phase.displayName): \(NarrationFormat.duration(entry.elapsed(at: now)))"
                 svg += "<rect x=\(quoted(x)) y=\(quoted(y)) width=\(quoted(width)) height=\"16\" "
@@ -72,7 +72,7 @@ enum StatusPage {
     }
 
     private static func total(_ run: RunSummary, now: Date) -> Double {
-        run.timeline.filter { $0.phase != .fetchingServer }.reduce(0) { $0 + $1.elapsed(at: now) }
+        run.timeline.reduce(0) { $0 + $1.elapsed(at: now) }
     }
 
     private static func quoted(_ number: Int) -> String { "\"\(number)\"" }

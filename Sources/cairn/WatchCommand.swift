@@ -195,8 +195,8 @@ struct WatchCommand: AsyncParsableCommand {
 struct PhaseStatusNotifier: NarrationHandler {
     let notifier: SystemdNotifier
 
-    func handle(_ event: NarrationEvent) {
-        guard event.kind == .phaseStart, let phase = event.phase else { return }
+    func handle(_ record: NarrationRecord) {
+        guard case .phaseStart(let phase, _) = record.event else { return }
         try? notifier.status("syncing: \(phase.displayName.lowercased())")
     }
 }

@@ -23,8 +23,8 @@ import Testing
 
     @Test func activityFeedOfTheStateIsCappedAtFifty() {
         var state = NarrationState()
-        state.apply(event(.runStart, at: 0))
-        for index in 0..<80 { state.apply(event(.note, at: Double(index), message: "note \(index)")) }
+        state.apply(record(.runStart(command: "run"), at: 0))
+        for index in 0..<80 { state.apply(record(.note("note \(index)", phase: nil), at: Double(index))) }
         #expect(state.activity.count == ActivityFeed.defaultCapacity)
         #expect(state.activity.entries.first?.detail == "note 79")
         #expect(state.activity.entries.last?.detail == "note 30")
@@ -54,26 +54,23 @@ import Testing
     @Test func keepsStartOrderAndDurations() {
         var timeline = PhaseTimeline()
         timeline.start(.preparing, at: testEpoch)
-        timeline.start(.fetchingServer, at: testEpoch.addingTimeInterval(0.5))
         timeline.end(.preparing, at: testEpoch.addingTimeInterval(2))
         timeline.start(.hashing, at: testEpoch.addingTimeInterval(2))
-        timeline.end(.fetchingServer, at: testEpoch.addingTimeInterval(3))
-        #expect(timeline.entries.map(\.phase) == [.preparing, .fetchingServer, .hashing])
-        #expect(timeline.entries.map(\.durationSeconds) == [2, 2.5, nil])
-        #expect(timeline.currentMainPhase == .hashing)
-        #expect(timeline.openPhases == [.hashing])
-        #expect(timeline.entries[2].elapsed(at: testEpoch.addingTimeInterval(5)) == 3)
+        #expect(timeline.entries.map(\.phase) == [.preparing, .hashing])
+        #expect(timeline.entries.map(\.durationSeconds) == [2, nil])
+        #expect(timeline.currentPhase == .hashing)
+        #expect(timeline.entries[1].elapsed(at: testEpoch.addingTimeInterval(5)) == 3)
     }
 
-    @Test func concurrentServerTrackIsNotTheCurrentPhase() {
+    @Test func anOpenPhaseStartedAgainIsIgnoredAndEndAllClosesEveryPhase() {
         var timeline = PhaseTimeline()
-        timeline.start(.hashing, at: testEpoch)
-        timeline.start(.fetchingServer, at: testEpoch.addingTimeInterval(1))
-        #expect(timeline.currentMainPhase == .hashing)
+        timeline.start(.preparing, at: testEpoch)
+        timeline.start(.hashing, at: testEpoch.addingTimeInterval(1))
+        #expect(timeline.currentPhase == .hashing)
         timeline.start(.hashing, at: testEpoch.addingTimeInterval(2))  // already open: ignored
         #expect(timeline.entries.count == 2)
         timeline.endAll(at: testEpoch.addingTimeInterval(4))
-        #expect(timeline.openPhases.isEmpty)
+        #expect(timeline.currentPhase == nil)
         #expect(timeline.entries.map(\.durationSeconds) == [4, 3])
     }
 }
@@ -149,30 +146,25 @@ import Testing
 @Suite struct NarrationStateTests {
     @Test func runEndRecordsOutcomeAndLastSuccess() {
         var state = NarrationState()
-        state.apply(event(.runStart, at: 0))
-        state.apply(event(.phaseStart, at: 0, phase: .preparing))
+        state.apply(record(.runStart(command: "run"), at: 0))
+        state.apply(record(.phaseStart(.preparing, detail: nil), at: 0))
         #expect(state.status == .syncing)
-        var end = event(.runEnd, at: 5)
-        end.status = .success
-        state.apply(end)
+        state.apply(runEnd(.success, at: 5))
         #expect(state.status == .success)
         #expect(state.lastSuccessfulSync == testEpoch.addingTimeInterval(5))
-        #expect(state.timeline.openPhases.isEmpty)
+        #expect(state.timeline.currentPhase == nil)
 
-        state.apply(event(.runStart, at: 60))
-        var failure = event(.runEnd, at: 61, message: "source folder is gone")
-        failure.status = .failed
-        failure.needsAuth = false
-        state.apply(failure)
+        state.apply(record(.runStart(command: "run"), at: 60))
+        state.apply(runEnd(.failed, at: 61, message: "source folder is gone"))
         #expect(state.status == .failed(message: "source folder is gone", needsAuth: false))
         #expect(state.lastSuccessfulSync == testEpoch.addingTimeInterval(5))
     }
 
     @Test func fileErrorsBecomeFailuresInTheSummary() throws {
         var state = NarrationState()
-        state.apply(event(.runStart, at: 0))
-        state.apply(event(.error, at: 1, message: "truncated JPEG", file: "/src/a.jpg"))
-        state.apply(event(.error, at: 2, message: "disk full"))
+        state.apply(record(.runStart(command: "run"), at: 0))
+        state.apply(record(.error("truncated JPEG", phase: nil, file: "/src/a.jpg"), at: 1))
+        state.apply(record(.error("disk full", phase: nil, file: nil), at: 2))
         let summary = try #require(state.summary())
         #expect(summary.failures == [FileFailure(path: "/src/a.jpg", reason: "truncated JPEG")])
         #expect(state.activity.entries.first?.detail == "disk full")

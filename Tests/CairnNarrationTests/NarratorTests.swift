@@ -4,12 +4,11 @@ import Testing
 @testable import CairnNarration
 
 @Suite struct NarratorTests {
-    /// A small import: preparing, a concurrent server listing, hashing 10 files every 0.1 s, importing 4.
+    /// A small import: preparing, hashing 10 files every 0.1 s, importing 4.
     func narrateSmallImport(_ harness: NarratorHarness) {
         let narrator = harness.narrator, clock = harness.clock
         narrator.runStarted(command: "import")
         narrator.phaseStarted(.preparing)
-        narrator.phaseStarted(.fetchingServer)
         clock.advance(by: 0.8)
         narrator.sourceScanned(filesSeen: 12, bytesSeen: 12_000, toHash: 10, bytesToHash: 10_000, skipped: 2)
         narrator.phaseEnded(.preparing)
@@ -17,7 +16,6 @@ import Testing
         for index in 0..<10 {
             clock.advance(by: 0.1)
             narrator.hashed(file: "/src/IMG_\(index).JPG", bytes: 1_000)
-            if index == 4 { narrator.fetched(page: 1, of: 1, items: 40); narrator.phaseEnded(.fetchingServer) }
         }
         narrator.phaseEnded(.hashing)
         narrator.phaseStarted(.reconciling)
@@ -46,10 +44,10 @@ import Testing
         #expect(events.allSatisfy { $0.runID == "run-1" })
         #expect(events.first?.kind == .runStart)
         #expect(events.last?.kind == .runEnd)
-        let mainPhases = events.filter { $0.kind == .phaseStart && $0.phase != .fetchingServer }.compactMap(\.phase)
-        #expect(mainPhases == [.preparing, .hashing, .reconciling, .importing, .finalizing])
+        let phases = events.filter { $0.kind == .phaseStart }.compactMap(\.phase)
+        #expect(phases == [.preparing, .hashing, .reconciling, .importing, .finalizing])
         let timeline = harness.recorder.state.timeline.entries.map(\.phase)
-        #expect(timeline == [.preparing, .fetchingServer, .hashing, .reconciling, .importing, .finalizing])
+        #expect(timeline == phases)
         // Every phaseEnd follows its phaseStart.
         for phase in SyncPhase.allCases where phase != .idle {
             let start = events.firstIndex { $0.kind == .phaseStart && $0.phase == phase }
@@ -86,14 +84,14 @@ import Testing
         let progress = harness.recorder.events(of: .progress)
         #expect(!progress.isEmpty)
         for phase in [SyncPhase.hashing, .importing] {
-            let fractions = progress.filter { $0.phase == phase }.compactMap { $0.progress?.fraction }
+            let fractions = progress.filter { $0.phase == phase }.compactMap { $0.snapshot?.fraction }
             #expect(fractions.count >= 2, "\(phase)")
             #expect(fractions == fractions.sorted(), "\(phase)")
             #expect(fractions.allSatisfy { $0 >= 0 && $0 <= 1 })
             #expect(fractions.last == 1)
         }
         // Hashing progress was determinate from its first event: the stat pass came first.
-        #expect(progress.first { $0.phase == .hashing }?.progress?.total == 10)
+        #expect(progress.first { $0.phase == .hashing }?.snapshot?.total == 10)
     }
 
     @Test func summaryHasCountsAndFailures() throws {
@@ -109,6 +107,27 @@ import Testing
         #expect(abs((summary.timeline.first?.durationSeconds ?? 0) - 0.8) < 0.001)
     }
 
+    /// Handlers run outside the narrator's lock: one that asks the narrator for its counts while handling an event
+    /// (as a live view may) neither deadlocks nor sees counts older than the event.
+    @Test func aHandlerMayAskTheNarratorItListensTo() {
+        final class CountsReader: NarrationHandler {
+            let narrator = Locked<Narrator?>(nil)
+            let hashedAtPhaseEnd = Locked<[Int]>([])
+            func handle(_ record: NarrationRecord) {
+                guard record.kind == .phaseEnd, let narrator = narrator.withLock({ $0 }) else { return }
+                let hashed = narrator.counts.hashed
+                hashedAtPhaseEnd.withLock { $0.append(hashed) }
+            }
+        }
+        let reader = CountsReader()
+        let harness = NarratorHarness(extra: [reader])
+        reader.narrator.withLock { $0 = harness.narrator }
+        harness.narrator.phaseStarted(.hashing)
+        for index in 0..<3 { harness.narrator.hashed(file: "\(index).jpg", bytes: 10) }
+        harness.narrator.phaseEnded(.hashing)
+        #expect(reader.hashedAtPhaseEnd.withLock { $0 } == [3])
+    }
+
     @Test func aFailedRunSaysWhy() throws {
         let harness = NarratorHarness()
         harness.narrator.runStarted(command: "sync")
@@ -116,7 +135,7 @@ import Testing
         harness.clock.advance(by: 2)
         harness.narrator.runFailed("source /mnt/card is not mounted", needsAuth: false)
         let end = try #require(harness.recorder.events.last)
-        #expect(end.kind == .runEnd && end.status == .failed && end.durationSeconds == 2)
+        #expect(end.end?.status == .failed && end.end?.durationSeconds == 2)
         #expect(harness.recorder.state.status == .failed(message: "source /mnt/card is not mounted", needsAuth: false))
     }
 
@@ -154,7 +173,7 @@ import Testing
         #expect(harness.recorder.state.progress[.importing]?.fraction == 1)
         narrator.phaseStarted(.importing)
         narrator.progress(.importing, completed: 1, total: 4)
-        #expect(harness.recorder.events.last?.progress?.fraction == 0.25)
+        #expect(harness.recorder.events.last?.snapshot?.fraction == 0.25)
     }
 
     @Test func lanesRideOnProgressEvents() {

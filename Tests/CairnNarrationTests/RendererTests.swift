@@ -74,10 +74,10 @@ import Testing
     }
 
     @Test func fieldNamesAreTheDocumentedOnes() throws {
-        var progressEvent = NarrationEvent(kind: .progress, seq: 7, time: testEpoch, runID: "r", phase: .hashing)
-        progressEvent.progress = ProgressSnapshot(completed: 1, total: 4, bytesCompleted: 10, bytesTotal: 40,
-                                                  fraction: 0.25, itemsPerSecond: 2, bytesPerSecond: 20, etaSeconds: 3)
-        progressEvent.counts = RunCounts()
+        let snapshot = ProgressSnapshot(completed: 1, total: 4, bytesCompleted: 10, bytesTotal: 40,
+                                        fraction: 0.25, itemsPerSecond: 2, bytesPerSecond: 20, etaSeconds: 3)
+        let progressEvent = NarrationRecord(.progress(.hashing, snapshot, counts: RunCounts(), lanes: nil),
+                                            seq: 7, time: testEpoch, runID: "r")
         let line = NarrationJSON.line(for: progressEvent, encoder: NarrationJSON.encoder())
         #expect(line == """
             {"counts":{"bytesHashed":0,"bytesSeen":0,"bytesToHash":0,"confirmedDeleted":0,"duplicates":0,\
@@ -88,7 +88,7 @@ import Testing
             "time":"2027-01-15T08:00:00.000Z"}
 
             """)
-        let decoded = try NarrationJSON.decoder().decode(NarrationEvent.self, from: Data(line.utf8))
+        let decoded = try NarrationJSON.decoder().decode(NarrationRecord.self, from: Data(line.utf8))
         #expect(decoded == progressEvent)
     }
 }

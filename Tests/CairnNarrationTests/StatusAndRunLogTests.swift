@@ -14,7 +14,6 @@ import Testing
             endedAt: testEpoch.addingTimeInterval(72), status: .success,
             timeline: [
                 PhaseEntry(phase: .preparing, startedAt: testEpoch, durationSeconds: 0.82),
-                PhaseEntry(phase: .fetchingServer, startedAt: testEpoch, durationSeconds: 3.2),
                 PhaseEntry(phase: .hashing, startedAt: testEpoch.addingTimeInterval(1), durationSeconds: 12.4),
             ],
             counts: counts,
@@ -32,7 +31,6 @@ import Testing
         #expect(lines.first == "Up to date · last synced 4 min ago · 2 failed")
         #expect(lines.contains("Last run 20270115T080000Z-1 (sync) · started 2027-01-15 08:00 · took 1m 12s"))
         #expect(lines.contains("  ✓ Preparing        820 ms"))
-        #expect(lines.contains("  ✓ Fetching server  3.2 s  (concurrent)"))
         #expect(lines.contains("  ✓ Hashing          12.4 s"))
         #expect(lines.contains("  6,512 seen · 1,240 hashed · 318 new · 922 duplicates · 316 ready · 2 failed"))
         #expect(lines.contains("Failed files (2)"))
@@ -106,11 +104,17 @@ import Testing
         let events = try store.events(of: "run-1")
         let recorded = harness.recorder.events
         // The log keeps times to the millisecond; everything else comes back as it was.
-        func comparable(_ event: NarrationEvent) -> NarrationEvent {
-            var event = event
-            event.time = testEpoch
-            event.durationSeconds = nil
-            return event
+        func comparable(_ record: NarrationRecord) -> NarrationRecord {
+            var record = record
+            record.time = testEpoch
+            switch record.event {
+            case .phaseEnd(let phase, _, let counts): record.event = .phaseEnd(phase, durationSeconds: 0, counts: counts)
+            case .runEnd(var end):
+                end.durationSeconds = nil
+                record.event = .runEnd(end)
+            default: break
+            }
+            return record
         }
         #expect(events.count == recorded.count)
         #expect(events.map(comparable) == recorded.map(comparable))
@@ -127,7 +131,7 @@ import Testing
     }
 
     @Test func aTornLastLineIsSkippedAndABadMiddleLineNamed() throws {
-        let good = NarrationJSON.line(for: event(.note, at: 0, message: "hi"), encoder: NarrationJSON.encoder())
+        let good = NarrationJSON.line(for: record(.note("hi", phase: nil), at: 0), encoder: NarrationJSON.encoder())
         let torn = Data((good + good + "{\"event\":\"no").utf8)
         #expect(try RunLogReader.parse(torn).count == 2)
         let corrupt = Data((good + "garbage\n" + good).utf8)
@@ -141,7 +145,7 @@ import Testing
         let store = RunLogStore(directory: folder.subpath("runs"), keep: 3)
         for index in 1...5 {
             let writer = try store.makeWriter(runID: "2027011\(index)T000000Z-a")
-            writer.handle(event(.note, at: Double(index), message: "run \(index)"))
+            writer.handle(record(.note("run \(index)", phase: nil), at: Double(index)))
             try writer.close()
             // Same-second mtimes fall back to the id, which sorts by start time.
         }

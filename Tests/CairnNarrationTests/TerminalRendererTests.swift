@@ -44,20 +44,19 @@ import Glibc
     @Test func drawsAtMostTenTimesASecond() {
         let sink = InMemoryTextSink()
         let renderer = TerminalRenderer(sink: sink, columns: { 80 }, options: .init(colors: false, timeZone: utc))
-        renderer.handle(event(.runStart, at: 0))
-        renderer.handle(event(.phaseStart, at: 0, phase: .hashing))
+        renderer.handle(record(.runStart(command: "run"), at: 0))
+        renderer.handle(record(.phaseStart(.hashing, detail: nil), at: 0))
         for index in 1...200 {  // two seconds of notes, one every 10 ms
-            renderer.handle(event(.note, at: Double(index) * 0.01, message: "note \(index)"))
+            renderer.handle(record(.note("note \(index)", phase: nil), at: Double(index) * 0.01))
         }
         #expect(renderer.redrawCount >= 19 && renderer.redrawCount <= 21)
         let before = renderer.redrawCount
-        var end = event(.runEnd, at: 2.001)
-        end.status = .success
+        let end = runEnd(.success, at: 2.001)
         renderer.handle(end)
         #expect(renderer.redrawCount == before + 1)
         #expect(sink.text.hasSuffix(ControlSequence.showCursor))
         // Events after the end draw nothing.
-        renderer.handle(event(.note, at: 3, message: "late"))
+        renderer.handle(record(.note("late", phase: nil), at: 3))
         #expect(!sink.text.contains("late"))
     }
 
@@ -68,17 +67,17 @@ import Glibc
         let width = Locked(80)
         let renderer = TerminalRenderer(sink: sink, columns: { width.withLock { $0 } }, rows: { 4 },
                                         options: .init(colors: false, activityLines: 10, timeZone: utc))
-        renderer.handle(event(.runStart, at: 0))
-        renderer.handle(event(.phaseStart, at: 0, phase: .hashing))
+        renderer.handle(record(.runStart(command: "run"), at: 0))
+        renderer.handle(record(.phaseStart(.hashing, detail: nil), at: 0))
         for index in 1...8 {
-            renderer.handle(event(.hashed, at: Double(index) * 0.2, file: "a-rather-long-folder-name/IMG_\(index).JPG"))
+            renderer.handle(record(.hashed(file: "a-rather-long-folder-name/IMG_\(index).JPG"), at: Double(index) * 0.2))
         }
         let lastFrame = sink.text.components(separatedBy: ControlSequence.eraseBelow).last ?? ""
         let drawn = lastFrame.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
         #expect(drawn.count <= 3, "a 4-row screen holds at most 3 block lines: \(drawn.count)")
         let widths = drawn.map { TerminalRenderer.visibleColumns(String($0)) }
         width.withLock { $0 = 20 }
-        renderer.handle(event(.note, at: 5, message: "narrower now"))
+        renderer.handle(record(.note("narrower now", phase: nil), at: 5))
         let moves = sink.text.matches(of: /\r\u{1B}\[(\d+)A/).map { Int($0.output.1)! }
         #expect(moves.last == TerminalRenderer.rowsTaken(widths, columns: 20))
         #expect(moves.last.map { $0 > drawn.count } == true, "wrapped lines take more rows than lines")
@@ -87,8 +86,8 @@ import Glibc
     @Test func tickMovesTheElapsedTimeWithoutEvents() {
         let sink = InMemoryTextSink()
         let renderer = TerminalRenderer(sink: sink, columns: { 80 }, options: .init(colors: false, timeZone: utc))
-        renderer.handle(event(.runStart, at: 0))
-        renderer.handle(event(.phaseStart, at: 0, phase: .reconciling))
+        renderer.handle(record(.runStart(command: "run"), at: 0))
+        renderer.handle(record(.phaseStart(.reconciling, detail: nil), at: 0))
         renderer.tick(at: testEpoch.addingTimeInterval(5))
         #expect(sink.text.withoutEscapes.contains("● Reconciling · 5.0 s"))
     }
@@ -96,8 +95,8 @@ import Glibc
     @Test func coloursUnlessTurnedOff() {
         let sink = InMemoryTextSink()
         let renderer = TerminalRenderer(sink: sink, columns: { 80 }, options: .init(colors: true, timeZone: utc))
-        renderer.handle(event(.runStart, at: 0))
-        renderer.handle(event(.phaseStart, at: 0.2, phase: .hashing))
+        renderer.handle(record(.runStart(command: "run"), at: 0))
+        renderer.handle(record(.phaseStart(.hashing, detail: nil), at: 0.2))
         #expect(sink.text.contains("\u{1B}[1m● Hashing"))
     }
 

@@ -7,10 +7,13 @@ import Foundation
 let testEpoch = Date(timeIntervalSince1970: 1_800_000_000)
 let utc = TimeZone(identifier: "UTC")!
 
-func event(_ kind: NarrationEvent.Kind, at seconds: Double, phase: SyncPhase? = nil, message: String? = nil,
-           file: String? = nil) -> NarrationEvent {
-    NarrationEvent(kind: kind, time: testEpoch.addingTimeInterval(seconds), runID: "run-1",
-                   phase: phase, message: message, file: file)
+func record(_ event: NarrationEvent, at seconds: Double) -> NarrationRecord {
+    NarrationRecord(event, time: testEpoch.addingTimeInterval(seconds), runID: "run-1")
+}
+
+func runEnd(_ status: RunOutcome, at seconds: Double, message: String? = nil) -> NarrationRecord {
+    record(.runEnd(NarrationEvent.RunEnd(status: status, message: message, counts: RunCounts(),
+                                         needsAuth: status == .failed ? false : nil)), at: seconds)
 }
 
 /// A narrator on a manual clock recording into memory.
@@ -26,4 +29,16 @@ struct NarratorHarness {
 
 extension String {
     var containsEscape: Bool { contains("\u{1B}") }
+}
+
+extension NarrationRecord {
+    /// The progress a `progress` event carries.
+    var snapshot: ProgressSnapshot? {
+        if case .progress(_, let snapshot, _, _) = event { snapshot } else { nil }
+    }
+
+    /// What a `runEnd` event carries.
+    var end: NarrationEvent.RunEnd? {
+        if case .runEnd(let end) = event { end } else { nil }
+    }
 }

@@ -1,79 +1,107 @@
 import CairnCore
 import Foundation
 
-/// One thing a run says about itself: the unit every renderer, the run log and `--json` work from.
-///
-/// ## NDJSON fields (stable; `cairn import --json`, `cairn sync --json` and `<library>/runs/<run-id>.ndjson`)
-/// One JSON object per line. Fields that do not apply to an event are left out, never `null`.
-///
-/// | field        | type            | present on                          | meaning |
-/// |--------------|-----------------|-------------------------------------|---------|
-/// | `event`      | string          | every event                         | `runStart`, `phaseStart`, `phaseEnd`, `progress`, `hashed`, `fetched`, `imported`, `stamped`, `note`, `warning`, `error`, `runEnd` |
-/// | `seq`        | integer         | every event                         | 1, 2, 3, … within a run, in emission order |
-/// | `time`       | string          | every event                         | ISO 8601 UTC with milliseconds, `2026-11-22T03:20:15.123Z` |
-/// | `runId`      | string          | every event                         | the run's id (also the run log's file name) |
-/// | `command`    | string          | `runStart`                          | `import`, `sync`, … |
-/// | `phase`      | string          | `phaseStart`, `phaseEnd`, `progress`, `hashed`, `imported` | `preparing`, `fetchingServer`, `hashing`, `reconciling`, `importing`, `finalizing` |
-/// | `message`    | string          | `note`, `warning`, `error`, `fetched`, `stamped`, `runEnd` (failure) | human text, one line |
-/// | `file`       | string          | `hashed`, `imported`, `error` about a file | source path of the file concerned |
-/// | `page`, `pageCount` | integer  | `fetched`                           | page n of m (`pageCount` absent while unknown) |
-/// | `count`      | integer         | `fetched` (items on the page), `stamped` (checksums confirmed deleted) | |
-/// | `durationSeconds` | number     | `phaseEnd`, `runEnd`                | wall time of the phase / run |
-/// | `progress`   | object          | `progress`                          | see below |
-/// | `counts`     | object          | `progress`, `phaseEnd`, `runEnd`    | see below |
-/// | `lanes`      | array           | `progress` while lanes run          | `[{"name","busy","width","queued"}]` |
-/// | `status`     | string          | `runEnd`                            | `success` or `failed` |
-/// | `needsAuth`  | boolean         | `runEnd` when failed                | the failure needs credentials to be fixed |
-///
-/// `progress`: `completed`, `total` (absent while indeterminate), `bytesCompleted`, `bytesTotal` (absent while
-/// unknown), `fraction` (0…1, absent while indeterminate; never decreases within a phase),
-/// `itemsPerSecond`, `bytesPerSecond` (absent until measured), `etaSeconds` (absent until the rate is stable).
-///
-/// `counts`: `filesSeen`, `bytesSeen`, `toHash`, `bytesToHash`, `hashed`, `bytesHashed`, `new`, `duplicates`,
-/// `ready`, `failed`, `skipped`, `confirmedDeleted`, `keptWithoutPreview`, `retries`.
-public struct NarrationEvent: Codable, Sendable, Equatable {
+/// One thing a run says about itself, with what it carries.
+public enum NarrationEvent: Sendable, Equatable {
+    case runStart(command: String)
+    /// `detail`: what the phase works on (the source folder), when it says.
+    case phaseStart(SyncPhase, detail: String?)
+    case phaseEnd(SyncPhase, durationSeconds: Double, counts: RunCounts)
+    case progress(SyncPhase, ProgressSnapshot, counts: RunCounts, lanes: [LaneOccupancy]?)
+    /// A file hashed (throttled: a sample of them).
+    case hashed(file: String)
+    /// An item ready in the library (throttled: a sample of them).
+    case imported(file: String)
+    /// Checksums stamped "confirmed deleted" at the source.
+    case stamped(confirmedDeleted: Int)
+    case note(String, phase: SyncPhase?)
+    /// `file`: the file it is about, if any (one kept without preview).
+    case warning(String, phase: SyncPhase?, file: String?)
+    /// `file`: the file that failed, or nil for a run-level error.
+    case error(String, phase: SyncPhase?, file: String?)
+    case runEnd(RunEnd)
+
+    /// How a run ended: the last event of every run.
+    public struct RunEnd: Sendable, Equatable {
+        public var status: RunOutcome
+        /// Why it failed (nil on success).
+        public var message: String?
+        public var durationSeconds: Double?
+        public var counts: RunCounts
+        /// On a failure: whether credentials are needed to fix it.
+        public var needsAuth: Bool?
+
+        public init(status: RunOutcome, message: String? = nil, durationSeconds: Double? = nil, counts: RunCounts,
+                    needsAuth: Bool? = nil) {
+            self.status = status
+            self.message = message
+            self.durationSeconds = durationSeconds
+            self.counts = counts
+            self.needsAuth = needsAuth
+        }
+    }
+
+    /// The event's name, as NDJSON's `event` field writes it.
     public enum Kind: String, Codable, Sendable, CaseIterable {
         case runStart, phaseStart, phaseEnd, progress
-        case hashed, fetched, imported, stamped
+        case hashed, imported, stamped
         case note, warning, error
         case runEnd
     }
 
-    public var kind: Kind
-    public var seq: Int
-    public var time: Date
-    public var runID: String
-    public var command: String?
-    public var phase: SyncPhase?
-    public var message: String?
-    public var file: String?
-    public var page: Int?
-    public var pageCount: Int?
-    public var count: Int?
-    public var durationSeconds: Double?
-    public var progress: ProgressSnapshot?
-    public var counts: RunCounts?
-    public var lanes: [LaneOccupancy]?
-    public var status: RunOutcome?
-    public var needsAuth: Bool?
-
-    public init(
-        kind: Kind, seq: Int = 0, time: Date, runID: String = "", command: String? = nil,
-        phase: SyncPhase? = nil, message: String? = nil, file: String? = nil,
-        page: Int? = nil, pageCount: Int? = nil, count: Int? = nil, durationSeconds: Double? = nil,
-        progress: ProgressSnapshot? = nil, counts: RunCounts? = nil, lanes: [LaneOccupancy]? = nil,
-        status: RunOutcome? = nil, needsAuth: Bool? = nil
-    ) {
-        self.kind = kind; self.seq = seq; self.time = time; self.runID = runID; self.command = command
-        self.phase = phase; self.message = message; self.file = file
-        self.page = page; self.pageCount = pageCount; self.count = count; self.durationSeconds = durationSeconds
-        self.progress = progress; self.counts = counts; self.lanes = lanes
-        self.status = status; self.needsAuth = needsAuth
+    public var kind: Kind {
+        switch self {
+        case .runStart: .runStart
+        case .phaseStart: .phaseStart
+        case .phaseEnd: .phaseEnd
+        case .progress: .progress
+        case .hashed: .hashed
+        case .imported: .imported
+        case .stamped: .stamped
+        case .note: .note
+        case .warning: .warning
+        case .error: .error
+        case .runEnd: .runEnd
+        }
     }
 
-    enum CodingKeys: String, CodingKey {
-        case kind = "event", seq, time, runID = "runId", command, phase, message, file
-        case page, pageCount, count, durationSeconds, progress, counts, lanes, status, needsAuth
+    /// The phase the event belongs to, if any.
+    public var phase: SyncPhase? {
+        switch self {
+        case .phaseStart(let phase, _), .phaseEnd(let phase, _, _), .progress(let phase, _, _, _): phase
+        case .hashed: .hashing
+        case .imported: .importing
+        case .note(_, let phase), .warning(_, let phase, _), .error(_, let phase, _): phase
+        case .runStart, .stamped, .runEnd: nil
+        }
+    }
+
+    /// The human text it carries, if any.
+    public var message: String? {
+        switch self {
+        case .phaseStart(_, let detail): detail
+        case .note(let text, _), .warning(let text, _, _), .error(let text, _, _): text
+        case .runEnd(let end): end.message
+        case .runStart, .phaseEnd, .progress, .hashed, .imported, .stamped: nil
+        }
+    }
+
+    /// The source file it is about, if any.
+    public var file: String? {
+        switch self {
+        case .hashed(let file), .imported(let file): file
+        case .warning(_, _, let file), .error(_, _, let file): file
+        default: nil
+        }
+    }
+
+    /// The run's counters as of the event, on the events that carry them.
+    public var counts: RunCounts? {
+        switch self {
+        case .phaseEnd(_, _, let counts), .progress(_, _, let counts, _): counts
+        case .runEnd(let end): end.counts
+        default: nil
+        }
     }
 }
 

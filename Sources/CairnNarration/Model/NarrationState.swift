@@ -20,8 +20,6 @@ public struct NarrationState: Sendable {
     public private(set) var progress: [SyncPhase: ProgressSnapshot] = [:]
     public private(set) var lanes: [LaneOccupancy] = []
     public private(set) var failures: [FileFailure] = []
-    /// Latest `fetched` page and page count, for the concurrent server track.
-    public private(set) var fetchedPage: (page: Int, of: Int?)?
     public private(set) var lastEventTime: Date?
 
     public init(activityCapacity: Int = ActivityFeed.defaultCapacity, lastSuccessfulSync: Date? = nil) {
@@ -29,56 +27,52 @@ public struct NarrationState: Sendable {
         self.lastSuccessfulSync = lastSuccessfulSync
     }
 
-    /// The phase the main track is in (never `fetchingServer`, which runs beside it).
-    public var currentPhase: SyncPhase? { timeline.currentMainPhase }
+    /// The phase the run is in.
+    public var currentPhase: SyncPhase? { timeline.currentPhase }
 
-    public mutating func apply(_ event: NarrationEvent) {
-        lastEventTime = event.time
-        if let counts = event.counts { self.counts = counts }
-        switch event.kind {
-        case .runStart:
+    public mutating func apply(_ record: NarrationRecord) {
+        lastEventTime = record.time
+        if let counts = record.event.counts { self.counts = counts }
+        switch record.event {
+        case .runStart(let command):
             let keepSuccess = lastSuccessfulSync
             self = NarrationState(activityCapacity: activity.capacity, lastSuccessfulSync: keepSuccess)
-            lastEventTime = event.time
-            runID = event.runID
-            command = event.command
-            startedAt = event.time
+            lastEventTime = record.time
+            runID = record.runID
+            self.command = command
+            startedAt = record.time
             status = .syncing
-        case .phaseStart:
-            if let phase = event.phase { timeline.start(phase, at: event.time) }
-        case .phaseEnd:
-            if let phase = event.phase { timeline.end(phase, at: event.time) }
-        case .progress:
-            if let phase = event.phase, let snapshot = event.progress { progress[phase] = snapshot }
-            if let lanes = event.lanes { self.lanes = lanes }
-        case .fetched:
-            if let page = event.page { fetchedPage = (page, event.pageCount) }
-        case .error:
-            if let file = event.file, failures.count < Self.maximumRecordedFailures {
-                failures.append(FileFailure(path: file, reason: event.message ?? "failed"))
-            }
-        case .runEnd:
-            endedAt = event.time
-            timeline.endAll(at: event.time)
+        case .phaseStart(let phase, _):
+            timeline.start(phase, at: record.time)
+        case .phaseEnd(let phase, _, _):
+            timeline.end(phase, at: record.time)
+        case .progress(let phase, let snapshot, _, let lanes):
+            progress[phase] = snapshot
+            if let lanes { self.lanes = lanes }
+        case .error(let message, _, let file?):
+            if failures.count < Self.maximumRecordedFailures { failures.append(FileFailure(path: file, reason: message)) }
+        case .runEnd(let end):
+            endedAt = record.time
+            timeline.endAll(at: record.time)
             lanes = []
-            if event.status == .failed {
-                status = .failed(message: event.message ?? "failed", needsAuth: event.needsAuth ?? false)
+            if end.status == .failed {
+                status = .failed(message: end.message ?? "failed", needsAuth: end.needsAuth ?? false)
             } else {
                 status = .success
-                lastSuccessfulSync = event.time
+                lastSuccessfulSync = record.time
             }
-        case .hashed, .imported, .stamped, .note, .warning:
+        case .hashed, .imported, .stamped, .note, .warning, .error:
             break
         }
-        if event.kind != .progress {
-            activity.append(ActivityEntry(time: event.time, kind: event.kind, detail: Self.activityDetail(event)))
+        if record.kind != .progress {
+            activity.append(ActivityEntry(time: record.time, kind: record.kind, detail: Self.activityDetail(record.event)))
         }
     }
 
     /// Replays a run's events (for example from its run log).
-    public static func replay(_ events: some Sequence<NarrationEvent>, lastSuccessfulSync: Date? = nil) -> NarrationState {
+    public static func replay(_ records: some Sequence<NarrationRecord>, lastSuccessfulSync: Date? = nil) -> NarrationState {
         var state = NarrationState(lastSuccessfulSync: lastSuccessfulSync)
-        for event in events { state.apply(event) }
+        for record in records { state.apply(record) }
         return state
     }
 
@@ -91,36 +85,26 @@ public struct NarrationState: Sendable {
     }
 
     static func activityDetail(_ event: NarrationEvent) -> String {
-        let phaseName = event.phase?.displayName ?? ""
-        switch event.kind {
-        case .runStart: return "\(event.command ?? "run") started"
-        case .phaseStart: return event.message.map { "\(phaseName): \($0)" } ?? phaseName
-        case .phaseEnd: return "\(phaseName) done in \(NarrationFormat.duration(event.durationSeconds ?? 0))"
-        case .hashed, .imported: return event.file.map(NarrationFormat.fileName) ?? ""
-        case .fetched:
-            var text = "server page \(event.page ?? 0)"
-            if let pages = event.pageCount { text += " of \(pages)" }
-            if let items = event.count { text += " (\(NarrationFormat.count(items)) items)" }
-            return text
-        case .stamped: return "\(NarrationFormat.count(event.count ?? 0)) confirmed deleted"
-        case .error:
-            if let file = event.file { return "\(file): \(event.message ?? "failed")" }
-            return event.message ?? "error"
-        case .note, .warning: return event.message ?? ""
-        case .runEnd:
-            return event.status == .failed ? "failed: \(event.message ?? "")" : "finished"
+        switch event {
+        case .runStart(let command): return "\(command) started"
+        case .phaseStart(let phase, let detail): return detail.map { "\(phase.displayName): \($0)" } ?? phase.displayName
+        case .phaseEnd(let phase, let duration, _): return "\(phase.displayName) done in \(NarrationFormat.duration(duration))"
+        case .hashed(let file), .imported(let file): return NarrationFormat.fileName(file)
+        case .stamped(let count): return "\(NarrationFormat.count(count)) confirmed deleted"
+        case .error(let message, _, let file): return file.map { "\($0): \(message)" } ?? message
+        case .note(let message, _), .warning(let message, _, _): return message
+        case .runEnd(let end): return end.status == .failed ? "failed: \(end.message ?? "")" : "finished"
         case .progress: return ""
         }
     }
 }
 
 extension SyncPhase {
-    /// "Fetching server", as a person reads it.
+    /// "Hashing", as a person reads it.
     public var displayName: String {
         switch self {
         case .idle: return "Idle"
         case .preparing: return "Preparing"
-        case .fetchingServer: return "Fetching server"
         case .hashing: return "Hashing"
         case .reconciling: return "Reconciling"
         case .importing: return "Importing"

@@ -19,7 +19,7 @@ public struct PhaseEntry: Codable, Sendable, Equatable {
     }
 }
 
-/// The phases of one run in the order they started. `fetchingServer` may overlap the others.
+/// The phases of one run in the order they started.
 public struct PhaseTimeline: Codable, Sendable, Equatable {
     public private(set) var entries: [PhaseEntry] = []
 
@@ -42,12 +42,8 @@ public struct PhaseTimeline: Codable, Sendable, Equatable {
         for entry in entries where entry.isOpen { end(entry.phase, at: time) }
     }
 
-    public var openPhases: [SyncPhase] { entries.filter(\.isOpen).map(\.phase) }
-
-    /// The open phase on the main track (everything but the concurrent `fetchingServer`), newest first.
-    public var currentMainPhase: SyncPhase? {
-        entries.last(where: { $0.isOpen && $0.phase != .fetchingServer })?.phase
-    }
+    /// The newest open phase.
+    public var currentPhase: SyncPhase? { entries.last(where: \.isOpen)?.phase }
 
     public func entry(for phase: SyncPhase) -> PhaseEntry? { entries.last(where: { $0.phase == phase }) }
 }

@@ -41,17 +41,17 @@ public struct Narrator: Sendable {
     public func runStarted(command: String) {
         core?.record { state in
             state.startedAt = state.now
-            state.emit(NarrationEvent(kind: .runStart, time: state.now, command: command))
+            state.emit(.runStart(command: command))
         }
     }
 
-    /// A phase began. `fetchingServer` runs beside the others; any other phase replaces the current one.
+    /// A phase began; it becomes the current one.
     public func phaseStarted(_ phase: SyncPhase, detail: String? = nil) {
         core?.record { state in
             guard state.phaseStarts[phase] == nil else { return }
             state.phaseStarts[phase] = state.now
             if state.trackers[phase].isFinished { state.trackers[phase] = ProgressTracker(phase: phase) }
-            state.emit(NarrationEvent(kind: .phaseStart, time: state.now, phase: phase, message: detail))
+            state.emit(.phaseStart(phase, detail: detail))
         }
     }
 
@@ -61,11 +61,9 @@ public struct Narrator: Sendable {
             guard let started = state.phaseStarts.removeValue(forKey: phase) else { return }
             if state.trackers.wasTouched(phase) {
                 state.trackers[phase].finish()
-                state.emit(state.progressEvent(for: phase, at: state.now))
+                state.emit(state.progressEvent(for: phase))
             }
-            state.emit(NarrationEvent(
-                kind: .phaseEnd, time: state.now, phase: phase,
-                durationSeconds: max(0, state.now.timeIntervalSince(started)), counts: state.counts))
+            state.emit(.phaseEnd(phase, durationSeconds: max(0, state.now.timeIntervalSince(started)), counts: state.counts))
         }
     }
 
@@ -78,9 +76,8 @@ public struct Narrator: Sendable {
     private func finish(status: RunOutcome, message: String?, needsAuth: Bool?) {
         core?.record { state in
             let duration = state.startedAt.map { max(0, state.now.timeIntervalSince($0)) }
-            state.emit(NarrationEvent(
-                kind: .runEnd, time: state.now, message: message, durationSeconds: duration,
-                counts: state.counts, status: status, needsAuth: needsAuth))
+            state.emit(.runEnd(NarrationEvent.RunEnd(status: status, message: message, durationSeconds: duration,
+                                                     counts: state.counts, needsAuth: needsAuth)))
         }
     }
 
@@ -119,7 +116,7 @@ public struct Narrator: Sendable {
             state.counts.bytesHashed += bytes
             state.trackers[.hashing].advance(items: 1, bytes: bytes)
             if state.hashedThrottle.shouldFire(at: state.now) {
-                state.emit(NarrationEvent(kind: .hashed, time: state.now, phase: .hashing, file: file))
+                state.emit(.hashed(file: file))
             }
             state.emitProgressIfDue(.hashing)
         }
@@ -131,7 +128,7 @@ public struct Narrator: Sendable {
             state.counts.ready += 1
             state.trackers[.importing].advance(items: 1, bytes: bytes)
             if state.importedThrottle.shouldFire(at: state.now) {
-                state.emit(NarrationEvent(kind: .imported, time: state.now, phase: .importing, file: file))
+                state.emit(.imported(file: file))
             }
             state.emitProgressIfDue(.importing)
         }
@@ -142,8 +139,7 @@ public struct Narrator: Sendable {
     public func keptWithoutPreview(file: String, reason: FailureReason) {
         core?.record { state in
             state.counts.keptWithoutPreview += 1
-            state.emit(NarrationEvent(kind: .warning, time: state.now, phase: state.currentMainPhase,
-                                      message: "kept without preview: \(file): \(reason)", file: file))
+            state.emit(.warning("kept without preview: \(file): \(reason)", phase: state.currentPhase, file: file))
         }
     }
 
@@ -152,11 +148,11 @@ public struct Narrator: Sendable {
     public func failed(file: String, reason: FailureReason, phase: SyncPhase? = nil, bytes: Int64 = 0) {
         core?.record { state in
             state.counts.failed += 1
-            let phase = phase ?? state.currentMainPhase
+            let phase = phase ?? state.currentPhase
             if let phase {
                 state.trackers[phase].advance(items: 1, bytes: bytes)
             }
-            state.emit(NarrationEvent(kind: .error, time: state.now, phase: phase, message: reason.description, file: file))
+            state.emit(.error(reason.description, phase: phase, file: file))
             if let phase { state.emitProgressIfDue(phase) }
         }
     }
@@ -165,8 +161,7 @@ public struct Narrator: Sendable {
     public func retryScheduled(file: String, lane: String, attempt: Int, reason: FailureReason) {
         core?.record { state in
             state.counts.retries += 1
-            state.emit(NarrationEvent(kind: .note, time: state.now, phase: state.currentMainPhase,
-                                      message: "\(file): \(lane) try \(attempt) after: \(reason)"))
+            state.emit(.note("\(file): \(lane) try \(attempt) after: \(reason)", phase: state.currentPhase))
         }
     }
 
@@ -190,39 +185,26 @@ public struct Narrator: Sendable {
 
     // MARK: Activity
 
-    /// A page of the library / server listing arrived (the concurrent `fetchingServer` track).
-    public func fetched(page: Int, of pageCount: Int? = nil, items: Int? = nil) {
-        core?.record { state in
-            state.emit(NarrationEvent(kind: .fetched, time: state.now, phase: .fetchingServer,
-                                page: page, pageCount: pageCount, count: items))
-        }
-    }
-
     /// `count` checksums were stamped "confirmed deleted" at the source.
     public func stamped(confirmedDeleted count: Int) {
         core?.record { state in
             state.counts.confirmedDeleted += count
-            state.emit(NarrationEvent(kind: .stamped, time: state.now, count: count))
+            state.emit(.stamped(confirmedDeleted: count))
         }
     }
 
-    public func note(_ message: String) { say(.note, message) }
-    public func warning(_ message: String) { say(.warning, message) }
+    public func note(_ message: String) { core?.record { $0.emit(.note(message, phase: $0.currentPhase)) } }
+    public func warning(_ message: String) {
+        core?.record { $0.emit(.warning(message, phase: $0.currentPhase, file: nil)) }
+    }
     /// A run-level error (a file's failure goes through `failed(file:reason:)`).
-    public func error(_ message: String) { say(.error, message) }
-
-    private func say(_ kind: NarrationEvent.Kind, _ message: String) {
-        core?.record { state in
-            state.emit(NarrationEvent(kind: kind, time: state.now, phase: state.currentMainPhase, message: message))
-        }
-    }
+    public func error(_ message: String) { core?.record { $0.emit(.error(message, phase: $0.currentPhase, file: nil)) } }
 }
 
 /// Shared, locked state behind every copy of one `Narrator`.
 final class NarratorCore: Sendable {
     struct State {
         let runID: String
-        let handler: any NarrationHandler
         let activityInterval: TimeInterval
         /// The time of the call being recorded; every event it emits carries it.
         var now = Date(timeIntervalSince1970: 0)
@@ -235,64 +217,74 @@ final class NarratorCore: Sendable {
         var hashedThrottle: Throttle
         var importedThrottle: Throttle
         var lanes: [LaneOccupancy] = []
+        /// Stamped events not yet handed to the handler, in `seq` order.
+        var outbox: [NarrationRecord] = []
 
-        init(runID: String, handler: any NarrationHandler, activityInterval: TimeInterval) {
+        init(runID: String, activityInterval: TimeInterval) {
             self.runID = runID
-            self.handler = handler
             self.activityInterval = activityInterval
             hashedThrottle = Throttle(interval: activityInterval)
             progressThrottles = PhaseTable { _ in Throttle(interval: activityInterval) }
             importedThrottle = Throttle(interval: activityInterval)
         }
 
-        /// The newest open phase other than the concurrent `fetchingServer`.
-        var currentMainPhase: SyncPhase? {
+        /// The newest open phase.
+        var currentPhase: SyncPhase? {
             var newest: (phase: SyncPhase, started: Date)?
-            for (phase, started) in phaseStarts where phase != .fetchingServer {
+            for (phase, started) in phaseStarts {
                 if newest == nil || started >= newest!.started { newest = (phase, started) }
             }
             return newest?.phase
         }
 
-        /// Stamps `event` with the run id and the next `seq`, and hands it to the handler.
+        /// Stamps `event` with the run id, the time of the call and the next `seq`, for the handler.
         mutating func emit(_ event: NarrationEvent) {
-            var event = event
             seq += 1
-            event.seq = seq
-            event.runID = runID
-            handler.handle(event)
+            outbox.append(NarrationRecord(event, seq: seq, time: now, runID: runID))
         }
 
-        mutating func progressEvent(for phase: SyncPhase, at time: Date) -> NarrationEvent {
-            let snapshot = trackers[phase].snapshot(at: time)
-            return NarrationEvent(kind: .progress, time: time, phase: phase, progress: snapshot, counts: counts,
-                                  lanes: lanes.isEmpty ? nil : lanes)
+        mutating func progressEvent(for phase: SyncPhase) -> NarrationEvent {
+            .progress(phase, trackers[phase].snapshot(at: now), counts: counts, lanes: lanes.isEmpty ? nil : lanes)
         }
 
         mutating func emitProgressIfDue(_ phase: SyncPhase) {
-            let time = now
-            guard progressThrottles[phase].shouldFire(at: time) else { return }
-            emit(progressEvent(for: phase, at: now))
+            guard progressThrottles[phase].shouldFire(at: now) else { return }
+            emit(progressEvent(for: phase))
         }
     }
 
     let runID: String
     let clock: NarrationClock
     let state: Locked<State>
+    private let handler: any NarrationHandler
+    /// Held while events are handed to the handler: one at a time, in `seq` order, outside `state`'s lock.
+    private let delivery = Locked(())
 
     init(runID: String, handler: any NarrationHandler, clock: NarrationClock, activityInterval: TimeInterval) {
         self.runID = runID
         self.clock = clock
-        state = Locked(State(runID: runID, handler: handler, activityInterval: activityInterval))
+        self.handler = handler
+        state = Locked(State(runID: runID, activityInterval: activityInterval))
     }
 
-    /// Runs `body` under the lock. Events are handed over inside it, so handlers see them one at a time, in order.
-    /// The time is read under the lock too: read before it, two threads could record out of order, and a
-    /// throttled event (`hashed`, `imported`) could fire twice in one interval.
+    /// Runs `body` under the lock, then hands what it emitted to the handler outside it: a slow handler (a terminal,
+    /// the run log) never holds up the calls that only count. The time is read under the lock: read before it, two
+    /// threads could record out of order, and a throttled event (`hashed`, `imported`) could fire twice in one
+    /// interval. A call that emitted returns once its events are handed over, by itself or by a call before it.
     func record(_ body: (inout State) -> Void) {
-        state.withLock { state in
+        let emitted = state.withLock { state in
             state.now = clock.now()
+            let before = state.seq
             body(&state)
+            return state.seq != before
+        }
+        guard emitted else { return }
+        delivery.withLock { _ in
+            let records = state.withLock { state in
+                defer { state.outbox.removeAll(keepingCapacity: true) }
+                return state.outbox
+            }
+            for record in records { handler.handle(record) }
         }
     }
 }
@@ -305,18 +297,17 @@ struct PhaseTable<Value> {
     private var touched: UInt8 = 0
 
     init(_ make: (SyncPhase) -> Value) {
-        slots = [SyncPhase.idle, .preparing, .fetchingServer, .hashing, .reconciling, .importing, .finalizing].map(make)
+        slots = [SyncPhase.idle, .preparing, .hashing, .reconciling, .importing, .finalizing].map(make)
     }
 
     private static func slot(_ phase: SyncPhase) -> Int {
         switch phase {
         case .idle: return 0
         case .preparing: return 1
-        case .fetchingServer: return 2
-        case .hashing: return 3
-        case .reconciling: return 4
-        case .importing: return 5
-        case .finalizing: return 6
+        case .hashing: return 2
+        case .reconciling: return 3
+        case .importing: return 4
+        case .finalizing: return 5
         }
     }
 

@@ -32,9 +32,9 @@ public enum NarrationJSON {
 
     public static func parseTimestamp(_ text: String) -> Date? { Timestamp.parse(text) }
 
-    /// One NDJSON line (with its newline) for `event`.
-    public static func line(for event: NarrationEvent, encoder: JSONEncoder) -> String {
-        guard let data = try? encoder.encode(event) else {
+    /// One NDJSON line (with its newline) for `record`.
+    public static func line(for record: NarrationRecord, encoder: JSONEncoder) -> String {
+        guard let data = try? encoder.encode(record) else {
             // Encoding plain values cannot fail; keep the stream valid JSON regardless.
             return "{\"event\":\"error\",\"message\":\"unencodable event\"}\n"
         }

@@ -34,15 +34,15 @@ public final class RunLogWriter: NarrationHandler {
         storage = Locked(Storage(descriptor: descriptor, firstError: nil, encoder: NarrationJSON.encoder()))
     }
 
-    public func handle(_ event: NarrationEvent) {
+    public func handle(_ record: NarrationRecord) {
         storage.withLock { storage in
             guard storage.descriptor >= 0, storage.firstError == nil else { return }
-            let line = NarrationJSON.line(for: event, encoder: storage.encoder)
+            let line = NarrationJSON.line(for: record, encoder: storage.encoder)
             if let failure = FileDescriptorSink.writeAll(line, to: storage.descriptor) {
                 storage.firstError = RunLogError(path: path, reason: "cannot append: \(failure)")
                 return
             }
-            if event.kind == .runEnd, fsync(storage.descriptor) != 0 {
+            if record.kind == .runEnd, fsync(storage.descriptor) != 0 {
                 storage.firstError = RunLogError(path: path, reason: "fsync: \(String(cString: strerror(errno)))")
             }
         }
@@ -128,7 +128,7 @@ public struct RunLogStore: Sendable {
         return doomed
     }
 
-    public func events(of runID: String) throws -> [NarrationEvent] {
+    public func events(of runID: String) throws -> [NarrationRecord] {
         try RunLogReader.read(path: path(for: runID))
     }
 
@@ -141,7 +141,8 @@ public struct RunLogStore: Sendable {
         if lastRun?.status == .success { lastSuccess = lastRun?.endedAt }
         for id in ids.dropFirst() where lastSuccess == nil {
             guard let events = try? events(of: id) else { continue }
-            if let end = events.last(where: { $0.kind == .runEnd }), end.status == .success { lastSuccess = end.time }
+            if let last = events.last(where: { $0.kind == .runEnd }), case .runEnd(let end) = last.event,
+               end.status == .success { lastSuccess = last.time }
         }
         return (lastRun, lastSuccess)
     }
@@ -151,7 +152,7 @@ public struct RunLogStore: Sendable {
 public enum RunLogReader {
     /// Every event of the log at `path`. A torn last line (a crash mid-write) is skipped;
     /// any other line that is not an event is an error naming the line.
-    public static func read(path: String) throws -> [NarrationEvent] {
+    public static func read(path: String) throws -> [NarrationRecord] {
         let data: Data
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
@@ -161,13 +162,13 @@ public enum RunLogReader {
         return try parse(data, path: path)
     }
 
-    public static func parse(_ data: Data, path: String = "<memory>") throws -> [NarrationEvent] {
+    public static func parse(_ data: Data, path: String = "<memory>") throws -> [NarrationRecord] {
         let decoder = NarrationJSON.decoder()
         let lines = data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
-        var events: [NarrationEvent] = []
+        var events: [NarrationRecord] = []
         for (index, line) in lines.enumerated() where !line.isEmpty {
             do {
-                events.append(try decoder.decode(NarrationEvent.self, from: Data(line)))
+                events.append(try decoder.decode(NarrationRecord.self, from: Data(line)))
             } catch {
                 let isTornTail = index == lines.count - 1
                 if isTornTail { break }

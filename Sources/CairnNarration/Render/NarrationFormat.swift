@@ -99,7 +99,6 @@ public enum NarrationFormat {
     public static func unit(for phase: SyncPhase) -> String {
         switch phase {
         case .importing: return "items"
-        case .fetchingServer: return "assets"
         default: return "files"
         }
     }

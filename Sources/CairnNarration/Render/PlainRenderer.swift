@@ -25,35 +25,36 @@ public final class PlainRenderer: NarrationHandler {
         storage = Locked(Storage(progressThrottle: Throttle(interval: progressInterval)))
     }
 
-    public func handle(_ event: NarrationEvent) {
+    public func handle(_ record: NarrationRecord) {
         let output: String? = storage.withLock { storage in
-            storage.state.apply(event)
-            guard let text = line(for: event, storage: &storage) else { return nil }
-            if event.kind == .runEnd { return text + "\n" }
-            return NarrationFormat.clockTime(event.time, timeZone: timeZone) + " " + text + "\n"
+            storage.state.apply(record)
+            guard let text = line(for: record, storage: &storage) else { return nil }
+            if record.kind == .runEnd { return text + "\n" }
+            return NarrationFormat.clockTime(record.time, timeZone: timeZone) + " " + text + "\n"
         }
         if let output { sink.write(output) }
     }
 
-    private func line(for event: NarrationEvent, storage: inout Storage) -> String? {
-        if event.kind == .runEnd { return NarrationFormat.summaryLine(storage.state) }
-        if event.kind == .error { return "error: " + NarrationState.activityDetail(event) }
+    private func line(for record: NarrationRecord, storage: inout Storage) -> String? {
+        switch record.event {
+        case .runEnd: return NarrationFormat.summaryLine(storage.state)
+        case .error: return "error: " + NarrationState.activityDetail(record.event)
+        default: break
+        }
         guard verbosity == .normal else { return nil }
-        let phaseName = event.phase?.displayName.lowercased() ?? ""
-        switch event.kind {
-        case .runStart: return "\(event.command ?? "run") started (run \(event.runID))"
-        case .phaseStart: return phaseName + (event.message.map { ": \($0)" } ?? "")
-        case .phaseEnd:
-            return "\(phaseName) done in \(NarrationFormat.duration(event.durationSeconds ?? 0))"
-        case .progress:
+        switch record.event {
+        case .runStart(let command): return "\(command) started (run \(record.runID))"
+        case .phaseStart(let phase, let detail): return phase.displayName.lowercased() + (detail.map { ": \($0)" } ?? "")
+        case .phaseEnd(let phase, let duration, _):
+            return "\(phase.displayName.lowercased()) done in \(NarrationFormat.duration(duration))"
+        case .progress(let phase, let snapshot, _, _):
             // The final progress of a phase is said by its phaseEnd line.
-            guard let phase = event.phase, let snapshot = event.progress, snapshot.fraction != 1,
-                  storage.progressThrottle.shouldFire(at: event.time) else { return nil }
+            guard snapshot.fraction != 1, storage.progressThrottle.shouldFire(at: record.time) else { return nil }
             let percent = snapshot.fraction.map { " (\(NarrationFormat.percent($0)))" } ?? ""
             return "\(phase.displayName.lowercased()) "
                 + NarrationFormat.progressDetail(snapshot, unit: NarrationFormat.unit(for: phase)) + percent
-        case .warning: return "warning: " + (event.message ?? "")
-        case .note, .fetched, .stamped: return NarrationState.activityDetail(event)
+        case .warning(let message, _, _): return "warning: " + message
+        case .note, .stamped: return NarrationState.activityDetail(record.event)
         case .hashed, .imported, .error, .runEnd: return nil
         }
     }

@@ -70,15 +70,15 @@ public final class TerminalRenderer: NarrationHandler {
     /// How many times the block was drawn; for tests of the redraw limit.
     public var redrawCount: Int { storage.withLock { $0.redrawCount } }
 
-    public func handle(_ event: NarrationEvent) {
+    public func handle(_ record: NarrationRecord) {
         let output: String? = storage.withLock { storage in
-            guard !storage.finished || event.kind == .runStart else { return nil }
-            if event.kind == .runStart { storage.finished = false }
-            storage.state.apply(event)
-            storage.pendingScrollLines += scrollLines(for: event, state: storage.state)
+            guard !storage.finished || record.kind == .runStart else { return nil }
+            if record.kind == .runStart { storage.finished = false }
+            storage.state.apply(record)
+            storage.pendingScrollLines += scrollLines(for: record.event)
             storage.dirty = true
-            if event.kind == .runEnd { return finalOutput(&storage) }
-            return redrawIfDue(&storage, at: event.time)
+            if record.kind == .runEnd { return finalOutput(&storage) }
+            return redrawIfDue(&storage, at: record.time)
         }
         if let output { sink.write(output) }
     }
@@ -178,15 +178,14 @@ public final class TerminalRenderer: NarrationHandler {
     }
 
     /// Lines that stay in the scrollback: finished phases, warnings, errors.
-    private func scrollLines(for event: NarrationEvent, state: NarrationState) -> [String] {
+    private func scrollLines(for event: NarrationEvent) -> [String] {
         let width = max(20, columns()) - 1
-        switch event.kind {
-        case .phaseEnd:
-            guard let phase = event.phase else { return [] }
-            let text = "✓ " + pad(phase.displayName, 16) + NarrationFormat.duration(event.durationSeconds ?? 0)
+        switch event {
+        case .phaseEnd(let phase, let duration, _):
+            let text = "✓ " + pad(phase.displayName, 16) + NarrationFormat.duration(duration)
             return [TerminalStyle.green.apply(text.truncated(toColumns: width), colors: options.colors)]
-        case .warning:
-            let text = "! " + (event.message ?? "")
+        case .warning(let message, _, _):
+            let text = "! " + message
             return [TerminalStyle.yellow.apply(text.truncated(toColumns: width), colors: options.colors)]
         case .error:
             let text = "✗ " + NarrationState.activityDetail(event)
@@ -203,12 +202,6 @@ public final class TerminalRenderer: NarrationHandler {
         var header = "● " + (state.currentPhase?.displayName ?? (state.command.map { "Starting \($0)" } ?? "Starting"))
         if let phase = state.currentPhase, let entry = state.timeline.entry(for: phase) {
             header += " · " + NarrationFormat.duration(entry.elapsed(at: now))
-        }
-        if state.timeline.openPhases.contains(.fetchingServer) {
-            header += " · fetching server"
-            if let fetched = state.fetchedPage {
-                header += " page \(fetched.page)" + (fetched.of.map { " of \($0)" } ?? "")
-            }
         }
         lines.append(TerminalStyle.bold.apply(header.truncated(toColumns: limit), colors: options.colors))
 

@@ -86,8 +86,7 @@ public struct StatusReport: Codable, Sendable, Equatable {
                 let mark = entry.isOpen ? "●" : "✓"
                 let duration = entry.durationSeconds.map(NarrationFormat.duration) ?? "running"
                 let name = entry.phase.displayName
-                let concurrent = entry.phase == .fetchingServer ? "  (concurrent)" : ""
-                lines.append("  \(mark) \(name)\(String(repeating: " ", count: max(1, 17 - name.count)))\(duration)\(concurrent)")
+                lines.append("  \(mark) \(name)\(String(repeating: " ", count: max(1, 17 - name.count)))\(duration)")
             }
         }
         lines.append("")
