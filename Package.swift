@@ -48,6 +48,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-openapi-generator", from: "1.14.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.90.0"),
+        .package(url: "https://github.com/apple/swift-system", from: "1.4.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
         .package(url: "https://github.com/swift-server/swift-openapi-async-http-client", from: "1.5.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.0"),
@@ -99,12 +100,16 @@ let package = Package(
         .systemLibrary(name: "CGlibcMalloc", path: "CSystemLibs/CGlibcMalloc"),
 
         // Values and small system helpers shared by every layer.
-        .target(name: "CairnCore", dependencies: [.product(name: "NIOPosix", package: "swift-nio")]),
+        .target(name: "CairnCore", dependencies: [
+            .product(name: "NIOPosix", package: "swift-nio"), .product(name: "SystemPackage", package: "swift-system"),
+        ]),
         // C calls live only in these two, behind Swift types (media: FFmpeg and the specialist still decoders).
-        .target(name: "CairnHashing", dependencies: ["CairnCore", "COpenSSL", "CMappingGuard", "CLinux"]),
+        .target(name: "CairnHashing", dependencies: [
+            "CairnCore", "COpenSSL", "CMappingGuard", "CLinux", .product(name: "SystemPackage", package: "swift-system"),
+        ]),
         .target(name: "CairnMedia", dependencies: [
             "CairnCore", "CFFmpeg", "CFFmpegLoader", "CTurboJPEG", "CHeif", "CLibRaw", "CLCMS2", "CWebP", "CTIFF", "CJXL",
-            "CPixbuf",
+            "CPixbuf", .product(name: "SystemPackage", package: "swift-system"),
         ]),
         // `cairn watch`: the source tree through inotify, when to sync (a pure state machine), systemd's notify protocol.
         .target(name: "CairnWatch", dependencies: ["CairnCore"]),
@@ -163,7 +168,7 @@ let package = Package(
         // Hummingbird: it keeps files on disk, models what Immich does beyond the spec, logs its traffic as NDJSON
         // (scripts/validate-immich-traffic checks it against the unfiltered spec) and injects faults by profile.
         .executableTarget(name: "immich-double", dependencies: [
-            "ImmichAPI", "COpenSSL",
+            "CairnCore", "ImmichAPI", "COpenSSL",
             .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
             .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird"),
             .product(name: "Hummingbird", package: "hummingbird"),

@@ -59,7 +59,7 @@ final class CopyPipeline: @unchecked Sendable {
         var slot = 0
         var failure: HashingError?
         var writesItself = false
-        while remaining > 0, failure == nil, writeError.withLock({ $0 }) == nil {
+        reading: while remaining > 0, failure == nil, writeError.withLock({ $0 }) == nil {
             if writesItself {
                 writeHandedOver()
             } else if !free.tryWait() {
@@ -71,12 +71,13 @@ final class CopyPipeline: @unchecked Sendable {
                 }
             }
             let buffer = buffers[slot]
-            let count = read(input, buffer.baseAddress, Int(min(Int64(Self.chunkSize), remaining)))
-            if count < 0 {
-                if errno == EINTR { if !writesItself { free.signal() }; continue }
-                failure = .system(SystemCallError("read", path: path))
+            let count: Int
+            switch SystemCall.result({ read(input, buffer.baseAddress, Int(min(Int64(Self.chunkSize), remaining))) }) {
+            case .success(let read): count = read
+            case .failure(let code):
+                failure = .system(SystemCallError("read", path: path, code: code))
                 if !writesItself { free.signal() }
-                break
+                break reading
             }
             if count == 0 { if !writesItself { free.signal() }; break }
             let block = UnsafeRawBufferPointer(rebasing: buffer[0..<count])

@@ -1,5 +1,6 @@
 import CLinux
 import CairnCore
+import SystemPackage
 import Glibc
 
 /// What hashing a file found: its checksum, the stat facts it was read under, and its first bytes.
@@ -104,8 +105,8 @@ public final class FileHasher {
             close(input)
         }
         let before = try fingerprint(of: input, path: source)
-        let output = open(destination, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard output >= 0 else { throw .system(SystemCallError("open for writing", path: destination)) }
+        let output = try system(SystemCall.result { open(destination, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644) },
+                                "open for writing", destination)
         var succeeded = false
         defer {
             close(output)
@@ -129,7 +130,7 @@ public final class FileHasher {
         if let expected, expected != checksum {
             throw .checksumMismatch(path: source, expected: expected, actual: checksum)
         }
-        guard !syncs || fsync(output) == 0 else { throw .system(SystemCallError("fsync", path: destination)) }
+        if syncs { try system(SystemCall.result { fsync(output) }, "fsync", destination) }
         succeeded = true
         return HashedFile(checksum: checksum, fingerprint: before, header: FileHeader(header))
     }
@@ -137,9 +138,7 @@ public final class FileHasher {
     private func openForReading(_ path: String) throws(HashingError) -> Int32 {
         // No symbolic link anywhere along the path (the roots are resolved): a file, or a folder above it,
         // swapped for a link after the scan is refused, never followed out of the source.
-        let fd = CLinux_open_read_no_symlinks(path)
-        guard fd >= 0 else { throw .system(SystemCallError("open", path: path)) }
-        return fd
+        try system(SystemCall.result { CLinux_open_read_no_symlinks(path) }, "open", path)
     }
 
     /// Whether `path` still names the file that was read: one renamed over it meanwhile keeps the open one
@@ -152,7 +151,7 @@ public final class FileHasher {
 
     private func fingerprint(of fd: Int32, path: String) throws(HashingError) -> FileFingerprint {
         var info = stat()
-        guard fstat(fd, &info) == 0 else { throw .system(SystemCallError("fstat", path: path)) }
+        try system(SystemCall.result { fstat(fd, &info) }, "fstat", path)
         guard (info.st_mode & S_IFMT) == S_IFREG else { throw .notRegularFile(path: path) }
         return FileFingerprint(info)
     }
@@ -163,8 +162,9 @@ public final class FileHasher {
         _ = posix_fadvise(fd, 0, 0, Int32(POSIX_FADV_SEQUENTIAL))
         // The header by `pread`: a read of the mapping outside the digest's guard could fault.
         var header = [UInt8](repeating: 0, count: Self.headerLength)
-        let headerCount = header.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
-        guard headerCount >= 0 else { throw .system(SystemCallError("read", path: path)) }
+        let headerCount = try system(
+            header.withUnsafeMutableBytes { bytes in SystemCall.result { pread(fd, bytes.baseAddress, bytes.count, 0) } },
+            "read", path)
         header.removeLast(header.count - headerCount)
 
         do { try digest.reset() } catch { throw .openSSL(path: path, error) }
@@ -175,10 +175,9 @@ public final class FileHasher {
             if offset + Int64(length) < size {
                 _ = posix_fadvise(fd, off_t(offset) + length, off_t(Self.mappingWindow), Int32(POSIX_FADV_WILLNEED))
             }
-            let mapping = mmap(nil, length, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, off_t(offset))
-            guard let mapping, mapping != UnsafeMutableRawPointer(bitPattern: -1) else {
-                throw .system(SystemCallError("mmap", path: path))
-            }
+            let mapping = try system(SystemCall.pointer(failingAs: MAP_FAILED) {
+                mmap(nil, length, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, off_t(offset))
+            }, "mmap", path)
             defer { munmap(mapping, length) }
             let complete: Bool
             do { complete = try digest.updateMapped(UnsafeRawBufferPointer(start: mapping, count: length)) } catch {
@@ -203,11 +202,8 @@ public final class FileHasher {
         var writeback = Writeback()
         while remaining > 0 {
             if interrupt?.isInterrupted == true { throw .interrupted(path: path) }
-            let count = read(fd, buffer.baseAddress, Int(min(Int64(buffer.count), remaining)))
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw .system(SystemCallError("read", path: path))
-            }
+            let count = try system(SystemCall.result { read(fd, buffer.baseAddress, Int(min(Int64(buffer.count), remaining))) },
+                                   "read", path)
             if count == 0 { break }
             remaining -= Int64(count)
             let block = UnsafeRawBufferPointer(rebasing: buffer[0..<count])
@@ -225,5 +221,10 @@ public final class FileHasher {
 
     private func writeAll(_ block: UnsafeRawBufferPointer, to fd: Int32, path: String) throws(HashingError) {
         do { try writeFully(fd, block, path: path) } catch { throw .system(error) }
+    }
+
+    /// A system call's result, its failure as this type's error.
+    private func system<T>(_ result: Result<T, Errno>, _ operation: String, _ path: String) throws(HashingError) -> T {
+        do { return try result.get(operation, path) } catch { throw .system(error) }
     }
 }

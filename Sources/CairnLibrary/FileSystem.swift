@@ -11,21 +11,24 @@ package enum FileSystem {
         if (followingLinks ? stat(path, &info) : lstat(path, &info)) == 0 {
             guard (info.st_mode & S_IFMT) == S_IFDIR else {
                 let link = (info.st_mode & S_IFMT) == S_IFLNK
-                throw SystemCallError(link ? "mkdir (a symbolic link in the library is refused)" : "mkdir", path: path, code: ENOTDIR)
+                throw SystemCallError(link ? "mkdir (a symbolic link in the library is refused)" : "mkdir", path: path,
+                                      code: .notDirectory)
             }
             return
         }
         let parent = parentDirectory(of: path)
         if parent != path, !parent.isEmpty { try makeDirectories(parent, followingLinks: followingLinks) }
-        if mkdir(path, 0o755) != 0, errno != EEXIST { throw SystemCallError("mkdir", path: path) }
+        switch SystemCall.result({ mkdir(path, 0o755) }) {
+        case .success, .failure(.fileExists): return
+        case .failure(let code): throw SystemCallError("mkdir", path: path, code: code)
+        }
     }
 
     /// Flushes a folder's entries, so a rename or a new file inside it survives a power cut.
     package static func syncDirectory(_ path: String) throws(SystemCallError) {
-        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { throw SystemCallError("open", path: path) }
+        let fd = try SystemCall.result { open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }.get("open", path)
         defer { close(fd) }
-        guard fsync(fd) == 0 else { throw SystemCallError("fsync", path: path) }
+        try SystemCall.result { fsync(fd) }.get("fsync", path)
     }
 
     /// Renames `from` to `to` (same file system, both in the library) and makes the rename durable. Both folders
@@ -41,20 +44,17 @@ package enum FileSystem {
         defer { close(fromFolder) }
         let toFolder = try openFolderWithoutLinks(parentDirectory(of: to))
         defer { close(toFolder) }
-        guard renameat(fromFolder, baseName(of: from), toFolder, baseName(of: to)) == 0 else {
-            throw SystemCallError("rename", path: to)
-        }
-        guard !syncingFolder || fsync(toFolder) == 0 else { throw SystemCallError("fsync", path: parentDirectory(of: to)) }
+        try SystemCall.result { renameat(fromFolder, baseName(of: from), toFolder, baseName(of: to)) }.get("rename", to)
+        if syncingFolder { try SystemCall.result { fsync(toFolder) }.get("fsync", parentDirectory(of: to)) }
     }
 
     private static func openFolderWithoutLinks(_ path: String) throws(SystemCallError) -> Int32 {
-        let fd = CLinux_open_directory_no_symlinks(path)
-        guard fd >= 0 else {
-            let code = errno
-            throw SystemCallError(code == ELOOP || code == ENOTDIR ? "open (a symbolic link in the library is refused)" : "open",
-                                  path: path, code: code)
+        switch SystemCall.result({ CLinux_open_directory_no_symlinks(path) }) {
+        case .success(let fd): return fd
+        case .failure(let code):
+            let refused = code == .tooManySymbolicLinkLevels || code == .notDirectory
+            throw SystemCallError(refused ? "open (a symbolic link in the library is refused)" : "open", path: path, code: code)
         }
-        return fd
     }
 
     package static func baseName(of path: String) -> String {

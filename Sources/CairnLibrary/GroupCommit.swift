@@ -19,8 +19,7 @@ package final class GroupCommit: Sendable {
 
     /// Opens `libraryRoot` (resolved when the library was opened) to sync its file system.
     package init(libraryRoot: String) throws(SystemCallError) {
-        folder = open(libraryRoot, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard folder >= 0 else { throw SystemCallError("open", path: libraryRoot) }
+        folder = try SystemCall.result { open(libraryRoot, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }.get("open", libraryRoot)
         path = libraryRoot
     }
 
@@ -37,7 +36,7 @@ package final class GroupCommit: Sendable {
             return rows
         }
         guard rows.pointsAtFiles else { return rows }
-        guard CLinux_syncfs(folder) == 0 else { throw SystemCallError("syncfs", path: path) }
+        try SystemCall.result { CLinux_syncfs(folder) }.get("syncfs", path)
         syncs.withLock { $0 += 1 }
         return rows
     }

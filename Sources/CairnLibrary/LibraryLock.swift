@@ -35,23 +35,20 @@ public final class LibraryLock: Sendable {
     /// Takes the lock at once, or throws `LibraryLockedError`.
     public init(libraryRoot: String, pid: Int32 = getpid(), now: Date = Date()) throws {
         let path = LibraryLayout(root: libraryRoot).lockPath
-        let descriptor = try checkSystemCall(open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644), "open", path)
-        var taken = flock(descriptor, LOCK_EX | LOCK_NB) == 0
-        while !taken, errno == EINTR { taken = flock(descriptor, LOCK_EX | LOCK_NB) == 0 }
-        guard taken else {
-            let code = errno
+        let descriptor = try SystemCall.result { open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644) }.get("open", path)
+        if case .failure(let code) = SystemCall.result({ flock(descriptor, LOCK_EX | LOCK_NB) }) {
             let holder = Self.readHolder(descriptor)
             close(descriptor)
-            if code == EWOULDBLOCK {
+            if code == .wouldBlock {
                 throw LibraryLockedError(libraryRoot: libraryRoot, holderPID: holder?.pid, since: holder?.since)
             }
             throw SystemCallError("flock", path: path, code: code)
         }
         do {
             let holder = try JSONEncoder.holder.encode(Holder(pid: pid, since: now)) + Data("\n".utf8)
-            try checkSystemCall(ftruncate(descriptor, 0), "ftruncate", path)
-            let written = holder.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
-            guard written == holder.count else { throw SystemCallError("pwrite", path: path, code: errno) }
+            try SystemCall.result { ftruncate(descriptor, 0) }.get("ftruncate", path)
+            try SystemCall.result { lseek(descriptor, 0, SEEK_SET) }.get("lseek", path)
+            try holder.withUnsafeBytes { bytes in try writeFully(descriptor, bytes, path: path) }
         } catch {
             close(descriptor)
             throw error

@@ -20,9 +20,8 @@ package enum TemporaryName {
 extension FileSystem {
     /// Flushes a file's bytes to disk.
     package static func syncFile(_ path: String) throws(SystemCallError) {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw SystemCallError("open", path: path) }
+        let fd = try SystemCall.result { open(path, O_RDONLY | O_CLOEXEC) }.get("open", path)
         defer { close(fd) }
-        guard fsync(fd) == 0 else { throw SystemCallError("fsync", path: path) }
+        try SystemCall.result { fsync(fd) }.get("fsync", path)
     }
 }

@@ -1,10 +1,12 @@
+import CairnCore
 import Foundation
+import SystemPackage
 
 /// Whole-file reads and writes with POSIX calls; failures become ``MediaError``s naming the file.
 enum FileIO {
     static func size(of path: String, call: FFmpegCall) throws(MediaError) -> Int {
         var info = stat()
-        guard stat(path, &info) == 0 else { throw posixError("stat", call) }
+        try check(SystemCall.result { stat(path, &info) }, "stat", call)
         guard (info.st_mode & S_IFMT) == S_IFREG else {
             throw call.failure("stat", "not a regular file", .unreadable)
         }
@@ -23,31 +25,39 @@ enum FileIO {
 
     /// Writes `bytes` to `path` (created or truncated) and closes it, checking every step.
     static func write(_ bytes: [UInt8], to path: String, call: FFmpegCall) throws(MediaError) {
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw posixError("open for writing", call, file: path) }
-        var written = 0
-        while written < bytes.count {
-            let put = bytes.withUnsafeBytes { Foundation.write(fd, $0.baseAddress! + written, bytes.count - written) }
-            if put < 0 {
-                if errno == EINTR { continue }
-                let error = posixError("write", call, file: path)
-                close(fd)
-                throw error
-            }
-            written += put
+        let fd = try check(SystemCall.result { open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644) },
+                           "open for writing", call, file: path)
+        let written = bytes.withUnsafeBytes { buffer -> SystemCallError? in
+            do throws(SystemCallError) { try writeFully(fd, buffer, path: path) } catch { return error }
+            return nil
         }
-        guard close(fd) == 0 else { throw posixError("close", call, file: path) }
+        if let written {
+            close(fd)
+            throw posixError("write", call, code: written.code, file: path)
+        }
+        try check(SystemCall.once { close(fd) }, "close", call, file: path)
     }
 
-    static func posixError(_ operation: String, _ call: FFmpegCall, file: String? = nil) -> MediaError {
-        let code = errno
+    /// A system call's result, its failure as a media error about `file` (default: the call's).
+    @discardableResult
+    static func check<T>(_ result: Result<T, Errno>, _ operation: String, _ call: FFmpegCall,
+                         file: String? = nil) throws(MediaError) -> T {
+        switch result {
+        case .success(let value): return value
+        case .failure(let code): throw posixError(operation, call, code: code, file: file)
+        }
+    }
+
+    static func posixError(_ operation: String, _ call: FFmpegCall, code: Errno, file: String? = nil) -> MediaError {
         let category: MediaError.Category
         switch code {
-        case ENOENT, ENOTDIR, EISDIR, EACCES, EPERM, ELOOP, ENAMETOOLONG: category = .unreadable
+        case .noSuchFileOrDirectory, .notDirectory, .isDirectory, .permissionDenied, .notPermitted,
+             .tooManySymbolicLinkLevels, .fileNameTooLong:
+            category = .unreadable
         default: category = .io
         }
-        return MediaError(operation: operation, reason: String(cString: strerror(code)), file: file ?? call.file,
-                          category: category, code: -code)
+        return MediaError(operation: operation, reason: code.description, file: file ?? call.file,
+                          category: category, code: -code.rawValue)
     }
 }
 
@@ -57,9 +67,8 @@ final class FileReader {
     private let call: FFmpegCall
 
     init(path: String, call: FFmpegCall) throws(MediaError) {
-        descriptor = open(path, O_RDONLY | O_CLOEXEC)
         self.call = call
-        guard descriptor >= 0 else { throw FileIO.posixError("open", call) }
+        descriptor = try FileIO.check(SystemCall.result { open(path, O_RDONLY | O_CLOEXEC) }, "open", call)
     }
 
     deinit { close(descriptor) }
@@ -76,11 +85,8 @@ final class FileReader {
     func read(into buffer: UnsafeMutableRawPointer, count: Int, at offset: Int) throws(MediaError) -> Int {
         var total = 0
         while total < count {
-            let got = pread(descriptor, buffer + total, count - total, off_t(offset + total))
-            if got < 0 {
-                if errno == EINTR { continue }
-                throw FileIO.posixError("read", call)
-            }
+            let got = try FileIO.check(
+                SystemCall.result { pread(descriptor, buffer + total, count - total, off_t(offset + total)) }, "read", call)
             if got == 0 { break }
             total += got
         }

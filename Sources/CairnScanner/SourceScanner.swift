@@ -55,13 +55,16 @@ public struct SourceScanner: Sendable {
     private func walk(sink: MediaSink?) throws(ScanError) -> ScanReport {
         var info = stat()
         // The root itself may be a link (a user's ~/Pictures -> /mnt/photos); nothing below it is followed.
-        guard stat(root, &info) == 0 else {
-            if errno == ENOENT { throw .rootMissing(root) }
-            throw .rootUnreadable(SystemCallError("stat", path: root))
+        switch SystemCall.result({ stat(root, &info) }) {
+        case .success: break
+        case .failure(.noSuchFileOrDirectory): throw .rootMissing(root)
+        case .failure(let code): throw .rootUnreadable(SystemCallError("stat", path: root, code: code))
         }
         guard (info.st_mode & S_IFMT) == S_IFDIR else { throw .rootNotDirectory(root) }
-        let fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { throw .rootUnreadable(SystemCallError("open", path: root)) }
+        let fd: Int32
+        do { fd = try SystemCall.result { open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }.get("open", root) } catch {
+            throw .rootUnreadable(error)
+        }
 
         var walk = Walk(excluded: excludedDirectories, sink: sink, interrupt: interrupt)
         walk.hasSourceMarker = faccessat(fd, Self.sourceMarkerName, F_OK, AT_SYMLINK_NOFOLLOW) == 0
@@ -216,9 +219,10 @@ private struct Walk {
     /// Opens sub-folder `name` of `parent` (never through a link) and lists it; an excluded folder lists as empty.
     private static func open(_ name: String, in parent: FolderHandle, prefix: String,
                              excluded: Set<SourceScanner.DirectoryIdentity>) -> Listing {
-        let child = openat(parent.fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-        guard child >= 0 else {
-            return Listing(issues: [ScanIssue(relativePath: prefix + name, reason: SystemCallError("open", path: name).reason)])
+        let child: Int32
+        switch SystemCall.result({ openat(parent.fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) }) {
+        case .success(let fd): child = fd
+        case .failure(let code): return Listing(issues: [ScanIssue(relativePath: prefix + name, reason: code.description)])
         }
         var info = stat()
         if fstat(child, &info) == 0, excluded.contains(SourceScanner.DirectoryIdentity(info)) {
@@ -232,18 +236,25 @@ private struct Walk {
     private static func list(_ handle: FolderHandle, prefix: String) -> Listing {
         var listing = Listing()
         // The stream reads through its own descriptor, so the handle stays open for the sub-folders.
-        let streamFD = dup(handle.fd)
-        guard streamFD >= 0, let stream = fdopendir(streamFD) else {
-            if streamFD >= 0 { close(streamFD) }
-            listing.issues.append(ScanIssue(relativePath: prefix.isEmpty ? "." : prefix,
-                                            reason: SystemCallError("fdopendir", path: prefix).reason))
+        let opened = SystemCall.result { dup(handle.fd) }.flatMap { streamFD in
+            SystemCall.pointer { fdopendir(streamFD) }.mapError { code in
+                close(streamFD)
+                return code
+            }
+        }
+        guard case .success(let stream) = opened else {
+            if case .failure(let code) = opened {
+                listing.issues.append(ScanIssue(relativePath: prefix.isEmpty ? "." : prefix, reason: code.description))
+            }
             return listing
         }
         defer { closedir(stream) }
         while true {
-            errno = 0
-            guard let entry = readdir(stream) else {
-                if errno != 0 { listing.issues.append(ScanIssue(relativePath: prefix, reason: "reading the folder failed: \(String(cString: strerror(errno)))")) }
+            let next = SystemCall.next { readdir(stream) }
+            guard case .success(let found) = next, let entry = found else {
+                if case .failure(let code) = next {
+                    listing.issues.append(ScanIssue(relativePath: prefix, reason: "reading the folder failed: \(code)"))
+                }
                 break
             }
             // The name straight from the entry (no copy of its bytes first: this runs once per file of the source).
@@ -264,8 +275,8 @@ private struct Walk {
             var info = stat()
             var haveInfo = false
             if type == Int32(DT_UNKNOWN) || type == Int32(DT_REG) {
-                guard fstatat(handle.fd, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else {
-                    listing.issues.append(ScanIssue(relativePath: relative, reason: SystemCallError("fstatat", path: relative).reason))
+                if case .failure(let code) = SystemCall.result({ fstatat(handle.fd, name, &info, AT_SYMLINK_NOFOLLOW) }) {
+                    listing.issues.append(ScanIssue(relativePath: relative, reason: code.description))
                     continue
                 }
                 haveInfo = true

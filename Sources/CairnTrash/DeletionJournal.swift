@@ -23,28 +23,28 @@ public struct DeletionJournal: Sendable {
         line.append(UInt8(ascii: "\n"))
 
         var created = true
-        var descriptor = open(path, O_RDWR | O_APPEND | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        if descriptor < 0 && errno == EEXIST {
+        var opened = SystemCall.result { open(path, O_RDWR | O_APPEND | O_CREAT | O_EXCL | O_CLOEXEC, 0o644) }
+        if case .failure(.fileExists) = opened {
             created = false
-            descriptor = open(path, O_RDWR | O_APPEND | O_CLOEXEC)
+            opened = SystemCall.result { open(path, O_RDWR | O_APPEND | O_CLOEXEC) }
         }
-        try checkSystemCall(descriptor, "open", path)
+        let descriptor = try opened.get("open", path)
         defer { close(descriptor) }
 
         // A crash mid-append can leave a last line without its newline: start a fresh line after it.
         if !created {
             var info = stat()
-            try checkSystemCall(fstat(descriptor, &info), "fstat", path)
+            try SystemCall.result { fstat(descriptor, &info) }.get("fstat", path)
             if info.st_size > 0 {
                 var last: UInt8 = 0
-                guard pread(descriptor, &last, 1, off_t(info.st_size - 1)) == 1 else {
-                    throw SystemCallError("pread", path: path, code: errno)
-                }
+                let read = try SystemCall.result { pread(descriptor, &last, 1, off_t(info.st_size - 1)) }.get("pread", path)
+                // Zero bytes at an offset below the size just read: the file was cut meanwhile.
+                guard read == 1 else { throw SystemCallError("pread", path: path, code: .ioError) }
                 if last != UInt8(ascii: "\n") { line.insert(UInt8(ascii: "\n"), at: 0) }
             }
         }
         try line.withUnsafeBytes { try writeFully(descriptor, $0, path: path) }
-        try checkSystemCall(fsync(descriptor), "fsync", path)
+        try SystemCall.result { fsync(descriptor) }.get("fsync", path)
         if created { try FileSystem.syncDirectory(libraryRoot) }
     }
 

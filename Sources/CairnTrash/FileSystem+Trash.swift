@@ -20,9 +20,10 @@ extension FileSystem {
     /// What is at `path` itself (symlinks are not followed).
     static func kind(_ path: String) throws -> Kind {
         var info = stat()
-        if lstat(path, &info) != 0 {
-            if errno == ENOENT || errno == ENOTDIR { return .missing }
-            throw SystemCallError("lstat", path: path, code: errno)
+        switch SystemCall.result({ lstat(path, &info) }) {
+        case .success: break
+        case .failure(.noSuchFileOrDirectory), .failure(.notDirectory): return .missing
+        case .failure(let code): throw SystemCallError("lstat", path: path, code: code)
         }
         switch info.st_mode & S_IFMT {
         case S_IFREG: return .regular
@@ -41,8 +42,9 @@ extension FileSystem {
             case .directory:
                 break
             case .missing:
-                if mkdir(next, 0o755) != 0 && errno != EEXIST {
-                    throw SystemCallError("mkdir", path: next, code: errno)
+                switch SystemCall.result({ mkdir(next, 0o755) }) {
+                case .success, .failure(.fileExists): break
+                case .failure(let code): throw SystemCallError("mkdir", path: next, code: code)
                 }
                 guard try kind(next) == .directory else { throw DeletionError(next, "is not a real directory") }
                 try syncDirectory(current)

@@ -27,11 +27,10 @@ enum TrashTree {
 
         /// Entry names, without "." and "..", sorted.
         func names() throws -> [String] {
-            let copy = try checkSystemCall(dup(descriptor), "dup", path)
-            guard let stream = fdopendir(copy) else {
-                close(copy)
-                throw SystemCallError("fdopendir", path: path, code: errno)
-            }
+            let copy = try SystemCall.result { dup(descriptor) }.get("dup", path)
+            let opened = SystemCall.pointer { fdopendir(copy) }
+            if case .failure = opened { close(copy) }
+            let stream = try opened.get("fdopendir", path)
             defer { closedir(stream) }
             rewinddir(stream)
             var names: [String] = []

@@ -36,7 +36,7 @@ public struct SystemdNotifier: Sendable {
         var path = Array(socketPath.utf8)
         if path.first == UInt8(ascii: "@") { path[0] = 0 }
         let capacity = MemoryLayout.size(ofValue: address.sun_path)
-        guard path.count < capacity else { throw SystemCallError("sendto", path: socketPath, code: ENAMETOOLONG) }
+        guard path.count < capacity else { throw SystemCallError("sendto", path: socketPath, code: .fileNameTooLong) }
         withUnsafeMutableBytes(of: &address.sun_path) { raw in raw.copyBytes(from: path) }
         let length = socklen_t(MemoryLayout<sa_family_t>.size + path.count)
         let bytes = Array(message.utf8)

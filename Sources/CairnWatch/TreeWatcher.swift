@@ -89,10 +89,9 @@ final class InotifyTree: Sendable {
         var pending = [top]
         var failure: String?
         while let folder = pending.popLast() {
-            let watch = inotify_add_watch(descriptor, folder, Self.folderMask)
-            if watch < 0 {
-                let code = errno
-                if code == ENOSPC {
+            let added = SystemCall.result { inotify_add_watch(descriptor, folder, Self.folderMask) }
+            guard case .success(let watch) = added else {
+                if case .failure(.noSpace) = added {
                     let first = state.withLock { state in defer { state.limitReported = true }; return !state.limitReported }
                     if first {
                         failure = "\(folder): inotify's limit of watched folders was reached (raise fs.inotify.max_user_watches); "

@@ -1,4 +1,5 @@
 import CairnCatalog
+import CairnCore
 import CairnLibrary
 import CairnNarration
 import Foundation
@@ -29,8 +30,11 @@ public enum LibraryStatus {
     /// The holder's pid, written in the lock file, answers first without touching the lock: only when that
     /// process is alive is the shared lock tried (briefly), so looking never gets in a starting run's way.
     public static func isLocked(_ library: Library) -> Bool {
-        guard let holder = LibraryLock.recordedHolder(libraryRoot: library.layout.root),
-              kill(holder, 0) == 0 || errno == EPERM else { return false }
+        guard let holder = LibraryLock.recordedHolder(libraryRoot: library.layout.root) else { return false }
+        switch SystemCall.result({ kill(holder, 0) }) {
+        case .success, .failure(.notPermitted): break  // alive (another user's process answers EPERM)
+        case .failure: return false
+        }
         return (try? ReaderLock(libraryRoot: library.layout.root)) == nil
     }
 }

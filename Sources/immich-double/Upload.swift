@@ -1,3 +1,4 @@
+import CairnCore
 import Foundation
 import ImmichAPI
 import OpenAPIRuntime
@@ -171,14 +172,8 @@ struct UploadForm {
             sha.update(chunk)
             total += chunk.count
             try chunk.withUnsafeBytes { raw in
-                var offset = 0
-                while offset < raw.count {
-                    let written = write(fd, raw.baseAddress! + offset, raw.count - offset)
-                    if written < 0 {
-                        if errno == EINTR { continue }
-                        throw ImmichError.other(status: .internalServerError, messages: ["write failed: errno \(errno)"])
-                    }
-                    offset += written
+                do throws(SystemCallError) { try writeFully(fd, raw, path: url.path) } catch {
+                    throw ImmichError.other(status: .internalServerError, messages: ["write failed: \(error.reason)"])
                 }
             }
         }

@@ -78,7 +78,7 @@ final class LibRawHandle {
         case LIBRAW_UNSUFFICIENT_MEMORY.rawValue, LIBRAW_TOO_BIG.rawValue, LIBRAW_MEMPOOL_OVERFLOW.rawValue:
             category = .tooLarge
         case LIBRAW_IO_ERROR.rawValue: category = .io
-        default: category = rc > 0 ? .unreadable : .corrupt  // positive codes are errno values from open
+        default: category = rc > 0 ? .unreadable : .corrupt  // positive codes are the system error of open
         }
         throw call.failure(operation, reason, category)
     }

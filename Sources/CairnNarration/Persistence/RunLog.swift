@@ -26,9 +26,9 @@ public final class RunLogWriter: NarrationHandler {
     private let storage: Locked<Storage>
 
     public init(path: String) throws {
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else {
-            throw RunLogError(path: path, reason: "cannot open run log: \(String(cString: strerror(errno)))")
+        let opened = SystemCall.result { open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644) }
+        guard case .success(let descriptor) = opened else {
+            throw RunLogError(path: path, reason: "cannot open run log: \(opened.failureReason)")
         }
         self.path = path
         storage = Locked(Storage(descriptor: descriptor, firstError: nil, encoder: NarrationJSON.encoder()))
@@ -42,8 +42,8 @@ public final class RunLogWriter: NarrationHandler {
                 storage.firstError = RunLogError(path: path, reason: "cannot append: \(failure)")
                 return
             }
-            if record.kind == .runEnd, fsync(storage.descriptor) != 0 {
-                storage.firstError = RunLogError(path: path, reason: "fsync: \(String(cString: strerror(errno)))")
+            if record.kind == .runEnd, case .failure(let code) = SystemCall.result({ fsync(storage.descriptor) }) {
+                storage.firstError = RunLogError(path: path, reason: "fsync: \(code)")
             }
         }
     }
@@ -55,8 +55,8 @@ public final class RunLogWriter: NarrationHandler {
     public func close() throws {
         let error: RunLogError? = storage.withLock { storage in
             if storage.descriptor >= 0 {
-                if fsync(storage.descriptor) != 0, storage.firstError == nil {
-                    storage.firstError = RunLogError(path: path, reason: "fsync: \(String(cString: strerror(errno)))")
+                if case .failure(let code) = SystemCall.result({ fsync(storage.descriptor) }), storage.firstError == nil {
+                    storage.firstError = RunLogError(path: path, reason: "fsync: \(code)")
                 }
                 Glibc.close(storage.descriptor)
                 storage.descriptor = -1
@@ -121,8 +121,10 @@ public struct RunLogStore: Sendable {
     public func prune(keeping count: Int? = nil) throws -> [String] {
         let doomed = Array(try runIDs().dropFirst(max(0, count ?? keep)))
         for runID in doomed {
-            guard unlink(path(for: runID)) == 0 || errno == ENOENT else {
-                throw RunLogError(path: path(for: runID), reason: "cannot remove old run log: \(String(cString: strerror(errno)))")
+            switch SystemCall.result({ unlink(path(for: runID)) }) {
+            case .success, .failure(.noSuchFileOrDirectory): continue
+            case .failure(let code):
+                throw RunLogError(path: path(for: runID), reason: "cannot remove old run log: \(code)")
             }
         }
         return doomed
