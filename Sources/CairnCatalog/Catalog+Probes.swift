@@ -76,10 +76,21 @@ public struct DerivedFileRecord: Sendable, Equatable {
 
 /// Probes, derived files and kept-without-preview reasons: what the media lanes learn and make of an original.
 extension Catalog {
-    /// Marks an asset as kept without preview, with the one-line reason.
-    public func markKeptWithoutPreview(_ checksum: Checksum, reason: String) throws {
-        try pool.write { db in
-            try db.execute(sql: "UPDATE asset SET no_preview_reason = ? WHERE sha1 = ?", arguments: [reason, checksum.hex])
+    /// What the media lanes made of some originals, in one transaction (the rows that point at files only once
+    /// those files are durable).
+    public func saveStageRows(_ rows: StageRows) throws {
+        guard !rows.isEmpty else { return }
+        try pool.write { db in try Self.saveStageRows(rows, in: db) }
+    }
+
+    /// The assets first: a probe, a derived file or a kept-without-preview reason may be about one of them.
+    static func saveStageRows(_ rows: StageRows, in db: Database) throws {
+        for asset in rows.assets { try asset.insert(db, onConflict: .ignore) }
+        for probe in rows.probes { try saveMediaProbe(probe, in: db) }
+        try saveDerivedFiles(rows.derivedFiles, in: db)
+        for kept in rows.keptWithoutPreview {
+            try db.execute(sql: "UPDATE asset SET no_preview_reason = ? WHERE sha1 = ?",
+                           arguments: [kept.reason, kept.checksum.hex])
         }
     }
 

@@ -163,9 +163,7 @@ extension Catalog {
     private func saveImportItemStates(_ records: [ItemRecord], _ rows: StageRows, now: Date) throws {
         let columns = Self.savedColumns
         try pool.write { db in
-            for asset in rows.assets { try asset.insert(db, onConflict: .ignore) }
-            for probe in rows.probes { try Self.saveMediaProbe(probe, in: db) }
-            try Self.saveDerivedFiles(rows.derivedFiles, in: db)
+            try Self.saveStageRows(rows, in: db)
             let update = try db.cachedStatement(sql: """
                 UPDATE import_item SET \(columns.map { "\($0) = ?" }.joined(separator: ", ")), updated_at = ?
                 WHERE id = ?

@@ -84,10 +84,26 @@ public struct StageRows: Sendable {
     public var assets: [AssetRecord] = []
     public var probes: [MediaProbeRecord] = []
     public var derivedFiles: [DerivedFileRecord] = []
+    /// Content kept, byte-identical, without a preview, and why (`asset.no_preview_reason`).
+    public var keptWithoutPreview: [(checksum: Checksum, reason: String)] = []
 
-    public init() {}
+    public init(assets: [AssetRecord] = [], probes: [MediaProbeRecord] = [], derivedFiles: [DerivedFileRecord] = [],
+                keptWithoutPreview: [(checksum: Checksum, reason: String)] = []) {
+        self.assets = assets
+        self.probes = probes
+        self.derivedFiles = derivedFiles
+        self.keptWithoutPreview = keptWithoutPreview
+    }
 
-    public var isEmpty: Bool { assets.isEmpty && probes.isEmpty && derivedFiles.isEmpty }
+    public var isEmpty: Bool { assets.isEmpty && probes.isEmpty && derivedFiles.isEmpty && keptWithoutPreview.isEmpty }
+
+    /// Adds `other`'s rows after these.
+    public mutating func append(_ other: StageRows) {
+        assets += other.assets
+        probes += other.probes
+        derivedFiles += other.derivedFiles
+        keptWithoutPreview += other.keptWithoutPreview
+    }
     /// Whether some row points at a file (a probe does not): only then must the batch wait for a sync.
     public var pointsAtFiles: Bool { !assets.isEmpty || !derivedFiles.isEmpty }
 }

@@ -33,6 +33,8 @@ public actor PipelineScheduler {
     private var pageFailure: (any Error)?
     /// The writer's ticket for the last record handed to it: a phase's mark, which the phase may wait for.
     private var lastPersisted: UInt64 = 0
+    /// While the core takes a phase's end in: what the phase made, for its item's next persisted move.
+    private var madeByEndedPhase: (id: ItemID, products: any StageProducts)?
     /// Ends the waits for blocking work still running when the run ends.
     private let abandonment = Abandonment()
     /// Where phases, timers and page requests start: children of `run`'s task group (nil outside `run`).
@@ -154,13 +156,17 @@ public actor PipelineScheduler {
 
     // MARK: Events in
 
-    private func phaseEnded(_ token: UInt64, _ outcome: PhaseOutcome) {
+    private func phaseEnded(_ token: UInt64, _ outcome: PhaseOutcome,
+                            products: (id: ItemID, products: any StageProducts)? = nil) {
         // A timed-out phase keeps its runner until its work returns (a later call) or its grace ends.
         if case .timedOut = outcome {} else {
             leases[token] = nil
             phases[token] = nil
         }
+        // What the phase made goes with the item's next move, if the core takes the outcome (a late one it drops).
+        madeByEndedPhase = products
         perform(core.phaseEnded(token, outcome))
+        madeByEndedPhase = nil
     }
 
     private func retryDue(_ id: ItemID, in lane: Lane) {
@@ -195,7 +201,12 @@ public actor PipelineScheduler {
         for action in actions {
             switch action {
             case .persist(let record):
-                lastPersisted = writer?.enqueue(record) ?? 0
+                var products: (any StageProducts)?
+                if let made = madeByEndedPhase, made.id == record.id {
+                    products = made.products
+                    madeByEndedPhase = nil
+                }
+                lastPersisted = writer?.enqueue(ItemMove(record, products: products)) ?? 0
             case .emit(let event):
                 onEvent(event)
             case .startPhase(let token, let item, let lane, let timeout, let alone):
@@ -255,7 +266,7 @@ public actor PipelineScheduler {
                 return
             }
             timeouts.arm(token, timeout: timeout)
-            let outcome = await withTaskCancellationHandler {
+            let (outcome, products) = await withTaskCancellationHandler {
                 await Abandonment.$current.withValue(abandonment) {
                     await PhaseOutcome.perform(lane, of: item, with: stages)
                 }
@@ -265,7 +276,7 @@ public actor PipelineScheduler {
             timeouts.disarm(token)
             // The next phase waiting for a runner starts now, not once the actor has taken this end in.
             lease.release()
-            await self.phaseEnded(token, outcome)
+            await self.phaseEnded(token, outcome, products: products.map { (item.id, $0) })
         }
     }
 }

@@ -1,21 +1,52 @@
 import CairnCore
 
 /// The work of each phase, injected: the worker plugs in hash-while-copy, probe, thumbnail and
-/// synthesis; tests plug in fakes. Each method writes its output atomically (tmp + fsync + rename
-/// or one transaction) before returning, so a phase restarted after a crash or timeout is safe.
+/// synthesis; tests plug in fakes. Each method puts its files in place (tmp + rename) and returns what it made
+/// (`PhaseResult.products`: rows, a probe, a reason); it touches no store: the scheduler hands the products to
+/// its `ItemStateStore` with the item's next state, in one save. A phase restarted after a crash or timeout is safe.
 ///
 /// Throw an error conforming to `RetryClassifiedError` to say whether a retry may help; any other
 /// error counts as retryable (an I/O hiccup). A timeout is retryable. Work that outlives its timeout
 /// or the cancellation deadline is abandoned: its task is cancelled and its late result ignored.
 public protocol PipelineStages: Sendable {
     /// Copies the source file into the library, verifying its SHA1 while copying.
-    func transfer(_ item: ImportItem) async throws -> TransferResult
-    /// Probes the media and records what it found.
-    func readMetadata(_ item: ImportItem) async throws
+    func transfer(_ item: ImportItem) async throws -> PhaseResult
+    /// Probes the media.
+    func readMetadata(_ item: ImportItem) async throws -> PhaseResult
     /// Renders the thumbnail and preview.
-    func makeThumbnail(_ item: ImportItem) async throws
+    func makeThumbnail(_ item: ImportItem) async throws -> PhaseResult
     /// Makes the short clip of a still.
-    func synthesizeClip(_ item: ImportItem) async throws
+    func synthesizeClip(_ item: ImportItem) async throws -> PhaseResult
+}
+
+/// What a phase made, for the store to persist with the item's move; opaque to the scheduler, which only carries it.
+public protocol StageProducts: Sendable {}
+
+/// How a phase's work ended well.
+public struct PhaseResult: Sendable {
+    /// For the transfer: whether the bytes were new to the library.
+    public var transfer: TransferResult
+    /// What the store saves with the item's next state (nil: nothing).
+    public var products: (any StageProducts)?
+
+    public init(_ transfer: TransferResult = .copied, products: (any StageProducts)? = nil) {
+        self.transfer = transfer
+        self.products = products
+    }
+
+    /// Done, with nothing to save but the move.
+    public static let done = PhaseResult()
+}
+
+/// An item's move as the store saves it: its record, and what the phase that ended made.
+public struct ItemMove: Sendable {
+    public var record: ItemRecord
+    public var products: (any StageProducts)?
+
+    public init(_ record: ItemRecord, products: (any StageProducts)? = nil) {
+        self.record = record
+        self.products = products
+    }
 }
 
 public enum TransferResult: Hashable, Sendable {
@@ -57,18 +88,21 @@ enum PhaseOutcome: Sendable {
     /// The start record could not be committed; the run is stopping.
     case notStarted
 
-    static func perform(_ lane: Lane, of item: ImportItem, with stages: any PipelineStages) async -> PhaseOutcome {
+    /// The phase's work; on success also what it made, for the move the core persists next.
+    static func perform(_ lane: Lane, of item: ImportItem, with stages: any PipelineStages) async
+        -> (PhaseOutcome, (any StageProducts)?) {
         do {
+            let result: PhaseResult
             switch lane {
-            case .transfer: return .succeeded(try await stages.transfer(item))
-            case .metadata: try await stages.readMetadata(item)
-            case .thumbnail: try await stages.makeThumbnail(item)
-            case .synthesis: try await stages.synthesizeClip(item)
+            case .transfer: result = try await stages.transfer(item)
+            case .metadata: result = try await stages.readMetadata(item)
+            case .thumbnail: result = try await stages.makeThumbnail(item)
+            case .synthesis: result = try await stages.synthesizeClip(item)
             }
-            return .succeeded(.copied)
+            return (.succeeded(result.transfer), result.products)
         } catch {
             let retryable = (error as? any RetryClassifiedError)?.isRetryable ?? true
-            return .failed(reason: (error as? StageFailure)?.reason ?? FailureReason("\(error)"), retryable: retryable)
+            return (.failed(reason: (error as? StageFailure)?.reason ?? FailureReason("\(error)"), retryable: retryable), nil)
         }
     }
 }

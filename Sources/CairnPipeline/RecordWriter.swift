@@ -12,7 +12,7 @@ import CairnCore
 /// of its item and leave a stale flag.
 final class RecordWriter: Sendable {
     private struct State {
-        var pending: [ItemRecord] = []
+        var pending: [ItemMove] = []
         var enqueued: UInt64 = 0
         var committed: UInt64 = 0
         /// Marks to save ahead, with their sequence numbers, oldest first.
@@ -80,13 +80,14 @@ final class RecordWriter: Sendable {
         }
     }
 
-    /// Queues `record`; returns its sequence number for `waitMarked`. A record that marks its item in flight for
+    /// Queues `move`; returns its sequence number for `waitMarked`. A record that marks its item in flight for
     /// a phase that waits for the mark (`Lane.waitsForInFlightMark`) is also saved ahead.
     @discardableResult
-    func enqueue(_ record: ItemRecord) -> UInt64 {
+    func enqueue(_ move: ItemMove) -> UInt64 {
+        let record = move.record
         let isAwaitedMark = record.inFlight && record.state.activeLane?.waitsForInFlightMark == true
         let (sequence, drainer, marker, lingering) = locked.withLock { state in
-            state.pending.append(record)
+            state.pending.append(move)
             state.enqueued += 1
             var marker: CheckedContinuation<Void, Never>?
             if isAwaitedMark {
@@ -172,7 +173,7 @@ final class RecordWriter: Sendable {
         while true {
             await park(in: \.idleDrainer) { $0.pending.isEmpty && !$0.closed && $0.failure == nil }
             await lingerForMore()
-            let taken: (batch: [ItemRecord], last: UInt64)? = locked.withLock { state in
+            let taken: (batch: [ItemMove], last: UInt64)? = locked.withLock { state in
                 if state.pending.isEmpty || state.failure != nil { return nil }
                 let count = min(state.pending.count, maxBatch)
                 let batch = Array(state.pending.prefix(count))

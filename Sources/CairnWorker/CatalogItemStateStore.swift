@@ -3,8 +3,9 @@ import CairnCore
 import CairnLibrary
 import CairnPipeline
 
-/// The pipeline's `ItemStateStore` backed by the catalog's `import_item` table: each batch is one transaction.
-/// With a group commit, the stages' rows queued since the last batch are made durable and written in it too.
+/// The pipeline's `ItemStateStore` backed by the catalog's `import_item` table: each batch is one transaction,
+/// with the rows the moves' phases made (`StageRows`). With a group commit, the files those rows point at are made
+/// durable first, by one sync; without one, each stage synced its own files.
 public struct CatalogItemStateStore: ItemStateStore {
     public let catalog: Catalog
     let groupCommit: GroupCommit?
@@ -18,11 +19,13 @@ public struct CatalogItemStateStore: ItemStateStore {
         self.groupCommit = groupCommit
     }
 
-    public func save(_ records: [ItemRecord]) async throws {
+    public func save(_ moves: [ItemMove]) async throws {
         let catalog = self.catalog, groupCommit = self.groupCommit
         try await BlockingWork.run {
-            let rows = try groupCommit?.takeDurableRows() ?? StageRows()
-            try catalog.saveImportItemStates(records, with: rows)
+            var rows = StageRows()
+            for case let made as StageRows in moves.map(\.products) { rows.append(made) }
+            try groupCommit?.makeDurable(rows)
+            try catalog.saveImportItemStates(moves.map(\.record), with: rows)
         }
     }
 
@@ -43,3 +46,6 @@ public struct CatalogItemStateStore: ItemStateStore {
         return records
     }
 }
+
+/// The rows a library stage made: what its item's move carries to the catalog.
+extension StageRows: StageProducts {}

@@ -14,10 +14,10 @@ final class DeferredClips: Sendable {
     func add(_ item: ImportItem) { waiting.withLock { $0.items.append(item) } }
 
     /// The stages that make the clips left to make after pairing (the run's newest page's).
-    /// Kept without the group commit (it ends with the lanes) and without this box (no cycle, and no deferring).
+    /// Syncing each file (the group commit ends with the lanes) and without this box (no cycle, and no deferring).
     func remember(_ stages: LibraryStages) {
         var stages = stages
-        stages.groupCommit = nil
+        stages.syncsEachFile = true
         stages.deferredClips = nil
         waiting.withLock { $0.stages = stages }
     }
@@ -50,7 +50,10 @@ final class DeferredClips: Sendable {
         for item in deferred {
             do {
                 if try catalog.pair(of: item.checksum) != nil { continue }
-                try await stages.synthesizeClip(item)
+                // No scheduler here: the clip's rows (its file already fsynced) are written at once.
+                if let rows = try await stages.synthesizeClip(item).products as? StageRows {
+                    try catalog.saveStageRows(rows)
+                }
                 made += 1
             } catch {
                 lines.append("no clip for \(item.relativePath): \(error)")

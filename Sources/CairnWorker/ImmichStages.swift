@@ -10,16 +10,15 @@ import Foundation
 /// The lane work of an Immich destination: the transfer lane uploads (Immich makes its own thumbnails and reads
 /// its own metadata, so the route ends there). Before the upload the source file is probed for its capture time
 /// and length, which the upload carries; a file that cannot be probed is uploaded with its file times all the
-/// same (the server keeps the bytes: backing up is the point). Each upload's asset id is recorded with the item's
-/// state through the group commit, as a library import records its original.
+/// same (the server keeps the bytes: backing up is the point). Each upload's asset id goes with the item's move
+/// (its `StageRows`), as a library import's original does.
 struct ImmichStages: PipelineStages {
     let destination: ImmichDestination
     let run: DestinationRun
 
-    func transfer(_ item: ImportItem) async throws -> TransferResult {
+    func transfer(_ item: ImportItem) async throws -> PhaseResult {
         if let assetID = destination.takePresence(of: item.checksum)?.assetID {
-            record(item, assetID: assetID, probe: nil)
-            return .alreadyInLibrary
+            return PhaseResult(.alreadyInLibrary, products: rows(item, assetID: assetID, probe: nil))
         }
         let media = run.media
         let path = item.sourcePath
@@ -38,29 +37,25 @@ struct ImmichStages: PipelineStages {
         do { result = try await destination.client.upload(file) } catch {
             throw stageFailure(destination.refusedOrFailed(error))
         }
-        record(item, assetID: result.assetID, probe: probe)
-        guard case .created = result else { return .alreadyInLibrary }
+        let rows = rows(item, assetID: result.assetID, probe: probe)
+        guard case .created = result else { return PhaseResult(.alreadyInLibrary, products: rows) }
         run.onCopied(item.byteCount)
-        return .copied
+        return PhaseResult(.copied, products: rows)
     }
 
-    func readMetadata(_ item: ImportItem) async throws { throw Self.notALane }
-    func makeThumbnail(_ item: ImportItem) async throws { throw Self.notALane }
-    func synthesizeClip(_ item: ImportItem) async throws { throw Self.notALane }
+    func readMetadata(_ item: ImportItem) async throws -> PhaseResult { throw Self.notALane }
+    func makeThumbnail(_ item: ImportItem) async throws -> PhaseResult { throw Self.notALane }
+    func synthesizeClip(_ item: ImportItem) async throws -> PhaseResult { throw Self.notALane }
 
     static let notALane = StageFailure.unusable("an Immich destination makes no derivatives")
 
-    /// The asset row (its original in Immich) and the probe, queued with the item's state move.
-    private func record(_ item: ImportItem, assetID: String, probe: MediaProbe?) {
+    /// The asset row (its original in Immich) and the probe, for the item's move.
+    private func rows(_ item: ImportItem, assetID: String, probe: MediaProbe?) -> StageRows {
         let asset = AssetRecord(
             checksum: item.checksum, kind: item.kind, size: item.byteCount,
             originalExtension: LibraryStages.originalExtension(of: item), firstSourcePath: item.relativePath,
             originalPath: ImmichDestination.originalPath(assetID: assetID), importedAt: Date(), runID: run.runID)
-        let probeRecord = probe.map { LibraryStages.probeRecord(item.checksum, $0) }
-        run.groupCommit.add { rows in
-            rows.assets.append(asset)
-            if let probeRecord { rows.probes.append(probeRecord) }
-        }
+        return StageRows(assets: [asset], probes: probe.map { [LibraryStages.probeRecord(item.checksum, $0)] } ?? [])
     }
 
     /// A refused key stops the run (the cancellation), its items resuming next time; other failures are the

@@ -89,7 +89,7 @@ package struct LibraryDestination: ImportDestination {
     package func stages(for run: DestinationRun) -> any PipelineStages {
         var stages = LibraryStages(library: run.library, media: run.media, clipOptions: run.clipOptions,
                                    runID: run.runID)
-        stages.groupCommit = run.groupCommit
+        stages.syncsEachFile = false  // the group commit syncs each batch
         stages.onCopied = run.onCopied
         stages.onDamaged = run.onDamaged
         stages.onKeptWithoutPreview = run.onKeptWithoutPreview

@@ -11,11 +11,11 @@ import Synchronization
 
 /// The real pipeline stages: hash-while-copy into the originals store, probe, thumbnail + preview, clip.
 ///
-/// Every stage writes its files under `tmp/` with a unique name and renames them into place, then records them
-/// in the catalog once they are durable: a catalog row never points at a missing or partial file, and a stage
-/// run again after a crash or timeout simply redoes its work. With a `groupCommit` (an import), files are made
-/// durable and their rows written in batches with the item states; without one, each file is fsynced and its
-/// row written at once. The blocking work runs on Dispatch threads.
+/// Every stage writes its files under `tmp/` with a unique name and renames them into place, and returns the
+/// catalog rows that point at them (`StageRows`): it writes no catalog itself. The item-state store writes them
+/// with the item's move, once the files are durable: a catalog row never points at a missing or partial file, and
+/// a stage run again after a crash or timeout simply redoes its work. In an import, files are made durable in
+/// batches (`GroupCommit`); with `syncsEachFile`, each is fsynced before its rename. The blocking work runs on the pool.
 public struct LibraryStages: PipelineStages {
     public let library: Library
     public var media: MediaEngine
@@ -26,8 +26,8 @@ public struct LibraryStages: PipelineStages {
     public var onCopied: @Sendable (Int64) -> Void = { _ in }
     /// Counts this run's blocking work, so the run can wait for abandoned phases before it ends.
     var work: WorkTracker?
-    /// Batches durability and catalog rows (see `GroupCommit`); nil: per file.
-    var groupCommit: GroupCommit?
+    /// Whether each file is fsynced before its rename (nothing syncs the batch: a clip made after pairing).
+    var syncsEachFile = true
     /// A file was kept without preview (relative path, reason): media cairn recognises but cannot render here.
     public var onKeptWithoutPreview: @Sendable (String, FailureReason) -> Void = { _, _ in }
     /// A damaged original (library path) was set aside at the given path and copied anew from the source.
@@ -46,16 +46,16 @@ public struct LibraryStages: PipelineStages {
 
     // MARK: Stages
 
-    public func transfer(_ item: ImportItem) async throws -> TransferResult {
+    public func transfer(_ item: ImportItem) async throws -> PhaseResult {
         let checksum = item.checksum
-        let layout = library.layout, catalog = library.catalog, runID = runID, onCopied = onCopied,
-            onDamaged = onDamaged, commit = groupCommit
-        try await BlockingWork.run(tracking: work) { () throws in
+        let layout = library.layout, runID = runID, onCopied = onCopied, onDamaged = onDamaged
+        let syncsEachFile = syncsEachFile
+        return try await BlockingWork.run(tracking: work) { () throws -> PhaseResult in
             let fileExtension = Self.originalExtension(of: item)
             let originalPath = layout.originalRelativePath(checksum, fileExtension: fileExtension)
             do {
                 let hasher = try FileHasher()
-                let placement = try OriginalsStore(layout: layout, syncsEachFile: commit == nil).place(
+                let placement = try OriginalsStore(layout: layout, syncsEachFile: syncsEachFile).place(
                     sourcePath: item.sourcePath, checksum: checksum, relativePath: originalPath,
                     hasher: hasher)
                 switch placement {
@@ -74,37 +74,32 @@ public struct LibraryStages: PipelineStages {
             let asset = AssetRecord(
                 checksum: checksum, kind: item.kind, size: item.byteCount, originalExtension: fileExtension,
                 firstSourcePath: item.relativePath, originalPath: originalPath, importedAt: Date(), runID: runID)
-            if let commit { return commit.add { $0.assets.append(asset) } }
-            try Self.catalogWrite(item) { try catalog.insertAssets([asset]) }
+            return PhaseResult(.copied, products: StageRows(assets: [asset]))
         }
-        return .copied
     }
 
-    public func readMetadata(_ item: ImportItem) async throws {
+    public func readMetadata(_ item: ImportItem) async throws -> PhaseResult {
         let checksum = item.checksum
-        let catalog = library.catalog, media = media, onKept = onKeptWithoutPreview, commit = groupCommit
+        let media = media, onKept = onKeptWithoutPreview
         let original = originalPath(of: item, checksum: checksum)
         let crashes = Self.crashesForTests(item)
-        try await BlockingWork.run(tracking: work) { (interrupt) throws in
+        return try await BlockingWork.run(tracking: work) { (interrupt) throws -> PhaseResult in
             if crashes { CrashEvidence.faultForTests() }
             let probe: MediaProbe
             do { probe = try media.probe(path: original, interrupt: interrupt) } catch {
-                if try Self.keepWithoutPreview(item, checksum, error, catalog: catalog, onKept: onKept) { return }
+                if let kept = Self.keptWithoutPreview(item, error, onKept: onKept) { return kept }
                 throw Self.failure(error)
             }
-            let record = Self.probeRecord(checksum, probe)
-            if let commit { return commit.add { $0.probes.append(record) } }
-            try Self.catalogWrite(item) { try catalog.saveMediaProbe(record) }
+            return PhaseResult(products: StageRows(probes: [Self.probeRecord(checksum, probe)]))
         }
     }
 
-    public func makeThumbnail(_ item: ImportItem) async throws {
+    public func makeThumbnail(_ item: ImportItem) async throws -> PhaseResult {
         let checksum = item.checksum
-        let layout = library.layout, catalog = library.catalog, media = media, onKept = onKeptWithoutPreview
-        let commit = groupCommit
+        let layout = library.layout, media = media, onKept = onKeptWithoutPreview, syncsEachFile = syncsEachFile
         let originalRelative = originalRelativePath(of: item, checksum: checksum)
         let original = layout.absolute(originalRelative)
-        try await BlockingWork.run(tracking: work) { (interrupt) throws in
+        return try await BlockingWork.run(tracking: work) { (interrupt) throws -> PhaseResult in
             let thumbnailPath = layout.derivedRelativePath(checksum, suffix: "thumb.\(media.thumbnailFormat.fileExtension)")
             let previewPath = layout.derivedRelativePath(checksum, suffix: "preview.jpg")
             let thumbnailTemporary = TemporaryName.make(in: layout, for: thumbnailPath)
@@ -122,14 +117,14 @@ public struct LibraryStages: PipelineStages {
                                                        preview: previewTemporary, sourceMayBePreview: true,
                                                        interrupt: interrupt)
             } catch {
-                if try Self.keepWithoutPreview(item, checksum, error, catalog: catalog, onKept: onKept) { return }
+                if let kept = Self.keptWithoutPreview(item, error, onKept: onKept) { return kept }
                 throw Self.failure(error)
             }
             var moves = [(thumbnailTemporary, layout.absolute(thumbnailPath))]
             if rendered.preview != nil, !rendered.previewIsSource {
                 moves.append((previewTemporary, layout.absolute(previewPath)))
             }
-            try Self.moveIntoPlace(item, moves, commit: commit)
+            try Self.moveIntoPlace(item, moves, syncingEach: syncsEachFile)
             movedIntoPlace = true  // nothing is left under tmp/ to unlink
             var files = [DerivedFileRecord(
                 checksum: checksum, role: .thumbnail, path: thumbnailPath, format: rendered.thumbnail.format.rawValue,
@@ -141,45 +136,44 @@ public struct LibraryStages: PipelineStages {
                     format: preview.format.rawValue,
                     width: preview.width, height: preview.height, byteCount: Int64(preview.byteCount), createdAt: Date()))
             }
-            try Self.save(item, files, catalog: catalog, commit: commit)
+            return PhaseResult(products: StageRows(derivedFiles: files))
         }
     }
 
-    public func synthesizeClip(_ item: ImportItem) async throws {
+    public func synthesizeClip(_ item: ImportItem) async throws -> PhaseResult {
         let checksum = item.checksum
-        let layout = library.layout, catalog = library.catalog, media = media, options = clipOptions
-        let onKept = onKeptWithoutPreview, commit = groupCommit
+        let layout = library.layout, media = media, options = clipOptions
+        let onKept = onKeptWithoutPreview, syncsEachFile = syncsEachFile
         let original = originalPath(of: item, checksum: checksum)
         let deferred = deferredClips
-        try await BlockingWork.run(tracking: work) { (interrupt) throws in
+        return try await BlockingWork.run(tracking: work) { (interrupt) throws -> PhaseResult in
             if let deferred, DeferredClips.hasMotionSibling(item) {
                 deferred.add(item)
-                return
+                return .done
             }
             let clipPath = layout.derivedRelativePath(checksum, suffix: "clip.mp4")
             let temporary = TemporaryName.make(in: layout, for: clipPath)
             defer { unlink(temporary) }
             // A Samsung or Google motion photo carries its own movie: that is its clip, copied as the camera made it.
             if let embedded = try Self.embeddedMotion(original: original, to: temporary, media: media) {
-                try Self.moveIntoPlace(item, [(temporary, layout.absolute(clipPath))], commit: commit)
+                try Self.moveIntoPlace(item, [(temporary, layout.absolute(clipPath))], syncingEach: syncsEachFile)
                 let record = DerivedFileRecord(
                     checksum: checksum, role: .clip, path: clipPath, format: embedded.codec, width: embedded.width,
                     height: embedded.height, byteCount: embedded.bytes, durationSeconds: embedded.seconds, createdAt: Date())
-                try Self.save(item, [record], catalog: catalog, commit: commit)
-                return
+                return PhaseResult(products: StageRows(derivedFiles: [record]))
             }
             let clip: RenderedClip
             // Probed back by the engine before it returns: a clip that does not read back never counts.
             do { clip = try media.synthesizeClip(source: original, to: temporary, options: options, interrupt: interrupt) } catch {
-                if try Self.keepWithoutPreview(item, checksum, error, catalog: catalog, onKept: onKept) { return }
+                if let kept = Self.keptWithoutPreview(item, error, onKept: onKept) { return kept }
                 throw Self.failure(error)
             }
             let byteCount = FileSystem.size(temporary) ?? 0
-            try Self.moveIntoPlace(item, [(temporary, layout.absolute(clipPath))], commit: commit)
+            try Self.moveIntoPlace(item, [(temporary, layout.absolute(clipPath))], syncingEach: syncsEachFile)
             let record = DerivedFileRecord(
                 checksum: checksum, role: .clip, path: clipPath, format: clip.codec, width: clip.width,
                 height: clip.height, byteCount: byteCount, durationSeconds: clip.durationSeconds, createdAt: Date())
-            try Self.save(item, [record], catalog: catalog, commit: commit)
+            return PhaseResult(products: StageRows(derivedFiles: [record]))
         }
     }
 
@@ -245,13 +239,13 @@ public struct LibraryStages: PipelineStages {
     /// Media cairn recognises but cannot render here (no decoder for its format, a RAW with no usable image, a
     /// metadata-only file) is kept, byte-identical, without preview: the item goes on to ready, and the asset
     /// says why. Damaged data (truncated, corrupt) is not this: it fails with its reason.
-    static func keepWithoutPreview(_ item: ImportItem, _ checksum: Checksum, _ error: any Error, catalog: Catalog,
-                                   onKept: @Sendable (String, FailureReason) -> Void) throws(StageFailure) -> Bool {
-        guard let error = error as? MediaError, error.category == .unsupported else { return false }
+    /// Returns the phase's result when `error` says so (the reason travels with the item's move), nil otherwise.
+    static func keptWithoutPreview(_ item: ImportItem, _ error: any Error,
+                                   onKept: @Sendable (String, FailureReason) -> Void) -> PhaseResult? {
+        guard let error = error as? MediaError, error.category == .unsupported else { return nil }
         let reason = error.failure
-        try catalogWrite(item) { try catalog.markKeptWithoutPreview(checksum, reason: reason.description) }
         onKept(item.relativePath, reason)
-        return true
+        return PhaseResult(products: StageRows(keptWithoutPreview: [(item.checksum, reason.description)]))
     }
 
     static func failure(_ error: any Error) -> StageFailure {
@@ -259,29 +253,15 @@ public struct LibraryStages: PipelineStages {
         return StageFailure(reason: error.failure, isRetryable: error.isRetryable)
     }
 
-    /// A catalog write; a failure is retryable (a busy or briefly full database).
-    static func catalogWrite(_ item: ImportItem, _ body: () throws -> Void) throws(StageFailure) {
-        do { try body() } catch {
-            throw StageFailure.transient(FailureReason("the catalog cannot be written: \(error)"))
-        }
-    }
-
-    /// Derived files' rows: queued for the group commit, or written now (their files were fsynced).
-    static func save(_ item: ImportItem, _ files: [DerivedFileRecord], catalog: Catalog,
-                     commit: GroupCommit?) throws(StageFailure) {
-        if let commit { return commit.add { $0.derivedFiles += files } }
-        try catalogWrite(item) { try catalog.saveDerivedFiles(files) }
-    }
-
-    /// Renames each temporary file to its final path (creating its folder). Without a group commit, each file is
-    /// fsynced before its rename and its folder after it; with one, the batch's sync covers them all.
+    /// Renames each temporary file to its final path (creating its folder). `syncingEach`: each file is fsynced
+    /// before its rename and its folder after it; otherwise the batch's sync covers them all.
     static func moveIntoPlace(_ item: ImportItem, _ moves: [(temporary: String, final: String)],
-                              commit: GroupCommit?) throws(StageFailure) {
+                              syncingEach: Bool) throws(StageFailure) {
         do {
             for move in moves {
-                if commit == nil { try FileSystem.syncFile(move.temporary) }
+                if syncingEach { try FileSystem.syncFile(move.temporary) }
                 try FileSystem.makeDirectories(FileSystem.parentDirectory(of: move.final))
-                try FileSystem.rename(move.temporary, to: move.final, syncingFolder: commit == nil)
+                try FileSystem.rename(move.temporary, to: move.final, syncingFolder: syncingEach)
             }
         } catch {
             // The library file is named: it is not the item's own.

@@ -124,17 +124,18 @@ private final class ThumbnailStages: PipelineStages {
     func made(_ index: Int) -> RenderedImage? { thumbnails.withLock { $0[index] } }
     var madeCount: Int { thumbnails.withLock { $0.count } }
 
-    func transfer(_ item: ImportItem) async throws -> TransferResult { .copied }
+    func transfer(_ item: ImportItem) async throws -> PhaseResult { .done }
 
-    func readMetadata(_ item: ImportItem) async throws {
+    func readMetadata(_ item: ImportItem) async throws -> PhaseResult {
         let index = Int(item.id.rawValue) - 1, media = media, source = targets[index].source
         let kind = try await BlockingWork.run(interruptible: { (interrupt) throws -> MediaKind in
             do { return try media.probe(path: source, interrupt: interrupt).kind } catch { throw LibraryStages.failure(error) }
         })
         kinds.withLock { $0[index] = kind }
+        return .done
     }
 
-    func makeThumbnail(_ item: ImportItem) async throws {
+    func makeThumbnail(_ item: ImportItem) async throws -> PhaseResult {
         let index = Int(item.id.rawValue) - 1, media = media, target = targets[index]
         let kind = kinds.withLock { $0[index] } ?? .photo
         let rendered = try await BlockingWork.run(interruptible: { (interrupt) throws -> RenderedImage in
@@ -144,7 +145,8 @@ private final class ThumbnailStages: PipelineStages {
             } catch { throw LibraryStages.failure(error) }
         })
         thumbnails.withLock { $0[index] = rendered }
+        return .done
     }
 
-    func synthesizeClip(_ item: ImportItem) async throws {}
+    func synthesizeClip(_ item: ImportItem) async throws -> PhaseResult { .done }
 }

@@ -79,6 +79,28 @@ import Testing
 /// Issue 11, "kept without preview": media cairn recognises but cannot render is kept byte-identical, counted
 /// on its own line, and does not make the run fail; damaged media still does.
 @Suite struct KeptWithoutPreviewTests {
+    /// Among many photos (its transfer's asset row still waiting for a group commit when its metadata phase finds it
+    /// cannot be rendered), the reason travels with the item's move and reaches the asset: `cairn asset` shows it.
+    @Test func theReasonReachesTheAssetInAnImportUnderLoad() throws {
+        let folder = try TemporaryDirectory()
+        for index in 0..<120 {
+            try folder.write(DistinctJPEG.data(byteCount: 40_000, seed: UInt8(index)), to: "src/p\(index).jpg")
+        }
+        let raw = StillFixtures.committed("canon-350d-metadata-only.dng")
+        try FileManager.default.copyItem(atPath: raw, toPath: folder.subpath("src/IMG_0001.DNG"))
+        let library = folder.subpath("lib")
+
+        let result = try CairnBinary.run(["import", folder.subpath("src"), "--library", library, "--plain"])
+        #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
+        #expect(result.standardOutput.contains("kept         1 without preview"))
+        let hex = String(String(decoding: try ExternalTool.run(["sha1sum", raw]), as: UTF8.self).prefix(40))
+        let asset = try CairnBinary.run(["asset", hex, "--library", library])
+        #expect(asset.status == 0, "\(asset.standardError)")
+        #expect(asset.standardOutput.contains("kept without preview ("), "\(asset.standardOutput)")
+        let json = try CairnBinary.run(["asset", hex, "--library", library, "--json"])
+        #expect(json.standardOutput.contains("\"keptWithoutPreview\""), "\(json.standardOutput)")
+    }
+
     @Test func aMetadataOnlyRawIsKeptWithoutPreviewAndTheRunExitsZero() throws {
         let folder = try TemporaryDirectory()
         try FileManager.default.createDirectory(atPath: folder.subpath("src"), withIntermediateDirectories: true)

@@ -31,13 +31,22 @@ final class FakeStages: PipelineStages, @unchecked Sendable {
         state.current.log.compactMap { if case .start(lane, let id) = $0 { id } else { nil } }
     }
 
-    func transfer(_ item: ImportItem) async throws -> TransferResult {
+    func transfer(_ item: ImportItem) async throws -> PhaseResult {
         try await perform(item, .transfer)
-        return duplicates.contains(item.id) ? .alreadyInLibrary : .copied
+        return PhaseResult(duplicates.contains(item.id) ? .alreadyInLibrary : .copied, products: Made(lane: .transfer))
     }
-    func readMetadata(_ item: ImportItem) async throws { try await perform(item, .metadata) }
-    func makeThumbnail(_ item: ImportItem) async throws { try await perform(item, .thumbnail) }
-    func synthesizeClip(_ item: ImportItem) async throws { try await perform(item, .synthesis) }
+    func readMetadata(_ item: ImportItem) async throws -> PhaseResult {
+        try await perform(item, .metadata)
+        return PhaseResult(products: Made(lane: .metadata))
+    }
+    func makeThumbnail(_ item: ImportItem) async throws -> PhaseResult {
+        try await perform(item, .thumbnail)
+        return PhaseResult(products: Made(lane: .thumbnail))
+    }
+    func synthesizeClip(_ item: ImportItem) async throws -> PhaseResult {
+        try await perform(item, .synthesis)
+        return PhaseResult(products: Made(lane: .synthesis))
+    }
 
     private func perform(_ item: ImportItem, _ lane: Lane) async throws {
         let call = state.withValue { value -> Int in
@@ -180,4 +189,9 @@ struct Harness {
         scheduler = PipelineScheduler(configuration: configuration, stages: stages, store: store, clock: clock,
                                       random: halfJitter, onEvent: events.handler)
     }
+}
+
+/// What a fake phase made: its lane, for the store to find with the item's move.
+struct Made: StageProducts, Equatable {
+    let lane: Lane
 }

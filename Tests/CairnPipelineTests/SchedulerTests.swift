@@ -21,6 +21,11 @@ struct SchedulerTests {
         #expect(await harness.store.states(of: 2) == [.queued, .transferring, .probing, .thumbnailing, .ready])
         #expect(await harness.store.states(of: 3) == [.queued, .transferring, .ready])
         #expect(await harness.store.record(3)?.isDuplicate == true)
+        // What each phase made reached the store with the item's move out of that phase, once.
+        func made(_ id: ItemID) async -> [Lane] { await harness.store.products[id, default: []].compactMap { ($0 as? Made)?.lane } }
+        #expect(await made(1) == [.transfer, .metadata, .thumbnail, .synthesis])
+        #expect(await made(2) == [.transfer, .metadata, .thumbnail])
+        #expect(await made(3) == [.transfer])
         #expect(harness.stages.calls(.synthesis) == 1)
         #expect(await harness.store.all().allSatisfy { !$0.inFlight })
         #expect(result.progress.fraction == 1)
@@ -712,9 +717,9 @@ private actor HeldStore: ItemStateStore {
     private var held = true
     private var waiting: [CheckedContinuation<Void, Never>] = []
 
-    func save(_ records: [ItemRecord]) async throws {
+    func save(_ moves: [ItemMove]) async throws {
         if held { await withCheckedContinuation { waiting.append($0) } }
-        try await saved.save(records)
+        try await saved.save(moves)
     }
 
     func saveMarks(_ ids: [InFlightMark]) async throws {
@@ -739,9 +744,9 @@ private actor SplitStore: ItemStateStore {
 
     init(seeded records: [ItemRecord]) { saved = InMemoryItemStateStore(records) }
 
-    func save(_ records: [ItemRecord]) async throws {
+    func save(_ moves: [ItemMove]) async throws {
         await waitIfHeld(.fullSaves)
-        try await saved.save(records)
+        try await saved.save(moves)
     }
 
     func saveMarks(_ ids: [InFlightMark]) async throws {

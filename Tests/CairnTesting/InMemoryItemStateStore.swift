@@ -6,6 +6,8 @@ public actor InMemoryItemStateStore: ItemStateStore {
     public private(set) var records: [ItemID: ItemRecord] = [:]
     /// Every record ever saved, in save order.
     public private(set) var history: [ItemRecord] = []
+    /// What each item's phases made, in save order (saved with the moves that carried it).
+    public private(set) var products: [ItemID: [any StageProducts]] = [:]
     /// Number of `save` calls (batches).
     public private(set) var batchCount = 0
     /// Marks set by `saveMarks` (they are not in `history`).
@@ -16,12 +18,13 @@ public actor InMemoryItemStateStore: ItemStateStore {
         for record in records { self.records[record.id] = record }
     }
 
-    public func save(_ batch: [ItemRecord]) async throws {
+    public func save(_ batch: [ItemMove]) async throws {
         if let failure { throw failure }
         batchCount += 1
-        for record in batch {
-            records[record.id] = record
-            history.append(record)
+        for move in batch {
+            records[move.record.id] = move.record
+            history.append(move.record)
+            if let made = move.products { products[move.record.id, default: []].append(made) }
         }
     }
 

@@ -9,10 +9,10 @@ import Testing
 
 @testable import CairnWorker
 
-/// The group commit: rows the stages queue reach the catalog only with the item-state batch that follows them,
-/// after one sync of the library's file system, and only rows that point at files wait for a sync.
+/// The group commit: rows the stages return reach the catalog with their item's move, after one sync of the
+/// library's file system, and only rows that point at files wait for a sync.
 @Suite struct GroupCommitTests {
-    @Test func queuedRowsReachTheCatalogWithTheNextBatchAfterOneSync() async throws {
+    @Test func rowsReachTheCatalogWithTheirMovesAfterOneSync() async throws {
         let folder = try TemporaryDirectory(prefix: "cairn-group-commit")
         let library = try Library(root: folder.path)
         let commit = try GroupCommit(libraryRoot: library.layout.root)
@@ -23,12 +23,12 @@ import Testing
         var second = asset
         second.checksum = try #require(Checksum(hex: String(repeating: "cd", count: 20)))
         second.originalPath = "originals/cd/cd.jpg"
-        commit.add { $0.assets.append(asset) }
-        commit.add { $0.assets.append(second) }
-        #expect(try library.catalog.asset(checksum) == nil, "a queued row is not in the catalog before its batch")
-        #expect(commit.syncCount == 0)
+        func move(_ id: Int64, _ sum: Checksum, _ rows: StageRows) -> ItemMove {
+            ItemMove(ItemRecord(item: ImportItem(id: ItemID(id), relativePath: "\(id).jpg", sourceRoot: "", kind: .photo,
+                                                 byteCount: 3, checksum: sum)), products: rows)
+        }
 
-        try await store.save([])
+        try await store.save([move(1, checksum, StageRows(assets: [asset])), move(2, second.checksum, StageRows(assets: [second]))])
         #expect(try library.catalog.asset(checksum)?.originalPath == "originals/ab/ab.jpg")
         #expect(try library.catalog.asset(second.checksum)?.originalPath == "originals/cd/cd.jpg")
         #expect(commit.syncCount == 1, "the batch of two was made durable by one sync")
@@ -37,10 +37,10 @@ import Testing
             checksum: checksum, container: "jpeg", width: 4, height: 3, durationSeconds: nil, captureDate: nil,
             cameraMake: nil, cameraModel: nil, latitude: nil, longitude: nil, altitude: nil, codec: nil,
             probeJSON: "{}", probedAt: Date())
-        commit.add { $0.probes.append(probe) }
-        try await store.save([])
+        try await store.save([move(1, checksum, StageRows(probes: [probe], keptWithoutPreview: [(checksum, "no decoder")]))])
         #expect(try library.catalog.mediaProbe(checksum)?.width == 4)
-        #expect(commit.syncCount == 1, "a probe points at no file: its batch needs no sync")
+        #expect(try library.catalog.noPreviewReason(checksum) == "no decoder")
+        #expect(commit.syncCount == 1, "a probe and a reason point at no file: their batch needs no sync")
     }
 
     /// Through the real lanes, archive only: every original's row is written and points at its bytes.

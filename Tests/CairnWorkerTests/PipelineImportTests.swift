@@ -181,9 +181,12 @@ import Testing
         let item = try #require(try catalog.insertImportItems(planned, sourceID: sourceID).first).item
         #expect(item.id != .unassigned && item.sourceRoot == source.path && item.originalPath == nil)
         let stages = LibraryStages(library: library)
-        _ = try await stages.transfer(item)
-        try await stages.readMetadata(item)
-        try await CatalogItemStateStore(catalog: catalog).save([ItemRecord(item: item, state: .thumbnailing, inFlight: true)])
+        let transferred = try await stages.transfer(item)
+        let probed = try await stages.readMetadata(item)
+        try await CatalogItemStateStore(catalog: catalog).save([
+            ItemMove(ItemRecord(item: item, state: .probing), products: transferred.products),
+            ItemMove(ItemRecord(item: item, state: .thumbnailing, inFlight: true), products: probed.products),
+        ])
         // A partial thumbnail the dead worker left behind; the library's start-of-run sweep removes such files.
         try Data("partial".utf8).write(to: URL(fileURLWithPath: library.layout.temporaryDirectory + "/x.partial.webp"))
         library.removeLeftoverTemporaryFiles()
