@@ -49,8 +49,8 @@ public struct RunFileTable: Sendable {
         public var unchanged = 0
     }
 
-    /// Starts the run's tables empty, for a walk of source `sourceID`.
-    public init(catalog: Catalog, sourceID: Int64) throws {
+    /// Starts the run's tables empty, for a walk of source `sourceID` (`Catalog.withRunTables`).
+    init(catalog: Catalog, sourceID: Int64) throws {
         self.catalog = catalog
         self.sourceID = sourceID
         try catalog.pool.writeWithoutTransaction { db in
@@ -361,4 +361,20 @@ extension Catalog {
 public struct RunFileTableError: Error, CustomStringConvertible, Sendable {
     public var reason: String
     public var description: String { reason }
+}
+
+extension Catalog {
+    /// Runs `body` with a run's tables for source `sourceID`, started empty (on the blocking pool). The handle is
+    /// `body`'s alone: the next run's tables replace these on the same connection, so a handle kept past its scope
+    /// would read another run's files.
+    public func withRunTables<Value: Sendable>(sourceID: Int64, _ body: (RunFileTable) async throws -> Value)
+        async throws -> Value {
+        let tables = try await BlockingPool.run { [self] in try RunFileTable(catalog: self, sourceID: sourceID) }
+        return try await body(tables)
+    }
+
+    /// The same, for a caller already on a blocking thread.
+    public func withRunTables<Value>(sourceID: Int64, _ body: (RunFileTable) throws -> Value) throws -> Value {
+        try body(RunFileTable(catalog: self, sourceID: sourceID))
+    }
 }

@@ -48,13 +48,15 @@ public struct ImportRun: Sendable {
     private func runLocked() async throws -> ImportSummary {
         let context = try begin(command: "import")
         do {
-            let prepared = try await prepare(context)
-            let hashed = try await hash(prepared, context: context)
-            narrator.phaseStarted(.reconciling)
-            let plan = try classify(hashed)
-            narrator.phaseEnded(.reconciling)
-            let imported = try await importContent(plan, hashed: hashed, context: context)
-            return try finish(context, hashed: hashed, imported: imported, plan: plan)
+            return try await library.catalog.withRunTables(sourceID: context.sourceID) { files in
+                let prepared = try await prepare(context, into: files)
+                let hashed = try await hash(prepared, context: context)
+                narrator.phaseStarted(.reconciling)
+                let plan = try classify(hashed)
+                narrator.phaseEnded(.reconciling)
+                let imported = try await importContent(plan, hashed: hashed, context: context)
+                return try finish(context, hashed: hashed, imported: imported, plan: plan)
+            }
         } catch {
             fail(context, error)
             throw error
@@ -130,15 +132,14 @@ public struct ImportRun: Sendable {
 
     /// Walks the source into the run tables, matching each file against the last snapshot as it goes in. After
     /// this, the work ahead is counted. The walk runs on the blocking pool and stops when the run is stopped.
-    func prepare(_ context: Context) async throws -> Prepared {
-        try await BlockingWork.run { [self] in try walk(context) }
+    func prepare(_ context: Context, into files: RunFileTable) async throws -> Prepared {
+        try await BlockingWork.run { [self] in try walk(context, into: files) }
     }
 
-    private func walk(_ context: Context) throws -> Prepared {
+    private func walk(_ context: Context, into files: RunFileTable) throws -> Prepared {
         narrator.phaseStarted(.preparing, detail: context.sourceRoot)
         var excluded = Set<SourceScanner.DirectoryIdentity>()
         if let identity = SourceScanner.DirectoryIdentity(path: library.layout.root) { excluded.insert(identity) }
-        let files = try RunFileTable(catalog: library.catalog, sourceID: context.sourceID)
         let appender = RunFileTable.Appender(files)
         let report: ScanReport
         do {

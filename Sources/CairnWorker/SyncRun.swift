@@ -100,47 +100,49 @@ public struct SyncRun: Sendable {
             context = try importRun.begin(command: "sync")
         }
         do {
-            let prepared = try await importRun.prepare(context)
-            let hashed = try await importRun.hash(prepared, context: context, keepsHashes: !options.dryRun)
+            return try await library.catalog.withRunTables(sourceID: context.sourceID) { files in
+                let prepared = try await importRun.prepare(context, into: files)
+                let hashed = try await importRun.hash(prepared, context: context, keepsHashes: !options.dryRun)
 
-            narrator.phaseStarted(.reconciling)
-            let contentPlan = try importRun.classify(hashed)
-            // A file that could not be hashed keeps its last checksum (the run tables carry it), and the scan counts
-            // as unhealthy, so an unreadable file is never mistaken for a deleted one.
-            // Files a stopping run left unhashed count the same way: their content is unknown this run.
-            let unreadable = hashed.failures.map { "\($0.relativePath): \($0.reason)" }
-                + hashed.report.issues.map(\.description)
-                + (hashed.notHashed > 0 ? ["\(hashed.notHashed) files not hashed: the run was stopping"] : [])
-            let scan = ReconcileInputs.probe(sourceRoot: sourceRoot, unreadable: unreadable)
-            let reconciliation = try CatalogReconciliation.reconcile(
-                runFiles: hashed.files, scan: scan, settings: options.settings, now: now(),
-                runID: narration.runID, acceptMassVanish: options.acceptVanished)
-            let plan = reconciliation.plan
-            narrate(reconciliation)
-            narrator.phaseEnded(.reconciling)
+                narrator.phaseStarted(.reconciling)
+                let contentPlan = try importRun.classify(hashed)
+                // A file that could not be hashed keeps its last checksum (the run tables carry it), and the scan counts
+                // as unhealthy, so an unreadable file is never mistaken for a deleted one.
+                // Files a stopping run left unhashed count the same way: their content is unknown this run.
+                let unreadable = hashed.failures.map { "\($0.relativePath): \($0.reason)" }
+                    + hashed.report.issues.map(\.description)
+                    + (hashed.notHashed > 0 ? ["\(hashed.notHashed) files not hashed: the run was stopping"] : [])
+                let scan = ReconcileInputs.probe(sourceRoot: sourceRoot, unreadable: unreadable)
+                let reconciliation = try CatalogReconciliation.reconcile(
+                    runFiles: hashed.files, scan: scan, settings: options.settings, now: now(),
+                    runID: narration.runID, acceptMassVanish: options.acceptVanished)
+                let plan = reconciliation.plan
+                narrate(reconciliation)
+                narrator.phaseEnded(.reconciling)
 
-            if options.dryRun {
-                narrator.runFinished()
-                narration.close()
+                if options.dryRun {
+                    narrator.runFinished()
+                    narration.close()
+                    return SyncSummary(runID: narration.runID, sourceRoot: sourceRoot, plan: plan,
+                                       imported: nil, trashed: nil, dryRun: true)
+                }
+
+                try reconciliation.commit(runFiles: hashed.files)
+                let imported = try await importRun.importContent(contentPlan, hashed: hashed, context: context)
+                // An interrupted run trashes nothing: the user asked it to stop, not to finish its deletions.
+                let interrupted = imported.completion == .interrupted || options.importOptions.cancellation.isCancelled
+                if interrupted, !plan.deleteCandidates.isEmpty {
+                    narrator.warning("interrupted: \(plan.deleteCandidates.count) deletions wait for the next sync")
+                }
+                let trashed = interrupted ? nil : try await trash(plan, runFiles: hashed.files)
+                let review = Self.review(plan)
+                let held = plan.exitStatus == .deletionsHeldBySafetyRail
+                    ? "deletions held: " + (plan.verdict.holds.first?.reason ?? "a safety rail tripped") : nil
+                let summary = try importRun.finish(context, hashed: hashed, imported: imported, plan: contentPlan,
+                                                   review: review, held: held)
                 return SyncSummary(runID: narration.runID, sourceRoot: sourceRoot, plan: plan,
-                                   imported: nil, trashed: nil, dryRun: true)
+                                   imported: summary, trashed: trashed, dryRun: false)
             }
-
-            try reconciliation.commit(runFiles: hashed.files)
-            let imported = try await importRun.importContent(contentPlan, hashed: hashed, context: context)
-            // An interrupted run trashes nothing: the user asked it to stop, not to finish its deletions.
-            let interrupted = imported.completion == .interrupted || options.importOptions.cancellation.isCancelled
-            if interrupted, !plan.deleteCandidates.isEmpty {
-                narrator.warning("interrupted: \(plan.deleteCandidates.count) deletions wait for the next sync")
-            }
-            let trashed = interrupted ? nil : try await trash(plan, runFiles: hashed.files)
-            let review = Self.review(plan)
-            let held = plan.exitStatus == .deletionsHeldBySafetyRail
-                ? "deletions held: " + (plan.verdict.holds.first?.reason ?? "a safety rail tripped") : nil
-            let summary = try importRun.finish(context, hashed: hashed, imported: imported, plan: contentPlan,
-                                               review: review, held: held)
-            return SyncSummary(runID: narration.runID, sourceRoot: sourceRoot, plan: plan,
-                               imported: summary, trashed: trashed, dryRun: false)
         } catch {
             if options.dryRun {
                 narrator.runFailed("\(error)")
@@ -175,15 +177,15 @@ public struct SyncRun: Sendable {
         narrator.runStarted(command: options.dryRun ? "dry-run" : "sync")
         narrator.phaseStarted(.reconciling)
         // Reconciled against an empty scan, which every rail holds: the stores only learn that this run happened.
-        let runFiles = try RunFileTable(catalog: library.catalog, sourceID: sourceID)
-        let reconciliation = try CatalogReconciliation.reconcile(
-            runFiles: runFiles, scan: probe, settings: options.settings, now: now(),
-            runID: narration.runID)
-        let plan = reconciliation.plan
-        narrate(reconciliation)
-        narrator.phaseEnded(.reconciling)
+        let plan = try library.catalog.withRunTables(sourceID: sourceID) { runFiles in
+            let reconciliation = try CatalogReconciliation.reconcile(
+                runFiles: runFiles, scan: probe, settings: options.settings, now: now(), runID: narration.runID)
+            narrate(reconciliation)
+            narrator.phaseEnded(.reconciling)
+            if !options.dryRun { try reconciliation.commit(runFiles: runFiles) }
+            return reconciliation.plan
+        }
         if !options.dryRun {
-            try reconciliation.commit(runFiles: runFiles)
             var record = RunRecord(id: narration.runID, command: "sync", sourceID: sourceID, startedAt: now())
             let reason = plan.verdict.holds.first?.reason ?? "the source is missing"
             narrator.runFailed(reason)
