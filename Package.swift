@@ -19,8 +19,13 @@ let layers: [[String]] = [
     ["CairnLibrary"],
     // The trash: journal, mover, restore, purge.
     ["CairnTrash"],
-    // Runs: import, sync, dry-run and their narration, over everything below.
-    ["CairnWorker"],
+    // The lanes' work (library stages, the destination seam, the import's pipeline), configuration, the read side.
+    ["CairnStages", "CairnConfiguration", "CairnStatus"],
+    // Immich as a destination: its upload stages, trash and restore, albums.
+    ["CairnImmichDestination"],
+    // The import run, then sync and dry-run over it.
+    ["CairnImport"],
+    ["CairnSync"],
     // The read-only web face of a library: status page, status.json, /metrics.
     ["CairnServe"],
     ["cairn", "cairn-fuzz", "immich-double"],
@@ -37,7 +42,8 @@ let package = Package(
         // Every library module, for the nested Benchmarks package.
         .library(name: "Cairn", targets: [
             "CairnCore", "CairnHashing", "CairnMedia", "CairnScanner", "CairnCatalog",
-            "CairnPipeline", "CairnReconcile", "CairnNarration", "CairnLibrary", "CairnTrash", "CairnWorker", "CairnMetrics",
+            "CairnPipeline", "CairnReconcile", "CairnNarration", "CairnLibrary", "CairnTrash", "CairnMetrics", "CairnStages",
+            "CairnConfiguration", "CairnStatus", "CairnImmichDestination", "CairnImport", "CairnSync",
         ]),
     ],
     dependencies: [
@@ -134,11 +140,35 @@ let package = Package(
         // A run over a library: wires the layers above together.
         .target(name: "CairnLibrary", dependencies: ["CLinux", "CCrashEvidence", "CairnCore", "CairnHashing", "CairnCatalog"]),
         .target(name: "CairnTrash", dependencies: ["CairnCore", "CairnCatalog", "CairnReconcile", "CairnLibrary"]),
-        .target(name: "CairnWorker", dependencies: [
-            "CLinux", "CairnCore", "CairnHashing", "CairnMedia", "CairnScanner", "CairnCatalog",
-            "CairnPipeline", "CairnReconcile", "CairnNarration", "CairnLibrary", "CairnTrash", "CairnImmich", "CairnMetrics",
-            "CGlibcMalloc",
-            .product(name: "TOMLKit", package: "TOMLKit"),
+        // The lanes' work: the library's stages, the destination seam, the import's pipeline over the catalog,
+        // `cairn thumbnail`'s batch, Live Photo pairing and sidecar linking.
+        .target(name: "CairnStages", dependencies: [
+            "CLinux", "CairnCore", "CairnHashing", "CairnMedia", "CairnScanner", "CairnCatalog", "CairnPipeline",
+            "CairnReconcile", "CairnNarration", "CairnLibrary", "CairnTrash",
+        ]),
+        // Settings: cairn.toml, CAIRN_* variables and flags, each value with where it came from.
+        .target(name: "CairnConfiguration", dependencies: [
+            "CairnPipeline", "CairnReconcile", .product(name: "TOMLKit", package: "TOMLKit"),
+        ]),
+        // The read side: status, the library browser, pending review, what the status page and the metrics read.
+        .target(name: "CairnStatus", dependencies: [
+            "CairnCore", "CairnHashing", "CairnMedia", "CairnCatalog", "CairnReconcile", "CairnNarration",
+            "CairnLibrary", "CairnMetrics",
+        ]),
+        // Immich as a destination: upload stages, presence, trash and restore by run, albums.
+        .target(name: "CairnImmichDestination", dependencies: [
+            "CairnCore", "CairnMedia", "CairnScanner", "CairnCatalog", "CairnPipeline", "CairnReconcile",
+            "CairnLibrary", "CairnTrash", "CairnImmich", "CairnStages",
+        ]),
+        // The import run: walk, hash, classify, the lanes, finish; its options, outcomes, narration and metrics.
+        .target(name: "CairnImport", dependencies: [
+            "CairnCore", "CairnHashing", "CairnScanner", "CairnCatalog", "CairnPipeline", "CairnNarration",
+            "CairnLibrary", "CairnMetrics", "CairnStages", "CairnStatus", "CGlibcMalloc",
+        ]),
+        // Sync and dry-run: the import run with reconciliation between its phases, and the trash after.
+        .target(name: "CairnSync", dependencies: [
+            "CairnCore", "CairnScanner", "CairnCatalog", "CairnReconcile", "CairnNarration", "CairnLibrary",
+            "CairnTrash", "CairnMetrics", "CairnStages", "CairnImport",
         ]),
         // Immich's HTTP API (client, wire types, server stubs), generated at build time by swift-openapi-generator's
         // plugin from the filtered spec beside it (scripts/filter-immich-spec writes that spec); nothing hand-copied.
@@ -159,7 +189,7 @@ let package = Package(
         ]),
         // `cairn serve` and `cairn watch --listen`: the status page, status.json and /metrics over Hummingbird, read-only.
         .target(name: "CairnServe", dependencies: [
-            "CairnCore", "CairnNarration", "CairnLibrary", "CairnMetrics", "CairnWorker",
+            "CairnCore", "CairnNarration", "CairnLibrary", "CairnMetrics", "CairnStatus",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOCore", package: "swift-nio"),
@@ -176,7 +206,8 @@ let package = Package(
         // The command line: argument parsing, output and wiring; the media and hash commands call their engines.
         .executableTarget(name: "cairn", dependencies: [
             "CairnCore", "CairnHashing", "CairnMedia", "CairnPipeline", "CairnReconcile", "CairnNarration", "CairnLibrary",
-            "CairnTrash", "CairnWorker", "CairnImmich", "CairnMetrics", "CairnServe", "CairnWatch",
+            "CairnTrash", "CairnStages", "CairnConfiguration", "CairnStatus", "CairnImmichDestination", "CairnImport",
+            "CairnSync", "CairnImmich", "CairnMetrics", "CairnServe", "CairnWatch",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "cairn-fuzz", dependencies: ["CairnCore", "CairnMedia"]),
@@ -193,13 +224,15 @@ let package = Package(
         .testTarget(name: "CairnReconcileTests", dependencies: ["CairnReconcile", "CairnTesting"]),
         .testTarget(name: "CairnNarrationTests", dependencies: ["CairnNarration", "CairnTesting"]),
         .testTarget(name: "CairnWorkerTests", dependencies: [
-            "CairnWorker", "CairnLibrary", "CairnTrash", "CairnCatalog", "CairnReconcile", "CairnTesting",
+            "CairnStages", "CairnConfiguration", "CairnStatus", "CairnImmichDestination", "CairnImport", "CairnSync",
+            "CairnLibrary", "CairnTrash", "CairnCatalog", "CairnReconcile", "CairnTesting",
         ]),
         .testTarget(name: "CairnMetricsTests", dependencies: ["CairnMetrics", "CairnCore", "CairnNarration", "CairnTesting"]),
         .testTarget(name: "CairnWatchTests", dependencies: ["CairnWatch", "CairnCore", "CairnTesting"]),
         .testTarget(name: "CairnImmichTests", dependencies: ["CairnImmich", "CairnCore", "immich-double", "CairnTesting"]),
         .testTarget(name: "CairnCLITests", dependencies: [
-            "cairn", "CairnCore", "CairnCatalog", "CairnReconcile", "CairnLibrary", "CairnTrash", "CairnWorker",
+            "cairn", "CairnCore", "CairnCatalog", "CairnReconcile", "CairnLibrary", "CairnTrash", "CairnStages",
+            "CairnConfiguration", "CairnStatus", "CairnImmichDestination", "CairnImport", "CairnSync",
             "CairnTesting",
         ]),
     ],

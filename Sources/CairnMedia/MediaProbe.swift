@@ -294,3 +294,11 @@ public struct CaptureTime: Codable, Sendable, Equatable {
         return CaptureTime(instant: instant, local: head + fraction, offset: CaptureDateParser.offsetText(seconds), source: source)
     }
 }
+
+extension MediaProbe {
+    /// A probe as the catalog stores it (the metadata lane's default `JSONEncoder`); nil when it does not decode.
+    public init?(storedJSON json: String) {
+        guard let probe = try? JSONDecoder().decode(MediaProbe.self, from: Data(json.utf8)) else { return nil }
+        self = probe
+    }
+}

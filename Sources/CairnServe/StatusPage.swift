@@ -1,6 +1,6 @@
 import CairnCore
 import CairnNarration
-import CairnWorker
+import CairnStatus
 import Foundation
 
 /// The status page: server-rendered HTML that works without JavaScript and loads nothing from elsewhere.

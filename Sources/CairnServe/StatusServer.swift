@@ -1,7 +1,7 @@
 import CairnCore
 import CairnLibrary
 import CairnMetrics
-import CairnWorker
+import CairnStatus
 import Foundation
 import Hummingbird
 import Logging

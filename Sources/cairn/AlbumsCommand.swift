@@ -1,6 +1,6 @@
 import ArgumentParser
 import CairnCore
-import CairnWorker
+import CairnStatus
 import Foundation
 
 /// `cairn albums [--json]`

@@ -2,7 +2,7 @@ import ArgumentParser
 import CairnCore
 import CairnLibrary
 import CairnMedia
-import CairnWorker
+import CairnStatus
 import Foundation
 
 /// Opens the library read-only for a browsing command, or says there is none yet.

@@ -1,6 +1,6 @@
 import ArgumentParser
 import CairnCore
-import CairnWorker
+import CairnImport
 import Glibc
 
 struct Cairn: AsyncParsableCommand {

@@ -1,6 +1,6 @@
 import ArgumentParser
+import CairnConfiguration
 import CairnCore
-import CairnWorker
 import Foundation
 
 /// `cairn config`: the settings a sync would run with, after flags, environment and file.

@@ -1,8 +1,10 @@
 import ArgumentParser
+import CairnConfiguration
 import CairnCore
 import CairnImmich
+import CairnImmichDestination
 import CairnPipeline
-import CairnWorker
+import CairnStages
 import Foundation
 
 /// `--destination library|immich` and the Immich connection, shared by `import`, `sync`, `dry-run` and

@@ -1,9 +1,10 @@
 import ArgumentParser
+import CairnConfiguration
 import CairnCore
+import CairnImport
 import CairnLibrary
 import CairnNarration
 import CairnPipeline
-import CairnWorker
 import Foundation
 
 /// `cairn import SOURCE`: bring a folder's photos and videos into the library.

@@ -1,7 +1,6 @@
 import ArgumentParser
 import CairnCore
 import CairnTrash
-import CairnWorker
 import Foundation
 
 /// `cairn journal list`: one line per run that trashed, restored or purged.

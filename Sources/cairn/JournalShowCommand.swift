@@ -1,6 +1,5 @@
 import ArgumentParser
 import CairnTrash
-import CairnWorker
 import Foundation
 
 /// `cairn journal show --run-id ID | --last`: every entry of one run, with the paths it moved.

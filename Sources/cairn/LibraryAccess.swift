@@ -1,7 +1,8 @@
 import ArgumentParser
 import CairnCore
+import CairnImport
 import CairnLibrary
-import CairnWorker
+import CairnStatus
 import Foundation
 
 /// Opening a library that must already exist, taking its lock, and turning failures into documented exit codes.

@@ -1,6 +1,5 @@
 import ArgumentParser
 import CairnLibrary
-import CairnWorker
 
 /// `--library DIR`, shared by every command that works on a library.
 struct LibraryOption: ParsableArguments {

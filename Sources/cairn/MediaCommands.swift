@@ -1,7 +1,7 @@
 import ArgumentParser
 import CairnCore
 import CairnMedia
-import CairnWorker
+import CairnStages
 import Foundation
 
 /// `cairn probe FILE... [--json]`

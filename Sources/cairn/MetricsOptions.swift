@@ -1,7 +1,8 @@
 import ArgumentParser
+import CairnConfiguration
 import CairnCore
+import CairnImport
 import CairnMetrics
-import CairnWorker
 
 /// `--metrics-file` and `--metrics-push`, shared by `import` and `sync`: Prometheus metrics for runs from cron.
 struct MetricsOptions: ParsableArguments {

@@ -1,6 +1,5 @@
 import ArgumentParser
 import CairnCore
-import CairnWorker
 import Foundation
 
 /// `cairn pending approve SHA1...`: trash at the next sync, without waiting for quarantine or review.

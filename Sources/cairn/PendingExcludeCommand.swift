@@ -1,6 +1,5 @@
 import ArgumentParser
 import CairnCore
-import CairnWorker
 import Foundation
 
 /// `cairn pending exclude SHA1... | --all-confirmed-since RUN_ID`: keep content in the library for good.

@@ -1,6 +1,6 @@
 import ArgumentParser
 import CairnCore
-import CairnWorker
+import CairnStatus
 import Foundation
 
 /// `cairn pending list`: every checksum that waits, per source, as of that source's last sync.

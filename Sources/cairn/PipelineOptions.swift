@@ -1,7 +1,7 @@
-import CairnCore
 import ArgumentParser
+import CairnCore
+import CairnImport
 import CairnPipeline
-import CairnWorker
 import Foundation
 
 /// The import pipeline's options, the same for `import` and `sync`: given on the command line they win over

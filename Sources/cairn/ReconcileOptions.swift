@@ -1,7 +1,7 @@
 import ArgumentParser
+import CairnConfiguration
 import CairnCore
 import CairnReconcile
-import CairnWorker
 
 /// `--config` and the reconciliation flags, for `cairn sync` / `cairn dry-run` / `cairn config`.
 ///

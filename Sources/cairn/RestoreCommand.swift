@@ -1,10 +1,11 @@
 import ArgumentParser
 import CairnCore
 import CairnImmich
+import CairnImmichDestination
 import CairnLibrary
 import CairnPipeline
+import CairnStages
 import CairnTrash
-import CairnWorker
 import Foundation
 
 /// `cairn restore --run-id ID [--asset SHA1...] [--file-name-matches REGEX]`.

@@ -1,8 +1,8 @@
 import ArgumentParser
+import CairnConfiguration
 import CairnCore
 import CairnLibrary
 import CairnServe
-import CairnWorker
 import Foundation
 
 /// `cairn serve`: the library's status page, status.json and Prometheus metrics over HTTP, read-only.

@@ -1,5 +1,5 @@
 import CairnCore
-import CairnWorker
+import CairnStages
 import Dispatch
 import Foundation
 import Glibc

@@ -1,5 +1,5 @@
 import ArgumentParser
-import CairnWorker
+import CairnStatus
 import Foundation
 
 /// `--source DIR`: which of the library's sources a pending verb applies to (default: every source).

@@ -1,6 +1,6 @@
 import ArgumentParser
 import CairnLibrary
-import CairnWorker
+import CairnStatus
 import Foundation
 
 /// `cairn status`: when the library last synced, how the last run went, and what waits for review.

@@ -1,10 +1,14 @@
 import ArgumentParser
 import CairnCore
+import CairnImmichDestination
+import CairnImport
 import CairnLibrary
 import CairnNarration
 import CairnPipeline
 import CairnReconcile
-import CairnWorker
+import CairnStages
+import CairnStatus
+import CairnSync
 import Foundation
 
 /// `cairn sync SOURCE`: import what is new, and let deletions at the source reach the library safely.

@@ -1,7 +1,6 @@
 import ArgumentParser
 import CairnCore
 import CairnTrash
-import CairnWorker
 import Foundation
 
 /// `cairn trash purge --older-than DAYS`: the only command that deletes files for good.

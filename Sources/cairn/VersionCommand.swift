@@ -1,6 +1,6 @@
 import ArgumentParser
 import CairnCore
-import CairnWorker
+import CairnStatus
 
 /// `cairn version`: cairn's version, and with `--verbose` the libraries it runs with.
 struct VersionCommand: ParsableCommand {

@@ -2,8 +2,8 @@ import ArgumentParser
 import CairnCore
 import CairnNarration
 import CairnServe
+import CairnStages
 import CairnWatch
-import CairnWorker
 import Dispatch
 import Foundation
 

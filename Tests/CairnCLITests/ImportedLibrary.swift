@@ -1,9 +1,9 @@
 import CairnCatalog
 import CairnCore
-@testable import CairnLibrary
 import CairnTesting
-import CairnWorker
 import Foundation
+
+@testable import CairnLibrary
 
 /// A source folder imported by the real `cairn import` into a library, for the deletion-side commands.
 struct ImportedLibrary {

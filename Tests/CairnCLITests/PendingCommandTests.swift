@@ -1,11 +1,12 @@
 import CairnCatalog
 import CairnCore
-@testable import CairnLibrary
 import CairnReconcile
+import CairnSync
 import CairnTesting
-import CairnWorker
 import Foundation
 import Testing
+
+@testable import CairnLibrary
 
 @Suite struct PendingCommandTests {
     /// Two syncs' worth of reconciliation, committed as a sync commits it: b.jpg is deleted at the source in the second.

@@ -1,12 +1,12 @@
 import CairnCatalog
 import CairnCore
-@testable import CairnLibrary
 import CairnReconcile
 import CairnTesting
-@testable import CairnTrash
-import CairnWorker
 import Foundation
 import Testing
+
+@testable import CairnLibrary
+@testable import CairnTrash
 
 @Suite struct RestoreCommandTests {
     let runID = "20261122T040000Z-test"

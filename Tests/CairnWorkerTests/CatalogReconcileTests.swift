@@ -6,7 +6,7 @@ import GRDB
 import Testing
 
 @testable import CairnCatalog
-@testable import CairnWorker
+@testable import CairnSync
 
 /// A sync reconciles in SQL (`CatalogReconciliation`); the pure engine over in-memory sets (`Reconciler.reconcile`)
 /// is its specification. Two libraries live through the same random runs, one reconciled each way: every run must

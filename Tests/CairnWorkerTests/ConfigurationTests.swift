@@ -3,7 +3,7 @@ import CairnTesting
 import Foundation
 import Testing
 
-@testable import CairnWorker
+@testable import CairnConfiguration
 
 @Suite struct ConfigurationTests {
     let library: TemporaryDirectory

@@ -6,7 +6,7 @@ import CairnTesting
 import Foundation
 import Testing
 
-@testable import CairnWorker
+@testable import CairnImport
 
 /// The worker's start-up recovery over a real catalog and a real evidence file: what a dead worker left in flight is
 /// weighed once, before any work, by what the evidence says of how it died.

@@ -1,9 +1,9 @@
 import CairnCore
 import CairnTesting
-@testable import CairnWorker
-@testable import CairnTrash
 import Foundation
 import Testing
+
+@testable import CairnTrash
 
 @Suite struct DeletionJournalTests {
     let moment = Date(timeIntervalSince1970: 1_800_000_000.25)

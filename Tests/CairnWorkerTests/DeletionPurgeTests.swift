@@ -1,9 +1,9 @@
 import CairnCore
 import CairnTesting
-@testable import CairnWorker
-@testable import CairnTrash
 import Foundation
 import Testing
+
+@testable import CairnTrash
 
 @Suite struct DeletionPurgeTests {
     let day: TimeInterval = 86_400

@@ -1,13 +1,12 @@
 import CairnCatalog
 import CairnCore
-@testable import CairnLibrary
 import CairnReconcile
 import CairnTesting
-@testable import CairnTrash
 import Foundation
 import Testing
 
-@testable import CairnWorker
+@testable import CairnLibrary
+@testable import CairnTrash
 
 /// A real library folder with assets whose originals and derived files exist on disk.
 struct DeletionRunFixture {

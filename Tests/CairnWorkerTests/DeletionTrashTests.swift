@@ -1,12 +1,12 @@
 import CairnCatalog
-@testable import CairnLibrary
-import CairnReconcile
 import CairnCore
+import CairnReconcile
 import CairnTesting
-@testable import CairnWorker
-@testable import CairnTrash
 import Foundation
 import Testing
+
+@testable import CairnLibrary
+@testable import CairnTrash
 
 /// A readable checksum: the label's bytes, zero-padded to 20.
 func checksum(_ label: String) -> Checksum {

@@ -1,13 +1,14 @@
 import CairnCatalog
 import CairnCore
-@testable import CairnLibrary
 import CairnReconcile
 import CairnTesting
-@testable import CairnTrash
 import Foundation
 import Testing
 
-@testable import CairnWorker
+@testable import CairnImport
+@testable import CairnLibrary
+@testable import CairnSync
+@testable import CairnTrash
 
 /// The sync's deletion side wired as `cairn sync` will wire it: import, reconcile from the catalog,
 /// commit, trash, restore. Real folders, real catalog.

@@ -1,13 +1,13 @@
 import CairnCatalog
 import CairnCore
 import CairnHashing
-@testable import CairnLibrary
 import CairnPipeline
 import CairnTesting
 import Foundation
 import Testing
 
-@testable import CairnWorker
+@testable import CairnLibrary
+@testable import CairnStages
 
 /// The group commit: rows the stages return reach the catalog with their item's move, after one sync of the
 /// library's file system, and only rows that point at files wait for a sync.

@@ -1,12 +1,13 @@
 import CairnCatalog
 import CairnCore
-@testable import CairnLibrary
 import CairnTesting
 import Foundation
 import Glibc
 import Testing
 
-@testable import CairnWorker
+@testable import CairnImport
+@testable import CairnLibrary
+@testable import CairnStages
 
 @Suite struct ImportRunTests {
     /// A valid little JPEG (the media lanes read every import) with its own bytes for each (count, seed).

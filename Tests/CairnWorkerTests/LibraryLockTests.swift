@@ -1,9 +1,9 @@
 import CairnCore
-@testable import CairnLibrary
 import CairnTesting
-@testable import CairnWorker
 import Foundation
 import Testing
+
+@testable import CairnLibrary
 
 @Suite struct LibraryLockTests {
     let since = Date(timeIntervalSince1970: 1_800_000_000)

@@ -5,7 +5,8 @@ import CairnMetrics
 import CairnTesting
 import Foundation
 import XCTest
-@testable import CairnWorker
+
+@testable import CairnStatus
 
 final class LibraryMetricsReaderTests: XCTestCase {
     private func asset(_ index: Int, kind: MediaKind = .photo) -> AssetRecord {

@@ -4,7 +4,7 @@ import CairnTesting
 import Foundation
 import Testing
 
-@testable import CairnWorker
+@testable import CairnStages
 
 /// Pairing reads the library's unpaired assets as a stream and keeps only those that can pair, so a library of a
 /// million ordinary stills costs it no line per still.

@@ -5,7 +5,7 @@ import CairnTesting
 import Foundation
 import Testing
 
-@testable import CairnWorker
+@testable import CairnImport
 
 /// A run keeps its files in the catalog's run tables and feeds the walk, the hashing and the lanes a page at a
 /// time; with pages of two, a handful of files crosses every page boundary.

@@ -1,14 +1,14 @@
-@testable import CairnCatalog
 import CairnCore
 import CairnHashing
-@testable import CairnLibrary
 import CairnPipeline
 import CairnTesting
 import Foundation
 import GRDB
 import Testing
 
-@testable import CairnWorker
+@testable import CairnCatalog
+@testable import CairnLibrary
+@testable import CairnStages
 
 /// The real stages end to end: FFmpeg-made media through transfer, probe, thumbnail and clip, into SQLite.
 @Suite struct PipelineImportTests {

@@ -2,7 +2,7 @@ import CairnCatalog
 import CairnCore
 import CairnPipeline
 
-@testable import CairnWorker
+@testable import CairnStages
 
 extension PipelineImport {
     /// Runs `content` through the lanes as the import's own path does (`run(pages:)`), handed over as one page

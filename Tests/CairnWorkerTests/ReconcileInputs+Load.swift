@@ -4,7 +4,7 @@ import CairnLibrary
 import CairnReconcile
 import Foundation
 
-@testable import CairnWorker
+@testable import CairnSync
 
 extension ReconcileInputs {
     /// The engine's input for `sourceID` with every set in memory, for tests that drive the pure engine against a

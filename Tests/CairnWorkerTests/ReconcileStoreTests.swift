@@ -5,7 +5,7 @@ import Foundation
 import Testing
 
 @testable import CairnCatalog
-@testable import CairnWorker
+@testable import CairnSync
 
 @Suite struct ReconcileStoreTests {
     func sha(_ seed: UInt8) -> Checksum { Checksum(bytes: [UInt8](repeating: seed, count: 20))! }

@@ -1,5 +1,5 @@
 import ArgumentParser
-import CairnWorker
+import CairnImport
 
 struct Bench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

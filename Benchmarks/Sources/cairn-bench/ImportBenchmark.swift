@@ -1,9 +1,9 @@
 import ArgumentParser
 import CairnCore
+import CairnImport
 import CairnLibrary
 import CairnMedia
 import CairnPipeline
-import CairnWorker
 import Foundation
 
 /// `cairn-bench import`: a whole `cairn import` (scan, hash, the four lanes, catalog) against a shell pipeline

@@ -3,7 +3,7 @@ import CairnCore
 import CairnLibrary
 import CairnMetrics
 import CairnNarration
-import CairnWorker
+import CairnStatus
 import Foundation
 
 /// What `--metrics-file` costs a run, measured directly: the newest run of a library is replayed, event by event
@@ -30,7 +30,7 @@ struct MetricsBenchmark: ParsableCommand {
         let store = RunLogStore(directory: opened.layout.runLogDirectory)
         guard let runID = try store.runIDs().sorted().last else { throw ValidationError("\(library): no run log") }
         let events = try store.events(of: runID)
-        guard let runSeconds = events.last(where: { $0.kind == .runEnd })?.durationSeconds else {
+        guard case .runEnd(let end)? = events.last(where: { $0.kind == .runEnd })?.event, let runSeconds = end.durationSeconds else {
             throw ValidationError("run \(runID) has no runEnd event")
         }
         let file = output ?? NSTemporaryDirectory() + "/cairn-bench-metrics.prom"

@@ -1,7 +1,7 @@
 import ArgumentParser
 import CairnCore
+import CairnImport
 import CairnLibrary
-import CairnWorker
 import Foundation
 
 /// `cairn-bench rescan`: the second import of an unchanged folder, which must hash and copy nothing.

@@ -1,9 +1,9 @@
 import ArgumentParser
 import CairnCore
+import CairnImport
 import CairnLibrary
 import CairnNarration
 import CairnPipeline
-import CairnWorker
 import Foundation
 
 /// `cairn-bench scale`: cairn at many files on one machine. For each size, in one run and on the same page-cached
@@ -199,8 +199,8 @@ struct ScaleBenchmark: AsyncParsableCommand {
         let narration = InMemoryNarrationHandler(keepsEvents: true)
         let summary = try await ImportRun(library: try Library(root: library), options: options, output: narration).run()
         guard summary.failures.isEmpty else { throw ValidationError("failures: \(summary.failures.prefix(3))") }
-        for event in narration.events where event.kind == .phaseEnd {
-            if let phase = event.phase, let seconds = event.durationSeconds { print("PHASE \(phase.rawValue) \(format(seconds, 2))") }
+        for record in narration.events {
+            if case .phaseEnd(let phase, let seconds, _) = record.event { print("PHASE \(phase.rawValue) \(format(seconds, 2))") }
         }
         print("RSS \(Peers.peakResidentMiB())")
     }

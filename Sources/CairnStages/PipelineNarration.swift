@@ -4,7 +4,7 @@ import CairnPipeline
 
 /// Turns the scheduler's events into narration: an item ready, an item failed for good, lane occupancy,
 /// and counts the bytes copied. (The importing total is the run's to announce: the scheduler sees a page at a time.)
-final class PipelineNarration: Sendable {
+package final class PipelineNarration: Sendable {
     private let narrator: Narrator
     private let configuration: PipelineConfiguration
     private struct State {
@@ -12,16 +12,16 @@ final class PipelineNarration: Sendable {
     }
     private let state = Locked(State())
 
-    init(narrator: Narrator, configuration: PipelineConfiguration) {
+    package init(narrator: Narrator, configuration: PipelineConfiguration) {
         self.narrator = narrator
         self.configuration = configuration
     }
 
-    var bytesCopied: Int64 { state.withLock { $0.bytesCopied } }
+    package var bytesCopied: Int64 { state.withLock { $0.bytesCopied } }
 
-    @Sendable func copied(_ bytes: Int64) { state.withLock { $0.bytesCopied += bytes } }
+    @Sendable package func copied(_ bytes: Int64) { state.withLock { $0.bytesCopied += bytes } }
 
-    @Sendable func handle(_ event: PipelineEvent) {
+    @Sendable package func handle(_ event: PipelineEvent) {
         switch event {
         case .transitioned(let item, _, let to):
             switch to {

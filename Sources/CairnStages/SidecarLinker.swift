@@ -10,23 +10,29 @@ import Foundation
 /// to the asset it describes, on the run that brings the media or any later one; fills a photo's missing
 /// capture time and position from them. A Google Takeout album's metadata file is kept the same way, and makes
 /// its folder's media an album.
-struct SidecarLinker {
+package struct SidecarLinker {
     let library: Library
-    let sourceID: Int64
+    package let sourceID: Int64
     let now: Date
 
-    struct Outcome {
-        var linked = 0
+    package init(library: Library, sourceID: Int64, now: Date) {
+        self.library = library
+        self.sourceID = sourceID
+        self.now = now
+    }
+
+    package struct Outcome {
+        package var linked = 0
         /// Albums that are new, or gained members, on this run.
-        var albumsChanged: [String] = []
-        var failures: [ImportFailure] = []
+        package var albumsChanged: [String] = []
+        package var failures: [ImportFailure] = []
     }
 
     /// Links the run's sidecars that are not linked as they are now, a folder at a time: a sidecar only names media
     /// beside it, so one folder's media are read (from the run tables) for that folder's sidecars, and nothing is
     /// held for the whole source. A rescan whose sidecars are all linked reads no folder but the album folders
     /// (whose metadata is read again, as a photo may have joined the album).
-    func link(sidecarsOf runFiles: RunFileTable, sourceRoot: String, pageSize: Int = 512) -> Outcome {
+    package func link(sidecarsOf runFiles: RunFileTable, sourceRoot: String, pageSize: Int = 512) -> Outcome {
         var outcome = Outcome()
         var folder: (name: String, index: SidecarMatcher.Index, checksums: [String: Checksum])?
         var last: RunFileTable.SidecarFile?
@@ -124,7 +130,7 @@ struct SidecarLinker {
     /// A photo with no capture time or position of its own takes the sidecar's, and says so.
     private func fillMetadata(_ asset: Checksum, kind: SidecarMatcher.Kind, takeout: TakeoutMetadata?, sidecarPath: String) throws {
         guard let record = try library.catalog.mediaProbe(asset),
-              var probe = LibraryBrowser.decodeProbe(record.probeJSON) else { return }
+              var probe = MediaProbe(storedJSON: record.probeJSON) else { return }
         var changed = false
         if probe.captureTime == nil || probe.captureDate == nil {
             var time: CaptureTime?

@@ -46,7 +46,7 @@ package struct DestinationRun: Sendable {
     package var onCopied: @Sendable (Int64) -> Void
     package var onDamaged: @Sendable (String, String) -> Void
     package var onKeptWithoutPreview: @Sendable (String, FailureReason) -> Void
-    var work: WorkTracker?
+    package var work: WorkTracker?
 }
 
 /// The library folder itself: originals copied into its content-addressed store, derivatives made by cairn.

@@ -25,7 +25,7 @@ public struct LibraryStages: PipelineStages {
     /// Told the bytes of each original copied (not of one found already in place, verified).
     public var onCopied: @Sendable (Int64) -> Void = { _ in }
     /// Counts this run's blocking work, so the run can wait for abandoned phases before it ends.
-    var work: WorkTracker?
+    package var work: WorkTracker?
     /// Whether each file is fsynced before its rename (nothing syncs the batch: a clip made after pairing).
     var syncsEachFile = true
     /// A file was kept without preview (relative path, reason): media cairn recognises but cannot render here.
@@ -180,7 +180,7 @@ public struct LibraryStages: PipelineStages {
     // MARK: Helpers
 
     /// A probe as the catalog keeps it: the columns listings sort and filter by, and the whole probe as JSON.
-    static func probeRecord(_ checksum: Checksum, _ probe: MediaProbe) -> MediaProbeRecord {
+    package static func probeRecord(_ checksum: Checksum, _ probe: MediaProbe) -> MediaProbeRecord {
         let json = (try? JSONEncoder().encode(probe)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
         return MediaProbeRecord(
             checksum: checksum, container: probe.container, width: probe.width, height: probe.height,
@@ -220,7 +220,7 @@ public struct LibraryStages: PipelineStages {
         return name
     }()
 
-    static func originalExtension(of item: ImportItem) -> String {
+    package static func originalExtension(of item: ImportItem) -> String {
         // The last component only, found from the end (a split made an array of every folder, for each item).
         MediaClassifier.fileExtension(of: FileSystem.baseName(of: item.relativePath)).lowercased()
     }

@@ -127,7 +127,7 @@ public struct LibraryBrowser: Sendable {
     public func details(_ checksum: Checksum) throws -> AssetDetails? {
         let catalog = library.catalog
         guard let asset = try catalog.asset(checksum) else { return nil }
-        let probe = try catalog.mediaProbe(checksum).flatMap { Self.decodeProbe($0.probeJSON) }
+        let probe = try catalog.mediaProbe(checksum).flatMap { MediaProbe(storedJSON: $0.probeJSON) }
         let item = try catalog.importItem(checksum)
         let pair = try catalog.pair(of: checksum)
         return AssetDetails(
@@ -165,7 +165,7 @@ public struct LibraryBrowser: Sendable {
         }
         return try library.catalog.assetsByCaptureDate(since: since, until: until, kind: kind, albums: albums).compactMap { row in
             if motions.contains(row.asset.checksum), kind != .video { return nil }
-            let probe = row.probeJSON.flatMap(Self.decodeProbe)
+            let probe = row.probeJSON.flatMap(MediaProbe.init(storedJSON:))
             return AssetListing(
                 sha1: row.asset.checksum.hex, kind: row.asset.kind.rawValue, captureDate: row.captureDate,
                 captureLocal: probe?.captureTime?.local, captureOffset: probe?.captureTime?.offset,
@@ -181,10 +181,5 @@ public struct LibraryBrowser: Sendable {
                          members: $0.members, folder: $0.album.folder,
                          metadata: library.layout.absolute($0.album.metadataPath))
         }
-    }
-
-    /// The stored probe (written by the metadata lane with a default `JSONEncoder`).
-    static func decodeProbe(_ json: String) -> MediaProbe? {
-        try? JSONDecoder().decode(MediaProbe.self, from: Data(json.utf8))
     }
 }

@@ -1,5 +1,5 @@
-import CairnMedia
 import CairnCore
+import CairnMedia
 import Synchronization
 
 /// Runs blocking work (a parallel hash, file copies, fsync, FFmpeg, SQLite) on `BlockingPool`, off Swift's cooperative
@@ -8,8 +8,8 @@ import Synchronization
 /// (a timed-out phase) interrupts media work, while plain work finishes (or fails) on its thread and its result is
 /// ignored. A run that ends with such work still running (past its grace) stops waiting for it (`Abandonment`);
 /// the tracker counts it until it returns. Untracked work is always waited for.
-enum BlockingWork {
-    static func run<Value: Sendable>(tracking tracker: WorkTracker? = nil,
+package enum BlockingWork {
+    package static func run<Value: Sendable>(tracking tracker: WorkTracker? = nil,
                                      _ body: @escaping @Sendable () throws -> Value) async throws -> Value {
         guard let tracker else { return try await BlockingPool.run(body) }
         tracker.started()
@@ -21,7 +21,7 @@ enum BlockingWork {
 
     /// As `run`, for media work: cancelling the awaiting task (a phase's timeout, a stopping run) interrupts the
     /// engine call through the `MediaInterrupt` handed to `body`, so the work returns instead of running on.
-    static func run<Value: Sendable>(tracking tracker: WorkTracker? = nil,
+    package static func run<Value: Sendable>(tracking tracker: WorkTracker? = nil,
                                      interruptible body: @escaping @Sendable (MediaInterrupt) throws -> Value) async throws -> Value {
         let interrupt = MediaInterrupt()
         return try await withTaskCancellationHandler {
@@ -35,8 +35,10 @@ enum BlockingWork {
 /// Counts one run's blocking work that has started and not returned, abandoned (timed-out) phases included.
 /// A run waits for it before it lets go of the library, so no abandoned phase writes the catalog after the
 /// lock is released and the catalog closed.
-final class WorkTracker: Sendable {
+package final class WorkTracker: Sendable {
     private let inFlight = Atomic<Int>(0)
+
+    package init() {}
 
     func started() { inFlight.add(1, ordering: .sequentiallyConsistent) }
     func ended() { inFlight.subtract(1, ordering: .sequentiallyConsistent) }
@@ -44,7 +46,7 @@ final class WorkTracker: Sendable {
 
     /// Runs `body`, then waits (up to `limit`) until none of this run's work is running, whether `body` returned or
     /// threw: abandoned (timed-out) phases finish before the caller lets go of the library.
-    func settling<Value>(limit: Duration = .seconds(120), _ body: () async throws -> Value) async throws -> Value {
+    package func settling<Value>(limit: Duration = .seconds(120), _ body: () async throws -> Value) async throws -> Value {
         do {
             let value = try await body()
             await waitUntilIdle(limit: limit)

@@ -2,6 +2,7 @@ import CairnCatalog
 import CairnCore
 import CairnPipeline
 import CairnScanner
+import CairnStages
 import Foundation
 
 /// What a person asked an import to do.
@@ -28,14 +29,6 @@ public struct ImportOptions: Sendable {
     }
 
     public init(source: String) { self.source = source }
-}
-
-/// A file that could not be imported, and why.
-public struct ImportFailure: Sendable, Equatable, Codable {
-    public var relativePath: String
-    public var phase: FailurePhase
-    public var reason: FailureReason
-    public var retryable: Bool
 }
 
 /// The files a run kept without preview, filled from several threads.

@@ -5,6 +5,7 @@ import CairnLibrary
 import CairnNarration
 import CairnPipeline
 import CairnScanner
+import CairnStages
 import Foundation
 
 /// One `cairn import`: scan -> hash (reusing the cache) -> dedupe by content -> the lanes (transfer, metadata,
@@ -22,14 +23,14 @@ public struct ImportRun: Sendable {
     /// Files kept without preview, appended from the lanes' threads.
     let keptWithoutPreview = KeptWithoutPreviewList()
     /// This run's blocking work, abandoned phases included.
-    let work = WorkTracker()
+    package let work = WorkTracker()
 
     public init(library: Library, options: ImportOptions, output: any NarrationHandler = DiscardingNarrationHandler()) {
         self.init(library: library, options: options, narration: RunNarration(layout: library.layout, output: output))
     }
 
     /// An import narrated by a narration it shares with a larger run (`cairn sync`).
-    init(library: Library, options: ImportOptions, narration: RunNarration) {
+    package init(library: Library, options: ImportOptions, narration: RunNarration) {
         self.library = library
         self.options = options
         self.narration = narration
@@ -65,18 +66,28 @@ public struct ImportRun: Sendable {
 
     // MARK: Phases
 
-    struct Context: Sendable {
-        var record: RunRecord
-        var sourceRoot: String
-        var sourceID: Int64
-        var temporaryFilesRemoved: Int
-        var clockStart: ContinuousClock.Instant
+    package struct Context: Sendable {
+        package var record: RunRecord
+        package var sourceRoot: String
+        package var sourceID: Int64
+        package var temporaryFilesRemoved: Int
+        package var clockStart: ContinuousClock.Instant
         /// Armed for this run and held for its length (nil for a dry run, which decodes nothing).
-        var crashEvidence: CrashEvidence? = nil
+        package var crashEvidence: CrashEvidence? = nil
+
+        package init(record: RunRecord, sourceRoot: String, sourceID: Int64, temporaryFilesRemoved: Int,
+                     clockStart: ContinuousClock.Instant, crashEvidence: CrashEvidence? = nil) {
+            self.record = record
+            self.sourceRoot = sourceRoot
+            self.sourceID = sourceID
+            self.temporaryFilesRemoved = temporaryFilesRemoved
+            self.clockStart = clockStart
+            self.crashEvidence = crashEvidence
+        }
     }
 
     /// Opens the run: resolves the source, registers the run, clears what a killed run left in `tmp/`.
-    func begin(command: String) throws -> Context {
+    package func begin(command: String) throws -> Context {
         let started = now()
         narrator.runStarted(command: command)
         guard let sourceRoot = FileSystem.resolved(options.source) else {
@@ -113,26 +124,26 @@ public struct ImportRun: Sendable {
         return evidence
     }
 
-    struct Prepared: Sendable {
-        var report: ScanReport
+    package struct Prepared: Sendable {
+        package var report: ScanReport
         /// The walk's files, in the catalog's run tables rather than in memory, with the cached checksums.
-        var files: RunFileTable
-        var match: RunFileTable.SnapshotMatch
+        package var files: RunFileTable
+        package var match: RunFileTable.SnapshotMatch
         /// Paths of the last snapshot that the source no longer holds.
-        var vanished: [String]
+        package var vanished: [String]
     }
 
     /// How many files a walk hands to the run tables at a time, how many the hashing reads per round, and how
     /// many items the lanes take on at a time: what the run holds in memory, whatever the source's size.
-    struct PageSizes: Sendable {
-        var walk = 4096
-        var hash = 2048
-        var `import` = 2048
+    package struct PageSizes: Sendable {
+        package var walk = 4096
+        package var hash = 2048
+        package var `import` = 2048
     }
 
     /// Walks the source into the run tables, matching each file against the last snapshot as it goes in. After
     /// this, the work ahead is counted. The walk runs on the blocking pool and stops when the run is stopped.
-    func prepare(_ context: Context, into files: RunFileTable) async throws -> Prepared {
+    package func prepare(_ context: Context, into files: RunFileTable) async throws -> Prepared {
         try await BlockingWork.run { [self] in try walk(context, into: files) }
     }
 
@@ -173,23 +184,23 @@ public struct ImportRun: Sendable {
         return Prepared(report: report, files: files, match: match, vanished: vanished)
     }
 
-    struct Hashed: Sendable {
-        var prepared: Prepared
-        var failures: [ImportFailure]
-        var hashedCount: Int
-        var bytesHashed: Int64
+    package struct Hashed: Sendable {
+        package var prepared: Prepared
+        package var failures: [ImportFailure]
+        package var hashedCount: Int
+        package var bytesHashed: Int64
         /// Files left unread because the run was stopping: read next run.
-        var notHashed = 0
+        package var notHashed = 0
 
-        var report: ScanReport { prepared.report }
-        var files: RunFileTable { prepared.files }
+        package var report: ScanReport { prepared.report }
+        package var files: RunFileTable { prepared.files }
     }
 
     /// Hashes new and changed files on every core, a page at a time; unchanged ones keep their cached checksum.
     /// With `keepsHashes`, each page's checksums go into the snapshot as the page ends, so a run killed later
     /// does not hash them again. (The snapshot is the checksum cache; what reconciliation trusts is its own
     /// healthy snapshot, which only a finished sync advances.)
-    func hash(_ prepared: Prepared, context: Context, keepsHashes: Bool = true) async throws -> Hashed {
+    package func hash(_ prepared: Prepared, context: Context, keepsHashes: Bool = true) async throws -> Hashed {
         narrator.phaseStarted(.hashing)
         var hashed = Hashed(prepared: prepared, failures: [], hashedCount: 0, bytesHashed: 0)
         let narrator = self.narrator
@@ -262,26 +273,26 @@ public struct ImportRun: Sendable {
     /// The largest average file size for which a page is hashed by more threads than cores.
     static let smallFileBytes: Int64 = 1 << 20
 
-    typealias ContentPlan = RunFileTable.ContentCounts
+    package typealias ContentPlan = RunFileTable.ContentCounts
 
     /// Sorts known content into new, duplicate and unchanged (inside the caller's reconciling phase).
-    func classify(_ hashed: Hashed) throws -> ContentPlan {
+    package func classify(_ hashed: Hashed) throws -> ContentPlan {
         let plan = try hashed.files.classify()
         narrator.classified(new: plan.newContent, duplicates: plan.duplicates, newBytes: plan.newBytes)
         return plan
     }
 
-    struct Imported: Sendable {
-        var bytesCopied: Int64
-        var failures: [ImportFailure]
+    package struct Imported: Sendable {
+        package var bytesCopied: Int64
+        package var failures: [ImportFailure]
         /// Items that became ready this run (resumed ones of earlier runs included).
-        var ready = 0
+        package var ready = 0
         /// Items whose original was put in place this run, derivatives left for later (`--derivatives off`).
-        var archived = 0
-        var completion: RunCompletion = .finished
+        package var archived = 0
+        package var completion: RunCompletion = .finished
         /// How many files ended each way.
-        var outcomeCounts: [ImportFileOutcome.Outcome: Int] = [:]
+        package var outcomeCounts: [ImportFileOutcome.Outcome: Int] = [:]
         /// Every file's outcome, for `--report`; kept only when `ImportOptions.keepsOutcomes`.
-        var outcomes: [ImportFileOutcome] = []
+        package var outcomes: [ImportFileOutcome] = []
     }
 }

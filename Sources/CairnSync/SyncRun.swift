@@ -1,5 +1,6 @@
 import CairnCatalog
 import CairnCore
+import CairnImport
 import CairnLibrary
 import CairnNarration
 import CairnReconcile

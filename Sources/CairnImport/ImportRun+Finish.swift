@@ -8,7 +8,7 @@ import Foundation
 extension ImportRun {
     /// Writes the snapshot and the run record; a file that failed is left out of the snapshot so the next run reads it again.
     /// - Parameter held: set by a sync whose safety rail held deletions: the run's outcome and the reason.
-    func finish(_ context: Context, hashed: Hashed, imported: Imported, plan: ContentPlan, review: ReviewInfo? = nil,
+    package func finish(_ context: Context, hashed: Hashed, imported: Imported, plan: ContentPlan, review: ReviewInfo? = nil,
                 held: String? = nil) throws -> ImportSummary {
         narrator.phaseStarted(.finalizing)
         // The checksums were saved as hashing went; files that failed since leave the cache.
@@ -77,7 +77,7 @@ extension ImportRun {
     }
 
     /// Records a run that stopped on an error, so `cairn status` can say why.
-    func fail(_ context: Context, _ error: any Error) {
+    package func fail(_ context: Context, _ error: any Error) {
         var record = context.record
         if case WorkerError.interrupted(let message) = error {
             narrator.warning(message)

@@ -28,7 +28,7 @@ public final class PipelineCancellation: Sendable {
     /// hashing stop at once, phases in flight get `deadline`, and what the run finished is still written. The run is
     /// its own tree for that reason: inside a cancelled tree every sleep, stream and pool wait would end at once,
     /// and the record writer with them.
-    func stoppingOnCancel<Value: Sendable>(
+    package func stoppingOnCancel<Value: Sendable>(
         deadline: Duration = PipelineCancellation.defaultDeadline,
         _ body: @escaping @Sendable () async throws -> Value
     ) async throws -> Value {
@@ -79,7 +79,7 @@ public struct PipelineImport: Sendable {
     public var onDamaged: @Sendable (String, String) -> Void = { _, _ in }
     public var onKeptWithoutPreview: @Sendable (String, FailureReason) -> Void = { _, _ in }
     /// The run's blocking-work counter, handed to the stages.
-    var work: WorkTracker?
+    package var work: WorkTracker?
     /// Where new content goes: the library's own store unless a run says otherwise.
     package var destination: any ImportDestination = LibraryDestination()
 
@@ -92,7 +92,7 @@ public struct PipelineImport: Sendable {
     /// Runs every page `pages` plans, as one run: one scheduler, one record writer and one group commit, the next
     /// page's transfers starting while the clips of the one before are still being made. Each page is shown to
     /// the destination before the lanes get it.
-    func run(pages: any PlannedPageSource, onEvent: @escaping @Sendable (PipelineEvent) -> Void,
+    package func run(pages: any PlannedPageSource, onEvent: @escaping @Sendable (PipelineEvent) -> Void,
              cancellation: PipelineCancellation) async throws -> PipelineRunResult {
         let (scheduler, destinationRun) = try await makeScheduler(onEvent: onEvent, cancellation: cancellation)
         return try await scheduler.run(pages: PreparedPages(pages: pages, destination: destination, run: destinationRun))
@@ -119,7 +119,7 @@ public struct PipelineImport: Sendable {
 private struct PreparedPages: PlannedPageSource {
     let pages: any PlannedPageSource
     let destination: any ImportDestination
-    let run: DestinationRun
+    package let run: DestinationRun
 
     var refillBelow: Int { pages.refillBelow }
 

@@ -1,6 +1,7 @@
 import CairnCatalog
 import CairnCore
 import CairnPipeline
+import CairnStages
 import Foundation
 
 /// The importing phase: the lanes, fed a page of items at a time.
@@ -9,7 +10,7 @@ extension ImportRun {
     /// and synthesis lanes (`PipelineImport`), a page at a time: each page's items are planned as placeholders
     /// first and every transition is persisted, so a killed run resumes where it stood; content not yet planned
     /// is found again by the next run's scan, its checksum cached. `options.cancellation` stops it (a signal).
-    func importContent(_ plan: ContentPlan, hashed: Hashed, context: Context) async throws -> Imported {
+    package func importContent(_ plan: ContentPlan, hashed: Hashed, context: Context) async throws -> Imported {
         narrator.phaseStarted(.importing)
         let catalog = library.catalog
         let files = hashed.files
@@ -183,7 +184,7 @@ final class ImportPageFeed: PlannedPageSource {
 struct ImportPages {
     let files: RunFileTable
     let catalog: Catalog
-    let sourceID: Int64
+    package let sourceID: Int64
     let sourceRoot: String
     let archiveOnly: Bool
     let size: Int

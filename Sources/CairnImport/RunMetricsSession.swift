@@ -2,6 +2,7 @@ import CairnCore
 import CairnLibrary
 import CairnMetrics
 import CairnNarration
+import CairnStatus
 import Foundation
 
 /// A cron run's metrics: written to the metrics file at every phase boundary and at the end (so a hung run shows

@@ -2,6 +2,7 @@ import CairnCatalog
 import CairnCore
 import CairnImmich
 import CairnLibrary
+import CairnMedia
 import CairnScanner
 import Foundation
 
@@ -83,7 +84,7 @@ extension ImmichDestination {
         var sent = 0
         for record in filled {
             guard let id = originals[record.checksum].flatMap(Self.assetID(inOriginalPath:)),
-                  let probe = LibraryBrowser.decodeProbe(record.probeJSON) else { continue }
+                  let probe = MediaProbe(storedJSON: record.probeJSON) else { continue }
             let time = probe.captureTime?.source == "takeout-json" ? probe.captureTime?.instant : nil
             let place = probe.gpsSource == "takeout-json" ? probe.gps : nil
             guard time != nil || place != nil else { continue }

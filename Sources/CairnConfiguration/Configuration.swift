@@ -1,7 +1,7 @@
 import CairnPipeline
 import CairnReconcile
 import Foundation
-import TOMLKit
+internal import TOMLKit
 
 /// What a sync runs with, resolved from flags, the environment, the config file and defaults, in
 /// that order of precedence (a flag beats `CAIRN_*`, which beats `cairn.toml`, which beats the default).

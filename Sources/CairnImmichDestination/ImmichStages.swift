@@ -5,6 +5,7 @@ import CairnLibrary
 import CairnMedia
 import CairnPipeline
 import CairnScanner
+import CairnStages
 import Foundation
 
 /// The lane work of an Immich destination: the transfer lane uploads (Immich makes its own thumbnails and reads
@@ -14,7 +15,7 @@ import Foundation
 /// (its `StageRows`), as a library import's original does.
 struct ImmichStages: PipelineStages {
     let destination: ImmichDestination
-    let run: DestinationRun
+    package let run: DestinationRun
 
     func transfer(_ item: ImportItem) async throws -> PhaseResult {
         if let assetID = destination.takePresence(of: item.checksum)?.assetID {

@@ -4,6 +4,7 @@ import CairnImmich
 import CairnLibrary
 import CairnMedia
 import CairnPipeline
+import CairnStages
 import CairnTrash
 import Foundation
 

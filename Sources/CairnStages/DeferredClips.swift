@@ -45,7 +45,7 @@ final class DeferredClips: Sendable {
 
     /// Clips for the deferred stills that pairing left unpaired (their same-named movie was not their motion),
     /// made by `stages` one at a time. Returns lines for the narration.
-    static func finish(_ deferred: [ImportItem], stages: LibraryStages, catalog: Catalog) async -> [String] {
+    package static func finish(_ deferred: [ImportItem], stages: LibraryStages, catalog: Catalog) async -> [String] {
         var made = 0, lines: [String] = []
         for item in deferred {
             do {
