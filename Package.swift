@@ -7,7 +7,7 @@ import PackageDescription
 /// `import` line under Sources/ and fails on a break of the rule.
 let layers: [[String]] = [
     ["CairnCore"],
-    // Engines and storage: each stands on Core alone (storage keeps its own records; the worker converts).
+    // Engines and storage: each stands on Core alone (the values two of them share are Core's).
     ["CairnHashing", "CairnMedia", "CairnScanner", "CairnReconcile", "CairnPipeline", "CairnNarration", "CairnCatalog", "CairnWatch"],
     // Metrics: what a run and a library export, rendered for Prometheus (swift-metrics over swift-prometheus).
     ["CairnMetrics"],

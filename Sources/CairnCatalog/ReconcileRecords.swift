@@ -78,35 +78,6 @@ public struct ReconcileStoreError: Error, Equatable, CustomStringConvertible {
     public var description: String { reason }
 }
 
-/// What the reconciliation stores hold for one source, as the catalog keeps it (the worker turns it into the
-/// engine's `ReconcileState`).
-public struct StoredReconcileState: Sendable, Equatable {
-    public var observed: Set<Checksum> = []
-    public var exclusions: Set<Checksum> = []
-    public var approved: Set<Checksum> = []
-    /// Confirmed deletions and when each was stamped.
-    public var confirmed: [Checksum: Date] = [:]
-    /// Path -> checksum anchors of edits.
-    public var anchors: [String: Checksum] = [:]
-
-    public init() {}
-}
-
-/// A run's changes to the reconciliation stores, as store operations applied in one transaction.
-public struct ReconcileStoreChanges: Sendable, Equatable {
-    /// Union into observed.
-    public var observedAdded: [Checksum] = []
-    /// Seen again after a confirmed deletion: their stamp and any approval go.
-    public var reappeared: [Checksum] = []
-    /// Newly confirmed deleted, stamped at `stampedAt` (first write wins).
-    public var confirmedStamped: [Checksum] = []
-    public var stampedAt: Date
-    /// First write wins.
-    public var anchorsAdded: [String: Checksum] = [:]
-    public var anchorsReleased: [String] = []
-
-    public init(stampedAt: Date) { self.stampedAt = stampedAt }
-}
 
 /// A checksum waiting for a decision or a later run, for `pending list` (its run is the sync's).
 public struct PendingEntry: Sendable, Equatable {
@@ -127,13 +98,13 @@ public struct PendingEntry: Sendable, Equatable {
 public struct SyncRecord: Sendable {
     public var runID: String
     public var now: Date
-    public var changes: ReconcileStoreChanges
+    public var changes: StoreDelta
     /// Whether the scan was healthy enough to become the new healthy snapshot.
     public var advanceSnapshot: Bool
     public var sourceHasMarker: Bool
     public var pending: [PendingEntry]
 
-    public init(runID: String, now: Date, changes: ReconcileStoreChanges, advanceSnapshot: Bool, sourceHasMarker: Bool,
+    public init(runID: String, now: Date, changes: StoreDelta, advanceSnapshot: Bool, sourceHasMarker: Bool,
                 pending: [PendingEntry]) {
         self.runID = runID
         self.now = now

@@ -4,10 +4,9 @@ import GRDB
 
 /// The reconciliation stores of one library's catalog, per source.
 ///
-/// Loads what the stores hold (`StoredReconcileState`) and writes a run's `ReconcileStoreChanges` back with the
-/// stores' own semantics: observed is a union, confirmations and anchors are first-write-wins
-/// (`INSERT OR IGNORE`), a reappearance removes the stamp and any approval. The engine's own types are
-/// converted at the edge, in the worker: storage does not depend on the reconciliation engine.
+/// Loads what the stores hold (`ReconcileState`) and writes a run's `StoreDelta` back with the stores' own
+/// semantics: observed is a union, confirmations and anchors are first-write-wins (`INSERT OR IGNORE`), a
+/// reappearance removes the stamp and any approval. Both values live in Core, where the engine reads them too.
 public struct ReconcileStore: Sendable {
     public let catalog: Catalog
 
@@ -17,30 +16,30 @@ public struct ReconcileStore: Sendable {
 
     // MARK: State
 
-    public func storedState(sourceID: Int64) throws -> StoredReconcileState {
+    /// What the stores hold for source `sourceID`.
+    public func loadState(sourceID: Int64) throws -> ReconcileState {
         try pool.read { db in
-            var state = StoredReconcileState()
-            state.observed = try Self.checksums(db, table: "reconcile_observed", sourceID: sourceID)
-            state.exclusions = try Self.checksums(db, table: "reconcile_exclusion", sourceID: sourceID)
-            state.approved = try Self.checksums(db, table: "reconcile_approval", sourceID: sourceID)
             var stamps: [Checksum: Date] = [:]
             let confirmed = try ConfirmedRow.filter(ConfirmedRow.Columns.sourceID == sourceID).fetchCursor(db)
             while let row = try confirmed.next() {
                 if let checksum = Checksum(hex: row.sha1) { stamps[checksum] = row.confirmedAt }
             }
-            state.confirmed = stamps
-            state.anchors = try Self.pathMap(db, table: "reconcile_anchor", sourceID: sourceID)
-            return state
+            return ReconcileState(
+                observed: try Self.checksums(db, table: "reconcile_observed", sourceID: sourceID),
+                confirmed: ConfirmedDeletions(stamps),
+                exclusions: try Self.checksums(db, table: "reconcile_exclusion", sourceID: sourceID),
+                approved: try Self.checksums(db, table: "reconcile_approval", sourceID: sourceID),
+                anchors: EditAnchors(try Self.pathMap(db, table: "reconcile_anchor", sourceID: sourceID)))
         }
     }
 
     /// Applies `delta` in one transaction; `runID` is recorded with each new confirmation
     /// (for `pending exclude --all-confirmed-since`).
-    public func apply(_ delta: ReconcileStoreChanges, sourceID: Int64, runID: String? = nil) throws {
+    public func apply(_ delta: StoreDelta, sourceID: Int64, runID: String? = nil) throws {
         try pool.write { db in try Self.apply(delta, sourceID: sourceID, runID: runID, db) }
     }
 
-    static func apply(_ delta: ReconcileStoreChanges, sourceID: Int64, runID: String?, _ db: Database) throws {
+    static func apply(_ delta: StoreDelta, sourceID: Int64, runID: String?, _ db: Database) throws {
         let observe = try db.cachedStatement(
             sql: "INSERT OR IGNORE INTO reconcile_observed (source_id, sha1) VALUES (?, ?)")
         for checksum in delta.observedAdded { try observe.execute(arguments: [sourceID, checksum]) }

@@ -152,21 +152,6 @@ public struct ImportCounts: Codable, Sendable, Equatable {
     }
 }
 
-/// How a run ended, as the `run` table stores it.
-public enum RunOutcome: String, Codable, Sendable, CaseIterable {
-    /// Started and not ended (or killed before it could say).
-    case running
-    case success
-    /// Some files failed or could not be read; the rest is done.
-    case someFailed
-    /// A signal stopped it; the next run resumes.
-    case interrupted
-    /// A sync's safety rail held its deletions.
-    case held
-    /// It stopped on an error before its end.
-    case failed
-}
-
 /// One run of a command over the library.
 public struct RunRecord: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord {
     public static let databaseTableName = "run"

@@ -40,22 +40,6 @@ extension RunFileTable {
         public var releasedPaths: [String] = []
     }
 
-    /// Library content this source held and no longer holds, not kept by an exclusion, another source or a live
-    /// path's edit anchor: what the engine sorts into trash, quarantine and review.
-    public struct AbsentContent: Sendable, Equatable {
-        public var checksum: Checksum
-        /// When its deletion was confirmed, this run's stamps included.
-        public var confirmedAt: Date?
-        /// Whether a person approved trashing it.
-        public var approved: Bool
-
-        public init(checksum: Checksum, confirmedAt: Date?, approved: Bool) {
-            self.checksum = checksum
-            self.confirmedAt = confirmedAt
-            self.approved = approved
-        }
-    }
-
     /// Builds `run_current` and `run_path_change` and counts what the rails need. Reads the stores, writes only the
     /// run's temporary tables (a dry run may call it).
     public func compareWithHealthySnapshot() throws -> SnapshotComparison {

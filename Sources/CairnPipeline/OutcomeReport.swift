@@ -93,11 +93,3 @@ public struct LaneStatistics: Hashable, Sendable {
     public init() {}
 }
 
-/// One lane at one moment.
-public struct LaneOccupancy: Hashable, Sendable {
-    /// Items waiting for the lane (backlog, inbox, due retries).
-    public var waiting: Int
-    public var running: Int
-    /// Items done with the lane that wait for room in the next one.
-    public var heldByBackPressure: Int
-}

@@ -49,7 +49,7 @@ public struct PipelineProgress: Hashable, Sendable {
 /// A lane counts as done for an item once the item moved past it, or when the item ended (ready,
 /// failed for good, cancelled) so its remaining lanes will never run. Credit only grows, and the
 /// denominators are fixed when items are registered, so the fraction cannot go down.
-public struct ProgressTracker: Sendable {
+public struct PipelineProgressTracker: Sendable {
     private struct Tracked: Sendable {
         var route: ItemRoute
         var byteCount: Int64

@@ -81,7 +81,7 @@ struct SchedulerCore {
     var activeSuspect: ItemID?
     var finalFailures = 0
     var stopReason: StopReason?
-    var progress: ProgressTracker
+    var progress: PipelineProgressTracker
     var statistics = LaneStatistics()
     /// `start` has run and `finish` has not been asked for yet.
     var isRunning = false
@@ -97,7 +97,7 @@ struct SchedulerCore {
     init(configuration: PipelineConfiguration, random: any RandomNumberGenerator & Sendable) {
         self.configuration = configuration
         self.random = random
-        self.progress = ProgressTracker(weights: configuration.progressWeights)
+        self.progress = PipelineProgressTracker(weights: configuration.progressWeights)
     }
 
     // MARK: Events
@@ -266,8 +266,11 @@ struct SchedulerCore {
         for lane in Lane.allCases {
             let queue = lanes[lane.index]
             let notAdmitted = lane == .transfer ? waiting.count : 0
-            result[lane] = LaneOccupancy(waiting: notAdmitted + queue.backlog.count + queue.inbox.count + queue.retryReady.count,
-                                         running: queue.inFlight.count, heldByBackPressure: queue.blocked.count)
+            // Phases started ahead of the runners count as queued: busy is the work running, up to the width.
+            let started = queue.inFlight.count, width = configuration[lane].width
+            let waiting = notAdmitted + queue.backlog.count + queue.inbox.count + queue.retryReady.count
+            result[lane] = LaneOccupancy(name: lane.rawValue, busy: min(started, width), width: width,
+                                         queued: waiting + queue.blocked.count + max(0, started - width))
         }
         return result
     }

@@ -43,21 +43,6 @@ public struct ReconciliationInput: Sendable {
 
 /// The pure, deterministic heart of reconciliation: sets in, plan out. No I/O, no clock.
 public enum ReconciliationEngine {
-    /// Library content absent from the source, with what decides its fate.
-    public struct AbsentContent: Sendable, Equatable {
-        public var checksum: Checksum
-        /// When its deletion at the source was confirmed, if it was.
-        public var confirmedAt: Date?
-        /// Whether a person approved trashing it.
-        public var approved: Bool
-
-        public init(checksum: Checksum, confirmedAt: Date? = nil, approved: Bool = false) {
-            self.checksum = checksum
-            self.confirmedAt = confirmedAt
-            self.approved = approved
-        }
-    }
-
     public static func plan(_ input: ReconciliationInput) -> ReconciliationPlan {
         let importCandidates = input.currentSource.subtracting(input.library).sorted()
 

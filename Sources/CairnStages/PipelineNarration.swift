@@ -34,14 +34,7 @@ package final class PipelineNarration: Sendable {
                 break
             }
         case .progress(let progress):
-            narrator.lanes(Lane.allCases.map { lane in
-                let occupancy = progress.lanes[lane]
-                // Phases started ahead of the runners count as queued: busy is the work running, up to the width.
-                let started = occupancy?.running ?? 0, width = configuration[lane].width
-                return CairnNarration.LaneOccupancy(
-                    name: lane.rawValue, busy: min(started, width), width: width,
-                    queued: (occupancy?.waiting ?? 0) + (occupancy?.heldByBackPressure ?? 0) + max(0, started - width))
-            })
+            narrator.lanes(Lane.allCases.compactMap { progress.lanes[$0] })
         case .retryScheduled(let item, let lane, let attempt, _, let reason):
             narrator.retryScheduled(file: item.relativePath, lane: lane.rawValue, attempt: attempt, reason: reason)
         case .stopping(let reason):

@@ -54,9 +54,7 @@ public struct CatalogReconciliation: Sendable {
         let healthy = Reconciler.sourceIsHealthy(rails, settings: settings)
         let signals = try runFiles.scanSignals(sourceIsHealthy: healthy)
         rails.confirmedThisRun = signals.stamped.count
-        let absent = try runFiles.absentContent(stamped: signals.stamped, at: now).map {
-            ReconciliationEngine.AbsentContent(checksum: $0.checksum, confirmedAt: $0.confirmedAt, approved: $0.approved)
-        }
+        let absent = try runFiles.absentContent(stamped: signals.stamped, at: now)
         let plan = ReconciliationEngine.plan(
             absent: absent, importCandidates: try runFiles.contentMissingFromLibrary(), settings: settings, now: now,
             runID: runID, rails: rails)
@@ -66,9 +64,8 @@ public struct CatalogReconciliation: Sendable {
 
     /// Writes what the sync learned to the stores, in one transaction (`ReconcileStore.commit(_:scannedBy:currentFiles:)`).
     public func commit(runFiles: RunFileTable) throws {
-        var changes = ReconcileStoreChanges(stampedAt: plan.now)
-        changes.reappeared = signals.reappeared
-        changes.confirmedStamped = signals.stamped
+        let changes = StoreDelta(reappeared: signals.reappeared, confirmedStamped: signals.stamped, stampedAt: plan.now,
+                                 advanceSnapshot: sourceIsHealthy)
         let record = SyncRecord(runID: plan.runID, now: plan.now, changes: changes, advanceSnapshot: sourceIsHealthy,
                                 sourceHasMarker: scan.hasMarker, pending: PendingEntry.entries(of: plan))
         try ReconcileStore(catalog: runFiles.catalog).commit(record, scannedBy: runFiles,

@@ -2,23 +2,10 @@ import CairnCatalog
 import CairnCore
 import CairnReconcile
 
-// The one place where the reconciliation engine's values meet what the catalog stores: the catalog keeps its own
-// plain records (`StoredReconcileState`, `ReconcileStoreChanges`, `SyncRecord`), converted here, so storage never
-// depends on the engine.
+// Where the reconciliation engine's outcome and plan meet what the catalog stores (`SyncRecord`, `PendingEntry`);
+// the state and its changes (`ReconcileState`, `StoreDelta`) are Core values both read, so they need no converting.
 
 extension ReconcileStore {
-    /// The engine's state for a source, from its stores.
-    public func loadState(sourceID: Int64) throws -> ReconcileState {
-        let stored = try storedState(sourceID: sourceID)
-        return ReconcileState(observed: stored.observed, confirmed: ConfirmedDeletions(stored.confirmed),
-                              exclusions: stored.exclusions, approved: stored.approved, anchors: EditAnchors(stored.anchors))
-    }
-
-    /// Applies the engine's `delta` in one transaction (see `apply(_:sourceID:runID:)` for the stores' semantics).
-    public func apply(_ delta: StoreDelta, sourceID: Int64, runID: String? = nil) throws {
-        try apply(ReconcileStoreChanges(delta), sourceID: sourceID, runID: runID)
-    }
-
     /// Everything a sync learned, in one transaction (see `commit(_:sourceID:current:)`).
     public func commit(_ outcome: Reconciler.Outcome, sourceID: Int64, current: [String: Checksum],
                        scan: SourceScanFacts) throws {
@@ -26,20 +13,9 @@ extension ReconcileStore {
     }
 }
 
-extension ReconcileStoreChanges {
-    init(_ delta: StoreDelta) {
-        self.init(stampedAt: delta.stampedAt)
-        observedAdded = delta.observedAdded
-        reappeared = delta.reappeared
-        confirmedStamped = delta.confirmedStamped
-        anchorsAdded = delta.anchorsAdded
-        anchorsReleased = delta.anchorsReleased
-    }
-}
-
 extension SyncRecord {
     init(_ outcome: Reconciler.Outcome, scan: SourceScanFacts) {
-        self.init(runID: outcome.plan.runID, now: outcome.plan.now, changes: ReconcileStoreChanges(outcome.delta),
+        self.init(runID: outcome.plan.runID, now: outcome.plan.now, changes: outcome.delta,
                   advanceSnapshot: outcome.delta.advanceSnapshot, sourceHasMarker: scan.hasMarker,
                   pending: PendingEntry.entries(of: outcome.plan))
     }

@@ -11,7 +11,7 @@ func record(_ event: NarrationEvent, at seconds: Double) -> NarrationRecord {
     NarrationRecord(event, time: testEpoch.addingTimeInterval(seconds), runID: "run-1")
 }
 
-func runEnd(_ status: RunOutcome, at seconds: Double, message: String? = nil) -> NarrationRecord {
+func runEnd(_ status: NarrationEvent.RunEnd.Status, at seconds: Double, message: String? = nil) -> NarrationRecord {
     record(.runEnd(NarrationEvent.RunEnd(status: status, message: message, counts: RunCounts(),
                                          needsAuth: status == .failed ? false : nil)), at: seconds)
 }

@@ -9,7 +9,7 @@ struct ProgressAndReportTests {
     func progressMath() {
         var weights = ProgressWeights()
         weights = ProgressWeights(transfer: 0.5, metadata: 0.5, thumbnail: 0, synthesis: 0)
-        var tracker = ProgressTracker(weights: weights)
+        var tracker = PipelineProgressTracker(weights: weights)
         let big = item(1, .video, bytes: 900)
         let small = item(2, .video, bytes: 100)
         tracker.register(big, route: .withoutClip, state: .queued, finished: false)
@@ -34,7 +34,7 @@ struct ProgressAndReportTests {
 
     @Test("an item resumed past transfer already counts its bytes")
     func resumedItemsCount() {
-        var tracker = ProgressTracker()
+        var tracker = PipelineProgressTracker()
         tracker.register(item(1, bytes: 10), route: .withClip, state: .thumbnailing, finished: false)
         tracker.register(item(2, bytes: 10), route: .withClip, state: .ready, finished: true)
         let snapshot = tracker.snapshot()

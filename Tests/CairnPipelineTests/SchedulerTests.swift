@@ -349,8 +349,9 @@ struct SchedulerTests {
         #expect(harness.stages.calls(.transfer) == 5)
         #expect(await harness.scheduler.laneStatistics.maxInboxOccupancy[.metadata] == 2)
         let occupancy = await harness.scheduler.occupancy
-        #expect(occupancy[.transfer] == LaneOccupancy(waiting: 15, running: 0, heldByBackPressure: 2))
-        #expect(occupancy[.metadata] == LaneOccupancy(waiting: 2, running: 1, heldByBackPressure: 0))
+        // Transfer: 15 not started and 2 done but held by back pressure wait; metadata: 1 running, 2 in its inbox.
+        #expect(occupancy[.transfer] == LaneOccupancy(name: "transfer", busy: 0, width: 2, queued: 17))
+        #expect(occupancy[.metadata] == LaneOccupancy(name: "metadata", busy: 1, width: 1, queued: 2))
         metadataGate.open()
         let result = try await running
 

@@ -50,8 +50,8 @@ import Testing
         }
 
         /// What a test compares: every store, the snapshot, the facts and the waiting list.
-        func stores() throws -> (StoredReconcileState, [String: Checksum], ReconcileSourceFacts, [PendingItem]) {
-            (try store.storedState(sourceID: source), try store.healthySnapshot(sourceID: source),
+        func stores() throws -> (ReconcileState, [String: Checksum], ReconcileSourceFacts, [PendingItem]) {
+            (try store.loadState(sourceID: source), try store.healthySnapshot(sourceID: source),
              try store.facts(sourceID: source), try store.pending(sourceID: source))
         }
     }
@@ -144,7 +144,7 @@ import Testing
                 try side.setOtherSource(elsewhere)
             }
             // A person approves or excludes some content the source showed.
-            let observed = try model.store.storedState(sourceID: model.source).observed.sorted()
+            let observed = try model.store.loadState(sourceID: model.source).observed.sorted()
             if !observed.isEmpty, chance(0.3) {
                 let checksum = observed[pick(observed.count)]
                 let approve = chance(0.5)

@@ -23,7 +23,13 @@ public enum NarrationEvent: Sendable, Equatable {
 
     /// How a run ended: the last event of every run.
     public struct RunEnd: Sendable, Equatable {
-        public var status: RunOutcome
+        /// The `status` field of `runEnd`: whether the run did its job.
+        public enum Status: String, Codable, Sendable {
+            case success
+            case failed
+        }
+
+        public var status: Status
         /// Why it failed (nil on success).
         public var message: String?
         public var durationSeconds: Double?
@@ -31,7 +37,7 @@ public enum NarrationEvent: Sendable, Equatable {
         /// On a failure: whether credentials are needed to fix it.
         public var needsAuth: Bool?
 
-        public init(status: RunOutcome, message: String? = nil, durationSeconds: Double? = nil, counts: RunCounts,
+        public init(status: Status, message: String? = nil, durationSeconds: Double? = nil, counts: RunCounts,
                     needsAuth: Bool? = nil) {
             self.status = status
             self.message = message
@@ -103,10 +109,4 @@ public enum NarrationEvent: Sendable, Equatable {
         default: nil
         }
     }
-}
-
-/// How a finished run ended, as the `status` field of `runEnd`.
-public enum RunOutcome: String, Codable, Sendable {
-    case success
-    case failed
 }

@@ -73,7 +73,7 @@ public struct Narrator: Sendable {
         finish(status: .failed, message: message, needsAuth: needsAuth)
     }
 
-    private func finish(status: RunOutcome, message: String?, needsAuth: Bool?) {
+    private func finish(status: NarrationEvent.RunEnd.Status, message: String?, needsAuth: Bool?) {
         core?.record { state in
             let duration = state.startedAt.map { max(0, state.now.timeIntervalSince($0)) }
             state.emit(.runEnd(NarrationEvent.RunEnd(status: status, message: message, durationSeconds: duration,

@@ -1,4 +1,3 @@
-import CairnCore
 import Foundation
 
 /// Checksums proven deleted at the source, each with the moment it was first confirmed.

@@ -1,4 +1,3 @@
-import CairnCore
 import Foundation
 
 /// Everything reconciliation remembers about one (source, library) pair between runs.

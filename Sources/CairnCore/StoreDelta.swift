@@ -1,4 +1,3 @@
-import CairnCore
 import Foundation
 
 /// What one run changes in the reconciliation stores, as store operations the catalog can apply

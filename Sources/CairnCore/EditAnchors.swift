@@ -1,4 +1,3 @@
-import CairnCore
 
 /// The first checksum ever seen at each source path (first write wins).
 ///

@@ -1,0 +1,14 @@
+/// How a run ended: the `run` table's outcome, and what the status, the metrics and the run's summary say.
+public enum RunOutcome: String, Codable, Sendable, CaseIterable {
+    /// Started and not ended (or killed before it could say).
+    case running
+    case success
+    /// Some files failed or could not be read; the rest is done.
+    case someFailed
+    /// A signal stopped it; the next run resumes.
+    case interrupted
+    /// A sync's safety rail held its deletions.
+    case held
+    /// It stopped on an error before its end.
+    case failed
+}
