@@ -10,7 +10,8 @@ import SystemPackage
 /// the file), read right after the call, before anything else can overwrite it.
 public enum SystemCall {
     /// Calls `call`, again while it is interrupted (EINTR); its result, or the `Errno` of its failure (a negative
-    /// result). Not for `close`, which must not be repeated: `once` calls it once.
+    /// result). Not for `close`, which must not be repeated: `once` calls it once. A result already in hand goes
+    /// through `check`.
     public static func result<T: BinaryInteger>(_ call: () -> T) -> Result<T, Errno> {
         while true {
             let value = call()
@@ -61,13 +62,6 @@ extension Result where Failure == Errno {
         case .failure(let code): throw SystemCallError(operation, path: path, code: code)
         }
     }
-}
-
-/// The funnel for a call already made: a negative result throws the call's `SystemCallError` (with `errno`), any
-/// other is returned.
-@discardableResult
-public func checkSystemCall(_ result: Int32, _ operation: String, _ path: String) throws(SystemCallError) -> Int32 {
-    try SystemCall.check(result, operation, path)
 }
 
 /// A failed system call on a named file: says which call, which file and the system's reason.

@@ -13,7 +13,7 @@ public final class CrashEvidence: Sendable {
 
     public init(layout: LibraryLayout) throws {
         path = layout.crashEvidencePath
-        descriptor = try checkSystemCall(open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644), "open", path)
+        descriptor = try SystemCall.check(open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644), "open", path)
     }
 
     deinit {
@@ -25,7 +25,7 @@ public final class CrashEvidence: Sendable {
     public func recorded() throws -> String? {
         var bytes = [UInt8](repeating: 0, count: 256)
         let count = try bytes.withUnsafeMutableBytes { buffer in
-            try checkSystemCall(Int32(pread(descriptor, buffer.baseAddress, buffer.count, 0)), "read", path)
+            try SystemCall.check(Int32(pread(descriptor, buffer.baseAddress, buffer.count, 0)), "read", path)
         }
         guard count > 0 else { return nil }
         let line = String(decoding: bytes[..<Int(count)], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
@@ -34,7 +34,7 @@ public final class CrashEvidence: Sendable {
 
     /// Forgets the previous worker's evidence (call once what it says is saved) and arms it for this run.
     public func clearAndArm() throws {
-        _ = try checkSystemCall(ftruncate(descriptor, 0), "truncate", path)
+        _ = try SystemCall.check(ftruncate(descriptor, 0), "truncate", path)
         CCrashEvidence_arm(descriptor)
     }
 

@@ -12,22 +12,22 @@ public enum MetricsFile {
         let url = URL(fileURLWithPath: path)
         let folder = url.deletingLastPathComponent().path
         let temporary = folder + "/." + url.lastPathComponent + ".\(getpid()).tmp"
-        let descriptor = try checkSystemCall(open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644), "open", temporary)
+        let descriptor = try SystemCall.check(open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644), "open", temporary)
         do throws(SystemCallError) {
             let bytes = Array(text.utf8)
             let written = bytes.withUnsafeBytes { buffer -> SystemCallError? in
                 do throws(SystemCallError) { try writeFully(descriptor, buffer, path: temporary); return nil } catch { return error }
             }
             if let written { throw written }
-            try checkSystemCall(fsync(descriptor), "fsync", temporary)
-            try checkSystemCall(close(descriptor), "close", temporary)
+            try SystemCall.check(fsync(descriptor), "fsync", temporary)
+            try SystemCall.check(close(descriptor), "close", temporary)
         } catch {
             close(descriptor)
             unlink(temporary)
             throw error
         }
         do throws(SystemCallError) {
-            try checkSystemCall(rename(temporary, path), "rename", path)
+            try SystemCall.check(rename(temporary, path), "rename", path)
         } catch {
             unlink(temporary)
             throw error

@@ -76,7 +76,7 @@ extension FileSystem {
         let toParent = parent(of: to), fromParent = parent(of: from)
         try makeDirectories(toParent, under: root)
         let source = root + "/" + from, destination = root + "/" + to
-        try checkSystemCall(Glibc.rename(source, destination), "rename to \(destination)", source)
+        try SystemCall.check(Glibc.rename(source, destination), "rename to \(destination)", source)
         try syncDirectory(toParent.isEmpty ? root : root + "/" + toParent)
         if fromParent != toParent { try syncDirectory(fromParent.isEmpty ? root : root + "/" + fromParent) }
     }

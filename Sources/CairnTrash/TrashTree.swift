@@ -15,12 +15,12 @@ enum TrashTree {
 
         init(at name: String, in parent: Int32, path: String) throws {
             self.path = path
-            descriptor = try checkSystemCall(openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), "openat", path)
+            descriptor = try SystemCall.check(openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), "openat", path)
         }
 
         init(path: String) throws {
             self.path = path
-            descriptor = try checkSystemCall(open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), "open", path)
+            descriptor = try SystemCall.check(open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), "open", path)
         }
 
         deinit { close(descriptor) }
@@ -47,7 +47,7 @@ enum TrashTree {
 
         func isDirectory(_ name: String) throws -> Bool {
             var info = stat()
-            try checkSystemCall(fstatat(descriptor, name, &info, AT_SYMLINK_NOFOLLOW), "fstatat", path + "/" + name)
+            try SystemCall.check(fstatat(descriptor, name, &info, AT_SYMLINK_NOFOLLOW), "fstatat", path + "/" + name)
             return info.st_mode & S_IFMT == S_IFDIR
         }
     }
@@ -75,11 +75,11 @@ enum TrashTree {
             if try directory.isDirectory(child) {
                 removed += try remove(child, in: directory)
             } else {
-                try checkSystemCall(unlinkat(directory.descriptor, child, 0), "unlinkat", directory.path + "/" + child)
+                try SystemCall.check(unlinkat(directory.descriptor, child, 0), "unlinkat", directory.path + "/" + child)
                 removed += 1
             }
         }
-        try checkSystemCall(unlinkat(parent.descriptor, name, AT_REMOVEDIR), "rmdir", directory.path)
+        try SystemCall.check(unlinkat(parent.descriptor, name, AT_REMOVEDIR), "rmdir", directory.path)
         return removed
     }
 }

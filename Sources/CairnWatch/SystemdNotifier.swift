@@ -28,7 +28,7 @@ public struct SystemdNotifier: Sendable {
 
     /// One datagram. A path starting with `@` is in the abstract namespace.
     public func send(_ message: String) throws(SystemCallError) {
-        let descriptor = try checkSystemCall(socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0),
+        let descriptor = try SystemCall.check(socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0),
                                              "socket", socketPath)
         defer { close(descriptor) }
         var address = sockaddr_un()
@@ -47,6 +47,6 @@ public struct SystemdNotifier: Sendable {
                 }
             }
         }
-        try checkSystemCall(Int32(truncatingIfNeeded: sent), "sendto", socketPath)
+        try SystemCall.check(Int32(truncatingIfNeeded: sent), "sendto", socketPath)
     }
 }

@@ -59,7 +59,7 @@ final class InotifyTree: Sendable {
 
     init(root: String) throws(SystemCallError) {
         self.root = root
-        descriptor = try checkSystemCall(inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC)), "inotify_init1", root)
+        descriptor = try SystemCall.check(inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC)), "inotify_init1", root)
     }
 
     func stop() { stopped.withLock { $0 = true } }

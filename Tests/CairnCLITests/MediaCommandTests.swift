@@ -81,19 +81,26 @@ import Testing
 @Suite struct KeptWithoutPreviewTests {
     /// Among many photos (its transfer's asset row still waiting for a group commit when its metadata phase finds it
     /// cannot be rendered), the reason travels with the item's move and reaches the asset: `cairn asset` shows it.
+    /// Adds the metadata-only DNG to `folder`'s `src/` as `IMG_0001.DNG` and imports `src/` into `lib/`, plain.
+    func importWithMetadataOnlyRaw(_ folder: TemporaryDirectory)
+        throws -> (result: CairnBinary.Result, library: String, raw: String, hex: String) {
+        let raw = StillFixtures.committed("canon-350d-metadata-only.dng")
+        try FileManager.default.createDirectory(atPath: folder.subpath("src"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: raw, toPath: folder.subpath("src/IMG_0001.DNG"))
+        let library = folder.subpath("lib")
+        let result = try CairnBinary.run(["import", folder.subpath("src"), "--library", library, "--plain"])
+        let hex = String(String(decoding: try ExternalTool.run(["sha1sum", raw]), as: UTF8.self).prefix(40))
+        return (result, library, raw, hex)
+    }
+
     @Test func theReasonReachesTheAssetInAnImportUnderLoad() throws {
         let folder = try TemporaryDirectory()
         for index in 0..<120 {
             try folder.write(DistinctJPEG.data(byteCount: 40_000, seed: UInt8(index)), to: "src/p\(index).jpg")
         }
-        let raw = StillFixtures.committed("canon-350d-metadata-only.dng")
-        try FileManager.default.copyItem(atPath: raw, toPath: folder.subpath("src/IMG_0001.DNG"))
-        let library = folder.subpath("lib")
-
-        let result = try CairnBinary.run(["import", folder.subpath("src"), "--library", library, "--plain"])
+        let (result, library, _, hex) = try importWithMetadataOnlyRaw(folder)
         #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
         #expect(result.standardOutput.contains("kept         1 without preview"))
-        let hex = String(String(decoding: try ExternalTool.run(["sha1sum", raw]), as: UTF8.self).prefix(40))
         let asset = try CairnBinary.run(["asset", hex, "--library", library])
         #expect(asset.status == 0, "\(asset.standardError)")
         #expect(asset.standardOutput.contains("kept without preview ("), "\(asset.standardOutput)")
@@ -105,17 +112,12 @@ import Testing
         let folder = try TemporaryDirectory()
         try FileManager.default.createDirectory(atPath: folder.subpath("src"), withIntermediateDirectories: true)
         try MediaFixtures.jpeg(at: folder.subpath("src/good.jpg"), width: 320, height: 240)
-        let raw = StillFixtures.committed("canon-350d-metadata-only.dng")
-        try FileManager.default.copyItem(atPath: raw, toPath: folder.subpath("src/IMG_0001.DNG"))
-        let library = folder.subpath("lib")
-
-        let result = try CairnBinary.run(["import", folder.subpath("src"), "--library", library, "--plain"])
+        let (result, library, raw, hex) = try importWithMetadataOnlyRaw(folder)
         #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
         #expect(result.standardOutput.contains("kept         1 without preview"))
         #expect(result.standardOutput.contains("kept without preview: IMG_0001.DNG: "))
         #expect(result.standardOutput.contains("failed       0"))
 
-        let hex = String(String(decoding: try ExternalTool.run(["sha1sum", raw]), as: UTF8.self).prefix(40))
         let original = "\(library)/originals/\(hex.prefix(2))/\(hex).dng"
         #expect(try Data(contentsOf: URL(fileURLWithPath: original)) == Data(contentsOf: URL(fileURLWithPath: raw)))
 
