@@ -83,9 +83,9 @@ public final class Catalog: Sendable {
     // MARK: Snapshots
 
     /// The last snapshot of a source, keyed by relative path.
-    public func snapshot(sourceID: Int64) throws -> [String: SourceFileRecord] {
+    public func snapshot(sourceID: Int64) throws -> [String: SourceFile] {
         try pool.read { db in
-            var result: [String: SourceFileRecord] = [:]
+            var result: [String: SourceFile] = [:]
             let rows = try SnapshotRow.filter(SnapshotRow.Columns.sourceID == sourceID).fetchCursor(db)
             while let row = try rows.next() { result[row.relativePath] = row.record }
             return result
@@ -93,7 +93,7 @@ public final class Catalog: Sendable {
     }
 
     /// Writes a snapshot's changes in one transaction: new or changed files, and paths gone from the source.
-    public func updateSnapshot(sourceID: Int64, upserting records: [SourceFileRecord], removing removedPaths: [String]) throws {
+    public func updateSnapshot(sourceID: Int64, upserting records: [SourceFile], removing removedPaths: [String]) throws {
         guard !records.isEmpty || !removedPaths.isEmpty else { return }
         try pool.write { db in
             try Self.upsertSnapshot(records, sourceID: sourceID, in: db)

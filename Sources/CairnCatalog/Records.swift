@@ -18,21 +18,6 @@ public struct SourceRecord: Codable, Sendable, Equatable, FetchableRecord, Persi
     }
 }
 
-/// One file of a source as last seen: its stat fingerprint and, once hashed, its checksum.
-public struct SourceFileRecord: Sendable, Equatable {
-    public var relativePath: String
-    public var fingerprint: FileFingerprint
-    public var checksum: Checksum?
-    public var kind: MediaKind
-
-    public init(relativePath: String, fingerprint: FileFingerprint, checksum: Checksum?, kind: MediaKind) {
-        self.relativePath = relativePath
-        self.fingerprint = fingerprint
-        self.checksum = checksum
-        self.kind = kind
-    }
-}
-
 /// One piece of content in the library, keyed by its SHA1.
 public struct AssetRecord: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord {
     public static let databaseTableName = "asset"

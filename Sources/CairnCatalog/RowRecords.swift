@@ -25,8 +25,8 @@ struct SnapshotRow: Codable, FetchableRecord, TableRecord {
         static let sourceID = Column("source_id")
     }
 
-    var record: SourceFileRecord {
-        SourceFileRecord(
+    var record: SourceFile {
+        SourceFile(
             relativePath: relativePath,
             fingerprint: FileFingerprint(device: UInt64(bitPattern: device), inode: UInt64(bitPattern: inode), size: size,
                                          modificationTimeNanoseconds: modificationTimeNanoseconds),

@@ -55,10 +55,53 @@ struct ContentCountsRow: Decodable, FetchableRecord {
     enum CodingKeys: String, CodingKey { case newContent = "new_content", newBytes = "new_bytes", duplicates, unchanged }
 }
 
-/// How many files ended one way (`outcomeCounts`).
-struct OutcomeCountRow: Decodable, FetchableRecord {
-    var outcome: String
+/// A handled item's columns (`RunFileTable.itemColumns`): its state through `ItemState`'s codec, null when the
+/// row joins no handled item.
+struct HandledItemColumns: Decodable {
+    var state: ItemState?
+    var isDuplicate: Bool
+    var leftUnfinished: Bool
+
+    enum CodingKeys: String, CodingKey { case state, duplicate, leftUnfinished = "left_unfinished" }
+
+    init(from decoder: any Decoder) throws {
+        let columns = try decoder.container(keyedBy: CodingKeys.self)
+        state = try columns.decodeNil(forKey: .state) ? nil : ItemState(from: decoder)
+        isDuplicate = try columns.decodeIfPresent(Bool.self, forKey: .duplicate) ?? false
+        leftUnfinished = try columns.decodeIfPresent(Bool.self, forKey: .leftUnfinished) ?? false
+    }
+
+    /// What became of the item; nil when the row joins none.
+    var outcomeIfHandled: FileOutcome? {
+        state.map { FileOutcome(state: $0, isDuplicate: isDuplicate, leftUnfinished: leftUnfinished) }
+    }
+
+    /// What became of the item (unfinished at the transfer when the row joins none).
+    var outcome: FileOutcome { outcomeIfHandled ?? .unfinished(resumeAt: .transfer) }
+}
+
+/// Handled items, grouped (`outcomeCounts`: `files`) or one each (`relative_path`, `sha1`).
+struct HandledItemsRow: Decodable, FetchableRecord {
+    var item: HandledItemColumns
     var files: Int
+    var relativePath: String?
+    var checksum: Checksum?
+
+    enum CodingKeys: String, CodingKey { case files, relativePath = "relative_path", sha1 }
+
+    init(from decoder: any Decoder) throws {
+        let columns = try decoder.container(keyedBy: CodingKeys.self)
+        item = try HandledItemColumns(from: decoder)
+        files = try columns.decodeIfPresent(Int.self, forKey: .files) ?? 1
+        relativePath = try columns.decodeIfPresent(String.self, forKey: .relativePath)
+        checksum = try columns.decodeIfPresent(Checksum.self, forKey: .sha1)
+    }
+}
+
+/// Hashing failures and files left unread, counted (`outcomeCounts`).
+struct WalkCountsRow: Decodable, FetchableRecord {
+    var failed: Int
+    var unread: Int
 }
 
 /// The files the pipeline did not handle, counted (`outcomeCounts`).
@@ -68,55 +111,51 @@ struct UnhandledCountsRow: Decodable, FetchableRecord {
     var unfinished: Int
 }
 
-/// A stored outcome's columns, named apart from the walk's own `sha1` and `path` (`RunFileTable.outcomeColumns`).
-struct OutcomeColumns: Decodable, FetchableRecord {
-    var sha1: String?
-    var path: String?
-    var outcome: String?
-    var phase: String?
-    var operation: String?
-    var reason: String?
+/// A walk file with its hashing, its content's group and its handled item (`forEachOutcome`).
+struct WalkOutcomeRow: Decodable, FetchableRecord {
+    var path: String
+    var checksum: Checksum?
+    var hashed: Bool
+    var hashFailure: FailureReason?
+    var isFirst: Bool
+    var inLibrary: Bool
+    var item: HandledItemColumns
 
     enum CodingKeys: String, CodingKey {
-        case sha1 = "outcome_sha1", path = "outcome_path", outcome, phase = "outcome_phase"
-        case operation = "outcome_operation", reason = "outcome_reason"
+        case path, sha1 = "walk_sha1", hashed, failed, failureOperation = "failure_operation"
+        case failureReason = "failure_reason", isFirst = "is_first", inLibrary = "in_library"
     }
-
-    /// The outcome, nil when the row has none.
-    var contentOutcome: RunFileTable.ContentOutcome? {
-        guard let sha1, let checksum = Checksum(hex: sha1), let path, let outcome else { return nil }
-        return RunFileTable.ContentOutcome(checksum: checksum, path: path, outcome: outcome, phase: phase,
-                                           reason: reason.map { FailureReason(operation: operation, $0) })
-    }
-}
-
-/// A walk file with its content's group and outcome (`forEachFileLine`).
-struct FileLineRow: Decodable, FetchableRecord {
-    var path: String
-    var sha1: String?
-    var hashed: Bool
-    var failed: Bool
-    var isFirst: Bool?
-    var inLibrary: Bool?
-    var stored: OutcomeColumns
-
-    enum CodingKeys: String, CodingKey { case path, sha1, hashed, failed, isFirst = "is_first", inLibrary = "in_library" }
 
     init(from decoder: any Decoder) throws {
         let columns = try decoder.container(keyedBy: CodingKeys.self)
         path = try columns.decode(String.self, forKey: .path)
-        sha1 = try columns.decodeIfPresent(String.self, forKey: .sha1)
+        checksum = try columns.decodeIfPresent(Checksum.self, forKey: .sha1)
         hashed = try columns.decode(Bool.self, forKey: .hashed)
-        failed = try columns.decode(Bool.self, forKey: .failed)
-        isFirst = try columns.decodeIfPresent(Bool.self, forKey: .isFirst)
-        inLibrary = try columns.decodeIfPresent(Bool.self, forKey: .inLibrary)
-        stored = try OutcomeColumns(from: decoder)
+        hashFailure = try columns.decode(Bool.self, forKey: .failed)
+            ? FailureReason(operation: try columns.decodeIfPresent(String.self, forKey: .failureOperation),
+                            try columns.decodeIfPresent(String.self, forKey: .failureReason) ?? "")
+            : nil
+        isFirst = try columns.decodeIfPresent(Bool.self, forKey: .isFirst) ?? false
+        inLibrary = try columns.decodeIfPresent(Bool.self, forKey: .inLibrary) ?? false
+        item = try HandledItemColumns(from: decoder)
     }
 
-    var line: RunFileTable.FileLine {
-        RunFileTable.FileLine(path: path, checksum: sha1.flatMap { Checksum(hex: $0) }, hashedThisRun: hashed,
-                              hashFailed: failed, isFirst: isFirst ?? false, inLibrary: inLibrary ?? false,
-                              outcome: stored.contentOutcome)
+    /// The file's line: failed or left unread by hashing, the outcome of its handled content (first file only),
+    /// new content the run never reached, or held already (hashed this run: a duplicate; cached: unchanged).
+    var entry: FileOutcomeEntry {
+        let outcome: FileOutcome
+        if let hashFailure {
+            outcome = .failed(phase: .hashing, reason: hashFailure)
+        } else if checksum == nil {
+            outcome = .unfinished(resumeAt: .hashing)
+        } else if let handled = item.outcomeIfHandled {
+            outcome = handled
+        } else if isFirst && !inLibrary {
+            outcome = .unfinished(resumeAt: .transfer)
+        } else {
+            outcome = hashed ? .duplicate : .unchanged
+        }
+        return FileOutcomeEntry(path: path, checksum: checksum, outcome: outcome)
     }
 }
 

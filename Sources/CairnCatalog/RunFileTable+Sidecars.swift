@@ -7,11 +7,11 @@ extension RunFileTable {
     /// A sidecar the walk found, with the folder it was found in (what it is matched within).
     public struct SidecarFile: Sendable, Equatable {
         public var folder: String
-        public var record: SourceFileRecord
+        public var record: SourceFile
     }
 
     /// Appends sidecars the walk found (one transaction), kept by folder so they are read a folder at a time.
-    public func appendSidecars(_ files: [SourceFileRecord]) throws {
+    public func appendSidecars(_ files: [SourceFile]) throws {
         guard !files.isEmpty else { return }
         try catalog.pool.write { db in
             let insert = try db.cachedStatement(sql: """

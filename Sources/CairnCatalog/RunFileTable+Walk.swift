@@ -30,7 +30,7 @@ extension RunFileTable {
 
     /// Runs `statement` (from `walkInsertSQL(rows: files.count)`) for `files`, numbered from `firstID`, in the
     /// caller's transaction.
-    static func insertWalkRows(_ files: ArraySlice<SourceFileRecord>, firstID: Int64, sourceID: Int64,
+    static func insertWalkRows(_ files: ArraySlice<SourceFile>, firstID: Int64, sourceID: Int64,
                                with statement: Statement, in db: Database) throws {
         let raw = statement.sqliteStatement
         try check(sqlite3_reset(raw), db, statement)

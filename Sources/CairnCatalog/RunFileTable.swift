@@ -19,14 +19,7 @@ public struct RunFileTable: Sendable {
     /// A file of the run, by its row id (the walk's order, which is path order).
     public struct File: Sendable, Equatable {
         public var id: Int64
-        public var record: SourceFileRecord
-    }
-
-    /// Content to bring in: the first file (in path order) holding a checksum the library lacks.
-    public struct NewContent: Sendable, Equatable {
-        public var firstID: Int64
-        public var checksum: Checksum
-        public var file: SourceFileRecord
+        public var record: SourceFile
     }
 
     /// What matching the walk against the last snapshot found.
@@ -57,7 +50,7 @@ public struct RunFileTable: Sendable {
             try db.execute(sql: """
                 DROP TABLE IF EXISTS temp.run_file;
                 DROP TABLE IF EXISTS temp.run_content;
-                DROP TABLE IF EXISTS temp.run_outcome;
+                DROP TABLE IF EXISTS temp.run_item;
                 DROP TABLE IF EXISTS temp.run_sidecar;
                 CREATE TEMP TABLE run_file (
                     id INTEGER PRIMARY KEY,
@@ -70,6 +63,8 @@ public struct RunFileTable: Sendable {
                     sha1 TEXT,
                     hashed INTEGER NOT NULL DEFAULT 0,
                     failed INTEGER NOT NULL DEFAULT 0,
+                    failure_operation TEXT,
+                    failure_reason TEXT,
                     known INTEGER NOT NULL DEFAULT 0,
                     previous_sha1 TEXT,
                     settled INTEGER NOT NULL DEFAULT 0
@@ -92,13 +87,9 @@ public struct RunFileTable: Sendable {
                     mtime_ns INTEGER NOT NULL,
                     PRIMARY KEY (folder, path)
                 ) WITHOUT ROWID;
-                CREATE TEMP TABLE run_outcome (
+                CREATE TEMP TABLE run_item (
                     sha1 TEXT PRIMARY KEY NOT NULL,
-                    path TEXT NOT NULL,
-                    outcome TEXT NOT NULL,
-                    phase TEXT,
-                    operation TEXT,
-                    reason TEXT
+                    left_unfinished INTEGER NOT NULL
                 ) WITHOUT ROWID;
                 """)
         }
@@ -109,7 +100,7 @@ public struct RunFileTable: Sendable {
     /// Appends files in the walk's order (one transaction), each matched against the source's snapshot as it goes
     /// in: a file whose fingerprint is unchanged takes its checksum from there (and is settled when the snapshot
     /// says its content is in the library), a changed one keeps its last one aside.
-    public func append(_ files: [SourceFileRecord]) throws {
+    public func append(_ files: [SourceFile]) throws {
         guard !files.isEmpty else { return }
         let sourceID = self.sourceID
         try catalog.pool.write { db in
@@ -138,12 +129,12 @@ public struct RunFileTable: Sendable {
         public init(_ table: RunFileTable) { self.table = table }
 
         /// Queues a batch; throws the first insert's failure, once there is one.
-        public func append(_ files: [SourceFileRecord]) throws {
+        public func append(_ files: [SourceFile]) throws {
             try enqueue { [table] in try table.append(files) }
         }
 
         /// Queues a batch of sidecars (`RunFileTable.appendSidecars`), in order with the media batches.
-        public func appendSidecars(_ files: [SourceFileRecord]) throws {
+        public func appendSidecars(_ files: [SourceFile]) throws {
             try enqueue { [table] in try table.appendSidecars(files) }
         }
 
@@ -221,9 +212,10 @@ public struct RunFileTable: Sendable {
         }
     }
 
-    /// Records a page's checksums (with the fingerprint and kind hashing saw) and its failures in one transaction;
-    /// `updatingSnapshot`: the checksums go into the source's snapshot too, the cache the next run reads.
-    public func recordHashes(_ hashed: [File], failed: [Int64], updatingSnapshot: Bool) throws {
+    /// Records a page's checksums (with the fingerprint and kind hashing saw) and its failures (by row id, with
+    /// their reasons) in one transaction; `updatingSnapshot`: the checksums go into the source's snapshot too, the
+    /// cache the next run reads.
+    public func recordHashes(_ hashed: [File], failed: [Int64: FailureReason], updatingSnapshot: Bool) throws {
         let sourceID = self.sourceID
         guard !hashed.isEmpty || !failed.isEmpty else { return }
         try catalog.pool.write { db in
@@ -239,8 +231,12 @@ public struct RunFileTable: Sendable {
                     record.fingerprint.modificationTimeNanoseconds, file.id,
                 ])
             }
-            let fail = try db.cachedStatement(sql: "UPDATE temp.run_file SET failed = 1 WHERE id = ?")
-            for id in failed { try fail.execute(arguments: [id]) }
+            let fail = try db.cachedStatement(sql: """
+                UPDATE temp.run_file SET failed = 1, failure_operation = ?, failure_reason = ? WHERE id = ?
+                """)
+            for (id, reason) in failed.sorted(by: { $0.key < $1.key }) {
+                try fail.execute(arguments: [reason.operation, reason.reason, id])
+            }
             if updatingSnapshot { try Catalog.upsertSnapshot(hashed.map(\.record), sourceID: sourceID, in: db) }
         }
     }
@@ -254,7 +250,7 @@ public struct RunFileTable: Sendable {
     /// million of them took 2.2 s to group). The grouping sorts by checksum, so the library lookups walk `asset`
     /// in its own order (looking each file up where it stood cost twice as long on a million files). A group is
     /// kept (a row in `run_content`) unless all its files were cached and its content is in the library.
-    /// `recordOutcomes` groups such content, with its settled files, when an outcome needs it.
+    /// `recordItems` groups such content, with its settled files, when an outcome needs it.
     public func classify() throws -> ContentCounts {
         try catalog.pool.write { db in
             try db.execute(sql: """
@@ -302,20 +298,17 @@ public struct RunFileTable: Sendable {
         return all - grouped
     }
 
-    /// Up to `limit` pieces of new content after the one whose first file is `id`, in path order.
-    public func newContent(after id: Int64, limit: Int) throws -> [NewContent] {
+    /// Up to `limit` pieces of new content after the one whose first file is `id`, in path order: the first file
+    /// (in path order) holding each checksum the library lacks.
+    public func newContent(after id: Int64, limit: Int) throws -> [File] {
         try catalog.pool.write { db in
             let rows = try RunFileRow.fetchCursor(db, sql: """
                 SELECT r.id, r.path AS relative_path, r.device, r.inode, r.size, r.mtime_ns, r.kind, r.sha1
                 FROM temp.run_content c JOIN temp.run_file r ON r.id = c.first_id
                 WHERE c.in_library = 0 AND c.first_id > ? ORDER BY c.first_id LIMIT ?
                 """, arguments: [id, limit])
-            var result: [NewContent] = []
-            while let row = try rows.next() {
-                let file = row.file
-                guard let checksum = file.record.checksum else { continue }
-                result.append(NewContent(firstID: file.id, checksum: checksum, file: file.record))
-            }
+            var result: [File] = []
+            while let row = try rows.next() { result.append(row.file) }
             return result
         }
     }
@@ -324,7 +317,7 @@ public struct RunFileTable: Sendable {
 
 extension Catalog {
     /// Inserts or updates snapshot rows of `sourceID`, inside the caller's transaction.
-    static func upsertSnapshot(_ records: [SourceFileRecord], sourceID: Int64, in db: Database) throws {
+    static func upsertSnapshot(_ records: [SourceFile], sourceID: Int64, in db: Database) throws {
         let upsert = try db.cachedStatement(sql: """
             INSERT INTO source_file (source_id, relative_path, device, inode, size, mtime_ns, sha1, kind)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?)

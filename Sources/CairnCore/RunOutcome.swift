@@ -12,3 +12,16 @@ public enum RunOutcome: String, Codable, Sendable, CaseIterable {
     /// It stopped on an error before its end.
     case failed
 }
+
+extension RunOutcome {
+    /// The exit status a run that ended so exits with (`running`: none yet, so a failure).
+    public var exitStatus: ExitStatus {
+        switch self {
+        case .success: return .success
+        case .someFailed: return .someFilesFailed
+        case .interrupted: return .interrupted
+        case .held: return .deletionsHeldBySafetyRail
+        case .running, .failed: return .failure
+        }
+    }
+}

@@ -63,7 +63,7 @@ public struct ImportSummary: Sendable {
     /// `--max-errors` failures stopped new work; unfinished items resume next run.
     public var stoppedAtErrorLimit = false
     /// Every file's outcome, in path order (for `--report`); empty unless `ImportOptions.keepsOutcomes`.
-    public var outcomes: [ImportFileOutcome] = []
+    public var outcomes: [FileOutcomeEntry] = []
     /// Items the run stopped before finishing (interrupted, or at the error limit); they resume next run.
     public var unfinished = 0
     /// Files kept byte-identical without a preview, each with its reason; they count as imported, not failed.

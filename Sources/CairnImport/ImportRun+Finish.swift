@@ -2,6 +2,7 @@ import CairnCatalog
 import CairnCore
 import CairnLibrary
 import CairnNarration
+import CairnScanner
 import Foundation
 
 /// The end of a run: the snapshot and the run record, or the record of a run that stopped on an error.
@@ -65,7 +66,7 @@ extension ImportRun {
         try library.catalog.finishRun(record, failures: failureRecords)
         narration.close()
         var outcomes = imported.outcomes
-        if options.keepsOutcomes { outcomes += ImportFileOutcome.outcomes(scan: hashed.report) }
+        if options.keepsOutcomes { outcomes += FileOutcomeEntry.outcomes(scan: hashed.report) }
         return ImportSummary(
             runID: record.id, sourceRoot: context.sourceRoot, counts: counts, failures: failures,
             symlinksSkipped: hashed.report.symlinksSkipped, otherFiles: hashed.report.otherFiles,
@@ -92,5 +93,16 @@ extension ImportRun {
         record.summary = narration.summaryJSON()
         try? library.catalog.finishRun(record, failures: [])
         narration.close()
+    }
+}
+
+extension FileOutcomeEntry {
+    /// Symbolic links skipped and paths the walk could not read.
+    static func outcomes(scan report: ScanReport) -> [FileOutcomeEntry] {
+        report.symlinksSkipped.map {
+            FileOutcomeEntry(path: $0, outcome: .skipped(reason: "symbolic link (never followed)"))
+        } + report.issues.map {
+            FileOutcomeEntry(path: $0.relativePath, outcome: .failed(phase: .scanning, reason: FailureReason($0.reason)))
+        }
     }
 }

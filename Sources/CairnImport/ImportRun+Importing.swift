@@ -47,7 +47,8 @@ extension ImportRun {
                                sourceRoot: context.sourceRoot, archiveOnly: archiveOnly, size: pageSizes.import),
             refillBelow: pageSizes.import)
         let result = try await pipeline.run(pages: feed, onEvent: narration.handle, cancellation: options.cancellation)
-        var imported = try await BlockingWork.run { try feed.take(result.report.entries) }
+        try await BlockingWork.run { try files.recordItems(result.report.entries) }
+        var imported = Imported(bytesCopied: 0, failures: [])
         imported.completion = result.completion
         if options.cancellation.isCancelled { imported.completion = .interrupted }
         imported.bytesCopied = narration.bytesCopied
@@ -57,20 +58,19 @@ extension ImportRun {
         }
         try reportCrashFailures(of: context, files: files, into: &imported)
 
+        // What became of every file, read from where the catalog's items stand.
         if options.keepsOutcomes {
-            try ImportFileOutcome.forEach(files: files, hashFailures: hashed.failures,
-                                          stoppedHashing: hashed.notHashed > 0) { outcome in
-                imported.outcomeCounts[outcome.outcome, default: 0] += 1
-                imported.outcomes.append(outcome)
+            try files.forEachOutcome { entry in
+                imported.outcomeCounts[entry.outcome.kind, default: 0] += 1
+                imported.outcomes.append(entry)
             }
         } else {
             // Counted in SQL: a run without `--report` reads no line per file.
-            for (kind, count) in try files.outcomeCounts() {
-                if let outcome = ImportFileOutcome.Outcome(rawValue: kind) { imported.outcomeCounts[outcome, default: 0] += count }
-            }
-            if !hashed.failures.isEmpty { imported.outcomeCounts[.failed, default: 0] += hashed.failures.count }
-            if hashed.notHashed > 0 { imported.outcomeCounts[.unfinished, default: 0] += hashed.notHashed }
+            imported.outcomeCounts = try files.outcomeCounts()
         }
+        imported.ready = imported.outcomeCounts[.imported] ?? 0
+        imported.archived = imported.outcomeCounts[.archived] ?? 0
+        imported.failures = try files.failedItems()
         let unfinished = imported.outcomeCounts[.unfinished] ?? 0
 
         // Pairing looks at every unpaired asset: only worth it when this run brought something in.
@@ -120,30 +120,25 @@ extension ImportRun {
 extension ImportRun {
     /// Every file of the source that the crash-loop guard failed for good is a failure of this run too, until
     /// `--retry-failed` (or new content) takes it up again: listed with its reason in the summary, the run record
-    /// (`cairn status`), `--report` and the events, counted once in each.
+    /// (`cairn status`), `--report` and the events, counted once in each (noted as items of this run, read back
+    /// with the rest).
     func reportCrashFailures(of context: Context, files: RunFileTable, into imported: inout Imported) throws {
         let failed = try library.catalog.crashFailedImportItems(sourceID: context.sourceID, foundBy: files)
         guard !failed.isEmpty else { return }
-        var entries: [FileOutcomeEntry] = []
         for record in failed {
             guard let failure = record.state.failure else { continue }
-            let item = record.item
-            narrator.failed(file: item.relativePath, reason: failure.reason, phase: .importing, bytes: item.byteCount)
-            imported.failures.append(ImportFailure(relativePath: item.relativePath, phase: FailurePhase(failure.phase),
-                                                   reason: failure.reason, retryable: false))
-            entries.append(FileOutcomeEntry(path: item.relativePath, checksum: item.checksum,
-                                            outcome: .failed(phase: failure.phase, reason: failure.reason)))
+            narrator.failed(file: record.item.relativePath, reason: failure.reason, phase: .importing,
+                            bytes: record.item.byteCount)
         }
-        try files.recordOutcomes(entries.compactMap(RunFileTable.ContentOutcome.init))
+        try files.recordItems(failed.map { FileOutcomeEntry($0, leftUnfinished: false) })
         if imported.completion == .finished { imported.completion = .finishedWithFailures }
     }
 }
 
-/// The lanes' page source for an import: plans each page as the scheduler asks for it, and keeps what became of
-/// the ended items (in the run tables, and counted) so the scheduler need not.
+/// The lanes' page source for an import: plans each page as the scheduler asks for it, and notes the items that
+/// ended in the run tables, so neither the scheduler nor the run holds a line per item.
 final class ImportPageFeed: PlannedPageSource {
     private let pages: Locked<ImportPages>
-    private let imported = Locked(ImportRun.Imported(bytesCopied: 0, failures: []))
     private let files: RunFileTable
     let refillBelow: Int
 
@@ -155,26 +150,8 @@ final class ImportPageFeed: PlannedPageSource {
 
     func nextPage(ended: [FileOutcomeEntry]) async throws -> [ItemRecord]? {
         try await BlockingWork.run { [self] in
-            _ = try take(ended)
+            try files.recordItems(ended)
             return try pages.withLock { try $0.next() }
-        }
-    }
-
-    /// Records the lines of ended items in the run tables and counts them; returns the counts so far.
-    func take(_ ended: [FileOutcomeEntry]) throws -> ImportRun.Imported {
-        try files.recordOutcomes(ended.compactMap(RunFileTable.ContentOutcome.init))
-        return imported.withLock { imported in
-            for entry in ended {
-                switch entry.outcome {
-                case .imported: imported.ready += 1
-                case .archived: imported.archived += 1
-                case .failed(let lane, let reason):
-                    imported.failures.append(ImportFailure(relativePath: entry.path, phase: FailurePhase(lane),
-                                                           reason: reason, retryable: false))
-                case .duplicate, .skipped, .unfinished: break
-                }
-            }
-            return imported
         }
     }
 }
@@ -217,32 +194,16 @@ struct ImportPages {
         while true {
             let content = try files.newContent(after: lastFirstFile, limit: size)
             guard let last = content.last else { return nil }
-            lastFirstFile = last.firstID
-            let items = content.map {
-                ImportItem(relativePath: $0.file.relativePath, sourceRoot: sourceRoot, kind: $0.file.kind,
-                           byteCount: $0.file.fingerprint.size, checksum: $0.checksum)
+            lastFirstFile = last.id
+            let items = content.compactMap { file in
+                file.record.checksum.map {
+                    ImportItem(relativePath: file.record.relativePath, sourceRoot: sourceRoot, kind: file.record.kind,
+                               byteCount: file.record.fingerprint.size, checksum: $0)
+                }
             }
             let records = try CatalogItemStateStore(catalog: catalog).planNew(items, sourceID: sourceID,
                                                                                owingTransfer: archiveOnly)
             if !records.isEmpty { return records }
-        }
-    }
-}
-
-extension RunFileTable.ContentOutcome {
-    /// A pipeline outcome as the run tables keep it.
-    init?(_ entry: FileOutcomeEntry) {
-        guard let checksum = entry.checksum else { return nil }
-        switch entry.outcome {
-        case .imported, .duplicate, .archived:
-            self.init(checksum: checksum, path: entry.path, outcome: entry.outcome.kind.rawValue)
-        case .skipped(let reason):
-            self.init(checksum: checksum, path: entry.path, outcome: entry.outcome.kind.rawValue, reason: FailureReason(reason))
-        case .failed(let phase, let reason):
-            self.init(checksum: checksum, path: entry.path, outcome: entry.outcome.kind.rawValue, phase: phase.rawValue,
-                      reason: reason)
-        case .unfinished(let lane):
-            self.init(checksum: checksum, path: entry.path, outcome: entry.outcome.kind.rawValue, phase: lane.rawValue)
         }
     }
 }

@@ -154,13 +154,10 @@ public struct ImportRun: Sendable {
         let appender = RunFileTable.Appender(files)
         let report: ScanReport
         do {
-            func records(_ batch: [ScannedFile]) -> [SourceFileRecord] {
-                batch.map { SourceFileRecord(relativePath: $0.relativePath, fingerprint: $0.fingerprint, checksum: nil, kind: $0.kind) }
-            }
             let interrupt = options.cancellation.interrupt
             report = try SourceScanner(root: context.sourceRoot, excludedDirectories: excluded, interrupt: interrupt).scan(
-                batchSize: pageSizes.walk, media: { try appender.append(records($0)) },
-                sidecars: { try appender.appendSidecars(records($0)) })
+                batchSize: pageSizes.walk, media: { try appender.append($0) },
+                sidecars: { try appender.appendSidecars($0) })
         } catch .interrupted {
             try? appender.finish()
             throw WorkerError.interrupted("interrupted during the walk: nothing was imported; the next run walks the source again")
@@ -225,7 +222,7 @@ public struct ImportRun: Sendable {
                 }
             }
             var done: [RunFileTable.File] = []
-            var failed: [Int64] = []
+            var failed: [Int64: FailureReason] = [:]
             done.reserveCapacity(page.count)
             for (slot, file) in page.enumerated() {
                 switch results[slot] {
@@ -243,7 +240,7 @@ public struct ImportRun: Sendable {
                     let failure = ImportFailure(relativePath: file.record.relativePath, phase: .hashing,
                                                 reason: error.failure, retryable: error.isTransient)
                     hashed.failures.append(failure)
-                    failed.append(file.id)
+                    failed[file.id] = failure.reason
                     narrator.failed(file: failure.relativePath, reason: failure.reason, phase: .hashing)
                 }
             }
@@ -291,8 +288,8 @@ public struct ImportRun: Sendable {
         package var archived = 0
         package var completion: RunCompletion = .finished
         /// How many files ended each way.
-        package var outcomeCounts: [ImportFileOutcome.Outcome: Int] = [:]
+        package var outcomeCounts: [FileOutcome.Kind: Int] = [:]
         /// Every file's outcome, for `--report`; kept only when `ImportOptions.keepsOutcomes`.
-        package var outcomes: [ImportFileOutcome] = []
+        package var outcomes: [FileOutcomeEntry] = []
     }
 }

@@ -54,7 +54,7 @@ public final class RunMetricsSession: Sendable {
         }
         metrics.runInProgress = false
         metrics.lanes = []
-        metrics.lastRunOutcome = RunMetricsOutcome(exitStatus: exitStatus)
+        metrics.lastRunOutcome = exitStatus
         if let sourceHealth { metrics.sourceHealth = sourceHealth }
         await Self.deliver(metrics, settings: settings, failed: fileFailed)
     }
@@ -70,7 +70,7 @@ public final class RunMetricsSession: Sendable {
         } else {
             metrics = Self.empty(labelRoot: labelRoot, sourceRoot: sourceRoot)
         }
-        metrics.lastRunOutcome = .locked
+        metrics.lastRunOutcome = .libraryLocked
         metrics.runInProgress = true
         await deliver(metrics, settings: settings, failed: Locked(false))
     }

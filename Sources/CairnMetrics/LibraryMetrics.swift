@@ -12,7 +12,8 @@ public struct LibraryMetrics: Sendable, Equatable {
     public var source: String
     /// The newest run, finished or not: its timeline, counts and status.
     public var lastRun: RunSummary?
-    public var lastRunOutcome: RunMetricsOutcome?
+    /// How the newest run ended.
+    public var lastRunOutcome: ExitStatus?
     /// When the newest successful (or partial) run ended; nil when none did. From the catalog's run history.
     public var lastSuccess: Date?
     /// The newest runs in a row that neither succeeded nor partly succeeded.
@@ -85,29 +86,23 @@ public enum SourceHealth: String, Sendable, CaseIterable {
     case unreadable
 }
 
-/// How a run ended, as `cairn_last_run_outcome{outcome}` says it.
-public enum RunMetricsOutcome: String, Sendable, CaseIterable {
-    case success
-    /// Finished, but some files failed.
-    case partial
-    case failed
-    case interrupted
-    /// Another cairn process held the library: nothing was done.
-    case locked
-    /// The Immich server refused the API key.
-    case needsAuth = "needs_auth"
+/// How a run ended, as `cairn_last_run_outcome{outcome}` labels it: the process's exit status, in the label
+/// values the exposition publishes.
+extension ExitStatus {
+    /// Every value of the `outcome` label, in the order the exposition writes them.
+    public static let metricLabels = ["success", "partial", "failed", "interrupted", "locked", "needs_auth"]
 
-    public init(exitStatus: ExitStatus) {
-        switch exitStatus {
-        case .success: self = .success
-        case .someFilesFailed: self = .partial
-        case .failure, .usage, .deletionsHeldBySafetyRail: self = .failed
-        case .libraryLocked: self = .locked
-        case .needsAuth: self = .needsAuth
-        case .interrupted: self = .interrupted
+    public var metricLabel: String {
+        switch self {
+        case .success: return "success"
+        case .someFilesFailed: return "partial"
+        case .failure, .usage, .deletionsHeldBySafetyRail: return "failed"
+        case .libraryLocked: return "locked"
+        case .needsAuth: return "needs_auth"
+        case .interrupted: return "interrupted"
         }
     }
 
     /// Whether a run that ended so counts as a success for `cairn_last_success_timestamp_seconds`.
-    public var succeeded: Bool { self == .success || self == .partial }
+    public var succeeded: Bool { self == .success || self == .someFilesFailed }
 }

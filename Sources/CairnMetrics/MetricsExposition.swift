@@ -63,8 +63,8 @@ public enum MetricsExposition {
         gauge("cairn_run_in_progress", m.runInProgress ? 1 : 0)
         if let started = m.currentPhaseStartedAt { gauge("cairn_run_phase_started_timestamp_seconds", seconds(started)) }
         if let outcome = m.lastRunOutcome {
-            for each in RunMetricsOutcome.allCases {
-                gauge("cairn_last_run_outcome", each == outcome ? 1 : 0, [("outcome", each.rawValue)])
+            for label in ExitStatus.metricLabels {
+                gauge("cairn_last_run_outcome", label == outcome.metricLabel ? 1 : 0, [("outcome", label)])
             }
         }
         if let run = m.lastRun {

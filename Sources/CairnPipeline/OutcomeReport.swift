@@ -1,49 +1,6 @@
 import CairnCore
 import Foundation
 
-/// What became of one file in a run.
-public enum FileOutcome: Hashable, Sendable {
-    case imported
-    /// Its bytes were already in the library.
-    case duplicate
-    /// Not imported on purpose (not media, excluded, withdrawn). Boxed, like `failed`, so the common cases (and a
-    /// report's line per file) stay small.
-    indirect case skipped(reason: String)
-    indirect case failed(phase: Lane, reason: FailureReason)
-    /// The run stopped before the file finished; the next run resumes at `resumeAt`.
-    case unfinished(resumeAt: Lane)
-    /// Its original is in the library; its probe and derivatives wait for a run with derivatives on.
-    case archived
-
-    public var kind: Kind {
-        switch self {
-        case .imported: return .imported
-        case .duplicate: return .duplicate
-        case .skipped: return .skipped
-        case .failed: return .failed
-        case .unfinished: return .unfinished
-        case .archived: return .archived
-        }
-    }
-
-    public enum Kind: String, CaseIterable, Codable, Sendable {
-        case imported, duplicate, skipped, failed, unfinished, archived
-    }
-}
-
-/// One line of the report.
-public struct FileOutcomeEntry: Hashable, Sendable {
-    public var path: String
-    public var checksum: Checksum?
-    public var outcome: FileOutcome
-
-    public init(path: String, checksum: Checksum? = nil, outcome: FileOutcome) {
-        self.path = path
-        self.checksum = checksum
-        self.outcome = outcome
-    }
-}
-
 /// Every file's outcome in a run the scheduler ran whole (`run(_:)`); a paged run hands them to its page source.
 public struct OutcomeReport: Hashable, Sendable {
     public var entries: [FileOutcomeEntry]

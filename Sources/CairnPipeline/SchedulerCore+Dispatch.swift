@@ -34,7 +34,7 @@ extension SchedulerCore {
         }
         entries[id] = entry
         guard let lane = entry.record.state.resumeLane else {
-            end(entry, Self.outcome(ofFinished: entry.record))
+            end(entry)
             return
         }
         guard route.runsInThisRun(lane) else {
@@ -176,7 +176,7 @@ extension SchedulerCore {
         move(&entry, to: next?.activeState ?? .ready)
         entries[id] = entry
         guard let next else {
-            end(entry, duplicate ? .duplicate : .imported)
+            end(entry)
             return
         }
         guard entry.route.runsInThisRun(next) else {
@@ -212,7 +212,7 @@ extension SchedulerCore {
             return
         }
         progress.update(id, to: entry.record.state, finished: true)
-        end(entry, .failed(phase: lane, reason: reason))
+        end(entry)
         emitProgress()
         finalFailures += 1
         if let limit = configuration.maxErrors, finalFailures >= limit, stopReason == nil {
@@ -299,14 +299,14 @@ extension SchedulerCore {
     /// Done for this run as it stands (archive only): its state is kept, owing its derivatives.
     mutating func archive(_ entry: Entry) {
         progress.update(entry.record.id, to: entry.record.state, finished: true)
-        end(entry, .archived)
+        end(entry)
     }
 
-    /// The item is done for this run: only its report line is kept.
-    mutating func end(_ entry: Entry, _ outcome: FileOutcome) {
+    /// The item is done for this run: only its report line is kept, its outcome read from where it stands (the
+    /// catalog reads the same from the stored record).
+    mutating func end(_ entry: Entry) {
         let id = entry.record.id
-        finished[id] = FileOutcomeEntry(path: entry.record.item.relativePath, checksum: entry.record.item.checksum,
-                                        outcome: outcome)
+        finished[id] = FileOutcomeEntry(entry.record, leftUnfinished: false)
         entries[id] = nil
     }
 
@@ -323,14 +323,6 @@ extension SchedulerCore {
 
     mutating func nextUnitRandom() -> Double {
         Double(random.next() >> 11) * 0x1p-53
-    }
-
-    static func outcome(ofFinished record: ItemRecord) -> FileOutcome {
-        switch record.state {
-        case .failed(let failure): return .failed(phase: failure.phase, reason: failure.reason)
-        case .cancelled: return .skipped(reason: "cancelled")
-        default: return record.isDuplicate ? .duplicate : .imported
-        }
     }
 }
 

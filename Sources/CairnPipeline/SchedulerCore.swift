@@ -288,13 +288,8 @@ struct SchedulerCore {
         for id in order {
             if let ended = finished[id] {
                 entriesOut.append(ended)
-            } else if let entry = entries[id] {
-                entriesOut.append(FileOutcomeEntry(
-                    path: entry.record.item.relativePath, checksum: entry.record.item.checksum,
-                    outcome: .unfinished(resumeAt: entry.record.state.resumeLane ?? .transfer)))
-            } else if let record = notAdmitted[id] {
-                entriesOut.append(FileOutcomeEntry(path: record.item.relativePath, checksum: record.item.checksum,
-                                                   outcome: .unfinished(resumeAt: record.state.resumeLane ?? .transfer)))
+            } else if let record = entries[id]?.record ?? notAdmitted[id] {
+                entriesOut.append(FileOutcomeEntry(record, leftUnfinished: true))
             }
         }
         let report = OutcomeReport(entries: entriesOut)

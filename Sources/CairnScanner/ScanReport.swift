@@ -1,19 +1,5 @@
 import CairnCore
 
-/// A media file found in the source.
-public struct ScannedFile: Sendable, Hashable {
-    /// Path below the source root, `/`-separated, never starting with `/` or containing `..`.
-    public var relativePath: String
-    public var fingerprint: FileFingerprint
-    public var kind: MediaKind
-
-    public init(relativePath: String, fingerprint: FileFingerprint, kind: MediaKind) {
-        self.relativePath = relativePath
-        self.fingerprint = fingerprint
-        self.kind = kind
-    }
-}
-
 /// Something the walk could not read; the rest of the walk went on.
 public struct ScanIssue: Sendable, Hashable, CustomStringConvertible {
     public var relativePath: String
@@ -26,9 +12,9 @@ public struct ScanReport: Sendable {
     /// The source root as given, and as resolved (the walk never leaves the resolved root).
     public var root: String
     /// Photos and videos, sorted by relative path.
-    public var mediaFiles: [ScannedFile]
+    public var mediaFiles: [SourceFile]
     /// Sidecars (`.xmp`, `.aae`, Takeout `.json`), sorted by relative path: stored beside the media they describe.
-    public var sidecarFiles: [ScannedFile] = []
+    public var sidecarFiles: [SourceFile] = []
     /// Regular files that are not media or sidecars: counted, never imported.
     public var otherFiles: Int
     public var junkSkipped: Int

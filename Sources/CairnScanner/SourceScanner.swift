@@ -46,8 +46,8 @@ public struct SourceScanner: Sendable {
     /// With `sidecars`, the sidecar files are handed over the same way (in batches, in walk order) and the report's
     /// `sidecarFiles` stays empty too.
     public func scan(
-        batchSize: Int, media: @escaping ([ScannedFile]) throws -> Void,
-        sidecars: (([ScannedFile]) throws -> Void)? = nil
+        batchSize: Int, media: @escaping ([SourceFile]) throws -> Void,
+        sidecars: (([SourceFile]) throws -> Void)? = nil
     ) throws(ScanError) -> ScanReport {
         try walk(sink: MediaSink(batchSize: max(1, batchSize), body: media, sidecarBody: sidecars))
     }
@@ -88,20 +88,20 @@ public struct SourceScanner: Sendable {
 /// Where a streaming walk sends its media files.
 private struct MediaSink {
     var batchSize: Int
-    var body: ([ScannedFile]) throws -> Void
+    var body: ([SourceFile]) throws -> Void
     /// Where sidecars go; without it the walk keeps them for the report.
-    var sidecarBody: (([ScannedFile]) throws -> Void)?
+    var sidecarBody: (([SourceFile]) throws -> Void)?
 }
 
 /// One folder's entries, listed (read, stat'ed, classified) on a worker thread ahead of the walk.
 private struct Listing: Sendable {
     /// Media files, sorted by path.
-    var files: [ScannedFile] = []
+    var files: [SourceFile] = []
     /// Sub-folders to enter, sorted as their name plus "/" (see `Walk.visit`).
     var subfolders: [String] = []
     /// The open folder, for opening its sub-folders; closed once no job needs it.
     var handle: FolderHandle?
-    var sidecars: [ScannedFile] = []
+    var sidecars: [SourceFile] = []
     var otherFiles = 0
     var junk = 0
     var symlinks: [String] = []
@@ -125,12 +125,12 @@ private struct Walk {
     let excluded: Set<SourceScanner.DirectoryIdentity>
     let sink: MediaSink?
     /// Every media file (no sink), or the batch not yet handed to the sink.
-    var media: [ScannedFile] = []
+    var media: [SourceFile] = []
     var mediaCount = 0
     var mediaBytes: Int64 = 0
     var sinkError: (any Error)?
     /// Every sidecar (no sidecar sink), or the batch not yet handed to it.
-    var sidecars: [ScannedFile] = []
+    var sidecars: [SourceFile] = []
     var sidecarCount = 0
     var otherFiles = 0
     var junk = 0
@@ -209,7 +209,7 @@ private struct Walk {
         }
     }
 
-    private mutating func take(_ file: ScannedFile) {
+    private mutating func take(_ file: SourceFile) {
         mediaCount += 1
         mediaBytes += file.fingerprint.size
         media.append(file)
@@ -315,13 +315,13 @@ private struct Walk {
         }
         if kind == .other {
             if SidecarMatcher.isSidecar(name: name), info.st_size <= SidecarMatcher.maxBytes {
-                listing.sidecars.append(ScannedFile(relativePath: relative, fingerprint: FileFingerprint(info), kind: .other))
+                listing.sidecars.append(SourceFile(relativePath: relative, fingerprint: FileFingerprint(info), kind: .other))
             } else {
                 listing.otherFiles += 1
             }
             return
         }
-        listing.files.append(ScannedFile(relativePath: relative, fingerprint: FileFingerprint(info), kind: kind))
+        listing.files.append(SourceFile(relativePath: relative, fingerprint: FileFingerprint(info), kind: kind))
     }
 
     private static func sniff(name: String, directory: Int32) -> MediaKind? {

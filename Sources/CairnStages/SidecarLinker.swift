@@ -66,7 +66,7 @@ package struct SidecarLinker {
         }
     }
 
-    private func link(_ sidecar: SourceFileRecord, sourceRoot: String, index: SidecarMatcher.Index,
+    private func link(_ sidecar: SourceFile, sourceRoot: String, index: SidecarMatcher.Index,
                       checksums: [String: Checksum], into outcome: inout Outcome) {
         let catalog = library.catalog
         let path = sourceRoot + "/" + sidecar.relativePath
@@ -98,7 +98,7 @@ package struct SidecarLinker {
     }
 
     /// Stores a sidecar's bytes in the library, content-addressed: its checksum and stored path.
-    private func keep(_ sidecar: SourceFileRecord, path: String) throws -> (Checksum, String) {
+    private func keep(_ sidecar: SourceFile, path: String) throws -> (Checksum, String) {
         let hasher = try FileHasher()
         let checksum = try hasher.hash(path: path).checksum
         let ext = MediaClassifier.fileExtension(of: sidecar.relativePath).lowercased()
@@ -109,7 +109,7 @@ package struct SidecarLinker {
     }
 
     /// Keeps an album's metadata file and makes the media beside it (those the library holds) its members.
-    private func linkAlbum(_ album: TakeoutAlbumMetadata, file: SourceFileRecord, path: String,
+    private func linkAlbum(_ album: TakeoutAlbumMetadata, file: SourceFile, path: String,
                            checksums: [String: Checksum], into outcome: inout Outcome) {
         let folder = file.relativePath.lastIndex(of: "/").map { String(file.relativePath[..<$0]) } ?? ""
         let name = album.name(folderName: FileSystem.baseName(of: FileSystem.parentDirectory(of: path)))

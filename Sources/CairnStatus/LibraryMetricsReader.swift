@@ -70,16 +70,12 @@ public enum LibraryMetricsReader {
         return .mounted
     }
 
-    static func outcome(of run: RunRecord, report: StatusReport) -> RunMetricsOutcome {
-        switch run.outcome {
-        case .success: return .success
-        case .someFailed: return .partial
-        case .interrupted: return .interrupted
-        case .held, .running: return .failed
-        case .failed:
-            if report.lastRun?.runID == run.id, case .failed(_, true) = report.lastRun?.status { return .needsAuth }
-            return .failed
+    /// How a finished run ended; a record still "running" is a run that was killed.
+    static func outcome(of run: RunRecord, report: StatusReport) -> ExitStatus {
+        if run.outcome == .failed, report.lastRun?.runID == run.id, case .failed(_, true) = report.lastRun?.status {
+            return .needsAuth
         }
+        return run.outcome == .running ? .failure : run.outcome.exitStatus
     }
 
     private static func tally(_ rows: [MediaKind: (items: Int, bytes: Int64)]) -> [MediaKind: ContentTally] {

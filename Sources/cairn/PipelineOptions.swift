@@ -71,7 +71,7 @@ struct PipelineOptions: ParsableArguments {
     func writeReport(_ summary: ImportSummary?) {
         guard let report else { return }
         do {
-            try ImportFileOutcome.jsonLines(summary?.outcomes ?? []).write(to: URL(fileURLWithPath: report), options: .atomic)
+            try FileOutcomeEntry.jsonLines(summary?.outcomes ?? []).write(to: URL(fileURLWithPath: report), options: .atomic)
         } catch {
             Output.error("\(report): the report cannot be written: \(error.localizedDescription)")
         }

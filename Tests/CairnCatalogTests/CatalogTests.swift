@@ -36,8 +36,8 @@ import Testing
         let source = try catalog.sourceID(forRoot: "/src")
         let huge = FileFingerprint(device: UInt64.max - 1, inode: UInt64.max, size: 5_000_000_000, modificationTimeNanoseconds: 1_700_000_000_123_456_789)
         let records = [
-            SourceFileRecord(relativePath: "a/b.jpg", fingerprint: huge, checksum: checksum(1), kind: .photo),
-            SourceFileRecord(relativePath: "c.mov", fingerprint: FileFingerprint(device: 1, inode: 2, size: 3, modificationTimeNanoseconds: 4), checksum: nil, kind: .video),
+            SourceFile(relativePath: "a/b.jpg", fingerprint: huge, checksum: checksum(1), kind: .photo),
+            SourceFile(relativePath: "c.mov", fingerprint: FileFingerprint(device: 1, inode: 2, size: 3, modificationTimeNanoseconds: 4), checksum: nil, kind: .video),
         ]
         try catalog.updateSnapshot(sourceID: source, upserting: records, removing: [])
         let loaded = try catalog.snapshot(sourceID: source)

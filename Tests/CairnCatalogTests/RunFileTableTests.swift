@@ -22,8 +22,20 @@ import Testing
                     runID: nil)
     }
 
-    func file(_ path: String, inode: UInt64, size: Int64 = 10, checksum: Checksum? = nil) -> SourceFileRecord {
-        SourceFileRecord(relativePath: path, fingerprint: FileFingerprint(device: 1, inode: inode, size: size,
+    /// Items the lanes handled, as the catalog holds them: planned, then moved to `state`; their lines as the
+    /// scheduler hands them over.
+    func handled(_ catalog: Catalog, source: Int64, _ items: [(path: String, seed: UInt8, state: ItemState)])
+        throws -> [FileOutcomeEntry] {
+        var records = try catalog.insertImportItems(items.map {
+            ImportItem(relativePath: $0.path, sourceRoot: "/src", kind: .photo, byteCount: 10, checksum: checksum($0.seed))
+        }, sourceID: source)
+        for index in records.indices { records[index].state = items[index].state }
+        try catalog.saveImportItemStates(records)
+        return records.map { FileOutcomeEntry($0, leftUnfinished: false) }
+    }
+
+    func file(_ path: String, inode: UInt64, size: Int64 = 10, checksum: Checksum? = nil) -> SourceFile {
+        SourceFile(relativePath: path, fingerprint: FileFingerprint(device: 1, inode: inode, size: size,
                                                                           modificationTimeNanoseconds: 100),
                          checksum: checksum, kind: .photo)
     }
@@ -53,41 +65,36 @@ import Testing
         var hashed = page
         hashed[0].record.checksum = checksum(4)
         hashed[1].record.checksum = checksum(1)  // c.jpg holds the library's content: a duplicate
-        try table.recordHashes(hashed, failed: [], updatingSnapshot: true)
+        try table.recordHashes(hashed, failed: [:], updatingSnapshot: true)
         let rest = try table.filesToHash(after: page.last!.id, limit: 10, byteLimit: 45)
         #expect(rest.map(\.record.relativePath) == ["d.jpg"])
         var last = rest
         last[0].record.checksum = checksum(4)  // d.jpg holds b.jpg's new content: a duplicate too
-        try table.recordHashes(last, failed: [], updatingSnapshot: true)
+        try table.recordHashes(last, failed: [:], updatingSnapshot: true)
         #expect(try table.filesToHash(after: 0, limit: 10, byteLimit: 1000).isEmpty)
         #expect(try catalog.snapshot(sourceID: source)["b.jpg"]?.checksum == checksum(4))
 
         let counts = try table.classify()
         #expect(counts == RunFileTable.ContentCounts(newContent: 1, newBytes: 10, duplicates: 2, unchanged: 1))
         let new = try table.newContent(after: 0, limit: 10)
-        #expect(new.map(\.file.relativePath) == ["b.jpg"])
-        #expect(new.map(\.checksum) == [checksum(4)])
-        #expect(try table.newContent(after: new[0].firstID, limit: 10).isEmpty)
+        #expect(new.map(\.record.relativePath) == ["b.jpg"])
+        #expect(new.map(\.record.checksum) == [checksum(4)])
+        #expect(try table.newContent(after: new[0].id, limit: 10).isEmpty)
         #expect(try table.checksums(inFolder: "") == ["a.jpg": checksum(1), "b.jpg": checksum(4), "c.jpg": checksum(1),
                                                       "d.jpg": checksum(4)])
 
-        try table.recordOutcomes([RunFileTable.ContentOutcome(checksum: checksum(4), path: "b.jpg", outcome: "imported")])
-        var lines: [(String, Bool, String?)] = []
-        try table.forEachFileLine { lines.append(($0.path, $0.isFirst, $0.outcome?.outcome)) }
-        #expect(lines.map(\.0) == ["a.jpg", "b.jpg", "c.jpg", "d.jpg"])
-        #expect(lines.map(\.1) == [true, true, false, false])
-        #expect(lines.map(\.2) == [nil, "imported", nil, nil])
+        // Before the lanes: b.jpg is new content never reached.
+        #expect(try kinds(table) == ["unchanged", "unfinished", "duplicate", "duplicate"])
+        try table.recordItems(handled(catalog, source: source, [("b.jpg", 4, .ready)]))
+        #expect(try kinds(table) == ["unchanged", "imported", "duplicate", "duplicate"])
         // The same sorting, counted in SQL: a.jpg unchanged, b.jpg imported, c.jpg and d.jpg duplicates.
-        #expect(try table.outcomeCounts() == ["unchanged": 1, "imported": 1, "duplicate": 2])
+        #expect(try table.outcomeCounts() == [.unchanged: 1, .imported: 1, .duplicate: 2])
 
-        // An outcome for library content (an item resumed from an earlier run) goes to its first file, a.jpg.
-        try table.recordOutcomes([RunFileTable.ContentOutcome(checksum: checksum(1), path: "old/a.jpg", outcome: "imported")])
-        var resumed: [(String, Bool, String?)] = []
-        try table.forEachFileLine { resumed.append(($0.path, $0.isFirst, $0.outcome?.outcome)) }
-        #expect(resumed.map(\.0) == ["a.jpg", "b.jpg", "c.jpg", "d.jpg"])
-        #expect(resumed.map(\.1) == [true, true, false, false])
-        #expect(resumed.map(\.2) == ["imported", "imported", nil, nil])
-        #expect(try table.outcomeCounts() == ["imported": 2, "duplicate": 2])
+        // An item resumed from an earlier run for library content goes to its first file, a.jpg; the item's state
+        // is what it says, read from `import_item`.
+        try table.recordItems(handled(catalog, source: source, [("old/a.jpg", 1, .ready)]))
+        #expect(try kinds(table) == ["imported", "imported", "duplicate", "duplicate"])
+        #expect(try table.outcomeCounts() == [.imported: 2, .duplicate: 2])
     }
 
     /// A file unchanged since a snapshot that marked its content in the library is settled: counted unchanged and
@@ -117,15 +124,13 @@ import Testing
         #expect(try table.matchSnapshot().toHash == 1)
         var page = try table.filesToHash(after: 0, limit: 10, byteLimit: 100)
         page[0].record.checksum = checksum(1)  // c.jpg holds a.jpg's content
-        try table.recordHashes(page, failed: [], updatingSnapshot: true)
+        try table.recordHashes(page, failed: [:], updatingSnapshot: true)
         #expect(try table.classify() == RunFileTable.ContentCounts(newContent: 0, newBytes: 0, duplicates: 1, unchanged: 2))
         #expect(try groupedFiles(table) == 1)  // c.jpg alone: a.jpg and b.jpg are settled
-        // An outcome for content 1 (an item resumed from an earlier run) still goes to its first file, a.jpg.
-        try table.recordOutcomes([RunFileTable.ContentOutcome(checksum: checksum(1), path: "x1.jpg", outcome: "imported")])
-        var lines: [(String, String?)] = []
-        try table.forEachFileLine { lines.append(($0.path, $0.outcome?.outcome)) }
-        #expect(lines.map(\.0) == ["a.jpg", "b.jpg", "c.jpg"] && lines.map(\.1) == ["imported", nil, nil])
-        #expect(try table.outcomeCounts() == ["imported": 1, "duplicate": 1, "unchanged": 1])
+        // An item for content 1 (resumed from an earlier run) still goes to its first file, a.jpg.
+        try table.recordItems(handled(catalog, source: source, [("x1.jpg", 1, .ready)]))
+        #expect(try kinds(table) == ["imported", "unchanged", "duplicate"])
+        #expect(try table.outcomeCounts() == [.imported: 1, .duplicate: 1, .unchanged: 1])
         try catalog.markSnapshotContentInLibrary(sourceID: source)
         #expect(try marks() == ["a.jpg": true, "b.jpg": true, "c.jpg": true])
 
@@ -139,7 +144,7 @@ import Testing
         let next = try RunFileTable(catalog: catalog, sourceID: source)
         try next.append([file("a.jpg", inode: 1), file("b.jpg", inode: 2), file("c.jpg", inode: 3)])
         #expect(try next.classify() == RunFileTable.ContentCounts(newContent: 2, newBytes: 20, duplicates: 0, unchanged: 1))
-        #expect(try next.newContent(after: 0, limit: 10).map(\.file.relativePath) == ["a.jpg", "b.jpg"])
+        #expect(try next.newContent(after: 0, limit: 10).map(\.record.relativePath) == ["a.jpg", "b.jpg"])
     }
 
     /// Rows keep the order they were given in, across the 64-row statements they go in by.
@@ -166,17 +171,67 @@ import Testing
         try table.append([file("a.jpg", inode: 9)])
         #expect(try table.matchSnapshot().toHash == 1)
         let page = try table.filesToHash(after: 0, limit: 10, byteLimit: 100)
-        try table.recordHashes([], failed: page.map(\.id), updatingSnapshot: true)
+        try table.recordHashes([], failed: [page[0].id: FailureReason(operation: "read", "I/O error")],
+                               updatingSnapshot: true)
         #expect(try table.filesToHash(after: 0, limit: 10, byteLimit: 100).isEmpty)
         #expect(try table.checksums(inFolder: "").isEmpty)
         // A sync counts it with its last checksum, so it is not taken for deleted.
         #expect(try table.compareWithHealthySnapshot().currentFiles == 1)
         #expect(try table.classify() == RunFileTable.ContentCounts())
-        #expect(try table.outcomeCounts().isEmpty)
+        #expect(try table.outcomeCounts() == [.failed: 1])
+        #expect(try lines(table) == [FileOutcomeEntry(path: "a.jpg", outcome: .failed(
+            phase: .hashing, reason: FailureReason(operation: "read", "I/O error")))])
         // A new table starts empty.
         let next = try RunFileTable(catalog: catalog, sourceID: source)
         #expect(try next.matchSnapshot().files == 0)
     }
+    func lines(_ table: RunFileTable) throws -> [FileOutcomeEntry] {
+        var lines: [FileOutcomeEntry] = []
+        try table.forEachOutcome { lines.append($0) }
+        return lines
+    }
+
+    func kinds(_ table: RunFileTable) throws -> [String] { try lines(table).map(\.outcome.kind.rawValue) }
+
+    /// What becomes of a handled item is read from where `import_item` says it stands, by the same rule the
+    /// scheduler used: failed with its reason, archived (still owing a lane), a duplicate, withdrawn; an item the run
+    /// left unfinished resumes where it stands; a handled item no file of this walk holds comes after the walk.
+    @Test func aHandledItemsOutcomeIsReadFromItsStoredState() throws {
+        let (directory, catalog, source) = try catalogWithSource()
+        defer { withExtendedLifetime(directory) {} }
+        let failure = ItemFailure(phase: .thumbnail, reason: FailureReason(operation: "decode", "truncated"),
+                                  attempts: 2, retryable: false)
+        let retryable = ItemFailure(phase: .metadata, reason: "busy", attempts: 1, retryable: true)
+        try catalog.withRunTables(sourceID: source) { table in
+            let names = ["a.jpg", "b.jpg", "c.jpg", "d.jpg", "e.jpg", "f.jpg"]
+            try table.append(names.enumerated().map { file($1, inode: UInt64($0 + 1)) })
+            var page = try table.filesToHash(after: 0, limit: 10, byteLimit: 1000)
+            for index in page.indices { page[index].record.checksum = checksum(UInt8(index + 1)) }
+            try table.recordHashes(page, failed: [:], updatingSnapshot: true)
+            _ = try table.classify()
+            var ended = try handled(catalog, source: source, [
+                ("a.jpg", 1, .failed(failure)), ("b.jpg", 2, .probing), ("c.jpg", 3, .ready), ("d.jpg", 4, .cancelled),
+                ("e.jpg", 5, .failed(retryable)), ("elsewhere/g.jpg", 7, .ready),
+            ])
+            ended[4].outcome = .unfinished(resumeAt: .metadata)
+            try table.recordItems(ended)
+            var duplicate = try #require(try catalog.importItem(checksum(3)))
+            duplicate.isDuplicate = true
+            try catalog.saveImportItemStates([duplicate])
+
+            let expected: [FileOutcome] = [
+                .failed(phase: .thumbnail, reason: failure.reason), .archived, .duplicate, .skipped(reason: "cancelled"),
+                .unfinished(resumeAt: .metadata), .unfinished(resumeAt: .transfer), .imported,
+            ]
+            #expect(try lines(table).map(\.outcome) == expected)
+            #expect(try lines(table).map(\.path) == names + ["elsewhere/g.jpg"])
+            #expect(try table.outcomeCounts() == [.failed: 1, .archived: 1, .duplicate: 1, .skipped: 1, .unfinished: 2,
+                                                  .imported: 1])
+            #expect(try table.failedItems() == [ImportFailure(relativePath: "a.jpg", phase: .thumbnail,
+                                                               reason: failure.reason, retryable: false)])
+        }
+    }
+
     /// Sidecars wait in the run tables by folder, so a folder's are read together; one linked as it is now is not
     /// read again, one changed since it was linked is.
     @Test func sidecarsAreReadAFolderAtATimeAndLinkedOnesAreLeftAlone() throws {
@@ -216,7 +271,7 @@ import Testing
             var hashed = $0
             hashed.record.checksum = checksum(UInt8($0.id))
             return hashed
-        }, failed: [], updatingSnapshot: false)
+        }, failed: [:], updatingSnapshot: false)
         #expect(try table.checksums(inFolder: "d") == ["d/a.jpg": checksum(2), "d/f.jpg": checksum(7)])
         #expect(try table.checksums(inFolder: "") == ["top.jpg": checksum(1)])
         #expect(try table.checksums(inFolder: "d/e") == ["d/e/b.jpg": checksum(3)])

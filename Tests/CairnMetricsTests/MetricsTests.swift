@@ -38,7 +38,7 @@ final class MetricsExpositionTests: XCTestCase {
     func testEverySeriesCarriesTheLibraryAndSourceAndItsValue() {
         var metrics = LibraryMetrics(library: "family", source: "card")
         metrics.lastSuccess = Date(timeIntervalSince1970: 1_800_000_000)
-        metrics.lastRunOutcome = .partial
+        metrics.lastRunOutcome = .someFilesFailed
         metrics.failedRunsInARow = 0
         var counts = RunCounts()
         counts.filesSeen = 12; counts.ready = 9; counts.failed = 2; counts.bytesHashed = 4096; counts.retries = 3
@@ -63,7 +63,7 @@ final class MetricsExpositionTests: XCTestCase {
         XCTAssertEqual(samples.value("cairn_last_success_timestamp_seconds"), 1_800_000_000)
         XCTAssertEqual(samples.value("cairn_last_run_outcome", ["outcome": "partial"]), 1)
         XCTAssertEqual(samples.value("cairn_last_run_outcome", ["outcome": "success"]), 0)
-        XCTAssertEqual(samples.filter { $0.name == "cairn_last_run_outcome" }.count, RunMetricsOutcome.allCases.count)
+        XCTAssertEqual(samples.filter { $0.name == "cairn_last_run_outcome" }.count, ExitStatus.metricLabels.count)
         XCTAssertEqual(samples.value("cairn_last_run_duration_seconds", ["phase": "hashing"]), 12.5)
         XCTAssertEqual(samples.value("cairn_items_total", ["outcome": "imported"]), 9)
         XCTAssertEqual(samples.value("cairn_items_total", ["outcome": "failed"]), 2)
@@ -135,14 +135,16 @@ final class MetricsExpositionTests: XCTestCase {
     }
 
     func testOutcomesFollowTheExitCodes() {
-        XCTAssertEqual(RunMetricsOutcome(exitStatus: .success), .success)
-        XCTAssertEqual(RunMetricsOutcome(exitStatus: .someFilesFailed), .partial)
-        XCTAssertEqual(RunMetricsOutcome(exitStatus: .deletionsHeldBySafetyRail), .failed)
-        XCTAssertEqual(RunMetricsOutcome(exitStatus: .libraryLocked), .locked)
-        XCTAssertEqual(RunMetricsOutcome(exitStatus: .needsAuth), .needsAuth)
-        XCTAssertEqual(RunMetricsOutcome(exitStatus: .interrupted), .interrupted)
-        XCTAssertTrue(RunMetricsOutcome.partial.succeeded)
-        XCTAssertFalse(RunMetricsOutcome.interrupted.succeeded)
+        XCTAssertEqual(ExitStatus.success.metricLabel, "success")
+        XCTAssertEqual(ExitStatus.someFilesFailed.metricLabel, "partial")
+        XCTAssertEqual(ExitStatus.deletionsHeldBySafetyRail.metricLabel, "failed")
+        XCTAssertEqual(ExitStatus.libraryLocked.metricLabel, "locked")
+        XCTAssertEqual(ExitStatus.needsAuth.metricLabel, "needs_auth")
+        XCTAssertEqual(ExitStatus.interrupted.metricLabel, "interrupted")
+        // Every exit status has a label the exposition writes.
+        XCTAssertEqual(Set(ExitStatus.allCases.map(\.metricLabel)), Set(ExitStatus.metricLabels))
+        XCTAssertTrue(ExitStatus.someFilesFailed.succeeded)
+        XCTAssertFalse(ExitStatus.interrupted.succeeded)
     }
 }
 

@@ -56,8 +56,8 @@ import Testing
         }
     }
 
-    static func file(_ path: String, inode: UInt64, checksum: Checksum? = nil) -> SourceFileRecord {
-        SourceFileRecord(relativePath: path, fingerprint: FileFingerprint(device: 1, inode: inode, size: 1,
+    static func file(_ path: String, inode: UInt64, checksum: Checksum? = nil) -> SourceFile {
+        SourceFile(relativePath: path, fingerprint: FileFingerprint(device: 1, inode: inode, size: 1,
                                                                           modificationTimeNanoseconds: 1),
                          checksum: checksum, kind: .photo)
     }
@@ -168,10 +168,10 @@ import Testing
             _ = try runFiles.matchSnapshot()
             let toHash = try runFiles.filesToHash(after: 0, limit: 100, byteLimit: 1 << 30)
             var hashedFiles: [RunFileTable.File] = []
-            var failedIDs: [Int64] = []
+            var failedIDs: [Int64: FailureReason] = [:]
             for var file in toHash {
                 if scan.failed.contains(file.record.relativePath) {
-                    failedIDs.append(file.id)
+                    failedIDs[file.id] = "unreadable"
                 } else {
                     file.record.checksum = Self.content(scan.files[file.record.relativePath]!)
                     hashedFiles.append(file)
@@ -255,7 +255,8 @@ import Testing
                 var file = $0
                 file.record.checksum = Self.content(files[$0.record.relativePath]!)
                 return file
-            }, failed: toHash.filter { failed.contains($0.record.relativePath) }.map(\.id), updatingSnapshot: true)
+            }, failed: Dictionary(uniqueKeysWithValues: toHash.filter { failed.contains($0.record.relativePath) }
+                .map { ($0.id, FailureReason("unreadable")) }), updatingSnapshot: true)
             _ = try runFiles.classify()
             let result = try CatalogReconciliation.reconcile(
                 runFiles: runFiles, scan: SourceScanFacts(sourceRoot: "/src", ioErrorCount: failed.count), settings: settings,

@@ -211,7 +211,7 @@ let runTime = Date(timeIntervalSince1970: 1_800_000_000)
 
         // The movie is still at a source: trashing it would only import it again.
         let sourceID = try library.catalog.sourceID(forRoot: "/phone")
-        try library.catalog.updateSnapshot(sourceID: sourceID, upserting: [SourceFileRecord(
+        try library.catalog.updateSnapshot(sourceID: sourceID, upserting: [SourceFile(
             relativePath: "IMG_1.MOV", fingerprint: FileFingerprint(device: 1, inode: 2, size: 10, modificationTimeNanoseconds: 3),
             checksum: motion, kind: .video)], removing: [])
         #expect(try DeletionRun.withMotionParts(alone, catalog: library.catalog).map(\.checksum) == [still])

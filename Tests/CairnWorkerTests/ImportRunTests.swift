@@ -314,7 +314,7 @@ final class ReaderBox: @unchecked Sendable {
         let hex = String(decoding: try ExternalTool.run(["sha1sum", picture]).prefix(40), as: UTF8.self)
         let library = try Library(root: libraryFolder.path)
         #expect(symlink(outside.path, libraryFolder.subpath("\(folder)/\(hex.prefix(2))")) == 0)
-        var run = ImportRun(library: library, options: ImportOptions(source: source.path))
+        let run = ImportRun(library: library, options: ImportOptions(source: source.path))
         let summary = try await run.run()
         #expect(summary.failures.map(\.relativePath) == ["IMG_1.jpg"])
         #expect(summary.failures.first?.reason.description.contains("a symbolic link in the library is refused") == true,

@@ -38,8 +38,8 @@ import Testing
             let reported = try await run(source.path, reporting, report: true)
             #expect(counted.counts == reported.counts)
             #expect(counted.exitStatus == .success)
-            var tally: [ImportFileOutcome.Outcome: Int] = [:]
-            for outcome in reported.outcomes { tally[outcome.outcome, default: 0] += 1 }
+            var tally: [FileOutcome.Kind: Int] = [:]
+            for entry in reported.outcomes { tally[entry.outcome.kind, default: 0] += 1 }
             #expect(reported.counts.duplicates == tally[.duplicate] ?? 0)
             #expect(reported.counts.unchanged == tally[.unchanged] ?? 0)
             #expect(reported.outcomes.map(\.path) == reported.outcomes.map(\.path).sorted())
