@@ -86,12 +86,21 @@ public final class Library: Sendable {
         lock == nil ? try await LibraryLock.take(libraryRoot: layout.root) : nil
     }
 
-    /// Removes what an interrupted run left in `tmp/`. Call only while holding the library lock.
+    /// Removes what an interrupted run left in `tmp/` and its shards (the shards stay). Call only while holding the
+    /// library lock.
     @discardableResult
     public func removeLeftoverTemporaryFiles() -> Int {
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: layout.temporaryDirectory) else { return 0 }
+        let root = layout.temporaryDirectory
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: root) else { return 0 }
         var removed = 0
-        for name in names where unlink(layout.temporaryDirectory + "/" + name) == 0 { removed += 1 }
+        for name in names {
+            let path = root + "/" + name
+            if unlink(path) == 0 {
+                removed += 1
+            } else if let inner = try? FileManager.default.contentsOfDirectory(atPath: path) {
+                for file in inner where unlink(path + "/" + file) == 0 { removed += 1 }
+            }
+        }
         return removed
     }
 }

@@ -29,6 +29,17 @@ public struct LibraryLayout: Sendable {
     public var trashDirectory: String { root + "/" + Self.trashFolderName }
     /// Work in progress; emptied at the start of every run (under the library lock).
     public var temporaryDirectory: String { root + "/" + Self.temporaryFolderName }
+
+    /// Where a file on its way to `finalRelativePath` is written: `tmp/ab/` for a file bound for a content-addressed
+    /// folder `…/ab/`, `tmp/` otherwise. Creating a file and renaming it away lock the folder they leave: with one
+    /// `tmp/` for every lane, those locks were where an import of small files spent most of its kernel time, and 256
+    /// folders spread them as the destinations are spread.
+    public func temporaryDirectory(forFinal finalRelativePath: String) -> String {
+        let parts = finalRelativePath.split(separator: "/")
+        guard parts.count >= 2, let shard = parts.dropLast().last, shard.count == 2,
+              shard.allSatisfy(\.isHexDigit) else { return temporaryDirectory }
+        return temporaryDirectory + "/" + shard
+    }
     /// Damaged originals found at their content address, set aside and never emptied by cairn.
     public var quarantineDirectory: String { root + "/" + Self.quarantineFolderName }
     public var runLogDirectory: String { root + "/" + Self.runLogFolderName }

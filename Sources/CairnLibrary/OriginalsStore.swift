@@ -52,7 +52,8 @@ public struct OriginalsStore: Sendable {
             }
             quarantined = target
         }
-        let temporary = layout.temporaryDirectory + "/\(checksum.hex).\(Self.nextToken()).partial"
+        let folder = TemporaryName.shard(layout.temporaryDirectory(forFinal: relativePath))
+        let temporary = folder + "/\(checksum.hex).\(Self.nextToken()).partial"
         let copied = try hasher.copy(from: sourcePath, to: temporary, expected: checksum, syncs: syncsEachFile)
         do {
             try FileSystem.makeDirectories(FileSystem.parentDirectory(of: finalPath))

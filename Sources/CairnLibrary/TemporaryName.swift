@@ -2,18 +2,26 @@ import CairnCore
 import Glibc
 import Synchronization
 
-/// Unique names in the library's `tmp/` for files on their way to a final path; the final name's
-/// extension is kept, so a leftover in `tmp/` still says what it was.
+/// Unique names in the library's `tmp/` (in the shard of their final folder, `LibraryLayout.temporaryDirectory(forFinal:)`)
+/// for files on their way to a final path; the final name's extension is kept, so a leftover in `tmp/` still says
+/// what it was.
 package enum TemporaryName {
     private static let sequence = Atomic<UInt64>(0)
 
     package static func make(in layout: LibraryLayout, for finalRelativePath: String) -> String {
         let name = finalRelativePath.split(separator: "/").last.map(String.init) ?? "derived"
         let token = "\(getpid())-\(sequence.add(1, ordering: .relaxed).newValue)"
+        let folder = shard(layout.temporaryDirectory(forFinal: finalRelativePath))
         if let dot = name.lastIndex(of: ".") {
-            return layout.temporaryDirectory + "/\(name[..<dot]).\(token).partial\(name[dot...])"
+            return folder + "/\(name[..<dot]).\(token).partial\(name[dot...])"
         }
-        return layout.temporaryDirectory + "/\(name).\(token).partial"
+        return folder + "/\(name).\(token).partial"
+    }
+
+    /// `folder`, made when missing (a failure shows when the file is created there, naming it).
+    package static func shard(_ folder: String) -> String {
+        try? FileSystem.makeDirectories(folder)
+        return folder
     }
 }
 

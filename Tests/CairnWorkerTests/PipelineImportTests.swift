@@ -54,8 +54,13 @@ import Testing
             .run(newItems: content, onEvent: log.record, cancellation: cancellation)
     }
 
+    /// Files left in `tmp/` or its shards.
     func temporaryFiles() throws -> [String] {
-        try FileManager.default.contentsOfDirectory(atPath: library.layout.temporaryDirectory)
+        let root = library.layout.temporaryDirectory
+        return try FileManager.default.subpathsOfDirectory(atPath: root).filter { path in
+            var isDirectory: ObjCBool = false
+            return FileManager.default.fileExists(atPath: root + "/" + path, isDirectory: &isDirectory) && !isDirectory.boolValue
+        }
     }
 
     func exists(_ relativePath: String) -> Bool {
@@ -118,6 +123,12 @@ import Testing
         #expect(clip.path.hasSuffix("-clip.mp4"))
         #expect((clip.durationSeconds ?? 0) > 2.5)
         #expect(try temporaryFiles().isEmpty)
+        // Each file went through the shard of its final folder: `tmp/ab/` for `originals/ab/` and `derived/ab/`.
+        let shards = try FileManager.default.contentsOfDirectory(atPath: library.layout.temporaryDirectory).sorted()
+        #expect(shards == Set(planned.map { String($0.checksum.hex.prefix(2)) }).sorted())
+        #expect(library.layout.temporaryDirectory(forFinal: "derived/0f/x-thumb.webp") == library.layout.temporaryDirectory + "/0f")
+        #expect(library.layout.temporaryDirectory(forFinal: "albums/zz/x.json") == library.layout.temporaryDirectory)
+        #expect(library.layout.temporaryDirectory(forFinal: "x.jpg") == library.layout.temporaryDirectory)
     }
 
     @Test func clipsOffMakesNoClip() async throws {
@@ -187,9 +198,12 @@ import Testing
             ItemMove(ItemRecord(item: item, state: .probing), products: transferred.products),
             ItemMove(ItemRecord(item: item, state: .thumbnailing, inFlight: true), products: probed.products),
         ])
-        // A partial thumbnail the dead worker left behind; the library's start-of-run sweep removes such files.
+        // Partials the dead worker left behind, in `tmp/` and in a shard; the library's start-of-run sweep removes them.
+        let shard = library.layout.temporaryDirectory + "/ab"
+        try FileManager.default.createDirectory(atPath: shard, withIntermediateDirectories: true)
         try Data("partial".utf8).write(to: URL(fileURLWithPath: library.layout.temporaryDirectory + "/x.partial.webp"))
-        library.removeLeftoverTemporaryFiles()
+        try Data("partial".utf8).write(to: URL(fileURLWithPath: shard + "/y.partial.webp"))
+        #expect(library.removeLeftoverTemporaryFiles() == 2)
         // The source is gone: a second transfer would fail.
         try FileManager.default.removeItem(atPath: source.subpath("resume.jpg"))
         let log = EventLog()
