@@ -3,10 +3,10 @@ import Glibc
 /// A value behind a pthread mutex. `Synchronization.Mutex` is a futex the thread sanitizer cannot see: every
 /// access it orders looks like a race under `scripts/sanitize thread`. pthread mutexes are intercepted by it.
 public final class Locked<Value>: @unchecked Sendable {
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
     /// What `withLock(when:)` waits on; `withLockNotifying` wakes it.
-    private let changed: UnsafeMutablePointer<pthread_cond_t>
-    private var value: Value
+    @usableFromInline let changed: UnsafeMutablePointer<pthread_cond_t>
+    @usableFromInline var value: Value
 
     public init(_ value: Value) {
         self.value = value
@@ -30,6 +30,7 @@ public final class Locked<Value>: @unchecked Sendable {
     /// Blocks the calling thread until `ready` holds for the value, then runs `body` with the lock held. For the
     /// waits between `BlockingPool`'s threads only (never on a cooperative thread); whatever makes `ready` hold
     /// must change the value through `withLockNotifying`.
+    @inlinable
     public func withLock<Result>(when ready: (Value) -> Bool, _ body: (inout Value) -> Result) -> Result {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
@@ -38,6 +39,7 @@ public final class Locked<Value>: @unchecked Sendable {
     }
 
     /// As `withLock`, then wakes every thread waiting in `withLock(when:)` to look again.
+    @inlinable
     public func withLockNotifying<Result>(_ body: (inout Value) -> Result) -> Result {
         pthread_mutex_lock(mutex)
         defer {
@@ -48,6 +50,7 @@ public final class Locked<Value>: @unchecked Sendable {
     }
 
     /// Runs `body` with the value, holding the lock; `body` must not take this lock again.
+    @inlinable
     public func withLock<Result, Failure: Error>(_ body: (inout Value) throws(Failure) -> Result) throws(Failure) -> Result {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }

@@ -12,6 +12,7 @@ public enum SystemCall {
     /// Calls `call`, again while it is interrupted (EINTR); its result, or the `Errno` of its failure (a negative
     /// result). Not for `close`, which must not be repeated: `once` calls it once. A result already in hand goes
     /// through `check`.
+    @inlinable
     public static func result<T: BinaryInteger>(_ call: () -> T) -> Result<T, Errno> {
         while true {
             let value = call()
@@ -22,18 +23,21 @@ public enum SystemCall {
     }
 
     /// Calls `call` once, even if interrupted (`close`, which must not be repeated); its result or its failure.
+    @inlinable
     public static func once<T: BinaryInteger>(_ call: () -> T) -> Result<T, Errno> {
         let value = call()
         return value < 0 ? .failure(Errno(rawValue: errno)) : .success(value)
     }
 
     /// For a call that returns nil, or `sentinel` (`mmap`'s MAP_FAILED), on failure (`fdopendir`, `mmap`).
+    @inlinable
     public static func pointer<T: Equatable>(failingAs sentinel: T? = nil, _ call: () -> T?) -> Result<T, Errno> {
         if let value = call(), value != sentinel { return .success(value) }
         return .failure(Errno(rawValue: errno))
     }
 
     /// For a call whose nil is the end of a stream unless it set `errno` (`readdir`).
+    @inlinable
     public static func next<T>(_ call: () -> T?) -> Result<T?, Errno> {
         errno = 0
         if let value = call() { return .success(value) }
@@ -42,6 +46,7 @@ public enum SystemCall {
 
     /// A negative `result` of a call just made (`errno` is still its own) as a thrown `SystemCallError`.
     @discardableResult
+    @inlinable
     public static func check<T: BinaryInteger>(_ result: T, _ operation: String, _ path: String) throws(SystemCallError) -> T {
         guard result >= 0 else { throw SystemCallError(operation, path: path, code: Errno(rawValue: errno)) }
         return result
@@ -50,12 +55,14 @@ public enum SystemCall {
 
 extension Result where Failure == Errno {
     /// The system's reason for the failure ("No such file or directory"), or "" on success.
+    @inlinable
     public var failureReason: String {
         if case .failure(let code) = self { code.description } else { "" }
     }
 
     /// The value, or the failure as a `SystemCallError` naming `operation` and `path`.
     @discardableResult
+    @inlinable
     public func get(_ operation: String, _ path: String) throws(SystemCallError) -> Success {
         switch self {
         case .success(let value): return value
