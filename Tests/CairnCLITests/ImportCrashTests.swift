@@ -197,7 +197,12 @@ final class CrashCorpus: Sendable {
                 }
             }
         }
-        let leftovers = (try? FileManager.default.contentsOfDirectory(atPath: root + "/tmp")) ?? []
+        // Files left in `tmp/` or its shards (the shard folders themselves stay).
+        let leftovers = ((try? FileManager.default.subpathsOfDirectory(atPath: root + "/tmp")) ?? []).filter { path in
+            var isDirectory: ObjCBool = false
+            return FileManager.default.fileExists(atPath: root + "/tmp/" + path, isDirectory: &isDirectory)
+                && !isDirectory.boolValue
+        }
         guard leftovers.isEmpty else { throw fail("tmp/ holds \(leftovers)") }
         let items = try query("SELECT state, count(*) FROM import_item GROUP BY state")
         guard items.count == 1, items[0] == ["ready", String(checksums.count)] else { throw fail("import items \(items)") }
