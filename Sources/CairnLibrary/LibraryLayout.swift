@@ -32,8 +32,8 @@ public struct LibraryLayout: Sendable {
 
     /// Where a file on its way to `finalRelativePath` is written: `tmp/ab/` for a file bound for a content-addressed
     /// folder `…/ab/`, `tmp/` otherwise. Creating a file and renaming it away lock the folder they leave: with one
-    /// `tmp/` for every lane, those locks were where an import of small files spent most of its kernel time, and 256
-    /// folders spread them as the destinations are spread.
+    /// `tmp/` for every lane, an import of small files queued on that one folder's lock; 256 folders spread the
+    /// locks as the destinations are spread.
     public func temporaryDirectory(forFinal finalRelativePath: String) -> String {
         let parts = finalRelativePath.split(separator: "/")
         guard parts.count >= 2, let shard = parts.dropLast().last, shard.count == 2,
