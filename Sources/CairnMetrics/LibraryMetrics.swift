@@ -89,8 +89,10 @@ public enum SourceHealth: String, Sendable, CaseIterable {
 /// How a run ended, as `cairn_last_run_outcome{outcome}` labels it: the process's exit status, in the label
 /// values the exposition publishes.
 extension ExitStatus {
-    /// Every value of the `outcome` label, in the order the exposition writes them.
-    public static let metricLabels = ["success", "partial", "failed", "interrupted", "locked", "needs_auth"]
+    /// Every value of the `outcome` label, once each, in the order the exposition writes them.
+    public static let metricLabels: [String] = allCases.reduce(into: []) { labels, status in
+        if !labels.contains(status.metricLabel) { labels.append(status.metricLabel) }
+    }
 
     public var metricLabel: String {
         switch self {
