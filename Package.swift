@@ -238,3 +238,9 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// Release builds optimize across cairn's modules: the import's hot path crosses several (the pipeline, its stages,
+// the library, Core's locks and system calls), and without this their generics run unspecialized across each seam.
+for target in package.targets where target.type != .test && target.type != .system {
+    target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-cross-module-optimization"], .when(configuration: .release))]
+}

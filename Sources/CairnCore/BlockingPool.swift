@@ -28,17 +28,12 @@ public enum BlockingPool {
     /// Without an `Abandonment`, as `run`.
     public static func runAbandonable<Value: Sendable>(_ body: @escaping @Sendable () throws -> Value) async throws -> Value {
         guard let abandonment = Abandonment.current else { return try await run(body) }
-        let waiting = Locked<CheckedContinuation<Value, any Error>?>(nil)
-        let take: @Sendable () -> CheckedContinuation<Value, any Error>? = {
-            waiting.withLock { continuation in defer { continuation = nil }; return continuation }
-        }
         return try await withCheckedThrowingContinuation { continuation in
-            waiting.withLock { $0 = continuation }
-            let registration = abandonment.register { take()?.resume(throwing: CancellationError()) }
+            // Whichever of the abandonment and the work's end takes the registration back resumes the caller.
+            let registration = abandonment.register(continuation)
             submit {
                 let result = Result { try body() }
-                abandonment.unregister(registration)
-                take()?.resume(with: result)
+                if abandonment.unregister(registration) { continuation.resume(with: result) }
             }
         }
     }
@@ -69,7 +64,7 @@ public final class Abandonment: Sendable {
     private struct State {
         var abandoned = false
         var next = 0
-        var waiters: [Int: @Sendable () -> Void] = [:]
+        var waiters: [Int: any AbandonableWait] = [:]
     }
 
     private let state = Locked(State())
@@ -83,24 +78,34 @@ public final class Abandonment: Sendable {
             defer { state.waiters = [:] }
             return Array(state.waiters.values)
         }
-        for waiter in waiters { waiter() }
+        for waiter in waiters { waiter.resume(throwing: CancellationError()) }
     }
 
-    /// Calls `onAbandon` when abandoned (at once if it already was); returns the registration to end.
-    fileprivate func register(_ onAbandon: @escaping @Sendable () -> Void) -> Int {
+    /// Registers a caller waiting for work: it is resumed with `CancellationError` when the run abandons its work
+    /// (at once if it already has), unless the work ends first and takes the registration back (`unregister`).
+    fileprivate func register(_ waiter: some AbandonableWait) -> Int {
         let (registration, abandoned) = state.withLock { state in
             state.next += 1
-            if !state.abandoned { state.waiters[state.next] = onAbandon }
+            if !state.abandoned { state.waiters[state.next] = waiter }
             return (state.next, state.abandoned)
         }
-        if abandoned { onAbandon() }
+        if abandoned { waiter.resume(throwing: CancellationError()) }
         return registration
     }
 
-    fileprivate func unregister(_ registration: Int) {
-        state.withLock { _ = $0.waiters.removeValue(forKey: registration) }
+    /// Takes `registration` back; false if the abandonment took it first (and resumed its caller).
+    fileprivate func unregister(_ registration: Int) -> Bool {
+        state.withLock { $0.waiters.removeValue(forKey: registration) != nil }
     }
 }
+
+/// A caller waiting for abandonable work (a continuation: one reference, so held in an existential without an
+/// allocation of its own).
+protocol AbandonableWait: Sendable {
+    func resume(throwing error: any Error)
+}
+
+extension CheckedContinuation: AbandonableWait where E == any Error {}
 
 // MARK: Waits between pool threads
 //

@@ -10,21 +10,23 @@ public final class Locked<Value>: @unchecked Sendable {
 
     public init(_ value: Value) {
         self.value = value
-        mutex = .allocate(capacity: 1)
-        mutex.initialize(to: pthread_mutex_t())
+        // The mutex and its condition share one allocation: a run makes a few of these per phase of every file.
+        let conditionOffset = MemoryLayout<pthread_mutex_t>.stride.roundedUp(to: MemoryLayout<pthread_cond_t>.alignment)
+        let storage = UnsafeMutableRawPointer.allocate(
+            byteCount: conditionOffset + MemoryLayout<pthread_cond_t>.size,
+            alignment: max(MemoryLayout<pthread_mutex_t>.alignment, MemoryLayout<pthread_cond_t>.alignment))
+        mutex = storage.initializeMemory(as: pthread_mutex_t.self, repeating: pthread_mutex_t(), count: 1)
+        changed = (storage + conditionOffset).initializeMemory(as: pthread_cond_t.self, repeating: pthread_cond_t(), count: 1)
         let rc = pthread_mutex_init(mutex, nil)
         precondition(rc == 0, "pthread_mutex_init: \(rc)")
-        changed = .allocate(capacity: 1)
-        changed.initialize(to: pthread_cond_t())
         let condition = pthread_cond_init(changed, nil)
         precondition(condition == 0, "pthread_cond_init: \(condition)")
     }
 
     deinit {
         pthread_cond_destroy(changed)
-        changed.deallocate()
         pthread_mutex_destroy(mutex)
-        mutex.deallocate()
+        UnsafeMutableRawPointer(mutex).deallocate()
     }
 
     /// Blocks the calling thread until `ready` holds for the value, then runs `body` with the lock held. For the
@@ -56,4 +58,8 @@ public final class Locked<Value>: @unchecked Sendable {
         defer { pthread_mutex_unlock(mutex) }
         return try body(&value)
     }
+}
+
+private extension Int {
+    func roundedUp(to alignment: Int) -> Int { (self + alignment - 1) / alignment * alignment }
 }

@@ -47,6 +47,40 @@ func withStop(_ signal: StopSignal, _ body: @escaping @Sendable () async -> Void
     }
 }
 
+/// A handle on one child of the run's task group, which has none of its own: `stop()` cancels that child's task.
+/// Unlike `withStop`, which confines a stop to one wait of a longer task, it costs no task group: the scheduler
+/// starts a child for every phase of every file.
+final class ChildTask: Sendable {
+    private struct State: @unchecked Sendable {
+        var stopped = false
+        /// The child's task, held only while its job runs: the task outlives that, so `stop` never reaches a task
+        /// that has ended.
+        var running: UnsafeCurrentTask?
+    }
+
+    private let state = Locked(State())
+
+    /// Cancels the child (now, or as it starts). Its cancellation handlers run here and must not stop it again.
+    func stop() {
+        state.withLock { state in
+            state.stopped = true
+            state.running?.cancel()
+            state.running = nil
+        }
+    }
+
+    /// Runs `job` as the whole of the calling child task.
+    fileprivate func run(_ job: () async -> Void) async {
+        withUnsafeCurrentTask { task in
+            state.withLock { state in
+                if state.stopped { task?.cancel() } else { state.running = task }
+            }
+        }
+        await job()
+        state.withLock { $0.running = nil }
+    }
+}
+
 /// The scheduler's way into its run's task group: work that its actions start (phases, timers, page requests) is
 /// queued here and added to the group by `run`, so the run is one tree of tasks that ends only when all of it has.
 struct ChildTasks: Sendable {
@@ -57,12 +91,12 @@ struct ChildTasks: Sendable {
 
     init() { (jobs, continuation) = AsyncStream.makeStream(of: Job.self) }
 
-    /// Starts `job` as a child of the run; the signal returned stops it alone.
+    /// Starts `job` as a child of the run; the handle returned stops it alone.
     @discardableResult
-    func spawn(_ job: @escaping Job) -> StopSignal {
-        let signal = StopSignal()
-        continuation.yield { await withStop(signal, job) }
-        return signal
+    func spawn(_ job: @escaping Job) -> ChildTask {
+        let child = ChildTask()
+        continuation.yield { await child.run(job) }
+        return child
     }
 
     /// No more children: `jobs` ends once the ones queued are taken.

@@ -39,12 +39,12 @@ public actor PipelineScheduler {
     private let abandonment = Abandonment()
     /// Where phases, timers and page requests start: children of `run`'s task group (nil outside `run`).
     private var children: ChildTasks?
-    private var phases: [UInt64: StopSignal] = [:]
-    private var retryTimers: [ItemID: StopSignal] = [:]
-    private var graceTimers: [UInt64: StopSignal] = [:]
+    private var phases: [UInt64: ChildTask] = [:]
+    private var retryTimers: [ItemID: ChildTask] = [:]
+    private var graceTimers: [UInt64: ChildTask] = [:]
     /// The runner each started phase holds or waits for, until its work returns or its grace runs out.
     private var leases: [UInt64: RunnerLease] = [:]
-    private var deadlineTimer: StopSignal?
+    private var deadlineTimer: ChildTask?
     /// Every running phase's timeout, watched by one task (made in `run`, stopped when the run ends).
     private var timeouts: (any PhaseDeadlines)?
     private var hasRun = false
