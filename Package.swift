@@ -9,6 +9,9 @@ let layers: [[String]] = [
     ["CairnCore"],
     // Engines and storage: each stands on Core alone (the values two of them share are Core's).
     ["CairnHashing", "CairnMedia", "CairnScanner", "CairnReconcile", "CairnPipeline", "CairnNarration", "CairnCatalog", "CairnWatch"],
+    // The work queue several workers share, in PostgreSQL (postgres-nio): a target of its own, so the SQLite-only build
+    // never compiles it. It imports no cairn module.
+    ["CairnQueue"],
     // Metrics: what a run and a library export, rendered for Prometheus (swift-metrics over swift-prometheus).
     ["CairnMetrics"],
     // Immich's generated API: it imports no cairn module.
@@ -58,6 +61,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
         .package(url: "https://github.com/swift-server/swift-openapi-async-http-client", from: "1.5.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.0"),
         .package(url: "https://github.com/hummingbird-project/swift-openapi-hummingbird", from: "2.1.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.5.0"),
@@ -119,6 +123,10 @@ let package = Package(
         ]),
         // `cairn watch`: the source tree through inotify, when to sync (a pure state machine), systemd's notify protocol.
         .target(name: "CairnWatch", dependencies: ["CairnCore"]),
+        // Derivative work shared by workers: leases, heartbeats, fenced completion, rescue, NOTIFY (PostgreSQL 15).
+        .target(name: "CairnQueue", dependencies: [
+            .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "Logging", package: "swift-log"),
+        ]),
         // Source walking at openat/fstatat speed.
         .target(name: "CairnScanner", dependencies: ["CairnCore"]),
         // SQLite catalog (GRDB) and its migrations.
@@ -222,6 +230,7 @@ let package = Package(
         .testTarget(name: "CairnCatalogTests", dependencies: ["CairnCatalog", "CairnTesting"]),
         .testTarget(name: "CairnPipelineTests", dependencies: ["CairnPipeline", "CairnTesting"]),
         .testTarget(name: "CairnReconcileTests", dependencies: ["CairnReconcile", "CairnTesting"]),
+        .testTarget(name: "CairnQueueTests", dependencies: ["CairnQueue", "CairnTesting"]),
         .testTarget(name: "CairnNarrationTests", dependencies: ["CairnNarration", "CairnTesting"]),
         .testTarget(name: "CairnWorkerTests", dependencies: [
             "CairnStages", "CairnConfiguration", "CairnStatus", "CairnImmichDestination", "CairnImport", "CairnSync",

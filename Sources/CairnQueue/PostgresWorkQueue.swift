@@ -1,0 +1,223 @@
+import Foundation
+import Logging
+import PostgresNIO
+
+/// The derivative work of libraries shared by several workers, in PostgreSQL: a row per (library, content, kind),
+/// claimed in batches with `FOR UPDATE SKIP LOCKED` under a lease (a token and an expiry that the worker's
+/// heartbeats push back). Every change a worker makes is conditional on its token, so a worker that lost its
+/// lease (it stopped beating, was rescued and the job taken by another) changes nothing: its result is dropped,
+/// which is safe because what it writes is addressed by content and written once.
+///
+/// All times are the server's (`now()`), so the workers' clocks never matter.
+public final class PostgresWorkQueue: Sendable {
+    /// The channel a NOTIFY on enqueue wakes idle workers on: one per enqueued batch, never one per job.
+    public static let channel = "cairn_work"
+
+    let client: PostgresClient
+    let logger = Logger(label: "cairn.queue", factory: { _ in SwiftLogNoOpLogHandler() })
+
+    init(client: PostgresClient) { self.client = client }
+
+    /// Connects to `location`, brings the schema up to date and runs `body` with the queue; the connections
+    /// close when `body` returns.
+    public static func withQueue<Result: Sendable>(at location: PostgresLocation,
+                                                   _ body: (PostgresWorkQueue) async throws -> Result) async throws -> Result {
+        let client = PostgresClient(configuration: location.clientConfiguration())
+        return try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await client.run() }
+            defer { group.cancelAll() }
+            let queue = PostgresWorkQueue(client: client)
+            try await QueueSchema.migrate(client, logger: queue.logger)
+            return try await body(queue)
+        }
+    }
+
+    // MARK: Producers
+
+    /// Queues `work`, skipping any whose (library, checksum, kind) is already waiting or running; returns how many
+    /// were queued. One statement and one NOTIFY for the batch.
+    @discardableResult
+    public func enqueue(_ work: [QueuedWork], maxAttempts: Int = 3) async throws -> Int {
+        guard !work.isEmpty else { return 0 }
+        let libraries = work.map(\.library), checksums = work.map(\.checksum)
+        let kinds = work.map(\.kind.rawValue), payloads = work.map(\.payload)
+        return try await client.withTransaction(logger: logger) { connection in
+            let rows = try await connection.query("""
+                INSERT INTO cairn_job (library, checksum, kind, payload, max_attempts)
+                SELECT l, c, k, p, \(maxAttempts)
+                FROM unnest(\(libraries)::text[], \(checksums)::text[], \(kinds)::text[], \(payloads)::text[]) AS w(l, c, k, p)
+                ON CONFLICT (library, checksum, kind) WHERE state IN ('waiting', 'running') DO NOTHING
+                RETURNING id
+                """, logger: logger)
+            var queued = 0
+            for try await _ in rows.decode(Int64.self) { queued += 1 }
+            if queued > 0 { try await connection.query("SELECT pg_notify(\(Self.channel), '')", logger: logger) }
+            return queued
+        }
+    }
+
+    // MARK: Workers
+
+    /// Records a worker as alive (its first heartbeat).
+    public func register(worker: UUID, host: String, pid: Int) async throws {
+        try await client.query("""
+            INSERT INTO cairn_worker (id, host, pid) VALUES (\(worker), \(host), \(pid))
+            ON CONFLICT (id) DO UPDATE SET last_beat = now()
+            """, logger: logger)
+    }
+
+    /// Claims up to `limit` waiting jobs for `worker`, each under a lease of its own that expires `ttl` from now.
+    public func claim(worker: UUID, limit: Int, ttl: Duration) async throws -> [Lease] {
+        let rows = try await client.query("""
+            WITH picked AS (
+              SELECT id FROM cairn_job WHERE state = 'waiting' AND run_after <= now()
+              ORDER BY run_after, id LIMIT \(limit) FOR UPDATE SKIP LOCKED)
+            UPDATE cairn_job j SET state = 'running', attempts = j.attempts + 1, lease_token = gen_random_uuid(),
+              leased_by = \(worker), lease_expires = now() + \(ttl.seconds)::float8 * interval '1 second'
+            FROM picked WHERE j.id = picked.id
+            RETURNING j.id, j.lease_token, j.library, j.checksum, j.kind, j.payload, j.attempts
+            """, logger: logger)
+        var leases: [Lease] = []
+        for try await (id, token, library, checksum, kind, payload, attempt)
+            in rows.decode((Int64, UUID, String, String, String, String, Int).self) {
+            guard let kind = QueuedWork.Kind(rawValue: kind) else { continue }
+            leases.append(Lease(job: id, token: token, work: QueuedWork(library: library, checksum: checksum, kind: kind, payload: payload),
+                                attempt: attempt))
+        }
+        return leases.sorted { $0.job < $1.job }
+    }
+
+    /// Pushes back the expiry of `leases` (a worker's heartbeat) and records the worker alive; returns the tokens
+    /// still held. A lease missing from the answer was lost: its work should stop, its result will be dropped.
+    public func heartbeat(worker: UUID, leases: [Lease], ttl: Duration) async throws -> Set<UUID> {
+        try await client.query("UPDATE cairn_worker SET last_beat = now() WHERE id = \(worker)", logger: logger)
+        guard !leases.isEmpty else { return [] }
+        let rows = try await client.query("""
+            UPDATE cairn_job SET lease_expires = now() + \(ttl.seconds)::float8 * interval '1 second'
+            WHERE state = 'running' AND leased_by = \(worker) AND lease_token = ANY(\(leases.map(\.token))::uuid[])
+            RETURNING lease_token
+            """, logger: logger)
+        var held = Set<UUID>()
+        for try await token in rows.decode(UUID.self) { held.insert(token) }
+        return held
+    }
+
+    /// Finishes `leases` in one statement; returns those finished. A lease whose token is no longer its job's
+    /// finishes nothing (another worker holds the job now, or it was released).
+    public func complete(_ leases: [Lease]) async throws -> [Lease] {
+        try await finish(leases, sql: { ids, tokens in """
+            UPDATE cairn_job j SET state = 'done', finished_at = now(), lease_token = NULL, leased_by = NULL,
+              lease_expires = NULL
+            FROM unnest(\(ids)::bigint[], \(tokens)::uuid[]) AS c(id, token)
+            WHERE j.id = c.id AND j.lease_token = c.token AND j.state = 'running'
+            RETURNING j.id
+            """ })
+    }
+
+    /// Gives `leases` back unfinished (a worker stopping): the jobs wait again, their attempt counts as they were
+    /// before the claim. Returns those given back.
+    @discardableResult
+    public func release(_ leases: [Lease]) async throws -> [Lease] {
+        try await finish(leases, sql: { ids, tokens in """
+            UPDATE cairn_job j SET state = 'waiting', attempts = j.attempts - 1, lease_token = NULL, leased_by = NULL,
+              lease_expires = NULL
+            FROM unnest(\(ids)::bigint[], \(tokens)::uuid[]) AS c(id, token)
+            WHERE j.id = c.id AND j.lease_token = c.token AND j.state = 'running'
+            RETURNING j.id
+            """ })
+    }
+
+    /// Records a failed attempt: the job waits `retryAfter` and runs again, or fails for good once it has had its
+    /// attempts. False if the lease was lost (nothing recorded).
+    public func fail(_ lease: Lease, reason: String, retryAfter: Duration) async throws -> Bool {
+        let rows = try await client.query("""
+            UPDATE cairn_job SET state = CASE WHEN attempts >= max_attempts THEN 'failed' ELSE 'waiting' END,
+              finished_at = CASE WHEN attempts >= max_attempts THEN now() END,
+              run_after = now() + \(retryAfter.seconds)::float8 * interval '1 second',
+              last_error = \(reason), lease_token = NULL, leased_by = NULL, lease_expires = NULL
+            WHERE id = \(lease.job) AND lease_token = \(lease.token) AND state = 'running'
+            RETURNING id
+            """, logger: logger)
+        for try await _ in rows.decode(Int64.self) { return true }
+        return false
+    }
+
+    /// Takes back every lease past its expiry (its worker stopped beating): the job waits again, or fails for good
+    /// once it has had its attempts. Any worker may call it; returns how many were taken back.
+    @discardableResult
+    public func rescueExpired() async throws -> Int {
+        let rows = try await client.query("""
+            UPDATE cairn_job SET state = CASE WHEN attempts >= max_attempts THEN 'failed' ELSE 'waiting' END,
+              finished_at = CASE WHEN attempts >= max_attempts THEN now() END,
+              last_error = 'lease expired: worker ' || leased_by::text || ' stopped beating',
+              lease_token = NULL, leased_by = NULL, lease_expires = NULL
+            WHERE state = 'running' AND lease_expires < now()
+            RETURNING id
+            """, logger: logger)
+        var rescued = 0
+        for try await _ in rows.decode(Int64.self) { rescued += 1 }
+        return rescued
+    }
+
+    /// Counts by state, the oldest waiting job's age, and each worker's leases and silence.
+    public func status() async throws -> QueueStatus {
+        var status = QueueStatus()
+        for try await (state, count, oldest) in try await client.query("""
+            SELECT state, count(*)::bigint, extract(epoch FROM now() - min(enqueued_at))::float8
+            FROM cairn_job GROUP BY state
+            """, logger: logger).decode((String, Int, Double?).self) {
+            switch state {
+            case "waiting": status.waiting = count; status.oldestWaitingAge = oldest
+            case "running": status.running = count
+            case "done": status.done = count
+            default: status.failed = count
+            }
+        }
+        for try await (id, host, pid, leases, silence) in try await client.query("""
+            SELECT w.id, w.host, w.pid,
+              (SELECT count(*) FROM cairn_job j WHERE j.state = 'running' AND j.leased_by = w.id)::bigint,
+              extract(epoch FROM now() - w.last_beat)::float8
+            FROM cairn_worker w ORDER BY w.started_at
+            """, logger: logger).decode((UUID, String, Int, Int, Double).self) {
+            status.workers.append(.init(id: id, host: host, pid: pid, leases: leases, silentFor: silence))
+        }
+        return status
+    }
+
+    /// Waits until a NOTIFY says work was queued, or `timeout` passes (the poll that catches what a lost
+    /// connection missed); returns whether it was woken.
+    public func waitForWork(timeout: Duration) async throws -> Bool {
+        try await client.withConnection { connection in
+            try await connection.listen(on: Self.channel) { notifications in
+                try await withThrowingTaskGroup(of: Bool.self) { group in
+                    group.addTask {
+                        var iterator = notifications.makeAsyncIterator()
+                        return try await iterator.next() != nil
+                    }
+                    group.addTask {
+                        try await Task.sleep(for: timeout)
+                        return false
+                    }
+                    let woken = try await group.next() ?? false
+                    group.cancelAll()
+                    return woken
+                }
+            }
+        }
+    }
+
+    private func finish(_ leases: [Lease], sql: ([Int64], [UUID]) -> PostgresQuery) async throws -> [Lease] {
+        guard !leases.isEmpty else { return [] }
+        let rows = try await client.query(sql(leases.map(\.job), leases.map(\.token)), logger: logger)
+        var finished = Set<Int64>()
+        for try await id in rows.decode(Int64.self) { finished.insert(id) }
+        return leases.filter { finished.contains($0.job) }
+    }
+}
+
+extension Duration {
+    /// Whole and fractional seconds, as the queries bind them.
+    var seconds: Double {
+        Double(components.seconds) + Double(components.attoseconds) / 1e18
+    }
+}

@@ -1,0 +1,65 @@
+import Logging
+import PostgresNIO
+
+/// The queue's tables, as shipped migrations: a change is a new migration, never an edit of one that shipped.
+enum QueueSchema {
+    static let migrations: [(version: Int, statements: [String])] = [
+        (1, [
+            """
+            CREATE TABLE cairn_worker (
+              id uuid PRIMARY KEY,
+              host text NOT NULL,
+              pid integer NOT NULL,
+              started_at timestamptz NOT NULL DEFAULT now(),
+              last_beat timestamptz NOT NULL DEFAULT now()
+            )
+            """,
+            """
+            CREATE TABLE cairn_job (
+              id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+              library text NOT NULL,
+              checksum text NOT NULL,
+              kind text NOT NULL CHECK (kind IN ('probe', 'thumbnail', 'preview', 'clip')),
+              payload text NOT NULL DEFAULT '',
+              state text NOT NULL DEFAULT 'waiting' CHECK (state IN ('waiting', 'running', 'done', 'failed')),
+              attempts integer NOT NULL DEFAULT 0,
+              max_attempts integer NOT NULL DEFAULT 3,
+              run_after timestamptz NOT NULL DEFAULT now(),
+              lease_token uuid,
+              leased_by uuid,
+              lease_expires timestamptz,
+              enqueued_at timestamptz NOT NULL DEFAULT now(),
+              finished_at timestamptz,
+              last_error text,
+              CHECK ((state = 'running') = (lease_token IS NOT NULL))
+            )
+            """,
+            // The content address is the job key: one unfinished job per library, content and kind.
+            "CREATE UNIQUE INDEX cairn_job_unfinished ON cairn_job (library, checksum, kind) WHERE state IN ('waiting', 'running')",
+            "CREATE INDEX cairn_job_ready ON cairn_job (run_after, id) WHERE state = 'waiting'",
+            "CREATE INDEX cairn_job_leases ON cairn_job (lease_expires) WHERE state = 'running'",
+        ]),
+    ]
+
+    /// Brings the schema up to date, one migrator at a time (workers starting together wait for each other).
+    static func migrate(_ client: PostgresClient, logger: Logger) async throws {
+        try await client.withTransaction(logger: logger) { connection in
+            try await connection.query("SELECT pg_advisory_xact_lock(hashtext('cairn_queue_migrate'))", logger: logger)
+            try await connection.query("""
+                CREATE TABLE IF NOT EXISTS cairn_queue_migration (
+                  version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())
+                """, logger: logger)
+            var applied = Set<Int>()
+            for try await version in try await connection.query("SELECT version FROM cairn_queue_migration", logger: logger)
+                .decode(Int.self) {
+                applied.insert(version)
+            }
+            for migration in migrations where !applied.contains(migration.version) {
+                for statement in migration.statements {
+                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                }
+                try await connection.query("INSERT INTO cairn_queue_migration (version) VALUES (\(migration.version))", logger: logger)
+            }
+        }
+    }
+}

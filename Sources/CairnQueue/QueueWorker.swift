@@ -1,0 +1,205 @@
+import Foundation
+import Synchronization
+
+/// One worker of a shared queue: claims jobs in batches as its lanes free, runs them, beats for the leases it holds
+/// (and takes back any worker's expired ones), and finishes them in batches. `stop()` (SIGTERM) ends the claiming;
+/// jobs running then get `drainTimeout` to end, and the leases of those still running after it are given back
+/// with their attempt counts unchanged.
+public final class QueueWorker: Sendable {
+    public struct Settings: Sendable {
+        /// Jobs run at once.
+        public var lanes = 2
+        /// The most jobs one claim takes.
+        public var batch = 16
+        public var leaseTTL: Duration = .seconds(15)
+        public var beatInterval: Duration = .seconds(5)
+        /// How long an idle worker waits for a NOTIFY before it looks anyway (work queued while it reconnected).
+        public var idlePoll: Duration = .seconds(5)
+        public var drainTimeout: Duration = .seconds(30)
+        /// The wait before a failed job runs again, doubled per attempt.
+        public var retryDelay: Duration = .seconds(1)
+
+        public init() {}
+    }
+
+    /// What the worker did, for its log and tests.
+    public struct Report: Sendable, Equatable {
+        public var completed = 0
+        public var failed = 0
+        /// Jobs whose lease was lost while they ran (their results dropped).
+        public var lost = 0
+        /// Leases given back at a stop.
+        public var released = 0
+    }
+
+    public typealias Job = @Sendable (Lease) async throws -> Void
+
+    public let id: UUID
+    private let queue: PostgresWorkQueue
+    private let settings: Settings
+    private let job: Job
+    private let stopped = Atomic<Bool>(false)
+    private let state = Mutex(State())
+
+    private struct State {
+        var held: [UUID: Lease] = [:]
+        var lost: Set<UUID> = []
+        var finishing: [Lease] = []
+        var flushing = false
+        var report = Report()
+    }
+
+    public init(queue: PostgresWorkQueue, settings: Settings = Settings(), id: UUID = UUID(), job: @escaping Job) {
+        self.queue = queue
+        self.settings = settings
+        self.id = id
+        self.job = job
+    }
+
+    /// Ends the claiming; `run` returns once the jobs running have ended or been given back.
+    public func stop() { stopped.store(true, ordering: .sequentiallyConsistent) }
+    private var isStopped: Bool { stopped.load(ordering: .sequentiallyConsistent) }
+
+    /// Works until stopped; returns what it did.
+    public func run(host: String = ProcessInfo.processInfo.hostName, pid: Int = Int(getpid())) async throws -> Report {
+        try await retrying { try await self.queue.register(worker: self.id, host: host, pid: pid) }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.beat() }
+            await self.work()
+            group.cancelAll()
+        }
+        await flush()
+        return state.withLock { $0.report }
+    }
+
+    private enum Event { case jobEnded, woken }
+
+    private func work() async {
+        await withTaskGroup(of: Event.self) { group in
+            var running = 0
+            var waiting = false
+            while !isStopped {
+                let free = settings.lanes - running
+                let leases = free > 0 ? ((try? await retrying { try await self.queue.claim(worker: self.id, limit: min(free, self.settings.batch), ttl: self.settings.leaseTTL) }) ?? []) : []
+                for lease in leases {
+                    state.withLock { $0.held[lease.token] = lease }
+                    running += 1
+                    group.addTask { await self.execute(lease); return .jobEnded }
+                }
+                if !leases.isEmpty && running < settings.lanes { continue }
+                // One waiter at all times, even with every lane busy: it is what sees a stop.
+                if !waiting {
+                    waiting = true
+                    group.addTask { await self.waitForWork(); return .woken }
+                }
+                switch await group.next() {
+                case .jobEnded: running -= 1
+                case .woken: waiting = false
+                case nil: break
+                }
+            }
+            // Stopped: the jobs running get the drain timeout, then their leases go back.
+            group.addTask { try? await Task.sleep(for: self.settings.drainTimeout); return .woken }
+            while running > 0, let event = await group.next() {
+                if case .jobEnded = event { running -= 1; continue }
+                if !waiting { break }  // the drain timeout
+                waiting = false
+            }
+            if running > 0 {
+                let unfinished = state.withLock { state in
+                    defer { state.held = [:] }
+                    return Array(state.held.values)
+                }
+                let released = (try? await queue.release(unfinished)) ?? []
+                state.withLock { $0.report.released += released.count }
+            }
+            // What is left (jobs given back, the drain's timer, a waiter) ends now.
+            group.cancelAll()
+        }
+    }
+
+    private func execute(_ lease: Lease) async {
+        do {
+            try await job(lease)
+            state.withLock { $0.finishing.append(lease) }
+            await flush()
+        } catch {
+            // Given back at a stop: nothing to record.
+            let (released, lost) = state.withLock { ($0.held[lease.token] == nil, $0.lost.contains(lease.token)) }
+            if released { return }
+            if !lost {
+                let delay = settings.retryDelay * (1 << min(lease.attempt - 1, 10))
+                let recorded = (try? await retrying { try await self.queue.fail(lease, reason: String(describing: error), retryAfter: delay) }) ?? false
+                state.withLock { recorded ? ($0.report.failed += 1) : ($0.report.lost += 1) }
+            } else {
+                state.withLock { $0.report.lost += 1 }
+            }
+            state.withLock { _ = $0.held.removeValue(forKey: lease.token) }
+        }
+    }
+
+    /// Finishes the jobs that ended, in one statement for all that ended meanwhile; a job whose lease was lost
+    /// finishes nothing (counted lost).
+    private func flush() async {
+        guard state.withLock({ state in
+            if state.flushing || state.finishing.isEmpty { return false }
+            state.flushing = true
+            return true
+        }) else { return }
+        while let batch = state.withLock({ state -> [Lease]? in
+            guard !state.finishing.isEmpty else { state.flushing = false; return nil }
+            defer { state.finishing = [] }
+            return state.finishing
+        }) {
+            let finished = (try? await retrying { try await self.queue.complete(batch) }) ?? []
+            state.withLock { state in
+                state.report.completed += finished.count
+                state.report.lost += batch.count - finished.count
+                for lease in batch { state.held.removeValue(forKey: lease.token) }
+            }
+        }
+    }
+
+    /// Every beat: pushes back this worker's leases (noting those lost) and takes back any worker's expired ones.
+    private func beat() async {
+        var next = ContinuousClock.now
+        while !Task.isCancelled {
+            if ContinuousClock.now >= next {
+                next = ContinuousClock.now + settings.beatInterval
+                let held = state.withLock { Array($0.held.values) }
+                if let kept = try? await queue.heartbeat(worker: id, leases: held, ttl: settings.leaseTTL) {
+                    state.withLock { state in
+                        for lease in held where !kept.contains(lease.token) { state.lost.insert(lease.token) }
+                    }
+                }
+                _ = try? await queue.rescueExpired()
+            }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+    }
+
+    /// Returns when a NOTIFY arrives, the idle poll passes, or the worker is stopped.
+    private func waitForWork() async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { _ = try? await self.queue.waitForWork(timeout: self.settings.idlePoll) }
+            group.addTask {
+                while !self.isStopped && !Task.isCancelled { try? await Task.sleep(for: .milliseconds(50)) }
+            }
+            await group.next()
+            group.cancelAll()
+        }
+    }
+
+    /// Runs `operation`, again after a growing pause (0.1 s doubling to 5 s) while the server cannot be reached,
+    /// until it succeeds or the worker is stopped.
+    private func retrying<Value: Sendable>(_ operation: @Sendable () async throws -> Value) async throws -> Value {
+        var pause = Duration.milliseconds(100)
+        while true {
+            do { return try await operation() } catch {
+                if isStopped || Task.isCancelled { throw error }
+                try? await Task.sleep(for: pause)
+                pause = min(pause * 2, .seconds(5))
+            }
+        }
+    }
+}

@@ -1,0 +1,61 @@
+import Foundation
+
+/// A derivative a library lacks for one content: the job's key is (library, checksum, kind), so the same work is
+/// queued at most once while it is unfinished, whoever asks for it.
+public struct QueuedWork: Sendable, Hashable {
+    public enum Kind: String, Sendable, CaseIterable {
+        case probe, thumbnail, preview, clip
+    }
+
+    /// The library's identity (its folder as every worker mounts it, or its id).
+    public var library: String
+    /// The content's SHA1, hex.
+    public var checksum: String
+    public var kind: Kind
+    /// What the worker needs beyond the key (the original's path in the library), opaque to the queue.
+    public var payload: String
+
+    public init(library: String, checksum: String, kind: Kind, payload: String = "") {
+        self.library = library
+        self.checksum = checksum
+        self.kind = kind
+        self.payload = payload
+    }
+}
+
+/// One claim of one job: every change a worker makes to the job carries `token`, and a change whose token is no
+/// longer the job's (the lease expired and another worker took it, or it was released) changes nothing.
+public struct Lease: Sendable, Hashable {
+    public var job: Int64
+    public var token: UUID
+    public var work: QueuedWork
+    /// Which attempt this is, from 1.
+    public var attempt: Int
+}
+
+/// The queue at a glance (`cairn queue status`).
+public struct QueueStatus: Sendable, Equatable {
+    public struct Worker: Sendable, Equatable {
+        public var id: UUID
+        public var host: String
+        public var pid: Int
+        public var leases: Int
+        /// Seconds since its last heartbeat.
+        public var silentFor: Double
+    }
+
+    public var waiting = 0
+    public var running = 0
+    public var done = 0
+    public var failed = 0
+    /// Seconds the oldest waiting job has waited; nil with none waiting.
+    public var oldestWaitingAge: Double?
+    public var workers: [Worker] = []
+}
+
+/// Why a queue operation could not be done.
+public struct WorkQueueError: Error, CustomStringConvertible {
+    public var operation: String
+    public var reason: String
+    public var description: String { "the work queue could not \(operation): \(reason)" }
+}

@@ -1,0 +1,138 @@
+import CairnQueue
+import CairnTesting
+import Foundation
+import Synchronization
+import Testing
+
+/// Workers in one process over the real queue: sharing, rescue, heartbeats and the stop's drain.
+@Suite struct QueueWorkerTests {
+    let location: PostgresLocation
+
+    init() throws {
+        location = PostgresLocation(endpoint: .socket(folder: try TestPostgres.socketFolder(), port: 5432),
+                                    database: try TestPostgres.freshDatabase())
+    }
+
+    /// Who ran which job under which token.
+    final class ExecutionLog: Sendable {
+        let entries = Mutex<[(job: Int64, token: UUID, worker: Int)]>([])
+        func record(_ lease: Lease, by worker: Int) { entries.withLock { $0.append((lease.job, lease.token, worker)) } }
+        var jobsRun: [Int64] { entries.withLock { $0.map(\.job) } }
+        func runs(by worker: Int) -> Int { entries.withLock { $0.filter { $0.worker == worker }.count } }
+    }
+
+    static func settings(lanes: Int, ttl: Duration = .seconds(15), beat: Duration = .seconds(5)) -> QueueWorker.Settings {
+        var settings = QueueWorker.Settings()
+        settings.lanes = lanes
+        settings.leaseTTL = ttl
+        settings.beatInterval = beat
+        settings.idlePoll = .milliseconds(200)
+        settings.drainTimeout = .milliseconds(300)
+        return settings
+    }
+
+    /// Waits (up to `limit`) until `condition` holds for the queue's status.
+    static func waitUntil(_ queue: PostgresWorkQueue, limit: Duration = .seconds(20),
+                          _ condition: (QueueStatus) -> Bool) async throws -> Bool {
+        let deadline = ContinuousClock.now + limit
+        while ContinuousClock.now < deadline {
+            if condition(try await queue.status()) { return true }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        return false
+    }
+
+    @Test func threeWorkersRunEveryJobOnceAndFinishItInBatches() async throws {
+        try await PostgresWorkQueue.withQueue(at: location) { queue in
+            try await queue.enqueue(PostgresWorkQueueTests.work(60))
+            let log = ExecutionLog()
+            let workers = (0..<3).map { index in
+                QueueWorker(queue: queue, settings: Self.settings(lanes: 2)) { lease in
+                    log.record(lease, by: index)
+                    try await Task.sleep(for: .milliseconds(5))
+                }
+            }
+            let runs = workers.map { worker in Task { try await worker.run() } }
+            #expect(try await Self.waitUntil(queue) { $0.done == 60 })
+            workers.forEach { $0.stop() }
+            var reports: [QueueWorker.Report] = []
+            for run in runs { reports.append(try await run.value) }
+            #expect(reports.map(\.completed).reduce(0, +) == 60)
+            #expect(reports.allSatisfy { $0.lost == 0 && $0.failed == 0 && $0.released == 0 })
+            #expect(log.jobsRun.count == 60 && Set(log.jobsRun).count == 60)
+        }
+    }
+
+    @Test func aWorkerThatStopsBeatingLosesItsLeasesToAnotherAndCannotFinishThem() async throws {
+        try await PostgresWorkQueue.withQueue(at: location) { queue in
+            try await queue.enqueue(PostgresWorkQueueTests.work(8))
+            let log = ExecutionLog()
+            let hold = Atomic<Bool>(true)
+            // Alive but silent: it beats once at its start, then not for an hour.
+            let silent = QueueWorker(queue: queue, settings: Self.settings(lanes: 8, ttl: .seconds(1), beat: .seconds(3600))) { lease in
+                log.record(lease, by: 0)
+                while hold.load(ordering: .sequentiallyConsistent) { try await Task.sleep(for: .milliseconds(20)) }
+            }
+            let silentRun = Task { try await silent.run() }
+            #expect(try await Self.waitUntil(queue) { $0.running == 8 })
+
+            let rescuer = QueueWorker(queue: queue, settings: Self.settings(lanes: 8, ttl: .seconds(15), beat: .milliseconds(200))) { lease in
+                log.record(lease, by: 1)
+            }
+            let rescuerRun = Task { try await rescuer.run() }
+            #expect(try await Self.waitUntil(queue) { $0.done == 8 })
+            #expect(log.runs(by: 1) == 8)
+
+            // The silent worker's jobs end now: their completions find other tokens and finish nothing.
+            hold.store(false, ordering: .sequentiallyConsistent)
+            silent.stop()
+            rescuer.stop()
+            let silentReport = try await silentRun.value
+            #expect(silentReport.completed == 0 && silentReport.lost == 8)
+            #expect(try await rescuerRun.value.completed == 8)
+            let status = try await queue.status()
+            #expect(status.done == 8 && status.running == 0 && status.waiting == 0)
+        }
+    }
+
+    @Test func aLongJobOnABeatingWorkerIsNeverRescued() async throws {
+        try await PostgresWorkQueue.withQueue(at: location) { queue in
+            try await queue.enqueue(PostgresWorkQueueTests.work(1))
+            let log = ExecutionLog()
+            // The job runs four times its lease's TTL; the beats keep the lease.
+            let busy = QueueWorker(queue: queue, settings: Self.settings(lanes: 1, ttl: .seconds(1), beat: .milliseconds(200))) { lease in
+                log.record(lease, by: 0)
+                try await Task.sleep(for: .seconds(4))
+            }
+            let busyRun = Task { try await busy.run() }
+            #expect(try await Self.waitUntil(queue) { $0.running == 1 })
+            let other = QueueWorker(queue: queue, settings: Self.settings(lanes: 4, ttl: .seconds(1), beat: .milliseconds(100))) { lease in
+                log.record(lease, by: 1)
+            }
+            let otherRun = Task { try await other.run() }
+            #expect(try await Self.waitUntil(queue) { $0.done == 1 })
+            busy.stop()
+            other.stop()
+            #expect(try await busyRun.value.completed == 1)
+            _ = try await otherRun.value
+            #expect(log.jobsRun.count == 1)
+        }
+    }
+
+    @Test func aStopGivesBackTheJobsStillRunningAfterTheDrainWithTheirAttemptsUnchanged() async throws {
+        try await PostgresWorkQueue.withQueue(at: location) { queue in
+            try await queue.enqueue(PostgresWorkQueueTests.work(3))
+            let worker = QueueWorker(queue: queue, settings: Self.settings(lanes: 2)) { lease in
+                if lease.work.checksum.hasSuffix("0") { return }  // one quick job
+                try await Task.sleep(for: .seconds(3600))
+            }
+            let run = Task { try await worker.run() }
+            #expect(try await Self.waitUntil(queue) { $0.done == 1 && $0.running == 2 })
+            worker.stop()
+            let report = try await run.value
+            #expect(report.completed == 1 && report.released == 2 && report.lost == 0)
+            let again = try await queue.claim(worker: UUID(), limit: 5, ttl: .seconds(15))
+            #expect(again.count == 2 && again.allSatisfy { $0.attempt == 1 })
+        }
+    }
+}

@@ -1,0 +1,49 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The suite's PostgreSQL: the cluster `scripts/test` started (its socket folder in `CAIRN_TEST_POSTGRES`), or,
+/// when a test runs without it (`swift test` alone), one this process starts with `scripts/postgres-cluster` and
+/// stops at exit. Each test takes a database of its own, so tests run side by side.
+public enum TestPostgres {
+    /// The socket folder of the cluster.
+    public static func socketFolder() throws -> String { try cluster.get() }
+
+    /// A new, empty database; returns its name.
+    public static func freshDatabase() throws -> String {
+        let name = "cairn_test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        try psql("CREATE DATABASE \(name)")
+        return name
+    }
+
+    /// Runs `sql` as the cluster's superuser (in `database`), returning psql's unaligned output.
+    @discardableResult
+    public static func psql(_ sql: String, database: String = "postgres") throws -> String {
+        let output = try ExternalTool.run(["psql", "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-h", try socketFolder(),
+                                           "-U", "postgres", "-d", database, "-c", sql])
+        return String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    private static let cluster: Result<String, any Error> = Result {
+        if let folder = ProcessInfo.processInfo.environment["CAIRN_TEST_POSTGRES"], !folder.isEmpty { return folder }
+        let folder = NSTemporaryDirectory() + "cairn-pg-" + UUID().uuidString
+        // The server the script starts would hold on to a pipe for its output: the script's output goes to a file.
+        try ExternalTool.run(["bash", "-c", "\"$0\" start \"$1\" >\"$1.log\" 2>&1 || { cat \"$1.log\" >&2; exit 1; }", script, folder])
+        startedFolder = folder
+        // At exit Foundation's Process may no longer start anything: the shell's `system` stops the cluster.
+        atexit {
+            if let folder = TestPostgres.startedFolder {
+                _ = system("'\(TestPostgres.script)' stop '\(folder)' >/dev/null 2>&1; rm -f '\(folder).log'")
+            }
+        }
+        return folder
+    }
+
+    nonisolated(unsafe) private static var startedFolder: String?
+
+    private static var script: String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+            + "/scripts/postgres-cluster"
+    }
+}
