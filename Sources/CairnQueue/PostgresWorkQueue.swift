@@ -184,8 +184,19 @@ public final class PostgresWorkQueue: Sendable {
         return status
     }
 
-    /// Waits until a NOTIFY says work was queued, or `timeout` passes (the poll that catches what a lost
-    /// connection missed); returns whether it was woken.
+    /// Listens for NOTIFYs on a connection of its own until the task is cancelled or the connection is lost,
+    /// calling `notified` once listening starts (so a caller catches up on what it missed) and at every NOTIFY.
+    func listen(_ notified: @escaping @Sendable () -> Void) async throws {
+        try await client.withConnection { connection in
+            try await connection.listen(on: Self.channel) { notifications in
+                notified()
+                for try await _ in notifications { notified() }
+            }
+        }
+    }
+
+    /// Waits until a NOTIFY says work was queued, or `timeout` passes; returns whether it was woken. For a caller
+    /// without a worker's long-lived listener: a NOTIFY sent before its LISTEN starts is not seen.
     public func waitForWork(timeout: Duration) async throws -> Bool {
         try await client.withConnection { connection in
             try await connection.listen(on: Self.channel) { notifications in

@@ -40,6 +40,7 @@ public final class QueueWorker: Sendable {
     private let job: Job
     private let stopped = Atomic<Bool>(false)
     private let state = Mutex(State())
+    private let wakeup = Wakeup()
 
     private struct State {
         var held: [UUID: Lease] = [:]
@@ -57,7 +58,10 @@ public final class QueueWorker: Sendable {
     }
 
     /// Ends the claiming; `run` returns once the jobs running have ended or been given back.
-    public func stop() { stopped.store(true, ordering: .sequentiallyConsistent) }
+    public func stop() {
+        stopped.store(true, ordering: .sequentiallyConsistent)
+        wakeup.signal()
+    }
     private var isStopped: Bool { stopped.load(ordering: .sequentiallyConsistent) }
 
     /// Works until stopped; returns what it did.
@@ -65,6 +69,7 @@ public final class QueueWorker: Sendable {
         try await retrying { try await self.queue.register(worker: self.id, host: host, pid: pid) }
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.beat() }
+            group.addTask { await self.listen() }
             await self.work()
             group.cancelAll()
         }
@@ -178,15 +183,29 @@ public final class QueueWorker: Sendable {
         }
     }
 
-    /// Returns when a NOTIFY arrives, the idle poll passes, or the worker is stopped.
+    /// Returns when a NOTIFY arrives (or arrived since the last wait), the idle poll passes, or the worker is stopped.
     private func waitForWork() async {
         await withTaskGroup(of: Void.self) { group in
-            group.addTask { _ = try? await self.queue.waitForWork(timeout: self.settings.idlePoll) }
-            group.addTask {
-                while !self.isStopped && !Task.isCancelled { try? await Task.sleep(for: .milliseconds(50)) }
-            }
+            group.addTask { await self.wakeup.wait() }
+            group.addTask { try? await Task.sleep(for: self.settings.idlePoll) }
             await group.next()
             group.cancelAll()
+        }
+    }
+
+    /// Listens for the queue's NOTIFYs on a connection of its own for as long as the worker runs, again after a
+    /// growing pause when the connection is lost. Every start of listening counts as a wakeup: what was queued
+    /// while it did not listen is caught up by the claim that follows.
+    private func listen() async {
+        var pause = Duration.milliseconds(100)
+        while !Task.isCancelled {
+            do {
+                try await queue.listen { self.wakeup.signal() }
+                pause = .milliseconds(100)
+            } catch {
+                pause = min(pause * 2, .seconds(5))
+            }
+            try? await Task.sleep(for: pause)
         }
     }
 
@@ -200,6 +219,41 @@ public final class QueueWorker: Sendable {
                 try? await Task.sleep(for: pause)
                 pause = min(pause * 2, .seconds(5))
             }
+        }
+    }
+}
+
+/// A wakeup that is never lost: a signal with no one waiting is kept for the next wait.
+final class Wakeup: Sendable {
+    private struct State {
+        var pending = false
+        var waiter: CheckedContinuation<Void, Never>?
+    }
+
+    private let state = Mutex(State())
+
+    func signal() {
+        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            guard let waiter = state.waiter else { state.pending = true; return nil }
+            state.waiter = nil
+            return waiter
+        }
+        waiter?.resume()
+    }
+
+    /// Returns at a signal (one kept since the last wait included), or when the task is cancelled.
+    func wait() async {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let now = state.withLock { state -> Bool in
+                    if state.pending || Task.isCancelled { state.pending = false; return true }
+                    state.waiter = continuation
+                    return false
+                }
+                if now { continuation.resume() }
+            }
+        } onCancel: {
+            signal()
         }
     }
 }

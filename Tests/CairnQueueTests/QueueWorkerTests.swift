@@ -135,4 +135,26 @@ import Testing
             #expect(again.count == 2 && again.allSatisfy { $0.attempt == 1 })
         }
     }
+
+    @Test func anIdleWorkerIsWokenByTheNotifyOfAnEnqueueNotByItsPoll() async throws {
+        try await PostgresWorkQueue.withQueue(at: location) { queue in
+            var settings = Self.settings(lanes: 1)
+            settings.idlePoll = .seconds(3600)
+            let worker = QueueWorker(queue: queue, settings: settings) { _ in }
+            let run = Task { try await worker.run() }
+            // Once its listener is in place, the worker has claimed (nothing) and waits.
+            let database = location.database
+            let listening = {
+                (try? TestPostgres.psql("SELECT count(*) FROM pg_stat_activity WHERE datname = '\(database)' AND query ILIKE 'LISTEN%'")) == "1"
+            }
+            let deadline = ContinuousClock.now + .seconds(20)
+            while !listening() && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
+            #expect(listening())
+            try await Task.sleep(for: .milliseconds(200))
+            try await queue.enqueue(PostgresWorkQueueTests.work(3))
+            #expect(try await Self.waitUntil(queue) { $0.done == 3 })
+            worker.stop()
+            #expect(try await run.value.completed == 3)
+        }
+    }
 }
