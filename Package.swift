@@ -10,7 +10,7 @@ let layers: [[String]] = [
     // Engines and storage: each stands on Core alone (the values two of them share are Core's).
     ["CairnHashing", "CairnMedia", "CairnScanner", "CairnReconcile", "CairnPipeline", "CairnNarration", "CairnCatalog", "CairnWatch"],
     // The work queue several workers share, in PostgreSQL (postgres-nio): a target of its own, so the SQLite-only build
-    // never compiles it. It imports no cairn module.
+    // never compiles it.
     ["CairnQueue"],
     // Metrics: what a run and a library export, rendered for Prometheus (swift-metrics over swift-prometheus).
     ["CairnMetrics"],
@@ -125,7 +125,7 @@ let package = Package(
         .target(name: "CairnWatch", dependencies: ["CairnCore"]),
         // Derivative work shared by workers: leases, heartbeats, fenced completion, rescue, NOTIFY (PostgreSQL 15).
         .target(name: "CairnQueue", dependencies: [
-            .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "Logging", package: "swift-log"),
+            "CairnCore", .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "Logging", package: "swift-log"),
         ]),
         // Source walking at openat/fstatat speed.
         .target(name: "CairnScanner", dependencies: ["CairnCore"]),

@@ -1,3 +1,4 @@
+import CairnCore
 import Foundation
 import Synchronization
 
@@ -39,7 +40,7 @@ public final class QueueWorker: Sendable {
     private let settings: Settings
     private let job: Job
     private let stopped = Atomic<Bool>(false)
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let wakeup = Wakeup()
 
     private struct State {
@@ -230,7 +231,7 @@ final class Wakeup: Sendable {
         var waiter: CheckedContinuation<Void, Never>?
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     func signal() {
         let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
