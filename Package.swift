@@ -46,7 +46,7 @@ let package = Package(
         .library(name: "Cairn", targets: [
             "CairnCore", "CairnHashing", "CairnMedia", "CairnScanner", "CairnCatalog",
             "CairnPipeline", "CairnReconcile", "CairnNarration", "CairnLibrary", "CairnTrash", "CairnMetrics", "CairnStages",
-            "CairnConfiguration", "CairnStatus", "CairnImmichDestination", "CairnImport", "CairnSync",
+            "CairnConfiguration", "CairnStatus", "CairnImmichDestination", "CairnImport", "CairnSync", "CairnQueue",
         ]),
     ],
     dependencies: [

@@ -19,6 +19,9 @@ public final class QueueWorker: Sendable {
         public var drainTimeout: Duration = .seconds(30)
         /// The wait before a failed job runs again, doubled per attempt.
         public var retryDelay: Duration = .seconds(1)
+        /// Whether jobs that end while a completion is being written are finished together in the next one; off,
+        /// every job is finished by a statement of its own.
+        public var batchesCompletions = true
 
         public init() {}
     }
@@ -85,8 +88,11 @@ public final class QueueWorker: Sendable {
             var running = 0
             var waiting = false
             while !isStopped {
+                // Claims wait for half a batch of free lanes (or an idle worker): a claim per freed lane would
+                // make every batch a batch of one.
                 let free = settings.lanes - running
-                let leases = free > 0 ? ((try? await retrying { try await self.queue.claim(worker: self.id, limit: min(free, self.settings.batch), ttl: self.settings.leaseTTL) }) ?? []) : []
+                let claimsNow = running == 0 || free >= max(1, min(settings.batch, settings.lanes) / 2)
+                let leases = claimsNow ? ((try? await retrying { try await self.queue.claim(worker: self.id, limit: min(free, self.settings.batch), ttl: self.settings.leaseTTL) }) ?? []) : []
                 for lease in leases {
                     state.withLock { $0.held[lease.token] = lease }
                     running += 1
@@ -127,6 +133,14 @@ public final class QueueWorker: Sendable {
     private func execute(_ lease: Lease) async {
         do {
             try await job(lease)
+            guard settings.batchesCompletions else {
+                let finished = (try? await retrying { try await self.queue.complete([lease]) }) ?? []
+                state.withLock { state in
+                    if finished.isEmpty { state.report.lost += 1 } else { state.report.completed += 1 }
+                    state.held.removeValue(forKey: lease.token)
+                }
+                return
+            }
             state.withLock { $0.finishing.append(lease) }
             await flush()
         } catch {

@@ -31,5 +31,6 @@ enum BenchRegistry {
         ScaleBenchmark.self,
         CopyBenchmark.self,
         MetricsBenchmark.self,
+        QueueBenchmark.self,
     ]
 }
