@@ -189,7 +189,10 @@ public final class QueueWorker: Sendable {
                 let held = state.withLock { Array($0.held.values) }
                 if let kept = try? await queue.heartbeat(worker: id, leases: held, ttl: settings.leaseTTL) {
                     state.withLock { state in
+                        // Only leases still running count (one finished since the snapshot is not lost), and only
+                        // those are kept: a long-running worker's set stays as small as its lanes.
                         for lease in held where !kept.contains(lease.token) { state.lost.insert(lease.token) }
+                        state.lost = state.lost.filter { state.held[$0] != nil }
                     }
                 }
                 _ = try? await queue.rescueExpired()
