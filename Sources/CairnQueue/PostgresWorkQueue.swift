@@ -195,28 +195,6 @@ public final class PostgresWorkQueue: Sendable {
         }
     }
 
-    /// Waits until a NOTIFY says work was queued, or `timeout` passes; returns whether it was woken. For a caller
-    /// without a worker's long-lived listener: a NOTIFY sent before its LISTEN starts is not seen.
-    public func waitForWork(timeout: Duration) async throws -> Bool {
-        try await client.withConnection { connection in
-            try await connection.listen(on: Self.channel) { notifications in
-                try await withThrowingTaskGroup(of: Bool.self) { group in
-                    group.addTask {
-                        var iterator = notifications.makeAsyncIterator()
-                        return try await iterator.next() != nil
-                    }
-                    group.addTask {
-                        try await Task.sleep(for: timeout)
-                        return false
-                    }
-                    let woken = try await group.next() ?? false
-                    group.cancelAll()
-                    return woken
-                }
-            }
-        }
-    }
-
     private func finish(_ leases: [Lease], sql: ([Int64], [UUID]) -> PostgresQuery) async throws -> [Lease] {
         guard !leases.isEmpty else { return [] }
         let rows = try await client.query(sql(leases.map(\.job), leases.map(\.token)), logger: logger)

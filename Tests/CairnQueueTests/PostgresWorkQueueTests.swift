@@ -1,7 +1,6 @@
 import CairnQueue
 import CairnTesting
 import Foundation
-import Synchronization
 import Testing
 
 /// The queue against a real PostgreSQL (the suite's throwaway cluster), each test in a database of its own.
@@ -123,24 +122,6 @@ import Testing
             }
             #expect(claimed.count == 400)
             #expect(Set(claimed).count == 400)
-        }
-    }
-
-    @Test func enqueueingWakesAWorkerWaitingForWork() async throws {
-        try await PostgresWorkQueue.withQueue(at: location) { queue in
-            let returned = Atomic<Bool>(false)
-            let waiter = Task {
-                defer { returned.store(true, ordering: .sequentiallyConsistent) }
-                return try await queue.waitForWork(timeout: .seconds(30))
-            }
-            // The waiter's LISTEN starts at some point after this: enqueue until it hears one.
-            var next = 0
-            while !returned.load(ordering: .sequentiallyConsistent) {
-                try await queue.enqueue([QueuedWork(library: "/lib", checksum: "\(next)", kind: .probe)])
-                next += 1
-                try await Task.sleep(for: .milliseconds(50))
-            }
-            #expect(try await waiter.value == true)
         }
     }
 
