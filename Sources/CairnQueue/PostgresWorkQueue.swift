@@ -1,3 +1,4 @@
+import CairnCore
 import Foundation
 import Logging
 import PostgresNIO
@@ -201,12 +202,5 @@ public final class PostgresWorkQueue: Sendable {
         var finished = Set<Int64>()
         for try await id in rows.decode(Int64.self) { finished.insert(id) }
         return leases.filter { finished.contains($0.job) }
-    }
-}
-
-extension Duration {
-    /// Whole and fractional seconds, as the queries bind them.
-    var seconds: Double {
-        Double(components.seconds) + Double(components.attoseconds) / 1e18
     }
 }

@@ -81,7 +81,7 @@ public final class QueueWorker: Sendable {
         return state.withLock { $0.report }
     }
 
-    private enum Event { case jobEnded, woken }
+    private enum Event { case jobEnded, woken, drainEnded }
 
     private func work() async {
         await withTaskGroup(of: Event.self) { group in
@@ -106,16 +106,18 @@ public final class QueueWorker: Sendable {
                 }
                 switch await group.next() {
                 case .jobEnded: running -= 1
-                case .woken: waiting = false
+                case .woken, .drainEnded: waiting = false
                 case nil: break
                 }
             }
             // Stopped: the jobs running get the drain timeout, then their leases go back.
-            group.addTask { try? await Task.sleep(for: self.settings.drainTimeout); return .woken }
-            while running > 0, let event = await group.next() {
-                if case .jobEnded = event { running -= 1; continue }
-                if !waiting { break }  // the drain timeout
-                waiting = false
+            group.addTask { try? await Task.sleep(for: self.settings.drainTimeout); return .drainEnded }
+            drain: while running > 0, let event = await group.next() {
+                switch event {
+                case .jobEnded: running -= 1
+                case .woken: continue
+                case .drainEnded: break drain
+                }
             }
             if running > 0 {
                 let unfinished = state.withLock { state in
@@ -182,22 +184,19 @@ public final class QueueWorker: Sendable {
 
     /// Every beat: pushes back this worker's leases (noting those lost) and takes back any worker's expired ones.
     private func beat() async {
-        var next = ContinuousClock.now
         while !Task.isCancelled {
-            if ContinuousClock.now >= next {
-                next = ContinuousClock.now + settings.beatInterval
-                let held = state.withLock { Array($0.held.values) }
-                if let kept = try? await queue.heartbeat(worker: id, leases: held, ttl: settings.leaseTTL) {
-                    state.withLock { state in
-                        // Only leases still running count (one finished since the snapshot is not lost), and only
-                        // those are kept: a long-running worker's set stays as small as its lanes.
-                        for lease in held where !kept.contains(lease.token) { state.lost.insert(lease.token) }
-                        state.lost = state.lost.filter { state.held[$0] != nil }
-                    }
+            let next = ContinuousClock.now + settings.beatInterval
+            let held = state.withLock { Array($0.held.values) }
+            if let kept = try? await queue.heartbeat(worker: id, leases: held, ttl: settings.leaseTTL) {
+                state.withLock { state in
+                    // Only leases still running count (one finished since the snapshot is not lost), and only
+                    // those are kept: a long-running worker's set stays as small as its lanes.
+                    for lease in held where !kept.contains(lease.token) { state.lost.insert(lease.token) }
+                    state.lost = state.lost.filter { state.held[$0] != nil }
                 }
-                _ = try? await queue.rescueExpired()
             }
-            try? await Task.sleep(for: .milliseconds(50))
+            _ = try? await queue.rescueExpired()
+            try? await Task.sleep(until: next)
         }
     }
 

@@ -3,6 +3,10 @@ import Foundation
 /// Runs a command-line tool for test set-up (making media with the `ffmpeg` CLI, comparing with `sha1sum`).
 /// The product never spawns tools; tests and benchmarks may.
 public enum ExternalTool {
+    /// The package's folder (its `scripts/` and `.build/`), from where this file is.
+    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().path
+
     public struct Failure: Error, CustomStringConvertible {
         public let command: [String]
         public let status: Int32

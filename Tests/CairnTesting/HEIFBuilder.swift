@@ -117,16 +117,12 @@ public struct HEIFBuilder {
 /// Pictures as Pillow with pillow-heif shows them (the reference HEIF readers: libheif 1.23 inside), from the
 /// project's Python tools (`scripts/ensure-python-tools`, run here when they are missing).
 public enum PillowReference {
-    static var packageRoot: String {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
-    }
-
     /// Writes `source` as displayed to a PNG at `path`: libheif's transformations, and for AVIF the EXIF orientation
     /// Pillow's own AVIF reader turns them into; alpha laid over white.
     public static func render(_ source: String, to path: String) throws -> String {
-        let python = packageRoot + "/.build/python-tools/bin/python"
+        let python = ExternalTool.packageRoot + "/.build/python-tools/bin/python"
         if !FileManager.default.isExecutableFile(atPath: python) || !hasPillowHeif(python) {
-            try ExternalTool.run([packageRoot + "/scripts/ensure-python-tools"])
+            try ExternalTool.run([ExternalTool.packageRoot + "/scripts/ensure-python-tools"])
         }
         let script = """
         import sys

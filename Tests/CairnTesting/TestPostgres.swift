@@ -42,8 +42,5 @@ public enum TestPostgres {
 
     nonisolated(unsafe) private static var startedFolder: String?
 
-    private static var script: String {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
-            + "/scripts/postgres-cluster"
-    }
+    private static var script: String { ExternalTool.packageRoot + "/scripts/postgres-cluster" }
 }

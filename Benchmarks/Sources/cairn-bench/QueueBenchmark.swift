@@ -34,8 +34,9 @@ struct QueueBenchmark: AsyncParsableCommand {
             .deletingLastPathComponent().deletingLastPathComponent().path
         let script = root + "/scripts/postgres-cluster"
         let folder = NSTemporaryDirectory() + "cairn-bench-pg-" + UUID().uuidString
-        try shell("'\(script)' start '\(folder)' durable >'\(folder).log' 2>&1")
-        defer { _ = try? shell("'\(script)' stop '\(folder)'; rm -f '\(folder).log'") }
+        // The server would hold a pipe for the script's output open: it goes to a file.
+        try Peers.run(["bash", "-c", "\"$0\" start \"$1\" durable >\"$1.log\" 2>&1", script, folder])
+        defer { _ = try? Peers.run(["bash", "-c", "\"$0\" stop \"$1\"; rm -f \"$1.log\"", script, folder]) }
 
         var results: [Bool: [Run]] = [true: [], false: []]
         for round in 0..<rounds {
@@ -86,8 +87,7 @@ struct QueueBenchmark: AsyncParsableCommand {
             for run in running { _ = try await run.value }
             let commits = try stat("SELECT xact_commit FROM pg_stat_database WHERE datname = '\(database)'", folder) - commits0
             let wal = try stat("SELECT wal_bytes FROM pg_stat_wal", folder) - wal0
-            return Run(seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
-                       commits: commits, walBytes: wal)
+            return Run(seconds: elapsed.seconds, commits: commits, walBytes: wal)
         }
     }
 
@@ -109,8 +109,7 @@ struct QueueBenchmark: AsyncParsableCommand {
                 try await queue.enqueue([QueuedWork(library: "/bench", checksum: "latency-\(sample)", kind: .probe, payload: "\(sample)")])
                 while started.withLock({ $0[sample] }) == nil { try await Task.sleep(for: .microseconds(200)) }
                 let start = started.withLock { $0[sample]! }
-                let elapsed = start - enqueued
-                latencies.append(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+                latencies.append((start - enqueued).seconds)
                 try await Task.sleep(for: .milliseconds(20))
             }
             worker.stop()
@@ -130,21 +129,8 @@ struct QueueBenchmark: AsyncParsableCommand {
     }
 
     private func psql(_ sql: String, _ folder: String) throws -> String {
-        try shell("psql -X -q -A -t -h '\(folder)' -U postgres -d postgres -c \"\(sql)\"")
-    }
-
-    @discardableResult
-    private func shell(_ command: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = ["-c", command]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw ValidationError("failed (\(process.terminationStatus)): \(command)") }
-        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        try Peers.run(["psql", "-X", "-q", "-A", "-t", "-h", folder, "-U", "postgres", "-d", "postgres", "-c", sql])
+            .trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     private func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
