@@ -266,8 +266,10 @@ final class ReaderBox: @unchecked Sendable {
 @Suite struct AbandonedWorkTests {
     @Test func theRunEndsOnlyWhenItsTimedOutWorkHasReturned() async throws {
         let source = try TemporaryDirectory(), libraryFolder = try TemporaryDirectory()
+        // Big enough that a thumbnail's work outlasts its timeout by far even when the suite's load delays the
+        // timeout's watcher (at 1600x1200 the work sometimes returned first, and nothing timed out).
         for index in 0..<4 {
-            try MediaFixtures.jpeg(at: source.subpath("IMG_\(index).jpg"), width: 1600 + 16 * index, height: 1200)
+            try MediaFixtures.jpeg(at: source.subpath("IMG_\(index).jpg"), width: 4000 + 16 * index, height: 3000)
         }
         let library = try Library(root: libraryFolder.path)
         var options = ImportOptions(source: source.path)
