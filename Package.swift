@@ -24,8 +24,9 @@ let layers: [[String]] = [
     ["CairnTrash"],
     // The lanes' work (library stages, the destination seam, the import's pipeline), configuration, the read side.
     ["CairnStages", "CairnConfiguration", "CairnStatus"],
-    // Immich as a destination: its upload stages, trash and restore, albums.
-    ["CairnImmichDestination"],
+    // Immich as a destination: its upload stages, trash and restore, albums. Derivative work through the shared
+    // queue: the jobs a worker runs, the stages an import queues them from.
+    ["CairnImmichDestination", "CairnSharedWork"],
     // The import run, then sync and dry-run over it.
     ["CairnImport"],
     ["CairnSync"],
@@ -47,7 +48,14 @@ let package = Package(
             "CairnCore", "CairnHashing", "CairnMedia", "CairnScanner", "CairnCatalog",
             "CairnPipeline", "CairnReconcile", "CairnNarration", "CairnLibrary", "CairnTrash", "CairnMetrics", "CairnStages",
             "CairnConfiguration", "CairnStatus", "CairnImmichDestination", "CairnImport", "CairnSync", "CairnQueue",
+            "CairnSharedWork",
         ]),
+    ],
+    // `swift build --disable-default-traits` builds the SQLite-only cairn: no PostgreSQL client, no `--queue`.
+    traits: [
+        .trait(name: "SharedQueue",
+               description: "Derivative work shared with workers through PostgreSQL: --queue, cairn worker, cairn queue status."),
+        .default(enabledTraits: ["SharedQueue"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -168,6 +176,12 @@ let package = Package(
             "CairnCore", "CairnMedia", "CairnScanner", "CairnCatalog", "CairnPipeline", "CairnReconcile",
             "CairnLibrary", "CairnTrash", "CairnImmich", "CairnStages",
         ]),
+        // Derivative work through the shared queue: a worker's jobs (the library's own stages), an import's queued
+        // stages and the wait for their results, the library's identity in the queue.
+        .target(name: "CairnSharedWork", dependencies: [
+            "CairnCore", "CairnCatalog", "CairnLibrary", "CairnMedia", "CairnPipeline", "CairnQueue", "CairnReconcile",
+            "CairnStages", "CairnTrash",
+        ]),
         // The import run: walk, hash, classify, the lanes, finish; its options, outcomes, narration and metrics.
         .target(name: "CairnImport", dependencies: [
             "CairnCore", "CairnHashing", "CairnScanner", "CairnCatalog", "CairnPipeline", "CairnNarration",
@@ -216,6 +230,8 @@ let package = Package(
             "CairnCore", "CairnHashing", "CairnMedia", "CairnPipeline", "CairnReconcile", "CairnNarration", "CairnLibrary",
             "CairnTrash", "CairnStages", "CairnConfiguration", "CairnStatus", "CairnImmichDestination", "CairnImport",
             "CairnSync", "CairnImmich", "CairnMetrics", "CairnServe", "CairnWatch",
+            .target(name: "CairnSharedWork", condition: .when(traits: ["SharedQueue"])),
+            .target(name: "CairnQueue", condition: .when(traits: ["SharedQueue"])),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "cairn-fuzz", dependencies: ["CairnCore", "CairnMedia"]),
@@ -242,7 +258,7 @@ let package = Package(
         .testTarget(name: "CairnCLITests", dependencies: [
             "cairn", "CairnCore", "CairnCatalog", "CairnReconcile", "CairnLibrary", "CairnTrash", "CairnStages",
             "CairnConfiguration", "CairnStatus", "CairnImmichDestination", "CairnImport", "CairnSync",
-            "CairnTesting",
+            "CairnQueue", "CairnSharedWork", "CairnTesting",
         ]),
     ],
     swiftLanguageModes: [.v6]

@@ -42,8 +42,8 @@ public struct MediaProbeRecord: Sendable, Equatable {
 }
 
 /// A file made from an original: its thumbnail, preview or clip.
-public struct DerivedFileRecord: Sendable, Equatable {
-    public enum Role: String, Sendable, CaseIterable {
+public struct DerivedFileRecord: Sendable, Equatable, Codable {
+    public enum Role: String, Sendable, CaseIterable, Codable {
         case thumbnail, preview, clip
     }
 

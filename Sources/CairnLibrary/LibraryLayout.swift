@@ -22,6 +22,7 @@ public struct LibraryLayout: Sendable {
     package static let journalFileName = "journal.jsonl"
     package static let lockFileName = ".cairn.lock"
     package static let crashEvidenceFileName = ".crash-evidence"
+    package static let identityFileName = ".cairn-library-id"
 
     public var catalogPath: String { root + "/" + Self.catalogFileName }
     public var originalsDirectory: String { root + "/" + Self.originalsFolderName }
@@ -45,6 +46,9 @@ public struct LibraryLayout: Sendable {
     public var runLogDirectory: String { root + "/" + Self.runLogFolderName }
     public var journalPath: String { root + "/" + Self.journalFileName }
     public var lockPath: String { root + "/" + Self.lockFileName }
+    /// The library's identity in a shared work queue (a UUID, written by the first import that uses a queue): the
+    /// same library whichever path a host mounts it at.
+    public var identityPath: String { root + "/" + Self.identityFileName }
     /// A line left by a worker that faulted as it died (`CrashEvidence`); empty otherwise.
     public var crashEvidencePath: String { root + "/" + Self.crashEvidenceFileName }
 

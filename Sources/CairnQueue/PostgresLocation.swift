@@ -67,5 +67,5 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
 
 public struct PostgresLocationError: Error, CustomStringConvertible, Equatable {
     public var reason: String
-    public var description: String { "the catalog URL is not usable: \(reason)" }
+    public var description: String { "the PostgreSQL URL is not usable: \(reason)" }
 }

@@ -13,6 +13,8 @@ import PostgresNIO
 public final class PostgresWorkQueue: Sendable {
     /// The channel a NOTIFY on enqueue wakes idle workers on: one per enqueued batch, never one per job.
     public static let channel = "cairn_work"
+    /// The channel a NOTIFY wakes those waiting for jobs to end on: one per batch of completions or failures.
+    public static let endedChannel = "cairn_work_ended"
 
     let client: PostgresClient
     let logger = Logger(label: "cairn.queue", factory: { _ in SwiftLogNoOpLogHandler() })
@@ -35,26 +37,62 @@ public final class PostgresWorkQueue: Sendable {
 
     // MARK: Producers
 
-    /// Queues `work`, skipping any whose (library, checksum, kind) is already waiting or running; returns how many
-    /// were queued. One statement and one NOTIFY for the batch.
+    /// Queues `work`; returns, for each item in order, the job that does it: the one queued now, or the one already
+    /// waiting or running for its (library, checksum, kind), which is not queued twice. One statement, and one
+    /// NOTIFY when something was queued.
     @discardableResult
-    public func enqueue(_ work: [QueuedWork], maxAttempts: Int = 3) async throws -> Int {
-        guard !work.isEmpty else { return 0 }
+    public func enqueue(_ work: [QueuedWork], maxAttempts: Int = 3) async throws -> [Int64] {
+        guard !work.isEmpty else { return [] }
         let libraries = work.map(\.library), checksums = work.map(\.checksum)
         let kinds = work.map(\.kind.rawValue), payloads = work.map(\.payload)
         return try await client.withTransaction(logger: logger) { connection in
+            // The newest job of a key is its unfinished one when there is one: a key gets a new job only once the
+            // last has ended.
             let rows = try await connection.query("""
-                INSERT INTO cairn_job (library, checksum, kind, payload, max_attempts)
-                SELECT l, c, k, p, \(maxAttempts)
-                FROM unnest(\(libraries)::text[], \(checksums)::text[], \(kinds)::text[], \(payloads)::text[]) AS w(l, c, k, p)
-                ON CONFLICT (library, checksum, kind) WHERE state IN ('waiting', 'running') DO NOTHING
-                RETURNING id
+                WITH input AS (
+                  SELECT * FROM unnest(\(libraries)::text[], \(checksums)::text[], \(kinds)::text[], \(payloads)::text[])
+                    WITH ORDINALITY AS w(l, c, k, p, n)),
+                queued AS (
+                  INSERT INTO cairn_job (library, checksum, kind, payload, max_attempts)
+                  SELECT l, c, k, p, \(maxAttempts) FROM input ORDER BY n
+                  ON CONFLICT (library, checksum, kind) WHERE state IN ('waiting', 'running') DO NOTHING
+                  RETURNING id, library, checksum, kind)
+                SELECT i.n, COALESCE(q.id, (SELECT max(j.id) FROM cairn_job j
+                                            WHERE j.library = i.l AND j.checksum = i.c AND j.kind = i.k)),
+                  q.id IS NOT NULL
+                FROM input i LEFT JOIN queued q ON q.library = i.l AND q.checksum = i.c AND q.kind = i.k
+                ORDER BY i.n
                 """, logger: logger)
-            var queued = 0
-            for try await _ in rows.decode(Int64.self) { queued += 1 }
-            if queued > 0 { try await connection.query("SELECT pg_notify(\(Self.channel), '')", logger: logger) }
-            return queued
+            var jobs = [Int64](repeating: 0, count: work.count)
+            var queued = false, unseen: [Int] = []
+            for try await (position, job, isNew) in rows.decode((Int, Int64?, Bool).self) {
+                if let job { jobs[position - 1] = job } else { unseen.append(position - 1) }
+                queued = queued || isNew
+            }
+            // A job another producer queued while this statement ran is outside its snapshot: the next sees it.
+            for index in unseen {
+                let item = work[index]
+                for try await job in try await connection.query("""
+                    SELECT max(id) FROM cairn_job
+                    WHERE library = \(item.library) AND checksum = \(item.checksum) AND kind = \(item.kind.rawValue)
+                    """, logger: logger).decode(Int64.self) { jobs[index] = job }
+            }
+            if queued { try await connection.query("SELECT pg_notify(\(Self.channel), '')", logger: logger) }
+            return jobs
         }
+    }
+
+    /// How the jobs among `jobs` that have ended ended; those still waiting or running are absent.
+    public func outcomes(of jobs: [Int64]) async throws -> [Int64: JobOutcome] {
+        guard !jobs.isEmpty else { return [:] }
+        var outcomes: [Int64: JobOutcome] = [:]
+        for try await (id, state, result, reason) in try await client.query("""
+            SELECT id, state, result, coalesce(last_error, '') FROM cairn_job
+            WHERE id = ANY(\(jobs)::bigint[]) AND state IN ('done', 'failed')
+            """, logger: logger).decode((Int64, String, String, String).self) {
+            outcomes[id] = state == "done" ? .done(result: result) : .failed(reason: reason)
+        }
+        return outcomes
     }
 
     // MARK: Workers
@@ -67,11 +105,13 @@ public final class PostgresWorkQueue: Sendable {
             """, logger: logger)
     }
 
-    /// Claims up to `limit` waiting jobs for `worker`, each under a lease of its own that expires `ttl` from now.
-    public func claim(worker: UUID, limit: Int, ttl: Duration) async throws -> [Lease] {
+    /// Claims up to `limit` waiting jobs for `worker` (of `library` only, when given), each under a lease of its own
+    /// that expires `ttl` from now.
+    public func claim(worker: UUID, library: String? = nil, limit: Int, ttl: Duration) async throws -> [Lease] {
         let rows = try await client.query("""
             WITH picked AS (
               SELECT id FROM cairn_job WHERE state = 'waiting' AND run_after <= now()
+                AND (\(library)::text IS NULL OR library = \(library))
               ORDER BY run_after, id LIMIT \(limit) FOR UPDATE SKIP LOCKED)
             UPDATE cairn_job j SET state = 'running', attempts = j.attempts + 1, lease_token = gen_random_uuid(),
               leased_by = \(worker), lease_expires = now() + \(ttl.seconds)::float8 * interval '1 second'
@@ -103,16 +143,32 @@ public final class PostgresWorkQueue: Sendable {
         return held
     }
 
-    /// Finishes `leases` in one statement; returns those finished. A lease whose token is no longer its job's
-    /// finishes nothing (another worker holds the job now, or it was released).
+    /// Finishes jobs with their results in one statement, and wakes those waiting for them; returns the leases
+    /// finished. A lease whose token is no longer its job's finishes nothing (another worker holds the job now,
+    /// or it was released): its result is dropped.
+    public func complete(_ finished: [(lease: Lease, result: String)]) async throws -> [Lease] {
+        guard !finished.isEmpty else { return [] }
+        let leases = finished.map(\.lease), results = finished.map(\.result)
+        let ids = leases.map(\.job), tokens = leases.map(\.token)
+        // One statement: the NOTIFY (only when something finished) is sent when it commits.
+        let rows = try await client.query("""
+            WITH finished AS (
+              UPDATE cairn_job j SET state = 'done', finished_at = now(), result = c.result, lease_token = NULL,
+                leased_by = NULL, lease_expires = NULL
+              FROM unnest(\(ids)::bigint[], \(tokens)::uuid[], \(results)::text[]) AS c(id, token, result)
+              WHERE j.id = c.id AND j.lease_token = c.token AND j.state = 'running'
+              RETURNING j.id),
+            told AS (SELECT pg_notify(\(Self.endedChannel), '') FROM (SELECT 1 FROM finished LIMIT 1) AS first_finished)
+            SELECT id FROM finished, (SELECT count(*) FROM told) AS notified
+            """, logger: logger)
+        var done = Set<Int64>()
+        for try await id in rows.decode(Int64.self) { done.insert(id) }
+        return leases.filter { done.contains($0.job) }
+    }
+
+    /// Finishes `leases` with empty results.
     public func complete(_ leases: [Lease]) async throws -> [Lease] {
-        try await finish(leases, sql: { ids, tokens in """
-            UPDATE cairn_job j SET state = 'done', finished_at = now(), lease_token = NULL, leased_by = NULL,
-              lease_expires = NULL
-            FROM unnest(\(ids)::bigint[], \(tokens)::uuid[]) AS c(id, token)
-            WHERE j.id = c.id AND j.lease_token = c.token AND j.state = 'running'
-            RETURNING j.id
-            """ })
+        try await complete(leases.map { ($0, "") })
     }
 
     /// Gives `leases` back unfinished (a worker stopping): the jobs wait again, their attempt counts as they were
@@ -129,18 +185,22 @@ public final class PostgresWorkQueue: Sendable {
     }
 
     /// Records a failed attempt: the job waits `retryAfter` and runs again, or fails for good once it has had its
-    /// attempts. False if the lease was lost (nothing recorded).
-    public func fail(_ lease: Lease, reason: String, retryAfter: Duration) async throws -> Bool {
+    /// attempts or when no attempt can do better (`final`: damaged media). False if the lease was lost (nothing
+    /// recorded).
+    public func fail(_ lease: Lease, reason: String, retryAfter: Duration, final: Bool = false) async throws -> Bool {
         let rows = try await client.query("""
-            UPDATE cairn_job SET state = CASE WHEN attempts >= max_attempts THEN 'failed' ELSE 'waiting' END,
-              finished_at = CASE WHEN attempts >= max_attempts THEN now() END,
+            UPDATE cairn_job SET state = CASE WHEN \(final) OR attempts >= max_attempts THEN 'failed' ELSE 'waiting' END,
+              finished_at = CASE WHEN \(final) OR attempts >= max_attempts THEN now() END,
               run_after = now() + \(retryAfter.seconds)::float8 * interval '1 second',
               last_error = \(reason), lease_token = NULL, leased_by = NULL, lease_expires = NULL
             WHERE id = \(lease.job) AND lease_token = \(lease.token) AND state = 'running'
-            RETURNING id
+            RETURNING state
             """, logger: logger)
-        for try await _ in rows.decode(Int64.self) { return true }
-        return false
+        var recorded: String?
+        for try await state in rows.decode(String.self) { recorded = state }
+        guard let recorded else { return false }
+        if recorded == "failed" { try await client.query("SELECT pg_notify(\(Self.endedChannel), '')", logger: logger) }
+        return true
     }
 
     /// Takes back every lease past its expiry (its worker stopped beating): the job waits again, or fails for good
@@ -185,11 +245,27 @@ public final class PostgresWorkQueue: Sendable {
         return status
     }
 
-    /// Listens for NOTIFYs on a connection of its own until the task is cancelled or the connection is lost,
-    /// calling `notified` once listening starts (so a caller catches up on what it missed) and at every NOTIFY.
-    func listen(_ notified: @escaping @Sendable () -> Void) async throws {
+    /// Listens for NOTIFYs on `channel` until the task is cancelled, again after a growing pause (0.1 s doubling to
+    /// 5 s) whenever the connection is lost. Every start of listening counts as a NOTIFY: what happened while
+    /// nobody listened is caught up by whatever the caller does on one.
+    func keepListening(on channel: String, _ notified: @escaping @Sendable () -> Void) async {
+        var pause = Duration.milliseconds(100)
+        while !Task.isCancelled {
+            do {
+                try await listen(on: channel, notified)
+                pause = .milliseconds(100)
+            } catch {
+                pause = min(pause * 2, .seconds(5))
+            }
+            try? await Task.sleep(for: pause)
+        }
+    }
+
+    /// Listens for NOTIFYs on `channel` on a connection of its own until the task is cancelled or the connection is
+    /// lost, calling `notified` once listening starts (so a caller catches up on what it missed) and at every NOTIFY.
+    func listen(on channel: String, _ notified: @escaping @Sendable () -> Void) async throws {
         try await client.withConnection { connection in
-            try await connection.listen(on: Self.channel) { notifications in
+            try await connection.listen(on: channel) { notifications in
                 notified()
                 for try await _ in notifications { notified() }
             }

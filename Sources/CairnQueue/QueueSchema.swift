@@ -39,6 +39,12 @@ enum QueueSchema {
             "CREATE INDEX cairn_job_ready ON cairn_job (run_after, id) WHERE state = 'waiting'",
             "CREATE INDEX cairn_job_leases ON cairn_job (lease_expires) WHERE state = 'running'",
         ]),
+        (2, [
+            // What a job made, for whoever waits for it (the importer that records it in its catalog).
+            "ALTER TABLE cairn_job ADD COLUMN result text NOT NULL DEFAULT ''",
+            // A worker serves one library: its claims look only at that library's ready jobs.
+            "CREATE INDEX cairn_job_ready_by_library ON cairn_job (library, run_after, id) WHERE state = 'waiting'",
+        ]),
     ]
 
     /// Brings the schema up to date, one migrator at a time (workers starting together wait for each other).

@@ -22,6 +22,8 @@ public final class QueueWorker: Sendable {
         /// Whether jobs that end while a completion is being written are finished together in the next one; off,
         /// every job is finished by a statement of its own.
         public var batchesCompletions = true
+        /// The library whose jobs this worker takes (nil: any library's).
+        public var library: String?
 
         public init() {}
     }
@@ -36,7 +38,8 @@ public final class QueueWorker: Sendable {
         public var released = 0
     }
 
-    public typealias Job = @Sendable (Lease) async throws -> Void
+    /// A job's work: returns its result (what waiters read), or throws (`JobFailure` says whether to retry).
+    public typealias Job = @Sendable (Lease) async throws -> String
 
     public let id: UUID
     private let queue: PostgresWorkQueue
@@ -49,7 +52,7 @@ public final class QueueWorker: Sendable {
     private struct State {
         var held: [UUID: Lease] = [:]
         var lost: Set<UUID> = []
-        var finishing: [Lease] = []
+        var finishing: [(lease: Lease, result: String)] = []
         var flushing = false
         var report = Report()
     }
@@ -73,7 +76,7 @@ public final class QueueWorker: Sendable {
         try await retrying { try await self.queue.register(worker: self.id, host: host, pid: pid) }
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.beat() }
-            group.addTask { await self.listen() }
+            group.addTask { await self.queue.keepListening(on: PostgresWorkQueue.channel) { self.wakeup.signal() } }
             await self.work()
             group.cancelAll()
         }
@@ -92,7 +95,7 @@ public final class QueueWorker: Sendable {
                 // make every batch a batch of one.
                 let free = settings.lanes - running
                 let claimsNow = running == 0 || free >= max(1, min(settings.batch, settings.lanes) / 2)
-                let leases = claimsNow ? ((try? await retrying { try await self.queue.claim(worker: self.id, limit: min(free, self.settings.batch), ttl: self.settings.leaseTTL) }) ?? []) : []
+                let leases = claimsNow ? ((try? await retrying { try await self.queue.claim(worker: self.id, library: self.settings.library, limit: min(free, self.settings.batch), ttl: self.settings.leaseTTL) }) ?? []) : []
                 for lease in leases {
                     state.withLock { $0.held[lease.token] = lease }
                     running += 1
@@ -134,16 +137,16 @@ public final class QueueWorker: Sendable {
 
     private func execute(_ lease: Lease) async {
         do {
-            try await job(lease)
+            let result = try await job(lease)
             guard settings.batchesCompletions else {
-                let finished = (try? await retrying { try await self.queue.complete([lease]) }) ?? []
+                let finished = (try? await retrying { try await self.queue.complete([(lease, result)]) }) ?? []
                 state.withLock { state in
                     if finished.isEmpty { state.report.lost += 1 } else { state.report.completed += 1 }
                     state.held.removeValue(forKey: lease.token)
                 }
                 return
             }
-            state.withLock { $0.finishing.append(lease) }
+            state.withLock { $0.finishing.append((lease, result)) }
             await flush()
         } catch {
             // Given back at a stop: nothing to record.
@@ -151,7 +154,10 @@ public final class QueueWorker: Sendable {
             if released { return }
             if !lost {
                 let delay = settings.retryDelay * (1 << min(lease.attempt - 1, 10))
-                let recorded = (try? await retrying { try await self.queue.fail(lease, reason: String(describing: error), retryAfter: delay) }) ?? false
+                let final = (error as? JobFailure).map { !$0.isRetryable } ?? false
+                let recorded = (try? await retrying {
+                    try await self.queue.fail(lease, reason: String(describing: error), retryAfter: delay, final: final)
+                }) ?? false
                 state.withLock { recorded ? ($0.report.failed += 1) : ($0.report.lost += 1) }
             } else {
                 state.withLock { $0.report.lost += 1 }
@@ -168,7 +174,7 @@ public final class QueueWorker: Sendable {
             state.flushing = true
             return true
         }) else { return }
-        while let batch = state.withLock({ state -> [Lease]? in
+        while let batch = state.withLock({ state -> [(lease: Lease, result: String)]? in
             guard !state.finishing.isEmpty else { state.flushing = false; return nil }
             defer { state.finishing = [] }
             return state.finishing
@@ -177,53 +183,38 @@ public final class QueueWorker: Sendable {
             state.withLock { state in
                 state.report.completed += finished.count
                 state.report.lost += batch.count - finished.count
-                for lease in batch { state.held.removeValue(forKey: lease.token) }
+                for (lease, _) in batch { state.held.removeValue(forKey: lease.token) }
             }
         }
     }
 
-    /// Every beat: pushes back this worker's leases (noting those lost) and takes back any worker's expired ones.
+    /// Every beat: pushes back this worker's leases (noting those lost). Twice a beat: takes back any worker's
+    /// expired leases, and claims at once when it took some, so a dead worker's jobs wait at most its leases' TTL
+    /// and half a beat.
     private func beat() async {
+        var tick = 0
         while !Task.isCancelled {
-            let next = ContinuousClock.now + settings.beatInterval
-            let held = state.withLock { Array($0.held.values) }
-            if let kept = try? await queue.heartbeat(worker: id, leases: held, ttl: settings.leaseTTL) {
-                state.withLock { state in
-                    // Only leases still running count (one finished since the snapshot is not lost), and only
-                    // those are kept: a long-running worker's set stays as small as its lanes.
-                    for lease in held where !kept.contains(lease.token) { state.lost.insert(lease.token) }
-                    state.lost = state.lost.filter { state.held[$0] != nil }
+            let next = ContinuousClock.now + settings.beatInterval / 2
+            if tick % 2 == 0 {
+                let held = state.withLock { Array($0.held.values) }
+                if let kept = try? await queue.heartbeat(worker: id, leases: held, ttl: settings.leaseTTL) {
+                    state.withLock { state in
+                        // Only leases still running count (one finished since the snapshot is not lost), and only
+                        // those are kept: a long-running worker's set stays as small as its lanes.
+                        for lease in held where !kept.contains(lease.token) { state.lost.insert(lease.token) }
+                        state.lost = state.lost.filter { state.held[$0] != nil }
+                    }
                 }
             }
-            _ = try? await queue.rescueExpired()
+            if let rescued = try? await queue.rescueExpired(), rescued > 0 { wakeup.signal() }
+            tick += 1
             try? await Task.sleep(until: next)
         }
     }
 
     /// Returns when a NOTIFY arrives (or arrived since the last wait), the idle poll passes, or the worker is stopped.
     private func waitForWork() async {
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { await self.wakeup.wait() }
-            group.addTask { try? await Task.sleep(for: self.settings.idlePoll) }
-            await group.next()
-            group.cancelAll()
-        }
-    }
-
-    /// Listens for the queue's NOTIFYs on a connection of its own for as long as the worker runs, again after a
-    /// growing pause when the connection is lost. Every start of listening counts as a wakeup: what was queued
-    /// while it did not listen is caught up by the claim that follows.
-    private func listen() async {
-        var pause = Duration.milliseconds(100)
-        while !Task.isCancelled {
-            do {
-                try await queue.listen { self.wakeup.signal() }
-                pause = .milliseconds(100)
-            } catch {
-                pause = min(pause * 2, .seconds(5))
-            }
-            try? await Task.sleep(for: pause)
-        }
+        await wakeup.wait(atMost: settings.idlePoll)
     }
 
     /// Runs `operation`, again after a growing pause (0.1 s doubling to 5 s) while the server cannot be reached,
@@ -271,6 +262,16 @@ final class Wakeup: Sendable {
             }
         } onCancel: {
             signal()
+        }
+    }
+
+    /// Returns at a signal, after `limit`, or when the task is cancelled, whichever comes first.
+    func wait(atMost limit: Duration) async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.wait() }
+            group.addTask { try? await Task.sleep(for: limit) }
+            await group.next()
+            group.cancelAll()
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import PostgresNIO
 
 /// A derivative a library lacks for one content: the job's key is (library, checksum, kind), so the same work is
 /// queued at most once while it is unfinished, whoever asks for it.
@@ -33,6 +34,28 @@ public struct Lease: Sendable, Hashable {
     public var attempt: Int
 }
 
+/// How a job ended, as whoever waits for it reads it.
+public enum JobOutcome: Sendable, Equatable {
+    /// Done, with what the job returned.
+    case done(result: String)
+    /// Failed for good (its attempts used, or a failure no attempt can mend), with the last reason.
+    case failed(reason: String)
+}
+
+/// A job's failure as the job throws it: whether another attempt may do better (an I/O error) or not (damaged
+/// media fails the job at once). Any other error a job throws counts as retryable.
+public struct JobFailure: Error, CustomStringConvertible {
+    public var reason: String
+    public var isRetryable: Bool
+
+    public init(reason: String, isRetryable: Bool) {
+        self.reason = reason
+        self.isRetryable = isRetryable
+    }
+
+    public var description: String { reason }
+}
+
 /// The queue at a glance (`cairn queue status`).
 public struct QueueStatus: Sendable, Equatable {
     public struct Worker: Sendable, Equatable {
@@ -58,4 +81,15 @@ public struct WorkQueueError: Error, CustomStringConvertible {
     public var operation: String
     public var reason: String
     public var description: String { "the work queue could not \(operation): \(reason)" }
+}
+
+extension WorkQueueError {
+    /// An error from the queue in one line that helps (postgres-nio's own description says nothing, on purpose)
+    /// and never shows the connection's password.
+    public static func describe(_ error: any Error) -> String {
+        guard let error = error as? PSQLError else { return "\(error)" }
+        if let message = error.serverInfo?[.message] { return "the server said: \(message)" }
+        if let underlying = error.underlying { return "\(error.code): \(underlying)" }
+        return "\(error.code)"
+    }
 }

@@ -8,7 +8,7 @@ import Synchronization
 /// Stills whose clip waits for Live Photo pairing. A still with a movie of the same name beside it in the source is
 /// most likely a Live Photo, and a Live Photo's clip is its own movie: synthesizing one would cost the run a video
 /// encode per photo for nothing. Pairing runs after the lanes; the stills it leaves unpaired get their clip then.
-final class DeferredClips: Sendable {
+package final class DeferredClips: Sendable {
     private let waiting = Mutex<(items: [ImportItem], stages: LibraryStages?)>(([], nil))
 
     func add(_ item: ImportItem) { waiting.withLock { $0.items.append(item) } }
@@ -35,7 +35,7 @@ final class DeferredClips: Sendable {
 
     /// Whether the source holds a movie with the still's base name in the still's folder (`IMG_0001.HEIC` and
     /// `IMG_0001.MOV`). Blocking: a few `stat` calls.
-    static func hasMotionSibling(_ item: ImportItem) -> Bool {
+    package static func hasMotionSibling(_ item: ImportItem) -> Bool {
         let path = item.sourcePath
         let name = FileSystem.baseName(of: path)
         guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return false }

@@ -17,7 +17,9 @@ import Synchronization
 /// a stage run again after a crash or timeout simply redoes its work. In an import, files are made durable in
 /// batches (`GroupCommit`); with `syncsEachFile`, each is fsynced before its rename. The blocking work runs on the pool.
 public struct LibraryStages: PipelineStages {
-    public let library: Library
+    /// The library's folder: the stages touch its files, never its catalog (a worker on another host mounts the
+    /// folder alone).
+    public let layout: LibraryLayout
     public var media: MediaEngine
     public var clipOptions: ClipOptions
     /// Written into new asset rows.
@@ -38,7 +40,12 @@ public struct LibraryStages: PipelineStages {
 
     public init(library: Library, media: MediaEngine = MediaEngine(), clipOptions: ClipOptions = ClipOptions(),
                 runID: String? = nil) {
-        self.library = library
+        self.init(layout: library.layout, media: media, clipOptions: clipOptions, runID: runID)
+    }
+
+    public init(layout: LibraryLayout, media: MediaEngine = MediaEngine(), clipOptions: ClipOptions = ClipOptions(),
+                runID: String? = nil) {
+        self.layout = layout
         self.media = media
         self.clipOptions = clipOptions
         self.runID = runID
@@ -48,7 +55,7 @@ public struct LibraryStages: PipelineStages {
 
     public func transfer(_ item: ImportItem) async throws -> PhaseResult {
         let checksum = item.checksum
-        let layout = library.layout, runID = runID, onCopied = onCopied, onDamaged = onDamaged
+        let layout = self.layout, runID = runID, onCopied = onCopied, onDamaged = onDamaged
         let syncsEachFile = syncsEachFile
         return try await BlockingWork.run(tracking: work) { () throws -> PhaseResult in
             let fileExtension = Self.originalExtension(of: item)
@@ -96,7 +103,7 @@ public struct LibraryStages: PipelineStages {
 
     public func makeThumbnail(_ item: ImportItem) async throws -> PhaseResult {
         let checksum = item.checksum
-        let layout = library.layout, media = media, onKept = onKeptWithoutPreview, syncsEachFile = syncsEachFile
+        let layout = self.layout, media = media, onKept = onKeptWithoutPreview, syncsEachFile = syncsEachFile
         let originalRelative = originalRelativePath(of: item, checksum: checksum)
         let original = layout.absolute(originalRelative)
         return try await BlockingWork.run(tracking: work) { (interrupt) throws -> PhaseResult in
@@ -142,7 +149,7 @@ public struct LibraryStages: PipelineStages {
 
     public func synthesizeClip(_ item: ImportItem) async throws -> PhaseResult {
         let checksum = item.checksum
-        let layout = library.layout, media = media, options = clipOptions
+        let layout = self.layout, media = media, options = clipOptions
         let onKept = onKeptWithoutPreview, syncsEachFile = syncsEachFile
         let original = originalPath(of: item, checksum: checksum)
         let deferred = deferredClips
@@ -228,11 +235,11 @@ public struct LibraryStages: PipelineStages {
     /// The original's absolute path: where an earlier run put it (the item says), or where this run's transfer
     /// did, named from the item's own file name. No catalog read, no thread hop.
     private func originalPath(of item: ImportItem, checksum: Checksum) -> String {
-        library.layout.absolute(originalRelativePath(of: item, checksum: checksum))
+        layout.absolute(originalRelativePath(of: item, checksum: checksum))
     }
 
-    private func originalRelativePath(of item: ImportItem, checksum: Checksum) -> String {
-        item.originalPath ?? library.layout.originalRelativePath(checksum, fileExtension: Self.originalExtension(of: item))
+    package func originalRelativePath(of item: ImportItem, checksum: Checksum) -> String {
+        item.originalPath ?? layout.originalRelativePath(checksum, fileExtension: Self.originalExtension(of: item))
     }
 
     /// A media failure in one line (the item is named where it is printed); only I/O-like failures are retried.

@@ -5,6 +5,9 @@ import CairnImport
 import CairnLibrary
 import CairnNarration
 import CairnPipeline
+#if SharedQueue
+import CairnSharedWork
+#endif
 import Foundation
 
 /// `cairn import SOURCE`: bring a folder's photos and videos into the library.
@@ -46,13 +49,26 @@ struct ImportCommand: AsyncParsableCommand {
             media; --album NAME or --album-from folder|takeout fill albums; --lanes upload=N sets the uploads in \
             flight (default 4). cairn's state for the server lives in <library>/immich/<server>/<user id>/.
 
-            Exit codes: 0 all imported; 3 some files failed, or --max-errors stopped the run (each failure \
+            \(Self.queueHelp)Exit codes: 0 all imported; 3 some files failed, or --max-errors stopped the run (each failure \
             is listed with its reason); 130 interrupted by a signal (the next run resumes); 75 another cairn \
             process holds the library; 64 the command line was wrong (no such SOURCE folder, a bad --lanes); \
             77 the Immich server refused the API key (nothing lost; the next run resumes); 1 the run could not \
             start (an unusable library, an unreachable or too old Immich server).
             """
     )
+
+    #if SharedQueue
+    static let queueHelp = """
+        --queue postgres://… (or $CAIRN_QUEUE) shares the thumbnails and clips with `cairn worker` processes, on \
+        this host or others that mount the library folder: each new file's derivative jobs go to that PostgreSQL \
+        database, this import runs --work-lanes of them itself (default one per core), and it records each job's \
+        files in its catalog as the job ends. See `cairn worker --help`.
+
+
+        """
+    #else
+    static let queueHelp = ""
+    #endif
 
     @Argument(help: "The folder to import from (a phone dump, a camera card, a synced folder).")
     var source: String
@@ -74,11 +90,23 @@ struct ImportCommand: AsyncParsableCommand {
 
     @OptionGroup var metrics: MetricsOptions
 
+    #if SharedQueue
+    @OptionGroup var queue: QueueLocationOption
+
+    @Option(name: .customLong("work-lanes"),
+            help: "With --queue: queued jobs this import runs itself (default: one per core; 0 leaves them all to workers).")
+    var workLanes: Int?
+    #endif
+
     /// Uploads in flight to an Immich server unless --lanes or --copy-threads say otherwise.
     static let defaultUploads = 4
 
     func validate() throws {
         guard (hashThreads ?? 1) >= 1, (copyThreads ?? 1) >= 1 else { throw ValidationError("Thread counts must be at least 1.") }
+        #if SharedQueue
+        if let workLanes, workLanes < 0 { throw ValidationError("--work-lanes cannot be negative.") }
+        if workLanes != nil, try queue.location() == nil { throw ValidationError("--work-lanes needs --queue (or $CAIRN_QUEUE).") }
+        #endif
         _ = try pipelineConfiguration()
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: source, isDirectory: &isDirectory) else {
@@ -96,6 +124,9 @@ struct ImportCommand: AsyncParsableCommand {
         }
         var configuration = try settings.pipelineConfiguration(cores: System.coreCount)
         if let copyThreads { configuration.transfer.width = copyThreads }
+        #if SharedQueue
+        if try queue.location() != nil { SharedQueueLanes.apply(to: &configuration) }
+        #endif
         return try pipeline.applied(to: configuration)
     }
 
@@ -111,6 +142,26 @@ struct ImportCommand: AsyncParsableCommand {
                                                    uploads: options.pipeline.transfer.width,
                                                    cancellation: options.cancellation)
         if let immich { options.destination = immich }
+        #if SharedQueue
+        if let location = try queue.location() {
+            guard immich == nil else {
+                throw ValidationError("--queue shares the library's thumbnails and clips, and Immich makes its own: use one of --queue and --destination immich.")
+            }
+            queue.warnOfExposedPassword()
+            do {
+                try await SharedImport.run(queue: location, libraryRoot: library.resolvedPath,
+                                           lanes: workLanes ?? System.coreCount) { destination in
+                    var options = options
+                    options.destination = destination
+                    try await run(options, root: library.resolvedPath)
+                }
+            } catch let error as SharedWorkError {
+                Output.error(error.description)
+                throw ExitCode(ExitStatus.failure.rawValue)
+            }
+            return
+        }
+        #endif
         do {
             try await run(options, root: immich?.stateRoot ?? library.resolvedPath)
             await immich?.close()

@@ -18,10 +18,12 @@ import Testing
 
     @Test func aContentsWorkIsQueuedOnceWhileUnfinishedAndClaimedUnderTokensOfItsOwn() async throws {
         try await PostgresWorkQueue.withQueue(at: location) { queue in
-            #expect(try await queue.enqueue(Self.work(3)) == 3)
-            // The same content and kind again, while waiting: the partial unique index drops it.
-            #expect(try await queue.enqueue(Self.work(3)) == 0)
-            #expect(try await queue.enqueue(Self.work(1, kind: .preview)) == 1)
+            let jobs = try await queue.enqueue(Self.work(3))
+            #expect(Set(jobs).count == 3)
+            // The same content and kind again, while waiting: the partial unique index keeps one job, named again.
+            #expect(try await queue.enqueue(Self.work(3)) == jobs)
+            let preview = try await queue.enqueue(Self.work(1, kind: .preview))
+            #expect(preview.count == 1 && !jobs.contains(preview[0]))
 
             let worker = UUID()
             try await queue.register(worker: worker, host: "test", pid: 1)
@@ -32,7 +34,8 @@ import Testing
 
             #expect(try await queue.complete(leases) == leases)
             // Finished work may be queued again (a library that lost the derivative).
-            #expect(try await queue.enqueue([leases[0].work]) == 1)
+            let again = try await queue.enqueue([leases[0].work])
+            #expect(again.count == 1 && again[0] > jobs.max()!)
 
             let status = try await queue.status()
             #expect(status.done == 2 && status.waiting == 3 && status.running == 0)
@@ -89,7 +92,7 @@ import Testing
 
     @Test func aFailingJobRunsUntilItsAttemptsAreSpentThenFailsWithItsReason() async throws {
         try await PostgresWorkQueue.withQueue(at: location) { queue in
-            try await queue.enqueue(Self.work(1), maxAttempts: 2)
+            let jobs = try await queue.enqueue(Self.work(1), maxAttempts: 2)
             let worker = UUID()
             for attempt in 1...2 {
                 let lease = try #require(try await queue.claim(worker: worker, limit: 1, ttl: .seconds(15)).first)
@@ -99,7 +102,9 @@ import Testing
             #expect(try await queue.claim(worker: worker, limit: 1, ttl: .seconds(15)).isEmpty)
             #expect(try await queue.status().failed == 1)
             // Failed for good, the content's work may be queued anew.
-            #expect(try await queue.enqueue(Self.work(1)) == 1)
+            #expect(try await queue.outcomes(of: jobs) == [jobs[0]: .failed(reason: "decoder said no")])
+            let anew = try await queue.enqueue(Self.work(1))
+            #expect(try await queue.outcomes(of: anew).isEmpty)
         }
     }
 
@@ -141,6 +146,35 @@ import Testing
         }
     }
 
+    @Test func aJobsResultReachesItsWaiterAndAFinalFailureEndsItAtOnce() async throws {
+        try await PostgresWorkQueue.withQueue(at: location) { queue in
+            let jobs = try await queue.enqueue(Self.work(2), maxAttempts: 5)
+            let waiter = JobWaiter(queue: queue, poll: .seconds(30))
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { await waiter.run() }
+                async let first = waiter.outcome(of: jobs[0])
+                async let second = waiter.outcome(of: jobs[1])
+                let worker = UUID()
+                let leases = try await queue.claim(worker: worker, limit: 2, ttl: .seconds(15))
+                #expect(try await queue.complete([(leases[0], "{\"made\":1}")]) == [leases[0]])
+                // Damaged media: no attempt can do better, so the job fails with four attempts left.
+                #expect(try await queue.fail(leases[1], reason: "truncated JPEG", retryAfter: .zero, final: true))
+                // The poll is 30 s: only the NOTIFY can have woken the waiter in time for this test to end.
+                #expect(try await first == .done(result: "{\"made\":1}"))
+                #expect(try await second == .failed(reason: "truncated JPEG"))
+                group.cancelAll()
+            }
+        }
+    }
+
+    @Test func aWorkerOfOneLibraryClaimsOnlyThatLibrarysJobs() async throws {
+        try await PostgresWorkQueue.withQueue(at: location) { queue in
+            try await queue.enqueue(Self.work(3, library: "/a") + Self.work(2, library: "/b"))
+            let leases = try await queue.claim(worker: UUID(), library: "/b", limit: 10, ttl: .seconds(15))
+            #expect(leases.count == 2 && leases.allSatisfy { $0.work.library == "/b" })
+            #expect(try await queue.claim(worker: UUID(), library: "/c", limit: 10, ttl: .seconds(15)).isEmpty)
+        }
+    }
 }
 
 @Suite struct PostgresLocationTests {

@@ -50,6 +50,7 @@ import Testing
                 QueueWorker(queue: queue, settings: Self.settings(lanes: 2)) { lease in
                     log.record(lease, by: index)
                     try await Task.sleep(for: .milliseconds(5))
+                    return ""
                 }
             }
             let runs = workers.map { worker in Task { try await worker.run() } }
@@ -72,12 +73,14 @@ import Testing
             let silent = QueueWorker(queue: queue, settings: Self.settings(lanes: 8, ttl: .seconds(1), beat: .seconds(3600))) { lease in
                 log.record(lease, by: 0)
                 while hold.load(ordering: .sequentiallyConsistent) { try await Task.sleep(for: .milliseconds(20)) }
+                return ""
             }
             let silentRun = Task { try await silent.run() }
             #expect(try await Self.waitUntil(queue) { $0.running == 8 })
 
             let rescuer = QueueWorker(queue: queue, settings: Self.settings(lanes: 8, ttl: .seconds(15), beat: .milliseconds(200))) { lease in
                 log.record(lease, by: 1)
+                return ""
             }
             let rescuerRun = Task { try await rescuer.run() }
             #expect(try await Self.waitUntil(queue) { $0.done == 8 })
@@ -103,11 +106,13 @@ import Testing
             let busy = QueueWorker(queue: queue, settings: Self.settings(lanes: 1, ttl: .seconds(1), beat: .milliseconds(200))) { lease in
                 log.record(lease, by: 0)
                 try await Task.sleep(for: .seconds(4))
+                return ""
             }
             let busyRun = Task { try await busy.run() }
             #expect(try await Self.waitUntil(queue) { $0.running == 1 })
             let other = QueueWorker(queue: queue, settings: Self.settings(lanes: 4, ttl: .seconds(1), beat: .milliseconds(100))) { lease in
                 log.record(lease, by: 1)
+                return ""
             }
             let otherRun = Task { try await other.run() }
             #expect(try await Self.waitUntil(queue) { $0.done == 1 })
@@ -123,8 +128,9 @@ import Testing
         try await PostgresWorkQueue.withQueue(at: location) { queue in
             try await queue.enqueue(PostgresWorkQueueTests.work(3))
             let worker = QueueWorker(queue: queue, settings: Self.settings(lanes: 2)) { lease in
-                if lease.work.checksum.hasSuffix("0") { return }  // one quick job
+                if lease.work.checksum.hasSuffix("0") { return "" }  // one quick job
                 try await Task.sleep(for: .seconds(3600))
+                return ""
             }
             let run = Task { try await worker.run() }
             #expect(try await Self.waitUntil(queue) { $0.done == 1 && $0.running == 2 })
@@ -140,7 +146,7 @@ import Testing
         try await PostgresWorkQueue.withQueue(at: location) { queue in
             var settings = Self.settings(lanes: 1)
             settings.idlePoll = .seconds(3600)
-            let worker = QueueWorker(queue: queue, settings: settings) { _ in }
+            let worker = QueueWorker(queue: queue, settings: settings) { _ in "" }
             let run = Task { try await worker.run() }
             // Once its listener is in place, the worker has claimed (nothing) and waits.
             let database = location.database

@@ -77,7 +77,7 @@ struct QueueBenchmark: AsyncParsableCommand {
             settings.lanes = lanes
             settings.batch = batched ? 64 : 1
             settings.batchesCompletions = batched
-            let pool = (0..<workers).map { _ in QueueWorker(queue: queue, settings: settings) { _ in } }
+            let pool = (0..<workers).map { _ in QueueWorker(queue: queue, settings: settings) { _ in "" } }
             let clock = ContinuousClock()
             let start = clock.now
             let running = pool.map { worker in Task { try await worker.run() } }

@@ -1,0 +1,72 @@
+import CairnCatalog
+import CairnCore
+import CairnLibrary
+import CairnPipeline
+import CairnQueue
+import CairnStages
+import Foundation
+
+/// An import's stages when its derivative work is shared: the transfer and the probe run here, as always (they
+/// read the source, and the probe's answers steer the rest); the thumbnail and the clip are queued for whichever
+/// worker claims them, this process's own included, and the phase waits for the job's result and returns it as
+/// the rows the catalog records. A job that fails for good fails the phase with the job's reason (the queue has
+/// already retried it); a cancelled wait leaves the job queued for the next run to find.
+struct QueuedStages: PipelineStages {
+    let local: any PipelineStages
+    let enqueuer: EnqueueBatcher
+    let waiter: JobWaiter
+    let library: String
+    let layout: LibraryLayout
+    let onKeptWithoutPreview: @Sendable (String, FailureReason) -> Void
+
+    func transfer(_ item: ImportItem) async throws -> PhaseResult { try await local.transfer(item) }
+
+    func readMetadata(_ item: ImportItem) async throws -> PhaseResult { try await local.readMetadata(item) }
+
+    func makeThumbnail(_ item: ImportItem) async throws -> PhaseResult { try await queued(item, kind: .thumbnail) }
+
+    func synthesizeClip(_ item: ImportItem) async throws -> PhaseResult {
+        // A still with a movie beside it waits for pairing here: its clip may be that movie.
+        if DeferredClips.hasMotionSibling(item) { return try await local.synthesizeClip(item) }
+        return try await queued(item, kind: .clip)
+    }
+
+    private func queued(_ item: ImportItem, kind: QueuedWork.Kind) async throws -> PhaseResult {
+        let original = item.originalPath
+            ?? layout.originalRelativePath(item.checksum, fileExtension: LibraryStages.originalExtension(of: item))
+        let job = DerivativeJob(original: original, kind: item.kind, name: item.relativePath)
+        let work = QueuedWork(library: library, checksum: item.checksum.hex, kind: kind, payload: job.payload)
+        let id: Int64
+        do { id = try await enqueuer.enqueue(work) } catch {
+            throw StageFailure.transient(FailureReason(operation: "queue", "\(error)"))
+        }
+        switch try await waiter.outcome(of: id) {
+        case .done(let result):
+            guard let output = DerivativeOutput(result: result) else {
+                throw StageFailure.unusable(FailureReason(operation: "queue", "job \(id) returned no usable result"))
+            }
+            if let reason = output.keptWithoutPreview { onKeptWithoutPreview(item.relativePath, FailureReason(reason)) }
+            return PhaseResult(products: output.rows(for: item.checksum))
+        case .failed(let reason):
+            throw StageFailure.unusable(FailureReason(reason))
+        }
+    }
+}
+
+/// An import's thumbnail and synthesis lanes when their work is queued: a phase there only waits for a job, so
+/// the lanes are as wide as the jobs worth keeping queued for the workers, and their timeouts cover the wait
+/// behind the jobs queued before. `--lanes` still has the last word.
+package enum SharedQueueLanes {
+    package static let width = 32
+
+    package static func apply(to configuration: inout PipelineConfiguration) {
+        for lane in [Lane.thumbnail, .synthesis] {
+            configuration[lane].width = width
+            configuration[lane].ahead = 0
+            configuration[lane].smallItemRunners = 0
+            configuration[lane].inboxCapacity = max(configuration[lane].inboxCapacity, 4 * width)
+        }
+        configuration.thumbnail.timeout = .fixed(.seconds(600))
+        configuration.synthesis.timeout = .fixed(.seconds(1800))
+    }
+}

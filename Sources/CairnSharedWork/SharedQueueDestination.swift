@@ -1,0 +1,101 @@
+import CairnCatalog
+import CairnCore
+import CairnLibrary
+import CairnPipeline
+import CairnQueue
+import CairnReconcile
+import CairnStages
+import CairnTrash
+import Foundation
+
+/// The library folder as the destination, with its thumbnails and clips made through a shared work queue: the
+/// library's own destination in every respect but the stages, whose derivative phases are queued
+/// (`QueuedStages`).
+package struct SharedQueueDestination: ImportDestination {
+    private let library = LibraryDestination()
+    let enqueuer: EnqueueBatcher
+    let waiter: JobWaiter
+    /// The library's identity in the queue.
+    let identity: String
+
+    package var makesOwnDerivatives: Bool { false }
+    package var credentialsRefused: String? { nil }
+    package var restoredFromTrash: Int { 0 }
+
+    package func stages(for run: DestinationRun) -> any PipelineStages {
+        QueuedStages(local: library.stages(for: run), enqueuer: enqueuer, waiter: waiter, library: identity,
+                     layout: run.library.layout, onKeptWithoutPreview: run.onKeptWithoutPreview)
+    }
+
+    package func prepare(_ records: [ItemRecord], run: DestinationRun) async throws {
+        try await library.prepare(records, run: run)
+    }
+
+    package func link(_ pairs: [AssetPairRecord], catalog: Catalog) async throws -> Int {
+        try await library.link(pairs, catalog: catalog)
+    }
+
+    package func finishImport(runID: String, sourceRoot: String, catalog: Catalog) async throws -> [String] {
+        try await library.finishImport(runID: runID, sourceRoot: sourceRoot, catalog: catalog)
+    }
+
+    package func trash(_ candidates: [DeleteCandidate], runID: String, sourcePaths: [Checksum: String],
+                       library: Library, now: Date) async throws -> DeletionRun.Summary {
+        try await self.library.trash(candidates, runID: runID, sourcePaths: sourcePaths, library: library, now: now)
+    }
+
+    package func trashNote(count: Int, runID: String) -> String { library.trashNote(count: count, runID: runID) }
+}
+
+/// An import's part in a shared queue, for as long as the import runs: the queue's connections, the waiter for
+/// the jobs it queues, and (with `lanes` above 0) a worker of its own that takes part in the library's work.
+package enum SharedImport {
+    /// Runs `body` with the destination whose stages queue the derivative work. A queue that cannot be reached, or
+    /// a library whose identity cannot be recorded, throws `SharedWorkError` before `body` runs; what `body`
+    /// throws comes through unchanged.
+    package static func run<Value: Sendable>(
+        queue location: PostgresLocation, libraryRoot: String, lanes: Int,
+        _ body: (any ImportDestination) async throws -> Value
+    ) async throws -> Value {
+        let layout = LibraryLayout(root: libraryRoot)
+        let identity: String
+        do {
+            try FileSystem.makeDirectories(libraryRoot)
+            identity = try LibraryIdentity.ensure(layout)
+        } catch { throw SharedWorkError("\(libraryRoot): \(error)") }
+        let outcome: Result<Value, any Error>
+        do {
+            outcome = try await PostgresWorkQueue.withQueue(at: location) { queue in
+                await withPart(in: queue, layout: layout, identity: identity, lanes: lanes, body)
+            }
+        } catch {
+            throw SharedWorkError("the queue at \(location): \(WorkQueueError.describe(error))")
+        }
+        return try outcome.get()
+    }
+
+    private static func withPart<Value: Sendable>(
+        in queue: PostgresWorkQueue, layout: LibraryLayout, identity: String, lanes: Int,
+        _ body: (any ImportDestination) async throws -> Value
+    ) async -> Result<Value, any Error> {
+        let waiter = JobWaiter(queue: queue)
+        let waiting = Task { await waiter.run() }
+        var settings = QueueWorker.Settings()
+        settings.lanes = max(lanes, 1)
+        settings.library = identity
+        // The import gives work in flight at a stop 5 s: its worker's drain is no longer.
+        settings.drainTimeout = .seconds(5)
+        let jobs = DerivativeJobs(layout: layout)
+        let worker = lanes > 0 ? QueueWorker(queue: queue, settings: settings) { try await jobs.run($0) } : nil
+        let working = worker.map { worker in Task { try await worker.run() } }
+        let destination = SharedQueueDestination(enqueuer: EnqueueBatcher(queue: queue), waiter: waiter,
+                                                 identity: identity)
+        let outcome: Result<Value, any Error>
+        do { outcome = .success(try await body(destination)) } catch { outcome = .failure(error) }
+        worker?.stop()
+        _ = try? await working?.value
+        waiting.cancel()
+        await waiting.value
+        return outcome
+    }
+}

@@ -1,0 +1,189 @@
+#if SharedQueue
+import ArgumentParser
+import CairnCore
+import CairnLibrary
+import CairnPipeline
+import CairnQueue
+import CairnSharedWork
+import CairnStages
+import Foundation
+
+/// `--queue URL`: the PostgreSQL database a library's derivative work is shared through. Also `$CAIRN_QUEUE`; a
+/// password is best kept there or in `$PGPASSWORD` (a flag shows in `ps`).
+struct QueueLocationOption: ParsableArguments {
+    @Option(name: .customLong("queue"),
+            help: "The PostgreSQL database thumbnails and clips are shared through, e.g. postgres://cairn@db.lan/cairn or postgres:///cairn?host=/run/postgresql (also $CAIRN_QUEUE).")
+    var url: String?
+
+    /// The queue named by the flag or the environment, nil when neither names one.
+    func location(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> PostgresLocation? {
+        guard let text = url ?? environment["CAIRN_QUEUE"].flatMap({ $0.isEmpty ? nil : $0 }) else { return nil }
+        var location: PostgresLocation
+        do { location = try PostgresLocation(url: text) } catch { throw ValidationError("--queue: \(error)") }
+        if location.password == nil, let password = environment["PGPASSWORD"], !password.isEmpty {
+            location.password = password
+        }
+        return location
+    }
+
+    /// A password in the flag's URL is seen by anyone who lists processes: said once, at the start of a run.
+    func warnOfExposedPassword() {
+        if let url, (try? PostgresLocation(url: url))?.password != nil {
+            Output.error("warning: the --queue URL's password shows in `ps`; put it in $PGPASSWORD or the URL in $CAIRN_QUEUE")
+        }
+    }
+
+    func required() throws -> PostgresLocation {
+        guard let location = try location() else {
+            throw ValidationError("Name the queue: --queue postgres://USER@HOST/DATABASE (or $CAIRN_QUEUE).")
+        }
+        return location
+    }
+}
+
+/// `cairn worker`: claims a library's queued thumbnails and clips until stopped.
+struct WorkerCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "worker",
+        abstract: "Make thumbnails and clips for a library's imports from a shared queue, until stopped.",
+        discussion: """
+            An import run with --queue URL queues the thumbnail and clip of each new file in PostgreSQL instead \
+            of making them itself; any number of workers, on this host or others that mount the same library \
+            folder (at any path), claim them in batches, write the files into the library and hand the results \
+            back to the import, which records them in its catalog. The catalog is never opened here: the \
+            library folder may be on NFS.
+
+            Each claim is a lease that this worker's heartbeat (every 5 s) keeps for --lease-ttl; the jobs of a \
+            worker that dies are taken back by the others once its leases expire, and a worker that lost a \
+            lease has its result dropped (the files are addressed by content, so nothing is written twice \
+            differently). A job whose media is damaged fails at once with its reason; one that fails otherwise \
+            runs again after a pause, three tries in all.
+
+            SIGINT or SIGTERM: no new claims; jobs running get --drain-timeout to finish, then go back to the \
+            queue with their tries unchanged. Exit codes: 0 stopped by a signal; 1 the queue could not be \
+            reached, or the folder holds no library that an import has shared (an unmounted disk); 64 the \
+            command line was wrong.
+            """)
+
+    @OptionGroup var queue: QueueLocationOption
+
+    @OptionGroup var library: LibraryOption
+
+    @Option(name: .customLong("lanes"), help: "Jobs run at once (default: one per core).")
+    var lanes: Int?
+
+    @Option(name: .customLong("drain-timeout"),
+            help: "Seconds the jobs running at a stop get to finish before they go back to the queue.")
+    var drainSeconds: Double = 30
+
+    @Option(name: .customLong("lease-ttl"),
+            help: "Seconds a lease lasts without a heartbeat before any worker may take its job back.")
+    var leaseSeconds: Double = 15
+
+    func validate() throws {
+        if let lanes, lanes < 1 { throw ValidationError("--lanes must be at least 1.") }
+        guard drainSeconds >= 0 else { throw ValidationError("--drain-timeout cannot be negative.") }
+        // The heartbeat comes every 5 s: a shorter lease would expire between two beats of a live worker.
+        guard leaseSeconds >= 6 else { throw ValidationError("--lease-ttl must be at least 6 seconds (heartbeats come every 5 s).") }
+        _ = try queue.required()
+    }
+
+    func run() async throws {
+        let location = try queue.required()
+        queue.warnOfExposedPassword()
+        let layout = LibraryLayout(root: library.resolvedPath)
+        guard let identity = LibraryIdentity.read(layout) else {
+            Output.error("\(layout.root): no shared library here (no \(LibraryLayout.identityFileName)); is the disk "
+                         + "mounted? A library joins a queue with its first `cairn import --queue`.")
+            throw ExitCode(ExitStatus.failure.rawValue)
+        }
+        var settings = QueueWorker.Settings()
+        settings.lanes = lanes ?? System.coreCount
+        settings.library = identity
+        settings.drainTimeout = .milliseconds(Int64(drainSeconds * 1000))
+        settings.leaseTTL = .milliseconds(Int64(leaseSeconds * 1000))
+        let jobs = DerivativeJobs(layout: layout)
+        do {
+            try await PostgresWorkQueue.withQueue(at: location) { queue in
+                let worker = QueueWorker(queue: queue, settings: settings) { try await jobs.run($0) }
+                let drain = drainSeconds
+                let signals = SignalHandling.install(cancellation: PipelineCancellation()) { name in
+                    Output.error("\(name): no new claims; jobs running get \(drain) s, then go back to the queue")
+                    worker.stop()
+                }
+                defer { signals.uninstall() }
+                Output.line("worker \(worker.id.uuidString.lowercased()) (pid \(getpid())): \(layout.root), \(settings.lanes) lanes, queue \(location)")
+                let report = try await worker.run()
+                Output.line("stopped: \(report.completed) done, \(report.failed) failed, \(report.lost) lost to other "
+                            + "workers, \(report.released) given back")
+            }
+        } catch {
+            Output.error("\(location): \(WorkQueueError.describe(error))")
+            throw ExitCode(ExitStatus.failure.rawValue)
+        }
+    }
+}
+
+/// `cairn queue`: the shared queue's state.
+struct QueueCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "queue",
+        abstract: "Look at the shared work queue.",
+        subcommands: [QueueStatusCommand.self])
+}
+
+/// `cairn queue status`: counts by state, the oldest waiting job's age, and each worker's leases and last beat.
+struct QueueStatusCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "status",
+        abstract: "Jobs by state, the oldest waiting job's age, workers with their leases and last heartbeat.",
+        discussion: """
+            A worker silent for longer than its lease's TTL (15 s by default) is dead or cut off: its jobs go \
+            back to the queue as soon as another worker's heartbeat sees the expiry. Exit codes: 0 the queue \
+            answered; 1 it could not be reached; 64 the command line was wrong.
+            """)
+
+    @OptionGroup var queue: QueueLocationOption
+
+    @Flag(help: "Print the status as one JSON object.")
+    var json = false
+
+    func validate() throws { _ = try queue.required() }
+
+    func run() async throws {
+        let location = try queue.required()
+        queue.warnOfExposedPassword()
+        let status: QueueStatus
+        do { status = try await PostgresWorkQueue.withQueue(at: location) { try await $0.status() } } catch {
+            Output.error("\(location): \(WorkQueueError.describe(error))")
+            throw ExitCode(ExitStatus.failure.rawValue)
+        }
+        if json {
+            Output.line(Self.json(status))
+            return
+        }
+        let oldest = status.oldestWaitingAge.map { String(format: " (oldest %.1f s)", $0) } ?? ""
+        Output.line("waiting \(status.waiting)\(oldest) · running \(status.running) · done \(status.done) · failed \(status.failed)")
+        if status.workers.isEmpty { Output.line("no workers have registered") }
+        for worker in status.workers {
+            Output.line(String(format: "worker %@ on %@ (pid %d): %d leases, last heartbeat %.1f s ago",
+                               worker.id.uuidString.lowercased(), worker.host, worker.pid, worker.leases, worker.silentFor))
+        }
+    }
+
+    static func json(_ status: QueueStatus) -> String {
+        struct Worker: Encodable { var id: String; var host: String; var pid: Int; var leases: Int; var silentSeconds: Double }
+        struct Document: Encodable {
+            var waiting, running, done, failed: Int
+            var oldestWaitingSeconds: Double?
+            var workers: [Worker]
+        }
+        let document = Document(
+            waiting: status.waiting, running: status.running, done: status.done, failed: status.failed,
+            oldestWaitingSeconds: status.oldestWaitingAge,
+            workers: status.workers.map { Worker(id: $0.id.uuidString.lowercased(), host: $0.host, pid: $0.pid,
+                                                 leases: $0.leases, silentSeconds: $0.silentFor) })
+        return String(decoding: (try? browseJSONEncoder().encode(document)) ?? Data(), as: UTF8.self)
+    }
+}
+#endif

@@ -1,0 +1,153 @@
+import CairnCatalog
+import CairnCore
+import CairnLibrary
+import CairnQueue
+@testable import CairnSharedWork
+import CairnTesting
+import Foundation
+import Glibc
+import Testing
+
+/// `cairn import --queue`, `cairn worker` and `cairn queue status` as real processes over the suite's PostgreSQL.
+@Suite struct SharedQueueTests {
+    let url: String
+    let location: PostgresLocation
+
+    init() throws {
+        let folder = try TestPostgres.socketFolder(), database = try TestPostgres.freshDatabase()
+        url = "postgres:///\(database)?host=\(folder)"
+        location = PostgresLocation(endpoint: .socket(folder: folder, port: 5432), database: database)
+    }
+
+    /// The derived rows of a library, as (source-independent) facts: role, path, size in pixels.
+    static func derived(_ root: String) throws -> [String] {
+        let library = try Library(root: root, readOnly: true)
+        defer { library.close() }
+        return try library.catalog.derivedFiles().map { "\($0.role.rawValue) \($0.path) \($0.width)x\($0.height)" }.sorted()
+    }
+
+    @Test func anImportWhoseWorkAWorkerDidCataloguesWhatAPlainImportDoes() throws {
+        let folder = try TemporaryDirectory(prefix: "cairn-shared")
+        let source = folder.path + "/source"
+        try FileManager.default.createDirectory(atPath: source, withIntermediateDirectories: true)
+        for index in 0..<4 { try MediaFixtures.jpeg(at: "\(source)/IMG_\(index).JPG", width: 1600 + 8 * index, height: 1200) }
+        try MediaFixtures.video(at: source + "/clip.mp4")
+        let plain = folder.path + "/plain", shared = folder.path + "/shared"
+        let reference = try CairnBinary.run(["import", source, "--library", plain, "--plain"])
+        #expect(reference.status == 0, "\(reference.standardError)")
+
+        // A worker refuses a folder that no import has shared: it could be an unmounted disk's empty mount point.
+        let refused = try CairnBinary.run(["worker", "--queue", url, "--library", shared])
+        #expect(refused.status == 1 && refused.standardError.contains("no shared library here"), "\(refused.standardError)")
+
+        // The import runs none of the queued jobs itself: the worker makes every thumbnail and clip.
+        let importing = try ServiceProcess(CairnBinary.path, ["import", source, "--library", shared, "--plain", "--queue", url,
+                                                              "--work-lanes", "0"], logPath: folder.path + "/import.log")
+        let identity = LibraryLayout(root: shared).identityPath
+        for _ in 0..<600 where !FileManager.default.fileExists(atPath: identity) { usleep(50_000) }
+        let worker = try ServiceProcess(CairnBinary.path, ["worker", "--queue", url, "--library", shared, "--lanes", "2"],
+                                        logPath: folder.path + "/worker.log")
+        try worker.waitForOutput(matching: "lanes, queue")
+        importing.process.waitUntilExit()
+        #expect(importing.process.terminationStatus == 0, "\(importing.output)")
+        kill(worker.pid, SIGTERM)
+        worker.process.waitUntilExit()
+        #expect(worker.process.terminationStatus == 0, "\(worker.output)")
+        // Four thumbnails (each with its preview), four clips, the video's thumbnail: nine jobs, all by the worker.
+        #expect(worker.output.contains("stopped: 9 done, 0 failed"), "\(worker.output)")
+
+        let made = try Self.derived(shared)
+        #expect(!made.isEmpty)
+        #expect(made == (try Self.derived(plain)))
+        for line in made { #expect(FileManager.default.fileExists(atPath: shared + "/" + line.split(separator: " ")[1])) }
+
+        let status = try CairnBinary.run(["queue", "status", "--json"], environment: ["CAIRN_QUEUE": url])
+        #expect(status.status == 0)
+        #expect(status.standardOutput.contains("\"done\":9") && status.standardOutput.contains("\"waiting\":0"),
+                "\(status.standardOutput)")
+    }
+
+    @Test func aWorkerKilledHoldingLeasesLosesThemToAnotherThatFinishesThem() async throws {
+        let folder = try TemporaryDirectory(prefix: "cairn-rescue")
+        let layout = LibraryLayout(root: folder.path + "/library")
+        let identity = try LibraryIdentity.ensure({ try FileSystem.makeDirectories(layout.root); return layout }())
+        // Eight big stills whose clips take seconds each: the first worker holds all eight when it is killed.
+        var work: [QueuedWork] = []
+        for index in 0..<8 {
+            let checksum = String(format: "%040x", 0xC0DE + index)
+            let original = layout.originalRelativePath(Checksum(hex: checksum)!, fileExtension: "jpg")
+            try FileSystem.makeDirectories(FileSystem.parentDirectory(of: layout.absolute(original)))
+            try MediaFixtures.jpeg(at: layout.absolute(original), width: 4000 + 8 * index, height: 3000)
+            let job = DerivativeJob(original: original, kind: .photo, name: "IMG_\(index).JPG")
+            work.append(QueuedWork(library: identity, checksum: checksum, kind: .clip, payload: job.payload))
+        }
+        let jobs = try await PostgresWorkQueue.withQueue(at: location) { try await $0.enqueue(work) }
+
+        // The product's lease TTL (15 s) and heartbeat: the rescue printed below is the one users get.
+        let first = try ServiceProcess(CairnBinary.path, ["worker", "--queue", url, "--library", layout.root, "--lanes", "8"],
+                                       logPath: folder.path + "/first.log")
+        let holdsAll = try await waitUntil { $0.workers.contains { $0.leases == 8 } }
+        #expect(holdsAll, "\(first.output)")
+        let second = try ServiceProcess(CairnBinary.path, ["worker", "--queue", url, "--library", layout.root, "--lanes", "8"],
+                                        logPath: folder.path + "/second.log")
+        try second.waitForOutput(matching: "lanes, queue")
+        kill(first.pid, SIGKILL)
+        let killed = ContinuousClock.now
+        first.process.waitUntilExit()
+        let secondPID = Int(second.pid)
+        let taken = try await waitUntil {
+            $0.done + ($0.workers.first { $0.pid == secondPID }?.leases ?? 0) == 8 && $0.waiting == 0
+        }
+        #expect(taken, "\(second.output)")
+        print("cairn worker killed holding 8 leases: all 8 taken by the other worker \(ContinuousClock.now - killed) after the kill")
+        #expect(try await waitUntil(limit: .seconds(300)) { $0.done == 8 }, "\(second.output)")
+        kill(second.pid, SIGTERM)
+        second.process.waitUntilExit()
+        #expect(second.output.contains("stopped: 8 done"), "\(second.output)")
+        // Each job ran twice: once on the killed worker, once after its rescue; its result names a clip on disk.
+        let attempts = try TestPostgres.psql("SELECT string_agg(attempts::text, ',') FROM cairn_job", database: location.database)
+        #expect(attempts == Array(repeating: "2", count: 8).joined(separator: ","))
+        let outcomes = try await PostgresWorkQueue.withQueue(at: location) { try await $0.outcomes(of: jobs) }
+        for job in jobs {
+            guard case .done(let result) = outcomes[job], let output = DerivativeOutput(result: result),
+                  let clip = output.files.first(where: { $0.role == .clip }) else {
+                Issue.record("job \(job): \(String(describing: outcomes[job]))")
+                continue
+            }
+            #expect(FileManager.default.fileExists(atPath: layout.absolute(clip.path)))
+        }
+    }
+
+    /// Waits (up to `limit`) until `condition` holds for the queue's status.
+    private func waitUntil(limit: Duration = .seconds(120), _ condition: @escaping @Sendable (QueueStatus) -> Bool) async throws -> Bool {
+        try await PostgresWorkQueue.withQueue(at: location) { queue in
+            let deadline = ContinuousClock.now + limit
+            while ContinuousClock.now < deadline {
+                if condition(try await queue.status()) { return true }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            return false
+        }
+    }
+}
+
+@Suite struct DerivativeJobTests {
+    @Test func aJobsPayloadAndResultSurviveTheQueueAndBecomeTheCatalogsRows() throws {
+        let job = DerivativeJob(original: "originals/ab/abc.jpg", kind: .photo, name: "DCIM/IMG 1.JPG")
+        #expect(DerivativeJob(payload: job.payload) == job)
+        #expect(DerivativeJob(payload: "not json") == nil)
+        let checksum = Checksum(hex: String(repeating: "ab", count: 20))!
+        let made = StageRows(derivedFiles: [
+            DerivedFileRecord(checksum: checksum, role: .thumbnail, path: "derived/ab/x-thumb.webp", format: "webp", width: 320,
+                              height: 240, byteCount: 9000, createdAt: Date()),
+            DerivedFileRecord(checksum: checksum, role: .clip, path: "derived/ab/x-clip.mp4", format: "h264", width: 1280,
+                              height: 720, byteCount: 90000, durationSeconds: 3, createdAt: Date()),
+        ])
+        let output = try #require(DerivativeOutput(result: DerivativeOutput(made).result))
+        let rows = output.rows(for: checksum)
+        #expect(rows.derivedFiles.map(\.path) == made.derivedFiles.map(\.path))
+        #expect(rows.derivedFiles.map(\.durationSeconds) == [nil, 3])
+        let kept = DerivativeOutput(StageRows(keptWithoutPreview: [(checksum, "no decoder for this RAW")]))
+        #expect(DerivativeOutput(result: kept.result)?.rows(for: checksum).keptWithoutPreview.first?.reason == "no decoder for this RAW")
+    }
+}
