@@ -100,6 +100,7 @@ struct QueueBenchmark: AsyncParsableCommand {
             let worker = QueueWorker(queue: queue, settings: settings) { lease in
                 let now = ContinuousClock.now
                 if let sample = Int(lease.work.payload) { started.withLock { $0[sample] = now } }
+                return ""
             }
             let running = Task { try await worker.run() }
             try await Task.sleep(for: .seconds(1))  // the worker claims nothing and listens
