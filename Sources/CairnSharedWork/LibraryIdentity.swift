@@ -1,5 +1,7 @@
+import CairnCore
 import CairnLibrary
 import Foundation
+import Glibc
 
 /// A library's name in a shared work queue: a UUID kept in the library folder, so every host finds the same
 /// library wherever it mounts it, and a worker whose mount is missing (an empty folder in its place) finds none
@@ -9,14 +11,23 @@ public enum LibraryIdentity {
     /// the library's lock).
     public static func ensure(_ layout: LibraryLayout) throws -> String {
         if let identity = read(layout) { return identity }
-        let identity = UUID().uuidString.lowercased()
-        let temporary = layout.identityPath + ".new"
+        // Made aside and linked into place, which never replaces: of two imports starting at once (the library's
+        // lock comes later), the first to link names the library and the other reads that name.
+        let temporary = layout.identityPath + ".\(getpid()).new"
+        defer { unlink(temporary) }
         do {
-            try Data((identity + "\n").utf8).write(to: URL(fileURLWithPath: temporary))
+            try Data((UUID().uuidString.lowercased() + "\n").utf8).write(to: URL(fileURLWithPath: temporary))
             try FileSystem.syncFile(temporary)
-            try FileSystem.renameDurably(temporary, to: layout.identityPath)
+            switch SystemCall.result({ link(temporary, layout.identityPath) }) {
+            case .success, .failure(.fileExists): break
+            case .failure(let code): throw SystemCallError("link", path: layout.identityPath, code: code)
+            }
+            try FileSystem.syncDirectory(layout.root)
         } catch {
             throw SharedWorkError("cannot record the library's identity in \(layout.identityPath): \(error)")
+        }
+        guard let identity = read(layout) else {
+            throw SharedWorkError("\(layout.identityPath) holds no identity cairn wrote; move it aside")
         }
         return identity
     }

@@ -32,9 +32,8 @@ struct QueuedStages: PipelineStages {
     }
 
     private func queued(_ item: ImportItem, kind: QueuedWork.Kind) async throws -> PhaseResult {
-        let original = item.originalPath
-            ?? layout.originalRelativePath(item.checksum, fileExtension: LibraryStages.originalExtension(of: item))
-        let job = DerivativeJob(original: original, kind: item.kind, name: item.relativePath)
+        let job = DerivativeJob(original: LibraryStages.originalRelativePath(of: item, in: layout), kind: item.kind,
+                                name: item.relativePath)
         let work = QueuedWork(library: library, checksum: item.checksum.hex, kind: kind, payload: job.payload)
         let id: Int64
         do { id = try await enqueuer.enqueue(work) } catch {

@@ -238,8 +238,14 @@ public struct LibraryStages: PipelineStages {
         layout.absolute(originalRelativePath(of: item, checksum: checksum))
     }
 
-    package func originalRelativePath(of item: ImportItem, checksum: Checksum) -> String {
-        item.originalPath ?? layout.originalRelativePath(checksum, fileExtension: Self.originalExtension(of: item))
+    private func originalRelativePath(of item: ImportItem, checksum: Checksum) -> String {
+        Self.originalRelativePath(of: item, in: layout)
+    }
+
+    /// The original's path in `layout`, relative to its root: where an earlier run put it, else where the transfer
+    /// puts it.
+    package static func originalRelativePath(of item: ImportItem, in layout: LibraryLayout) -> String {
+        item.originalPath ?? layout.originalRelativePath(item.checksum, fileExtension: originalExtension(of: item))
     }
 
     /// A media failure in one line (the item is named where it is printed); only I/O-like failures are retried.

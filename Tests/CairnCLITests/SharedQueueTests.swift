@@ -131,7 +131,7 @@ import Testing
     }
 }
 
-@Suite struct DerivativeJobTests {
+@Suite struct SharedWorkPartsTests {
     @Test func aJobsPayloadAndResultSurviveTheQueueAndBecomeTheCatalogsRows() throws {
         let job = DerivativeJob(original: "originals/ab/abc.jpg", kind: .photo, name: "DCIM/IMG 1.JPG")
         #expect(DerivativeJob(payload: job.payload) == job)
@@ -149,5 +149,18 @@ import Testing
         #expect(rows.derivedFiles.map(\.durationSeconds) == [nil, 3])
         let kept = DerivativeOutput(StageRows(keptWithoutPreview: [(checksum, "no decoder for this RAW")]))
         #expect(DerivativeOutput(result: kept.result)?.rows(for: checksum).keptWithoutPreview.first?.reason == "no decoder for this RAW")
+    }
+
+    @Test func aLibrarysIdentityIsMadeOnceAndAFolderWithoutOneHasNone() throws {
+        let folder = try TemporaryDirectory(prefix: "cairn-identity")
+        let layout = LibraryLayout(root: folder.path)
+        #expect(LibraryIdentity.read(layout) == nil)
+        let identity = try LibraryIdentity.ensure(layout)
+        #expect(try LibraryIdentity.ensure(layout) == identity)
+        #expect(LibraryIdentity.read(layout) == identity)
+        // Something else at that name is neither replaced nor taken for an identity.
+        try Data("not a uuid\n".utf8).write(to: URL(fileURLWithPath: layout.identityPath))
+        #expect(throws: SharedWorkError.self) { try LibraryIdentity.ensure(layout) }
+        #expect(try String(contentsOfFile: layout.identityPath, encoding: .utf8) == "not a uuid\n")
     }
 }
