@@ -102,10 +102,11 @@ import Testing
         try await PostgresWorkQueue.withQueue(at: location) { queue in
             try await queue.enqueue(PostgresWorkQueueTests.work(1))
             let log = ExecutionLog()
-            // The job runs four times its lease's TTL; the beats keep the lease.
-            let busy = QueueWorker(queue: queue, settings: Self.settings(lanes: 1, ttl: .seconds(1), beat: .milliseconds(200))) { lease in
+            // The job runs twice its lease's TTL; the beats keep the lease. A TTL of fifty beats leaves room for a
+            // loaded machine's late beats (at five beats, one CI run under the full suite lost the lease).
+            let busy = QueueWorker(queue: queue, settings: Self.settings(lanes: 1, ttl: .seconds(5), beat: .milliseconds(100))) { lease in
                 log.record(lease, by: 0)
-                try await Task.sleep(for: .seconds(4))
+                try await Task.sleep(for: .seconds(10))
                 return ""
             }
             let busyRun = Task { try await busy.run() }
