@@ -246,7 +246,10 @@ let package = Package(
         .testTarget(name: "CairnCatalogTests", dependencies: ["CairnCatalog", "CairnTesting"]),
         .testTarget(name: "CairnPipelineTests", dependencies: ["CairnPipeline", "CairnTesting"]),
         .testTarget(name: "CairnReconcileTests", dependencies: ["CairnReconcile", "CairnTesting"]),
-        .testTarget(name: "CairnQueueTests", dependencies: ["CairnQueue", "CairnTesting"]),
+        // PostgresNIO itself: the race tests inject delays into the queue's statements with a trigger.
+        .testTarget(name: "CairnQueueTests", dependencies: [
+            "CairnQueue", "CairnTesting", .product(name: "PostgresNIO", package: "postgres-nio"),
+        ]),
         .testTarget(name: "CairnNarrationTests", dependencies: ["CairnNarration", "CairnTesting"]),
         .testTarget(name: "CairnWorkerTests", dependencies: [
             "CairnStages", "CairnConfiguration", "CairnStatus", "CairnImmichDestination", "CairnImport", "CairnSync",

@@ -86,23 +86,30 @@ public final class PostgresWorkQueue: Sendable {
     public func outcomes(of jobs: [Int64]) async throws -> [Int64: JobOutcome] {
         guard !jobs.isEmpty else { return [:] }
         var outcomes: [Int64: JobOutcome] = [:]
-        for try await (id, state, result, reason) in try await client.query("""
-            SELECT id, state, result, coalesce(last_error, '') FROM cairn_job
+        for try await (id, state, result, reason, damaged) in try await client.query("""
+            SELECT id, state, result, coalesce(last_error, ''), damaged FROM cairn_job
             WHERE id = ANY(\(jobs)::bigint[]) AND state IN ('done', 'failed')
-            """, logger: logger).decode((Int64, String, String, String).self) {
-            outcomes[id] = state == "done" ? .done(result: result) : .failed(reason: reason)
+            """, logger: logger).decode((Int64, String, String, String, Bool).self) {
+            outcomes[id] = state == "done" ? .done(result: result) : .failed(reason: reason, damaged: damaged)
         }
         return outcomes
     }
 
     // MARK: Workers
 
-    /// Records a worker as alive (its first heartbeat).
+    /// Records a worker as alive (its first heartbeat), and forgets workers silent for a day: a killed worker never
+    /// says goodbye, and `status` would list it for ever.
     public func register(worker: UUID, host: String, pid: Int) async throws {
         try await client.query("""
+            WITH forgotten AS (DELETE FROM cairn_worker WHERE last_beat < now() - interval '1 day' AND id <> \(worker))
             INSERT INTO cairn_worker (id, host, pid) VALUES (\(worker), \(host), \(pid))
             ON CONFLICT (id) DO UPDATE SET last_beat = now()
             """, logger: logger)
+    }
+
+    /// Removes a worker that stopped cleanly (its leases ended or went back) from the list `status` shows.
+    public func unregister(worker: UUID) async throws {
+        try await client.query("DELETE FROM cairn_worker WHERE id = \(worker)", logger: logger)
     }
 
     /// Claims up to `limit` waiting jobs for `worker` (of `library` only, when given), each under a lease of its own
@@ -192,7 +199,7 @@ public final class PostgresWorkQueue: Sendable {
             UPDATE cairn_job SET state = CASE WHEN \(final) OR attempts >= max_attempts THEN 'failed' ELSE 'waiting' END,
               finished_at = CASE WHEN \(final) OR attempts >= max_attempts THEN now() END,
               run_after = now() + \(retryAfter.seconds)::float8 * interval '1 second',
-              last_error = \(reason), lease_token = NULL, leased_by = NULL, lease_expires = NULL
+              last_error = \(reason), damaged = \(final), lease_token = NULL, leased_by = NULL, lease_expires = NULL
             WHERE id = \(lease.job) AND lease_token = \(lease.token) AND state = 'running'
             RETURNING state
             """, logger: logger)

@@ -45,6 +45,11 @@ enum QueueSchema {
             // A worker serves one library: its claims look only at that library's ready jobs.
             "CREATE INDEX cairn_job_ready_by_library ON cairn_job (library, run_after, id) WHERE state = 'waiting'",
         ]),
+        (3, [
+            // A job failed because its input is damaged, as opposed to one whose tries ran out (killed workers,
+            // I/O errors): only the first is evidence against the file.
+            "ALTER TABLE cairn_job ADD COLUMN damaged boolean NOT NULL DEFAULT false",
+        ]),
     ]
 
     /// Brings the schema up to date, one migrator at a time (workers starting together wait for each other).

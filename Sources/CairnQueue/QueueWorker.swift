@@ -81,6 +81,7 @@ public final class QueueWorker: Sendable {
             group.cancelAll()
         }
         await flush()
+        try? await queue.unregister(worker: id)
         return state.withLock { $0.report }
     }
 

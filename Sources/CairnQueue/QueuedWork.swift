@@ -38,8 +38,9 @@ public struct Lease: Sendable, Hashable {
 public enum JobOutcome: Sendable, Equatable {
     /// Done, with what the job returned.
     case done(result: String)
-    /// Failed for good (its attempts used, or a failure no attempt can mend), with the last reason.
-    case failed(reason: String)
+    /// Failed for good, with the last reason: `damaged` when no attempt can mend it (the job said its input is
+    /// damaged); otherwise its tries ran out (workers killed under it, I/O errors), and a later job may do better.
+    case failed(reason: String, damaged: Bool)
 }
 
 /// A job's failure as the job throws it: whether another attempt may do better (an I/O error) or not (damaged

@@ -46,8 +46,11 @@ struct QueuedStages: PipelineStages {
             }
             if let reason = output.keptWithoutPreview { onKeptWithoutPreview(item.relativePath, FailureReason(reason)) }
             return PhaseResult(products: output.rows(for: item.checksum))
-        case .failed(let reason):
+        case .failed(let reason, damaged: true):
             throw StageFailure.unusable(FailureReason(reason))
+        case .failed(let reason, damaged: false):
+            // Its tries ran out without a word against the file (workers killed under it): the phase may try again.
+            throw StageFailure.transient(FailureReason(operation: "queue", reason))
         }
     }
 }

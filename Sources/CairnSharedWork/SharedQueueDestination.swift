@@ -52,9 +52,9 @@ package struct SharedQueueDestination: ImportDestination {
 package enum SharedImport {
     /// Runs `body` with the destination whose stages queue the derivative work. A queue that cannot be reached, or
     /// a library whose identity cannot be recorded, throws `SharedWorkError` before `body` runs; what `body`
-    /// throws comes through unchanged.
+    /// throws comes through unchanged. `warn` hears of a queue whose jobs nobody would run.
     package static func run<Value: Sendable>(
-        queue location: PostgresLocation, libraryRoot: String, lanes: Int,
+        queue location: PostgresLocation, libraryRoot: String, lanes: Int, warn: @Sendable (String) -> Void = { _ in },
         _ body: (any ImportDestination) async throws -> Value
     ) async throws -> Value {
         let layout = LibraryLayout(root: libraryRoot)
@@ -66,13 +66,21 @@ package enum SharedImport {
         let outcome: Result<Value, any Error>
         do {
             outcome = try await PostgresWorkQueue.withQueue(at: location) { queue in
-                await withPart(in: queue, layout: layout, identity: identity, lanes: lanes, body)
+                if lanes == 0, let workers = try? await queue.status().workers,
+                   !workers.contains(where: { $0.silentFor < aliveWithin }) {
+                    warn("no `cairn worker` has beaten on this queue in the last \(Int(aliveWithin)) s, and this "
+                         + "import runs none of its jobs (--work-lanes 0): its thumbnails and clips wait for a worker")
+                }
+                return await withPart(in: queue, layout: layout, identity: identity, lanes: lanes, body)
             }
         } catch {
             throw SharedWorkError("the queue at \(location): \(WorkQueueError.describe(error))")
         }
         return try outcome.get()
     }
+
+    /// A worker silent for longer than the default lease is taken for dead.
+    static let aliveWithin = 15.0
 
     private static func withPart<Value: Sendable>(
         in queue: PostgresWorkQueue, layout: LibraryLayout, identity: String, lanes: Int,

@@ -150,7 +150,8 @@ struct ImportCommand: AsyncParsableCommand {
             queue.warnOfExposedPassword()
             do {
                 try await SharedImport.run(queue: location, libraryRoot: library.resolvedPath,
-                                           lanes: workLanes ?? System.coreCount) { destination in
+                                           lanes: workLanes ?? System.coreCount,
+                                           warn: { Output.error("warning: \($0)") }) { destination in
                     var options = options
                     options.destination = destination
                     try await run(options, root: library.resolvedPath)

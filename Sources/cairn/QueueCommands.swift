@@ -61,8 +61,8 @@ struct WorkerCommand: AsyncParsableCommand {
 
             SIGINT or SIGTERM: no new claims; jobs running get --drain-timeout to finish, then go back to the \
             queue with their tries unchanged. Exit codes: 0 stopped by a signal; 1 the queue could not be \
-            reached, or the folder holds no library that an import has shared (an unmounted disk); 64 the \
-            command line was wrong.
+            reached, the folder holds no library that an import has shared (an unmounted disk), or --job-log \
+            cannot be opened; 64 the command line was wrong.
             """)
 
     @OptionGroup var queue: QueueLocationOption
@@ -79,6 +79,10 @@ struct WorkerCommand: AsyncParsableCommand {
     @Option(name: .customLong("lease-ttl"),
             help: "Seconds a lease lasts without a heartbeat before any worker may take its job back.")
     var leaseSeconds: Double = 15
+
+    @Option(name: .customLong("job-log"),
+            help: "Appends a JSON line to this file as each job starts and ends (job, lease token, worker, time).")
+    var jobLogPath: String?
 
     func validate() throws {
         if let lanes, lanes < 1 { throw ValidationError("--lanes must be at least 1.") }
@@ -103,9 +107,18 @@ struct WorkerCommand: AsyncParsableCommand {
         settings.drainTimeout = .milliseconds(Int64(drainSeconds * 1000))
         settings.leaseTTL = .milliseconds(Int64(leaseSeconds * 1000))
         let jobs = DerivativeJobs(layout: layout)
+        let id = UUID()
+        let log: JobLog?
+        do { log = try jobLogPath.map { path throws(SystemCallError) in try JobLog(path: path, worker: id) } } catch {
+            Output.error("--job-log: \(error)")
+            throw ExitCode(ExitStatus.failure.rawValue)
+        }
         do {
             try await PostgresWorkQueue.withQueue(at: location) { queue in
-                let worker = QueueWorker(queue: queue, settings: settings) { try await jobs.run($0) }
+                let worker = QueueWorker(queue: queue, settings: settings, id: id) { lease in
+                    guard let log else { return try await jobs.run(lease) }
+                    return try await log.record(lease) { try await jobs.run(lease) }
+                }
                 let drain = drainSeconds
                 let signals = SignalHandling.install(cancellation: PipelineCancellation()) { name in
                     Output.error("\(name): no new claims; jobs running get \(drain) s, then go back to the queue")

@@ -45,16 +45,26 @@ import Testing
                                                               "--work-lanes", "0"], logPath: folder.path + "/import.log")
         let identity = LibraryLayout(root: shared).identityPath
         for _ in 0..<600 where !FileManager.default.fileExists(atPath: identity) { usleep(50_000) }
-        let worker = try ServiceProcess(CairnBinary.path, ["worker", "--queue", url, "--library", shared, "--lanes", "2"],
-                                        logPath: folder.path + "/worker.log")
+        let jobLog = folder.path + "/jobs.ndjson"
+        let worker = try ServiceProcess(CairnBinary.path, ["worker", "--queue", url, "--library", shared, "--lanes", "2",
+                                                           "--job-log", jobLog], logPath: folder.path + "/worker.log")
         try worker.waitForOutput(matching: "lanes, queue")
         importing.process.waitUntilExit()
         #expect(importing.process.terminationStatus == 0, "\(importing.output)")
+        // It started before any worker, with none of the work its own: it said so.
+        #expect(importing.output.contains("warning: no `cairn worker` has beaten on this queue"), "\(importing.output)")
         kill(worker.pid, SIGTERM)
         worker.process.waitUntilExit()
         #expect(worker.process.terminationStatus == 0, "\(worker.output)")
         // Four thumbnails (each with its preview), four clips, the video's thumbnail: nine jobs, all by the worker.
         #expect(worker.output.contains("stopped: 9 done, 0 failed"), "\(worker.output)")
+        // The job log: a start and a done line per job, under the same lease.
+        let entries = try String(contentsOfFile: jobLog, encoding: .utf8).split(separator: "\n").map {
+            try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] ?? [:]
+        }
+        let started = Set(entries.filter { $0["event"] as? String == "start" }.compactMap { $0["token"] as? String })
+        let done = Set(entries.filter { $0["event"] as? String == "done" }.compactMap { $0["token"] as? String })
+        #expect(entries.count == 18 && started.count == 9 && started == done, "\(entries)")
 
         let made = try Self.derived(shared)
         #expect(!made.isEmpty)
@@ -65,6 +75,8 @@ import Testing
         #expect(status.status == 0)
         #expect(status.standardOutput.contains("\"done\":9") && status.standardOutput.contains("\"waiting\":0"),
                 "\(status.standardOutput)")
+        // The worker stopped cleanly: it is no longer listed.
+        #expect(status.standardOutput.contains("\"workers\":[]"), "\(status.standardOutput)")
     }
 
     @Test func aWorkerKilledHoldingLeasesLosesThemToAnotherThatFinishesThem() async throws {

@@ -1,6 +1,7 @@
-import CairnQueue
+@testable import CairnQueue
 import CairnTesting
 import Foundation
+import PostgresNIO
 import Testing
 
 /// The queue against a real PostgreSQL (the suite's throwaway cluster), each test in a database of its own.
@@ -41,6 +42,19 @@ import Testing
             #expect(status.done == 2 && status.waiting == 3 && status.running == 0)
             #expect(status.oldestWaitingAge != nil)
             #expect(status.workers.map(\.id) == [worker])
+        }
+    }
+
+    @Test func aWorkerThatStopsLeavesTheListAndOneSilentForADayIsForgotten() async throws {
+        try await PostgresWorkQueue.withQueue(at: location) { queue in
+            let killed = UUID(), stopping = UUID(), next = UUID()
+            try await queue.register(worker: killed, host: "a", pid: 1)
+            try await queue.register(worker: stopping, host: "b", pid: 2)
+            // The killed worker never beat again; a day and a minute later, the next worker starts.
+            try await queue.client.query("UPDATE cairn_worker SET last_beat = now() - interval '1 day 1 minute' WHERE id = \(killed)")
+            try await queue.unregister(worker: stopping)
+            try await queue.register(worker: next, host: "c", pid: 3)
+            #expect(try await queue.status().workers.map(\.id) == [next])
         }
     }
 
@@ -102,9 +116,25 @@ import Testing
             #expect(try await queue.claim(worker: worker, limit: 1, ttl: .seconds(15)).isEmpty)
             #expect(try await queue.status().failed == 1)
             // Failed for good, the content's work may be queued anew.
-            #expect(try await queue.outcomes(of: jobs) == [jobs[0]: .failed(reason: "decoder said no")])
+            #expect(try await queue.outcomes(of: jobs) == [jobs[0]: .failed(reason: "decoder said no", damaged: false)])
             let anew = try await queue.enqueue(Self.work(1))
             #expect(try await queue.outcomes(of: anew).isEmpty)
+        }
+    }
+
+    @Test func aJobWhoseWorkersDiedAtEveryTryFailsWithoutAWordAgainstItsInput() async throws {
+        try await PostgresWorkQueue.withQueue(at: location) { queue in
+            let jobs = try await queue.enqueue(Self.work(1), maxAttempts: 2)
+            for _ in 1...2 {
+                _ = try #require(try await queue.claim(worker: UUID(), limit: 1, ttl: .seconds(-1)).first)
+                #expect(try await queue.rescueExpired() == 1)
+            }
+            // A kill is no evidence against a file: the importer may try its work again.
+            guard case .failed(let reason, let damaged)? = try await queue.outcomes(of: jobs)[jobs[0]] else {
+                Issue.record("the job did not fail")
+                return
+            }
+            #expect(reason.hasPrefix("lease expired") && !damaged)
         }
     }
 
@@ -161,7 +191,7 @@ import Testing
                 #expect(try await queue.fail(leases[1], reason: "truncated JPEG", retryAfter: .zero, final: true))
                 // The poll is 30 s: only the NOTIFY can have woken the waiter in time for this test to end.
                 #expect(try await first == .done(result: "{\"made\":1}"))
-                #expect(try await second == .failed(reason: "truncated JPEG"))
+                #expect(try await second == .failed(reason: "truncated JPEG", damaged: true))
                 group.cancelAll()
             }
         }
