@@ -8,7 +8,8 @@ import PackageDescription
 let layers: [[String]] = [
     ["CairnCore"],
     // Engines and storage: each stands on Core alone (the values two of them share are Core's).
-    ["CairnHashing", "CairnMedia", "CairnScanner", "CairnReconcile", "CairnPipeline", "CairnNarration", "CairnCatalog", "CairnWatch"],
+    ["CairnHashing", "CairnMedia", "CairnScanner", "CairnReconcile", "CairnPipeline", "CairnNarration", "CairnCatalog", "CairnWatch",
+     "CairnTape"],
     // The work queue several workers share, in PostgreSQL (postgres-nio): a target of its own, so the SQLite-only build
     // never compiles it.
     ["CairnQueue"],
@@ -30,6 +31,8 @@ let layers: [[String]] = [
     // The import run, then sync and dry-run over it.
     ["CairnImport"],
     ["CairnSync"],
+    // Tapes: a tape's clips chosen from the library, made by the media engine, joined by the tape core's rules.
+    ["CairnTapeBuild"],
     // The read-only web face of a library: status page, status.json, /metrics.
     ["CairnServe"],
     ["cairn", "cairn-fuzz", "immich-double"],
@@ -48,7 +51,7 @@ let package = Package(
             "CairnCore", "CairnHashing", "CairnMedia", "CairnScanner", "CairnCatalog",
             "CairnPipeline", "CairnReconcile", "CairnNarration", "CairnLibrary", "CairnTrash", "CairnMetrics", "CairnStages",
             "CairnConfiguration", "CairnStatus", "CairnImmichDestination", "CairnImport", "CairnSync", "CairnQueue",
-            "CairnSharedWork",
+            "CairnSharedWork", "CairnTape", "CairnTapeBuild",
         ]),
     ],
     // `swift build --disable-default-traits` builds the SQLite-only cairn: no PostgreSQL client, no `--queue`.
@@ -80,12 +83,12 @@ let package = Package(
         .systemLibrary(
             name: "COpenSSL", path: "CSystemLibs/COpenSSL",
             pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
-        // libavutil and libswscale are linked; libavformat and libavcodec (and the ~130 libraries Debian's build
+        // libavutil, libswscale and libswresample are linked; libavformat and libavcodec (and the ~130 libraries Debian's build
         // links them to) are loaded on first use by CFFmpegLoader, so commands that never touch a video start fast.
         .systemLibrary(
             name: "CFFmpeg", path: "CSystemLibs/CFFmpeg",
             pkgConfig: "libswscale",
-            providers: [.apt(["libavformat-dev", "libavcodec-dev", "libswscale-dev", "libavutil-dev"])]),
+            providers: [.apt(["libavformat-dev", "libavcodec-dev", "libswscale-dev", "libavutil-dev", "libswresample-dev"])]),
         .target(name: "CFFmpegLoader", path: "CSystemLibs/CFFmpegLoader"),
         // Specialist still decoders and colour management, each the field's standard for its formats.
         .systemLibrary(
@@ -142,6 +145,9 @@ let package = Package(
         // Pure logic: lanes and item state machine, reconciliation engine, narration model.
         .target(name: "CairnPipeline", dependencies: ["CairnCore"]),
         .target(name: "CairnReconcile", dependencies: ["CairnCore"]),
+        // Tapes: the one tape format, clips named by content and format, the append-only playlist and its
+        // readiness, as a pure state machine (the encoding is the media engine's).
+        .target(name: "CairnTape"),
         .target(name: "CairnNarration", dependencies: ["CairnCore"]),
         // Metrics of a run and a library as values, rendered through swift-metrics and swift-prometheus; the metrics
         // file for node_exporter's textfile collector and the Pushgateway push. Its own target: the SQLite-only
@@ -192,6 +198,11 @@ let package = Package(
             "CairnCore", "CairnScanner", "CairnCatalog", "CairnReconcile", "CairnNarration", "CairnLibrary",
             "CairnTrash", "CairnMetrics", "CairnStages", "CairnImport",
         ]),
+        // `cairn tape build`: a tape's clips chosen from the library, made by the media engine a few at a time,
+        // published by the tape core's rules, joined into one file at the end.
+        .target(name: "CairnTapeBuild", dependencies: [
+            "CairnCore", "CairnLibrary", "CairnMedia", "CairnStatus", "CairnTape",
+        ]),
         // Immich's HTTP API (client, wire types, server stubs), generated at build time by swift-openapi-generator's
         // plugin from the filtered spec beside it (scripts/filter-immich-spec writes that spec); nothing hand-copied.
         .target(
@@ -229,7 +240,7 @@ let package = Package(
         .executableTarget(name: "cairn", dependencies: [
             "CairnCore", "CairnHashing", "CairnMedia", "CairnPipeline", "CairnReconcile", "CairnNarration", "CairnLibrary",
             "CairnTrash", "CairnStages", "CairnConfiguration", "CairnStatus", "CairnImmichDestination", "CairnImport",
-            "CairnSync", "CairnImmich", "CairnMetrics", "CairnServe", "CairnWatch",
+            "CairnSync", "CairnImmich", "CairnMetrics", "CairnServe", "CairnWatch", "CairnTape", "CairnTapeBuild",
             .target(name: "CairnSharedWork", condition: .when(traits: ["SharedQueue"])),
             .target(name: "CairnQueue", condition: .when(traits: ["SharedQueue"])),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -246,6 +257,7 @@ let package = Package(
         .testTarget(name: "CairnCatalogTests", dependencies: ["CairnCatalog", "CairnTesting"]),
         .testTarget(name: "CairnPipelineTests", dependencies: ["CairnPipeline", "CairnTesting"]),
         .testTarget(name: "CairnReconcileTests", dependencies: ["CairnReconcile", "CairnTesting"]),
+        .testTarget(name: "CairnTapeTests", dependencies: ["CairnTape", "CairnTesting"]),
         // PostgresNIO itself: the race tests inject delays into the queue's statements with a trigger.
         .testTarget(name: "CairnQueueTests", dependencies: [
             "CairnQueue", "CairnTesting", .product(name: "PostgresNIO", package: "postgres-nio"),

@@ -3,6 +3,10 @@
 #include <libavformat/avformat.h>
 #include <libavcodec/avcodec.h>
 #include <libswscale/swscale.h>
+#include <libswresample/swresample.h>
+#include <libavutil/audio_fifo.h>
+#include <libavutil/channel_layout.h>
+#include <libavutil/samplefmt.h>
 #include <libavutil/avutil.h>
 #include <libavutil/error.h>
 #include <libavutil/imgutils.h>
@@ -87,4 +91,18 @@ static inline int CFFmpeg_SWS_CS_ITU709(void) { return SWS_CS_ITU709; }
 static inline int CFFmpeg_SWS_CS_BT2020(void) { return SWS_CS_BT2020; }
 static inline int CFFmpeg_AVSEEK_FLAG_BACKWARD(void) { return AVSEEK_FLAG_BACKWARD; }
 static inline int CFFmpeg_AV_FRAME_CROP_UNALIGNED(void) { return AV_FRAME_CROP_UNALIGNED; }
+static inline int CFFmpeg_AV_CODEC_FLAG_CLOSED_GOP(void) { return (int)AV_CODEC_FLAG_CLOSED_GOP; }
+
+/* An audio FIFO fed from and drained into frames: extended_data is uint8_t ** where the FIFO takes void **. */
+static inline int CFFmpeg_audio_fifo_write_frame(AVAudioFifo *fifo, const AVFrame *frame) {
+    return av_audio_fifo_write(fifo, (void **)frame->extended_data, frame->nb_samples);
+}
+static inline int CFFmpeg_audio_fifo_read_frame(AVAudioFifo *fifo, AVFrame *frame, int samples) {
+    return av_audio_fifo_read(fifo, (void **)frame->extended_data, samples);
+}
+/* Fills a frame's samples with silence (zero for signed and float formats, the midpoint for unsigned). */
+static inline int CFFmpeg_frame_set_silence(AVFrame *frame) {
+    return av_samples_set_silence(frame->extended_data, 0, frame->nb_samples, frame->ch_layout.nb_channels,
+                                  (enum AVSampleFormat)frame->format);
+}
 #endif

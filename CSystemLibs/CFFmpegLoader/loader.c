@@ -115,6 +115,8 @@ FORWARD_VOID(codec_library, avcodec_free_context, (AVCodecContext **avctx), (avc
 FORWARD(codec_library, const char *, avcodec_get_name, (enum AVCodecID id), (id))
 FORWARD(codec_library, int, avcodec_open2, (AVCodecContext *avctx, const AVCodec *codec, AVDictionary **options),
         (avctx, codec, options))
+FORWARD(codec_library, int, avcodec_parameters_copy, (AVCodecParameters *dst, const AVCodecParameters *src),
+        (dst, src))
 FORWARD(codec_library, int, avcodec_parameters_from_context, (AVCodecParameters *par, const AVCodecContext *codec),
         (par, codec))
 FORWARD(codec_library, int, avcodec_parameters_to_context, (AVCodecContext *codec, const AVCodecParameters *par),

@@ -23,6 +23,8 @@ public struct LibraryLayout: Sendable {
     package static let lockFileName = ".cairn.lock"
     package static let crashEvidenceFileName = ".crash-evidence"
     package static let identityFileName = ".cairn-library-id"
+    package static let tapesFolderName = "tapes"
+    package static let tapeClipsFolderName = ".clips"
 
     public var catalogPath: String { root + "/" + Self.catalogFileName }
     public var originalsDirectory: String { root + "/" + Self.originalsFolderName }
@@ -49,6 +51,11 @@ public struct LibraryLayout: Sendable {
     /// The library's identity in a shared work queue (a UUID, written by the first import that uses a queue): the
     /// same library whichever path a host mounts it at.
     public var identityPath: String { root + "/" + Self.identityFileName }
+    /// Every tape, a folder each (`tapes/NAME/`: its playlist, record and single file).
+    public var tapesDirectory: String { root + "/" + Self.tapesFolderName }
+    /// Tape clips, a folder each named by the clip's content and the tape format, shared by every tape: a clip
+    /// is encoded once whichever tapes show it and however they are reordered. Hidden, so no tape name meets it.
+    public var tapeClipsDirectory: String { tapesDirectory + "/" + Self.tapeClipsFolderName }
     /// A line left by a worker that faulted as it died (`CrashEvidence`); empty otherwise.
     public var crashEvidencePath: String { root + "/" + Self.crashEvidenceFileName }
 

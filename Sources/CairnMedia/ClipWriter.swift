@@ -110,7 +110,8 @@ struct ClipWriter {
                 try call.checkInterrupt()
                 let frame: Frame
                 if options.kenBurns {
-                    frame = try zoomFrame(master, index: index, count: count, size: size, flags: flags, call: call)
+                    frame = try Self.kenBurnsFrame(master, index: index, count: count, width: size.width,
+                                                   height: size.height, flags: flags, call: call)
                 } else {
                     frame = master
                 }
@@ -126,11 +127,12 @@ struct ClipWriter {
         return (size.width, size.height, encoderName == "libx264" ? "h264" : "mpeg4")
     }
 
-    /// Frame `index` of the slow zoom: a centred crop of `master`, scaled to the clip size.
-    private func zoomFrame(_ master: Frame, index: Int, count: Int, size: (width: Int, height: Int),
-                           flags: Int32, call: FFmpegCall) throws(MediaError) -> Frame {
+    /// Frame `index` of `count` of the slow zoom: a centred crop of `master`, scaled to `width`x`height` (a
+    /// synthesized clip's size, or a tape clip's picture region).
+    static func kenBurnsFrame(_ master: Frame, index: Int, count: Int, width: Int, height: Int,
+                              flags: Int32, call: FFmpegCall) throws(MediaError) -> Frame {
         let crop = SizePlanning.kenBurnsCrop(width: master.width, height: master.height, index: index, count: count,
-                                             endZoom: Self.kenBurnsEndZoom)
+                                             endZoom: kenBurnsEndZoom)
         let view = try Frame(call: call)
         try call.check(av_frame_ref(view.pointer, master.pointer), "av_frame_ref")
         view.pointer.pointee.crop_left = crop.x
@@ -138,8 +140,8 @@ struct ClipWriter {
         view.pointer.pointee.crop_right = master.width - crop.x - crop.width
         view.pointer.pointee.crop_bottom = master.height - crop.y - crop.height
         try call.check(av_frame_apply_cropping(view.pointer, CFFmpeg_AV_FRAME_CROP_UNALIGNED()), "av_frame_apply_cropping")
-        let frame = try Frame(width: size.width, height: size.height, format: AV_PIX_FMT_YUV420P, call: call)
-        try Scaler(from: view, width: size.width, height: size.height, format: AV_PIX_FMT_YUV420P, flags: flags, call: call)
+        let frame = try Frame(width: width, height: height, format: AV_PIX_FMT_YUV420P, call: call)
+        try Scaler(from: view, width: width, height: height, format: AV_PIX_FMT_YUV420P, flags: flags, call: call)
             .scale(view, into: frame, call: call)
         return frame
     }

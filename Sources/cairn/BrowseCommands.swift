@@ -120,39 +120,23 @@ struct ListCommand: ParsableCommand {
             the first source path and the start of its SHA1. Assets with no capture time come last.
             """)
 
-    @Option(help: "Only assets taken at or after this date (YYYY-MM-DD, UTC, or an ISO 8601 time).")
-    var since: String?
-
-    @Option(help: "Only assets taken before this date (YYYY-MM-DD, UTC, or an ISO 8601 time).")
-    var until: String?
-
-    @Option(help: "Only photos or only videos (photo or video).")
-    var kind: String?
-
-    @Option(help: "Only the members of the album with this title (any case; `cairn albums` lists them).")
-    var album: String?
+    @OptionGroup var filter: AssetFilterOptions
 
     @OptionGroup var library: LibraryOption
 
     @Flag(help: "Print one JSON object per asset (fields as in the README), instead of text.")
     var json = false
 
-    func validate() throws {
-        if let since, Self.date(since) == nil { throw ValidationError("--since \(since): not a date (YYYY-MM-DD or ISO 8601).") }
-        if let until, Self.date(until) == nil { throw ValidationError("--until \(until): not a date (YYYY-MM-DD or ISO 8601).") }
-        if let kind, kind != "photo", kind != "video" { throw ValidationError("--kind must be photo or video, not \(kind).") }
-    }
-
     func run() throws {
         let opened = try openForReading(library)
         defer { opened.close() }
         let browser = LibraryBrowser(library: opened)
-        if let album, try opened.catalog.albums(titled: album).isEmpty {
+        if let album = filter.album, try opened.catalog.albums(titled: album).isEmpty {
             Output.error("--album \(album): no album with this title in \(opened.layout.root) (`cairn albums` lists them)")
             throw ExitCode(1)
         }
-        let listing = try browser.list(since: since.flatMap(Self.date), until: until.flatMap(Self.date),
-                                       kind: kind.flatMap(MediaKind.init(rawValue:)), album: album)
+        let listing = try browser.list(since: filter.sinceDate, until: filter.untilDate, kind: filter.mediaKind,
+                                       album: filter.album)
         let encoder = browseJSONEncoder()
         for asset in listing {
             if json {
@@ -167,6 +151,32 @@ struct ListCommand: ParsableCommand {
                         + (asset.motion.map { "  + live \($0.prefix(12))" } ?? ""))
         }
     }
+
+}
+
+/// Which assets a browsing command takes: by capture time, kind and album (`ls`, `tape build`).
+struct AssetFilterOptions: ParsableArguments {
+    @Option(help: "Only assets taken at or after this date (YYYY-MM-DD, UTC, or an ISO 8601 time).")
+    var since: String?
+
+    @Option(help: "Only assets taken before this date (YYYY-MM-DD, UTC, or an ISO 8601 time).")
+    var until: String?
+
+    @Option(help: "Only photos or only videos (photo or video).")
+    var kind: String?
+
+    @Option(help: "Only the members of the album with this title (any case; `cairn albums` lists them).")
+    var album: String?
+
+    func validate() throws {
+        if let since, Self.date(since) == nil { throw ValidationError("--since \(since): not a date (YYYY-MM-DD or ISO 8601).") }
+        if let until, Self.date(until) == nil { throw ValidationError("--until \(until): not a date (YYYY-MM-DD or ISO 8601).") }
+        if let kind, kind != "photo", kind != "video" { throw ValidationError("--kind must be photo or video, not \(kind).") }
+    }
+
+    var sinceDate: Date? { since.flatMap(Self.date) }
+    var untilDate: Date? { until.flatMap(Self.date) }
+    var mediaKind: MediaKind? { kind.flatMap(MediaKind.init(rawValue:)) }
 
     /// "2024-05-01" (midnight UTC) or a full ISO 8601 time.
     static func date(_ text: String) -> Date? {

@@ -40,6 +40,7 @@ enum CommandRegistry {
         ProbeCommand.self,
         ThumbnailCommand.self,
         SynthesizeCommand.self,
+        TapeCommand.self,
         PendingCommand.self,
         JournalCommand.self,
         RestoreCommand.self,

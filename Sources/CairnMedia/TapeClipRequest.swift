@@ -1,0 +1,60 @@
+/// The normalized format a tape clip is encoded in. CairnMedia cannot see the tape module's format type, so the
+/// caller copies its values here; the defaults are the standard tape (H.264 1080p30, AAC stereo 48 kHz, 2 s GOPs).
+public struct TapeClipSettings: Sendable, Equatable {
+    public var width: Int
+    public var height: Int
+    public var framesPerSecond: Int
+    /// Frames from one keyframe to the next; a segment holds whole GOPs.
+    public var keyframeInterval: Int
+    public var audioSampleRate: Int
+    public var audioChannels: Int
+    /// The muxer's `hls_time`: a segment ends at the first keyframe at or after this.
+    public var segmentSeconds: Double
+
+    public init(width: Int = 1920, height: Int = 1080, framesPerSecond: Int = 30, keyframeInterval: Int = 60,
+                audioSampleRate: Int = 48_000, audioChannels: Int = 2, segmentSeconds: Double = 2) {
+        self.width = width
+        self.height = height
+        self.framesPerSecond = framesPerSecond
+        self.keyframeInterval = keyframeInterval
+        self.audioSampleRate = audioSampleRate
+        self.audioChannels = audioChannels
+        self.segmentSeconds = segmentSeconds
+    }
+
+    public static let standard = TapeClipSettings()
+}
+
+/// One source to encode as one tape clip: a folder holding `clip.m3u8`, `init.mp4` and `seg-00000.m4s`, ...
+public struct TapeClipRequest: Sendable, Equatable {
+    /// What the source is, and how long its clip runs.
+    public enum Source: Sendable, Equatable {
+        /// A video file, trimmed to `maxSeconds`.
+        case video(maxSeconds: Double = 6)
+        /// A still picture shown for `seconds`, with a slow zoom when `kenBurns`.
+        case still(seconds: Double = 3, kenBurns: Bool = false)
+    }
+
+    public var sourcePath: String
+    public var source: Source
+    public var settings: TapeClipSettings
+    /// The clip's folder: complete once its `clip.m3u8` ends with #EXT-X-ENDLIST.
+    public var folder: String
+
+    public init(sourcePath: String, source: Source, settings: TapeClipSettings = .standard, folder: String) {
+        self.sourcePath = sourcePath
+        self.source = source
+        self.settings = settings
+        self.folder = folder
+    }
+
+    /// The clip's own playlist inside a clip folder.
+    public static let playlistName = "clip.m3u8"
+    public static let initName = "init.mp4"
+
+    /// The name of segment `index` in a clip folder ("seg-00000.m4s").
+    public static func segmentName(_ index: Int) -> String {
+        let digits = String(index)
+        return "seg-" + String(repeating: "0", count: max(0, 5 - digits.count)) + digits + ".m4s"
+    }
+}

@@ -1,0 +1,198 @@
+import CairnCore
+import CairnLibrary
+import CairnMedia
+import CairnStatus
+import CairnTape
+import Foundation
+
+/// How a tape's clips are made.
+public struct TapeBuildSettings: Sendable, Equatable {
+    /// A video is cut after this many seconds.
+    public var maxClipSeconds: Double
+    /// How long a still is shown.
+    public var stillSeconds: Double
+    /// A slow pan and zoom over stills.
+    public var kenBurns: Bool
+    /// Clips made at once.
+    public var lanes: Int
+
+    public init(maxClipSeconds: Double = 6, stillSeconds: Double = 3, kenBurns: Bool = false, lanes: Int = 2) {
+        self.maxClipSeconds = maxClipSeconds
+        self.stillSeconds = stillSeconds
+        self.kenBurns = kenBurns
+        self.lanes = lanes
+    }
+}
+
+/// Builds one tape of a library: selects its clips, takes those already made (by any earlier build of any tape)
+/// from disk, makes the rest a few at a time in tape order on the blocking pool, and keeps the playlist and the
+/// record current after every segment (`TapeBuildCore` decides what they hold), then joins the clips into one
+/// file. The caller holds the library's lock.
+public struct TapeBuilder: Sendable {
+    public let library: Library
+    public let name: String
+    public let settings: TapeBuildSettings
+
+    public init(library: Library, name: String, settings: TapeBuildSettings = TapeBuildSettings()) {
+        self.library = library
+        self.name = name
+        self.settings = settings
+    }
+
+    public func build(_ selection: TapeSelection, news: @escaping @Sendable (TapeNews) -> Void) async throws
+        -> TapeBuildReport
+    {
+        try TapeShelf.validate(name: name)
+        let library = library
+        let entries = try await BlockingPool.run { try selection.entries(browser: LibraryBrowser(library: library)) }
+        guard !entries.isEmpty else {
+            throw TapeSelectionError(description: "no asset in \(library.layout.root) matches the selection")
+        }
+        let shelf = TapeShelf(layout: library.layout)
+        let keys = entries.map(key)
+        try FileManager.default.createDirectory(atPath: shelf.folder(name), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: library.layout.tapeClipsDirectory, withIntermediateDirectories: true)
+        let created = (try? shelf.manifest(name))?.created ?? Date()
+        let manifest = TapeManifest(name: name, created: created, clips: zip(entries, keys).map { entry, key in
+            TapeManifest.Clip(contentSHA1: entry.contentSHA1, kind: entry.kind, sourcePath: entry.displayPath,
+                              captureTime: entry.captureTime, folderName: key)
+        })
+        let progress = try TapeProgress(
+            core: TapeBuildCore(clipURIPrefixes: keys.map(shelf.clipURIPrefix)), manifest: manifest, shelf: shelf,
+            entries: entries, news: news)
+
+        let made = keys.map(shelf.completedClip)
+        let toMake = made.indices.filter { made[$0] == nil }
+        news(.started(name: name, clips: entries.count, toMake: toMake.count, playlist: shelf.playlistPath(name)))
+        for (clip, durations) in made.enumerated() {
+            if let durations { progress.finished(clip, .reused(segmentDurations: durations)) }
+        }
+        try await makeClips(toMake, entries: entries, folders: keys.map(shelf.clipFolder), progress: progress)
+        return try await finish(progress: progress, shelf: shelf)
+    }
+
+    private func key(_ entry: TapeEntry) -> String {
+        let seconds = entry.kind == .still ? settings.stillSeconds : settings.maxClipSeconds
+        return TapeClipKey(contentSHA1: entry.contentSHA1, kind: entry.kind,
+                           trim: TapeClipTrim(maxSeconds: seconds, kenBurns: settings.kenBurns)).folderName
+    }
+
+    /// Makes `clips` (tape order), `settings.lanes` at once; each reports its segments as they are written. A
+    /// cancelled build interrupts the clips in progress; their folders stay incomplete and are made again next time.
+    private func makeClips(_ clips: [Int], entries: [TapeEntry], folders: [String], progress: TapeProgress) async throws {
+        let maker = TapeClipMaker(settings: settings)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            var next = clips.makeIterator()
+            func startNext() {
+                guard let clip = next.next() else { return }
+                group.addTask {
+                    let interrupt = MediaInterrupt()
+                    do {
+                        try await withTaskCancellationHandler {
+                            try await BlockingPool.run {
+                                try maker.make(entries[clip], into: folders[clip], interrupt: interrupt) { duration in
+                                    progress.segment(clip, duration)
+                                }
+                            }
+                        } onCancel: {
+                            interrupt.interrupt()
+                        }
+                        progress.finished(clip, .encoded)
+                    } catch let error as MediaError where error.category == .interrupted {
+                        throw CancellationError()
+                    } catch {
+                        progress.failed(clip, reason: "\(error)")
+                    }
+                }
+            }
+            for _ in 0..<max(1, settings.lanes) { startNext() }
+            while try await group.next() != nil { startNext() }
+        }
+    }
+
+    /// Joins the clips into the single file (a remux: nothing is encoded again) and reports the build.
+    private func finish(progress: TapeProgress, shelf: TapeShelf) async throws -> TapeBuildReport {
+        let (summary, manifest) = progress.snapshot()
+        var report = TapeBuildReport(
+            name: name, clips: summary.clips, encoded: summary.encoded, reused: summary.reused,
+            skipped: summary.skipped.map {
+                TapeBuildReport.Skipped(path: manifest.clips[$0.clip].sourcePath, reason: $0.reason, cutShort: $0.cutShort)
+            },
+            seconds: summary.seconds, playlist: shelf.playlistPath(name))
+        let pieces = manifest.clips.filter { !$0.segmentDurations.isEmpty }.map {
+            TapeMovieWriter.Piece(folder: shelf.clipFolder($0.folderName), segments: $0.segmentDurations.count,
+                                  seconds: $0.durationSeconds)
+        }
+        let moviePath = shelf.moviePath(name)
+        do {
+            try await BlockingPool.run { try TapeMovieWriter.join(pieces, into: moviePath) }
+            report.movie = moviePath
+        } catch {
+            report.movieError = "\(error)"
+        }
+        progress.news(.finished(report))
+        return report
+    }
+}
+
+/// The build's shared state: the core and the record, changed under one lock by whichever lane reports, the
+/// playlist and the record written and the news told in the order the core decided them.
+final class TapeProgress: Sendable {
+    private struct State {
+        var core: TapeBuildCore
+        var manifest: TapeManifest
+        /// Clips told ready so far (the core's count is already past any clip an input published along with it).
+        var toldReady = 0
+    }
+
+    private let state: Locked<State>
+    private let shelf: TapeShelf
+    private let entries: [TapeEntry]
+    let news: @Sendable (TapeNews) -> Void
+
+    init(core: TapeBuildCore, manifest: TapeManifest, shelf: TapeShelf, entries: [TapeEntry],
+         news: @escaping @Sendable (TapeNews) -> Void) throws {
+        state = Locked(State(core: core, manifest: manifest))
+        self.shelf = shelf
+        self.entries = entries
+        self.news = news
+        try shelf.writePlaylist(core.playlistText, of: manifest.name)
+        try shelf.write(manifest)
+    }
+
+    func segment(_ clip: Int, _ seconds: Double) { apply { $0.segmentWritten(clip: clip, durationSeconds: seconds) } }
+    func finished(_ clip: Int, _ source: TapeClipSource) { apply { $0.clipFinished(clip: clip, how: source) } }
+    func failed(_ clip: Int, reason: String) { apply { $0.clipFailed(clip: clip, reason: reason) } }
+
+    func snapshot() -> (TapeBuildSummary, TapeManifest) { state.withLock { ($0.core.summary, $0.manifest) } }
+
+    private func apply(_ input: (inout TapeBuildCore) -> [TapeBuildEvent]) {
+        state.withLock { state in
+            let events = input(&state.core)
+            guard !events.isEmpty else { return }
+            for event in events { state.manifest.apply(event) }
+            // A write that fails leaves the files one version behind; the next input writes them whole again.
+            try? shelf.writePlaylist(state.core.playlistText, of: state.manifest.name)
+            try? shelf.write(state.manifest)
+            for event in events { tell(event, &state) }
+        }
+    }
+
+    private func tell(_ event: TapeBuildEvent, _ state: inout State) {
+        let core = state.core
+        switch event {
+        case .segmentPublished(let clip, let index, let duration, let tapeSeconds):
+            news(.segment(clip: clip, index: index, durationSeconds: duration, tapeSeconds: tapeSeconds))
+        case .clipPublished(let clip, let how):
+            state.toldReady += 1
+            news(.clipReady(clip: clip, path: entries[clip].displayPath, how: how, clipsReady: state.toldReady,
+                            clips: core.clipCount))
+        case .clipSkipped(let clip, let reason, let cutShort):
+            news(.clipSkipped(clip: clip, path: entries[clip].displayPath, reason: reason, cutShort: cutShort))
+        case .playable(let ready, let seconds):
+            news(.playable(clipsReady: ready, clips: core.clipCount, tapeSeconds: seconds))
+        case .finished:
+            break  // told with the report, once the single file is made
+        }
+    }
+}

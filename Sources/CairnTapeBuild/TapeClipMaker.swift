@@ -1,0 +1,25 @@
+import CairnMedia
+import CairnTape
+
+/// Makes one clip's folder with the media engine, in the tape's one format.
+struct TapeClipMaker: Sendable {
+    let settings: TapeBuildSettings
+    let format = TapeFormat.standard
+
+    /// The engine's copy of the tape format (the media module cannot see the tape core's type).
+    var clipSettings: TapeClipSettings {
+        TapeClipSettings(width: format.width, height: format.height, framesPerSecond: format.framesPerSecond,
+                         keyframeInterval: format.keyframeInterval, audioSampleRate: format.audioSampleRate,
+                         audioChannels: format.audioChannels, segmentSeconds: format.segmentSeconds)
+    }
+
+    /// Encodes `entry` into `folder`, telling each segment's duration as its file is complete.
+    func make(_ entry: TapeEntry, into folder: String, interrupt: MediaInterrupt,
+              onSegment: (Double) -> Void) throws -> [Double] {
+        let source: TapeClipRequest.Source = entry.isPicture
+            ? .still(seconds: settings.stillSeconds, kenBurns: settings.kenBurns)
+            : .video(maxSeconds: entry.kind == .still ? settings.stillSeconds : settings.maxClipSeconds)
+        let request = TapeClipRequest(sourcePath: entry.mediaPath, source: source, settings: clipSettings, folder: folder)
+        return try TapeClipEncoder().encode(request, interrupt: interrupt) { _, duration in onSegment(duration) }
+    }
+}

@@ -1,0 +1,156 @@
+import CairnTesting
+import Foundation
+import Testing
+
+/// `cairn tape build|list|show|remove` on a real library: the playlist grows by appending and FFmpeg decodes it,
+/// the single file lasts as long as the clips, a rebuild makes only what is new, and a clip that cannot be made is
+/// skipped with its reason while the tape goes on.
+@Suite struct TapeCommandTests {
+    /// Photos and videos taken a minute apart, imported without clips (stills become clips from their pictures).
+    static func library() throws -> (folder: TemporaryDirectory, root: String) {
+        let folder = try TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: folder.subpath("src"), withIntermediateDirectories: true)
+        try MediaFixtures.jpegWithExif(at: folder.subpath("src/a.jpg"), width: 640, height: 480, orientation: 1,
+                                       exif: Self.taken("2021:06:01 10:00:00"))
+        try MediaFixtures.video(at: folder.subpath("src/b.mp4"), width: 640, height: 360, seconds: 2,
+                                creationTime: "2021-06-01T10:01:00.000000Z")
+        try MediaFixtures.jpegWithExif(at: folder.subpath("src/c.jpg"), width: 480, height: 640, orientation: 6,
+                                       exif: Self.taken("2021:06:01 10:02:00"))
+        try MediaFixtures.rotatedPhoneVideo(at: folder.subpath("src/d.mp4"), seconds: 1)
+        let root = folder.subpath("lib")
+        let imported = try CairnBinary.run(["import", folder.subpath("src"), "--library", root, "--clips", "off", "--quiet"])
+        guard imported.status == 0 else { throw FixtureError(description: "import: \(imported.standardError)") }
+        return (folder, root)
+    }
+
+    static func taken(_ date: String) -> ExifFields {
+        var fields = ExifFields()
+        fields.dateTimeOriginal = date
+        return fields
+    }
+
+    static func events(_ output: String) throws -> [[String: Any]] {
+        try output.split(separator: "\n").map {
+            try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+    }
+
+    /// FFmpeg decodes every segment `playlist` lists; `-xerror` makes any decoding error fail it (and the throw).
+    static func decodesWithoutError(_ playlist: String) throws {
+        try ExternalTool.run(["ffmpeg", "-hide_banner", "-v", "error", "-xerror", "-i", playlist, "-f", "null", "-"])
+    }
+
+    static func seconds(ofMedia path: String) throws -> Double {
+        let text = String(decoding: try ExternalTool.run(["ffprobe", "-v", "error", "-show_entries", "format=duration",
+                                                           "-of", "csv=p=0", path]), as: UTF8.self)
+        return try #require(Double(text.trimmingCharacters(in: .whitespacesAndNewlines)))
+    }
+
+    @Test func aTapeGrowsByAppendingPlaysAndARebuildMakesOnlyWhatIsNew() throws {
+        let (folder, root) = try Self.library()
+        let playlist = root + "/tapes/trip/playlist.m3u8"
+        // Every version of the playlist seen while the build runs is a prefix of the next one seen.
+        let watcher = PlaylistWatcher(path: playlist)
+        let build = try CairnBinary.run(["tape", "build", "trip", "--library", root, "--json"])
+        let versions = watcher.stop()
+        #expect(build.status == 0, "\(build.standardError)")
+        let events = try Self.events(build.standardOutput)
+        let names = events.compactMap { $0["event"] as? String }
+        #expect(names.first == "tapeStarted" && names.last == "tapeFinished", "\(names)")
+        let playable = try #require(names.firstIndex(of: "tapePlayable"))
+        #expect(names.filter { $0 == "tapeSegment" }.count >= 4)
+        #expect(names.firstIndex(of: "tapeSegment")! < playable)
+        let finished = try #require(events.last)
+        #expect(finished["clips"] as? Int == 4 && finished["encoded"] as? Int == 4 && finished["reused"] as? Int == 0)
+
+        let final = try String(contentsOfFile: playlist, encoding: .utf8)
+        #expect(final.hasSuffix("#EXT-X-ENDLIST\n") && final.contains("#EXT-X-PLAYLIST-TYPE:EVENT"))
+        #expect(final.components(separatedBy: "#EXT-X-DISCONTINUITY").count == 4)
+        for (earlier, later) in zip(versions, versions.dropFirst() + [final]) {
+            #expect(later.hasPrefix(earlier), "a playlist version was rewritten, not appended to")
+        }
+        // FFmpeg's HLS demuxer reads every segment the playlist lists, without an error.
+        try Self.decodesWithoutError(playlist)
+        // The single file lasts as long as its clips: two 3 s stills, a 2 s and a 1 s video.
+        let movie = root + "/tapes/trip/tape.mp4"
+        let tapeSeconds = try #require(finished["tapeSeconds"] as? Double)
+        #expect(abs(tapeSeconds - 9) < 0.2, "\(tapeSeconds)")
+        #expect(abs(try Self.seconds(ofMedia: movie) - tapeSeconds) < 0.15)
+
+        // Nothing new: nothing is encoded again. One more photo: one clip is.
+        let again = try Self.events(try CairnBinary.run(["tape", "build", "trip", "--library", root, "--json"]).standardOutput)
+        #expect(again.last?["encoded"] as? Int == 0 && again.last?["reused"] as? Int == 4)
+        try MediaFixtures.jpegWithExif(at: folder.subpath("src/e.jpg"), width: 640, height: 480, orientation: 1,
+                                       exif: Self.taken("2021:06:01 10:05:00"))
+        #expect(try CairnBinary.run(["import", folder.subpath("src"), "--library", root, "--clips", "off", "--quiet"]).status == 0)
+        let added = try Self.events(try CairnBinary.run(["tape", "build", "trip", "--library", root, "--json"]).standardOutput)
+        #expect(added.last?["encoded"] as? Int == 1 && added.last?["reused"] as? Int == 4 && added.last?["clips"] as? Int == 5)
+
+        let list = try CairnBinary.run(["tape", "list", "--library", root])
+        #expect(list.status == 0 && list.standardOutput.contains("trip  5 clips"), "\(list.standardOutput)")
+        let show = try CairnBinary.run(["tape", "show", "trip", "--library", root])
+        #expect(show.standardOutput.contains("finished") && show.standardOutput.contains("b.mp4"), "\(show.standardOutput)")
+        let removed = try CairnBinary.run(["tape", "remove", "trip", "--library", root])
+        #expect(removed.status == 0 && !FileManager.default.fileExists(atPath: root + "/tapes/trip"))
+        let clips = try FileManager.default.contentsOfDirectory(atPath: root + "/tapes/.clips")
+        #expect(clips.isEmpty, "\(clips)")
+    }
+
+    @Test func aDamagedVideoIsSkippedWithItsReasonAndTheTapeStillPlays() throws {
+        let (folder, root) = try Self.library()
+        defer { withExtendedLifetime(folder) {} }  // its deinit removes the library
+        // The library's copy of b.mp4 rots: its second half is gone.
+        let asset = try CairnBinary.run(["asset", "b.mp4", "--library", root, "--json"])
+        let original = try #require(try Self.events(asset.standardOutput).first?["original"] as? String)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: original))
+        try bytes.prefix(bytes.count / 3).write(to: URL(fileURLWithPath: original))
+
+        let build = try CairnBinary.run(["tape", "build", "rotten", "--library", root, "--json"])
+        #expect(build.status == 3, "\(build.standardOutput)\(build.standardError)")
+        let events = try Self.events(build.standardOutput)
+        let skipped = events.filter { $0["event"] as? String == "tapeClipSkipped" }
+        #expect(skipped.count == 1 && (skipped.first?["path"] as? String)?.hasSuffix("b.mp4") == true, "\(skipped)")
+        #expect(events.last?["skipped"] as? Int == 1 && events.last?["encoded"] as? Int == 3)
+        let playlist = root + "/tapes/rotten/playlist.m3u8"
+        try Self.decodesWithoutError(playlist)
+        let show = try CairnBinary.run(["tape", "show", "rotten", "--library", root])
+        #expect(show.standardOutput.contains("skipped:") || show.standardOutput.contains("cut short"), "\(show.standardOutput)")
+    }
+
+    @Test func aNameThatIsNoFolderNameAndAnEmptySelectionAreRefusedClearly() throws {
+        let (folder, root) = try Self.library()
+        defer { withExtendedLifetime(folder) {} }  // its deinit removes the library
+        let badName = try CairnBinary.run(["tape", "build", "../x", "--library", root])
+        #expect(badName.status == 64 && badName.standardError.contains("no slash"), "\(badName.standardError)")
+        let empty = try CairnBinary.run(["tape", "build", "none", "--library", root, "--since", "2030-01-01"])
+        #expect(empty.status == 1 && empty.standardError.contains("matches the selection"), "\(empty.standardError)")
+        let missing = try CairnBinary.run(["tape", "show", "nothing", "--library", root])
+        #expect(missing.status == 1 && missing.standardError.contains("no such tape"))
+    }
+}
+
+/// Copies a file each time its contents change, from another thread, until stopped.
+final class PlaylistWatcher: @unchecked Sendable {
+    private let lock = NSLock()
+    private var versions: [String] = []
+    private var running = true
+    private let done = DispatchSemaphore(value: 0)
+
+    init(path: String) {
+        Thread.detachNewThread { [self] in
+            while lock.withLock({ running }) {
+                if let text = try? String(contentsOfFile: path, encoding: .utf8) {
+                    lock.withLock { if versions.last != text { versions.append(text) } }
+                }
+                usleep(2_000)
+            }
+            done.signal()
+        }
+    }
+
+    func stop() -> [String] {
+        lock.withLock { running = false }
+        done.wait()
+        return lock.withLock { versions }
+    }
+}
