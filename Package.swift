@@ -8,8 +8,7 @@ import PackageDescription
 let layers: [[String]] = [
     ["CairnCore"],
     // Engines and storage: each stands on Core alone (the values two of them share are Core's).
-    ["CairnHashing", "CairnMedia", "CairnScanner", "CairnReconcile", "CairnPipeline", "CairnNarration", "CairnCatalog", "CairnWatch",
-     "CairnTape"],
+    ["CairnHashing", "CairnMedia", "CairnScanner", "CairnReconcile", "CairnPipeline", "CairnNarration", "CairnCatalog", "CairnWatch", "CairnTape"],
     // The work queue several workers share, in PostgreSQL (postgres-nio): a target of its own, so the SQLite-only build
     // never compiles it.
     ["CairnQueue"],
