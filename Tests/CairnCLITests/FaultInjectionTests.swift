@@ -158,7 +158,9 @@ enum ChildProcessRunner {
     func aFileChangedWhileReadIsDetectedNotCachedAndTakenNextRun(prefix: String) throws {
         let work = try TemporaryDirectory()
         let shim = try PreloadShim.build("mutate-shim.c", in: work)
-        let bytes = try PreloadShim.picture(in: work)
+        // Bigger than the hasher's 128 KiB read (smaller than the size it maps from), so every read of it takes a
+        // second read() past the start, where the shim acts: a file read in one call would never be changed.
+        let bytes = try PreloadShim.picture(in: work) + Data(repeating: 0, count: 200 << 10)
         for name in ["IMG_1.jpg", "IMG_2.jpg", "\(prefix)3.jpg"] {
             try work.write(bytes + Data(name.utf8), to: "src/\(name)")
         }
