@@ -1,3 +1,5 @@
+import Foundation
+
 /// The normalized format a tape clip is encoded in. CairnMedia cannot see the tape module's format type, so the
 /// caller copies its values here; the defaults are the standard tape (H.264 1080p30, AAC stereo 48 kHz, 2 s GOPs).
 public struct TapeClipSettings: Sendable, Equatable {
@@ -51,6 +53,20 @@ public struct TapeClipRequest: Sendable, Equatable {
     /// The clip's own playlist inside a clip folder.
     public static let playlistName = "clip.m3u8"
     public static let initName = "init.mp4"
+
+    /// The segment durations of the whole clip in `folder` (its playlist ended, its init segment and every segment
+    /// present), or nil when the folder holds no whole clip (none, or what a killed build left).
+    public static func completedSegments(in folder: String) -> [Double]? {
+        guard let data = FileManager.default.contents(atPath: folder + "/" + playlistName),
+              FileManager.default.fileExists(atPath: folder + "/" + initName) else { return nil }
+        let text = String(decoding: data, as: UTF8.self)
+        guard text.contains("#EXT-X-ENDLIST") else { return nil }
+        let durations = TapeMuxer.durations(in: text)
+        guard !durations.isEmpty,
+              durations.indices.allSatisfy({ FileManager.default.fileExists(atPath: folder + "/" + segmentName($0)) })
+        else { return nil }
+        return durations
+    }
 
     /// The name of segment `index` in a clip folder ("seg-00000.m4s").
     public static func segmentName(_ index: Int) -> String {

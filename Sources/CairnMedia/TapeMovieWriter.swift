@@ -21,7 +21,7 @@ public enum TapeMovieWriter {
         }
 
         var concatURL: String {
-            let files = ["init.mp4"] + (0..<segments).map { String(format: "seg-%05d.m4s", $0) }
+            let files = [TapeClipRequest.initName] + (0..<segments).map(TapeClipRequest.segmentName)
             return "concat:" + files.map { folder + "/" + $0 }.joined(separator: "|")
         }
     }

@@ -88,7 +88,7 @@ public struct TapeBuilder: Sendable {
                 group.addTask {
                     let interrupt = MediaInterrupt()
                     do {
-                        try await withTaskCancellationHandler {
+                        _ = try await withTaskCancellationHandler {
                             try await BlockingPool.run {
                                 try maker.make(entries[clip], into: folders[clip], interrupt: interrupt) { duration in
                                     progress.segment(clip, duration)

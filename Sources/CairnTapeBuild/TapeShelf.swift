@@ -1,4 +1,5 @@
 import CairnLibrary
+import CairnMedia
 import CairnTape
 import Foundation
 
@@ -10,8 +11,6 @@ public struct TapeShelf: Sendable {
     public static let playlistFileName = "playlist.m3u8"
     public static let manifestFileName = "tape.json"
     public static let movieFileName = "tape.mp4"
-    /// A clip's own playlist, written by the encoder; with #EXT-X-ENDLIST it says the clip's folder is complete.
-    public static let clipPlaylistFileName = "clip.m3u8"
 
     public init(layout: LibraryLayout) { self.layout = layout }
 
@@ -30,7 +29,7 @@ public struct TapeShelf: Sendable {
     public func moviePath(_ name: String) -> String { folder(name) + "/" + Self.movieFileName }
     func clipFolder(_ key: String) -> String { layout.tapeClipsDirectory + "/" + key }
     /// The clip's folder as a tape's playlist reaches it: `tapes/NAME/` and `tapes/.clips/` are siblings.
-    func clipURIPrefix(_ key: String) -> String { "../\(layout.tapeClipsDirectory.split(separator: "/").last!)/\(key)" }
+    func clipURIPrefix(_ key: String) -> String { "../\(LibraryLayout.tapeClipsFolderName)/\(key)" }
 
     /// The tapes, by name.
     public func names() -> [String] {
@@ -55,21 +54,8 @@ public struct TapeShelf: Sendable {
         try Data(text.utf8).write(to: URL(fileURLWithPath: playlistPath(name)), options: .atomic)
     }
 
-    /// The segment durations of a complete clip folder (its playlist ended, every segment present), else nil.
-    func completedClip(_ key: String) -> [Double]? {
-        let folder = clipFolder(key)
-        guard let data = FileManager.default.contents(atPath: folder + "/" + Self.clipPlaylistFileName),
-              FileManager.default.fileExists(atPath: folder + "/" + TapeClipFiles.initSegment) else { return nil }
-        let lines = String(decoding: data, as: UTF8.self).split(separator: "\n")
-        guard lines.contains("#EXT-X-ENDLIST") else { return nil }
-        let durations = lines.compactMap { line -> Double? in
-            guard line.hasPrefix("#EXTINF:") else { return nil }
-            return Double(line.dropFirst("#EXTINF:".count).prefix { $0 != "," })
-        }
-        let files = (0..<durations.count).map { folder + "/" + TapeClipFiles.segment($0) }
-        guard !durations.isEmpty, files.allSatisfy(FileManager.default.fileExists(atPath:)) else { return nil }
-        return durations
-    }
+    /// The segment durations of the whole clip named `key`, or nil when it is not made (or only in part).
+    func completedClip(_ key: String) -> [Double]? { TapeClipRequest.completedSegments(in: clipFolder(key)) }
 
     /// Removes a tape, then every clip folder no remaining tape shows. Returns how many clip folders went.
     public func remove(_ name: String) throws -> Int {
