@@ -6,4 +6,9 @@
    threads freed, so a process whose work hops across many Dispatch threads grows with every arena it touches.
    Returns 1 on success, 0 when glibc refused the value. */
 static inline int CGlibcMalloc_set_arena_limit(int arenas) { return mallopt(M_ARENA_MAX, arenas); }
+
+/* Fixes the size from which malloc serves a block with its own mapping, returned to the system when freed. By
+   default glibc raises that size to the largest block freed so far, after which video frames and encoder
+   buffers come from the heap and stay in the process once freed. Returns 1 on success, 0 when refused. */
+static inline int CGlibcMalloc_set_mmap_threshold(int bytes) { return mallopt(M_MMAP_THRESHOLD, bytes); }
 #endif

@@ -12,4 +12,12 @@ public enum MemoryTuning {
     public static func limitMallocArenas(to count: Int = max(2, System.coreCount)) -> Bool {
         CGlibcMalloc_set_arena_limit(Int32(clamping: count)) == 1
     }
+
+    /// Serves every block of 128 KiB or more with a mapping of its own, returned when freed. A process that
+    /// opens and closes one video encoder after another (a tape build) otherwise keeps each one's frames in the
+    /// heap after it is gone; the import, which reuses same-sized buffers, keeps glibc's adaptive default.
+    @discardableResult
+    public static func returnLargeBlocksToTheSystem(from bytes: Int = 128 << 10) -> Bool {
+        CGlibcMalloc_set_mmap_threshold(Int32(clamping: bytes)) == 1
+    }
 }

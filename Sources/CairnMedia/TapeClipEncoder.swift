@@ -1,4 +1,5 @@
 import CFFmpeg
+import CairnCore
 import Foundation
 
 /// Turns one source (a video, or a still) into one tape clip: a folder of fMP4 HLS segments in the tape's single
@@ -32,10 +33,13 @@ public struct TapeClipEncoder: Sendable {
             if FileManager.default.fileExists(atPath: folder) { try FileManager.default.removeItem(atPath: folder) }
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         }
-        let muxer = try TapeMuxer(folder: folder, settings: request.settings, call: call)
+        let muxer = try TapeMuxer(folder: folder, settings: request.settings, effort: request.effort, call: call)
         switch request.source {
         case .video(let maxSeconds):
-            try TapeVideoSource(configuration: configuration, path: request.sourcePath, maxSeconds: maxSeconds,
+            var decoding = configuration
+            // A clip the tape waits for has the machine to itself: its decoder takes every core as well.
+            if request.effort == .urgent { decoding.decoderThreads = max(decoding.decoderThreads, System.coreCount) }
+            try TapeVideoSource(configuration: decoding, path: request.sourcePath, maxSeconds: maxSeconds,
                                 muxer: muxer).write(onSegment: onSegment)
         case .still(let seconds, let kenBurns):
             try TapeStillSource(configuration: configuration, path: request.sourcePath, seconds: seconds,

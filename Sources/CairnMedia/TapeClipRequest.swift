@@ -37,17 +37,30 @@ public struct TapeClipRequest: Sendable, Equatable {
         case still(seconds: Double = 3, kenBurns: Bool = false)
     }
 
+    /// How much of the machine the clip's encoding takes, and how hard it compresses.
+    public enum Effort: Sendable, Equatable {
+        /// The tape waits for this clip: x264's cheapest searches that keep the tape's one set of parameter sets
+        /// (same quality target, larger files), no frame lookahead, every core for this one clip, its decoder
+        /// threaded too.
+        case urgent
+        /// Made alongside others: x264's veryfast preset on `threads` threads (0: the encoder chooses).
+        case background(threads: Int)
+    }
+
     public var sourcePath: String
     public var source: Source
     public var settings: TapeClipSettings
     /// The clip's folder: complete once its `clip.m3u8` ends with #EXT-X-ENDLIST.
     public var folder: String
+    public var effort: Effort
 
-    public init(sourcePath: String, source: Source, settings: TapeClipSettings = .standard, folder: String) {
+    public init(sourcePath: String, source: Source, settings: TapeClipSettings = .standard, folder: String,
+                effort: Effort = .background(threads: 0)) {
         self.sourcePath = sourcePath
         self.source = source
         self.settings = settings
         self.folder = folder
+        self.effort = effort
     }
 
     /// The clip's own playlist inside a clip folder.

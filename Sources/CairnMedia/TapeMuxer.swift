@@ -45,14 +45,15 @@ final class TapeMuxer {
     private(set) var videoFrames = 0
     private(set) var audioSamples = 0
 
-    init(folder: String, settings: TapeClipSettings, call: FFmpegCall) throws(MediaError) {
+    init(folder: String, settings: TapeClipSettings, effort: TapeClipRequest.Effort,
+         call: FFmpegCall) throws(MediaError) {
         _ = quietFFmpegLogging
         self.settings = settings
         self.call = call
         playlistPath = folder + "/" + TapeClipRequest.playlistName
         output = try HLSOutput(playlist: playlistPath, call: call)
         packet = SharedPacket(try call.require(av_packet_alloc(), "av_packet_alloc"))
-        video = try Self.videoEncoder(settings, call: call)
+        video = try Self.videoEncoder(settings, effort: effort, call: call)
         audio = try Self.audioEncoder(settings, call: call)
         videoStream = try Self.addStream(output, for: video, call: call)
         audioStream = try Self.addStream(output, for: audio, call: call)
@@ -157,7 +158,8 @@ final class TapeMuxer {
         return stream
     }
 
-    private static func videoEncoder(_ settings: TapeClipSettings, call: FFmpegCall) throws(MediaError) -> CodecContext {
+    private static func videoEncoder(_ settings: TapeClipSettings, effort: TapeClipRequest.Effort,
+                                     call: FFmpegCall) throws(MediaError) -> CodecContext {
         guard let codec = avcodec_find_encoder_by_name("libx264") else {
             throw call.failure("avcodec_find_encoder_by_name", "no libx264 encoder in this FFmpeg", .engine)
         }
@@ -176,12 +178,26 @@ final class TapeMuxer {
         context.pointee.color_range = AVCOL_RANGE_MPEG
         // swscale writes YUV with the BT.601 matrix (`Scaler`); saying so keeps players from assuming BT.709.
         context.pointee.colorspace = AVCOL_SPC_SMPTE170M
-        context.pointee.thread_count = 0
         let interval = settings.keyframeInterval
-        try encoder.open(options: [
-            "preset": "veryfast", "crf": "21",
-            "x264-params": "keyint=\(interval):min-keyint=\(interval):scenecut=0:open-gop=0",
-        ])
+        var parameters = "keyint=\(interval):min-keyint=\(interval):scenecut=0:open-gop=0"
+        let preset: String
+        switch effort {
+        case .urgent:
+            // Fast, but with veryfast's parameter sets: every clip of a tape must share one SPS and PPS, or the
+            // single file (one sample description) and players that keep the first init segment break. So
+            // superfast (the same header choices as veryfast) with the cheaper searches, none of which shows
+            // in a header; ultrafast would drop CABAC, 8x8 transforms and B-frames, all in the headers.
+            preset = "superfast"
+            parameters += ":partitions=none:subme=0:b-adapt=0"
+            context.pointee.thread_count = 0
+        case .background(let threads):
+            // Half of veryfast's frame lookahead: each frame it holds is a dozen megabytes at 1080p, and two
+            // lanes each hold them; compression hardly changes.
+            preset = "veryfast"
+            parameters += ":rc-lookahead=5"
+            context.pointee.thread_count = Int32(max(0, threads))
+        }
+        try encoder.open(options: ["preset": preset, "crf": "21", "x264-params": parameters])
         return encoder
     }
 

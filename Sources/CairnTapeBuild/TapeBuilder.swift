@@ -13,10 +13,11 @@ public struct TapeBuildSettings: Sendable, Equatable {
     public var stillSeconds: Double
     /// A slow pan and zoom over stills.
     public var kenBurns: Bool
-    /// Clips made at once.
+    /// Clips made at once once the tape is playable (before that, one, with every core). Each lane holds a 1080p
+    /// encoder's frames, so one lane keeps memory lowest and more lanes trade it for speed.
     public var lanes: Int
 
-    public init(maxClipSeconds: Double = 6, stillSeconds: Double = 3, kenBurns: Bool = false, lanes: Int = 2) {
+    public init(maxClipSeconds: Double = 6, stillSeconds: Double = 3, kenBurns: Bool = false, lanes: Int = 1) {
         self.maxClipSeconds = maxClipSeconds
         self.stillSeconds = stillSeconds
         self.kenBurns = kenBurns
@@ -77,20 +78,28 @@ public struct TapeBuilder: Sendable {
                            trim: TapeClipTrim(maxSeconds: seconds, kenBurns: settings.kenBurns)).folderName
     }
 
-    /// Makes `clips` (tape order), `settings.lanes` at once; each reports its segments as they are written. A
-    /// cancelled build interrupts the clips in progress; their folders stay incomplete and are made again next time.
+    /// Makes `clips` (tape order); each reports its segments as they are written. Until the tape is playable the
+    /// frontier clip is made alone, urgently, with every core (what a viewer waits for comes first); then
+    /// `settings.lanes` at once, the cores shared between them. A cancelled build interrupts the clips in progress;
+    /// their folders stay incomplete and are made again next time.
     private func makeClips(_ clips: [Int], entries: [TapeEntry], folders: [String], progress: TapeProgress) async throws {
         let maker = TapeClipMaker(settings: settings)
+        let lanes = max(1, settings.lanes)
+        // One lane: the encoder's threads on every core. Several: x264 chooses (splitting the cores between
+        // lanes measured slower, as a lane's still decodes leave its share idle).
+        let background = TapeClipRequest.Effort.background(threads: lanes == 1 ? System.coreCount : 0)
         try await withThrowingTaskGroup(of: Void.self) { group in
             var next = clips.makeIterator()
-            func startNext() {
-                guard let clip = next.next() else { return }
+            var running = 0
+            func start(_ clip: Int, effort: TapeClipRequest.Effort) {
+                running += 1
                 group.addTask {
                     let interrupt = MediaInterrupt()
                     do {
                         _ = try await withTaskCancellationHandler {
                             try await BlockingPool.run {
-                                try maker.make(entries[clip], into: folders[clip], interrupt: interrupt) { duration in
+                                try maker.make(entries[clip], into: folders[clip], effort: effort,
+                                               interrupt: interrupt) { duration in
                                     progress.segment(clip, duration)
                                 }
                             }
@@ -105,8 +114,17 @@ public struct TapeBuilder: Sendable {
                     }
                 }
             }
-            for _ in 0..<max(1, settings.lanes) { startNext() }
-            while try await group.next() != nil { startNext() }
+            func fill() {
+                let playable = progress.isPlayable
+                while running < (playable ? lanes : 1), let clip = next.next() {
+                    start(clip, effort: playable ? background : .urgent)
+                }
+            }
+            fill()
+            while try await group.next() != nil {
+                running -= 1
+                fill()
+            }
         }
     }
 
@@ -163,6 +181,8 @@ final class TapeProgress: Sendable {
     func segment(_ clip: Int, _ seconds: Double) { apply { $0.segmentWritten(clip: clip, durationSeconds: seconds) } }
     func finished(_ clip: Int, _ source: TapeClipSource) { apply { $0.clipFinished(clip: clip, how: source) } }
     func failed(_ clip: Int, reason: String) { apply { $0.clipFailed(clip: clip, reason: reason) } }
+
+    var isPlayable: Bool { state.withLock { $0.core.isPlayable } }
 
     func snapshot() -> (TapeBuildSummary, TapeManifest) { state.withLock { ($0.core.summary, $0.manifest) } }
 

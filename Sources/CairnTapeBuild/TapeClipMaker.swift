@@ -14,12 +14,13 @@ struct TapeClipMaker: Sendable {
     }
 
     /// Encodes `entry` into `folder`, telling each segment's duration as its file is complete.
-    func make(_ entry: TapeEntry, into folder: String, interrupt: MediaInterrupt,
+    func make(_ entry: TapeEntry, into folder: String, effort: TapeClipRequest.Effort, interrupt: MediaInterrupt,
               onSegment: (Double) -> Void) throws -> [Double] {
         let source: TapeClipRequest.Source = entry.isPicture
             ? .still(seconds: settings.stillSeconds, kenBurns: settings.kenBurns)
             : .video(maxSeconds: entry.kind == .still ? settings.stillSeconds : settings.maxClipSeconds)
-        let request = TapeClipRequest(sourcePath: entry.mediaPath, source: source, settings: clipSettings, folder: folder)
+        let request = TapeClipRequest(sourcePath: entry.mediaPath, source: source, settings: clipSettings, folder: folder,
+                                      effort: effort)
         return try TapeClipEncoder().encode(request, interrupt: interrupt) { _, duration in onSegment(duration) }
     }
 }

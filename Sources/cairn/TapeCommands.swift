@@ -1,5 +1,6 @@
 import ArgumentParser
 import CairnCore
+import CairnImport
 import CairnLibrary
 import CairnStages
 import CairnTape
@@ -48,8 +49,8 @@ struct TapeBuildCommand: AsyncParsableCommand {
     @Flag(help: "Pan and zoom slowly over stills.")
     var kenBurns = false
 
-    @Option(help: "Clips made at once.")
-    var lanes: Int = 2
+    @Option(help: "Clips encoded at once once the tape plays; each adds a 1080p encoder's memory (about 150 MB) for speed.")
+    var lanes: Int = 1
 
     @OptionGroup var library: LibraryOption
     @OptionGroup var narration: NarrationOptions
@@ -62,6 +63,7 @@ struct TapeBuildCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        MemoryTuning.returnLargeBlocksToTheSystem()
         let selection = TapeSelection(since: filter.sinceDate, until: filter.untilDate, kind: filter.mediaKind,
                                       album: filter.album, assets: assets)
         let settings = TapeBuildSettings(maxClipSeconds: maxClipSeconds, stillSeconds: stillSeconds, kenBurns: kenBurns,

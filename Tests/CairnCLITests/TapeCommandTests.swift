@@ -1,5 +1,6 @@
 import CairnTesting
 import Foundation
+import Glibc
 import Testing
 
 /// `cairn tape build|list|show|remove` on a real library: the playlist grows by appending and FFmpeg decodes it,
@@ -69,6 +70,17 @@ import Testing
         for (earlier, later) in zip(versions, versions.dropFirst() + [final]) {
             #expect(later.hasPrefix(earlier), "a playlist version was rewritten, not appended to")
         }
+        // What every version listed decodes (its segments are the final ones, so a version copied beside the
+        // playlist reads exactly what a player reading it then would have read). The copy is ended, or FFmpeg
+        // would wait for a growing playlist to grow.
+        #expect(versions.count >= 3, "\(versions.count) versions seen")
+        for (number, version) in versions.enumerated() where version.contains("#EXTINF") {
+            let copy = root + "/tapes/trip/version-\(number).m3u8"
+            let ended = version.hasSuffix("#EXT-X-ENDLIST\n") ? version : version + "#EXT-X-ENDLIST\n"
+            try ended.write(toFile: copy, atomically: true, encoding: .utf8)
+            try Self.decodesWithoutError(copy)
+            try FileManager.default.removeItem(atPath: copy)
+        }
         // FFmpeg's HLS demuxer reads every segment the playlist lists, without an error.
         try Self.decodesWithoutError(playlist)
         // The single file lasts as long as its clips: two 3 s stills, a 2 s and a 1 s video.
@@ -115,6 +127,113 @@ import Testing
         try Self.decodesWithoutError(playlist)
         let show = try CairnBinary.run(["tape", "show", "rotten", "--library", root])
         #expect(show.standardOutput.contains("skipped:") || show.standardOutput.contains("cut short"), "\(show.standardOutput)")
+    }
+
+    /// Per clip of a built tape: video frames follow each other with no gap or overlap, and sound and picture
+    /// start and end within one frame of each other, so they stay together across every boundary.
+    @Test func soundAndPictureStayTogetherAcrossEveryClipBoundary() throws {
+        let (folder, root) = try Self.library()
+        defer { withExtendedLifetime(folder) {} }  // its deinit removes the library
+        let build = try CairnBinary.run(["tape", "build", "sync", "--library", root, "--quiet"])
+        #expect(build.status == 0, "\(build.standardError)")
+        let manifest = try #require(try JSONSerialization.jsonObject(
+            with: Data(contentsOf: URL(fileURLWithPath: root + "/tapes/sync/tape.json"))) as? [String: Any])
+        let clips = try #require(manifest["clips"] as? [[String: Any]])
+        #expect(clips.count == 4)
+        let frame = 1.0 / 30
+        var tapeSeconds = 0.0
+        for clip in clips {
+            let key = try #require(clip["folderName"] as? String)
+            let packets = try Self.packets(root + "/tapes/.clips/" + key + "/clip.m3u8")
+            let video = packets.filter(\.isVideo).sorted { $0.start < $1.start }
+            let audio = packets.filter { !$0.isVideo }.sorted { $0.start < $1.start }
+            try #require(!video.isEmpty && !audio.isEmpty, "\(key): \(video.count) video, \(audio.count) audio packets")
+            for (before, after) in zip(video, video.dropFirst()) {
+                #expect(abs(after.start - before.start - frame) < 0.001, "\(key): frame at \(before.start) then \(after.start)")
+            }
+            for (before, after) in zip(audio, audio.dropFirst()) {
+                #expect(abs(after.start - before.end) < 0.001, "\(key): sound gap at \(after.start)")
+            }
+            // AAC's priming makes the sound start up to one encoder frame (21 ms) early: within a video frame.
+            #expect(abs(video[0].start - audio[0].start) <= frame, "\(key): picture at \(video[0].start), sound at \(audio[0].start)")
+            #expect(abs(video.last!.end - audio.last!.end) <= frame,
+                    "\(key): picture ends at \(video.last!.end), sound at \(audio.last!.end)")
+            tapeSeconds += video.last!.end - video[0].start
+        }
+        // The single file: picture frames continuous across the joins, sound without a gap or overlap over a
+        // frame, and both ending together.
+        let movie = try Self.packets(root + "/tapes/sync/tape.mp4")
+        let pictures = movie.filter(\.isVideo).sorted { $0.start < $1.start }
+        let sound = movie.filter { !$0.isVideo }.sorted { $0.start < $1.start }
+        #expect(abs(Double(pictures.count) * frame - tapeSeconds) < frame, "\(pictures.count) frames for \(tapeSeconds) s")
+        for (before, after) in zip(pictures, pictures.dropFirst()) {
+            #expect(abs(after.start - before.start - frame) < 0.001, "tape.mp4: frame at \(before.start) then \(after.start)")
+        }
+        for (before, after) in zip(sound, sound.dropFirst()) {
+            #expect(abs(after.start - before.end) <= frame, "tape.mp4: sound at \(after.start) after one ending \(before.end)")
+        }
+        #expect(abs((pictures.last?.end ?? 0) - (sound.last?.end ?? 0)) <= frame)
+    }
+
+    /// A build killed with SIGKILL once its first clip is ready, then run again: every clip that was whole is
+    /// reused, only the others are encoded, and the tape ends whole.
+    @Test func aBuildKilledMidwayResumesWithoutEncodingAFinishedClipAgain() throws {
+        let (folder, root) = try Self.library()
+        defer { withExtendedLifetime(folder) {} }  // its deinit removes the library
+        // Long clips, so the build is still at work when its first clip is ready.
+        let arguments = ["tape", "build", "killed", "--library", root, "--json", "--still-seconds", "12",
+                         "--max-clip-seconds", "12"]
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: CairnBinary.path)
+        process.arguments = arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var seen = Data()
+        while !String(decoding: seen, as: UTF8.self).contains("\"tapeClipReady\"") {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            seen.append(chunk)
+        }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .uncaughtSignal, "the build ended before it was killed")
+
+        let clipsFolder = root + "/tapes/.clips"
+        let whole = try FileManager.default.contentsOfDirectory(atPath: clipsFolder).filter {
+            let playlist = (try? String(contentsOfFile: clipsFolder + "/" + $0 + "/clip.m3u8", encoding: .utf8)) ?? ""
+            return playlist.contains("#EXT-X-ENDLIST")
+        }
+        #expect((1..<4).contains(whole.count), "\(whole.count) whole clips when killed")
+        let rerun = try CairnBinary.run(arguments)
+        #expect(rerun.status == 0, "\(rerun.standardError)")
+        let finished = try #require(try Self.events(rerun.standardOutput).last)
+        #expect(finished["reused"] as? Int == whole.count && finished["encoded"] as? Int == 4 - whole.count,
+                "\(finished)")
+        try Self.decodesWithoutError(root + "/tapes/killed/playlist.m3u8")
+    }
+
+    struct Packet {
+        let isVideo: Bool
+        let start: Double
+        let duration: Double
+        var end: Double { start + duration }
+    }
+
+    /// Every packet of `path` (a playlist or a file), by ffprobe.
+    static func packets(_ path: String) throws -> [Packet] {
+        let text = String(decoding: try ExternalTool.run([
+            "ffprobe", "-v", "error", "-show_entries", "packet=codec_type,pts_time,duration_time", "-of", "csv=p=0", path,
+        ]), as: UTF8.self)
+        return text.split(separator: "\n").compactMap { line in
+            let fields = line.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+            guard fields.count >= 3, let start = Double(fields[1]) else { return nil }
+            let isVideo = fields[0] == "video"
+            // The HLS demuxer sometimes leaves a duration unknown: one video frame, or one AAC frame, then.
+            let duration = Double(fields[2]) ?? (isVideo ? 1.0 / 30 : 1024.0 / 48_000)
+            return Packet(isVideo: isVideo, start: start, duration: duration)
+        }
     }
 
     @Test func aNameThatIsNoFolderNameAndAnEmptySelectionAreRefusedClearly() throws {

@@ -150,6 +150,30 @@ import Testing
         try checkFormat(result.folder)
     }
 
+    /// The H.264 configuration record (`avcC`: profile, level, SPS and PPS) of a clip's init segment.
+    static func decoderConfiguration(_ clip: String) throws -> [UInt8] {
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: clip + "/" + TapeClipRequest.initName)))
+        let name = Array("avcC".utf8)
+        let at = try #require((4..<(bytes.count - 4)).first { Array(bytes[$0..<($0 + 4)]) == name })
+        let size = bytes[(at - 4)..<at].reduce(0) { $0 << 8 | Int($1) }
+        return Array(bytes[at..<(at - 4 + size)])
+    }
+
+    /// A clip the tape waits for is encoded faster, but with the same parameter sets as every other clip: a
+    /// tape's clips join into one file with one sample description, and players keep the first init segment.
+    @Test func urgentAndBackgroundClipsShareOneDecoderConfiguration() throws {
+        let source = try MediaFixtures.video(at: folder.subpath("both.mp4"), width: 640, height: 360, seconds: 2)
+        var configurations: [[UInt8]] = []
+        for (name, effort) in [("urgent", TapeClipRequest.Effort.urgent), ("background", .background(threads: 1))] {
+            let clip = folder.subpath("clip-" + name)
+            _ = try encoder.encode(TapeClipRequest(sourcePath: source, source: .video(), folder: clip, effort: effort)) { _, _ in }
+            try checkFormat(clip)
+            try checkDurations(clip, seconds: 2)
+            configurations.append(try Self.decoderConfiguration(clip))
+        }
+        #expect(configurations[0].count > 16 && configurations[0] == configurations[1])
+    }
+
     @Test func videoWithoutSoundGetsSilenceOfTheSameLength() throws {
         let source = folder.subpath("silent.mp4")
         try ExternalTool.ffmpeg([
