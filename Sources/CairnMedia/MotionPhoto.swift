@@ -45,12 +45,21 @@ public enum MotionPhoto {
     /// made it: no re-encode) and returns its size, or nil when the still has none.
     public static func extract(from path: String, to destination: String) throws(MediaError) -> Int? {
         let call = FFmpegCall(file: path)
-        let size = try FileIO.size(of: path, call: call)
-        guard size > 0, size <= 512 << 20 else { return nil }
-        let bytes = try FileIO.prefix(path, limit: size, call: call)
-        guard let range = embeddedVideo(in: bytes) else { return nil }
+        guard let bytes = try contents(of: path, call: call), let range = embeddedVideo(in: bytes) else { return nil }
         try FileIO.write(Array(bytes[range]), to: destination, call: call)
         return range.count
+    }
+
+    /// Where in the still at `path` its embedded movie lies, or nil when it has none.
+    public static func embeddedVideoRange(ofFileAt path: String) throws(MediaError) -> Range<Int>? {
+        try contents(of: path, call: FFmpegCall(file: path)).flatMap(embeddedVideo(in:))
+    }
+
+    /// The whole file, or nil when it is empty or too big to be a phone's still.
+    private static func contents(of path: String, call: FFmpegCall) throws(MediaError) -> [UInt8]? {
+        let size = try FileIO.size(of: path, call: call)
+        guard size > 0, size <= 512 << 20 else { return nil }
+        return try FileIO.prefix(path, limit: size, call: call)
     }
 }
 

@@ -39,9 +39,18 @@ public struct TapeClipEncoder: Sendable {
             var decoding = configuration
             // A clip the tape waits for has the machine to itself: its decoder takes every core as well.
             if request.effort == .urgent { decoding.decoderThreads = max(decoding.decoderThreads, System.coreCount) }
-            try TapeVideoSource(configuration: decoding, path: request.sourcePath, maxSeconds: maxSeconds,
-                                muxer: muxer).write(onSegment: onSegment)
+            try TapeVideoSource(configuration: decoding, path: request.sourcePath, byteRange: nil,
+                                maxSeconds: maxSeconds, muxer: muxer).write(onSegment: onSegment)
         case .still(let seconds, let kenBurns):
+            // A motion photo plays the movie it carries (for at most the still's time), read in place; should
+            // that movie not decode at all, the still is shown instead.
+            if let movie = try? MotionPhoto.embeddedVideoRange(ofFileAt: request.sourcePath) {
+                do {
+                    try TapeVideoSource(configuration: configuration, path: request.sourcePath, byteRange: movie,
+                                        maxSeconds: seconds, muxer: muxer).write(onSegment: onSegment)
+                    break
+                } catch where error.category != .interrupted && muxer.videoFrames == 0 {}
+            }
             try TapeStillSource(configuration: configuration, path: request.sourcePath, seconds: seconds,
                                 kenBurns: kenBurns, muxer: muxer).write(onSegment: onSegment)
         }

@@ -6,6 +6,8 @@ import CFFmpeg
 struct TapeVideoSource {
     let configuration: MediaConfiguration
     let path: String
+    /// The bytes of `path` that are the video (a motion photo's movie), or nil: all of them.
+    let byteRange: Range<Int>?
     let maxSeconds: Double
     let muxer: TapeMuxer
 
@@ -26,7 +28,9 @@ struct TapeVideoSource {
     }
 
     func write(onSegment: (Int, Double) -> Void) throws(MediaError) {
-        let input = try FormatInput(path: path, probeBytes: configuration.probeBytes,
+        // FFmpeg's subfile protocol reads a byte range of a file as a file of its own.
+        let url = byteRange.map { "subfile,,start,\($0.lowerBound),end,\($0.upperBound),,:" + path } ?? path
+        let input = try FormatInput(path: url, probeBytes: configuration.probeBytes,
                                     analyzeMicroseconds: configuration.analyzeMicroseconds, call: call)
         defer { withExtendedLifetime(input) {} }  // streams are borrowed from it
         if !input.parametersComplete { try input.findStreamInfo() }

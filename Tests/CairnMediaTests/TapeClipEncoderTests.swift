@@ -204,6 +204,25 @@ import Testing
         }
     }
 
+    /// A motion photo (Samsung's or Google's layout) given as a still plays the movie it carries, read in place:
+    /// the clip lasts the movie's 2 s, not the still's 3, and has its sound.
+    @Test(arguments: [false, true])
+    func motionPhotoPlaysItsMovie(google: Bool) throws {
+        let still = try MediaFixtures.jpeg(at: folder.subpath("motion-still-\(google).jpg"), width: 800, height: 600)
+        let movie = try MediaFixtures.video(at: folder.subpath("motion-\(google).mp4"), width: 640, height: 360, seconds: 2)
+        let photo = folder.subpath("motion-photo-\(google).jpg")
+        try StillFixtures.motionPhoto(at: photo, still: still, movie: movie, google: google)
+        let result = try encode(photo, .still(seconds: 3), name: "clip-motion-\(google)")
+        #expect(abs(result.durations.reduce(0, +) - 2) <= Self.frame + 1e-3, "\(result.durations)")
+        try checkFormat(result.folder)
+        try checkDurations(result.folder, seconds: 2)
+        let volume = try Self.standardError(of: [
+            "ffmpeg", "-hide_banner", "-i", result.folder + "/clip.m3u8", "-map", "0:a", "-af", "volumedetect",
+            "-f", "null", "-",
+        ])
+        #expect(!volume.text.contains("max_volume: -91"), "the movie's sound is missing: \(volume.text)")
+    }
+
     @Test(arguments: ["random", "truncated"])
     func damagedVideoThrowsAndLeavesNoClip(_ damage: String) throws {
         let source = folder.subpath("damaged-\(damage).mp4")
