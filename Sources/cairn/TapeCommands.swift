@@ -49,7 +49,7 @@ struct TapeBuildCommand: AsyncParsableCommand {
     @Flag(help: "Pan and zoom slowly over stills.")
     var kenBurns = false
 
-    @Option(help: "Clips encoded at once once the tape plays; each adds a 1080p encoder's memory (about 150 MB) for speed.")
+    @Option(help: "Clips encoded at once once the tape plays; each more is faster but holds another 1080p encoder's frames.")
     var lanes: Int = 1
 
     @OptionGroup var library: LibraryOption
