@@ -64,18 +64,9 @@ import Testing
         let arguments = corpus.importArguments(library: library.path, output: "--json")
         for _ in 0..<2 {
             // Killed with items in flight: once the first item is imported, the others are in the lanes.
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: CairnBinary.path)
-            process.arguments = arguments
-            let output = Pipe()
-            process.standardOutput = output
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            let watcher = LineWatcher(output.fileHandleForReading) { $0.contains("\"event\":\"phaseStart\"") && $0.contains("\"importing\"") }
-            _ = watcher.waitForMatch(timeout: 60)
-            usleep(150_000)
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            _ = try signalledOnceOutputShows(arguments, signal: SIGKILL, pause: 0.15) {
+                $0.contains("\"event\":\"phaseStart\"") && $0.contains("\"importing\"")
+            }
         }
         let resumed = try CairnBinary.run(corpus.importArguments(library: library.path))
         #expect(resumed.status == 0, "\(resumed.standardOutput)\(resumed.standardError)")

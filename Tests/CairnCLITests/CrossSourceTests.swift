@@ -85,18 +85,10 @@ import Testing
     @Test func aRunKilledWhileImportingDoesNotHashAgain() throws {
         let (folder, _) = try SyncCommandTests.makeSource(count: 30)
         let library = folder.subpath("lib")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: CairnBinary.path)
-        process.arguments = ["import", folder.subpath("src"), "--library", library, "--json",
-                             "--lanes", "transfer=1,metadata=1,thumbnail=1,synthesis=1"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let watcher = LineWatcher(output.fileHandleForReading) { $0.contains("\"imported\"") }
-        #expect(watcher.waitForMatch(timeout: 60), "no item was imported")
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        let killed = try signalledOnceOutputShows(
+            ["import", folder.subpath("src"), "--library", library, "--json",
+             "--lanes", "transfer=1,metadata=1,thumbnail=1,synthesis=1"], signal: SIGKILL) { $0.contains("\"imported\"") }
+        #expect(killed.sawLine, "no item was imported")
 
         let resumed = try CairnBinary.run(["import", folder.subpath("src"), "--library", library, "--json"])
         #expect(resumed.status == 0, "\(resumed.standardError)")

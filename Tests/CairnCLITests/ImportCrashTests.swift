@@ -224,10 +224,11 @@ enum Checksums {
     }
 }
 
-/// Reads a child's output on a thread and signals when a line matches.
-/// Runs cairn with `arguments` (NDJSON on stdout), sends SIGINT once an item is imported, and waits for it.
-func interruptedAfterFirstImport(_ arguments: [String], timeout: Double = 60) throws
-    -> (sawImport: Bool, status: Int32, reason: Process.TerminationReason)
+/// Runs cairn with `arguments` (NDJSON on stdout), sends `signal` once a line of its output matches (after
+/// `pause` seconds more; at `timeout` if none does), and waits for it to end.
+func signalledOnceOutputShows(_ arguments: [String], signal: Int32, timeout: Double = 60, pause: Double = 0,
+                              matching: @escaping @Sendable (String) -> Bool) throws
+    -> (sawLine: Bool, status: Int32, reason: Process.TerminationReason)
 {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: CairnBinary.path)
@@ -236,13 +237,23 @@ func interruptedAfterFirstImport(_ arguments: [String], timeout: Double = 60) th
     process.standardOutput = output
     process.standardError = FileHandle.nullDevice
     try process.run()
-    let watcher = LineWatcher(output.fileHandleForReading) { $0.contains("\"imported\"") }
+    let watcher = LineWatcher(output.fileHandleForReading, matches: matching)
     let saw = watcher.waitForMatch(timeout: timeout)
-    kill(process.processIdentifier, SIGINT)
+    if saw && pause > 0 { usleep(useconds_t(pause * 1_000_000)) }
+    kill(process.processIdentifier, signal)
     process.waitUntilExit()
     return (saw, process.terminationStatus, process.terminationReason)
 }
 
+/// Runs cairn with `arguments` (NDJSON on stdout), sends SIGINT once an item is imported, and waits for it.
+func interruptedAfterFirstImport(_ arguments: [String], timeout: Double = 60) throws
+    -> (sawImport: Bool, status: Int32, reason: Process.TerminationReason)
+{
+    let stopped = try signalledOnceOutputShows(arguments, signal: SIGINT, timeout: timeout) { $0.contains("\"imported\"") }
+    return (stopped.sawLine, stopped.status, stopped.reason)
+}
+
+/// Reads a child's output on a thread and signals when a line matches.
 final class LineWatcher: Sendable {
     private let matched = DispatchSemaphore(value: 0)
 

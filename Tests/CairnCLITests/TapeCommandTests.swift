@@ -183,22 +183,8 @@ import Testing
         // Long clips, so the build is still at work when its first clip is ready.
         let arguments = ["tape", "build", "killed", "--library", root, "--json", "--still-seconds", "12",
                          "--max-clip-seconds", "12"]
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: CairnBinary.path)
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        var seen = Data()
-        while !String(decoding: seen, as: UTF8.self).contains("\"tapeClipReady\"") {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            seen.append(chunk)
-        }
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-        #expect(process.terminationReason == .uncaughtSignal, "the build ended before it was killed")
+        let killed = try signalledOnceOutputShows(arguments, signal: SIGKILL, timeout: 120) { $0.contains("\"tapeClipReady\"") }
+        #expect(killed.sawLine && killed.reason == .uncaughtSignal, "the build ended before it was killed")
 
         let clipsFolder = root + "/tapes/.clips"
         let whole = try FileManager.default.contentsOfDirectory(atPath: clipsFolder).filter {
