@@ -97,10 +97,36 @@ public struct LibraryLockedError: Error, Equatable, CustomStringConvertible {
     public let libraryRoot: String
     public let holderPID: Int32?
     public let since: Date?
+    /// Who holds it, when that is another host's run (the library's lock in a shared queue's PostgreSQL).
+    public let elsewhere: String?
+    /// Whether this run held the lock and lost it to that other run, and stopped.
+    public let lost: Bool
+
+    public init(libraryRoot: String, holderPID: Int32?, since: Date?) {
+        self.libraryRoot = libraryRoot
+        self.holderPID = holderPID
+        self.since = since
+        elsewhere = nil
+        lost = false
+    }
+
+    /// The library's lock in PostgreSQL is held by `holder`; `lost`: this run had it and stopped.
+    public init(libraryRoot: String, heldElsewhereBy holder: String, lost: Bool = false) {
+        self.libraryRoot = libraryRoot
+        holderPID = nil
+        since = nil
+        elsewhere = holder
+        self.lost = lost
+    }
 
     public var exitStatus: ExitStatus { .libraryLocked }
 
     public var description: String {
+        if let elsewhere, lost {
+            return "library \(libraryRoot): its lock was lost to another run (\(elsewhere)) while the connection "
+                + "holding it was down; this run stopped, and what it finished is kept"
+        }
+        if let elsewhere { return "library \(libraryRoot) is locked (\(elsewhere)); nothing was done" }
         var holder = "held by " + (holderPID.map { "pid \($0)" } ?? "another process")
         if let since { holder += " since " + Timestamp.toTheSecond(since) }
         return "library \(libraryRoot) is locked (\(holder)); nothing was done"

@@ -1,7 +1,7 @@
 import Foundation
 import PostgresNIO
 
-/// Where a PostgreSQL catalog and queue live, read from a `postgres://` URL (`--catalog`, `CAIRN_CATALOG`):
+/// Where a shared work queue lives, read from a `postgres://` URL (`--queue`, `CAIRN_QUEUE`):
 /// `postgres://USER:PASSWORD@HOST:PORT/DATABASE`, or a Unix socket's folder as `host` in the query
 /// (`postgres:///cairn?host=/run/postgresql&user=cairn`), as libpq reads them. The password never appears in
 /// `description`, an error or a log.
@@ -52,13 +52,29 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// For a single connection of its own (the library's lock), where `clientConfiguration` is for a pool.
+    func connectionConfiguration() -> PostgresConnection.Configuration {
+        var configuration = switch endpoint {
+        case .tcp(let host, let port):
+            PostgresConnection.Configuration(host: host, port: port, username: username, password: password,
+                                             database: database, tls: .disable)
+        case .socket(let folder, let port):
+            PostgresConnection.Configuration(unixSocketPath: socketPath(folder, port), username: username,
+                                             password: password, database: database)
+        }
+        configuration.options.connectTimeout = .seconds(5)
+        return configuration
+    }
+
+    private func socketPath(_ folder: String, _ port: Int) -> String { folder + "/.s.PGSQL.\(port)" }
+
     func clientConfiguration() -> PostgresClient.Configuration {
         var configuration: PostgresClient.Configuration
         switch endpoint {
         case .tcp(let host, let port):
             configuration = .init(host: host, port: port, username: username, password: password, database: database, tls: .disable)
         case .socket(let folder, let port):
-            configuration = .init(unixSocketPath: folder + "/.s.PGSQL.\(port)", username: username, password: password, database: database)
+            configuration = .init(unixSocketPath: socketPath(folder, port), username: username, password: password, database: database)
         }
         configuration.options.connectTimeout = .seconds(5)
         return configuration

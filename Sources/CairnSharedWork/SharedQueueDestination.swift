@@ -50,11 +50,15 @@ package struct SharedQueueDestination: ImportDestination {
 /// An import's part in a shared queue, for as long as the import runs: the queue's connections, the waiter for
 /// the jobs it queues, and (with `lanes` above 0) a worker of its own that takes part in the library's work.
 package enum SharedImport {
-    /// Runs `body` with the destination whose stages queue the derivative work. A queue that cannot be reached, or
-    /// a library whose identity cannot be recorded, throws `SharedWorkError` before `body` runs; what `body`
-    /// throws comes through unchanged. `warn` hears of a queue whose jobs nobody would run.
+    /// Runs `body` with the destination whose stages queue the derivative work, holding the library's lock in the
+    /// queue's PostgreSQL (`LibraryRunLock`: one import of a library at a time over every host that mounts it). A
+    /// queue that cannot be reached, or a library whose identity cannot be recorded, throws `SharedWorkError`
+    /// before `body` runs, and a lock another host's run holds `LibraryLockedError`; what `body` throws comes
+    /// through unchanged, unless the lock was lost to another run meanwhile (`LibraryLockedError`, `lost`).
+    /// `warn` hears of a queue whose jobs nobody would run; `lockLost` that the run must stop, and who took the lock.
     package static func run<Value: Sendable>(
         queue location: PostgresLocation, libraryRoot: String, lanes: Int, warn: @Sendable (String) -> Void = { _ in },
+        lockLost: @escaping @Sendable (String) -> Void = { _ in },
         _ body: (any ImportDestination) async throws -> Value
     ) async throws -> Value {
         let layout = LibraryLayout(root: libraryRoot)
@@ -64,17 +68,27 @@ package enum SharedImport {
             identity = try LibraryIdentity.ensure(layout)
         } catch { throw SharedWorkError("\(libraryRoot): \(error)") }
         let outcome: Result<Value, any Error>
+        let takenBy = Locked<String?>(nil)
+        let holder = "cairn import (pid \(getpid()) on \(ProcessInfo.processInfo.hostName))"
         do {
             outcome = try await PostgresWorkQueue.withQueue(at: location) { queue in
-                if lanes == 0, let workers = try? await queue.status().workers,
-                   !workers.contains(where: { $0.silentFor < aliveWithin }) {
-                    warn("no `cairn worker` has beaten on this queue in the last \(Int(aliveWithin)) s, and this "
-                         + "import runs none of its jobs (--work-lanes 0): its thumbnails and clips wait for a worker")
+                try await LibraryRunLock.holding(library: identity, at: location, holder: holder,
+                                                 onLost: { other in takenBy.withLock { $0 = other }; lockLost(other) }) {
+                    if lanes == 0, let workers = try? await queue.status().workers,
+                       !workers.contains(where: { $0.silentFor < aliveWithin }) {
+                        warn("no `cairn worker` has beaten on this queue in the last \(Int(aliveWithin)) s, and this "
+                             + "import runs none of its jobs (--work-lanes 0): its thumbnails and clips wait for a worker")
+                    }
+                    return await withPart(in: queue, layout: layout, identity: identity, lanes: lanes, body)
                 }
-                return await withPart(in: queue, layout: layout, identity: identity, lanes: lanes, body)
             }
+        } catch let held as LibraryRunLockError {
+            throw LibraryLockedError(libraryRoot: libraryRoot, heldElsewhereBy: held.description)
         } catch {
             throw SharedWorkError("the queue at \(location): \(WorkQueueError.describe(error))")
+        }
+        if let other = takenBy.withLock({ $0 }) {
+            throw LibraryLockedError(libraryRoot: libraryRoot, heldElsewhereBy: other, lost: true)
         }
         return try outcome.get()
     }

@@ -5,6 +5,7 @@ import CairnImport
 import CairnLibrary
 import CairnNarration
 import CairnPipeline
+import CairnStages
 #if SharedQueue
 import CairnSharedWork
 #endif
@@ -62,7 +63,8 @@ struct ImportCommand: AsyncParsableCommand {
         --queue postgres://… (or $CAIRN_QUEUE) shares the thumbnails and clips with `cairn worker` processes, on \
         this host or others that mount the library folder: each new file's derivative jobs go to that PostgreSQL \
         database, this import runs --work-lanes of them itself (default one per core), and it records each job's \
-        files in its catalog as the job ends. See `cairn worker --help`.
+        files in its catalog as the job ends. It also holds the library's lock in that database, so an import of \
+        the same library on another host exits 75 while this one runs. See `cairn worker --help`.
 
 
         """
@@ -149,13 +151,22 @@ struct ImportCommand: AsyncParsableCommand {
             }
             queue.warnOfExposedPassword()
             do {
-                try await SharedImport.run(queue: location, libraryRoot: library.resolvedPath,
-                                           lanes: workLanes ?? System.coreCount,
-                                           warn: { Output.error("warning: \($0)") }) { destination in
+                let cancellation = options.cancellation
+                try await SharedImport.run(
+                    queue: location, libraryRoot: library.resolvedPath, lanes: workLanes ?? System.coreCount,
+                    warn: { Output.error("warning: \($0)") },
+                    lockLost: { other in
+                        Output.error("the library's lock in PostgreSQL went to another run (\(other)): stopping")
+                        cancellation.cancel(deadline: PipelineCancellation.defaultDeadline)
+                    }
+                ) { destination in
                     var options = options
                     options.destination = destination
                     try await run(options, root: library.resolvedPath)
                 }
+            } catch let locked as LibraryLockedError {
+                Output.error(locked.description)
+                throw ExitCode(locked.exitStatus.rawValue)
             } catch let error as SharedWorkError {
                 Output.error(error.description)
                 throw ExitCode(ExitStatus.failure.rawValue)

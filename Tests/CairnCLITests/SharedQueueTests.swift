@@ -8,15 +8,21 @@ import Foundation
 import Glibc
 import Testing
 
+/// A new database in the suite's PostgreSQL, as a `--queue` URL and as the location cairn's modules take.
+enum QueueDatabase {
+    static func fresh() throws -> (url: String, location: PostgresLocation) {
+        let folder = try TestPostgres.socketFolder(), database = try TestPostgres.freshDatabase()
+        return ("postgres:///\(database)?host=\(folder)", PostgresLocation(endpoint: .socket(folder: folder, port: 5432), database: database))
+    }
+}
+
 /// `cairn import --queue`, `cairn worker` and `cairn queue status` as real processes over the suite's PostgreSQL.
 @Suite struct SharedQueueTests {
     let url: String
     let location: PostgresLocation
 
     init() throws {
-        let folder = try TestPostgres.socketFolder(), database = try TestPostgres.freshDatabase()
-        url = "postgres:///\(database)?host=\(folder)"
-        location = PostgresLocation(endpoint: .socket(folder: folder, port: 5432), database: database)
+        (url, location) = try QueueDatabase.fresh()
     }
 
     /// The derived rows of a library, as (source-independent) facts: role, path, size in pixels.
