@@ -49,6 +49,24 @@ public enum LibraryRunLock {
     }
 }
 
+extension LibraryRunLock {
+    /// The imports holding a library's lock in the database `client` reaches, longest held first.
+    static func holders(_ client: PostgresClient, logger: Logger) async throws -> [QueueStatus.Import] {
+        var imports: [QueueStatus.Import] = []
+        for try await (holder, from, heldFor) in try await client.query("""
+            SELECT a.application_name, COALESCE(host(a.client_addr), 'a local socket'),
+              extract(epoch FROM now() - a.backend_start)::float8
+            FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+            WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1 AND a.application_name LIKE 'cairn %'
+              AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+            ORDER BY a.backend_start
+            """, logger: logger).decode((String, String, Double).self) {
+            imports.append(.init(holder: holder, from: from, heldFor: heldFor))
+        }
+        return imports
+    }
+}
+
 public enum LibraryRunLockError: Error, CustomStringConvertible, Equatable {
     /// Another session holds the library's lock: who, as PostgreSQL knows it.
     case held(by: String)

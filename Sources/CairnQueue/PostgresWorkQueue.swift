@@ -249,6 +249,7 @@ public final class PostgresWorkQueue: Sendable {
             """, logger: logger).decode((UUID, String, Int, Int, Double).self) {
             status.workers.append(.init(id: id, host: host, pid: pid, leases: leases, silentFor: silence))
         }
+        status.imports = try await LibraryRunLock.holders(client, logger: logger)
         return status
     }
 

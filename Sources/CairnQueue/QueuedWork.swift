@@ -75,6 +75,18 @@ public struct QueueStatus: Sendable, Equatable {
     /// Seconds the oldest waiting job has waited; nil with none waiting.
     public var oldestWaitingAge: Double?
     public var workers: [Worker] = []
+
+    /// An import holding its library's lock in this database (`LibraryRunLock`).
+    public struct Import: Sendable, Equatable {
+        /// The import as it names itself: `cairn import (pid N on HOST)`.
+        public var holder: String
+        /// The address its lock's connection comes from, or `a local socket`.
+        public var from: String
+        /// Seconds its lock's connection has held it (since the import began, or since its last reconnect).
+        public var heldFor: Double
+    }
+
+    public var imports: [Import] = []
 }
 
 /// Why a queue operation could not be done.

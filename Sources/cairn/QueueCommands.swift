@@ -149,10 +149,11 @@ struct QueueCommand: AsyncParsableCommand {
 struct QueueStatusCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "status",
-        abstract: "Jobs by state, the oldest waiting job's age, workers with their leases and last heartbeat.",
+        abstract: "Jobs by state, the oldest waiting job's age, workers with their leases and last heartbeat, imports running.",
         discussion: """
             A worker silent for longer than its lease's TTL (15 s by default) is dead or cut off: its jobs go \
-            back to the queue as soon as another worker's heartbeat sees the expiry. Exit codes: 0 the queue \
+            back to the queue as soon as another worker's heartbeat sees the expiry. An import with --queue holds \
+            its library's lock in the queue's database while it runs, and is listed with it. Exit codes: 0 the queue \
             answered; 1 it could not be reached; 64 the command line was wrong.
             """)
 
@@ -182,20 +183,27 @@ struct QueueStatusCommand: AsyncParsableCommand {
             Output.line(String(format: "worker %@ on %@ (pid %d): %d leases, last heartbeat %.1f s ago",
                                worker.id.uuidString.lowercased(), worker.host, worker.pid, worker.leases, worker.silentFor))
         }
+        for running in status.imports {
+            Output.line(String(format: "%@ holds its library's lock, from %@, for %.0f s", running.holder, running.from,
+                               running.heldFor))
+        }
     }
 
     static func json(_ status: QueueStatus) -> String {
         struct Worker: Encodable { var id: String; var host: String; var pid: Int; var leases: Int; var silentSeconds: Double }
+        struct Import: Encodable { var holder: String; var from: String; var heldSeconds: Double }
         struct Document: Encodable {
             var waiting, running, done, failed: Int
             var oldestWaitingSeconds: Double?
             var workers: [Worker]
+            var imports: [Import]
         }
         let document = Document(
             waiting: status.waiting, running: status.running, done: status.done, failed: status.failed,
             oldestWaitingSeconds: status.oldestWaitingAge,
             workers: status.workers.map { Worker(id: $0.id.uuidString.lowercased(), host: $0.host, pid: $0.pid,
-                                                 leases: $0.leases, silentSeconds: $0.silentFor) })
+                                                 leases: $0.leases, silentSeconds: $0.silentFor) },
+            imports: status.imports.map { Import(holder: $0.holder, from: $0.from, heldSeconds: $0.heldFor) })
         return String(decoding: (try? browseJSONEncoder().encode(document)) ?? Data(), as: UTF8.self)
     }
 }

@@ -65,8 +65,13 @@ import Testing
         // The same library under its own folder's name is turned away by that folder's flock, as ever.
         let sameMount = try CairnBinary.run(["import", source, "--library", first, "--plain", "--queue", url])
         #expect(sameMount.status == ExitStatus.libraryLocked.rawValue, "\(sameMount.standardError)")
-        // The holder never lost it.
+        // The holder never lost it, and `cairn queue status` lists it.
         #expect(try lockSessions(of: holder.pid) == held)
+        let status = try CairnBinary.run(["queue", "status"], environment: ["CAIRN_QUEUE": url])
+        #expect(status.standardOutput.contains("cairn import (pid \(holder.pid) on ") && status.standardOutput.contains(
+            ") holds its library's lock, from a local socket, for "), "\(status.standardOutput)")
+        let json = try CairnBinary.run(["queue", "status", "--json"], environment: ["CAIRN_QUEUE": url])
+        #expect(json.standardOutput.contains("\"imports\":[{\"from\":\"a local socket\",\"heldSeconds\":"), "\(json.standardOutput)")
     }
 
     @Test func aLockWhoseConnectionEndsIsTakenAgainAndALockLostToAnotherRunStopsTheImport() throws {
