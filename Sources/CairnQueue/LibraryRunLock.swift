@@ -26,7 +26,7 @@ public enum LibraryRunLock {
         guard try await session.take(on: first) else {
             let holder = await session.holder(on: first)
             try? await first.close()
-            throw LibraryRunLockError.held(by: holder)
+            throw LibraryRunLockError.held(by: holder.description)
         }
         return try await withThrowingTaskGroup(of: Void.self) { group in
             let held = Locked(HeldLock(connection: first))
@@ -102,7 +102,7 @@ private struct LockSession: Sendable {
     func connect() async throws -> PostgresConnection {
         var configuration = location.connectionConfiguration()
         // PostgreSQL keeps 63 bytes of it.
-        configuration.options.additionalStartupParameters = [("application_name", String(holder.utf8.prefix(63)) ?? "cairn")]
+        configuration.options.additionalStartupParameters = [("application_name", applicationName)]
         return try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
     }
 
@@ -112,8 +112,9 @@ private struct LockSession: Sendable {
         return false
     }
 
-    /// Who holds the lock: their `application_name`, where they connect from and since when.
-    func holder(on connection: PostgresConnection) async -> String {
+    /// Who holds the lock: their `application_name` (nil when none could be read), and it with where they connect
+    /// from and since when.
+    func holder(on connection: PostgresConnection) async -> (name: String?, description: String) {
         let rows = try? await connection.query("""
             SELECT a.application_name, COALESCE(host(a.client_addr), 'a local socket'), a.backend_start
             FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
@@ -123,12 +124,16 @@ private struct LockSession: Sendable {
         do {
             if let rows {
                 for try await (name, address, since) in rows {
-                    return "\(name.isEmpty ? "another session" : name), connected from \(address) since \(Timestamp.toTheSecond(since))"
+                    let who = name.isEmpty ? "another session" : name
+                    return (name, "\(who), connected from \(address) since \(Timestamp.toTheSecond(since))")
                 }
             }
         } catch {}
-        return "another session"
+        return (nil, "another session")
     }
+
+    /// This run's name as PostgreSQL keeps it.
+    var applicationName: String { String(holder.utf8.prefix(63)) ?? "cairn" }
 
     /// Waits for the lock's connection to end (the server restarted, `pg_terminate_backend`, the network), then takes
     /// the lock again on a new one, backing off while the server is away; until `held` is ended.
@@ -145,9 +150,15 @@ private struct LockSession: Sendable {
                     let connection = try await connect()
                     fresh = connection
                     guard try await take(on: connection) else {
-                        onLost(await holder(on: connection))
-                        try? await connection.close()
-                        return
+                        let other = await holder(on: connection)
+                        // This run's own last session, not yet ended on the server's side (it has not seen the
+                        // connection go): it lets go when it does.
+                        guard other.name == applicationName else {
+                            onLost(other.description)
+                            try? await connection.close()
+                            return
+                        }
+                        throw LibraryRunLockError.held(by: other.description)
                     }
                     let recorded = held.withLock { state -> Bool in
                         guard !state.ended else { return false }
