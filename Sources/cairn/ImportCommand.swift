@@ -93,11 +93,7 @@ struct ImportCommand: AsyncParsableCommand {
     @OptionGroup var metrics: MetricsOptions
 
     #if SharedQueue
-    @OptionGroup var queue: QueueLocationOption
-
-    @Option(name: .customLong("work-lanes"),
-            help: "With --queue: queued jobs this import runs itself (default: one per core; 0 leaves them all to workers).")
-    var workLanes: Int?
+    @OptionGroup var shared: SharedWorkOptions
     #endif
 
     /// Uploads in flight to an Immich server unless --lanes or --copy-threads say otherwise.
@@ -106,8 +102,7 @@ struct ImportCommand: AsyncParsableCommand {
     func validate() throws {
         guard (hashThreads ?? 1) >= 1, (copyThreads ?? 1) >= 1 else { throw ValidationError("Thread counts must be at least 1.") }
         #if SharedQueue
-        if let workLanes, workLanes < 0 { throw ValidationError("--work-lanes cannot be negative.") }
-        if workLanes != nil, try queue.location() == nil { throw ValidationError("--work-lanes needs --queue (or $CAIRN_QUEUE).") }
+        try shared.check(immich: (try? destination.isImmich(libraryRoot: library.resolvedPath)) ?? false)
         #endif
         _ = try pipelineConfiguration()
         var isDirectory: ObjCBool = false
@@ -127,7 +122,7 @@ struct ImportCommand: AsyncParsableCommand {
         var configuration = try settings.pipelineConfiguration(cores: System.coreCount)
         if let copyThreads { configuration.transfer.width = copyThreads }
         #if SharedQueue
-        if try queue.location() != nil { SharedQueueLanes.apply(to: &configuration) }
+        if try shared.queue.location() != nil { SharedQueueLanes.apply(to: &configuration) }
         #endif
         return try pipeline.applied(to: configuration)
     }
@@ -145,31 +140,11 @@ struct ImportCommand: AsyncParsableCommand {
                                                    cancellation: options.cancellation)
         if let immich { options.destination = immich }
         #if SharedQueue
-        if let location = try queue.location() {
-            guard immich == nil else {
-                throw ValidationError("--queue shares the library's thumbnails and clips, and Immich makes its own: use one of --queue and --destination immich.")
-            }
-            queue.warnOfExposedPassword()
-            do {
-                let cancellation = options.cancellation
-                try await SharedImport.run(
-                    queue: location, libraryRoot: library.resolvedPath, lanes: workLanes ?? System.coreCount,
-                    warn: { Output.error("warning: \($0)") },
-                    lockLost: { other in
-                        Output.error("the library's lock in PostgreSQL went to another run (\(other)): stopping")
-                        cancellation.cancel(deadline: PipelineCancellation.defaultDeadline)
-                    }
-                ) { destination in
-                    var options = options
-                    options.destination = destination
-                    try await run(options, root: library.resolvedPath)
-                }
-            } catch let locked as LibraryLockedError {
-                Output.error(locked.description)
-                throw ExitCode(locked.exitStatus.rawValue)
-            } catch let error as SharedWorkError {
-                Output.error(error.description)
-                throw ExitCode(ExitStatus.failure.rawValue)
+        if immich == nil, shared.isSharing {
+            try await shared.run(libraryRoot: library.resolvedPath, cancellation: options.cancellation) { destination in
+                var options = options
+                options.destination = destination
+                try await run(options, root: library.resolvedPath)
             }
             return
         }

@@ -41,6 +41,53 @@ struct QueueLocationOption: ParsableArguments {
     }
 }
 
+/// `--queue` and `--work-lanes` of a run that imports (`import`, `sync`, `watch`): its thumbnails and clips shared
+/// through the queue with `cairn worker` processes, the library's lock held there.
+struct SharedWorkOptions: ParsableArguments {
+    @OptionGroup var queue: QueueLocationOption
+
+    @Option(name: .customLong("work-lanes"),
+            help: "With --queue: queued jobs this run does itself (default: one per core; 0 leaves them all to workers).")
+    var workLanes: Int?
+
+    /// For `validate()`: `immich`, the run's destination is an Immich server (which makes its own thumbnails).
+    func check(immich: Bool) throws {
+        if let workLanes, workLanes < 0 { throw ValidationError("--work-lanes cannot be negative.") }
+        let sharing = try queue.location() != nil
+        if workLanes != nil, !sharing { throw ValidationError("--work-lanes needs --queue (or $CAIRN_QUEUE).") }
+        if sharing, immich {
+            throw ValidationError("--queue shares the library's thumbnails and clips, and Immich makes its own: use one of --queue and --destination immich.")
+        }
+    }
+
+    /// Whether --queue (or $CAIRN_QUEUE) names a queue.
+    var isSharing: Bool { (try? queue.location()) != nil }
+
+    /// Runs `body` with the destination that queues the library's thumbnails and clips, holding the library's lock in
+    /// the queue's database. Another host's run holding it exits 75; a queue out of reach exits 1; losing the lock
+    /// to another run meanwhile stops this one through `cancellation` and exits 75.
+    func run(libraryRoot: String, cancellation: PipelineCancellation,
+             _ body: (any ImportDestination) async throws -> Void) async throws {
+        let location = try queue.required()
+        queue.warnOfExposedPassword()
+        do {
+            try await SharedImport.run(
+                queue: location, libraryRoot: libraryRoot, lanes: workLanes ?? System.coreCount,
+                warn: { Output.error("warning: \($0)") },
+                lockLost: { other in
+                    Output.error("the library's lock in PostgreSQL went to another run (\(other)): stopping")
+                    cancellation.cancel(deadline: PipelineCancellation.defaultDeadline)
+                }, body)
+        } catch let locked as LibraryLockedError {
+            Output.error(locked.description)
+            throw ExitCode(locked.exitStatus.rawValue)
+        } catch let error as SharedWorkError {
+            Output.error(error.description)
+            throw ExitCode(ExitStatus.failure.rawValue)
+        }
+    }
+}
+
 /// `cairn worker`: claims a library's queued thumbnails and clips until stopped.
 struct WorkerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -6,6 +6,9 @@ import CairnLibrary
 import CairnNarration
 import CairnPipeline
 import CairnReconcile
+#if SharedQueue
+import CairnSharedWork
+#endif
 import CairnStages
 import CairnStatus
 import CairnSync
@@ -33,8 +36,8 @@ struct SyncCommand: AsyncParsableCommand {
             deletions, after the same quarantine and rails, go to Immich's trash, tagged cairn/v1/run/<run-id>: \
             `cairn restore --run-id ID --destination immich` brings a run back. cairn never empties Immich's trash.
 
-            Exit codes: 0 done; 3 some files failed; 4 a safety rail held every deletion; 64 bad command line or \
-            configuration; 75 another cairn process holds the library; 77 the Immich server refused the API key; \
+            \(ImportCommand.queueHelp)Exit codes: 0 done; 3 some files failed; 4 a safety rail held every deletion; 64 bad command line or \
+            configuration; 75 another cairn process (here, or with --queue on another host) holds the library; 77 the Immich server refused the API key; \
             130 interrupted; 1 could not start.
             """
     )
@@ -57,16 +60,26 @@ struct SyncRunOptions: ParsableArguments {
     @OptionGroup var pipeline: PipelineOptions
     @OptionGroup var destination: DestinationOptions
     @OptionGroup var metrics: MetricsOptions
+    #if SharedQueue
+    @OptionGroup var shared: SharedWorkOptions
+    #endif
 
     func check(source: String?) throws {
         if let source, source.isEmpty { throw ValidationError("SOURCE needs a folder path.") }
         try reconcile.check(libraryRoot: library.resolvedPath, source: source, needsSource: true)
+        #if SharedQueue
+        try shared.check(immich: (try? destination.isImmich(libraryRoot: library.resolvedPath)) ?? false)
+        #endif
     }
 
     func invocation(source: String?) -> SyncInvocation {
-        SyncInvocation(source: source, library: library, reconcile: reconcile, output: narration.mode,
-                       printsSummary: narration.printsSummary, dryRun: false, pipeline: pipeline,
-                       destination: destination, metrics: metrics)
+        var invocation = SyncInvocation(source: source, library: library, reconcile: reconcile, output: narration.mode,
+                                        printsSummary: narration.printsSummary, dryRun: false, pipeline: pipeline,
+                                        destination: destination, metrics: metrics)
+        #if SharedQueue
+        invocation.shared = shared
+        #endif
+        return invocation
     }
 }
 
@@ -123,6 +136,10 @@ struct SyncInvocation {
     var handlesSignals = true
     /// Handlers that see the run's narration beside the renderer (`cairn watch`'s status lines for systemd).
     var observers: [any NarrationHandler] = []
+    #if SharedQueue
+    /// `--queue`: the thumbnails and clips shared with workers (a dry run queues nothing).
+    var shared: SharedWorkOptions?
+    #endif
 
     func run() async throws {
         let cancellation = self.cancellation ?? PipelineCancellation()
@@ -133,6 +150,14 @@ struct SyncInvocation {
         }
         let immich = try await destination.connect(libraryRoot: library.resolvedPath, uploads: uploads,
                                                    cancellation: cancellation)
+        #if SharedQueue
+        if immich == nil, !dryRun, let shared, shared.isSharing {
+            try await shared.run(libraryRoot: library.resolvedPath, cancellation: cancellation) { destination in
+                try await run(immich: nil, shared: destination, cancellation: cancellation)
+            }
+            return
+        }
+        #endif
         do {
             try await run(immich: immich, cancellation: cancellation)
             await immich?.close()
@@ -142,7 +167,9 @@ struct SyncInvocation {
         }
     }
 
-    private func run(immich: ImmichDestination?, cancellation: PipelineCancellation) async throws {
+    /// `shared`: the destination that queues the thumbnails and clips (`--queue`).
+    private func run(immich: ImmichDestination?, shared: (any ImportDestination)? = nil,
+                     cancellation: PipelineCancellation) async throws {
         // cairn.toml is the library's; the state of an Immich destination is a folder of its own inside it.
         let settingsRoot = library.resolvedPath
         let root = immich?.stateRoot ?? settingsRoot
@@ -168,6 +195,12 @@ struct SyncInvocation {
             importOptions.destination = immich
             if pipeline?.lanes == nil { importOptions.pipeline.transfer.width = ImportCommand.defaultUploads }
         }
+        #if SharedQueue
+        if let shared {
+            importOptions.destination = shared
+            SharedQueueLanes.apply(to: &importOptions.pipeline)
+        }
+        #endif
         if let pipeline {
             importOptions.pipeline = try pipeline.applied(to: importOptions.pipeline)
             importOptions.keepsOutcomes = pipeline.report != nil

@@ -85,6 +85,30 @@ enum QueueDatabase {
         #expect(status.standardOutput.contains("\"workers\":[]"), "\(status.standardOutput)")
     }
 
+    @Test func aSyncWithAQueueRunsItsJobsThroughItAndCataloguesWhatAPlainSyncDoes() throws {
+        let folder = try TemporaryDirectory(prefix: "cairn-shared-sync")
+        let source = folder.path + "/source"
+        try FileManager.default.createDirectory(atPath: source, withIntermediateDirectories: true)
+        for index in 0..<3 { try MediaFixtures.jpeg(at: "\(source)/IMG_\(index).JPG", width: 1200 + 8 * index, height: 900) }
+        let plain = folder.path + "/plain", shared = folder.path + "/shared"
+        let reference = try CairnBinary.run(["sync", source, "--library", plain, "--plain"])
+        #expect(reference.status == 0, "\(reference.standardError)")
+        let synced = try CairnBinary.run(["sync", source, "--library", shared, "--plain", "--queue", url, "--work-lanes", "1"])
+        #expect(synced.status == 0, "\(synced.standardError)")
+        let made = try Self.derived(shared)
+        let expected = try Self.derived(plain)
+        #expect(!made.isEmpty && made == expected, "\(made)")
+        // Three thumbnail jobs (each with its preview) and three clips, all through the queue.
+        let status = try CairnBinary.run(["queue", "status", "--json"], environment: ["CAIRN_QUEUE": url])
+        #expect(status.standardOutput.contains("\"done\":6") && status.standardOutput.contains("\"waiting\":0"),
+                "\(status.standardOutput)")
+        // A dry run queues nothing, and --work-lanes alone is refused.
+        let dry = try CairnBinary.run(["dry-run", source, "--library", shared], environment: ["CAIRN_QUEUE": url])
+        #expect(dry.status == 0, "\(dry.standardError)")
+        let refused = try CairnBinary.run(["sync", source, "--library", shared, "--work-lanes", "1"])
+        #expect(refused.status == 64 && refused.standardError.contains("--work-lanes needs --queue"), "\(refused.standardError)")
+    }
+
     @Test func aWorkerKilledHoldingLeasesLosesThemToAnotherThatFinishesThem() async throws {
         let folder = try TemporaryDirectory(prefix: "cairn-rescue")
         let layout = LibraryLayout(root: folder.path + "/library")

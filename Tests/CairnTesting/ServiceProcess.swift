@@ -33,10 +33,7 @@ public final class ServiceProcess: @unchecked Sendable {
     }
 
     deinit {
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
-        }
+        stop()
         try? log.close()
     }
 
@@ -72,10 +69,14 @@ public final class ServiceProcess: @unchecked Sendable {
         return process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
     }
 
-    /// SIGTERM and wait.
-    public func stop() {
+    /// SIGTERM and wait; SIGKILL after `grace` seconds. A child of the test runner may start with SIGTERM blocked
+    /// or ignored (a tool that does not install its own handler then never ends), and none must outlive the suite.
+    public func stop(grace: TimeInterval = 10) {
         guard process.isRunning else { return }
         process.terminate()
+        let deadline = Date().addingTimeInterval(grace)
+        while process.isRunning, Date() < deadline { usleep(20_000) }
+        if process.isRunning { kill(pid, SIGKILL) }
         process.waitUntilExit()
     }
 
