@@ -55,9 +55,11 @@ package enum SharedImport {
     /// queue that cannot be reached, or a library whose identity cannot be recorded, throws `SharedWorkError`
     /// before `body` runs, and a lock another host's run holds `LibraryLockedError`; what `body` throws comes
     /// through unchanged, unless the lock was lost to another run meanwhile (`LibraryLockedError`, `lost`).
-    /// `warn` hears of a queue whose jobs nobody would run; `lockLost` that the run must stop, and who took the lock.
+    /// `command` names the run to other hosts (`cairn sync (pid N on HOST)`); `warn` hears of a queue whose jobs
+    /// nobody would run; `lockLost` that the run must stop, and who took the lock.
     package static func run<Value: Sendable>(
-        queue location: PostgresLocation, libraryRoot: String, lanes: Int, warn: @Sendable (String) -> Void = { _ in },
+        queue location: PostgresLocation, libraryRoot: String, lanes: Int, command: String = "import",
+        warn: @Sendable (String) -> Void = { _ in },
         lockLost: @escaping @Sendable (String) -> Void = { _ in },
         _ body: (any ImportDestination) async throws -> Value
     ) async throws -> Value {
@@ -69,7 +71,7 @@ package enum SharedImport {
         } catch { throw SharedWorkError("\(libraryRoot): \(error)") }
         let outcome: Result<Value, any Error>
         let takenBy = Locked<String?>(nil)
-        let holder = "cairn import (pid \(getpid()) on \(ProcessInfo.processInfo.hostName))"
+        let holder = "cairn \(command) (pid \(getpid()) on \(ProcessInfo.processInfo.hostName))"
         do {
             outcome = try await PostgresWorkQueue.withQueue(at: location) { queue in
                 try await LibraryRunLock.holding(library: identity, at: location, holder: holder,

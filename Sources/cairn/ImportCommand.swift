@@ -5,7 +5,6 @@ import CairnImport
 import CairnLibrary
 import CairnNarration
 import CairnPipeline
-import CairnStages
 #if SharedQueue
 import CairnSharedWork
 #endif
@@ -141,7 +140,7 @@ struct ImportCommand: AsyncParsableCommand {
         if let immich { options.destination = immich }
         #if SharedQueue
         if immich == nil, shared.isSharing {
-            try await shared.run(libraryRoot: library.resolvedPath, cancellation: options.cancellation) { destination in
+            try await shared.run(command: "import", libraryRoot: library.resolvedPath, cancellation: options.cancellation) { destination in
                 var options = options
                 options.destination = destination
                 try await run(options, root: library.resolvedPath)

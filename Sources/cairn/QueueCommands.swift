@@ -66,13 +66,13 @@ struct SharedWorkOptions: ParsableArguments {
     /// Runs `body` with the destination that queues the library's thumbnails and clips, holding the library's lock in
     /// the queue's database. Another host's run holding it exits 75; a queue out of reach exits 1; losing the lock
     /// to another run meanwhile stops this one through `cancellation` and exits 75.
-    func run(libraryRoot: String, cancellation: PipelineCancellation,
+    func run(command: String, libraryRoot: String, cancellation: PipelineCancellation,
              _ body: (any ImportDestination) async throws -> Void) async throws {
         let location = try queue.required()
         queue.warnOfExposedPassword()
         do {
             try await SharedImport.run(
-                queue: location, libraryRoot: libraryRoot, lanes: workLanes ?? System.coreCount,
+                queue: location, libraryRoot: libraryRoot, lanes: workLanes ?? System.coreCount, command: command,
                 warn: { Output.error("warning: \($0)") },
                 lockLost: { other in
                     Output.error("the library's lock in PostgreSQL went to another run (\(other)): stopping")

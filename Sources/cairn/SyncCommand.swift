@@ -152,7 +152,7 @@ struct SyncInvocation {
                                                    cancellation: cancellation)
         #if SharedQueue
         if immich == nil, !dryRun, let shared, shared.isSharing {
-            try await shared.run(libraryRoot: library.resolvedPath, cancellation: cancellation) { destination in
+            try await shared.run(command: "sync", libraryRoot: library.resolvedPath, cancellation: cancellation) { destination in
                 try await run(immich: nil, shared: destination, cancellation: cancellation)
             }
             return
