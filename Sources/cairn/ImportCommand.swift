@@ -121,7 +121,7 @@ struct ImportCommand: AsyncParsableCommand {
         var configuration = try settings.pipelineConfiguration(cores: System.coreCount)
         if let copyThreads { configuration.transfer.width = copyThreads }
         #if SharedQueue
-        if try shared.queue.location() != nil { SharedQueueLanes.apply(to: &configuration) }
+        if shared.isSharing { SharedQueueLanes.apply(to: &configuration) }
         #endif
         return try pipeline.applied(to: configuration)
     }
