@@ -37,30 +37,39 @@ public final class PostgresWorkQueue: Sendable {
 
     // MARK: Producers
 
-    /// Queues `work`; returns, for each item in order, the job that does it: the one queued now, or the one already
-    /// waiting or running for its (library, checksum, kind), which is not queued twice. One statement, and one
-    /// NOTIFY when something was queued.
+    /// Queues `work`; returns, for each item in order, the job that does it: the one queued now, the one already
+    /// waiting or running for its (library, checksum, kind), which is not queued twice, or (for work that
+    /// `reusesDoneJob`) the key's newest job when it is done with the same payload. One statement, and one NOTIFY
+    /// when something was queued.
     @discardableResult
     public func enqueue(_ work: [QueuedWork], maxAttempts: Int = 3) async throws -> [Int64] {
         guard !work.isEmpty else { return [] }
         let libraries = work.map(\.library), checksums = work.map(\.checksum)
-        let kinds = work.map(\.kind.rawValue), payloads = work.map(\.payload)
+        let kinds = work.map(\.kind.rawValue), payloads = work.map(\.payload), reuses = work.map(\.reusesDoneJob)
         return try await client.withTransaction(logger: logger) { connection in
             // The newest job of a key is its unfinished one when there is one: a key gets a new job only once the
-            // last has ended.
+            // last has ended, and not even then when that one is done and may stand for the work.
             let rows = try await connection.query("""
                 WITH input AS (
-                  SELECT * FROM unnest(\(libraries)::text[], \(checksums)::text[], \(kinds)::text[], \(payloads)::text[])
-                    WITH ORDINALITY AS w(l, c, k, p, n)),
+                  SELECT * FROM unnest(\(libraries)::text[], \(checksums)::text[], \(kinds)::text[], \(payloads)::text[],
+                                       \(reuses)::boolean[])
+                    WITH ORDINALITY AS w(l, c, k, p, r, n)),
+                reused AS (
+                  SELECT i.n, newest.id FROM input i
+                  CROSS JOIN LATERAL (SELECT j.id, j.state, j.payload FROM cairn_job j
+                                      WHERE j.library = i.l AND j.checksum = i.c AND j.kind = i.k
+                                      ORDER BY j.id DESC LIMIT 1) newest
+                  WHERE i.r AND newest.state = 'done' AND newest.payload = i.p),
                 queued AS (
                   INSERT INTO cairn_job (library, checksum, kind, payload, max_attempts)
-                  SELECT l, c, k, p, \(maxAttempts) FROM input ORDER BY n
+                  SELECT l, c, k, p, \(maxAttempts) FROM input WHERE n NOT IN (SELECT n FROM reused) ORDER BY n
                   ON CONFLICT (library, checksum, kind) WHERE state IN ('waiting', 'running') DO NOTHING
                   RETURNING id, library, checksum, kind)
-                SELECT i.n, COALESCE(q.id, (SELECT max(j.id) FROM cairn_job j
-                                            WHERE j.library = i.l AND j.checksum = i.c AND j.kind = i.k)),
+                SELECT i.n, COALESCE(r.id, q.id, (SELECT max(j.id) FROM cairn_job j
+                                                  WHERE j.library = i.l AND j.checksum = i.c AND j.kind = i.k)),
                   q.id IS NOT NULL
-                FROM input i LEFT JOIN queued q ON q.library = i.l AND q.checksum = i.c AND q.kind = i.k
+                FROM input i LEFT JOIN reused r ON r.n = i.n
+                  LEFT JOIN queued q ON r.n IS NULL AND q.library = i.l AND q.checksum = i.c AND q.kind = i.k
                 ORDER BY i.n
                 """, logger: logger)
             var jobs = [Int64](repeating: 0, count: work.count)

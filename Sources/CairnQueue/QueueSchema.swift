@@ -50,6 +50,10 @@ enum QueueSchema {
             // I/O errors): only the first is evidence against the file.
             "ALTER TABLE cairn_job ADD COLUMN damaged boolean NOT NULL DEFAULT false",
         ]),
+        (4, [
+            // A key's newest job, whatever its state: an enqueue that may reuse a done job looks it up.
+            "CREATE INDEX cairn_job_key ON cairn_job (library, checksum, kind, id)",
+        ]),
     ]
 
     /// Brings the schema up to date, one migrator at a time (workers starting together wait for each other).

@@ -15,12 +15,16 @@ public struct QueuedWork: Sendable, Hashable {
     public var kind: Kind
     /// What the worker needs beyond the key (the original's path in the library), opaque to the queue.
     public var payload: String
+    /// Whether a job that already did this work (the key's newest job, done, with the same payload) stands for it:
+    /// its result is taken as it is, nothing is queued. An import resumed after its jobs finished asks for this.
+    public var reusesDoneJob: Bool
 
-    public init(library: String, checksum: String, kind: Kind, payload: String = "") {
+    public init(library: String, checksum: String, kind: Kind, payload: String = "", reusesDoneJob: Bool = false) {
         self.library = library
         self.checksum = checksum
         self.kind = kind
         self.payload = payload
+        self.reusesDoneJob = reusesDoneJob
     }
 }
 

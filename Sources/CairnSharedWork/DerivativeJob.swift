@@ -11,7 +11,12 @@ struct DerivativeJob: Codable, Equatable {
     /// The file's path in its source, for messages.
     var name: String
 
-    var payload: String { String(decoding: (try? JSONEncoder().encode(self)) ?? Data(), as: UTF8.self) }
+    /// The same job is always the same text: the queue compares payloads to let a done job stand for the work.
+    var payload: String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return String(decoding: (try? encoder.encode(self)) ?? Data(), as: UTF8.self)
+    }
 
     init(original: String, kind: MediaKind, name: String) {
         self.original = original

@@ -34,7 +34,27 @@ struct QueuedStages: PipelineStages {
     private func queued(_ item: ImportItem, kind: QueuedWork.Kind) async throws -> PhaseResult {
         let job = DerivativeJob(original: LibraryStages.originalRelativePath(of: item, in: layout), kind: item.kind,
                                 name: item.relativePath)
-        let work = QueuedWork(library: library, checksum: item.checksum.hex, kind: kind, payload: job.payload)
+        // A job done before (for a run stopped while it waited) stands for the work if every file it made is still
+        // in the library; otherwise the work is queued afresh.
+        var work = QueuedWork(library: library, checksum: item.checksum.hex, kind: kind, payload: job.payload,
+                              reusesDoneJob: true)
+        while true {
+            let (id, output) = try await outcome(of: work)
+            let missing = try await missingFiles(output)
+            if missing.isEmpty {
+                if let reason = output.keptWithoutPreview { onKeptWithoutPreview(item.relativePath, FailureReason(reason)) }
+                return PhaseResult(products: output.rows(for: item.checksum))
+            }
+            guard work.reusesDoneJob else {
+                throw StageFailure.transient(FailureReason(
+                    operation: "queue", "job \(id) made \(missing[0]), which is not in the library at \(layout.root)"))
+            }
+            work.reusesDoneJob = false
+        }
+    }
+
+    /// Queues `work` and waits for the job that does it; throws the job's failure as the phase's.
+    private func outcome(of work: QueuedWork) async throws -> (job: Int64, output: DerivativeOutput) {
         let id: Int64
         do { id = try await enqueuer.enqueue(work) } catch {
             throw StageFailure.transient(FailureReason(operation: "queue", "\(error)"))
@@ -44,14 +64,20 @@ struct QueuedStages: PipelineStages {
             guard let output = DerivativeOutput(result: result) else {
                 throw StageFailure.unusable(FailureReason(operation: "queue", "job \(id) returned no usable result"))
             }
-            if let reason = output.keptWithoutPreview { onKeptWithoutPreview(item.relativePath, FailureReason(reason)) }
-            return PhaseResult(products: output.rows(for: item.checksum))
+            return (id, output)
         case .failed(let reason, damaged: true):
             throw StageFailure.unusable(FailureReason(reason))
         case .failed(let reason, damaged: false):
             // Its tries ran out without a word against the file (workers killed under it): the phase may try again.
             throw StageFailure.transient(FailureReason(operation: "queue", reason))
         }
+    }
+
+    /// The files `output` names that the library does not hold (relative paths).
+    private func missingFiles(_ output: DerivativeOutput) async throws -> [String] {
+        let paths = output.files.map(\.path), layout = layout
+        guard !paths.isEmpty else { return [] }
+        return try await BlockingWork.run { paths.filter { !FileSystem.exists(layout.absolute($0)) } }
     }
 }
 

@@ -109,6 +109,50 @@ enum QueueDatabase {
         #expect(refused.status == 64 && refused.standardError.contains("--work-lanes needs --queue"), "\(refused.standardError)")
     }
 
+    @Test func anImportStoppedWhileItsJobsWaitedTakesTheirResultsNextTimeAndRedoesOnlyWhatIsGone() async throws {
+        let folder = try TemporaryDirectory(prefix: "cairn-shared-resume")
+        let source = folder.path + "/source"
+        try FileManager.default.createDirectory(atPath: source, withIntermediateDirectories: true)
+        for index in 0..<3 { try MediaFixtures.jpeg(at: "\(source)/IMG_\(index).JPG", width: 1400 + 8 * index, height: 1000) }
+        let plain = folder.path + "/plain", shared = folder.path + "/shared"
+        // The processes are waited for on the blocking pool: a test holding a cooperative thread would starve the
+        // heart-beating workers of the suites running beside it.
+        let reference = try await BlockingPool.run { try CairnBinary.run(["import", source, "--library", plain, "--plain"]) }
+        #expect(reference.status == 0, "\(reference.standardError)")
+
+        // No worker: the import queues its three thumbnails and waits; it is stopped there.
+        let importing = try ServiceProcess(CairnBinary.path, ["import", source, "--library", shared, "--plain", "--queue", url,
+                                                              "--work-lanes", "0"], logPath: folder.path + "/import.log")
+        #expect(try await waitUntil { $0.waiting == 3 }, "\(importing.output)")
+        kill(importing.pid, SIGINT)
+        try await BlockingPool.run { importing.process.waitUntilExit() }
+        #expect(importing.process.terminationStatus == 130, "\(importing.output)")
+
+        // A worker does them meanwhile; one thumbnail it made is then lost.
+        let worker = try ServiceProcess(CairnBinary.path, ["worker", "--queue", url, "--library", shared, "--lanes", "1"],
+                                        logPath: folder.path + "/worker.log")
+        #expect(try await waitUntil { $0.done == 3 }, "\(worker.output)")
+        kill(worker.pid, SIGTERM)
+        try await BlockingPool.run { worker.process.waitUntilExit() }
+        let thumbnails = try FileManager.default.subpathsOfDirectory(atPath: shared).filter { $0.contains("-thumb.") }
+        try #require(thumbnails.count == 3, "\(thumbnails)")
+        try FileManager.default.removeItem(atPath: shared + "/" + thumbnails[0])
+
+        // The next import takes the two done jobs whose files are there as they are, queues the lost one's anew,
+        // and ends as a plain import does.
+        let resumed = try await BlockingPool.run { [url] in
+            try CairnBinary.run(["import", source, "--library", shared, "--plain", "--queue", url, "--work-lanes", "1"])
+        }
+        #expect(resumed.status == 0, "\(resumed.standardError)")
+        let perKind = try TestPostgres.psql("SELECT kind || '=' || count(*) FROM cairn_job GROUP BY kind ORDER BY kind",
+                                            database: location.database)
+        let table = try TestPostgres.psql("SELECT id, kind, state, payload, result FROM cairn_job ORDER BY id", database: location.database)
+        #expect(perKind == "clip=3\nthumbnail=4", "\(table)")
+        #expect(FileManager.default.fileExists(atPath: shared + "/" + thumbnails[0]))
+        let made = try Self.derived(shared), expected = try Self.derived(plain)
+        #expect(!made.isEmpty && made == expected, "\(made)")
+    }
+
     @Test func aWorkerKilledHoldingLeasesLosesThemToAnotherThatFinishesThem() async throws {
         let folder = try TemporaryDirectory(prefix: "cairn-rescue")
         let layout = LibraryLayout(root: folder.path + "/library")

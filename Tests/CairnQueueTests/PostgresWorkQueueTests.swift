@@ -45,6 +45,37 @@ import Testing
         }
     }
 
+    @Test func aDoneJobStandsForItsWorkOnlyWhenAskedAndOnlyForTheSamePayload() async throws {
+        try await PostgresWorkQueue.withQueue(at: location) { queue in
+            func reusing(_ work: [QueuedWork]) -> [QueuedWork] { work.map { var work = $0; work.reusesDoneJob = true; return work } }
+            let jobs = try await queue.enqueue(Self.work(3))
+            // While unfinished, asking to reuse names the same jobs.
+            #expect(try await queue.enqueue(reusing(Self.work(3))) == jobs)
+            let worker = UUID()
+            let leases = try await queue.claim(worker: worker, limit: 2, ttl: .seconds(15))
+            #expect(try await queue.complete(leases.map { ($0, "made \($0.job)") }).count == 2)
+            let doneJobs = Set(leases.map(\.job))
+            let failed = try #require(try await queue.claim(worker: worker, limit: 1, ttl: .seconds(15)).first)
+            #expect(try await queue.fail(failed, reason: "damaged", retryAfter: .zero, final: true))
+
+            // Asked to reuse: the two done jobs stand (no job queued, their results read back); the failed one's
+            // work is queued anew.
+            let again = try await queue.enqueue(reusing(Self.work(3)))
+            let reused = zip(jobs, again).filter { $0 == $1 }.map(\.0)
+            #expect(Set(reused) == doneJobs, "\(jobs) \(again)")
+            let outcomes = try await queue.outcomes(of: Array(doneJobs))
+            #expect(outcomes == Dictionary(uniqueKeysWithValues: leases.map { ($0.job, JobOutcome.done(result: "made \($0.job)")) }))
+            #expect(try await queue.status().waiting == 1)
+            // Not asked, or another payload for the same content: new work.
+            let fresh = try await queue.enqueue([Self.work(1)[0]])
+            #expect(!jobs.contains(fresh[0]))
+            var moved = reusing(Self.work(3))[1]
+            moved.payload = "originals/elsewhere.jpg"
+            let other = try await queue.enqueue([moved])
+            #expect(!jobs.contains(other[0]) && other != fresh)
+        }
+    }
+
     @Test func aWorkerThatStopsLeavesTheListAndOneSilentForADayIsForgotten() async throws {
         try await PostgresWorkQueue.withQueue(at: location) { queue in
             let killed = UUID(), stopping = UUID(), next = UUID()

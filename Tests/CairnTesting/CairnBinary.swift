@@ -17,7 +17,7 @@ public enum CairnBinary {
         return testBinary.deletingLastPathComponent().appendingPathComponent(name).path
     }
 
-    public struct Result {
+    public struct Result: Sendable {
         public var status: Int32
         public var standardOutput: String
         public var standardError: String
