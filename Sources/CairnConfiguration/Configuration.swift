@@ -21,6 +21,7 @@ internal import TOMLKit
 /// immich_api_key_file = "/etc/cairn/immich.key"   # the key itself never goes in this file
 /// metrics_file = "/var/lib/prometheus/node-exporter/cairn.prom"
 /// metrics_push = "http://127.0.0.1:9091"            # a Pushgateway
+/// queue = "postgres://cairn@db.lan/cairn"            # shared work; a password goes in $PGPASSWORD
 /// ```
 public struct CairnConfiguration: Sendable, Equatable {
     public var source: String?
@@ -38,6 +39,8 @@ public struct CairnConfiguration: Sendable, Equatable {
     public var metricsFile: String?
     /// A Pushgateway that `import` and `sync` push their metrics to.
     public var metricsPush: String?
+    /// The PostgreSQL database an import's and a sync's thumbnails and clips are shared through (`--queue`).
+    public var queue: String?
     /// The config file that was read, if one was.
     public var file: String?
 
@@ -102,7 +105,7 @@ public struct CairnConfiguration: Sendable, Equatable {
         case source, quarantineDays = "quarantine_days", strictness, maxDelete = "max_delete"
         case vanishThreshold = "vanish_threshold", applyDeletions = "apply_deletions", lanes, clips
         case destination, immichURL = "immich_url", immichAPIKeyFile = "immich_api_key_file"
-        case metricsFile = "metrics_file", metricsPush = "metrics_push"
+        case metricsFile = "metrics_file", metricsPush = "metrics_push", queue
 
         public var environmentVariable: String { "CAIRN_" + rawValue.uppercased() }
     }
@@ -330,6 +333,7 @@ private struct Layer {
         configuration.immichAPIKeyFile = try string(.immichAPIKeyFile)
         configuration.metricsFile = try string(.metricsFile).flatMap { $0.isEmpty ? nil : $0 }
         configuration.metricsPush = try string(.metricsPush).flatMap { $0.isEmpty ? nil : $0 }
+        configuration.queue = try string(.queue).flatMap { $0.isEmpty ? nil : $0 }
         return configuration
     }
 }

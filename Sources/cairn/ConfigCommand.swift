@@ -1,6 +1,9 @@
 import ArgumentParser
 import CairnConfiguration
 import CairnCore
+#if SharedQueue
+import CairnQueue
+#endif
 import Foundation
 
 /// `cairn config`: the settings a sync would run with, after flags, environment and file.
@@ -14,7 +17,7 @@ struct ConfigCommand: ParsableCommand {
             vanish_threshold (CAIRN_VANISH_THRESHOLD), apply_deletions (CAIRN_APPLY_DELETIONS), lanes \
             (CAIRN_LANES), clips (CAIRN_CLIPS), destination (CAIRN_DESTINATION), immich_url (CAIRN_IMMICH_URL), \
             immich_api_key_file (CAIRN_IMMICH_API_KEY_FILE), metrics_file (CAIRN_METRICS_FILE), metrics_push \
-            (CAIRN_METRICS_PUSH); the key itself is shown as ***. Exit code 64 names the file, variable or flag of a bad value.
+            (CAIRN_METRICS_PUSH), queue (CAIRN_QUEUE); the key itself is shown as ***, a queue's password never. Exit code 64 names the file, variable or flag of a bad value.
             """
     )
 
@@ -36,6 +39,11 @@ struct ConfigCommand: ParsableCommand {
         let environment = ProcessInfo.processInfo.environment
         let keySource = immich.immichAPIKeyFile.map { "*** (from \($0))" }
             ?? (DestinationOptions.environmentKey(environment) != nil ? "*** (from the environment)" : "(none)")
+        #if SharedQueue
+        let queue = immich.queue.map { (try? PostgresLocation(url: $0)).map(String.init(describing:)) ?? "(not a PostgreSQL URL)" }
+        #else
+        let queue = immich.queue.map { _ in "(ignored: this cairn was built without the shared queue)" }
+        #endif
         Output.line("""
             config file       \(resolved.file ?? "(none)")
             source            \(resolved.source ?? "(none)")
@@ -51,6 +59,7 @@ struct ConfigCommand: ParsableCommand {
             immich_api_key    \(keySource)
             metrics_file      \(immich.metricsFile ?? "(none)")
             metrics_push      \(immich.metricsPush ?? "(none)")
+            queue             \(queue ?? "(none)")
             """)
     }
 }

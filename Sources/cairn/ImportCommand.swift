@@ -62,8 +62,9 @@ struct ImportCommand: AsyncParsableCommand {
         --queue postgres://… (or $CAIRN_QUEUE) shares the thumbnails and clips with `cairn worker` processes, on \
         this host or others that mount the library folder: each new file's derivative jobs go to that PostgreSQL \
         database, this import runs --work-lanes of them itself (default one per core), and it records each job's \
-        files in its catalog as the job ends. It also holds the library's lock in that database, so an import of \
-        the same library on another host exits 75 while this one runs. See `cairn worker --help`.
+        files in its catalog as the job ends; stopped while its jobs wait, it takes what the workers finished \
+        on its next run. It also holds the library's lock in that database, so an import or sync of the same \
+        library on another host exits 75 while this one runs. See `cairn worker --help`.
 
 
         """
@@ -101,7 +102,8 @@ struct ImportCommand: AsyncParsableCommand {
     func validate() throws {
         guard (hashThreads ?? 1) >= 1, (copyThreads ?? 1) >= 1 else { throw ValidationError("Thread counts must be at least 1.") }
         #if SharedQueue
-        try shared.check(immich: (try? destination.isImmich(libraryRoot: library.resolvedPath)) ?? false)
+        try shared.check(immich: (try? destination.isImmich(libraryRoot: library.resolvedPath)) ?? false,
+                         libraryRoot: library.resolvedPath)
         #endif
         _ = try pipelineConfiguration()
         var isDirectory: ObjCBool = false
@@ -121,7 +123,7 @@ struct ImportCommand: AsyncParsableCommand {
         var configuration = try settings.pipelineConfiguration(cores: System.coreCount)
         if let copyThreads { configuration.transfer.width = copyThreads }
         #if SharedQueue
-        if shared.isSharing { SharedQueueLanes.apply(to: &configuration) }
+        if shared.isSharing(libraryRoot: library.resolvedPath) { SharedQueueLanes.apply(to: &configuration) }
         #endif
         return try pipeline.applied(to: configuration)
     }
@@ -139,7 +141,7 @@ struct ImportCommand: AsyncParsableCommand {
                                                    cancellation: options.cancellation)
         if let immich { options.destination = immich }
         #if SharedQueue
-        if immich == nil, shared.isSharing {
+        if immich == nil, shared.isSharing(libraryRoot: library.resolvedPath) {
             try await shared.run(command: "import", libraryRoot: library.resolvedPath, cancellation: options.cancellation) { destination in
                 var options = options
                 options.destination = destination

@@ -1,5 +1,6 @@
 #if SharedQueue
 import ArgumentParser
+import CairnConfiguration
 import CairnCore
 import CairnLibrary
 import CairnPipeline
@@ -15,11 +16,27 @@ struct QueueLocationOption: ParsableArguments {
             help: "The PostgreSQL database thumbnails and clips are shared through, e.g. postgres://cairn@db.lan/cairn or postgres:///cairn?host=/run/postgresql (also $CAIRN_QUEUE).")
     var url: String?
 
-    /// The queue named by the flag or the environment, nil when neither names one.
-    func location(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> PostgresLocation? {
-        guard let text = url ?? environment["CAIRN_QUEUE"].flatMap({ $0.isEmpty ? nil : $0 }) else { return nil }
+    /// The queue named by the flag, else by `$CAIRN_QUEUE`, else by the `queue` key of `libraryRoot`'s cairn.toml;
+    /// nil when none names one.
+    func location(libraryRoot: String? = nil,
+                  environment: [String: String] = ProcessInfo.processInfo.environment) throws -> PostgresLocation? {
+        let text: String, origin: String
+        if let url {
+            (text, origin) = (url, "--queue")
+        } else if let named = environment["CAIRN_QUEUE"], !named.isEmpty {
+            (text, origin) = (named, "environment variable CAIRN_QUEUE")
+        } else if let libraryRoot {
+            let settings: CairnConfiguration
+            do { settings = try CairnConfiguration.resolve(configFile: nil, libraryRoot: libraryRoot, environment: environment) } catch {
+                throw ValidationError(error.description)
+            }
+            guard let named = settings.queue else { return nil }
+            (text, origin) = (named, "\(settings.file ?? CairnConfiguration.fileName): queue")
+        } else {
+            return nil
+        }
         var location: PostgresLocation
-        do { location = try PostgresLocation(url: text) } catch { throw ValidationError("--queue: \(error)") }
+        do { location = try PostgresLocation(url: text) } catch { throw ValidationError("\(origin): \(error)") }
         if location.password == nil, let password = environment["PGPASSWORD"], !password.isEmpty {
             location.password = password
         }
@@ -33,9 +50,9 @@ struct QueueLocationOption: ParsableArguments {
         }
     }
 
-    func required() throws -> PostgresLocation {
-        guard let location = try location() else {
-            throw ValidationError("Name the queue: --queue postgres://USER@HOST/DATABASE (or $CAIRN_QUEUE).")
+    func required(libraryRoot: String? = nil) throws -> PostgresLocation {
+        guard let location = try location(libraryRoot: libraryRoot) else {
+            throw ValidationError("Name the queue: --queue postgres://USER@HOST/DATABASE (or $CAIRN_QUEUE, or `queue` in the library's cairn.toml).")
         }
         return location
     }
@@ -51,24 +68,26 @@ struct SharedWorkOptions: ParsableArguments {
     var workLanes: Int?
 
     /// For `validate()`: `immich`, the run's destination is an Immich server (which makes its own thumbnails).
-    func check(immich: Bool) throws {
+    func check(immich: Bool, libraryRoot: String) throws {
         if let workLanes, workLanes < 0 { throw ValidationError("--work-lanes cannot be negative.") }
-        let sharing = try queue.location() != nil
-        if workLanes != nil, !sharing { throw ValidationError("--work-lanes needs --queue (or $CAIRN_QUEUE).") }
+        let sharing = try queue.location(libraryRoot: libraryRoot) != nil
+        if workLanes != nil, !sharing {
+            throw ValidationError("--work-lanes needs --queue (or $CAIRN_QUEUE, or `queue` in the library's cairn.toml).")
+        }
         if sharing, immich {
             throw ValidationError("--queue shares the library's thumbnails and clips, and Immich makes its own: use one of --queue and --destination immich.")
         }
     }
 
-    /// Whether --queue (or $CAIRN_QUEUE) names a queue.
-    var isSharing: Bool { (try? queue.location()) != nil }
+    /// Whether --queue, $CAIRN_QUEUE or the library's cairn.toml names a queue.
+    func isSharing(libraryRoot: String) -> Bool { (try? queue.location(libraryRoot: libraryRoot)) != nil }
 
     /// Runs `body` with the destination that queues the library's thumbnails and clips, holding the library's lock in
     /// the queue's database. Another host's run holding it exits 75; a queue out of reach exits 1; losing the lock
     /// to another run meanwhile stops this one through `cancellation` and exits 75.
     func run(command: String, libraryRoot: String, cancellation: PipelineCancellation,
              _ body: (any ImportDestination) async throws -> Void) async throws {
-        let location = try queue.required()
+        let location = try queue.required(libraryRoot: libraryRoot)
         queue.warnOfExposedPassword()
         do {
             try await SharedImport.run(
@@ -136,11 +155,11 @@ struct WorkerCommand: AsyncParsableCommand {
         guard drainSeconds >= 0 else { throw ValidationError("--drain-timeout cannot be negative.") }
         // The heartbeat comes every 5 s: a shorter lease would expire between two beats of a live worker.
         guard leaseSeconds >= 6 else { throw ValidationError("--lease-ttl must be at least 6 seconds (heartbeats come every 5 s).") }
-        _ = try queue.required()
+        _ = try queue.required(libraryRoot: library.resolvedPath)
     }
 
     func run() async throws {
-        let location = try queue.required()
+        let location = try queue.required(libraryRoot: library.resolvedPath)
         queue.warnOfExposedPassword()
         let layout = LibraryLayout(root: library.resolvedPath)
         guard let identity = LibraryIdentity.read(layout) else {
@@ -206,13 +225,16 @@ struct QueueStatusCommand: AsyncParsableCommand {
 
     @OptionGroup var queue: QueueLocationOption
 
+    /// Only where the queue is named: the `queue` key of its cairn.toml.
+    @OptionGroup var library: LibraryOption
+
     @Flag(help: "Print the status as one JSON object.")
     var json = false
 
-    func validate() throws { _ = try queue.required() }
+    func validate() throws { _ = try queue.required(libraryRoot: library.resolvedPath) }
 
     func run() async throws {
-        let location = try queue.required()
+        let location = try queue.required(libraryRoot: library.resolvedPath)
         queue.warnOfExposedPassword()
         let status: QueueStatus
         do { status = try await PostgresWorkQueue.withQueue(at: location) { try await $0.status() } } catch {

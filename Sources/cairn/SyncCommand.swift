@@ -37,7 +37,7 @@ struct SyncCommand: AsyncParsableCommand {
             `cairn restore --run-id ID --destination immich` brings a run back. cairn never empties Immich's trash.
 
             \(ImportCommand.queueHelp)Exit codes: 0 done; 3 some files failed; 4 a safety rail held every deletion; 64 bad command line or \
-            configuration; 75 another cairn process (here, or with --queue on another host) holds the library; 77 the Immich server refused the API key; \
+            configuration; 75 another cairn process holds the library; 77 the Immich server refused the API key; \
             130 interrupted; 1 could not start.
             """
     )
@@ -68,7 +68,8 @@ struct SyncRunOptions: ParsableArguments {
         if let source, source.isEmpty { throw ValidationError("SOURCE needs a folder path.") }
         try reconcile.check(libraryRoot: library.resolvedPath, source: source, needsSource: true)
         #if SharedQueue
-        try shared.check(immich: (try? destination.isImmich(libraryRoot: library.resolvedPath)) ?? false)
+        try shared.check(immich: (try? destination.isImmich(libraryRoot: library.resolvedPath)) ?? false,
+                         libraryRoot: library.resolvedPath)
         #endif
     }
 
@@ -151,7 +152,7 @@ struct SyncInvocation {
         let immich = try await destination.connect(libraryRoot: library.resolvedPath, uploads: uploads,
                                                    cancellation: cancellation)
         #if SharedQueue
-        if immich == nil, !dryRun, let shared, shared.isSharing {
+        if immich == nil, !dryRun, let shared, shared.isSharing(libraryRoot: library.resolvedPath) {
             try await shared.run(command: "sync", libraryRoot: library.resolvedPath, cancellation: cancellation) { destination in
                 try await run(immich: nil, shared: destination, cancellation: cancellation)
             }

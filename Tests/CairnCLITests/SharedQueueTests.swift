@@ -153,6 +153,33 @@ enum QueueDatabase {
         #expect(!made.isEmpty && made == expected, "\(made)")
     }
 
+    @Test func theLibrarysCairnTomlNamesTheQueueForImportWorkerStatusAndConfig() async throws {
+        let folder = try TemporaryDirectory(prefix: "cairn-shared-toml")
+        let source = folder.path + "/source", shared = folder.path + "/shared"
+        try FileManager.default.createDirectory(atPath: source, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: shared, withIntermediateDirectories: true)
+        for index in 0..<2 { try MediaFixtures.jpeg(at: "\(source)/IMG_\(index).JPG", width: 1000 + 8 * index, height: 800) }
+        let toml = shared + "/cairn.toml"
+        try "queue = \"\(url)\"\nclips = false\n".write(toFile: toml, atomically: true, encoding: .utf8)
+
+        // No --queue and no $CAIRN_QUEUE: the file names the queue, so --work-lanes is accepted and the jobs go there.
+        let imported = try await BlockingPool.run { try CairnBinary.run(["import", source, "--library", shared, "--plain", "--work-lanes", "1"]) }
+        #expect(imported.status == 0, "\(imported.standardError)")
+        let status = try await BlockingPool.run { try CairnBinary.run(["queue", "status", "--json", "--library", shared]) }
+        #expect(status.status == 0 && status.standardOutput.contains("\"done\":2"), "\(status.standardOutput)\(status.standardError)")
+        let config = try await BlockingPool.run { try CairnBinary.run(["config", "--library", shared]) }
+        #expect(config.standardOutput.contains("queue             postgres"), "\(config.standardOutput)")
+
+        // A password there is never printed; a URL that is none is refused, naming the file and the key.
+        try "queue = \"postgres://cairn:hunter2@db.invalid/cairn\"\n".write(toFile: toml, atomically: true, encoding: .utf8)
+        let hidden = try await BlockingPool.run { try CairnBinary.run(["config", "--library", shared]) }
+        #expect(hidden.status == 0 && !hidden.standardOutput.contains("hunter2") && hidden.standardOutput.contains("db.invalid"),
+                "\(hidden.standardOutput)")
+        try "queue = \"mysql://db.lan/cairn\"\n".write(toFile: toml, atomically: true, encoding: .utf8)
+        let refused = try await BlockingPool.run { try CairnBinary.run(["import", source, "--library", shared]) }
+        #expect(refused.status == 64 && refused.standardError.contains("cairn.toml: queue"), "\(refused.standardError)")
+    }
+
     @Test func aWorkerKilledHoldingLeasesLosesThemToAnotherThatFinishesThem() async throws {
         let folder = try TemporaryDirectory(prefix: "cairn-rescue")
         let layout = LibraryLayout(root: folder.path + "/library")
