@@ -236,6 +236,23 @@ public final class PostgresWorkQueue: Sendable {
         return rescued
     }
 
+    /// Deletes up to `limit` jobs that ended (done or failed) more than `keptFor` ago, oldest first; returns how
+    /// many. What they made is in the libraries' catalogs by then, or is made again by the next import that asks.
+    @discardableResult
+    public func pruneFinished(keptFor: Duration, limit: Int = 10_000) async throws -> Int {
+        let seconds = Double(keptFor.components.seconds)
+        let rows = try await client.query("""
+            DELETE FROM cairn_job WHERE id IN (
+              SELECT id FROM cairn_job
+              WHERE state IN ('done', 'failed') AND finished_at < now() - make_interval(secs => \(seconds))
+              ORDER BY finished_at LIMIT \(limit))
+            RETURNING id
+            """, logger: logger)
+        var deleted = 0
+        for try await _ in rows.decode(Int64.self) { deleted += 1 }
+        return deleted
+    }
+
     /// Counts by state, the oldest waiting job's age, and each worker's leases and silence.
     public func status() async throws -> QueueStatus {
         var status = QueueStatus()

@@ -54,6 +54,10 @@ enum QueueSchema {
             // A key's newest job, whatever its state: an enqueue that may reuse a done job looks it up.
             "CREATE INDEX cairn_job_key ON cairn_job (library, checksum, kind, id)",
         ]),
+        (5, [
+            // Jobs that ended, oldest first: the workers delete those past their keeping time.
+            "CREATE INDEX cairn_job_finished ON cairn_job (finished_at) WHERE state IN ('done', 'failed')",
+        ]),
     ]
 
     /// Brings the schema up to date, one migrator at a time (workers starting together wait for each other).

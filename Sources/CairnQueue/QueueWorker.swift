@@ -19,6 +19,9 @@ public final class QueueWorker: Sendable {
         public var drainTimeout: Duration = .seconds(30)
         /// The wait before a failed job runs again, doubled per attempt.
         public var retryDelay: Duration = .seconds(1)
+        /// How long jobs that ended stay in the queue (for `cairn queue status`, and for an import resumed after
+        /// its jobs finished) before a worker deletes them; checked as the worker starts and every hour.
+        public var keepFinished: Duration = .seconds(7 * 24 * 3600)
         /// Whether jobs that end while a completion is being written are finished together in the next one; off,
         /// every job is finished by a statement of its own.
         public var batchesCompletions = true
@@ -194,8 +197,15 @@ public final class QueueWorker: Sendable {
     /// and half a beat.
     private func beat() async {
         var tick = 0
+        var nextPrune = ContinuousClock.now
         while !Task.isCancelled {
             let next = ContinuousClock.now + settings.beatInterval / 2
+            if ContinuousClock.now >= nextPrune {
+                // A failure (the server away) tries again at the next beat; success waits an hour.
+                if (try? await queue.pruneFinished(keptFor: settings.keepFinished)) != nil {
+                    nextPrune = ContinuousClock.now + .seconds(3600)
+                }
+            }
             if tick % 2 == 0 {
                 let held = state.withLock { Array($0.held.values) }
                 if let kept = try? await queue.heartbeat(worker: id, leases: held, ttl: settings.leaseTTL) {

@@ -59,7 +59,7 @@ struct ImportCommand: AsyncParsableCommand {
 
     #if SharedQueue
     static let queueHelp = """
-        --queue postgres://… (or $CAIRN_QUEUE) shares the thumbnails and clips with `cairn worker` processes, on \
+        --queue postgres://… (or $CAIRN_QUEUE, or `queue` in the library's cairn.toml) shares the thumbnails and clips with `cairn worker` processes, on \
         this host or others that mount the library folder: each new file's derivative jobs go to that PostgreSQL \
         database, this import runs --work-lanes of them itself (default one per core), and it records each job's \
         files in its catalog as the job ends; stopped while its jobs wait, it takes what the workers finished \

@@ -13,7 +13,7 @@ import Foundation
 /// password is best kept there or in `$PGPASSWORD` (a flag shows in `ps`).
 struct QueueLocationOption: ParsableArguments {
     @Option(name: .customLong("queue"),
-            help: "The PostgreSQL database thumbnails and clips are shared through, e.g. postgres://cairn@db.lan/cairn or postgres:///cairn?host=/run/postgresql (also $CAIRN_QUEUE).")
+            help: "The PostgreSQL database thumbnails and clips are shared through, e.g. postgres://cairn@db.lan/cairn or postgres:///cairn?host=/run/postgresql (also $CAIRN_QUEUE, or `queue` in the library's cairn.toml).")
     var url: String?
 
     /// The queue named by the flag, else by `$CAIRN_QUEUE`, else by the `queue` key of `libraryRoot`'s cairn.toml;
@@ -123,7 +123,8 @@ struct WorkerCommand: AsyncParsableCommand {
             worker that dies are taken back by the others once its leases expire, and a worker that lost a \
             lease has its result dropped (the files are addressed by content, so nothing is written twice \
             differently). A job whose media is damaged fails at once with its reason; one that fails otherwise \
-            runs again after a pause, three tries in all.
+            runs again after a pause, three tries in all. Jobs that ended are kept 7 days (for `cairn queue \
+            status`, and for an import resumed after its jobs finished), then the workers delete them.
 
             SIGINT or SIGTERM: no new claims; jobs running get --drain-timeout to finish, then go back to the \
             queue with their tries unchanged. Exit codes: 0 stopped by a signal; 1 the queue could not be \

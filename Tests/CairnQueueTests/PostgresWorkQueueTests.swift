@@ -76,6 +76,25 @@ import Testing
         }
     }
 
+    @Test func jobsThatEndedLongerAgoThanTheyAreKeptAreDeletedAndNoOthers() async throws {
+        try await PostgresWorkQueue.withQueue(at: location) { queue in
+            let jobs = try await queue.enqueue(Self.work(5))
+            let worker = UUID()
+            let leases = try await queue.claim(worker: worker, limit: 4, ttl: .seconds(15))
+            #expect(try await queue.complete(Array(leases.prefix(2))).count == 2)
+            #expect(try await queue.fail(leases[2], reason: "damaged", retryAfter: .zero, final: true))
+            // One done and the failed one ended eight days ago; one done today; one running; one waiting.
+            let old = [leases[0].job, leases[2].job]
+            try await queue.client.query("UPDATE cairn_job SET finished_at = now() - interval '8 days' WHERE id = ANY(\(old)::bigint[])")
+            #expect(try await queue.pruneFinished(keptFor: .seconds(7 * 24 * 3600)) == 2)
+            let left = try await queue.client.query("SELECT id FROM cairn_job ORDER BY id").decode(Int64.self)
+            var ids: [Int64] = []
+            for try await id in left { ids.append(id) }
+            #expect(ids == jobs.filter { !old.contains($0) })
+            #expect(try await queue.pruneFinished(keptFor: .seconds(7 * 24 * 3600)) == 0)
+        }
+    }
+
     @Test func aWorkerThatStopsLeavesTheListAndOneSilentForADayIsForgotten() async throws {
         try await PostgresWorkQueue.withQueue(at: location) { queue in
             let killed = UUID(), stopping = UUID(), next = UUID()

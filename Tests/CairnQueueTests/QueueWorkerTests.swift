@@ -1,6 +1,7 @@
-import CairnQueue
+@testable import CairnQueue
 import CairnTesting
 import Foundation
+import PostgresNIO
 import Synchronization
 import Testing
 
@@ -95,6 +96,23 @@ import Testing
             #expect(try await rescuerRun.value.completed == 8)
             let status = try await queue.status()
             #expect(status.done == 8 && status.running == 0 && status.waiting == 0)
+        }
+    }
+
+    @Test func aWorkerDeletesJobsPastTheirKeepingTimeAsItStarts() async throws {
+        try await PostgresWorkQueue.withQueue(at: location) { queue in
+            let jobs = try await queue.enqueue(PostgresWorkQueueTests.work(2))
+            let leases = try await queue.claim(worker: UUID(), limit: 2, ttl: .seconds(15))
+            #expect(try await queue.complete(leases).count == 2)
+            try await queue.client.query("UPDATE cairn_job SET finished_at = now() - interval '2 hours' WHERE id = \(jobs[0])")
+            var settings = Self.settings(lanes: 1)
+            settings.keepFinished = .seconds(3600)
+            let worker = QueueWorker(queue: queue, settings: settings) { _ in "" }
+            let running = Task { try await worker.run() }
+            #expect(try await Self.waitUntil(queue) { $0.done == 1 })
+            worker.stop()
+            _ = try await running.value
+            #expect(try await queue.outcomes(of: jobs).keys.sorted() == [jobs[1]])
         }
     }
 
