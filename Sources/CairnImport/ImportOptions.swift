@@ -70,6 +70,8 @@ public struct ImportSummary: Sendable {
     public var keptWithoutPreview: [ImportFailure] = []
     /// The destination refused the credentials (the server's words): the run stopped, nothing lost.
     public var credentialsRefused: String?
+    /// The archived items' thumbnails and clips were left to the queue's workers (`--no-wait`), not switched off.
+    public var derivativesLeftToWorkers = false
 
     public var exitStatus: ExitStatus {
         if credentialsRefused != nil { return .needsAuth }

@@ -67,7 +67,7 @@ extension ImportRun {
         narration.close()
         var outcomes = imported.outcomes
         if options.keepsOutcomes { outcomes += FileOutcomeEntry.outcomes(scan: hashed.report) }
-        return ImportSummary(
+        var summary = ImportSummary(
             runID: record.id, sourceRoot: context.sourceRoot, counts: counts, failures: failures,
             symlinksSkipped: hashed.report.symlinksSkipped, otherFiles: hashed.report.otherFiles,
             junkSkipped: hashed.report.junkSkipped, scanIssues: hashed.report.issues,
@@ -75,6 +75,9 @@ extension ImportRun {
             interrupted: interrupted, stoppedAtErrorLimit: stoppedAtErrorLimit,
             outcomes: outcomes, unfinished: imported.outcomeCounts[.unfinished] ?? 0,
             keptWithoutPreview: keptWithoutPreview, credentialsRefused: refused)
+        // With derivatives on, an item ends a run owing them only when the workers were left to make them.
+        summary.derivativesLeftToWorkers = options.pipeline.derivativesEnabled && imported.archived > 0
+        return summary
     }
 
     /// Records a run that stopped on an error, so `cairn status` can say why.

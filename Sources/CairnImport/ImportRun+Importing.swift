@@ -109,8 +109,14 @@ extension ImportRun {
         case .finished, .finishedWithFailures: break
         }
         if imported.archived > 0 {
-            narrator.note("\(imported.archived) original\(imported.archived == 1 ? "" : "s") archived without derivatives "
-                          + "(--derivatives off): a run without it makes their thumbnails, previews and clips")
+            let originals = "\(imported.archived) original\(imported.archived == 1 ? "" : "s")"
+            if options.pipeline.derivativesEnabled {
+                narrator.note("\(originals) in the library, their thumbnails and clips left to the queue's workers "
+                              + "(--no-wait): the next import or sync records them")
+            } else {
+                narrator.note("\(originals) archived without derivatives (--derivatives off): a run without it makes "
+                              + "their thumbnails, previews and clips")
+            }
         }
         narrator.phaseEnded(.importing)
         return imported

@@ -80,6 +80,12 @@ public struct StageFailure: RetryClassifiedError, Hashable, CustomStringConverti
     public var description: String { reason.description }
 }
 
+/// A stage's word that its phase's work goes on elsewhere (a job queued for other workers, not waited for): the
+/// item ends this run where it stands, owing the phase, as an archived item does, and the next run takes it up.
+public struct PhaseLeftToOthers: Error, Hashable {
+    public init() {}
+}
+
 /// How one phase try ended.
 enum PhaseOutcome: Sendable {
     case succeeded(TransferResult)
@@ -87,6 +93,8 @@ enum PhaseOutcome: Sendable {
     case timedOut(Duration)
     /// The start record could not be committed; the run is stopping.
     case notStarted
+    /// The work goes on elsewhere (`PhaseLeftToOthers`).
+    case leftToOthers
 
     /// The phase's work; on success also what it made, for the move the core persists next.
     static func perform(_ lane: Lane, of item: ImportItem, with stages: any PipelineStages) async
@@ -100,6 +108,8 @@ enum PhaseOutcome: Sendable {
             case .synthesis: result = try await stages.synthesizeClip(item)
             }
             return (.succeeded(result.transfer), result.products)
+        } catch is PhaseLeftToOthers {
+            return (.leftToOthers, nil)
         } catch {
             let retryable = (error as? any RetryClassifiedError)?.isRetryable ?? true
             return (.failed(reason: (error as? StageFailure)?.reason ?? FailureReason("\(error)"), retryable: retryable), nil)

@@ -220,6 +220,18 @@ extension SchedulerCore {
         }
     }
 
+    /// The phase's work goes on elsewhere: the item ends this run owing the phase (stored out of flight), and the
+    /// next run takes it up there.
+    mutating func leaveToOthers(_ id: ItemID) {
+        guard var entry = entries[id] else { return }
+        entry.attemptsInPhase = 0
+        entry.record.phaseReturned()
+        entries[id] = entry
+        actions.append(.persist(entry.record))
+        archive(entry)
+        emitProgress()
+    }
+
     // MARK: Stopping
 
     mutating func stopForCancel(deadline: Duration) {

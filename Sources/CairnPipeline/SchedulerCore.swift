@@ -201,6 +201,8 @@ struct SchedulerCore {
             fail(phase.id, in: phase.lane, reason: FailureReason("timed out after \(formatted(limit))"), retryable: true)
         case .notStarted:
             break
+        case .leftToOthers:
+            leaveToOthers(phase.id)
         }
         pump()
         finishIfDone()

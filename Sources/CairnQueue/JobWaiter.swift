@@ -47,6 +47,11 @@ public final class JobWaiter: Sendable {
         }
     }
 
+    /// How `job` ended, if it has; nil while it waits or runs. One query, no waiting.
+    public func outcomeIfEnded(of job: Int64) async throws -> JobOutcome? {
+        try await queue.outcomes(of: [job])[job]
+    }
+
     /// Delivers outcomes until the task is cancelled; those still waiting then get `CancellationError`.
     public func run() async {
         await withTaskGroup(of: Void.self) { group in

@@ -11,6 +11,10 @@ import Foundation
 /// worker claims them, this process's own included, and the phase waits for the job's result and returns it as
 /// the rows the catalog records. A job that fails for good fails the phase with the job's reason (the queue has
 /// already retried it); a cancelled wait leaves the job queued for the next run to find.
+///
+/// Without waiting (`--no-wait`), a phase takes a job's result only if the job has ended already; otherwise the
+/// item is left to the workers (`PhaseLeftToOthers`), and a still's clip is queued with its thumbnail so that
+/// both are made before the next run asks.
 struct QueuedStages: PipelineStages {
     let local: any PipelineStages
     let enqueuer: EnqueueBatcher
@@ -18,6 +22,10 @@ struct QueuedStages: PipelineStages {
     let library: String
     let layout: LibraryLayout
     let onKeptWithoutPreview: @Sendable (String, FailureReason) -> Void
+    /// Whether a phase waits for its job (false: `--no-wait`).
+    var waits = true
+    /// Whether stills get clips this run (for the clip queued ahead without waiting).
+    var clipsEnabled = true
 
     func transfer(_ item: ImportItem) async throws -> PhaseResult { try await local.transfer(item) }
 
@@ -38,6 +46,13 @@ struct QueuedStages: PipelineStages {
         // in the library; otherwise the work is queued afresh.
         var work = QueuedWork(library: library, checksum: item.checksum.hex, kind: kind, payload: job.payload,
                               reusesDoneJob: true)
+        if !waits, kind == .thumbnail, clipsEnabled, item.kind == .photo, !DeferredClips.hasMotionSibling(item) {
+            var clip = work
+            clip.kind = .clip
+            do { _ = try await enqueuer.enqueue(clip) } catch {
+                throw StageFailure.transient(FailureReason(operation: "queue", "\(error)"))
+            }
+        }
         while true {
             let (id, output) = try await outcome(of: work)
             let missing = try await missingFiles(output)
@@ -59,7 +74,14 @@ struct QueuedStages: PipelineStages {
         do { id = try await enqueuer.enqueue(work) } catch {
             throw StageFailure.transient(FailureReason(operation: "queue", "\(error)"))
         }
-        switch try await waiter.outcome(of: id) {
+        let outcome: JobOutcome
+        if waits {
+            outcome = try await waiter.outcome(of: id)
+        } else {
+            guard let ended = try await waiter.outcomeIfEnded(of: id) else { throw PhaseLeftToOthers() }
+            outcome = ended
+        }
+        switch outcome {
         case .done(let result):
             guard let output = DerivativeOutput(result: result) else {
                 throw StageFailure.unusable(FailureReason(operation: "queue", "job \(id) returned no usable result"))

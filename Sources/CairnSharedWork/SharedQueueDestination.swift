@@ -17,6 +17,8 @@ package struct SharedQueueDestination: ImportDestination {
     let waiter: JobWaiter
     /// The library's identity in the queue.
     let identity: String
+    /// Whether the stages wait for their jobs (false: `--no-wait`).
+    let waits: Bool
 
     package var makesOwnDerivatives: Bool { false }
     package var credentialsRefused: String? { nil }
@@ -24,7 +26,8 @@ package struct SharedQueueDestination: ImportDestination {
 
     package func stages(for run: DestinationRun) -> any PipelineStages {
         QueuedStages(local: library.stages(for: run), enqueuer: enqueuer, waiter: waiter, library: identity,
-                     layout: run.library.layout, onKeptWithoutPreview: run.onKeptWithoutPreview)
+                     layout: run.library.layout, onKeptWithoutPreview: run.onKeptWithoutPreview, waits: waits,
+                     clipsEnabled: run.clipsEnabled)
     }
 
     package func prepare(_ records: [ItemRecord], run: DestinationRun) async throws {
@@ -56,9 +59,11 @@ package enum SharedImport {
     /// before `body` runs, and a lock another host's run holds `LibraryLockedError`; what `body` throws comes
     /// through unchanged, unless the lock was lost to another run meanwhile (`LibraryLockedError`, `lost`).
     /// `command` names the run to other hosts (`cairn sync (pid N on HOST)`); `warn` hears of a queue whose jobs
-    /// nobody would run; `lockLost` that the run must stop, and who took the lock.
+    /// nobody would run; `lockLost` that the run must stop, and who took the lock. `waits` false (`--no-wait`): the
+    /// stages leave work not yet done to the workers.
     package static func run<Value: Sendable>(
-        queue location: PostgresLocation, libraryRoot: String, lanes: Int, command: String = "import",
+        queue location: PostgresLocation, libraryRoot: String, lanes: Int, waits: Bool = true,
+        command: String = "import",
         warn: @Sendable (String) -> Void = { _ in },
         lockLost: @escaping @Sendable (String) -> Void = { _ in },
         _ body: (any ImportDestination) async throws -> Value
@@ -79,9 +84,11 @@ package enum SharedImport {
                     if lanes == 0, let workers = try? await queue.status().workers,
                        !workers.contains(where: { $0.silentFor < aliveWithin }) {
                         warn("no `cairn worker` has beaten on this queue in the last \(Int(aliveWithin)) s, and this "
-                             + "import runs none of its jobs (--work-lanes 0): its thumbnails and clips wait for a worker")
+                             + "\(command) runs none of its jobs (\(waits ? "--work-lanes 0" : "--no-wait")): its thumbnails and "
+                             + "clips wait for a worker")
                     }
-                    return await withPart(in: queue, layout: layout, identity: identity, lanes: lanes, body)
+                    return await withPart(in: queue, layout: layout, identity: identity, lanes: lanes,
+                                          waits: waits, body)
                 }
             }
         } catch let held as LibraryRunLockError {
@@ -99,7 +106,7 @@ package enum SharedImport {
     static let aliveWithin = 15.0
 
     private static func withPart<Value: Sendable>(
-        in queue: PostgresWorkQueue, layout: LibraryLayout, identity: String, lanes: Int,
+        in queue: PostgresWorkQueue, layout: LibraryLayout, identity: String, lanes: Int, waits: Bool,
         _ body: (any ImportDestination) async throws -> Value
     ) async -> Result<Value, any Error> {
         let waiter = JobWaiter(queue: queue)
@@ -113,7 +120,7 @@ package enum SharedImport {
         let worker = lanes > 0 ? QueueWorker(queue: queue, settings: settings) { try await jobs.run($0) } : nil
         let working = worker.map { worker in Task { try await worker.run() } }
         let destination = SharedQueueDestination(enqueuer: EnqueueBatcher(queue: queue), waiter: waiter,
-                                                 identity: identity)
+                                                 identity: identity, waits: waits)
         let outcome: Result<Value, any Error>
         do { outcome = .success(try await body(destination)) } catch { outcome = .failure(error) }
         worker?.stop()

@@ -43,6 +43,8 @@ package struct DestinationRun: Sendable {
     package var runID: String?
     package var media: MediaEngine
     package var clipOptions: ClipOptions
+    /// Whether stills get clips this run (`--clips`).
+    package var clipsEnabled = true
     package var onCopied: @Sendable (Int64) -> Void
     package var onDamaged: @Sendable (String, String) -> Void
     package var onKeptWithoutPreview: @Sendable (String, FailureReason) -> Void

@@ -105,7 +105,8 @@ public struct PipelineImport: Sendable {
         let groupCommit = try GroupCommit(libraryRoot: library.layout.root)
         let destinationRun = DestinationRun(
             library: library, groupCommit: groupCommit, runID: runID, media: media, clipOptions: clipOptions,
-            onCopied: onCopied, onDamaged: onDamaged, onKeptWithoutPreview: onKeptWithoutPreview, work: work)
+            clipsEnabled: configuration.clipsEnabled, onCopied: onCopied, onDamaged: onDamaged,
+            onKeptWithoutPreview: onKeptWithoutPreview, work: work)
         let scheduler = PipelineScheduler(
             configuration: configuration, stages: destination.stages(for: destinationRun),
             store: CatalogItemStateStore(catalog: library.catalog, groupCommit: groupCommit), clock: clock,

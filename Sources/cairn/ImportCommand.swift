@@ -63,7 +63,8 @@ struct ImportCommand: AsyncParsableCommand {
         this host or others that mount the library folder: each new file's derivative jobs go to that PostgreSQL \
         database, this import runs --work-lanes of them itself (default one per core), and it records each job's \
         files in its catalog as the job ends; stopped while its jobs wait, it takes what the workers finished \
-        on its next run. It also holds the library's lock in that database, so an import or sync of the same \
+        on its next run. --no-wait ends the run once the originals are in and their jobs are queued (they \
+        count as archived); the next run, waiting or not, records what the workers made. It also holds the library's lock in that database, so an import or sync of the same \
         library on another host exits 75 while this one runs. See `cairn worker --help`.
 
 
@@ -224,8 +225,10 @@ enum SummaryText {
             lines.insert("  restored     \(c.restored) from Immich's trash (the source still holds them)", at: 4)
         }
         if c.archived > 0 {
-            lines.insert("  archived     \(c.archived) originals only (--derivatives off; a run without it makes their previews)",
-                         at: lines.count - 1)
+            let why = summary.derivativesLeftToWorkers
+                ? "--no-wait; the queue's workers make their previews, the next run records them"
+                : "--derivatives off; a run without it makes their previews"
+            lines.insert("  archived     \(c.archived) originals only (\(why))", at: lines.count - 1)
         }
         let unfinished = summary.unfinished
         if summary.interrupted {

@@ -67,12 +67,19 @@ struct SharedWorkOptions: ParsableArguments {
             help: "With --queue: queued jobs this run does itself (default: one per core; 0 leaves them all to workers).")
     var workLanes: Int?
 
+    @Flag(name: .customLong("no-wait"),
+          help: "With --queue: end once every new file is in the library and its thumbnail and clip jobs are queued, leaving them to workers; the next run records what they made.")
+    var noWait = false
+
     /// For `validate()`: `immich`, the run's destination is an Immich server (which makes its own thumbnails).
     func check(immich: Bool, libraryRoot: String) throws {
         if let workLanes, workLanes < 0 { throw ValidationError("--work-lanes cannot be negative.") }
         let sharing = try queue.location(libraryRoot: libraryRoot) != nil
-        if workLanes != nil, !sharing {
-            throw ValidationError("--work-lanes needs --queue (or $CAIRN_QUEUE, or `queue` in the library's cairn.toml).")
+        if workLanes != nil || noWait, !sharing {
+            throw ValidationError("\(noWait ? "--no-wait" : "--work-lanes") needs --queue (or $CAIRN_QUEUE, or `queue` in the library's cairn.toml).")
+        }
+        if noWait, let workLanes, workLanes > 0 {
+            throw ValidationError("--no-wait leaves the jobs to workers and runs none here: drop --work-lanes.")
         }
         if sharing, immich {
             throw ValidationError("--queue shares the library's thumbnails and clips, and Immich makes its own: use one of --queue and --destination immich.")
@@ -91,7 +98,8 @@ struct SharedWorkOptions: ParsableArguments {
         queue.warnOfExposedPassword()
         do {
             try await SharedImport.run(
-                queue: location, libraryRoot: libraryRoot, lanes: workLanes ?? System.coreCount, command: command,
+                queue: location, libraryRoot: libraryRoot, lanes: noWait ? 0 : workLanes ?? System.coreCount,
+                waits: !noWait, command: command,
                 warn: { Output.error("warning: \($0)") },
                 lockLost: { other in
                     Output.error("the library's lock in PostgreSQL went to another run (\(other)): stopping")

@@ -153,6 +153,55 @@ enum QueueDatabase {
         #expect(!made.isEmpty && made == expected, "\(made)")
     }
 
+    @Test func anImportThatDoesNotWaitLeavesItsJobsToWorkersAndTheNextRunRecordsThem() async throws {
+        let folder = try TemporaryDirectory(prefix: "cairn-shared-nowait")
+        let source = folder.path + "/source"
+        try FileManager.default.createDirectory(atPath: source, withIntermediateDirectories: true)
+        for index in 0..<2 { try MediaFixtures.jpeg(at: "\(source)/IMG_\(index).JPG", width: 1200 + 8 * index, height: 900) }
+        try MediaFixtures.video(at: source + "/clip.mp4")
+        let plain = folder.path + "/plain", shared = folder.path + "/shared"
+        let reference = try await BlockingPool.run { try CairnBinary.run(["import", source, "--library", plain, "--plain"]) }
+        #expect(reference.status == 0, "\(reference.standardError)")
+
+        // No worker anywhere: the import copies, probes, queues each file's thumbnail (and each still's clip with
+        // it) and ends at once, its originals archived for now.
+        let first = try await BlockingPool.run { [url] in
+            try CairnBinary.run(["import", source, "--library", shared, "--queue", url, "--no-wait"])
+        }
+        #expect(first.status == 0, "\(first.standardError)")
+        #expect(first.standardOutput.contains("archived     3 originals only (--no-wait"), "\(first.standardOutput)")
+        #expect(try Self.derived(shared).isEmpty)
+        var status = try await PostgresWorkQueue.withQueue(at: location) { try await $0.status() }
+        #expect(status.waiting == 5, "\(status)")
+
+        // A run that does not wait again before the workers are done changes nothing and queues nothing more.
+        let again = try await BlockingPool.run { [url] in
+            try CairnBinary.run(["import", source, "--library", shared, "--queue", url, "--no-wait"])
+        }
+        #expect(again.status == 0 && again.standardOutput.contains("archived     3"), "\(again.standardOutput)")
+
+        let worker = try ServiceProcess(CairnBinary.path, ["worker", "--queue", url, "--library", shared, "--lanes", "2"],
+                                        logPath: folder.path + "/worker.log")
+        #expect(try await waitUntil { $0.done == 5 }, "\(worker.output)")
+        kill(worker.pid, SIGTERM)
+        try await BlockingPool.run { worker.process.waitUntilExit() }
+
+        // The next run, which does not wait either, finds every job done and records what the workers made.
+        let last = try await BlockingPool.run { [url] in
+            try CairnBinary.run(["import", source, "--library", shared, "--queue", url, "--no-wait"])
+        }
+        #expect(last.status == 0 && !last.standardOutput.contains("archived"), "\(last.standardOutput)")
+        let made = try Self.derived(shared), expected = try Self.derived(plain)
+        #expect(!made.isEmpty && made == expected, "\(made)")
+        status = try await PostgresWorkQueue.withQueue(at: location) { try await $0.status() }
+        #expect(status.done == 5 && status.waiting == 0, "\(status)")
+
+        let refused = try await BlockingPool.run { [url] in
+            try CairnBinary.run(["import", source, "--library", shared, "--queue", url, "--no-wait", "--work-lanes", "1"])
+        }
+        #expect(refused.status == 64 && refused.standardError.contains("drop --work-lanes"), "\(refused.standardError)")
+    }
+
     @Test func theLibrarysCairnTomlNamesTheQueueForImportWorkerStatusAndConfig() async throws {
         let folder = try TemporaryDirectory(prefix: "cairn-shared-toml")
         let source = folder.path + "/source", shared = folder.path + "/shared"
