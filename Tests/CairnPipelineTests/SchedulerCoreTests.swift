@@ -10,6 +10,8 @@ struct SchedulerCoreTests {
     /// How each phase try ends in a scenario.
     enum Script: String, CaseIterable, Sendable {
         case succeeds, failsOnceRetryably, failsForGood, timesOutOnce, alwaysTimesOut
+        /// The thumbnail's work goes to other workers (`--no-wait`); the other phases succeed.
+        case thumbnailLeftToOthers
     }
 
     struct Drive {
@@ -82,6 +84,7 @@ struct SchedulerCoreTests {
                 case .succeeds: outcome = .succeeded(.copied)
                 case .failsOnceRetryably: outcome = tries[phase.lane] == 1 ? .failed(reason: "busy", retryable: true) : .succeeded(.copied)
                 case .failsForGood: outcome = .failed(reason: "corrupt", retryable: false)
+                case .thumbnailLeftToOthers: outcome = phase.lane == .thumbnail ? .leftToOthers : .succeeded(.copied)
                 case .timesOutOnce, .alwaysTimesOut:
                     outcome = script == .alwaysTimesOut || tries[phase.lane] == 1 ? .timedOut(.seconds(15)) : .succeeded(.copied)
                 }
@@ -152,7 +155,9 @@ struct SchedulerCoreTests {
         let failed = if case .failed = final { true } else { false }
         // Archive only: an item whose original is in place waits, owing its derivatives, for a later run.
         let awaitsDerivatives = !scenario.derivatives && final.resumeLane.map { $0 != .transfer } == true
-        #expect(final.isTerminal || failed || awaitsDerivatives, "\(scenario.testDescription) ended as \(final)")
+        // Its thumbnail left to other workers: the item waits, owing it, for the run that records their work.
+        let leftToOthers = scenario.script == .thumbnailLeftToOthers && final == .thumbnailing
+        #expect(final.isTerminal || failed || awaitsDerivatives || leftToOthers, "\(scenario.testDescription) ended as \(final)")
         if !scenario.derivatives {
             #expect(drive.lanesStarted.isSubset(of: [.transfer]), "\(scenario.testDescription): derivatives made")
         }
@@ -200,6 +205,21 @@ struct SchedulerCoreTests {
         #expect(!drive.persisted.contains { $0.id == 5 }, "the owing item is left as it was")
         let outcomes = core.result().report.entries.map(\.outcome)
         #expect(outcomes == [FileOutcome](repeating: .archived, count: 5))
+    }
+
+    @Test func anItemWhoseThumbnailIsLeftToOthersEndsTheRunOwingItOutOfFlight() {
+        var core = SchedulerCore(configuration: testConfiguration(width: 2, inbox: 2), random: halfJitter)
+        let records = (1...6).map { ItemRecord(item: item(Int64($0), $0 == 6 ? .video : .photo)) }
+        let drive = Self.drive(&core, records: records, script: .thumbnailLeftToOthers)
+        #expect(drive.finished)
+        #expect(!drive.lanesStarted.contains(.synthesis), "nothing goes past the thumbnail left to others")
+        for id in 1...6 {
+            let last = drive.persisted.last { $0.id.rawValue == Int64(id) }
+            #expect(last?.state == .thumbnailing && last?.inFlight == false, "item \(id): \(String(describing: last))")
+        }
+        let result = core.result()
+        #expect(result.completion == .finished)
+        #expect(result.report.entries.map(\.outcome) == [FileOutcome](repeating: .archived, count: 6))
     }
 
     @Test func aCancelStopsNewWorkAndLeavesTheRestResumable() {
