@@ -68,7 +68,9 @@ struct QueuedStages: PipelineStages {
         }
     }
 
-    /// Queues `work` and waits for the job that does it; throws the job's failure as the phase's.
+    /// Queues `work` and takes the outcome of the job that does it: waits for it, or, when the stages do not wait,
+    /// leaves the item to the workers (`PhaseLeftToOthers`) while the job has not ended. Throws the job's failure
+    /// as the phase's.
     private func outcome(of work: QueuedWork) async throws -> (job: Int64, output: DerivativeOutput) {
         let id: Int64
         do { id = try await enqueuer.enqueue(work) } catch {

@@ -40,9 +40,9 @@ struct ConfigCommand: ParsableCommand {
         let keySource = immich.immichAPIKeyFile.map { "*** (from \($0))" }
             ?? (DestinationOptions.environmentKey(environment) != nil ? "*** (from the environment)" : "(none)")
         #if SharedQueue
-        let queue = immich.queue.map { (try? PostgresLocation(url: $0)).map(String.init(describing:)) ?? "(not a PostgreSQL URL)" }
+        let queue = resolved.queue.map { (try? PostgresLocation(url: $0)).map(String.init(describing:)) ?? "(not a PostgreSQL URL)" }
         #else
-        let queue = immich.queue.map { _ in "(ignored: this cairn was built without the shared queue)" }
+        let queue = resolved.queue.map { _ in "(ignored: this cairn was built without the shared queue)" }
         #endif
         Output.line("""
             config file       \(resolved.file ?? "(none)")

@@ -16,9 +16,9 @@ struct QueueLocationOption: ParsableArguments {
             help: "The PostgreSQL database thumbnails and clips are shared through, e.g. postgres://cairn@db.lan/cairn or postgres:///cairn?host=/run/postgresql (also $CAIRN_QUEUE, or `queue` in the library's cairn.toml).")
     var url: String?
 
-    /// The queue named by the flag, else by `$CAIRN_QUEUE`, else by the `queue` key of `libraryRoot`'s cairn.toml;
-    /// nil when none names one.
-    func location(libraryRoot: String? = nil,
+    /// The queue named by the flag, else by `$CAIRN_QUEUE`, else by the `queue` key of `configFile` (a sync's
+    /// `--config`) or of `libraryRoot`'s cairn.toml; nil when none names one.
+    func location(libraryRoot: String? = nil, configFile: String? = nil,
                   environment: [String: String] = ProcessInfo.processInfo.environment) throws -> PostgresLocation? {
         let text: String, origin: String
         if let url {
@@ -27,7 +27,9 @@ struct QueueLocationOption: ParsableArguments {
             (text, origin) = (named, "environment variable CAIRN_QUEUE")
         } else if let libraryRoot {
             let settings: CairnConfiguration
-            do { settings = try CairnConfiguration.resolve(configFile: nil, libraryRoot: libraryRoot, environment: environment) } catch {
+            do {
+                settings = try CairnConfiguration.resolve(configFile: configFile, libraryRoot: libraryRoot, environment: environment)
+            } catch {
                 throw ValidationError(error.description)
             }
             guard let named = settings.queue else { return nil }
@@ -50,8 +52,8 @@ struct QueueLocationOption: ParsableArguments {
         }
     }
 
-    func required(libraryRoot: String? = nil) throws -> PostgresLocation {
-        guard let location = try location(libraryRoot: libraryRoot) else {
+    func required(libraryRoot: String? = nil, configFile: String? = nil) throws -> PostgresLocation {
+        guard let location = try location(libraryRoot: libraryRoot, configFile: configFile) else {
             throw ValidationError("Name the queue: --queue postgres://USER@HOST/DATABASE (or $CAIRN_QUEUE, or `queue` in the library's cairn.toml).")
         }
         return location
@@ -71,10 +73,11 @@ struct SharedWorkOptions: ParsableArguments {
           help: "With --queue: end once every new file is in the library and its thumbnail and clip jobs are queued, leaving them to workers; the next run records what they made.")
     var noWait = false
 
-    /// For `validate()`: `immich`, the run's destination is an Immich server (which makes its own thumbnails).
-    func check(immich: Bool, libraryRoot: String) throws {
+    /// For `validate()`: `immich`, the run's destination is an Immich server (which makes its own thumbnails);
+    /// `configFile`, a sync's `--config`.
+    func check(immich: Bool, libraryRoot: String, configFile: String? = nil) throws {
         if let workLanes, workLanes < 0 { throw ValidationError("--work-lanes cannot be negative.") }
-        let sharing = try queue.location(libraryRoot: libraryRoot) != nil
+        let sharing = try queue.location(libraryRoot: libraryRoot, configFile: configFile) != nil
         if workLanes != nil || noWait, !sharing {
             throw ValidationError("\(noWait ? "--no-wait" : "--work-lanes") needs --queue (or $CAIRN_QUEUE, or `queue` in the library's cairn.toml).")
         }
@@ -86,15 +89,17 @@ struct SharedWorkOptions: ParsableArguments {
         }
     }
 
-    /// Whether --queue, $CAIRN_QUEUE or the library's cairn.toml names a queue.
-    func isSharing(libraryRoot: String) -> Bool { (try? queue.location(libraryRoot: libraryRoot)) != nil }
+    /// Whether --queue, $CAIRN_QUEUE or the configuration (`configFile`, else the library's cairn.toml) names a queue.
+    func isSharing(libraryRoot: String, configFile: String? = nil) -> Bool {
+        (try? queue.location(libraryRoot: libraryRoot, configFile: configFile)) != nil
+    }
 
     /// Runs `body` with the destination that queues the library's thumbnails and clips, holding the library's lock in
     /// the queue's database. Another host's run holding it exits 75; a queue out of reach exits 1; losing the lock
     /// to another run meanwhile stops this one through `cancellation` and exits 75.
-    func run(command: String, libraryRoot: String, cancellation: PipelineCancellation,
+    func run(command: String, libraryRoot: String, configFile: String? = nil, cancellation: PipelineCancellation,
              _ body: (any ImportDestination) async throws -> Void) async throws {
-        let location = try queue.required(libraryRoot: libraryRoot)
+        let location = try queue.required(libraryRoot: libraryRoot, configFile: configFile)
         queue.warnOfExposedPassword()
         do {
             try await SharedImport.run(

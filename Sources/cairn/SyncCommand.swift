@@ -69,7 +69,7 @@ struct SyncRunOptions: ParsableArguments {
         try reconcile.check(libraryRoot: library.resolvedPath, source: source, needsSource: true)
         #if SharedQueue
         try shared.check(immich: (try? destination.isImmich(libraryRoot: library.resolvedPath)) ?? false,
-                         libraryRoot: library.resolvedPath)
+                         libraryRoot: library.resolvedPath, configFile: reconcile.config)
         #endif
     }
 
@@ -152,8 +152,9 @@ struct SyncInvocation {
         let immich = try await destination.connect(libraryRoot: library.resolvedPath, uploads: uploads,
                                                    cancellation: cancellation)
         #if SharedQueue
-        if immich == nil, !dryRun, let shared, shared.isSharing(libraryRoot: library.resolvedPath) {
-            try await shared.run(command: "sync", libraryRoot: library.resolvedPath, cancellation: cancellation) { destination in
+        if immich == nil, !dryRun, let shared, shared.isSharing(libraryRoot: library.resolvedPath, configFile: reconcile.config) {
+            try await shared.run(command: "sync", libraryRoot: library.resolvedPath, configFile: reconcile.config,
+                                 cancellation: cancellation) { destination in
                 try await run(immich: nil, shared: destination, cancellation: cancellation)
             }
             return

@@ -219,6 +219,16 @@ enum QueueDatabase {
         let config = try await BlockingPool.run { try CairnBinary.run(["config", "--library", shared]) }
         #expect(config.standardOutput.contains("queue             postgres"), "\(config.standardOutput)")
 
+        // A sync's --config names it too (its own file, not the library's).
+        let elsewhere = folder.path + "/etc-cairn.toml", other = folder.path + "/other"
+        try "queue = \"\(url)\"\nclips = false\n".write(toFile: elsewhere, atomically: true, encoding: .utf8)
+        let synced = try await BlockingPool.run {
+            try CairnBinary.run(["sync", source, "--library", other, "--config", elsewhere, "--plain", "--work-lanes", "1"])
+        }
+        #expect(synced.status == 0, "\(synced.standardError)")
+        let after = try await PostgresWorkQueue.withQueue(at: location) { try await $0.status() }
+        #expect(after.done == 4, "\(after)")
+
         // A password there is never printed; a URL that is none is refused, naming the file and the key.
         try "queue = \"postgres://cairn:hunter2@db.invalid/cairn\"\n".write(toFile: toml, atomically: true, encoding: .utf8)
         let hidden = try await BlockingPool.run { try CairnBinary.run(["config", "--library", shared]) }
