@@ -32,12 +32,18 @@ enum QueueDatabase {
         return try library.catalog.derivedFiles().map { "\($0.role.rawValue) \($0.path) \($0.width)x\($0.height)" }.sorted()
     }
 
-    @Test func anImportWhoseWorkAWorkerDidCataloguesWhatAPlainImportDoes() throws {
-        let folder = try TemporaryDirectory(prefix: "cairn-shared")
+    /// `folder`'s source: `stills` JPEGs of distinct sizes (content) from `width`, and with `video` a short clip.
+    static func source(in folder: TemporaryDirectory, stills: Int, width: Int, height: Int, video: Bool = false) throws -> String {
         let source = folder.path + "/source"
         try FileManager.default.createDirectory(atPath: source, withIntermediateDirectories: true)
-        for index in 0..<4 { try MediaFixtures.jpeg(at: "\(source)/IMG_\(index).JPG", width: 1600 + 8 * index, height: 1200) }
-        try MediaFixtures.video(at: source + "/clip.mp4")
+        for index in 0..<stills { try MediaFixtures.jpeg(at: "\(source)/IMG_\(index).JPG", width: width + 8 * index, height: height) }
+        if video { try MediaFixtures.video(at: source + "/clip.mp4") }
+        return source
+    }
+
+    @Test func anImportWhoseWorkAWorkerDidCataloguesWhatAPlainImportDoes() throws {
+        let folder = try TemporaryDirectory(prefix: "cairn-shared")
+        let source = try Self.source(in: folder, stills: 4, width: 1600, height: 1200, video: true)
         let plain = folder.path + "/plain", shared = folder.path + "/shared"
         let reference = try CairnBinary.run(["import", source, "--library", plain, "--plain"])
         #expect(reference.status == 0, "\(reference.standardError)")
@@ -87,9 +93,7 @@ enum QueueDatabase {
 
     @Test func aSyncWithAQueueRunsItsJobsThroughItAndCataloguesWhatAPlainSyncDoes() throws {
         let folder = try TemporaryDirectory(prefix: "cairn-shared-sync")
-        let source = folder.path + "/source"
-        try FileManager.default.createDirectory(atPath: source, withIntermediateDirectories: true)
-        for index in 0..<3 { try MediaFixtures.jpeg(at: "\(source)/IMG_\(index).JPG", width: 1200 + 8 * index, height: 900) }
+        let source = try Self.source(in: folder, stills: 3, width: 1200, height: 900)
         let plain = folder.path + "/plain", shared = folder.path + "/shared"
         let reference = try CairnBinary.run(["sync", source, "--library", plain, "--plain"])
         #expect(reference.status == 0, "\(reference.standardError)")
@@ -111,9 +115,7 @@ enum QueueDatabase {
 
     @Test func anImportStoppedWhileItsJobsWaitedTakesTheirResultsNextTimeAndRedoesOnlyWhatIsGone() async throws {
         let folder = try TemporaryDirectory(prefix: "cairn-shared-resume")
-        let source = folder.path + "/source"
-        try FileManager.default.createDirectory(atPath: source, withIntermediateDirectories: true)
-        for index in 0..<3 { try MediaFixtures.jpeg(at: "\(source)/IMG_\(index).JPG", width: 1400 + 8 * index, height: 1000) }
+        let source = try Self.source(in: folder, stills: 3, width: 1400, height: 1000)
         let plain = folder.path + "/plain", shared = folder.path + "/shared"
         // The processes are waited for on the blocking pool: a test holding a cooperative thread would starve the
         // heart-beating workers of the suites running beside it.
@@ -155,10 +157,7 @@ enum QueueDatabase {
 
     @Test func anImportThatDoesNotWaitLeavesItsJobsToWorkersAndTheNextRunRecordsThem() async throws {
         let folder = try TemporaryDirectory(prefix: "cairn-shared-nowait")
-        let source = folder.path + "/source"
-        try FileManager.default.createDirectory(atPath: source, withIntermediateDirectories: true)
-        for index in 0..<2 { try MediaFixtures.jpeg(at: "\(source)/IMG_\(index).JPG", width: 1200 + 8 * index, height: 900) }
-        try MediaFixtures.video(at: source + "/clip.mp4")
+        let source = try Self.source(in: folder, stills: 2, width: 1200, height: 900, video: true)
         let plain = folder.path + "/plain", shared = folder.path + "/shared"
         let reference = try await BlockingPool.run { try CairnBinary.run(["import", source, "--library", plain, "--plain"]) }
         #expect(reference.status == 0, "\(reference.standardError)")
@@ -204,10 +203,8 @@ enum QueueDatabase {
 
     @Test func theLibrarysCairnTomlNamesTheQueueForImportWorkerStatusAndConfig() async throws {
         let folder = try TemporaryDirectory(prefix: "cairn-shared-toml")
-        let source = folder.path + "/source", shared = folder.path + "/shared"
-        try FileManager.default.createDirectory(atPath: source, withIntermediateDirectories: true)
+        let source = try Self.source(in: folder, stills: 2, width: 1000, height: 800), shared = folder.path + "/shared"
         try FileManager.default.createDirectory(atPath: shared, withIntermediateDirectories: true)
-        for index in 0..<2 { try MediaFixtures.jpeg(at: "\(source)/IMG_\(index).JPG", width: 1000 + 8 * index, height: 800) }
         let toml = shared + "/cairn.toml"
         try "queue = \"\(url)\"\nclips = false\n".write(toFile: toml, atomically: true, encoding: .utf8)
 
