@@ -12,6 +12,8 @@ let layers: [[String]] = [
     // The work queue several workers share, in PostgreSQL (postgres-nio): a target of its own, so the SQLite-only build
     // never compiles it.
     ["CairnQueue"],
+    // The catalog in PostgreSQL, for a library several hosts work on: the same records as the SQLite catalog's.
+    ["CairnPostgresCatalog"],
     // Metrics: what a run and a library export, rendered for Prometheus (swift-metrics over swift-prometheus).
     ["CairnMetrics"],
     // Immich's generated API: it imports no cairn module.
@@ -137,6 +139,12 @@ let package = Package(
         .target(name: "CairnQueue", dependencies: [
             "CairnCore", .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "Logging", package: "swift-log"),
         ]),
+        // The catalog in PostgreSQL (postgres-nio): so far the import items and what their stages made, behind
+        // `ItemCatalog`, the interface the SQLite catalog implements too.
+        .target(name: "CairnPostgresCatalog", dependencies: [
+            "CairnCore", "CairnCatalog", "CairnQueue",
+            .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "Logging", package: "swift-log"),
+        ]),
         // Source walking at openat/fstatat speed.
         .target(name: "CairnScanner", dependencies: ["CairnCore"]),
         // SQLite catalog (GRDB) and its migrations.
@@ -260,6 +268,10 @@ let package = Package(
         // PostgresNIO itself: the race tests inject delays into the queue's statements with a trigger.
         .testTarget(name: "CairnQueueTests", dependencies: [
             "CairnQueue", "CairnTesting", .product(name: "PostgresNIO", package: "postgres-nio"),
+        ]),
+        // One contract suite, run on every catalog backend (SQLite, and PostgreSQL on the suite's cluster).
+        .testTarget(name: "CairnCatalogContractTests", dependencies: [
+            "CairnCatalog", "CairnPostgresCatalog", "CairnQueue", "CairnCore", "CairnTesting",
         ]),
         .testTarget(name: "CairnNarrationTests", dependencies: ["CairnNarration", "CairnTesting"]),
         .testTarget(name: "CairnWorkerTests", dependencies: [

@@ -169,7 +169,7 @@ extension Catalog {
                 WHERE id = ?
                 """)
             let updatedAt = now.databaseValue
-            for record in Self.latestPerItem(records) {
+            for record in ItemRecord.latestPerItem(records) {
                 let state = record.state.storedColumns
                 // In `savedColumns`' order.
                 try update.execute(arguments: [
@@ -179,24 +179,6 @@ extension Catalog {
                 ])
             }
         }
-    }
-
-    /// Each item's last record in `records`, in the order the items first appear. The records are saved in one
-    /// transaction, so the states an item passed through within it are never seen: writing them is work for nothing
-    /// (an item of a small-file import moves five to eight times, mostly within one group commit).
-    static func latestPerItem(_ records: [ItemRecord]) -> [ItemRecord] {
-        var position = [ItemID: Int](minimumCapacity: records.count)
-        var latest: [ItemRecord] = []
-        latest.reserveCapacity(records.count)
-        for record in records {
-            if let index = position[record.id] {
-                latest[index] = record
-            } else {
-                position[record.id] = latest.count
-                latest.append(record)
-            }
-        }
-        return latest
     }
 
     /// Sets these items' in-flight flags (and whether each runs alone), and nothing else.

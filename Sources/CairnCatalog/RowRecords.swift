@@ -34,9 +34,10 @@ struct SnapshotRow: Codable, FetchableRecord, TableRecord {
     }
 }
 
-/// One `media_probe` row.
-struct MediaProbeRow: Codable, FetchableRecord, TableRecord {
-    static let databaseTableName = "media_probe"
+/// One `media_probe` row: the probe's one codec, in either catalog (times as dates; a batch for PostgreSQL encodes
+/// them as seconds).
+package struct MediaProbeRow: Codable, FetchableRecord, TableRecord {
+    package static let databaseTableName = "media_probe"
     var sha1: String
     var container: String
     var width: Int?
@@ -58,11 +59,28 @@ struct MediaProbeRow: Codable, FetchableRecord, TableRecord {
              probeJSON = "probe_json", probedAt = "probed_at"
     }
 
-    enum Columns {
+    package enum Columns {
         static let sha1 = Column(CodingKeys.sha1)
     }
 
-    var record: MediaProbeRecord? {
+    package init(_ probe: MediaProbeRecord) {
+        sha1 = probe.checksum.hex
+        container = probe.container
+        width = probe.width
+        height = probe.height
+        durationSeconds = probe.durationSeconds
+        captureDate = probe.captureDate
+        cameraMake = probe.cameraMake
+        cameraModel = probe.cameraModel
+        latitude = probe.latitude
+        longitude = probe.longitude
+        altitude = probe.altitude
+        codec = probe.codec
+        probeJSON = probe.probeJSON
+        probedAt = probe.probedAt
+    }
+
+    package var record: MediaProbeRecord? {
         guard let checksum = Checksum(hex: sha1) else { return nil }
         return MediaProbeRecord(
             checksum: checksum, container: container, width: width, height: height, durationSeconds: durationSeconds,
@@ -71,9 +89,9 @@ struct MediaProbeRow: Codable, FetchableRecord, TableRecord {
     }
 }
 
-/// One `derived_file` row.
-struct DerivedFileRow: Codable, FetchableRecord, TableRecord {
-    static let databaseTableName = "derived_file"
+/// One `derived_file` row: the derived file's one codec, in either catalog.
+package struct DerivedFileRow: Codable, FetchableRecord, TableRecord {
+    package static let databaseTableName = "derived_file"
     var sha1: String
     var role: String
     var path: String
@@ -89,12 +107,24 @@ struct DerivedFileRow: Codable, FetchableRecord, TableRecord {
              createdAt = "created_at"
     }
 
-    enum Columns {
+    package enum Columns {
         static let sha1 = Column(CodingKeys.sha1)
         static let role = Column(CodingKeys.role)
     }
 
-    var record: DerivedFileRecord? {
+    package init(_ file: DerivedFileRecord) {
+        sha1 = file.checksum.hex
+        role = file.role.rawValue
+        path = file.path
+        format = file.format
+        width = file.width
+        height = file.height
+        byteCount = file.byteCount
+        durationSeconds = file.durationSeconds
+        createdAt = file.createdAt
+    }
+
+    package var record: DerivedFileRecord? {
         guard let checksum = Checksum(hex: sha1), let role = DerivedFileRecord.Role(rawValue: role) else { return nil }
         return DerivedFileRecord(checksum: checksum, role: role, path: path, format: format, width: width, height: height,
                                  byteCount: byteCount, durationSeconds: durationSeconds, createdAt: createdAt)

@@ -68,7 +68,7 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
 
     private func socketPath(_ folder: String, _ port: Int) -> String { folder + "/.s.PGSQL.\(port)" }
 
-    func clientConfiguration() -> PostgresClient.Configuration {
+    package func clientConfiguration() -> PostgresClient.Configuration {
         var configuration: PostgresClient.Configuration
         switch endpoint {
         case .tcp(let host, let port):

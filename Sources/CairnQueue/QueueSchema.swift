@@ -62,23 +62,6 @@ enum QueueSchema {
 
     /// Brings the schema up to date, one migrator at a time (workers starting together wait for each other).
     static func migrate(_ client: PostgresClient, logger: Logger) async throws {
-        try await client.withTransaction(logger: logger) { connection in
-            try await connection.query("SELECT pg_advisory_xact_lock(hashtext('cairn_queue_migrate'))", logger: logger)
-            try await connection.query("""
-                CREATE TABLE IF NOT EXISTS cairn_queue_migration (
-                  version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())
-                """, logger: logger)
-            var applied = Set<Int>()
-            for try await version in try await connection.query("SELECT version FROM cairn_queue_migration", logger: logger)
-                .decode(Int.self) {
-                applied.insert(version)
-            }
-            for migration in migrations where !applied.contains(migration.version) {
-                for statement in migration.statements {
-                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
-                }
-                try await connection.query("INSERT INTO cairn_queue_migration (version) VALUES (\(migration.version))", logger: logger)
-            }
-        }
+        try await PostgresMigrations(name: "cairn_queue", migrations: migrations).apply(client, logger: logger)
     }
 }

@@ -1,0 +1,93 @@
+import CairnCore
+
+/// A catalog's import items and what their stages made (assets, probes, derived files, reasons for no preview), as
+/// every catalog backend keeps them: SQLite in the library's folder (`SQLiteItemCatalog`), PostgreSQL for
+/// libraries several hosts work on (`PostgresCatalog`). One contract suite (`ItemCatalogContractTests`) runs on each.
+///
+/// Async, as the network backend needs; the import's own SQLite path calls `Catalog` directly, on the blocking
+/// pool, with its group commit in the same hop.
+public protocol ItemCatalog: Sendable {
+    /// The id of the source rooted at `rootPath`, registered on first use.
+    func sourceID(forRoot rootPath: String) async throws -> Int64
+
+    /// Plans `items` (found under source `sourceID`) and returns them as the catalog now holds them, in the order
+    /// given: one row per content, reused and never doubled. Its location follows the new sighting; a finished row
+    /// (ready, cancelled, failed for good) starts again as a placeholder, an unfinished one keeps its state, and
+    /// one the crash-loop guard failed stays failed.
+    func planImportItems(_ items: [ImportItem], sourceID: Int64) async throws -> [ItemRecord]
+
+    /// Saves item states (for an item given several times, the last wins) with the stages' `rows`, in one commit.
+    /// The files the rows point at must be durable first.
+    func saveImportItemStates(_ records: [ItemRecord], with rows: StageRows) async throws
+
+    /// Sets these items' in-flight flags (and whether each runs alone), and nothing else.
+    func markImportItemsInFlight(_ marks: [InFlightMark]) async throws
+
+    /// Every import item, by id.
+    func importItems() async throws -> [ItemRecord]
+
+    /// Items marked in flight: what a run may have been working on when it died.
+    func importItemsInFlight() async throws -> [ItemRecord]
+
+    /// How many items have their original in place and still owe derivatives.
+    func importItemsOwingDerivatives() async throws -> Int
+
+    /// Makes the crash-loop guard's failures of source `sourceID` retryable with their counts cleared; how many.
+    func retryCrashFailedImportItems(sourceID: Int64) async throws -> Int
+
+    func asset(_ checksum: Checksum) async throws -> AssetRecord?
+    func mediaProbe(_ checksum: Checksum) async throws -> MediaProbeRecord?
+    /// The derived files of one original, by role.
+    func derivedFiles(of checksum: Checksum) async throws -> [DerivedFileRecord]
+}
+
+/// The SQLite catalog as an `ItemCatalog`: each call one hop to the blocking pool.
+public struct SQLiteItemCatalog: ItemCatalog {
+    public let catalog: Catalog
+
+    public init(catalog: Catalog) { self.catalog = catalog }
+
+    public func sourceID(forRoot rootPath: String) async throws -> Int64 {
+        try await BlockingPool.run { [catalog] in try catalog.sourceID(forRoot: rootPath) }
+    }
+
+    public func planImportItems(_ items: [ImportItem], sourceID: Int64) async throws -> [ItemRecord] {
+        try await BlockingPool.run { [catalog] in try catalog.insertImportItems(items, sourceID: sourceID) }
+    }
+
+    public func saveImportItemStates(_ records: [ItemRecord], with rows: StageRows) async throws {
+        try await BlockingPool.run { [catalog] in try catalog.saveImportItemStates(records, with: rows) }
+    }
+
+    public func markImportItemsInFlight(_ marks: [InFlightMark]) async throws {
+        try await BlockingPool.run { [catalog] in try catalog.markImportItemsInFlight(marks) }
+    }
+
+    public func importItems() async throws -> [ItemRecord] {
+        try await BlockingPool.run { [catalog] in try catalog.importItems() }
+    }
+
+    public func importItemsInFlight() async throws -> [ItemRecord] {
+        try await BlockingPool.run { [catalog] in try catalog.importItemsInFlight() }
+    }
+
+    public func importItemsOwingDerivatives() async throws -> Int {
+        try await BlockingPool.run { [catalog] in try catalog.importItemsOwingDerivatives() }
+    }
+
+    public func retryCrashFailedImportItems(sourceID: Int64) async throws -> Int {
+        try await BlockingPool.run { [catalog] in try catalog.retryCrashFailedImportItems(sourceID: sourceID) }
+    }
+
+    public func asset(_ checksum: Checksum) async throws -> AssetRecord? {
+        try await BlockingPool.run { [catalog] in try catalog.asset(checksum) }
+    }
+
+    public func mediaProbe(_ checksum: Checksum) async throws -> MediaProbeRecord? {
+        try await BlockingPool.run { [catalog] in try catalog.mediaProbe(checksum) }
+    }
+
+    public func derivedFiles(of checksum: Checksum) async throws -> [DerivedFileRecord] {
+        try await BlockingPool.run { [catalog] in try catalog.derivedFiles(checksum) }
+    }
+}

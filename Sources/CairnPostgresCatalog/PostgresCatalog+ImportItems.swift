@@ -1,0 +1,225 @@
+import CairnCatalog
+import CairnCore
+import Foundation
+import PostgresNIO
+
+/// The import items in PostgreSQL, as `ItemCatalog` describes them. A batch is one statement: its rows travel as
+/// one JSON array that `jsonb_to_recordset` unpacks (nullable columns included, which PostgreSQL's array binds
+/// cannot carry).
+extension PostgresCatalog: ItemCatalog {
+    private typealias State = ItemState.Name
+
+    /// Rows no run moves on by itself: ready, cancelled, or failed without hope of a retry.
+    private static let terminal = """
+        (i.state IN ('\(State.ready.rawValue)', '\(State.cancelled.rawValue)') \
+        OR (i.state = '\(State.failed.rawValue)' AND NOT i.retryable))
+        """
+
+    /// Rows the crash-loop guard failed for good (failed while its crash counts are set).
+    private static let crashFailed = """
+        (i.state = '\(State.failed.rawValue)' AND NOT i.retryable AND (i.crash_count > 0 OR i.kill_count > 0))
+        """
+
+    /// Rows whose original is not in place yet: before or in the transfer, or failed in it.
+    private static let owingTransfer = """
+        (i.state IN ('\(State.placeholder.rawValue)', '\(State.queued.rawValue)', '\(State.transferring.rawValue)') \
+        OR (i.state = '\(State.failed.rawValue)' AND i.phase = '\(Lane.transfer.rawValue)'))
+        """
+
+    /// An item's columns (`ItemRecord`'s coding keys) for `import_item i` joined with `source s` and `asset a`.
+    private static let itemColumns = """
+        i.id, i.sha1, i.relative_path, s.root_path, i.kind, i.size, a.original_path, i.state, i.phase, i.operation,
+        i.reason, i.attempts, i.retryable, i.in_flight, i.in_flight_alone, i.crash_count, i.kill_count, i.duplicate
+        """
+
+    public func sourceID(forRoot rootPath: String) async throws -> Int64 {
+        return try await failing("register the source \(rootPath)") {
+            // The no-op update makes RETURNING name the row that was already there.
+            let rows = try await client.query("""
+                INSERT INTO cairn.source (root_path) VALUES (\(rootPath))
+                ON CONFLICT (root_path) DO UPDATE SET root_path = excluded.root_path RETURNING id
+                """, logger: logger)
+            for try await id in rows.decode(Int64.self) { return id }
+            throw PostgresCatalogError.missingRow("source \(rootPath)")
+        }
+    }
+
+    public func planImportItems(_ items: [ImportItem], sourceID: Int64) async throws -> [ItemRecord] {
+        guard !items.isEmpty else { return [] }
+        return try await failing("plan \(items.count) import items") {
+            // One row per content: an insert may not touch a row twice, and a content planned twice is one item (its
+            // last sighting, at its first place: new rows get their ids in the order given).
+            let planned = Self.lastOfEach(items, by: \.checksum).map(PlannedItem.init)
+            let terminal = "(\(Self.terminal) AND NOT \(Self.crashFailed))"
+            func restart(_ column: String, _ fresh: String) -> String {
+                "\(column) = CASE WHEN \(terminal) THEN \(fresh) ELSE i.\(column) END"
+            }
+            let rows = try await client.query(PostgresQuery(unsafeSQL: """
+                WITH planned AS (
+                  INSERT INTO cairn.import_item AS i (sha1, source_id, relative_path, kind, size, state)
+                  SELECT x.sha1, $2, x.relative_path, x.kind, x.size, '\(State.placeholder.rawValue)'
+                  FROM ROWS FROM (jsonb_to_recordset($1::jsonb) AS (sha1 text, relative_path text, kind text, size bigint))
+                    WITH ORDINALITY AS x(sha1, relative_path, kind, size, n)
+                  ORDER BY x.n
+                  ON CONFLICT (sha1) DO UPDATE SET
+                    source_id = excluded.source_id, relative_path = excluded.relative_path, kind = excluded.kind,
+                    size = excluded.size, updated_at = now(),
+                    \(restart("state", "'\(State.placeholder.rawValue)'")), \(restart("phase", "NULL")),
+                    \(restart("operation", "NULL")), \(restart("reason", "NULL")), \(restart("attempts", "0")),
+                    \(restart("crash_count", "0")), \(restart("kill_count", "0")), \(restart("duplicate", "false")),
+                    \(restart("retryable", "false"))
+                  RETURNING i.*)
+                SELECT \(Self.itemColumns.replacingOccurrences(of: "i.", with: "p."))
+                FROM planned p JOIN cairn.source s ON s.id = p.source_id LEFT JOIN cairn.asset a ON a.sha1 = p.sha1
+                """, binds: try Self.binds(Self.json(planned), sourceID)), logger: logger)
+            var byChecksum: [Checksum: ItemRecord] = [:]
+            for try await row in rows {
+                let record = try ItemRecord(from: PostgresRowDecoder(row))
+                byChecksum[record.item.checksum] = record
+            }
+            return try items.map { item in
+                guard var record = byChecksum[item.checksum] else { throw PostgresCatalogError.missingRow("import item \(item.checksum)") }
+                record.item.relativePath = item.relativePath
+                record.item.sourceRoot = item.sourceRoot
+                return record
+            }
+        }
+    }
+
+    public func saveImportItemStates(_ records: [ItemRecord], with rows: StageRows) async throws {
+        guard !records.isEmpty || !rows.isEmpty else { return }
+        return try await failing("save \(records.count) item states") {
+            let states = try Self.json(ItemRecord.latestPerItem(records).map(SavedState.init))
+            try await client.withTransaction(logger: logger) { connection in
+                try await Self.saveStageRows(rows, on: connection, logger: logger)
+                guard !records.isEmpty else { return }
+                try await connection.query("""
+                    UPDATE cairn.import_item i SET state = x.state, phase = x.phase, operation = x.operation,
+                      reason = x.reason, attempts = x.attempts, retryable = x.retryable, in_flight = x.in_flight,
+                      in_flight_alone = x.in_flight_alone, crash_count = x.crash_count, kill_count = x.kill_count,
+                      duplicate = x.duplicate, updated_at = now()
+                    FROM jsonb_to_recordset(\(states)::jsonb) AS x(id bigint, state text, phase text, operation text,
+                      reason text, attempts integer, retryable boolean, in_flight boolean, in_flight_alone boolean,
+                      crash_count integer, kill_count integer, duplicate boolean)
+                    WHERE i.id = x.id
+                    """, logger: logger)
+            }
+        }
+    }
+
+    public func markImportItemsInFlight(_ marks: [InFlightMark]) async throws {
+        guard !marks.isEmpty else { return }
+        return try await failing("mark \(marks.count) items in flight") {
+            let ids = marks.map(\.id.rawValue), alone = marks.map(\.alone)
+            try await client.query("""
+                UPDATE cairn.import_item i SET in_flight = true, in_flight_alone = x.alone
+                FROM unnest(\(ids)::bigint[], \(alone)::boolean[]) AS x(id, alone) WHERE i.id = x.id
+                """, logger: logger)
+        }
+    }
+
+    public func importItems() async throws -> [ItemRecord] { try await items(where: "true") }
+
+    public func importItemsInFlight() async throws -> [ItemRecord] { try await items(where: "i.in_flight") }
+
+    public func importItemsOwingDerivatives() async throws -> Int {
+        return try await failing("count the items that owe derivatives") {
+            let rows = try await client.query(PostgresQuery(unsafeSQL: """
+                SELECT count(*) FROM cairn.import_item i WHERE NOT \(Self.terminal) AND NOT \(Self.owingTransfer)
+                """), logger: logger)
+            for try await count in rows.decode(Int.self) { return count }
+            return 0
+        }
+    }
+
+    public func retryCrashFailedImportItems(sourceID: Int64) async throws -> Int {
+        return try await failing("retry the items the crash-loop guard failed") {
+            let rows = try await client.query(PostgresQuery(unsafeSQL: """
+                UPDATE cairn.import_item i SET retryable = true, attempts = 0, crash_count = 0, kill_count = 0,
+                  updated_at = now()
+                WHERE i.source_id = $1 AND \(Self.crashFailed) RETURNING i.id
+                """, binds: try Self.binds(sourceID)), logger: logger)
+            var count = 0
+            for try await _ in rows { count += 1 }
+            return count
+        }
+    }
+
+    /// `condition` names `import_item i`'s columns; rows by id.
+    private func items(where condition: String) async throws -> [ItemRecord] {
+        return try await failing("read import items") {
+            let rows = try await client.query(PostgresQuery(unsafeSQL: """
+                SELECT \(Self.itemColumns)
+                FROM cairn.import_item i JOIN cairn.source s ON s.id = i.source_id LEFT JOIN cairn.asset a ON a.sha1 = i.sha1
+                WHERE \(condition) ORDER BY i.id
+                """), logger: logger)
+            var records: [ItemRecord] = []
+            for try await row in rows { records.append(try ItemRecord(from: PostgresRowDecoder(row))) }
+            return records
+        }
+    }
+
+    /// Binds for a statement written with `$1`, `$2`…, in order.
+    static func binds(_ values: any PostgresEncodable & Sendable...) throws -> PostgresBindings {
+        var binds = PostgresBindings()
+        for value in values { try binds.append(value) }
+        return binds
+    }
+
+    /// A batch of rows as the JSON array `jsonb_to_recordset` reads, through the rows' own codecs (their coding
+    /// keys are the columns), times as seconds since 1970 for `to_timestamp`.
+    static func json(_ rows: some Encodable) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .secondsSince1970
+        return String(decoding: try encoder.encode(rows), as: UTF8.self)
+    }
+}
+
+/// An item as planning writes it.
+private struct PlannedItem: Encodable {
+    var sha1: String
+    var relativePath: String
+    var kind: String
+    var size: Int64
+
+    init(_ item: ImportItem) {
+        sha1 = item.checksum.hex
+        relativePath = item.relativePath
+        kind = item.kind.rawValue
+        size = item.byteCount
+    }
+
+    enum CodingKeys: String, CodingKey { case sha1, relativePath = "relative_path", kind, size }
+}
+
+/// An item's state and bookkeeping as a save writes them: the columns of `ItemState.storedColumns` and the record's.
+private struct SavedState: Encodable {
+    var id: Int64
+    var state: String
+    var phase: String?
+    var operation: String?
+    var reason: String?
+    var attempts: Int
+    var retryable: Bool
+    var inFlight: Bool
+    var inFlightAlone: Bool
+    var crashCount: Int
+    var killCount: Int
+    var duplicate: Bool
+
+    init(_ record: ItemRecord) {
+        let stored = record.state.storedColumns
+        id = record.id.rawValue
+        (state, phase, operation, reason, attempts, retryable) = stored
+        inFlight = record.inFlight
+        inFlightAlone = record.runsAlone
+        crashCount = record.crashCount
+        killCount = record.killCount
+        duplicate = record.isDuplicate
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, state, phase, operation, reason, attempts, retryable, inFlight = "in_flight",
+             inFlightAlone = "in_flight_alone", crashCount = "crash_count", killCount = "kill_count", duplicate
+    }
+}

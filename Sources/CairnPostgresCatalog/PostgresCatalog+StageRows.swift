@@ -1,0 +1,130 @@
+import CairnCatalog
+import CairnCore
+import Foundation
+import Logging
+import PostgresNIO
+
+/// What the stages made of originals (assets, probes, derived files, reasons for no preview) in PostgreSQL, written
+/// with the item states of the same batch and read back as the SQLite catalog's records.
+extension PostgresCatalog {
+    /// The assets first: a probe, a derived file or a reason may be about one of them. An asset already there stays
+    /// as it is; a probe or a derived file replaces the one before it (the last of a batch wins).
+    static func saveStageRows(_ rows: StageRows, on connection: PostgresConnection, logger: Logger) async throws {
+        if !rows.assets.isEmpty {
+            try await connection.query("""
+                INSERT INTO cairn.asset (sha1, kind, size, original_extension, first_source_path, original_path,
+                  imported_at, run_id, no_preview_reason)
+                SELECT x.sha1, x.kind, x.size, x.original_extension, x.first_source_path, x.original_path,
+                  to_timestamp(x.imported_at), x.run_id, x.no_preview_reason
+                FROM jsonb_to_recordset(\(try json(rows.assets))::jsonb) AS x(sha1 text, kind text,
+                  size bigint, original_extension text, first_source_path text, original_path text,
+                  imported_at double precision, run_id text, no_preview_reason text)
+                ON CONFLICT (sha1) DO NOTHING
+                """, logger: logger)
+        }
+        let probes = lastOfEach(rows.probes, by: \.checksum)
+        if !probes.isEmpty {
+            try await connection.query("""
+                INSERT INTO cairn.media_probe AS p (sha1, container, width, height, duration_seconds, capture_date,
+                  camera_make, camera_model, latitude, longitude, altitude, codec, probe_json, probed_at)
+                SELECT x.sha1, x.container, x.width, x.height, x.duration_seconds, to_timestamp(x.capture_date),
+                  x.camera_make, x.camera_model, x.latitude, x.longitude, x.altitude, x.codec, x.probe_json,
+                  to_timestamp(x.probed_at)
+                FROM jsonb_to_recordset(\(try json(probes.map(MediaProbeRow.init)))::jsonb) AS x(sha1 text,
+                  container text, width integer, height integer, duration_seconds double precision,
+                  capture_date double precision, camera_make text, camera_model text, latitude double precision,
+                  longitude double precision, altitude double precision, codec text, probe_json text,
+                  probed_at double precision)
+                ON CONFLICT (sha1) DO UPDATE SET container = excluded.container, width = excluded.width,
+                  height = excluded.height, duration_seconds = excluded.duration_seconds,
+                  capture_date = excluded.capture_date, camera_make = excluded.camera_make,
+                  camera_model = excluded.camera_model, latitude = excluded.latitude, longitude = excluded.longitude,
+                  altitude = excluded.altitude, codec = excluded.codec, probe_json = excluded.probe_json,
+                  probed_at = excluded.probed_at
+                """, logger: logger)
+        }
+        let derived = lastOfEach(rows.derivedFiles) { DerivedKey(checksum: $0.checksum, role: $0.role) }
+        if !derived.isEmpty {
+            try await connection.query("""
+                INSERT INTO cairn.derived_file (sha1, role, path, format, width, height, byte_count, duration_seconds,
+                  created_at)
+                SELECT x.sha1, x.role, x.path, x.format, x.width, x.height, x.byte_count, x.duration_seconds,
+                  to_timestamp(x.created_at)
+                FROM jsonb_to_recordset(\(try json(derived.map(DerivedFileRow.init)))::jsonb) AS x(sha1 text, role text,
+                  path text, format text, width integer, height integer, byte_count bigint,
+                  duration_seconds double precision, created_at double precision)
+                ON CONFLICT (sha1, role) DO UPDATE SET path = excluded.path, format = excluded.format,
+                  width = excluded.width, height = excluded.height, byte_count = excluded.byte_count,
+                  duration_seconds = excluded.duration_seconds, created_at = excluded.created_at
+                """, logger: logger)
+        }
+        let kept = lastOfEach(rows.keptWithoutPreview, by: \.checksum)
+        if !kept.isEmpty {
+            let checksums = kept.map(\.checksum.hex), reasons = kept.map(\.reason)
+            try await connection.query("""
+                UPDATE cairn.asset a SET no_preview_reason = x.reason
+                FROM unnest(\(checksums)::text[], \(reasons)::text[]) AS x(sha1, reason) WHERE a.sha1 = x.sha1
+                """, logger: logger)
+        }
+    }
+
+    /// The last element of each key, in the order the keys first appear: one statement may not write a row twice.
+    static func lastOfEach<Element, Key: Hashable>(_ elements: [Element], by key: (Element) -> Key) -> [Element] {
+        var position: [Key: Int] = [:]
+        var result: [Element] = []
+        for element in elements {
+            if let index = position[key(element)] {
+                result[index] = element
+            } else {
+                position[key(element)] = result.count
+                result.append(element)
+            }
+        }
+        return result
+    }
+
+    // MARK: Reads
+
+    public func asset(_ checksum: Checksum) async throws -> AssetRecord? {
+        return try await failing("read asset \(checksum)") {
+            let rows = try await client.query("""
+                SELECT sha1, kind, size, original_extension, first_source_path, original_path, imported_at, run_id,
+                  no_preview_reason
+                FROM cairn.asset WHERE sha1 = \(checksum.hex)
+                """, logger: logger)
+            for try await row in rows { return try AssetRecord(from: PostgresRowDecoder(row)) }
+            return nil
+        }
+    }
+
+    public func mediaProbe(_ checksum: Checksum) async throws -> MediaProbeRecord? {
+        return try await failing("read the probe of \(checksum)") {
+            let rows = try await client.query("""
+                SELECT sha1, container, width, height, duration_seconds, capture_date, camera_make, camera_model, latitude,
+                  longitude, altitude, codec, probe_json, probed_at
+                FROM cairn.media_probe WHERE sha1 = \(checksum.hex)
+                """, logger: logger)
+            for try await row in rows { return try MediaProbeRow(from: PostgresRowDecoder(row)).record }
+            return nil
+        }
+    }
+
+    public func derivedFiles(of checksum: Checksum) async throws -> [DerivedFileRecord] {
+        return try await failing("read the derived files of \(checksum)") {
+            let rows = try await client.query("""
+                SELECT sha1, role, path, format, width, height, byte_count, duration_seconds, created_at
+                FROM cairn.derived_file WHERE sha1 = \(checksum.hex) ORDER BY role
+                """, logger: logger)
+            var files: [DerivedFileRecord] = []
+            for try await row in rows {
+                if let file = try DerivedFileRow(from: PostgresRowDecoder(row)).record { files.append(file) }
+            }
+            return files
+        }
+    }
+}
+
+private struct DerivedKey: Hashable {
+    var checksum: Checksum
+    var role: DerivedFileRecord.Role
+}

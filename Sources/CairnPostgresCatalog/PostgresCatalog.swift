@@ -1,0 +1,170 @@
+import CairnCatalog
+import CairnCore
+import CairnQueue
+import Foundation
+import Logging
+import PostgresNIO
+
+/// A library's catalog in PostgreSQL, for a library that several hosts work on (its folder shared over NFS or the
+/// like, where SQLite must not live): the same records as the SQLite catalog, in the schema `cairn` of one
+/// database, which belongs to one library. So far it holds the import items and what their stages made
+/// (`ItemCatalog`); the rest of the catalog follows behind the same contract suite.
+public final class PostgresCatalog: Sendable {
+    /// The library this catalog belongs to (its identity, as the queue names it).
+    public let library: String
+    let client: PostgresClient
+    let logger = Logger(label: "cairn.catalog", factory: { _ in SwiftLogNoOpLogHandler() })
+
+    init(library: String, client: PostgresClient) {
+        self.library = library
+        self.client = client
+    }
+
+    /// Connects to `location`, brings the schema up to date, checks that the database holds `library`'s catalog
+    /// (or none yet: it becomes `library`'s) and runs `body` with it; the connections close when `body` returns.
+    public static func withCatalog<Result: Sendable>(at location: PostgresLocation, library: String,
+                                                     _ body: (PostgresCatalog) async throws -> Result) async throws -> Result {
+        let client = PostgresClient(configuration: location.clientConfiguration())
+        return try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await client.run() }
+            defer { group.cancelAll() }
+            let catalog = PostgresCatalog(library: library, client: client)
+            try await CatalogSchema.migrations.apply(client, logger: catalog.logger)
+            try await catalog.claim(location: location)
+            return try await body(catalog)
+        }
+    }
+
+    /// Runs `body`, its errors named for `operation` in one line that helps (postgres-nio's own description says
+    /// nothing, on purpose).
+    func failing<Value>(_ operation: String, _ body: () async throws -> Value) async throws -> Value {
+        do {
+            return try await body()
+        } catch let error as PostgresCatalogError {
+            throw error
+        } catch {
+            throw PostgresCatalogError.failed(operation: operation, reason: WorkQueueError.describe(error))
+        }
+    }
+
+    /// Makes the database `library`'s, or checks that it is: a catalog holds one library's records, and one
+    /// opened for another library would mix two libraries' items.
+    private func claim(location: PostgresLocation) async throws {
+        let rows = try await client.query("""
+            WITH claimed AS (
+              INSERT INTO cairn.catalog_library (identity) VALUES (\(library)) ON CONFLICT DO NOTHING RETURNING identity)
+            SELECT identity FROM claimed UNION ALL SELECT identity FROM cairn.catalog_library
+            """, logger: logger)
+        for try await owner in rows.decode(String.self) where owner != library {
+            throw PostgresCatalogError.otherLibrary(owner: owner, library: library, location: location.description)
+        }
+    }
+}
+
+public enum PostgresCatalogError: Error, CustomStringConvertible, Equatable {
+    /// The database holds another library's catalog.
+    case otherLibrary(owner: String, library: String, location: String)
+    /// A statement that returns a row returned none (the catalog changed under the call).
+    case missingRow(String)
+    /// The server or the connection failed an operation; `reason` is PostgreSQL's word, never the password.
+    case failed(operation: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case .otherLibrary(let owner, let library, let location):
+            "the catalog at \(location) belongs to the library \(owner), not to \(library): give each library a database of its own"
+        case .missingRow(let what):
+            "the catalog returned no row for \(what)"
+        case .failed(let operation, let reason):
+            "the catalog could not \(operation): \(reason)"
+        }
+    }
+}
+
+/// The catalog's tables in PostgreSQL: the SQLite catalog's columns, with PostgreSQL's types (booleans, `bigint`
+/// ids, `timestamptz`). Shipped migrations are never edited.
+enum CatalogSchema {
+    static let migrations = PostgresMigrations(name: "cairn_catalog", migrations: [
+        (1, [
+            "CREATE SCHEMA IF NOT EXISTS cairn",
+            // One row: the library whose catalog this is.
+            """
+            CREATE TABLE cairn.catalog_library (
+              one boolean PRIMARY KEY DEFAULT true CHECK (one),
+              identity text NOT NULL,
+              created_at timestamptz NOT NULL DEFAULT now())
+            """,
+            """
+            CREATE TABLE cairn.source (
+              id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+              root_path text NOT NULL UNIQUE,
+              created_at timestamptz NOT NULL DEFAULT now())
+            """,
+            """
+            CREATE TABLE cairn.asset (
+              sha1 text PRIMARY KEY,
+              kind text NOT NULL,
+              size bigint NOT NULL,
+              original_extension text NOT NULL,
+              first_source_path text NOT NULL,
+              original_path text NOT NULL,
+              imported_at timestamptz NOT NULL,
+              run_id text,
+              no_preview_reason text)
+            """,
+            """
+            CREATE TABLE cairn.import_item (
+              id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+              sha1 text NOT NULL UNIQUE,
+              source_id bigint NOT NULL REFERENCES cairn.source (id),
+              relative_path text NOT NULL,
+              kind text NOT NULL,
+              size bigint NOT NULL,
+              state text NOT NULL,
+              phase text,
+              operation text,
+              reason text,
+              attempts integer NOT NULL DEFAULT 0,
+              retryable boolean NOT NULL DEFAULT false,
+              in_flight boolean NOT NULL DEFAULT false,
+              in_flight_alone boolean NOT NULL DEFAULT false,
+              crash_count integer NOT NULL DEFAULT 0,
+              kill_count integer NOT NULL DEFAULT 0,
+              duplicate boolean NOT NULL DEFAULT false,
+              updated_at timestamptz NOT NULL DEFAULT now())
+            """,
+            "CREATE INDEX import_item_state ON cairn.import_item (state)",
+            "CREATE INDEX import_item_in_flight ON cairn.import_item (id) WHERE in_flight",
+            """
+            CREATE TABLE cairn.media_probe (
+              sha1 text PRIMARY KEY,
+              container text NOT NULL,
+              width integer,
+              height integer,
+              duration_seconds double precision,
+              capture_date timestamptz,
+              camera_make text,
+              camera_model text,
+              latitude double precision,
+              longitude double precision,
+              altitude double precision,
+              codec text,
+              probe_json text NOT NULL,
+              probed_at timestamptz NOT NULL)
+            """,
+            """
+            CREATE TABLE cairn.derived_file (
+              sha1 text NOT NULL,
+              role text NOT NULL,
+              path text NOT NULL,
+              format text NOT NULL,
+              width integer NOT NULL,
+              height integer NOT NULL,
+              byte_count bigint NOT NULL,
+              duration_seconds double precision,
+              created_at timestamptz NOT NULL,
+              PRIMARY KEY (sha1, role))
+            """,
+        ]),
+    ])
+}

@@ -1,0 +1,45 @@
+import Logging
+import PostgresNIO
+
+/// One schema's shipped migrations in PostgreSQL (the queue's, the catalog's), applied in one transaction by one
+/// process at a time: processes starting together wait for each other on an advisory lock named for the schema.
+/// A shipped migration is never edited: a change is a new version.
+package struct PostgresMigrations: Sendable {
+    /// Names the lock and the table that records the versions applied (`NAME_migration`).
+    package let name: String
+    package let migrations: [(version: Int, statements: [String])]
+
+    package init(name: String, migrations: [(version: Int, statements: [String])]) {
+        self.name = name
+        self.migrations = migrations
+    }
+
+    package func apply(_ client: PostgresClient, logger: Logger) async throws {
+        let table = name + "_migration"
+        try await client.withTransaction(logger: logger) { connection in
+            try await connection.query("SELECT pg_advisory_xact_lock(hashtext(\(name + "_migrate")))", logger: logger)
+            try await connection.query(PostgresQuery(unsafeSQL: """
+                CREATE TABLE IF NOT EXISTS \(table) (
+                  version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())
+                """), logger: logger)
+            var applied = Set<Int>()
+            for try await version in try await connection.query(PostgresQuery(unsafeSQL: "SELECT version FROM \(table)"),
+                                                                logger: logger).decode(Int.self) {
+                applied.insert(version)
+            }
+            for migration in migrations where !applied.contains(migration.version) {
+                for statement in migration.statements {
+                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                }
+                try await connection.query(PostgresQuery(unsafeSQL: "INSERT INTO \(table) (version) VALUES ($1)",
+                                                         binds: Self.binds(migration.version)), logger: logger)
+            }
+        }
+    }
+
+    private static func binds(_ version: Int) -> PostgresBindings {
+        var binds = PostgresBindings()
+        binds.append(version)
+        return binds
+    }
+}
