@@ -1,7 +1,7 @@
 import CairnCore
 
 /// A catalog's import items and what their stages made (assets, probes, derived files, reasons for no preview), as
-/// every catalog backend keeps them: SQLite in the library's folder (`SQLiteItemCatalog`), PostgreSQL for
+/// every catalog backend keeps them: SQLite in the library's folder (`SQLiteCatalog`), PostgreSQL for
 /// libraries several hosts work on (`PostgresCatalog`). One contract suite (`ItemCatalogContractTests`) runs on each.
 ///
 /// Async, as the network backend needs; the import's own SQLite path calls `Catalog` directly, on the blocking
@@ -41,8 +41,9 @@ public protocol ItemCatalog: Sendable {
     func derivedFiles(of checksum: Checksum) async throws -> [DerivedFileRecord]
 }
 
-/// The SQLite catalog as an `ItemCatalog`: each call one hop to the blocking pool.
-public struct SQLiteItemCatalog: ItemCatalog {
+/// The SQLite catalog (`Catalog`) behind the catalog interfaces (`ItemCatalog`, `SnapshotCatalog`, `RunCatalog`):
+/// each call one hop to the blocking pool.
+public struct SQLiteCatalog: ItemCatalog {
     public let catalog: Catalog
 
     public init(catalog: Catalog) { self.catalog = catalog }

@@ -6,9 +6,9 @@ import GRDB
 // practice), with a `Columns` enum for the columns a query names. The public records are built from them at the
 // edge, where a checksum that does not parse leaves its row out rather than failing the whole read.
 
-/// One `source_file` row: a file of a source's last snapshot.
-struct SnapshotRow: Codable, FetchableRecord, TableRecord {
-    static let databaseTableName = "source_file"
+/// One `source_file` row: a file of a source's last snapshot, the snapshot file's one codec in either catalog.
+package struct SnapshotRow: Codable, FetchableRecord, TableRecord {
+    package static let databaseTableName = "source_file"
     var relativePath: String
     var device: Int64
     var inode: Int64
@@ -21,11 +21,21 @@ struct SnapshotRow: Codable, FetchableRecord, TableRecord {
         case relativePath = "relative_path", device, inode, size, modificationTimeNanoseconds = "mtime_ns", sha1, kind
     }
 
-    enum Columns {
+    package enum Columns {
         static let sourceID = Column("source_id")
     }
 
-    var record: SourceFile {
+    package init(_ file: SourceFile) {
+        relativePath = file.relativePath
+        device = Int64(bitPattern: file.fingerprint.device)
+        inode = Int64(bitPattern: file.fingerprint.inode)
+        size = file.fingerprint.size
+        modificationTimeNanoseconds = file.fingerprint.modificationTimeNanoseconds
+        sha1 = file.checksum?.hex
+        kind = file.kind.rawValue
+    }
+
+    package var record: SourceFile {
         SourceFile(
             relativePath: relativePath,
             fingerprint: FileFingerprint(device: UInt64(bitPattern: device), inode: UInt64(bitPattern: inode), size: size,

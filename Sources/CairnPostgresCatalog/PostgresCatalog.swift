@@ -7,8 +7,9 @@ import PostgresNIO
 
 /// A library's catalog in PostgreSQL, for a library that several hosts work on (its folder shared over NFS or the
 /// like, where SQLite must not live): the same records as the SQLite catalog, in the schema `cairn` of one
-/// database, which belongs to one library. So far it holds the import items and what their stages made
-/// (`ItemCatalog`); the rest of the catalog follows behind the same contract suite.
+/// database, which belongs to one library. So far it holds sources and their snapshots, the import items and what
+/// their stages made, and runs (`ItemCatalog`, `SnapshotCatalog`, `RunCatalog`); the rest of the catalog follows
+/// behind the same contract suite.
 public final class PostgresCatalog: Sendable {
     /// The library this catalog belongs to (its identity, as the queue names it).
     public let library: String
@@ -165,6 +166,57 @@ enum CatalogSchema {
               created_at timestamptz NOT NULL,
               PRIMARY KEY (sha1, role))
             """,
+        ]),
+        (2, [
+            // A source's last snapshot: whether each file's content has an asset (`in_library`) spares a rescan
+            // the lookup; an asset deleted clears it.
+            """
+            CREATE TABLE cairn.source_file (
+              source_id bigint NOT NULL REFERENCES cairn.source (id) ON DELETE CASCADE,
+              relative_path text NOT NULL,
+              device bigint NOT NULL,
+              inode bigint NOT NULL,
+              size bigint NOT NULL,
+              mtime_ns bigint NOT NULL,
+              sha1 text,
+              kind text NOT NULL,
+              in_library boolean NOT NULL DEFAULT false,
+              PRIMARY KEY (source_id, relative_path))
+            """,
+            "CREATE INDEX source_file_sha1 ON cairn.source_file (sha1)",
+            "CREATE INDEX source_file_not_in_library ON cairn.source_file (source_id) WHERE NOT in_library",
+            """
+            CREATE FUNCTION cairn.asset_deleted_leaves_library() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+              UPDATE cairn.source_file SET in_library = false WHERE sha1 = OLD.sha1;
+              RETURN OLD;
+            END $$
+            """,
+            """
+            CREATE TRIGGER asset_deleted_leaves_library AFTER DELETE ON cairn.asset
+              FOR EACH ROW EXECUTE FUNCTION cairn.asset_deleted_leaves_library()
+            """,
+            """
+            CREATE TABLE cairn.run (
+              id text PRIMARY KEY,
+              command text NOT NULL,
+              source_id bigint REFERENCES cairn.source (id),
+              started_at timestamptz NOT NULL,
+              ended_at timestamptz,
+              outcome text NOT NULL,
+              message text,
+              counts jsonb NOT NULL,
+              summary text)
+            """,
+            "CREATE INDEX run_started ON cairn.run (started_at)",
+            """
+            CREATE TABLE cairn.run_failure (
+              run_id text NOT NULL REFERENCES cairn.run (id) ON DELETE CASCADE,
+              relative_path text NOT NULL,
+              phase text NOT NULL,
+              reason text NOT NULL)
+            """,
+            "CREATE INDEX run_failure_run ON cairn.run_failure (run_id)",
         ]),
     ])
 }

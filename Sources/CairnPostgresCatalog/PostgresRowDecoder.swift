@@ -1,9 +1,10 @@
+import Foundation
 import PostgresNIO
 
 /// Decodes a `Decodable` record from a PostgreSQL row by column name, so a record keeps its one codec (its
 /// `CodingKeys` are the columns) whichever catalog read it. A value PostgresNIO decodes itself (text, integers,
-/// booleans, doubles, timestamps) is read from its cell; any other (a checksum, an id, a raw-value enum) decodes
-/// from the cell as a single value.
+/// booleans, doubles, timestamps) is read from its cell; a JSON column through `JSONDecoder`; any other (a checksum,
+/// an id, a raw-value enum) decodes from the cell as a single value.
 struct PostgresRowDecoder: Decoder {
     let row: PostgresRandomAccessRow
     var codingPath: [any CodingKey] { [] }
@@ -28,6 +29,11 @@ struct PostgresRowDecoder: Decoder {
             func read<Native: PostgresDecodable>(_ native: Native.Type) throws -> Native { try cell.decode(Native.self) }
             // `T` is `native`, so the cast always succeeds.
             return try read(native) as! T
+        }
+        if cell.dataType == .jsonb || cell.dataType == .json, var bytes = cell.bytes {
+            // A value stored as JSON (a run's counts): binary jsonb starts with its format's version.
+            if cell.dataType == .jsonb && cell.format == .binary { bytes.moveReaderIndex(forwardBy: 1) }
+            return try JSONDecoder().decode(T.self, from: Data(bytes.readableBytesView))
         }
         return try T(from: CellDecoder(cell: cell))
     }

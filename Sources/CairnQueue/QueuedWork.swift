@@ -104,6 +104,10 @@ extension WorkQueueError {
     /// An error from the queue in one line that helps (postgres-nio's own description says nothing, on purpose)
     /// and never shows the connection's password.
     public static func describe(_ error: any Error) -> String {
+        if let transaction = error as? PostgresTransactionError,
+           let cause = transaction.closureError ?? transaction.beginError ?? transaction.commitError {
+            return describe(cause)
+        }
         guard let error = error as? PSQLError else { return "\(error)" }
         if let message = error.serverInfo?[.message] { return "the server said: \(message)" }
         if let underlying = error.underlying { return "\(error.code): \(underlying)" }

@@ -6,35 +6,9 @@ import CairnTesting
 import Foundation
 import Testing
 
-/// What every catalog backend must do with import items and their stages' rows: each test runs on the SQLite
-/// catalog (a file in a temporary folder) and on the PostgreSQL one (a fresh database of the suite's cluster),
+/// What every catalog backend must do with import items and their stages' rows: each test runs on every `CatalogBackend`
 /// with the same expectations.
 @Suite struct ItemCatalogContractTests {
-    enum Backend: String, CaseIterable, CustomTestStringConvertible {
-        case sqlite, postgres
-
-        var testDescription: String { rawValue }
-
-        func withCatalog(_ body: (any ItemCatalog) async throws -> Void) async throws {
-            switch self {
-            case .sqlite:
-                let folder = try TemporaryDirectory()
-                let catalog = try Catalog(path: folder.subpath("catalog.sqlite"))
-                defer { catalog.close() }
-                try await body(SQLiteItemCatalog(catalog: catalog))
-            case .postgres:
-                try await PostgresCatalog.withCatalog(at: try ItemCatalogContractTests.freshDatabase(), library: "/library") {
-                    try await body($0)
-                }
-            }
-        }
-    }
-
-    static func freshDatabase(password: String? = nil) throws -> PostgresLocation {
-        PostgresLocation(endpoint: .socket(folder: try TestPostgres.socketFolder(), port: 5432), password: password,
-                         database: try TestPostgres.freshDatabase())
-    }
-
     static func item(_ number: Int, _ path: String, root: String = "/photos", kind: MediaKind = .photo) -> ImportItem {
         ImportItem(relativePath: path, sourceRoot: root, kind: kind, byteCount: Int64(1000 + number),
                    checksum: Checksum(hex: String(format: "%040x", number))!)
@@ -49,8 +23,8 @@ import Testing
                             retryable: retryable))
     }
 
-    @Test(arguments: Backend.allCases)
-    func planningKeepsOneRowPerContentAndResumesAnUnfinishedItemWhereItStood(_ backend: Backend) async throws {
+    @Test(arguments: CatalogBackend.allCases)
+    func planningKeepsOneRowPerContentAndResumesAnUnfinishedItemWhereItStood(_ backend: CatalogBackend) async throws {
         try await backend.withCatalog { catalog in
             let photos = try await catalog.sourceID(forRoot: "/photos")
             #expect(try await catalog.sourceID(forRoot: "/photos") == photos)
@@ -85,8 +59,8 @@ import Testing
         }
     }
 
-    @Test(arguments: Backend.allCases)
-    func anItemTheCrashLoopGuardFailedStaysFailedUntilItIsRetried(_ backend: Backend) async throws {
+    @Test(arguments: CatalogBackend.allCases)
+    func anItemTheCrashLoopGuardFailedStaysFailedUntilItIsRetried(_ backend: CatalogBackend) async throws {
         try await backend.withCatalog { catalog in
             let source = try await catalog.sourceID(forRoot: "/photos")
             let planned = try await catalog.planImportItems([Self.item(1, "crash.heic"), Self.item(2, "bad.jpg")], sourceID: source)
@@ -111,8 +85,8 @@ import Testing
         }
     }
 
-    @Test(arguments: Backend.allCases)
-    func aSaveKeepsEachItemsLastStateWithTheRowsItsStagesMade(_ backend: Backend) async throws {
+    @Test(arguments: CatalogBackend.allCases)
+    func aSaveKeepsEachItemsLastStateWithTheRowsItsStagesMade(_ backend: CatalogBackend) async throws {
         try await backend.withCatalog { catalog in
             let source = try await catalog.sourceID(forRoot: "/photos")
             let planned = try await catalog.planImportItems([Self.item(1, "a.jpg"), Self.item(2, "b.mov", kind: .video)],
@@ -176,8 +150,8 @@ import Testing
         }
     }
 
-    @Test(arguments: Backend.allCases)
-    func inFlightMarksSetTheFlagsAndNothingElse(_ backend: Backend) async throws {
+    @Test(arguments: CatalogBackend.allCases)
+    func inFlightMarksSetTheFlagsAndNothingElse(_ backend: CatalogBackend) async throws {
         try await backend.withCatalog { catalog in
             let source = try await catalog.sourceID(forRoot: "/photos")
             let planned = try await catalog.planImportItems((1...3).map { Self.item($0, "\($0).jpg") }, sourceID: source)
@@ -194,8 +168,8 @@ import Testing
         }
     }
 
-    @Test(arguments: Backend.allCases)
-    func itemsWithTheirOriginalInPlaceOweDerivativesUntilTheyEnd(_ backend: Backend) async throws {
+    @Test(arguments: CatalogBackend.allCases)
+    func itemsWithTheirOriginalInPlaceOweDerivativesUntilTheyEnd(_ backend: CatalogBackend) async throws {
         try await backend.withCatalog { catalog in
             let source = try await catalog.sourceID(forRoot: "/photos")
             let states: [ItemState] = [
@@ -215,7 +189,7 @@ import Testing
     }
 
     @Test func aPostgresCatalogBelongsToOneLibraryAndSaysSoWithoutItsPassword() async throws {
-        let location = try Self.freshDatabase(password: "s3cret-word")
+        let location = try CatalogBackend.freshDatabase(password: "s3cret-word")
         try await PostgresCatalog.withCatalog(at: location, library: "/mnt/family") { catalog in
             _ = try await catalog.sourceID(forRoot: "/photos")
         }

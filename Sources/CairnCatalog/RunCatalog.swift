@@ -1,0 +1,68 @@
+import CairnCore
+
+/// A catalog's snapshots of its sources: the files each source held when it was last walked.
+public protocol SnapshotCatalog: Sendable {
+    /// The last snapshot of a source, keyed by relative path.
+    func snapshot(sourceID: Int64) async throws -> [String: SourceFile]
+
+    /// Writes a snapshot's changes in one commit: new or changed files, and paths gone from the source. A file whose
+    /// content changed is no longer known to be in the library.
+    func updateSnapshot(sourceID: Int64, upserting files: [SourceFile], removing removedPaths: [String]) async throws
+
+    /// Content any source other than `sourceID` held when last walked: never a deletion candidate for `sourceID`.
+    func checksumsHeld(bySourcesOtherThan sourceID: Int64) async throws -> Set<Checksum>
+}
+
+/// A catalog's record of runs: how each started and ended, and the files that failed in it.
+public protocol RunCatalog: Sendable {
+    func startRun(_ run: RunRecord) async throws
+    /// Records how a run ended, with its per-file failures, in one commit.
+    func finishRun(_ run: RunRecord, failures: [RunFailureRecord]) async throws
+    /// The run that started last (of `command`, when given).
+    func lastRun(command: String?) async throws -> RunRecord?
+    func run(id: String) async throws -> RunRecord?
+    /// The last `limit` runs, newest first.
+    func runs(limit: Int) async throws -> [RunRecord]
+    /// A run's failures, by path.
+    func failures(runID: String) async throws -> [RunFailureRecord]
+}
+
+extension SQLiteCatalog: SnapshotCatalog, RunCatalog {
+    public func snapshot(sourceID: Int64) async throws -> [String: SourceFile] {
+        try await BlockingPool.run { [catalog] in try catalog.snapshot(sourceID: sourceID) }
+    }
+
+    public func updateSnapshot(sourceID: Int64, upserting files: [SourceFile], removing removedPaths: [String]) async throws {
+        try await BlockingPool.run { [catalog] in
+            try catalog.updateSnapshot(sourceID: sourceID, upserting: files, removing: removedPaths)
+        }
+    }
+
+    public func checksumsHeld(bySourcesOtherThan sourceID: Int64) async throws -> Set<Checksum> {
+        try await BlockingPool.run { [catalog] in try catalog.checksumsHeld(bySourcesOtherThan: sourceID) }
+    }
+
+    public func startRun(_ run: RunRecord) async throws {
+        try await BlockingPool.run { [catalog] in try catalog.startRun(run) }
+    }
+
+    public func finishRun(_ run: RunRecord, failures: [RunFailureRecord]) async throws {
+        try await BlockingPool.run { [catalog] in try catalog.finishRun(run, failures: failures) }
+    }
+
+    public func lastRun(command: String?) async throws -> RunRecord? {
+        try await BlockingPool.run { [catalog] in try catalog.lastRun(command: command) }
+    }
+
+    public func run(id: String) async throws -> RunRecord? {
+        try await BlockingPool.run { [catalog] in try catalog.run(id: id) }
+    }
+
+    public func runs(limit: Int) async throws -> [RunRecord] {
+        try await BlockingPool.run { [catalog] in try catalog.runs(limit: limit) }
+    }
+
+    public func failures(runID: String) async throws -> [RunFailureRecord] {
+        try await BlockingPool.run { [catalog] in try catalog.failures(runID: runID) }
+    }
+}

@@ -1,0 +1,136 @@
+import CairnCatalog
+import CairnCore
+import Foundation
+import PostgresNIO
+
+/// Snapshots and runs in PostgreSQL, as `SnapshotCatalog` and `RunCatalog` describe them; rows travel through
+/// their records' own codecs (`SnapshotRow`, `RunRecord`, `RunFailureRecord`).
+extension PostgresCatalog: SnapshotCatalog, RunCatalog {
+    public func snapshot(sourceID: Int64) async throws -> [String: SourceFile] {
+        return try await failing("read the snapshot of source \(sourceID)") {
+            let rows = try await client.query("""
+                SELECT relative_path, device, inode, size, mtime_ns, sha1, kind FROM cairn.source_file
+                WHERE source_id = \(sourceID)
+                """, logger: logger)
+            var files: [String: SourceFile] = [:]
+            for try await row in rows {
+                let file = try SnapshotRow(from: PostgresRowDecoder(row)).record
+                files[file.relativePath] = file
+            }
+            return files
+        }
+    }
+
+    public func updateSnapshot(sourceID: Int64, upserting files: [SourceFile], removing removedPaths: [String]) async throws {
+        guard !files.isEmpty || !removedPaths.isEmpty else { return }
+        let rows = try Self.json(Self.lastOfEach(files, by: \.relativePath).map(SnapshotRow.init))
+        return try await failing("update the snapshot of source \(sourceID)") {
+            try await client.withTransaction(logger: logger) { connection in
+                try await connection.query("""
+                    INSERT INTO cairn.source_file AS f (source_id, relative_path, device, inode, size, mtime_ns, sha1, kind)
+                    SELECT \(sourceID), x.relative_path, x.device, x.inode, x.size, x.mtime_ns, x.sha1, x.kind
+                    FROM jsonb_to_recordset(\(rows)::jsonb) AS x(relative_path text, device bigint, inode bigint,
+                      size bigint, mtime_ns bigint, sha1 text, kind text)
+                    ON CONFLICT (source_id, relative_path) DO UPDATE SET device = excluded.device,
+                      inode = excluded.inode, size = excluded.size, mtime_ns = excluded.mtime_ns, sha1 = excluded.sha1,
+                      kind = excluded.kind,
+                      in_library = f.in_library AND f.sha1 IS NOT DISTINCT FROM excluded.sha1
+                    """, logger: logger)
+                try await connection.query("""
+                    DELETE FROM cairn.source_file WHERE source_id = \(sourceID) AND relative_path = ANY(\(removedPaths)::text[])
+                    """, logger: logger)
+            }
+        }
+    }
+
+    public func checksumsHeld(bySourcesOtherThan sourceID: Int64) async throws -> Set<Checksum> {
+        return try await failing("read the content other sources hold") {
+            let rows = try await client.query("""
+                SELECT DISTINCT sha1 FROM cairn.source_file WHERE source_id <> \(sourceID) AND sha1 IS NOT NULL
+                """, logger: logger)
+            var checksums = Set<Checksum>()
+            for try await hex in rows.decode(String.self) { if let checksum = Checksum(hex: hex) { checksums.insert(checksum) } }
+            return checksums
+        }
+    }
+
+    // MARK: Runs
+
+    /// A run's columns as `RunRecord`'s codec names them, from `jsonb_to_recordset` (times as seconds since 1970).
+    private static let runRecordset = """
+        AS x(id text, command text, source_id bigint, started_at double precision, ended_at double precision,
+          outcome text, message text, counts jsonb, summary text)
+        """
+    private static let runColumns = "id, command, source_id, started_at, ended_at, outcome, message, counts, summary"
+
+    public func startRun(_ run: RunRecord) async throws {
+        let rows = try Self.json([run])
+        return try await failing("record the start of run \(run.id)") {
+            try await client.query(PostgresQuery(unsafeSQL: """
+                INSERT INTO cairn.run (\(Self.runColumns))
+                SELECT x.id, x.command, x.source_id, to_timestamp(x.started_at), to_timestamp(x.ended_at), x.outcome,
+                  x.message, x.counts, x.summary
+                FROM jsonb_to_recordset($1::jsonb) \(Self.runRecordset)
+                """, binds: try Self.binds(rows)), logger: logger)
+        }
+    }
+
+    public func finishRun(_ run: RunRecord, failures: [RunFailureRecord]) async throws {
+        let rows = try Self.json([run]), failed = try Self.json(failures)
+        return try await failing("record how run \(run.id) ended") {
+            try await client.withTransaction(logger: logger) { connection in
+                try await connection.query(PostgresQuery(unsafeSQL: """
+                    UPDATE cairn.run r SET command = x.command, source_id = x.source_id,
+                      started_at = to_timestamp(x.started_at), ended_at = to_timestamp(x.ended_at), outcome = x.outcome,
+                      message = x.message, counts = x.counts, summary = x.summary
+                    FROM jsonb_to_recordset($1::jsonb) \(Self.runRecordset)
+                    WHERE r.id = x.id
+                    """, binds: try Self.binds(rows)), logger: logger)
+                try await connection.query("""
+                    INSERT INTO cairn.run_failure (run_id, relative_path, phase, reason)
+                    SELECT x.run_id, x.relative_path, x.phase, x.reason
+                    FROM jsonb_to_recordset(\(failed)::jsonb) AS x(run_id text, relative_path text, phase text, reason text)
+                    """, logger: logger)
+            }
+        }
+    }
+
+    public func lastRun(command: String?) async throws -> RunRecord? {
+        try await runs(where: command == nil ? "true" : "command = $1", binds: command.map { [$0] } ?? [], limit: 1).first
+    }
+
+    public func run(id: String) async throws -> RunRecord? {
+        try await runs(where: "id = $1", binds: [id], limit: 1).first
+    }
+
+    public func runs(limit: Int) async throws -> [RunRecord] {
+        try await runs(where: "true", binds: [], limit: limit)
+    }
+
+    public func failures(runID: String) async throws -> [RunFailureRecord] {
+        return try await failing("read the failures of run \(runID)") {
+            let rows = try await client.query("""
+                SELECT run_id, relative_path, phase, reason FROM cairn.run_failure WHERE run_id = \(runID)
+                ORDER BY relative_path
+                """, logger: logger)
+            var failures: [RunFailureRecord] = []
+            for try await row in rows { failures.append(try RunFailureRecord(from: PostgresRowDecoder(row))) }
+            return failures
+        }
+    }
+
+    /// Runs matching `condition` (with `binds` as `$1`…), newest first.
+    private func runs(where condition: String, binds: [String], limit: Int) async throws -> [RunRecord] {
+        return try await failing("read runs") {
+            var bindings = PostgresBindings()
+            for bind in binds { bindings.append(bind) }
+            let rows = try await client.query(PostgresQuery(unsafeSQL: """
+                SELECT \(Self.runColumns) FROM cairn.run WHERE \(condition)
+                ORDER BY started_at DESC, id DESC LIMIT \(max(0, limit))
+                """, binds: bindings), logger: logger)
+            var runs: [RunRecord] = []
+            for try await row in rows { runs.append(try RunRecord(from: PostgresRowDecoder(row))) }
+            return runs
+        }
+    }
+}
