@@ -200,8 +200,8 @@ struct PathChecksumRow: Codable, FetchableRecord {
 }
 
 /// One `reconcile_source` row: what reconciliation remembers about a source.
-struct ReconcileSourceRow: Codable, FetchableRecord, TableRecord {
-    static let databaseTableName = "reconcile_source"
+package struct ReconcileSourceRow: Codable, FetchableRecord, TableRecord {
+    package static let databaseTableName = "reconcile_source"
     var hadMarker: Bool
     var firstRunDone: Bool
     var lastSyncRunID: String?
@@ -215,11 +215,11 @@ struct ReconcileSourceRow: Codable, FetchableRecord, TableRecord {
              lastHealthyScanAt = "last_healthy_scan_at"
     }
 
-    enum Columns {
+    package enum Columns {
         static let sourceID = Column("source_id")
     }
 
-    var facts: ReconcileSourceFacts {
+    package var facts: ReconcileSourceFacts {
         var facts = ReconcileSourceFacts()
         facts.hadMarker = hadMarker
         facts.firstRunDone = firstRunDone

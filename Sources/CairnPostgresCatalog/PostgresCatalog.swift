@@ -8,8 +8,8 @@ import PostgresNIO
 /// A library's catalog in PostgreSQL, for a library that several hosts work on (its folder shared over NFS or the
 /// like, where SQLite must not live): the same records as the SQLite catalog, in the schema `cairn` of one
 /// database, which belongs to one library. So far it holds sources and their snapshots, the import items and what
-/// their stages made, and runs (`ItemCatalog`, `SnapshotCatalog`, `RunCatalog`); the rest of the catalog follows
-/// behind the same contract suite.
+/// their stages made, runs, and the reconciliation stores (`ItemCatalog`, `SnapshotCatalog`, `RunCatalog`,
+/// `ReconcileCatalog`); the rest of the catalog follows behind the same contract suite.
 public final class PostgresCatalog: Sendable {
     /// The library this catalog belongs to (its identity, as the queue names it).
     public let library: String
@@ -217,6 +217,61 @@ enum CatalogSchema {
               reason text NOT NULL)
             """,
             "CREATE INDEX run_failure_run ON cairn.run_failure (run_id)",
+        ]),
+        (3, [
+            // The reconciliation stores, per source.
+            """
+            CREATE TABLE cairn.reconcile_observed (
+              source_id bigint NOT NULL REFERENCES cairn.source (id) ON DELETE CASCADE,
+              sha1 text NOT NULL,
+              PRIMARY KEY (source_id, sha1))
+            """,
+            """
+            CREATE TABLE cairn.reconcile_confirmed (
+              source_id bigint NOT NULL REFERENCES cairn.source (id) ON DELETE CASCADE,
+              sha1 text NOT NULL,
+              confirmed_at timestamptz NOT NULL,
+              run_id text,
+              PRIMARY KEY (source_id, sha1))
+            """,
+            """
+            CREATE TABLE cairn.reconcile_exclusion (
+              source_id bigint NOT NULL REFERENCES cairn.source (id) ON DELETE CASCADE,
+              sha1 text NOT NULL,
+              excluded_at timestamptz NOT NULL,
+              PRIMARY KEY (source_id, sha1))
+            """,
+            """
+            CREATE TABLE cairn.reconcile_approval (
+              source_id bigint NOT NULL REFERENCES cairn.source (id) ON DELETE CASCADE,
+              sha1 text NOT NULL,
+              approved_at timestamptz NOT NULL,
+              PRIMARY KEY (source_id, sha1))
+            """,
+            """
+            CREATE TABLE cairn.reconcile_anchor (
+              source_id bigint NOT NULL REFERENCES cairn.source (id) ON DELETE CASCADE,
+              relative_path text NOT NULL,
+              sha1 text NOT NULL,
+              PRIMARY KEY (source_id, relative_path))
+            """,
+            """
+            CREATE TABLE cairn.reconcile_healthy_snapshot (
+              source_id bigint NOT NULL REFERENCES cairn.source (id) ON DELETE CASCADE,
+              relative_path text NOT NULL,
+              sha1 text NOT NULL,
+              PRIMARY KEY (source_id, relative_path))
+            """,
+            """
+            CREATE TABLE cairn.reconcile_source (
+              source_id bigint PRIMARY KEY REFERENCES cairn.source (id) ON DELETE CASCADE,
+              had_marker boolean NOT NULL DEFAULT false,
+              first_run_done boolean NOT NULL DEFAULT false,
+              last_sync_run_id text,
+              last_healthy_run_id text,
+              last_healthy_file_count integer,
+              last_healthy_scan_at timestamptz)
+            """,
         ]),
     ])
 }
