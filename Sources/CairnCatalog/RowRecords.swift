@@ -141,9 +141,9 @@ package struct DerivedFileRow: Codable, FetchableRecord, TableRecord {
     }
 }
 
-/// One `trashed_asset` row: the asset row as it was, where its files went, and when.
-struct TrashedAssetRow: Codable, FetchableRecord, TableRecord {
-    static let databaseTableName = "trashed_asset"
+/// One `trashed_asset` row: the asset row as it was, where its files went, and when; its one codec, in either catalog.
+package struct TrashedAssetRow: Codable, FetchableRecord, TableRecord {
+    package static let databaseTableName = "trashed_asset"
     var sha1: String
     var trashRunID: String
     var trashedAt: Date
@@ -162,13 +162,13 @@ struct TrashedAssetRow: Codable, FetchableRecord, TableRecord {
              originalPath = "original_path", importedAt = "imported_at", runID = "run_id"
     }
 
-    enum Columns {
+    package enum Columns {
         static let sha1 = Column(CodingKeys.sha1)
         static let trashRunID = Column(CodingKeys.trashRunID)
         static let trashedAt = Column(CodingKeys.trashedAt)
     }
 
-    var record: TrashedAssetRecord? {
+    package var record: TrashedAssetRecord? {
         guard let checksum = Checksum(hex: sha1), let kind = MediaKind(rawValue: kind) else { return nil }
         let paths = (try? JSONDecoder().decode([String].self, from: Data(libraryPaths.utf8))) ?? []
         let asset = AssetRecord(

@@ -1,0 +1,43 @@
+import CairnCore
+import Foundation
+
+/// A catalog's record of the library's trash: an asset moved there leaves `asset` (so no listing, import check or
+/// reconciliation sees it) and waits with the paths its files had until a restore puts it back or a purge forgets it.
+public protocol TrashCatalog: Sendable {
+    /// Moves the assets' records to the trash as of run `runID`, in one commit; checksums without an asset are skipped.
+    func markTrashed(_ items: [(checksum: Checksum, libraryPaths: [String])], runID: String, at date: Date) async throws
+    /// Puts back the records of assets trashed by `runID` (an asset imported again meanwhile keeps its record);
+    /// returns the checksums whose records came back, sorted.
+    func restoreTrashed(_ checksums: [Checksum], runID: String) async throws -> [Checksum]
+    /// Forgets the records of runs whose trash was purged for good.
+    func forgetTrashed(runIDs: [String]) async throws
+    /// Assets in the trash, of one run or all, by trash time then checksum.
+    func trashedAssets(runID: String?) async throws -> [TrashedAssetRecord]
+}
+
+extension SQLiteCatalog: TrashCatalog {
+    public func markTrashed(_ items: [(checksum: Checksum, libraryPaths: [String])], runID: String, at date: Date) async throws {
+        let items = items.map { TrashedPaths(checksum: $0.checksum, libraryPaths: $0.libraryPaths) }
+        try await BlockingPool.run { [catalog] in
+            try catalog.markTrashed(items.map { ($0.checksum, $0.libraryPaths) }, runID: runID, at: date)
+        }
+    }
+
+    public func restoreTrashed(_ checksums: [Checksum], runID: String) async throws -> [Checksum] {
+        try await BlockingPool.run { [catalog] in try catalog.restoreTrashed(checksums, runID: runID) }
+    }
+
+    public func forgetTrashed(runIDs: [String]) async throws {
+        try await BlockingPool.run { [catalog] in try catalog.forgetTrashed(runIDs: runIDs) }
+    }
+
+    public func trashedAssets(runID: String?) async throws -> [TrashedAssetRecord] {
+        try await BlockingPool.run { [catalog] in try catalog.trashedAssets(runID: runID) }
+    }
+}
+
+/// One item of `markTrashed` as a value that may cross to the pool (a tuple of a checksum and paths is not one).
+private struct TrashedPaths: Sendable {
+    var checksum: Checksum
+    var libraryPaths: [String]
+}

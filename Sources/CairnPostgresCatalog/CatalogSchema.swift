@@ -1,0 +1,214 @@
+import CairnQueue
+
+/// The catalog's tables in PostgreSQL: the SQLite catalog's columns, with PostgreSQL's types (booleans, `bigint`
+/// ids, `timestamptz`). Shipped migrations are never edited.
+enum CatalogSchema {
+    static let migrations = PostgresMigrations(name: "cairn_catalog", migrations: [
+        (1, [
+            "CREATE SCHEMA IF NOT EXISTS cairn",
+            // One row: the library whose catalog this is.
+            """
+            CREATE TABLE cairn.catalog_library (
+              one boolean PRIMARY KEY DEFAULT true CHECK (one),
+              identity text NOT NULL,
+              created_at timestamptz NOT NULL DEFAULT now())
+            """,
+            """
+            CREATE TABLE cairn.source (
+              id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+              root_path text NOT NULL UNIQUE,
+              created_at timestamptz NOT NULL DEFAULT now())
+            """,
+            """
+            CREATE TABLE cairn.asset (
+              sha1 text PRIMARY KEY,
+              kind text NOT NULL,
+              size bigint NOT NULL,
+              original_extension text NOT NULL,
+              first_source_path text NOT NULL,
+              original_path text NOT NULL,
+              imported_at timestamptz NOT NULL,
+              run_id text,
+              no_preview_reason text)
+            """,
+            """
+            CREATE TABLE cairn.import_item (
+              id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+              sha1 text NOT NULL UNIQUE,
+              source_id bigint NOT NULL REFERENCES cairn.source (id),
+              relative_path text NOT NULL,
+              kind text NOT NULL,
+              size bigint NOT NULL,
+              state text NOT NULL,
+              phase text,
+              operation text,
+              reason text,
+              attempts integer NOT NULL DEFAULT 0,
+              retryable boolean NOT NULL DEFAULT false,
+              in_flight boolean NOT NULL DEFAULT false,
+              in_flight_alone boolean NOT NULL DEFAULT false,
+              crash_count integer NOT NULL DEFAULT 0,
+              kill_count integer NOT NULL DEFAULT 0,
+              duplicate boolean NOT NULL DEFAULT false,
+              updated_at timestamptz NOT NULL DEFAULT now())
+            """,
+            "CREATE INDEX import_item_state ON cairn.import_item (state)",
+            "CREATE INDEX import_item_in_flight ON cairn.import_item (id) WHERE in_flight",
+            """
+            CREATE TABLE cairn.media_probe (
+              sha1 text PRIMARY KEY,
+              container text NOT NULL,
+              width integer,
+              height integer,
+              duration_seconds double precision,
+              capture_date timestamptz,
+              camera_make text,
+              camera_model text,
+              latitude double precision,
+              longitude double precision,
+              altitude double precision,
+              codec text,
+              probe_json text NOT NULL,
+              probed_at timestamptz NOT NULL)
+            """,
+            """
+            CREATE TABLE cairn.derived_file (
+              sha1 text NOT NULL,
+              role text NOT NULL,
+              path text NOT NULL,
+              format text NOT NULL,
+              width integer NOT NULL,
+              height integer NOT NULL,
+              byte_count bigint NOT NULL,
+              duration_seconds double precision,
+              created_at timestamptz NOT NULL,
+              PRIMARY KEY (sha1, role))
+            """,
+        ]),
+        (2, [
+            // A source's last snapshot: whether each file's content has an asset (`in_library`) spares a rescan
+            // the lookup; an asset deleted clears it.
+            """
+            CREATE TABLE cairn.source_file (
+              source_id bigint NOT NULL REFERENCES cairn.source (id) ON DELETE CASCADE,
+              relative_path text NOT NULL,
+              device bigint NOT NULL,
+              inode bigint NOT NULL,
+              size bigint NOT NULL,
+              mtime_ns bigint NOT NULL,
+              sha1 text,
+              kind text NOT NULL,
+              in_library boolean NOT NULL DEFAULT false,
+              PRIMARY KEY (source_id, relative_path))
+            """,
+            "CREATE INDEX source_file_sha1 ON cairn.source_file (sha1)",
+            "CREATE INDEX source_file_not_in_library ON cairn.source_file (source_id) WHERE NOT in_library",
+            """
+            CREATE FUNCTION cairn.asset_deleted_leaves_library() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+              UPDATE cairn.source_file SET in_library = false WHERE sha1 = OLD.sha1;
+              RETURN OLD;
+            END $$
+            """,
+            """
+            CREATE TRIGGER asset_deleted_leaves_library AFTER DELETE ON cairn.asset
+              FOR EACH ROW EXECUTE FUNCTION cairn.asset_deleted_leaves_library()
+            """,
+            """
+            CREATE TABLE cairn.run (
+              id text PRIMARY KEY,
+              command text NOT NULL,
+              source_id bigint REFERENCES cairn.source (id),
+              started_at timestamptz NOT NULL,
+              ended_at timestamptz,
+              outcome text NOT NULL,
+              message text,
+              counts jsonb NOT NULL,
+              summary text)
+            """,
+            "CREATE INDEX run_started ON cairn.run (started_at)",
+            """
+            CREATE TABLE cairn.run_failure (
+              run_id text NOT NULL REFERENCES cairn.run (id) ON DELETE CASCADE,
+              relative_path text NOT NULL,
+              phase text NOT NULL,
+              reason text NOT NULL)
+            """,
+            "CREATE INDEX run_failure_run ON cairn.run_failure (run_id)",
+        ]),
+        (3, [
+            // The reconciliation stores, per source.
+            """
+            CREATE TABLE cairn.reconcile_observed (
+              source_id bigint NOT NULL REFERENCES cairn.source (id) ON DELETE CASCADE,
+              sha1 text NOT NULL,
+              PRIMARY KEY (source_id, sha1))
+            """,
+            """
+            CREATE TABLE cairn.reconcile_confirmed (
+              source_id bigint NOT NULL REFERENCES cairn.source (id) ON DELETE CASCADE,
+              sha1 text NOT NULL,
+              confirmed_at timestamptz NOT NULL,
+              run_id text,
+              PRIMARY KEY (source_id, sha1))
+            """,
+            """
+            CREATE TABLE cairn.reconcile_exclusion (
+              source_id bigint NOT NULL REFERENCES cairn.source (id) ON DELETE CASCADE,
+              sha1 text NOT NULL,
+              excluded_at timestamptz NOT NULL,
+              PRIMARY KEY (source_id, sha1))
+            """,
+            """
+            CREATE TABLE cairn.reconcile_approval (
+              source_id bigint NOT NULL REFERENCES cairn.source (id) ON DELETE CASCADE,
+              sha1 text NOT NULL,
+              approved_at timestamptz NOT NULL,
+              PRIMARY KEY (source_id, sha1))
+            """,
+            """
+            CREATE TABLE cairn.reconcile_anchor (
+              source_id bigint NOT NULL REFERENCES cairn.source (id) ON DELETE CASCADE,
+              relative_path text NOT NULL,
+              sha1 text NOT NULL,
+              PRIMARY KEY (source_id, relative_path))
+            """,
+            """
+            CREATE TABLE cairn.reconcile_healthy_snapshot (
+              source_id bigint NOT NULL REFERENCES cairn.source (id) ON DELETE CASCADE,
+              relative_path text NOT NULL,
+              sha1 text NOT NULL,
+              PRIMARY KEY (source_id, relative_path))
+            """,
+            """
+            CREATE TABLE cairn.reconcile_source (
+              source_id bigint PRIMARY KEY REFERENCES cairn.source (id) ON DELETE CASCADE,
+              had_marker boolean NOT NULL DEFAULT false,
+              first_run_done boolean NOT NULL DEFAULT false,
+              last_sync_run_id text,
+              last_healthy_run_id text,
+              last_healthy_file_count integer,
+              last_healthy_scan_at timestamptz)
+            """,
+        ]),
+        (4, [
+            // Assets in the library's trash: the asset row as it was, with where its files went (a JSON array).
+            """
+            CREATE TABLE cairn.trashed_asset (
+              sha1 text NOT NULL,
+              trash_run_id text NOT NULL,
+              trashed_at timestamptz NOT NULL,
+              library_paths text NOT NULL,
+              kind text NOT NULL,
+              size bigint NOT NULL,
+              original_extension text NOT NULL,
+              first_source_path text NOT NULL,
+              original_path text NOT NULL,
+              imported_at timestamptz NOT NULL,
+              run_id text,
+              PRIMARY KEY (sha1, trash_run_id))
+            """,
+            "CREATE INDEX trashed_asset_run ON cairn.trashed_asset (trash_run_id)",
+        ]),
+    ])
+}
