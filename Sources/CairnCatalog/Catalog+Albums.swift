@@ -48,6 +48,11 @@ public struct AlbumRecord: Codable, Sendable, Equatable, FetchableRecord, Persis
 public struct AlbumSummary: Sendable, Equatable {
     public var album: AlbumRecord
     public var members: Int
+
+    public init(album: AlbumRecord, members: Int) {
+        self.album = album
+        self.members = members
+    }
 }
 
 /// Albums and their members. Membership only grows: a photo that leaves an album folder at the source stays a
@@ -58,6 +63,12 @@ extension Catalog {
         public var id: Int64
         public var created: Bool
         public var membersAdded: Int
+
+        public init(id: Int64, created: Bool, membersAdded: Int) {
+            self.id = id
+            self.created = created
+            self.membersAdded = membersAdded
+        }
     }
 
     /// Creates or updates the album of (`album.sourceID`, `album.folder`) and adds those of `members` the library

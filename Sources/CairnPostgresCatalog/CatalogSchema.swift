@@ -210,5 +210,52 @@ enum CatalogSchema {
             """,
             "CREATE INDEX trashed_asset_run ON cairn.trashed_asset (trash_run_id)",
         ]),
+        (5, [
+            // What links to assets: Live Photo pairs, sidecars, albums and their members.
+            """
+            CREATE TABLE cairn.asset_pair (
+              still_sha1 text PRIMARY KEY,
+              motion_sha1 text NOT NULL UNIQUE,
+              basis text NOT NULL,
+              paired_at timestamptz NOT NULL)
+            """,
+            """
+            CREATE TABLE cairn.sidecar (
+              sha1 text NOT NULL,
+              asset_sha1 text NOT NULL,
+              kind text NOT NULL,
+              path text NOT NULL,
+              source_path text NOT NULL,
+              source_size bigint NOT NULL DEFAULT 0,
+              source_mtime_ns bigint NOT NULL DEFAULT 0,
+              linked_at timestamptz NOT NULL,
+              PRIMARY KEY (sha1, asset_sha1))
+            """,
+            "CREATE INDEX sidecar_asset ON cairn.sidecar (asset_sha1)",
+            "CREATE INDEX sidecar_source ON cairn.sidecar (source_path)",
+            """
+            CREATE TABLE cairn.album (
+              id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+              source_id bigint NOT NULL REFERENCES cairn.source (id) ON DELETE CASCADE,
+              folder text NOT NULL,
+              title text NOT NULL,
+              description text,
+              date timestamptz,
+              metadata_sha1 text NOT NULL,
+              metadata_path text NOT NULL,
+              metadata_source_path text NOT NULL,
+              updated_at timestamptz NOT NULL,
+              UNIQUE (source_id, folder))
+            """,
+            "CREATE INDEX album_title ON cairn.album (title)",
+            """
+            CREATE TABLE cairn.album_member (
+              album_id bigint NOT NULL REFERENCES cairn.album (id) ON DELETE CASCADE,
+              asset_sha1 text NOT NULL,
+              added_at timestamptz NOT NULL,
+              PRIMARY KEY (album_id, asset_sha1))
+            """,
+            "CREATE INDEX album_member_asset ON cairn.album_member (asset_sha1)",
+        ]),
     ])
 }

@@ -8,8 +8,9 @@ import PostgresNIO
 /// A library's catalog in PostgreSQL, for a library that several hosts work on (its folder shared over NFS or the
 /// like, where SQLite must not live): the same records as the SQLite catalog, in the schema `cairn` of one
 /// database, which belongs to one library. So far it holds sources and their snapshots, the import items and what
-/// their stages made, runs, the reconciliation stores and the trash (`ItemCatalog`, `SnapshotCatalog`,
-/// `RunCatalog`, `ReconcileCatalog`, `TrashCatalog`); the rest follows behind the same contract suite.
+/// their stages made, runs, the reconciliation stores, the trash, and what links to assets (`ItemCatalog`,
+/// `SnapshotCatalog`, `RunCatalog`, `ReconcileCatalog`, `TrashCatalog`, `AssetLinkCatalog`); a run's own tables
+/// (the walk, its checksums and content) and the read side follow behind the same contract suite.
 public final class PostgresCatalog: Sendable {
     /// The library this catalog belongs to (its identity, as the queue names it).
     public let library: String

@@ -6,6 +6,7 @@ import Testing
 
 /// What the contract suite asks of a catalog.
 typealias CatalogUnderTest = ItemCatalog & SnapshotCatalog & RunCatalog & ReconcileCatalog & TrashCatalog
+    & AssetLinkCatalog
 
 /// The catalog backends the contract suite runs on: SQLite (a file in a temporary folder) and PostgreSQL (a fresh
 /// database of the suite's cluster).

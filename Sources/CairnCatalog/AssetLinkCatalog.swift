@@ -1,0 +1,86 @@
+import CairnCore
+import Foundation
+
+/// What a catalog links to its assets: Live Photo pairs, sidecars (`.xmp`, `.aae`, Takeout `.json`) and albums.
+public protocol AssetLinkCatalog: Sendable {
+    /// Pairs kept once made: a pair whose still or motion part is already paired is left out.
+    func savePairs(_ pairs: [AssetPairRecord]) async throws
+    /// The pair `checksum` belongs to, as still or motion.
+    func pair(of checksum: Checksum) async throws -> AssetPairRecord?
+    /// Every pair, by still.
+    func allPairs() async throws -> [AssetPairRecord]
+    /// Probed stills and videos in no pair yet, with their content identifier (from the stored probe).
+    func unpairedAssets() async throws -> [PairingCandidate]
+
+    /// Links a stored sidecar to its asset; the same bytes linked to the same asset again change nothing.
+    func linkSidecar(_ sidecar: SidecarRecord) async throws
+    /// The sidecars of an asset, by path.
+    func sidecars(of asset: Checksum) async throws -> [SidecarRecord]
+    /// Fills a probed asset's capture time and position from a sidecar where the file had none, with its new probe JSON.
+    func fillFromSidecar(_ asset: Checksum, captureDate: Date?, latitude: Double?, longitude: Double?,
+                         probeJSON: String) async throws
+
+    /// Creates or updates the album of (`album.sourceID`, `album.folder`) and adds those of `members` the library
+    /// holds as assets (membership only grows).
+    func saveAlbum(_ album: AlbumRecord, members: [Checksum]) async throws -> Catalog.AlbumChange
+    /// Every album with its members in the library, by date (undated last), then title.
+    func albums() async throws -> [AlbumSummary]
+    /// The albums `checksum` belongs to, by title.
+    func albums(of checksum: Checksum) async throws -> [AlbumRecord]
+    /// The albums titled `title`, whatever the case of its ASCII letters.
+    func albums(titled title: String) async throws -> [AlbumRecord]
+}
+
+extension SQLiteCatalog: AssetLinkCatalog {
+    public func savePairs(_ pairs: [AssetPairRecord]) async throws {
+        try await BlockingPool.run { [catalog] in try catalog.savePairs(pairs) }
+    }
+
+    public func pair(of checksum: Checksum) async throws -> AssetPairRecord? {
+        try await BlockingPool.run { [catalog] in try catalog.pair(of: checksum) }
+    }
+
+    public func allPairs() async throws -> [AssetPairRecord] {
+        try await BlockingPool.run { [catalog] in try catalog.allPairs().sorted { $0.still < $1.still } }
+    }
+
+    public func unpairedAssets() async throws -> [PairingCandidate] {
+        try await BlockingPool.run { [catalog] in
+            var candidates: [PairingCandidate] = []
+            try catalog.forEachUnpairedAsset { candidates.append($0) }
+            return candidates
+        }
+    }
+
+    public func linkSidecar(_ sidecar: SidecarRecord) async throws {
+        try await BlockingPool.run { [catalog] in try catalog.linkSidecar(sidecar) }
+    }
+
+    public func sidecars(of asset: Checksum) async throws -> [SidecarRecord] {
+        try await BlockingPool.run { [catalog] in try catalog.sidecars(of: asset) }
+    }
+
+    public func fillFromSidecar(_ asset: Checksum, captureDate: Date?, latitude: Double?, longitude: Double?,
+                                probeJSON: String) async throws {
+        try await BlockingPool.run { [catalog] in
+            try catalog.fillFromSidecar(asset, captureDate: captureDate, latitude: latitude, longitude: longitude,
+                                        probeJSON: probeJSON)
+        }
+    }
+
+    public func saveAlbum(_ album: AlbumRecord, members: [Checksum]) async throws -> Catalog.AlbumChange {
+        try await BlockingPool.run { [catalog] in try catalog.saveAlbum(album, members: members) }
+    }
+
+    public func albums() async throws -> [AlbumSummary] {
+        try await BlockingPool.run { [catalog] in try catalog.albums() }
+    }
+
+    public func albums(of checksum: Checksum) async throws -> [AlbumRecord] {
+        try await BlockingPool.run { [catalog] in try catalog.albums(of: checksum) }
+    }
+
+    public func albums(titled title: String) async throws -> [AlbumRecord] {
+        try await BlockingPool.run { [catalog] in try catalog.albums(titled: title) }
+    }
+}
