@@ -71,6 +71,17 @@ public struct TrashedAssetRecord: Sendable, Equatable {
     }
 }
 
+extension PendingItem {
+    /// `items` as `cairn pending list` shows them: by source, status, eligible date, checksum.
+    public static func inListOrder(_ items: [PendingItem]) -> [PendingItem] {
+        let order = Dictionary(uniqueKeysWithValues: Status.allCases.enumerated().map { ($1, $0) })
+        return items.sorted {
+            ($0.sourceID, order[$0.status]!, $0.eligibleAt ?? .distantPast, $0.checksum)
+                < ($1.sourceID, order[$1.status]!, $1.eligibleAt ?? .distantPast, $1.checksum)
+        }
+    }
+}
+
 /// A `cairn pending` request the catalog cannot carry out, named in one line.
 public struct ReconcileStoreError: Error, Equatable, CustomStringConvertible {
     public let reason: String

@@ -22,12 +22,7 @@ extension ReconcileStore {
         try pool.read { db in
             var request = PendingRow.all()
             if let sourceID { request = request.filter(PendingRow.Columns.sourceID == sourceID) }
-            let items = try request.fetchAll(db).compactMap(\.item)
-            let order = Dictionary(uniqueKeysWithValues: PendingItem.Status.allCases.enumerated().map { ($1, $0) })
-            return items.sorted {
-                ($0.sourceID, order[$0.status]!, $0.eligibleAt ?? .distantPast, $0.checksum)
-                    < ($1.sourceID, order[$1.status]!, $1.eligibleAt ?? .distantPast, $1.checksum)
-            }
+            return PendingItem.inListOrder(try request.fetchAll(db).compactMap(\.item))
         }
     }
 

@@ -232,8 +232,8 @@ package struct ReconcileSourceRow: Codable, FetchableRecord, TableRecord {
 }
 
 /// One `reconcile_pending` row.
-struct PendingRow: Codable, FetchableRecord, TableRecord {
-    static let databaseTableName = "reconcile_pending"
+package struct PendingRow: Codable, FetchableRecord, TableRecord {
+    package static let databaseTableName = "reconcile_pending"
     var sourceID: Int64
     var sha1: String
     var status: String
@@ -241,15 +241,24 @@ struct PendingRow: Codable, FetchableRecord, TableRecord {
     var eligibleAt: Date?
     var runID: String
 
+    package init(sourceID: Int64, sha1: String, status: String, confirmedAt: Date?, eligibleAt: Date?, runID: String) {
+        self.sourceID = sourceID
+        self.sha1 = sha1
+        self.status = status
+        self.confirmedAt = confirmedAt
+        self.eligibleAt = eligibleAt
+        self.runID = runID
+    }
+
     enum CodingKeys: String, CodingKey {
         case sourceID = "source_id", sha1, status, confirmedAt = "confirmed_at", eligibleAt = "eligible_at", runID = "run_id"
     }
 
-    enum Columns {
+    package enum Columns {
         static let sourceID = Column(CodingKeys.sourceID)
     }
 
-    var item: PendingItem? {
+    package var item: PendingItem? {
         guard let checksum = Checksum(hex: sha1), let status = PendingItem.Status(rawValue: status) else { return nil }
         return PendingItem(sourceID: sourceID, checksum: checksum, status: status, confirmedAt: confirmedAt,
                            eligibleAt: eligibleAt, runID: runID)

@@ -257,5 +257,19 @@ enum CatalogSchema {
             """,
             "CREATE INDEX album_member_asset ON cairn.album_member (asset_sha1)",
         ]),
+        (6, [
+            // What waits, as of each source's last sync: what `cairn pending list` shows.
+            """
+            CREATE TABLE cairn.reconcile_pending (
+              source_id bigint NOT NULL REFERENCES cairn.source (id) ON DELETE CASCADE,
+              sha1 text NOT NULL,
+              status text NOT NULL,
+              confirmed_at timestamptz,
+              eligible_at timestamptz,
+              run_id text NOT NULL,
+              PRIMARY KEY (source_id, sha1))
+            """,
+            "CREATE INDEX reconcile_confirmed_run ON cairn.reconcile_confirmed (run_id)",
+        ]),
     ])
 }

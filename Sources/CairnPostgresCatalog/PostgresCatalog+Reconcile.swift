@@ -1,11 +1,13 @@
 import CairnCatalog
 import CairnCore
 import Foundation
+import Logging
 import PostgresNIO
 
 /// The reconciliation stores in PostgreSQL, as `ReconcileCatalog` describes them: observed is a union,
 /// confirmations and anchors are first-write-wins (`ON CONFLICT DO NOTHING`), a reappearance removes the stamp and
-/// any approval, all of a delta in one transaction.
+/// any approval, all of a delta (or of a sync) in one transaction. The `cairn pending` verbs are in
+/// `PostgresCatalog+Pending.swift`.
 extension PostgresCatalog: ReconcileCatalog {
     public func reconcileState(sourceID: Int64) async throws -> ReconcileState {
         return try await failing("read the reconciliation stores of source \(sourceID)") {
@@ -21,102 +23,147 @@ extension PostgresCatalog: ReconcileCatalog {
                 confirmed: ConfirmedDeletions(stamps),
                 exclusions: try await checksums(in: "cairn.reconcile_exclusion", sourceID: sourceID),
                 approved: try await checksums(in: "cairn.reconcile_approval", sourceID: sourceID),
-                anchors: EditAnchors(try await pathMap(in: "cairn.reconcile_anchor", sourceID: sourceID)))
+                anchors: EditAnchors(try await Self.pathMap(in: "cairn.reconcile_anchor", sourceID: sourceID,
+                                                            on: client, logger: logger)))
         }
     }
 
     public func applyReconcileDelta(_ delta: StoreDelta, sourceID: Int64, runID: String?) async throws {
-        let observed = delta.observedAdded.map(\.hex), reappeared = delta.reappeared.map(\.hex)
-        let confirmed = delta.confirmedStamped.map(\.hex), stampedAt = delta.stampedAt
-        let anchorPaths = delta.anchorsAdded.keys.sorted(), anchorChecksums = anchorPaths.map { delta.anchorsAdded[$0]!.hex }
-        let released = delta.anchorsReleased
         return try await failing("apply a sync's changes to the reconciliation stores of source \(sourceID)") {
             try await client.withTransaction(logger: logger) { connection in
-                try await connection.query("""
-                    INSERT INTO cairn.reconcile_observed (source_id, sha1)
-                    SELECT \(sourceID), sha1 FROM unnest(\(observed)::text[]) AS sha1 ON CONFLICT DO NOTHING
-                    """, logger: logger)
-                try await connection.query("""
-                    DELETE FROM cairn.reconcile_confirmed WHERE source_id = \(sourceID) AND sha1 = ANY(\(reappeared)::text[])
-                    """, logger: logger)
-                try await connection.query("""
-                    DELETE FROM cairn.reconcile_approval WHERE source_id = \(sourceID) AND sha1 = ANY(\(reappeared)::text[])
-                    """, logger: logger)
-                try await connection.query("""
-                    INSERT INTO cairn.reconcile_confirmed (source_id, sha1, confirmed_at, run_id)
-                    SELECT \(sourceID), sha1, \(stampedAt), \(runID) FROM unnest(\(confirmed)::text[]) AS sha1
-                    ON CONFLICT DO NOTHING
-                    """, logger: logger)
-                try await connection.query("""
-                    INSERT INTO cairn.reconcile_anchor (source_id, relative_path, sha1)
-                    SELECT \(sourceID), x.path, x.sha1 FROM unnest(\(anchorPaths)::text[], \(anchorChecksums)::text[]) AS x(path, sha1)
-                    ON CONFLICT DO NOTHING
-                    """, logger: logger)
-                try await connection.query("""
-                    DELETE FROM cairn.reconcile_anchor WHERE source_id = \(sourceID) AND relative_path = ANY(\(released)::text[])
-                    """, logger: logger)
+                try await Self.apply(delta, sourceID: sourceID, runID: runID, on: connection, logger: logger)
             }
         }
     }
 
     public func healthySnapshot(sourceID: Int64) async throws -> [String: Checksum] {
         return try await failing("read the healthy snapshot of source \(sourceID)") {
-            try await pathMap(in: "cairn.reconcile_healthy_snapshot", sourceID: sourceID)
+            try await Self.pathMap(in: "cairn.reconcile_healthy_snapshot", sourceID: sourceID, on: client, logger: logger)
         }
     }
 
-    /// Writes only the difference, so a sync of a large source that did not change writes nothing.
     public func replaceHealthySnapshot(sourceID: Int64, with snapshot: [String: Checksum]) async throws {
         return try await failing("replace the healthy snapshot of source \(sourceID)") {
-            let existing = try await pathMap(in: "cairn.reconcile_healthy_snapshot", sourceID: sourceID)
-            let gone = existing.keys.filter { snapshot[$0] == nil }
-            let changed = snapshot.filter { existing[$0.key] != $0.value }.sorted { $0.key < $1.key }
-            let paths = changed.map(\.key), checksums = changed.map(\.value.hex)
             try await client.withTransaction(logger: logger) { connection in
-                try await connection.query("""
-                    DELETE FROM cairn.reconcile_healthy_snapshot
-                    WHERE source_id = \(sourceID) AND relative_path = ANY(\(gone)::text[])
-                    """, logger: logger)
-                try await connection.query("""
-                    INSERT INTO cairn.reconcile_healthy_snapshot (source_id, relative_path, sha1)
-                    SELECT \(sourceID), x.path, x.sha1 FROM unnest(\(paths)::text[], \(checksums)::text[]) AS x(path, sha1)
-                    ON CONFLICT (source_id, relative_path) DO UPDATE SET sha1 = excluded.sha1
-                    """, logger: logger)
+                try await Self.replaceHealthySnapshot(sourceID: sourceID, with: snapshot, on: connection, logger: logger)
             }
         }
     }
 
     public func reconcileFacts(sourceID: Int64) async throws -> ReconcileSourceFacts {
         return try await failing("read what reconciliation remembers of source \(sourceID)") {
-            let rows = try await client.query("""
-                SELECT had_marker, first_run_done, last_sync_run_id, last_healthy_run_id, last_healthy_file_count,
-                  last_healthy_scan_at
-                FROM cairn.reconcile_source WHERE source_id = \(sourceID)
-                """, logger: logger)
-            for try await row in rows { return try ReconcileSourceRow(from: PostgresRowDecoder(row)).facts }
-            return ReconcileSourceFacts()
+            try await client.withConnection { try await Self.facts(sourceID: sourceID, on: $0, logger: logger) }
         }
     }
 
     public func saveReconcileFacts(_ facts: ReconcileSourceFacts, sourceID: Int64) async throws {
-        let fileCount = facts.lastHealthyFileCount.map(Int64.init)
         return try await failing("save what reconciliation remembers of source \(sourceID)") {
-            try await client.query("""
-                INSERT INTO cairn.reconcile_source (source_id, had_marker, first_run_done, last_sync_run_id,
-                  last_healthy_run_id, last_healthy_file_count, last_healthy_scan_at)
-                VALUES (\(sourceID), \(facts.hadMarker), \(facts.firstRunDone), \(facts.lastSyncRunID),
-                  \(facts.lastHealthyRunID), \(fileCount)::integer, \(facts.lastHealthyScanAt))
-                ON CONFLICT (source_id) DO UPDATE SET had_marker = excluded.had_marker,
-                  first_run_done = excluded.first_run_done, last_sync_run_id = excluded.last_sync_run_id,
-                  last_healthy_run_id = excluded.last_healthy_run_id,
-                  last_healthy_file_count = excluded.last_healthy_file_count,
-                  last_healthy_scan_at = excluded.last_healthy_scan_at
-                """, logger: logger)
+            try await client.withConnection { try await Self.saveFacts(facts, sourceID: sourceID, on: $0, logger: logger) }
         }
     }
 
-    /// The checksums of one store of source `sourceID` (`table` is one of this file's names).
-    private func checksums(in table: String, sourceID: Int64) async throws -> Set<Checksum> {
+    public func commitSync(_ sync: SyncRecord, sourceID: Int64, current: [String: Checksum]) async throws {
+        return try await failing("record sync \(sync.runID) in the reconciliation stores of source \(sourceID)") {
+            try await client.withTransaction(logger: logger) { connection in
+                try await Self.apply(sync.changes, sourceID: sourceID, runID: sync.runID, on: connection, logger: logger)
+                if sync.advanceSnapshot {
+                    try await Self.replaceHealthySnapshot(sourceID: sourceID, with: current, on: connection, logger: logger)
+                }
+                var facts = try await Self.facts(sourceID: sourceID, on: connection, logger: logger)
+                facts.lastSyncRunID = sync.runID
+                if sync.advanceSnapshot {
+                    facts.firstRunDone = true
+                    facts.hadMarker = sync.sourceHasMarker
+                    facts.lastHealthyRunID = sync.runID
+                    facts.lastHealthyFileCount = current.count
+                    facts.lastHealthyScanAt = sync.now
+                }
+                try await Self.saveFacts(facts, sourceID: sourceID, on: connection, logger: logger)
+                try await Self.replacePending(sourceID: sourceID, runID: sync.runID, entries: sync.pending,
+                                              on: connection, logger: logger)
+            }
+        }
+    }
+
+    // MARK: Within a transaction
+
+    static func apply(_ delta: StoreDelta, sourceID: Int64, runID: String?, on connection: PostgresConnection,
+                      logger: Logger) async throws {
+        let observed = delta.observedAdded.map(\.hex), reappeared = delta.reappeared.map(\.hex)
+        let confirmed = delta.confirmedStamped.map(\.hex), stampedAt = delta.stampedAt
+        let anchorPaths = delta.anchorsAdded.keys.sorted(), anchorChecksums = anchorPaths.map { delta.anchorsAdded[$0]!.hex }
+        let released = delta.anchorsReleased
+        try await connection.query("""
+            INSERT INTO cairn.reconcile_observed (source_id, sha1)
+            SELECT \(sourceID), sha1 FROM unnest(\(observed)::text[]) AS sha1 ON CONFLICT DO NOTHING
+            """, logger: logger)
+        try await connection.query("""
+            DELETE FROM cairn.reconcile_confirmed WHERE source_id = \(sourceID) AND sha1 = ANY(\(reappeared)::text[])
+            """, logger: logger)
+        try await connection.query("""
+            DELETE FROM cairn.reconcile_approval WHERE source_id = \(sourceID) AND sha1 = ANY(\(reappeared)::text[])
+            """, logger: logger)
+        try await connection.query("""
+            INSERT INTO cairn.reconcile_confirmed (source_id, sha1, confirmed_at, run_id)
+            SELECT \(sourceID), sha1, \(stampedAt), \(runID) FROM unnest(\(confirmed)::text[]) AS sha1
+            ON CONFLICT DO NOTHING
+            """, logger: logger)
+        try await connection.query("""
+            INSERT INTO cairn.reconcile_anchor (source_id, relative_path, sha1)
+            SELECT \(sourceID), x.path, x.sha1 FROM unnest(\(anchorPaths)::text[], \(anchorChecksums)::text[]) AS x(path, sha1)
+            ON CONFLICT DO NOTHING
+            """, logger: logger)
+        try await connection.query("""
+            DELETE FROM cairn.reconcile_anchor WHERE source_id = \(sourceID) AND relative_path = ANY(\(released)::text[])
+            """, logger: logger)
+    }
+
+    /// Writes only the difference, so a sync of a large source that did not change writes nothing.
+    static func replaceHealthySnapshot(sourceID: Int64, with snapshot: [String: Checksum],
+                                       on connection: PostgresConnection, logger: Logger) async throws {
+        let existing = try await pathMap(in: "cairn.reconcile_healthy_snapshot", sourceID: sourceID, on: connection,
+                                         logger: logger)
+        let gone = existing.keys.filter { snapshot[$0] == nil }
+        let changed = snapshot.filter { existing[$0.key] != $0.value }.sorted { $0.key < $1.key }
+        let paths = changed.map(\.key), checksums = changed.map(\.value.hex)
+        try await connection.query("""
+            DELETE FROM cairn.reconcile_healthy_snapshot WHERE source_id = \(sourceID) AND relative_path = ANY(\(gone)::text[])
+            """, logger: logger)
+        try await connection.query("""
+            INSERT INTO cairn.reconcile_healthy_snapshot (source_id, relative_path, sha1)
+            SELECT \(sourceID), x.path, x.sha1 FROM unnest(\(paths)::text[], \(checksums)::text[]) AS x(path, sha1)
+            ON CONFLICT (source_id, relative_path) DO UPDATE SET sha1 = excluded.sha1
+            """, logger: logger)
+    }
+
+    static func facts(sourceID: Int64, on connection: PostgresConnection, logger: Logger) async throws -> ReconcileSourceFacts {
+        let rows = try await connection.query("""
+            SELECT had_marker, first_run_done, last_sync_run_id, last_healthy_run_id, last_healthy_file_count,
+              last_healthy_scan_at
+            FROM cairn.reconcile_source WHERE source_id = \(sourceID)
+            """, logger: logger)
+        for try await row in rows { return try ReconcileSourceRow(from: PostgresRowDecoder(row)).facts }
+        return ReconcileSourceFacts()
+    }
+
+    static func saveFacts(_ facts: ReconcileSourceFacts, sourceID: Int64, on connection: PostgresConnection,
+                          logger: Logger) async throws {
+        let fileCount = facts.lastHealthyFileCount.map(Int64.init)
+        try await connection.query("""
+            INSERT INTO cairn.reconcile_source (source_id, had_marker, first_run_done, last_sync_run_id,
+              last_healthy_run_id, last_healthy_file_count, last_healthy_scan_at)
+            VALUES (\(sourceID), \(facts.hadMarker), \(facts.firstRunDone), \(facts.lastSyncRunID),
+              \(facts.lastHealthyRunID), \(fileCount)::integer, \(facts.lastHealthyScanAt))
+            ON CONFLICT (source_id) DO UPDATE SET had_marker = excluded.had_marker,
+              first_run_done = excluded.first_run_done, last_sync_run_id = excluded.last_sync_run_id,
+              last_healthy_run_id = excluded.last_healthy_run_id,
+              last_healthy_file_count = excluded.last_healthy_file_count,
+              last_healthy_scan_at = excluded.last_healthy_scan_at
+            """, logger: logger)
+    }
+
+    /// The checksums of one store of source `sourceID` (`table` is one of the stores' names).
+    func checksums(in table: String, sourceID: Int64) async throws -> Set<Checksum> {
         let rows = try await client.query(PostgresQuery(unsafeSQL: "SELECT sha1 FROM \(table) WHERE source_id = $1",
                                                         binds: try Self.binds(sourceID)), logger: logger)
         var checksums = Set<Checksum>()
@@ -124,10 +171,20 @@ extension PostgresCatalog: ReconcileCatalog {
         return checksums
     }
 
-    /// A store of source `sourceID` that maps paths to checksums (`table` is one of this file's names).
-    private func pathMap(in table: String, sourceID: Int64) async throws -> [String: Checksum] {
-        let rows = try await client.query(PostgresQuery(unsafeSQL: "SELECT relative_path, sha1 FROM \(table) WHERE source_id = $1",
-                                                        binds: try Self.binds(sourceID)), logger: logger)
+    /// A store of source `sourceID` that maps paths to checksums (`table` is one of the stores' names).
+    static func pathMap(in table: String, sourceID: Int64, on connection: PostgresConnection,
+                        logger: Logger) async throws -> [String: Checksum] {
+        try await paths(connection.query(PostgresQuery(unsafeSQL: "SELECT relative_path, sha1 FROM \(table) WHERE source_id = $1",
+                                                       binds: try binds(sourceID)), logger: logger))
+    }
+
+    static func pathMap(in table: String, sourceID: Int64, on client: PostgresClient,
+                        logger: Logger) async throws -> [String: Checksum] {
+        try await paths(client.query(PostgresQuery(unsafeSQL: "SELECT relative_path, sha1 FROM \(table) WHERE source_id = $1",
+                                                   binds: try binds(sourceID)), logger: logger))
+    }
+
+    private static func paths(_ rows: PostgresRowSequence) async throws -> [String: Checksum] {
         var paths: [String: Checksum] = [:]
         for try await (path, hex) in rows.decode((String, String).self) { paths[path] = Checksum(hex: hex) }
         return paths

@@ -44,10 +44,16 @@ public final class PostgresCatalog: Sendable {
             return try await body()
         } catch let error as PostgresCatalogError {
             throw error
+        } catch let error as PostgresTransactionError where error.closureError.map(Self.isOwn) == true {
+            // A transaction's body refused on its own terms (a `pending` request that cannot be carried out).
+            throw error.closureError!
         } catch {
             throw PostgresCatalogError.failed(operation: operation, reason: WorkQueueError.describe(error))
         }
     }
+
+    /// An error of cairn's own, as opposed to one of the server or the connection.
+    private static func isOwn(_ error: any Error) -> Bool { !(error is PSQLError) && !(error is PostgresTransactionError) }
 
     /// Makes the database `library`'s, or checks that it is: a catalog holds one library's records, and one
     /// opened for another library would mix two libraries' items.
