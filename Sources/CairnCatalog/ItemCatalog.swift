@@ -39,6 +39,18 @@ public protocol ItemCatalog: Sendable {
     func mediaProbe(_ checksum: Checksum) async throws -> MediaProbeRecord?
     /// The derived files of one original, by role.
     func derivedFiles(of checksum: Checksum) async throws -> [DerivedFileRecord]
+
+    /// Records assets whose originals are already durable in the library; an existing checksum is left as it is.
+    func insertAssets(_ assets: [AssetRecord]) async throws
+    func assetChecksums() async throws -> Set<Checksum>
+    func assetCount() async throws -> Int
+    /// Every asset, by checksum.
+    func allAssets() async throws -> [AssetRecord]
+    /// The assets a run brought in or found at its destination, by checksum.
+    func assets(broughtInBy runID: String) async throws -> [AssetRecord]
+    func mediaProbeCount() async throws -> Int
+    /// The probes of a run's assets whose JSON holds `marker` (a sidecar's source, such as "takeout-json").
+    func mediaProbes(ofRun runID: String, mentioning marker: String) async throws -> [MediaProbeRecord]
 }
 
 /// The SQLite catalog (`Catalog`) behind the catalog interfaces (`ItemCatalog`, `SnapshotCatalog`, `RunCatalog`):
@@ -90,5 +102,33 @@ public struct SQLiteCatalog: ItemCatalog {
 
     public func derivedFiles(of checksum: Checksum) async throws -> [DerivedFileRecord] {
         try await BlockingPool.run { [catalog] in try catalog.derivedFiles(checksum) }
+    }
+
+    public func insertAssets(_ assets: [AssetRecord]) async throws {
+        try await BlockingPool.run { [catalog] in try catalog.insertAssets(assets) }
+    }
+
+    public func assetChecksums() async throws -> Set<Checksum> {
+        try await BlockingPool.run { [catalog] in try catalog.assetChecksums() }
+    }
+
+    public func assetCount() async throws -> Int {
+        try await BlockingPool.run { [catalog] in try catalog.assetCount() }
+    }
+
+    public func allAssets() async throws -> [AssetRecord] {
+        try await BlockingPool.run { [catalog] in try catalog.allAssets() }
+    }
+
+    public func assets(broughtInBy runID: String) async throws -> [AssetRecord] {
+        try await BlockingPool.run { [catalog] in try catalog.assets(broughtInBy: runID) }
+    }
+
+    public func mediaProbeCount() async throws -> Int {
+        try await BlockingPool.run { [catalog] in try catalog.mediaProbeCount() }
+    }
+
+    public func mediaProbes(ofRun runID: String, mentioning marker: String) async throws -> [MediaProbeRecord] {
+        try await BlockingPool.run { [catalog] in try catalog.mediaProbes(ofRun: runID, mentioning: marker) }
     }
 }

@@ -11,6 +11,12 @@ public protocol SnapshotCatalog: Sendable {
 
     /// Content any source other than `sourceID` held when last walked: never a deletion candidate for `sourceID`.
     func checksumsHeld(bySourcesOtherThan sourceID: Int64) async throws -> Set<Checksum>
+    /// Which of `checksums` some source held when last walked.
+    func heldByAnySource(_ checksums: Set<Checksum>) async throws -> Set<Checksum>
+    /// The sources of this library, by id.
+    func sources() async throws -> [SourceRecord]
+    /// The id of the source registered at `rootPath`, without registering it.
+    func existingSourceID(forRoot rootPath: String) async throws -> Int64?
 }
 
 /// A catalog's record of runs: how each started and ended, and the files that failed in it.
@@ -23,6 +29,8 @@ public protocol RunCatalog: Sendable {
     func run(id: String) async throws -> RunRecord?
     /// The last `limit` runs, newest first.
     func runs(limit: Int) async throws -> [RunRecord]
+    /// The run that started last of those that ended in success.
+    func lastSuccessfulRun() async throws -> RunRecord?
     /// A run's failures, by path.
     func failures(runID: String) async throws -> [RunFailureRecord]
 }
@@ -40,6 +48,18 @@ extension SQLiteCatalog: SnapshotCatalog, RunCatalog {
 
     public func checksumsHeld(bySourcesOtherThan sourceID: Int64) async throws -> Set<Checksum> {
         try await BlockingPool.run { [catalog] in try catalog.checksumsHeld(bySourcesOtherThan: sourceID) }
+    }
+
+    public func heldByAnySource(_ checksums: Set<Checksum>) async throws -> Set<Checksum> {
+        try await BlockingPool.run { [catalog] in try catalog.heldByAnySource(checksums) }
+    }
+
+    public func sources() async throws -> [SourceRecord] {
+        try await BlockingPool.run { [catalog] in try ReconcileStore(catalog: catalog).sources() }
+    }
+
+    public func existingSourceID(forRoot rootPath: String) async throws -> Int64? {
+        try await BlockingPool.run { [catalog] in try ReconcileStore(catalog: catalog).existingSourceID(forRoot: rootPath) }
     }
 
     public func startRun(_ run: RunRecord) async throws {
@@ -60,6 +80,10 @@ extension SQLiteCatalog: SnapshotCatalog, RunCatalog {
 
     public func runs(limit: Int) async throws -> [RunRecord] {
         try await BlockingPool.run { [catalog] in try catalog.runs(limit: limit) }
+    }
+
+    public func lastSuccessfulRun() async throws -> RunRecord? {
+        try await BlockingPool.run { [catalog] in try catalog.lastSuccessfulRun() }
     }
 
     public func failures(runID: String) async throws -> [RunFailureRecord] {

@@ -120,7 +120,7 @@ extension PostgresCatalog: SnapshotCatalog, RunCatalog {
     }
 
     /// Runs matching `condition` (with `binds` as `$1`…), newest first.
-    private func runs(where condition: String, binds: [String], limit: Int) async throws -> [RunRecord] {
+    func runs(where condition: String, binds: [String], limit: Int) async throws -> [RunRecord] {
         return try await failing("read runs") {
             var bindings = PostgresBindings()
             for bind in binds { bindings.append(bind) }
@@ -132,5 +132,42 @@ extension PostgresCatalog: SnapshotCatalog, RunCatalog {
             for try await row in rows { runs.append(try RunRecord(from: PostgresRowDecoder(row))) }
             return runs
         }
+    }
+}
+
+/// Sources, and the runs that ended well, in PostgreSQL.
+extension PostgresCatalog {
+    public func heldByAnySource(_ checksums: Set<Checksum>) async throws -> Set<Checksum> {
+        guard !checksums.isEmpty else { return [] }
+        let hexes = checksums.map(\.hex)
+        return try await failing("look up content the sources hold") {
+            let rows = try await client.query("""
+                SELECT DISTINCT sha1 FROM cairn.source_file WHERE sha1 = ANY(\(hexes)::text[])
+                """, logger: logger)
+            var held = Set<Checksum>()
+            for try await hex in rows.decode(String.self) { if let checksum = Checksum(hex: hex) { held.insert(checksum) } }
+            return held
+        }
+    }
+
+    public func sources() async throws -> [SourceRecord] {
+        return try await failing("read the sources") {
+            var sources: [SourceRecord] = []
+            let rows = try await client.query("SELECT id, root_path, created_at FROM cairn.source ORDER BY id", logger: logger)
+            for try await row in rows { sources.append(try SourceRecord(from: PostgresRowDecoder(row))) }
+            return sources
+        }
+    }
+
+    public func existingSourceID(forRoot rootPath: String) async throws -> Int64? {
+        return try await failing("look up the source \(rootPath)") {
+            let rows = try await client.query("SELECT id FROM cairn.source WHERE root_path = \(rootPath)", logger: logger)
+            for try await id in rows.decode(Int64.self) { return id }
+            return nil
+        }
+    }
+
+    public func lastSuccessfulRun() async throws -> RunRecord? {
+        try await runs(where: "outcome = $1", binds: [RunOutcome.success.rawValue], limit: 1).first
     }
 }

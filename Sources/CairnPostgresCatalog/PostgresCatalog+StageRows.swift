@@ -128,3 +128,72 @@ private struct DerivedKey: Hashable {
     var checksum: Checksum
     var role: DerivedFileRecord.Role
 }
+
+/// The library's assets and probes as a whole, in PostgreSQL.
+extension PostgresCatalog {
+    private static let assetColumns = """
+        sha1, kind, size, original_extension, first_source_path, original_path, imported_at, run_id, no_preview_reason
+        """
+
+    public func insertAssets(_ assets: [AssetRecord]) async throws {
+        guard !assets.isEmpty else { return }
+        return try await failing("record \(assets.count) assets") {
+            try await client.withTransaction(logger: logger) { connection in
+                try await Self.saveStageRows(StageRows(assets: assets), on: connection, logger: logger)
+            }
+        }
+    }
+
+    public func assetChecksums() async throws -> Set<Checksum> {
+        return try await failing("read the library's content") {
+            var checksums = Set<Checksum>()
+            for try await hex in try await client.query("SELECT sha1 FROM cairn.asset", logger: logger).decode(String.self) {
+                if let checksum = Checksum(hex: hex) { checksums.insert(checksum) }
+            }
+            return checksums
+        }
+    }
+
+    public func assetCount() async throws -> Int { try await count("cairn.asset") }
+
+    public func mediaProbeCount() async throws -> Int { try await count("cairn.media_probe") }
+
+    public func allAssets() async throws -> [AssetRecord] { try await assets(where: "true", nil) }
+
+    public func assets(broughtInBy runID: String) async throws -> [AssetRecord] { try await assets(where: "run_id = $1", runID) }
+
+    public func mediaProbes(ofRun runID: String, mentioning marker: String) async throws -> [MediaProbeRecord] {
+        return try await failing("read the probes of run \(runID)") {
+            let rows = try await client.query("""
+                SELECT p.sha1, p.container, p.width, p.height, p.duration_seconds, p.capture_date, p.camera_make,
+                  p.camera_model, p.latitude, p.longitude, p.altitude, p.codec, p.probe_json, p.probed_at
+                FROM cairn.media_probe p JOIN cairn.asset a ON a.sha1 = p.sha1
+                WHERE a.run_id = \(runID) AND strpos(p.probe_json, \(marker)) > 0
+                """, logger: logger)
+            var probes: [MediaProbeRecord] = []
+            for try await row in rows { if let probe = try MediaProbeRow(from: PostgresRowDecoder(row)).record { probes.append(probe) } }
+            return probes
+        }
+    }
+
+    private func count(_ table: String) async throws -> Int {
+        return try await failing("count \(table)") {
+            for try await count in try await client.query(PostgresQuery(unsafeSQL: "SELECT count(*) FROM \(table)"),
+                                                          logger: logger).decode(Int.self) { return count }
+            return 0
+        }
+    }
+
+    private func assets(where condition: String, _ value: String?) async throws -> [AssetRecord] {
+        return try await failing("read assets") {
+            var binds = PostgresBindings()
+            if let value { binds.append(value) }
+            let rows = try await client.query(PostgresQuery(unsafeSQL: """
+                SELECT \(Self.assetColumns) FROM cairn.asset WHERE \(condition) ORDER BY sha1 COLLATE "C"
+                """, binds: binds), logger: logger)
+            var assets: [AssetRecord] = []
+            for try await row in rows { assets.append(try AssetRecord(from: PostgresRowDecoder(row))) }
+            return assets
+        }
+    }
+}
