@@ -276,7 +276,8 @@ let package = Package(
         .testTarget(name: "CairnNarrationTests", dependencies: ["CairnNarration", "CairnTesting"]),
         .testTarget(name: "CairnWorkerTests", dependencies: [
             "CairnStages", "CairnConfiguration", "CairnStatus", "CairnImmichDestination", "CairnImport", "CairnSync",
-            "CairnLibrary", "CairnTrash", "CairnCatalog", "CairnReconcile", "CairnTesting",
+            "CairnLibrary", "CairnTrash", "CairnCatalog", "CairnReconcile", "CairnTesting", "CairnPostgresCatalog",
+            "CairnQueue",
         ]),
         .testTarget(name: "CairnMetricsTests", dependencies: ["CairnMetrics", "CairnCore", "CairnNarration", "CairnTesting"]),
         .testTarget(name: "CairnWatchTests", dependencies: ["CairnWatch", "CairnCore", "CairnTesting"]),

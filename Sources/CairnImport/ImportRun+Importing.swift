@@ -207,8 +207,8 @@ struct ImportPages {
                                byteCount: file.record.fingerprint.size, checksum: $0)
                 }
             }
-            let records = try CatalogItemStateStore(catalog: catalog).planNew(items, sourceID: sourceID,
-                                                                               owingTransfer: archiveOnly)
+            let records = try CatalogItemStateStore.planNew(items, in: catalog, sourceID: sourceID,
+                                                            owingTransfer: archiveOnly)
             if !records.isEmpty { return records }
         }
     }

@@ -3,43 +3,44 @@ import CairnCore
 import CairnLibrary
 import CairnPipeline
 
-/// The pipeline's `ItemStateStore` backed by the catalog's `import_item` table: each batch is one transaction,
-/// with the rows the moves' phases made (`StageRows`). With a group commit, the files those rows point at are made
-/// durable first, by one sync; without one, each stage synced its own files.
+/// The pipeline's `ItemStateStore` over a catalog's import items (`ItemCatalog`: the library's SQLite catalog, or a
+/// PostgreSQL one): each batch is one commit, with the rows the moves' phases made (`StageRows`). With a group
+/// commit, the files those rows point at are made durable first, by one sync; without one, each stage synced its
+/// own files.
 public struct CatalogItemStateStore: ItemStateStore {
-    public let catalog: Catalog
+    let catalog: any ItemCatalog
     let groupCommit: GroupCommit?
 
-    public init(catalog: Catalog) {
+    public init(catalog: any ItemCatalog) {
         self.init(catalog: catalog, groupCommit: nil)
     }
 
-    init(catalog: Catalog, groupCommit: GroupCommit?) {
+    init(catalog: any ItemCatalog, groupCommit: GroupCommit?) {
         self.catalog = catalog
         self.groupCommit = groupCommit
     }
 
     public func save(_ moves: [ItemMove]) async throws {
-        let catalog = self.catalog, groupCommit = self.groupCommit
-        try await BlockingWork.run {
-            var rows = StageRows()
-            for case let made as StageRows in moves.map(\.products) { rows.append(made) }
-            try groupCommit?.makeDurable(rows)
-            try catalog.saveImportItemStates(moves.map(\.record), with: rows)
+        var rows = StageRows()
+        for case let made as StageRows in moves.map(\.products) { rows.append(made) }
+        if let groupCommit, rows.pointsAtFiles {
+            let durable = rows
+            try await BlockingWork.run { try groupCommit.makeDurable(durable) }
         }
+        try await catalog.saveImportItemStates(moves.map(\.record), with: rows)
     }
 
-    /// One small transaction with no sync: a mark only has to outlive a crash of this process, and it points at no
+    /// One small commit with no sync: a mark only has to outlive a crash of this process, and it points at no
     /// file (the rows that do wait for `save`'s sync).
     public func saveMarks(_ marks: [InFlightMark]) async throws {
-        let catalog = self.catalog
-        try await BlockingWork.run { try catalog.markImportItemsInFlight(marks) }
+        try await catalog.markImportItemsInFlight(marks)
     }
 
-    /// Plans `newItems` in the catalog and returns the records this run takes on, as the catalog returned them.
-    /// `owingTransfer`: only those whose original is not in place yet (an archive-only run). An item the crash-loop
-    /// guard failed stays failed, left out here: the run reports it.
-    public func planNew(_ newItems: [ImportItem], sourceID: Int64, owingTransfer: Bool) throws -> [ItemRecord] {
+    /// Plans `newItems` in the SQLite `catalog` and returns the records this run takes on, as the catalog returned
+    /// them. `owingTransfer`: only those whose original is not in place yet (an archive-only run). An item the
+    /// crash-loop guard failed stays failed, left out here: the run reports it.
+    public static func planNew(_ newItems: [ImportItem], in catalog: Catalog, sourceID: Int64,
+                               owingTransfer: Bool) throws -> [ItemRecord] {
         var records = try catalog.insertImportItems(newItems, sourceID: sourceID)
         if owingTransfer { records.removeAll { !$0.state.owesTransfer } }
         records.removeAll(where: CrashLoopGuard.failedIt)

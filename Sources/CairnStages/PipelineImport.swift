@@ -82,6 +82,9 @@ public struct PipelineImport: Sendable {
     package var work: WorkTracker?
     /// Where new content goes: the library's own store unless a run says otherwise.
     package var destination: any ImportDestination = LibraryDestination()
+    /// Where the items' states and their stages' rows are kept: the library's SQLite catalog unless a run names
+    /// another (a PostgreSQL catalog several hosts share).
+    package var itemCatalog: (any ItemCatalog)?
 
     public init(library: Library, configuration: PipelineConfiguration, sourceID: Int64) {
         self.library = library
@@ -109,7 +112,9 @@ public struct PipelineImport: Sendable {
             onKeptWithoutPreview: onKeptWithoutPreview, work: work)
         let scheduler = PipelineScheduler(
             configuration: configuration, stages: destination.stages(for: destinationRun),
-            store: CatalogItemStateStore(catalog: library.catalog, groupCommit: groupCommit), clock: clock,
+            store: CatalogItemStateStore(catalog: itemCatalog ?? SQLiteCatalog(catalog: library.catalog),
+                                         groupCommit: groupCommit),
+            clock: clock,
             onEvent: onEvent)
         await cancellation.attach(scheduler)
         return (scheduler, destinationRun)

@@ -16,7 +16,7 @@ import Testing
         let folder = try TemporaryDirectory(prefix: "cairn-group-commit")
         let library = try Library(root: folder.path)
         let commit = try GroupCommit(libraryRoot: library.layout.root)
-        let store = CatalogItemStateStore(catalog: library.catalog, groupCommit: commit)
+        let store = CatalogItemStateStore(catalog: SQLiteCatalog(catalog: library.catalog), groupCommit: commit)
         let checksum = try #require(Checksum(hex: String(repeating: "ab", count: 20)))
         let asset = AssetRecord(checksum: checksum, kind: .photo, size: 3, originalExtension: "jpg",
                                 firstSourcePath: "a.jpg", originalPath: "originals/ab/ab.jpg", importedAt: Date(), runID: nil)

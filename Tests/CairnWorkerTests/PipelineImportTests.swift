@@ -194,7 +194,7 @@ import Testing
         let stages = LibraryStages(library: library)
         let transferred = try await stages.transfer(item)
         let probed = try await stages.readMetadata(item)
-        try await CatalogItemStateStore(catalog: catalog).save([
+        try await CatalogItemStateStore(catalog: SQLiteCatalog(catalog: catalog)).save([
             ItemMove(ItemRecord(item: item, state: .probing), products: transferred.products),
             ItemMove(ItemRecord(item: item, state: .thumbnailing, inFlight: true), products: probed.products),
         ])

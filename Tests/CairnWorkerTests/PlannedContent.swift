@@ -43,8 +43,7 @@ private final class PlannedContent: PlannedPageSource {
         for record in try catalog.importItems() where !record.state.isTerminal || record.inFlight {
             if !owingTransfer || record.state.owesTransfer { byID[record.id] = record }
         }
-        let planned = try CatalogItemStateStore(catalog: catalog)
-            .planNew(content, sourceID: sourceID, owingTransfer: owingTransfer)
+        let planned = try CatalogItemStateStore.planNew(content, in: catalog, sourceID: sourceID, owingTransfer: owingTransfer)
         for record in planned { byID[record.id] = record }
         return byID.values.sorted { $0.id < $1.id }
     }
