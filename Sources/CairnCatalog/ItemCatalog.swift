@@ -2,10 +2,8 @@ import CairnCore
 
 /// A catalog's import items and what their stages made (assets, probes, derived files, reasons for no preview), as
 /// every catalog backend keeps them: SQLite in the library's folder (`SQLiteCatalog`), PostgreSQL for
-/// libraries several hosts work on (`PostgresCatalog`). One contract suite (`ItemCatalogContractTests`) runs on each.
-///
-/// Async, as the network backend needs; the import's own SQLite path calls `Catalog` directly, on the blocking
-/// pool, with its group commit in the same hop.
+/// libraries several hosts work on (`PostgresCatalog`). One contract suite (`CairnCatalogContractTests`) runs on
+/// each; the lanes' item store (`CatalogItemStateStore`) writes through it. Async, as the network backend needs.
 public protocol ItemCatalog: Sendable {
     /// The id of the source rooted at `rootPath`, registered on first use.
     func sourceID(forRoot rootPath: String) async throws -> Int64
@@ -53,8 +51,8 @@ public protocol ItemCatalog: Sendable {
     func mediaProbes(ofRun runID: String, mentioning marker: String) async throws -> [MediaProbeRecord]
 }
 
-/// The SQLite catalog (`Catalog`) behind the catalog interfaces (`ItemCatalog`, `SnapshotCatalog`, `RunCatalog`):
-/// each call one hop to the blocking pool.
+/// The SQLite catalog (`Catalog`) behind every catalog interface (`ItemCatalog`, `SnapshotCatalog`, `RunCatalog`,
+/// `ReconcileCatalog`, `TrashCatalog`, `AssetLinkCatalog`): each call one hop to the blocking pool.
 public struct SQLiteCatalog: ItemCatalog {
     public let catalog: Catalog
 

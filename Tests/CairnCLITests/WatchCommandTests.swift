@@ -85,7 +85,7 @@ final class NotifySocket: @unchecked Sendable {
             try folder.write(try DistinctJPEG.data(byteCount: 2500, seed: UInt8(index % 251)) + Data("t\(index)".utf8),
                              to: "src/late/T\(index).jpg")
         }
-        try eventually("a run starts", timeout: 30) { notify.messages.contains { $0.hasPrefix("STATUS=syncing:") && $0.contains("importing") } }
+        eventually("a run starts", timeout: 30) { notify.messages.contains { $0.hasPrefix("STATUS=syncing:") && $0.contains("importing") } }
         watch.send(SIGTERM)
         let status = try watch.waitForExit()
         #expect(status == 0 || status == 130, "\(watch.output)")
