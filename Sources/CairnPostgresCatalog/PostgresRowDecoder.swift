@@ -6,14 +6,15 @@ import PostgresNIO
 /// booleans, doubles, timestamps) is read from its cell; a JSON column through `JSONDecoder`; any other (a checksum,
 /// an id, a raw-value enum) decodes from the cell as a single value.
 struct PostgresRowDecoder: Decoder {
-    let row: PostgresRandomAccessRow
+    /// The row's cells, by column name.
+    let cells: PostgresRandomAccessRow
     var codingPath: [any CodingKey] { [] }
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
-    init(_ row: PostgresRow) { self.row = row.makeRandomAccess() }
+    init(_ row: PostgresRow) { cells = row.makeRandomAccess() }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedDecodingContainer<Key> {
-        KeyedDecodingContainer(Columns<Key>(row: row))
+        KeyedDecodingContainer(Columns<Key>(cells: cells))
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer { throw Self.unsupported("a row as a list") }
@@ -39,11 +40,11 @@ struct PostgresRowDecoder: Decoder {
     }
 
     private struct Columns<Key: CodingKey>: KeyedDecodingContainerProtocol {
-        let row: PostgresRandomAccessRow
+        let cells: PostgresRandomAccessRow
         var codingPath: [any CodingKey] { [] }
-        var allKeys: [Key] { row.compactMap { Key(stringValue: $0.columnName) } }
+        var allKeys: [Key] { cells.compactMap { Key(stringValue: $0.columnName) } }
 
-        func contains(_ key: Key) -> Bool { row.contains(key.stringValue) }
+        func contains(_ key: Key) -> Bool { cells.contains(key.stringValue) }
 
         func decodeNil(forKey key: Key) throws -> Bool { try cell(key).bytes == nil }
 
@@ -60,10 +61,10 @@ struct PostgresRowDecoder: Decoder {
         func superDecoder(forKey key: Key) throws -> any Decoder { throw PostgresRowDecoder.unsupported("a super decoder") }
 
         private func cell(_ key: Key) throws -> PostgresCell {
-            guard row.contains(key.stringValue) else {
+            guard cells.contains(key.stringValue) else {
                 throw DecodingError.keyNotFound(key, .init(codingPath: [], debugDescription: "the row has no column \(key.stringValue)"))
             }
-            return row[key.stringValue]
+            return cells[key.stringValue]
         }
     }
 
