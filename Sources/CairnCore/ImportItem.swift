@@ -141,15 +141,25 @@ extension ItemRecord {
     /// transaction, so the states an item passed through within it are never seen: writing them is work for nothing
     /// (an item of a small-file import moves five to eight times, mostly within one group commit).
     public static func latestPerItem(_ records: [ItemRecord]) -> [ItemRecord] {
-        var position = [ItemID: Int](minimumCapacity: records.count)
-        var latest: [ItemRecord] = []
-        latest.reserveCapacity(records.count)
-        for record in records {
-            if let index = position[record.id] {
-                latest[index] = record
+        records.lastOfEach(by: \.id)
+    }
+}
+
+extension Array {
+    /// The last element of each key, in the order the keys first appear: what a batch that may name a row several
+    /// times writes (one statement may not write a row twice, and only the last word counts).
+    @inlinable
+    public func lastOfEach<Key: Hashable>(by key: (Element) -> Key) -> [Element] {
+        var position = [Key: Int](minimumCapacity: count)
+        var latest: [Element] = []
+        latest.reserveCapacity(count)
+        for element in self {
+            let key = key(element)
+            if let index = position[key] {
+                latest[index] = element
             } else {
-                position[record.id] = latest.count
-                latest.append(record)
+                position[key] = latest.count
+                latest.append(element)
             }
         }
         return latest

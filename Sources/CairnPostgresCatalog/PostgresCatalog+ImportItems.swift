@@ -49,7 +49,7 @@ extension PostgresCatalog: ItemCatalog {
         return try await failing("plan \(items.count) import items") {
             // One row per content: an insert may not touch a row twice, and a content planned twice is one item (its
             // last sighting, at its first place: new rows get their ids in the order given).
-            let planned = Self.lastOfEach(items, by: \.checksum).map(PlannedItem.init)
+            let planned = items.lastOfEach(by: \.checksum).map(PlannedItem.init)
             let terminal = "(\(Self.terminal) AND NOT \(Self.crashFailed))"
             func restart(_ column: String, _ fresh: String) -> String {
                 "\(column) = CASE WHEN \(terminal) THEN \(fresh) ELSE i.\(column) END"

@@ -78,13 +78,8 @@ extension PostgresCatalog {
                 guard let start else {
                     throw ReconcileStoreError("no run \(runID) in this library (see `cairn journal list` or `cairn status`)")
                 }
-                let rows = try await connection.query("""
-                    SELECT DISTINCT sha1 FROM cairn.reconcile_confirmed
-                    WHERE source_id = ANY(\(sourceIDs)::bigint[]) AND confirmed_at >= \(start)
-                    """, logger: logger)
-                var excluded: [Checksum] = []
-                for try await hex in rows.decode(String.self) { if let checksum = Checksum(hex: hex) { excluded.append(checksum) } }
                 // Each source's own confirmations, as the SQLite catalog excludes them.
+                var excluded = Set<String>()
                 for sourceID in sourceIDs {
                     let own = try await connection.query("""
                         SELECT sha1 FROM cairn.reconcile_confirmed WHERE source_id = \(sourceID) AND confirmed_at >= \(start)
@@ -92,8 +87,9 @@ extension PostgresCatalog {
                     var hexes: [String] = []
                     for try await hex in own.decode(String.self) { hexes.append(hex) }
                     try await Self.exclude(hexes, sourceIDs: [sourceID], at: now, on: connection, logger: logger)
+                    excluded.formUnion(hexes)
                 }
-                return excluded.sorted()
+                return excluded.compactMap(Checksum.init(hex:)).sorted()
             }
         }
     }
@@ -114,7 +110,7 @@ extension PostgresCatalog {
 
     static func replacePending(sourceID: Int64, runID: String, entries: [PendingEntry], on connection: PostgresConnection,
                                logger: Logger) async throws {
-        let latest = lastOfEach(entries, by: \.checksum)
+        let latest = entries.lastOfEach(by: \.checksum)
         let rows = try json(latest.map {
             PendingRow(sourceID: sourceID, sha1: $0.checksum.hex, status: $0.status.rawValue, confirmedAt: $0.confirmedAt,
                        eligibleAt: $0.eligibleAt, runID: runID)

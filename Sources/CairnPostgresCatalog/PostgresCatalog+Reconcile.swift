@@ -23,8 +23,9 @@ extension PostgresCatalog: ReconcileCatalog {
                 confirmed: ConfirmedDeletions(stamps),
                 exclusions: try await checksums(in: "cairn.reconcile_exclusion", sourceID: sourceID),
                 approved: try await checksums(in: "cairn.reconcile_approval", sourceID: sourceID),
-                anchors: EditAnchors(try await Self.pathMap(in: "cairn.reconcile_anchor", sourceID: sourceID,
-                                                            on: client, logger: logger)))
+                anchors: EditAnchors(try await client.withConnection {
+                    try await Self.pathMap(in: "cairn.reconcile_anchor", sourceID: sourceID, on: $0, logger: logger)
+                }))
         }
     }
 
@@ -38,7 +39,9 @@ extension PostgresCatalog: ReconcileCatalog {
 
     public func healthySnapshot(sourceID: Int64) async throws -> [String: Checksum] {
         return try await failing("read the healthy snapshot of source \(sourceID)") {
-            try await Self.pathMap(in: "cairn.reconcile_healthy_snapshot", sourceID: sourceID, on: client, logger: logger)
+            try await client.withConnection {
+                try await Self.pathMap(in: "cairn.reconcile_healthy_snapshot", sourceID: sourceID, on: $0, logger: logger)
+            }
         }
     }
 
@@ -174,17 +177,8 @@ extension PostgresCatalog: ReconcileCatalog {
     /// A store of source `sourceID` that maps paths to checksums (`table` is one of the stores' names).
     static func pathMap(in table: String, sourceID: Int64, on connection: PostgresConnection,
                         logger: Logger) async throws -> [String: Checksum] {
-        try await paths(connection.query(PostgresQuery(unsafeSQL: "SELECT relative_path, sha1 FROM \(table) WHERE source_id = $1",
-                                                       binds: try binds(sourceID)), logger: logger))
-    }
-
-    static func pathMap(in table: String, sourceID: Int64, on client: PostgresClient,
-                        logger: Logger) async throws -> [String: Checksum] {
-        try await paths(client.query(PostgresQuery(unsafeSQL: "SELECT relative_path, sha1 FROM \(table) WHERE source_id = $1",
-                                                   binds: try binds(sourceID)), logger: logger))
-    }
-
-    private static func paths(_ rows: PostgresRowSequence) async throws -> [String: Checksum] {
+        let rows = try await connection.query(PostgresQuery(unsafeSQL: "SELECT relative_path, sha1 FROM \(table) WHERE source_id = $1",
+                                                            binds: try binds(sourceID)), logger: logger)
         var paths: [String: Checksum] = [:]
         for try await (path, hex) in rows.decode((String, String).self) { paths[path] = Checksum(hex: hex) }
         return paths

@@ -23,7 +23,7 @@ extension PostgresCatalog: SnapshotCatalog, RunCatalog {
 
     public func updateSnapshot(sourceID: Int64, upserting files: [SourceFile], removing removedPaths: [String]) async throws {
         guard !files.isEmpty || !removedPaths.isEmpty else { return }
-        let rows = try Self.json(Self.lastOfEach(files, by: \.relativePath).map(SnapshotRow.init))
+        let rows = try Self.json(files.lastOfEach(by: \.relativePath).map(SnapshotRow.init))
         return try await failing("update the snapshot of source \(sourceID)") {
             try await client.withTransaction(logger: logger) { connection in
                 try await connection.query("""

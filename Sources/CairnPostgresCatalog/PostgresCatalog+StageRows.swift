@@ -22,7 +22,7 @@ extension PostgresCatalog {
                 ON CONFLICT (sha1) DO NOTHING
                 """, logger: logger)
         }
-        let probes = lastOfEach(rows.probes, by: \.checksum)
+        let probes = rows.probes.lastOfEach(by: \.checksum)
         if !probes.isEmpty {
             try await connection.query("""
                 INSERT INTO cairn.media_probe AS p (sha1, container, width, height, duration_seconds, capture_date,
@@ -43,7 +43,7 @@ extension PostgresCatalog {
                   probed_at = excluded.probed_at
                 """, logger: logger)
         }
-        let derived = lastOfEach(rows.derivedFiles) { DerivedKey(checksum: $0.checksum, role: $0.role) }
+        let derived = rows.derivedFiles.lastOfEach { DerivedKey(checksum: $0.checksum, role: $0.role) }
         if !derived.isEmpty {
             try await connection.query("""
                 INSERT INTO cairn.derived_file (sha1, role, path, format, width, height, byte_count, duration_seconds,
@@ -58,7 +58,7 @@ extension PostgresCatalog {
                   duration_seconds = excluded.duration_seconds, created_at = excluded.created_at
                 """, logger: logger)
         }
-        let kept = lastOfEach(rows.keptWithoutPreview, by: \.checksum)
+        let kept = rows.keptWithoutPreview.lastOfEach(by: \.checksum)
         if !kept.isEmpty {
             let checksums = kept.map(\.checksum.hex), reasons = kept.map(\.reason)
             try await connection.query("""
@@ -66,21 +66,6 @@ extension PostgresCatalog {
                 FROM unnest(\(checksums)::text[], \(reasons)::text[]) AS x(sha1, reason) WHERE a.sha1 = x.sha1
                 """, logger: logger)
         }
-    }
-
-    /// The last element of each key, in the order the keys first appear: one statement may not write a row twice.
-    static func lastOfEach<Element, Key: Hashable>(_ elements: [Element], by key: (Element) -> Key) -> [Element] {
-        var position: [Key: Int] = [:]
-        var result: [Element] = []
-        for element in elements {
-            if let index = position[key(element)] {
-                result[index] = element
-            } else {
-                position[key(element)] = result.count
-                result.append(element)
-            }
-        }
-        return result
     }
 
     // MARK: Reads

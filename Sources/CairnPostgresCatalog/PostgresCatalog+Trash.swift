@@ -11,7 +11,7 @@ extension PostgresCatalog: TrashCatalog {
 
     public func markTrashed(_ items: [(checksum: Checksum, libraryPaths: [String])], runID: String, at date: Date) async throws {
         guard !items.isEmpty else { return }
-        let latest = Self.lastOfEach(items, by: \.checksum)
+        let latest = items.lastOfEach(by: \.checksum)
         let checksums = latest.map(\.checksum.hex)
         let paths = try latest.map { String(decoding: try JSONEncoder().encode($0.libraryPaths), as: UTF8.self) }
         return try await failing("move \(items.count) assets to the trash of run \(runID)") {
