@@ -192,9 +192,9 @@ struct ConfirmedRow: Codable, FetchableRecord, TableRecord {
 }
 
 /// A relative path and its checksum (`reconcile_anchor` and tables shaped like it).
-struct PathChecksumRow: Codable, FetchableRecord {
-    var relativePath: String
-    var sha1: String
+package struct PathChecksumRow: Codable, FetchableRecord {
+    package var relativePath: String
+    package var sha1: String
 
     enum CodingKeys: String, CodingKey { case relativePath = "relative_path", sha1 }
 }

@@ -8,6 +8,9 @@ public protocol SnapshotCatalog: Sendable {
     /// Writes a snapshot's changes in one commit: new or changed files, and paths gone from the source. A file whose
     /// content changed is no longer known to be in the library.
     func updateSnapshot(sourceID: Int64, upserting files: [SourceFile], removing removedPaths: [String]) async throws
+    /// Marks the snapshot files of `sourceID` whose content now has an asset, so the next walk settles them without
+    /// a lookup.
+    func markSnapshotContentInLibrary(sourceID: Int64) async throws
 
     /// Content any source other than `sourceID` held when last walked: never a deletion candidate for `sourceID`.
     func checksumsHeld(bySourcesOtherThan sourceID: Int64) async throws -> Set<Checksum>
@@ -44,6 +47,10 @@ extension SQLiteCatalog: SnapshotCatalog, RunCatalog {
         try await BlockingPool.run { [catalog] in
             try catalog.updateSnapshot(sourceID: sourceID, upserting: files, removing: removedPaths)
         }
+    }
+
+    public func markSnapshotContentInLibrary(sourceID: Int64) async throws {
+        try await BlockingPool.run { [catalog] in try catalog.markSnapshotContentInLibrary(sourceID: sourceID) }
     }
 
     public func checksumsHeld(bySourcesOtherThan sourceID: Int64) async throws -> Set<Checksum> {

@@ -113,17 +113,13 @@ extension RunFileTable {
                 SELECT \(Self.itemColumns), i.relative_path FROM temp.run_item ri
                 JOIN main.import_item i ON i.sha1 = ri.sha1
                 WHERE ri.left_unfinished = 0 AND i.state = ? ORDER BY i.id
-                """, arguments: [ItemState.Name.failed.rawValue]).compactMap { row in
-                guard let failure = row.item.state?.failure else { return nil }
-                return ImportFailure(relativePath: row.relativePath ?? "", phase: FailurePhase(failure.phase),
-                                     reason: failure.reason, retryable: failure.retryable)
-            }
+                """, arguments: [ItemState.Name.failed.rawValue]).compactMap(\.failure)
         }
     }
 
     /// A handled item's columns: its state (in `ItemState`'s own column names), whether the transfer found it a
     /// duplicate, and whether the run left it unfinished.
-    static let itemColumns = """
+    package static let itemColumns = """
         i.state, i.phase, i.operation, i.reason, i.attempts, i.retryable, i.duplicate, ri.left_unfinished
         """
 }

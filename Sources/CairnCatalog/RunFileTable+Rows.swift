@@ -7,64 +7,66 @@ import GRDB
 
 /// A walk row of `temp.run_file`: its `id` and the columns of a snapshot row (`path AS relative_path`, `device`,
 /// `inode`, `size`, `mtime_ns`, `kind`, `sha1`).
-struct RunFileRow: Decodable, FetchableRecord {
-    var id: Int64
-    var snapshot: SnapshotRow
+package struct RunFileRow: Decodable, FetchableRecord {
+    package var id: Int64
+    package var snapshot: SnapshotRow
 
     enum CodingKeys: String, CodingKey { case id }
 
-    init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         id = try decoder.container(keyedBy: CodingKeys.self).decode(Int64.self, forKey: .id)
         snapshot = try SnapshotRow(from: decoder)
     }
 
-    var file: RunFileTable.File { RunFileTable.File(id: id, record: snapshot.record) }
+    package var file: RunFile { RunFile(id: id, record: snapshot.record) }
 }
 
 /// A sidecar row of `temp.run_sidecar`: its `folder` and the columns of a snapshot row.
-struct RunSidecarRow: Decodable, FetchableRecord {
-    var folder: String
-    var snapshot: SnapshotRow
+package struct RunSidecarRow: Decodable, FetchableRecord {
+    package var folder: String
+    package var snapshot: SnapshotRow
 
     enum CodingKeys: String, CodingKey { case folder }
 
-    init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         folder = try decoder.container(keyedBy: CodingKeys.self).decode(String.self, forKey: .folder)
         snapshot = try SnapshotRow(from: decoder)
     }
+
+    package var sidecar: RunSidecar { RunSidecar(folder: folder, record: snapshot.record) }
 }
 
 /// The walk matched against the snapshot (`matchSnapshot`).
-struct SnapshotMatchRow: Decodable, FetchableRecord {
-    var files: Int
-    var bytes: Double
-    var toHash: Int
-    var bytesToHash: Double
-    var known: Int
+package struct SnapshotMatchRow: Decodable, FetchableRecord {
+    package var files: Int
+    package var bytes: Double
+    package var toHash: Int
+    package var bytesToHash: Double
+    package var known: Int
 
     enum CodingKeys: String, CodingKey { case files, bytes, toHash = "to_hash", bytesToHash = "bytes_to_hash", known }
 }
 
 /// The content of the walk, counted (`classify`).
-struct ContentCountsRow: Decodable, FetchableRecord {
-    var newContent: Int
-    var newBytes: Double
-    var duplicates: Double
-    var unchanged: Double
+package struct ContentCountsRow: Decodable, FetchableRecord {
+    package var newContent: Int
+    package var newBytes: Double
+    package var duplicates: Double
+    package var unchanged: Double
 
     enum CodingKeys: String, CodingKey { case newContent = "new_content", newBytes = "new_bytes", duplicates, unchanged }
 }
 
 /// A handled item's columns (`RunFileTable.itemColumns`): its state through `ItemState`'s codec, null when the
 /// row joins no handled item.
-struct HandledItemColumns: Decodable {
-    var state: ItemState?
-    var isDuplicate: Bool
-    var leftUnfinished: Bool
+package struct HandledItemColumns: Decodable {
+    package var state: ItemState?
+    package var isDuplicate: Bool
+    package var leftUnfinished: Bool
 
     enum CodingKeys: String, CodingKey { case state, duplicate, leftUnfinished = "left_unfinished" }
 
-    init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let columns = try decoder.container(keyedBy: CodingKeys.self)
         state = try columns.decodeNil(forKey: .state) ? nil : ItemState(from: decoder)
         isDuplicate = try columns.decodeIfPresent(Bool.self, forKey: .duplicate) ?? false
@@ -72,61 +74,68 @@ struct HandledItemColumns: Decodable {
     }
 
     /// What became of the item; nil when the row joins none.
-    var outcomeIfHandled: FileOutcome? {
+    package var outcomeIfHandled: FileOutcome? {
         state.map { FileOutcome(state: $0, isDuplicate: isDuplicate, leftUnfinished: leftUnfinished) }
     }
 
     /// What became of the item (unfinished at the transfer when the row joins none).
-    var outcome: FileOutcome { outcomeIfHandled ?? .unfinished(resumeAt: .transfer) }
+    package var outcome: FileOutcome { outcomeIfHandled ?? .unfinished(resumeAt: .transfer) }
 }
 
 /// Handled items, grouped (`outcomeCounts`: `files`) or one each (`relative_path`, `sha1`).
-struct HandledItemsRow: Decodable, FetchableRecord {
-    var item: HandledItemColumns
-    var files: Int
-    var relativePath: String?
-    var checksum: Checksum?
+package struct HandledItemsRow: Decodable, FetchableRecord {
+    package var item: HandledItemColumns
+    package var files: Int
+    package var relativePath: String?
+    package var checksum: Checksum?
 
     enum CodingKeys: String, CodingKey { case files, relativePath = "relative_path", sha1 }
 
-    init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let columns = try decoder.container(keyedBy: CodingKeys.self)
         item = try HandledItemColumns(from: decoder)
         files = try columns.decodeIfPresent(Int.self, forKey: .files) ?? 1
         relativePath = try columns.decodeIfPresent(String.self, forKey: .relativePath)
         checksum = try columns.decodeIfPresent(Checksum.self, forKey: .sha1)
     }
+
+    /// The item's failure as a run's summary lists it; nil unless it failed.
+    package var failure: ImportFailure? {
+        guard let failure = item.state?.failure else { return nil }
+        return ImportFailure(relativePath: relativePath ?? "", phase: FailurePhase(failure.phase),
+                             reason: failure.reason, retryable: failure.retryable)
+    }
 }
 
 /// Hashing failures and files left unread, counted (`outcomeCounts`).
-struct WalkCountsRow: Decodable, FetchableRecord {
-    var failed: Int
-    var unread: Int
+package struct WalkCountsRow: Decodable, FetchableRecord {
+    package var failed: Int
+    package var unread: Int
 }
 
 /// The files the pipeline did not handle, counted (`outcomeCounts`).
-struct UnhandledCountsRow: Decodable, FetchableRecord {
-    var duplicate: Double
-    var unchanged: Double
-    var unfinished: Int
+package struct UnhandledCountsRow: Decodable, FetchableRecord {
+    package var duplicate: Double
+    package var unchanged: Double
+    package var unfinished: Int
 }
 
 /// A walk file with its hashing, its content's group and its handled item (`forEachOutcome`).
-struct WalkOutcomeRow: Decodable, FetchableRecord {
-    var path: String
-    var checksum: Checksum?
-    var hashed: Bool
-    var hashFailure: FailureReason?
-    var isFirst: Bool
-    var inLibrary: Bool
-    var item: HandledItemColumns
+package struct WalkOutcomeRow: Decodable, FetchableRecord {
+    package var path: String
+    package var checksum: Checksum?
+    package var hashed: Bool
+    package var hashFailure: FailureReason?
+    package var isFirst: Bool
+    package var inLibrary: Bool
+    package var item: HandledItemColumns
 
     enum CodingKeys: String, CodingKey {
         case path, sha1 = "walk_sha1", hashed, failed, failureOperation = "failure_operation"
         case failureReason = "failure_reason", isFirst = "is_first", inLibrary = "in_library"
     }
 
-    init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let columns = try decoder.container(keyedBy: CodingKeys.self)
         path = try columns.decode(String.self, forKey: .path)
         checksum = try columns.decodeIfPresent(Checksum.self, forKey: .sha1)
@@ -142,7 +151,7 @@ struct WalkOutcomeRow: Decodable, FetchableRecord {
 
     /// The file's line: failed or left unread by hashing, the outcome of its handled content (first file only),
     /// new content the run never reached, or held already (hashed this run: a duplicate; cached: unchanged).
-    var entry: FileOutcomeEntry {
+    package var entry: FileOutcomeEntry {
         let outcome: FileOutcome
         if let hashFailure {
             outcome = .failed(phase: .hashing, reason: hashFailure)

@@ -4,12 +4,6 @@ import GRDB
 
 /// The run's sidecars: kept by folder as the walk finds them, and read back a folder at a time for linking.
 extension RunFileTable {
-    /// A sidecar the walk found, with the folder it was found in (what it is matched within).
-    public struct SidecarFile: Sendable, Equatable {
-        public var folder: String
-        public var record: SourceFile
-    }
-
     /// Appends sidecars the walk found (one transaction), kept by folder so they are read a folder at a time.
     public func appendSidecars(_ files: [SourceFile]) throws {
         guard !files.isEmpty else { return }
@@ -19,10 +13,8 @@ extension RunFileTable {
                 VALUES (?, ?, ?, ?, ?, ?)
                 """)
             for file in files {
-                let path = file.relativePath
-                let folder = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? ""
                 try insert.execute(arguments: [
-                    folder, path, Int64(bitPattern: file.fingerprint.device), Int64(bitPattern: file.fingerprint.inode),
+                    RunSidecar.folder(of: file.relativePath), file.relativePath, Int64(bitPattern: file.fingerprint.device), Int64(bitPattern: file.fingerprint.inode),
                     file.fingerprint.size, file.fingerprint.modificationTimeNanoseconds,
                 ])
             }
@@ -31,7 +23,7 @@ extension RunFileTable {
 
     /// Up to `limit` sidecars after `last`, by folder then path, that are not linked as they are now (a sidecar
     /// linked with the same path, size and modification time is left alone: a rescan reads none).
-    public func sidecarsToLink(after last: SidecarFile?, limit: Int) throws -> [SidecarFile] {
+    public func sidecarsToLink(after last: RunSidecar?, limit: Int) throws -> [RunSidecar] {
         try catalog.pool.write { db in
             let rows = try RunSidecarRow.fetchCursor(db, sql: """
                 SELECT folder, path AS relative_path, device, inode, size, mtime_ns, 'other' AS kind FROM temp.run_sidecar r
@@ -40,9 +32,9 @@ extension RunFileTable {
                                     AND s.source_size = r.size AND s.source_mtime_ns = r.mtime_ns)
                 ORDER BY folder, path LIMIT ?
                 """, arguments: [last?.folder ?? "", last?.record.relativePath ?? "", limit])
-            var result: [SidecarFile] = []
+            var result: [RunSidecar] = []
             while let row = try rows.next() {
-                result.append(SidecarFile(folder: row.folder, record: row.snapshot.record))
+                result.append(row.sidecar)
             }
             return result
         }
@@ -53,18 +45,17 @@ extension RunFileTable {
     public func checksums(inFolder folder: String) throws -> [String: Checksum] {
         try catalog.pool.write { db in
             try db.execute(sql: "CREATE INDEX IF NOT EXISTS temp.run_file_path ON run_file(path)")
-            let prefix = folder.isEmpty ? "" : folder + "/"
-            // Every path under "folder/" sorts between "folder/" and "folder0" ('0' follows '/'), as bytes.
+            let range = RunSidecar.pathRange(under: folder)
             let rows = folder.isEmpty
                 ? try PathChecksumRow.fetchCursor(db, sql: """
                     SELECT path AS relative_path, sha1 FROM temp.run_file WHERE sha1 IS NOT NULL AND instr(path, '/') = 0
                     """)
                 : try PathChecksumRow.fetchCursor(db, sql: """
                     SELECT path AS relative_path, sha1 FROM temp.run_file WHERE path > ? AND path < ? AND sha1 IS NOT NULL
-                    """, arguments: [prefix, folder + "0"])
+                    """, arguments: [range.after, range.before])
             var result: [String: Checksum] = [:]
             while let row = try rows.next() {
-                guard !row.relativePath.utf8.dropFirst(prefix.utf8.count).contains(UInt8(ascii: "/")) else { continue }
+                guard RunSidecar.isDirectly(in: folder, row.relativePath) else { continue }
                 if let checksum = Checksum(hex: row.sha1) { result[row.relativePath] = checksum }
             }
             return result

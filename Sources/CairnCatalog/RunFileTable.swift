@@ -16,32 +16,6 @@ public struct RunFileTable: Sendable {
     /// The run's source, whose snapshot the walk is matched against.
     public let sourceID: Int64
 
-    /// A file of the run, by its row id (the walk's order, which is path order).
-    public struct File: Sendable, Equatable {
-        public var id: Int64
-        public var record: SourceFile
-    }
-
-    /// What matching the walk against the last snapshot found.
-    public struct SnapshotMatch: Sendable, Equatable {
-        public var files = 0
-        public var bytes: Int64 = 0
-        public var toHash = 0
-        public var bytesToHash: Int64 = 0
-        /// Snapshot rows of paths this walk did not find: files gone from the source since.
-        public var vanished = 0
-    }
-
-    /// The run's files sorted by what their content is.
-    public struct ContentCounts: Sendable, Equatable {
-        public var newContent = 0
-        public var newBytes: Int64 = 0
-        /// Content already held: hashed this run and in the library, or held by an earlier file of this run.
-        public var duplicates = 0
-        /// Checksum from the cache, content in the library.
-        public var unchanged = 0
-    }
-
     /// Starts the run's tables empty, for a walk of source `sourceID` (`Catalog.withRunTables`).
     init(catalog: Catalog, sourceID: Int64) throws {
         self.catalog = catalog
@@ -194,13 +168,13 @@ public struct RunFileTable: Sendable {
 
     /// Up to `limit` files still to hash after row `id`, in order; a page stops early past `byteLimit` bytes (one
     /// file at least), so a page of videos stays small.
-    public func filesToHash(after id: Int64, limit: Int, byteLimit: Int64) throws -> [File] {
+    public func filesToHash(after id: Int64, limit: Int, byteLimit: Int64) throws -> [RunFile] {
         try catalog.pool.write { db in
             let rows = try RunFileRow.fetchCursor(db, sql: """
                 SELECT id, path AS relative_path, device, inode, size, mtime_ns, kind FROM temp.run_file
                 WHERE id > ? AND sha1 IS NULL AND failed = 0 ORDER BY id LIMIT ?
                 """, arguments: [id, limit])
-            var files: [File] = []
+            var files: [RunFile] = []
             var bytes: Int64 = 0
             while let row = try rows.next() {
                 let file = row.file
@@ -215,7 +189,7 @@ public struct RunFileTable: Sendable {
     /// Records a page's checksums (with the fingerprint and kind hashing saw) and its failures (by row id, with
     /// their reasons) in one transaction; `updatingSnapshot`: the checksums go into the source's snapshot too, the
     /// cache the next run reads.
-    public func recordHashes(_ hashed: [File], failed: [Int64: FailureReason], updatingSnapshot: Bool) throws {
+    public func recordHashes(_ hashed: [RunFile], failed: [Int64: FailureReason], updatingSnapshot: Bool) throws {
         let sourceID = self.sourceID
         guard !hashed.isEmpty || !failed.isEmpty else { return }
         try catalog.pool.write { db in
@@ -300,14 +274,14 @@ public struct RunFileTable: Sendable {
 
     /// Up to `limit` pieces of new content after the one whose first file is `id`, in path order: the first file
     /// (in path order) holding each checksum the library lacks.
-    public func newContent(after id: Int64, limit: Int) throws -> [File] {
+    public func newContent(after id: Int64, limit: Int) throws -> [RunFile] {
         try catalog.pool.write { db in
             let rows = try RunFileRow.fetchCursor(db, sql: """
                 SELECT r.id, r.path AS relative_path, r.device, r.inode, r.size, r.mtime_ns, r.kind, r.sha1
                 FROM temp.run_content c JOIN temp.run_file r ON r.id = c.first_id
                 WHERE c.in_library = 0 AND c.first_id > ? ORDER BY c.first_id LIMIT ?
                 """, arguments: [id, limit])
-            var result: [File] = []
+            var result: [RunFile] = []
             while let row = try rows.next() { result.append(row.file) }
             return result
         }

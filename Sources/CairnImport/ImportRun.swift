@@ -128,7 +128,7 @@ public struct ImportRun: Sendable {
         package var report: ScanReport
         /// The walk's files, in the catalog's run tables rather than in memory, with the cached checksums.
         package var files: RunFileTable
-        package var match: RunFileTable.SnapshotMatch
+        package var match: SnapshotMatch
         /// Paths of the last snapshot that the source no longer holds.
         package var vanished: [String]
     }
@@ -221,7 +221,7 @@ public struct ImportRun: Sendable {
                     if bytes > 0 { narrator.hashed(file: page[slot].record.relativePath, bytes: bytes) }
                 }
             }
-            var done: [RunFileTable.File] = []
+            var done: [RunFile] = []
             var failed: [Int64: FailureReason] = [:]
             done.reserveCapacity(page.count)
             for (slot, file) in page.enumerated() {
@@ -270,7 +270,7 @@ public struct ImportRun: Sendable {
     /// The largest average file size for which a page is hashed by more threads than cores.
     static let smallFileBytes: Int64 = 1 << 20
 
-    package typealias ContentPlan = RunFileTable.ContentCounts
+    package typealias ContentPlan = ContentCounts
 
     /// Sorts known content into new, duplicate and unchanged (inside the caller's reconciling phase).
     package func classify(_ hashed: Hashed) throws -> ContentPlan {

@@ -7,27 +7,27 @@ import PostgresNIO
 /// one JSON array that `jsonb_to_recordset` unpacks (nullable columns included, which PostgreSQL's array binds
 /// cannot carry).
 extension PostgresCatalog: ItemCatalog {
-    private typealias State = ItemState.Name
+    typealias State = ItemState.Name
 
     /// Rows no run moves on by itself: ready, cancelled, or failed without hope of a retry.
-    private static let terminal = """
+    static let terminal = """
         (i.state IN ('\(State.ready.rawValue)', '\(State.cancelled.rawValue)') \
         OR (i.state = '\(State.failed.rawValue)' AND NOT i.retryable))
         """
 
     /// Rows the crash-loop guard failed for good (failed while its crash counts are set).
-    private static let crashFailed = """
+    static let crashFailed = """
         (i.state = '\(State.failed.rawValue)' AND NOT i.retryable AND (i.crash_count > 0 OR i.kill_count > 0))
         """
 
     /// Rows whose original is not in place yet: before or in the transfer, or failed in it.
-    private static let owingTransfer = """
+    static let owingTransfer = """
         (i.state IN ('\(State.placeholder.rawValue)', '\(State.queued.rawValue)', '\(State.transferring.rawValue)') \
         OR (i.state = '\(State.failed.rawValue)' AND i.phase = '\(Lane.transfer.rawValue)'))
         """
 
     /// An item's columns (`ItemRecord`'s coding keys) for `import_item i` joined with `source s` and `asset a`.
-    private static let itemColumns = """
+    static let itemColumns = """
         i.id, i.sha1, i.relative_path, s.root_path, i.kind, i.size, a.original_path, i.state, i.phase, i.operation,
         i.reason, i.attempts, i.retryable, i.in_flight, i.in_flight_alone, i.crash_count, i.kill_count, i.duplicate
         """
@@ -148,15 +148,25 @@ extension PostgresCatalog: ItemCatalog {
     /// `condition` names `import_item i`'s columns; rows by id.
     private func items(where condition: String) async throws -> [ItemRecord] {
         return try await failing("read import items") {
-            let rows = try await client.query(PostgresQuery(unsafeSQL: """
-                SELECT \(Self.itemColumns)
-                FROM cairn.import_item i JOIN cairn.source s ON s.id = i.source_id LEFT JOIN cairn.asset a ON a.sha1 = i.sha1
-                WHERE \(condition) ORDER BY i.id
-                """), logger: logger)
-            var records: [ItemRecord] = []
-            for try await row in rows { records.append(try ItemRecord(from: PostgresRowDecoder(row))) }
-            return records
+            try await Self.records(try await client.query(Self.itemsQuery(where: condition), logger: logger))
         }
+    }
+
+    /// The items matching `condition` (on `import_item i`'s columns, with `binds`), by id, up to `limit`.
+    static func itemsQuery(where condition: String, binds: PostgresBindings = PostgresBindings(), limit: Int? = nil)
+        -> PostgresQuery {
+        PostgresQuery(unsafeSQL: """
+            SELECT \(itemColumns)
+            FROM cairn.import_item i JOIN cairn.source s ON s.id = i.source_id LEFT JOIN cairn.asset a ON a.sha1 = i.sha1
+            WHERE \(condition) ORDER BY i.id\(limit.map { " LIMIT \($0)" } ?? "")
+            """, binds: binds)
+    }
+
+    /// Rows of `itemColumns` as records.
+    static func records(_ rows: PostgresRowSequence) async throws -> [ItemRecord] {
+        var records: [ItemRecord] = []
+        for try await row in rows { records.append(try ItemRecord(from: PostgresRowDecoder(row))) }
+        return records
     }
 
     /// Binds for a statement written with `$1`, `$2`…, in order.

@@ -1,6 +1,7 @@
 import CairnCatalog
 import CairnCore
 import Foundation
+import Logging
 import PostgresNIO
 
 /// Snapshots and runs in PostgreSQL, as `SnapshotCatalog` and `RunCatalog` describe them; rows travel through
@@ -26,20 +27,37 @@ extension PostgresCatalog: SnapshotCatalog, RunCatalog {
         let rows = try Self.json(files.lastOfEach(by: \.relativePath).map(SnapshotRow.init))
         return try await failing("update the snapshot of source \(sourceID)") {
             try await client.withTransaction(logger: logger) { connection in
-                try await connection.query("""
-                    INSERT INTO cairn.source_file AS f (source_id, relative_path, device, inode, size, mtime_ns, sha1, kind)
-                    SELECT \(sourceID), x.relative_path, x.device, x.inode, x.size, x.mtime_ns, x.sha1, x.kind
-                    FROM jsonb_to_recordset(\(rows)::jsonb) AS x(relative_path text, device bigint, inode bigint,
-                      size bigint, mtime_ns bigint, sha1 text, kind text)
-                    ON CONFLICT (source_id, relative_path) DO UPDATE SET device = excluded.device,
-                      inode = excluded.inode, size = excluded.size, mtime_ns = excluded.mtime_ns, sha1 = excluded.sha1,
-                      kind = excluded.kind,
-                      in_library = f.in_library AND f.sha1 IS NOT DISTINCT FROM excluded.sha1
-                    """, logger: logger)
+                try await Self.upsertSnapshot(rows, sourceID: sourceID, on: connection, logger: logger)
                 try await connection.query("""
                     DELETE FROM cairn.source_file WHERE source_id = \(sourceID) AND relative_path = ANY(\(removedPaths)::text[])
                     """, logger: logger)
             }
+        }
+    }
+
+    /// Inserts or updates snapshot rows (`SnapshotRow`s as JSON) of `sourceID`, in the caller's transaction; a file
+    /// whose content changed is no longer known to be in the library.
+    static func upsertSnapshot(_ rows: String, sourceID: Int64, on connection: PostgresConnection, logger: Logger)
+        async throws {
+        try await connection.query("""
+            INSERT INTO cairn.source_file AS f (source_id, relative_path, device, inode, size, mtime_ns, sha1, kind)
+            SELECT \(sourceID), x.relative_path, x.device, x.inode, x.size, x.mtime_ns, x.sha1, x.kind
+            FROM jsonb_to_recordset(\(rows)::jsonb) AS x(relative_path text, device bigint, inode bigint,
+              size bigint, mtime_ns bigint, sha1 text, kind text)
+            ON CONFLICT (source_id, relative_path) DO UPDATE SET device = excluded.device,
+              inode = excluded.inode, size = excluded.size, mtime_ns = excluded.mtime_ns, sha1 = excluded.sha1,
+              kind = excluded.kind,
+              in_library = f.in_library AND f.sha1 IS NOT DISTINCT FROM excluded.sha1
+            """, logger: logger)
+    }
+
+    public func markSnapshotContentInLibrary(sourceID: Int64) async throws {
+        return try await failing("mark the snapshot of source \(sourceID) in the library") {
+            try await client.query("""
+                UPDATE cairn.source_file f SET in_library = true
+                WHERE f.source_id = \(sourceID) AND NOT f.in_library AND f.sha1 IS NOT NULL
+                  AND EXISTS (SELECT 1 FROM cairn.asset a WHERE a.sha1 = f.sha1)
+                """, logger: logger)
         }
     }
 

@@ -35,9 +35,9 @@ package struct SidecarLinker {
     package func link(sidecarsOf runFiles: RunFileTable, sourceRoot: String, pageSize: Int = 512) -> Outcome {
         var outcome = Outcome()
         var folder: (name: String, index: SidecarMatcher.Index, checksums: [String: Checksum])?
-        var last: RunFileTable.SidecarFile?
+        var last: RunSidecar?
         while true {
-            let page: [RunFileTable.SidecarFile]
+            let page: [RunSidecar]
             do {
                 page = try runFiles.sidecarsToLink(after: last, limit: pageSize)
             } catch {

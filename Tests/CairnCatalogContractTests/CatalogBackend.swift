@@ -6,10 +6,10 @@ import Testing
 
 /// What the contract suite asks of a catalog.
 typealias CatalogUnderTest = ItemCatalog & SnapshotCatalog & RunCatalog & ReconcileCatalog & TrashCatalog
-    & AssetLinkCatalog
+    & AssetLinkCatalog & RunTablesCatalog
 
 /// The catalog backends the contract suite runs on: SQLite (a file in a temporary folder) and PostgreSQL (a fresh
-/// database of the suite's cluster).
+/// database of the suite's cluster, sorting text by ICU's en-US as production databases do rather than bytewise).
 enum CatalogBackend: String, CaseIterable, CustomTestStringConvertible {
     case sqlite, postgres
 
@@ -29,6 +29,6 @@ enum CatalogBackend: String, CaseIterable, CustomTestStringConvertible {
 
     static func freshDatabase(password: String? = nil) throws -> PostgresLocation {
         PostgresLocation(endpoint: .socket(folder: try TestPostgres.socketFolder(), port: 5432), password: password,
-                         database: try TestPostgres.freshDatabase())
+                         database: try TestPostgres.freshDatabase(naturalCollation: true))
     }
 }

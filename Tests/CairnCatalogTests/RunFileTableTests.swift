@@ -6,6 +6,8 @@ import Testing
 
 @testable import CairnCatalog
 
+/// What the SQLite run tables do inside (settled files left ungrouped, the snapshot's `in_library` marks, a sync's
+/// comparison); what every backend's run tables must do is `RunTablesContractTests`.
 @Suite struct RunFileTableTests {
     func checksum(_ seed: UInt8) -> Checksum { Checksum(bytes: [UInt8](repeating: seed, count: 20))! }
 
@@ -40,63 +42,6 @@ import Testing
                          checksum: checksum, kind: .photo)
     }
 
-    /// The snapshot decides what is cached, changed and gone; hashing fills in checksums and the snapshot;
-    /// classifying sorts new content (first file per checksum, in walk order), duplicates and unchanged files.
-    @Test func aRunsFilesGoFromWalkToSnapshotToContentWithoutAnInMemoryList() throws {
-        let (directory, catalog, source) = try catalogWithSource()
-        defer { withExtendedLifetime(directory) {} }
-        // Last run: a.jpg (content 1, in the library), b.jpg (content 2), gone.jpg.
-        try catalog.updateSnapshot(sourceID: source, upserting: [
-            file("a.jpg", inode: 1, checksum: checksum(1)), file("b.jpg", inode: 2, checksum: checksum(2)),
-            file("gone.jpg", inode: 3, checksum: checksum(3)),
-        ], removing: [])
-        try catalog.insertAssets([asset(1, firstSourcePath: "a.jpg")])
-
-        let table = try RunFileTable(catalog: catalog, sourceID: source)
-        // This walk: a.jpg unchanged, b.jpg changed (new inode), c.jpg and d.jpg new.
-        try table.append([file("a.jpg", inode: 1), file("b.jpg", inode: 20)])
-        try table.append([file("c.jpg", inode: 4, size: 30), file("d.jpg", inode: 5, size: 40)])
-        let match = try table.matchSnapshot()
-        #expect(match == RunFileTable.SnapshotMatch(files: 4, bytes: 90, toHash: 3, bytesToHash: 80, vanished: 1))
-        #expect(try table.vanishedPaths() == ["gone.jpg"])
-
-        let page = try table.filesToHash(after: 0, limit: 10, byteLimit: 45)
-        #expect(page.map(\.record.relativePath) == ["b.jpg", "c.jpg"])  // d.jpg would pass 45 bytes
-        var hashed = page
-        hashed[0].record.checksum = checksum(4)
-        hashed[1].record.checksum = checksum(1)  // c.jpg holds the library's content: a duplicate
-        try table.recordHashes(hashed, failed: [:], updatingSnapshot: true)
-        let rest = try table.filesToHash(after: page.last!.id, limit: 10, byteLimit: 45)
-        #expect(rest.map(\.record.relativePath) == ["d.jpg"])
-        var last = rest
-        last[0].record.checksum = checksum(4)  // d.jpg holds b.jpg's new content: a duplicate too
-        try table.recordHashes(last, failed: [:], updatingSnapshot: true)
-        #expect(try table.filesToHash(after: 0, limit: 10, byteLimit: 1000).isEmpty)
-        #expect(try catalog.snapshot(sourceID: source)["b.jpg"]?.checksum == checksum(4))
-
-        let counts = try table.classify()
-        #expect(counts == RunFileTable.ContentCounts(newContent: 1, newBytes: 10, duplicates: 2, unchanged: 1))
-        let new = try table.newContent(after: 0, limit: 10)
-        #expect(new.map(\.record.relativePath) == ["b.jpg"])
-        #expect(new.map(\.record.checksum) == [checksum(4)])
-        #expect(try table.newContent(after: new[0].id, limit: 10).isEmpty)
-        #expect(try table.checksums(inFolder: "") == ["a.jpg": checksum(1), "b.jpg": checksum(4), "c.jpg": checksum(1),
-                                                      "d.jpg": checksum(4)])
-
-        // Before the lanes: b.jpg is new content never reached.
-        #expect(try kinds(table) == ["unchanged", "unfinished", "duplicate", "duplicate"])
-        try table.recordItems(handled(catalog, source: source, [("b.jpg", 4, .ready)]))
-        #expect(try kinds(table) == ["unchanged", "imported", "duplicate", "duplicate"])
-        // The same sorting, counted in SQL: a.jpg unchanged, b.jpg imported, c.jpg and d.jpg duplicates.
-        #expect(try table.outcomeCounts() == [.unchanged: 1, .imported: 1, .duplicate: 2])
-
-        // An item resumed from an earlier run for library content goes to its first file, a.jpg; the item's state
-        // is what it says, read from `import_item`.
-        try table.recordItems(handled(catalog, source: source, [("old/a.jpg", 1, .ready)]))
-        #expect(try kinds(table) == ["imported", "imported", "duplicate", "duplicate"])
-        #expect(try table.outcomeCounts() == [.imported: 2, .duplicate: 2])
-    }
-
     /// A file unchanged since a snapshot that marked its content in the library is settled: counted unchanged and
     /// never grouped. Losing the asset (the trash) or a new checksum takes the mark away.
     @Test func settledFilesAreNotGroupedAndLoseTheMarkWithTheirAsset() throws {
@@ -125,7 +70,7 @@ import Testing
         var page = try table.filesToHash(after: 0, limit: 10, byteLimit: 100)
         page[0].record.checksum = checksum(1)  // c.jpg holds a.jpg's content
         try table.recordHashes(page, failed: [:], updatingSnapshot: true)
-        #expect(try table.classify() == RunFileTable.ContentCounts(newContent: 0, newBytes: 0, duplicates: 1, unchanged: 2))
+        #expect(try table.classify() == ContentCounts(newContent: 0, newBytes: 0, duplicates: 1, unchanged: 2))
         #expect(try groupedFiles(table) == 1)  // c.jpg alone: a.jpg and b.jpg are settled
         // An item for content 1 (resumed from an earlier run) still goes to its first file, a.jpg.
         try table.recordItems(handled(catalog, source: source, [("x1.jpg", 1, .ready)]))
@@ -143,22 +88,8 @@ import Testing
         #expect(try marks() == ["a.jpg": false, "b.jpg": false, "c.jpg": true])
         let next = try RunFileTable(catalog: catalog, sourceID: source)
         try next.append([file("a.jpg", inode: 1), file("b.jpg", inode: 2), file("c.jpg", inode: 3)])
-        #expect(try next.classify() == RunFileTable.ContentCounts(newContent: 2, newBytes: 20, duplicates: 0, unchanged: 1))
+        #expect(try next.classify() == ContentCounts(newContent: 2, newBytes: 20, duplicates: 0, unchanged: 1))
         #expect(try next.newContent(after: 0, limit: 10).map(\.record.relativePath) == ["a.jpg", "b.jpg"])
-    }
-
-    /// Rows keep the order they were given in, across the 64-row statements they go in by.
-    @Test func filesKeepTheWalksOrderAcrossStatements() throws {
-        let (directory, catalog, source) = try catalogWithSource()
-        defer { withExtendedLifetime(directory) {} }
-        let paths = (0..<150).map { "f\(($0 * 37) % 150).jpg" }
-        try catalog.updateSnapshot(sourceID: source, upserting: [file(paths[70], inode: 70, checksum: checksum(9))],
-                                   removing: [])
-        let table = try RunFileTable(catalog: catalog, sourceID: source)
-        try table.append(paths.enumerated().map { file($1, inode: UInt64($0)) })
-        let toHash = try table.filesToHash(after: 0, limit: 1000, byteLimit: 1 << 30)
-        #expect(toHash.map(\.record.relativePath) == paths.enumerated().filter { $0.offset != 70 }.map(\.element))
-        #expect(try table.matchSnapshot().toHash == 149)
     }
 
     /// A file whose hashing failed keeps the snapshot's last checksum for reconciliation, and is not paged again.
@@ -177,7 +108,7 @@ import Testing
         #expect(try table.checksums(inFolder: "").isEmpty)
         // A sync counts it with its last checksum, so it is not taken for deleted.
         #expect(try table.compareWithHealthySnapshot().currentFiles == 1)
-        #expect(try table.classify() == RunFileTable.ContentCounts())
+        #expect(try table.classify() == ContentCounts())
         #expect(try table.outcomeCounts() == [.failed: 1])
         #expect(try lines(table) == [FileOutcomeEntry(path: "a.jpg", outcome: .failed(
             phase: .hashing, reason: FailureReason(operation: "read", "I/O error")))])
@@ -193,90 +124,6 @@ import Testing
 
     func kinds(_ table: RunFileTable) throws -> [String] { try lines(table).map(\.outcome.kind.rawValue) }
 
-    /// What becomes of a handled item is read from where `import_item` says it stands, by the same rule the
-    /// scheduler used: failed with its reason, archived (still owing a lane), a duplicate, withdrawn; an item the run
-    /// left unfinished resumes where it stands; a handled item no file of this walk holds comes after the walk.
-    @Test func aHandledItemsOutcomeIsReadFromItsStoredState() throws {
-        let (directory, catalog, source) = try catalogWithSource()
-        defer { withExtendedLifetime(directory) {} }
-        let failure = ItemFailure(phase: .thumbnail, reason: FailureReason(operation: "decode", "truncated"),
-                                  attempts: 2, retryable: false)
-        let retryable = ItemFailure(phase: .metadata, reason: "busy", attempts: 1, retryable: true)
-        try catalog.withRunTables(sourceID: source) { table in
-            let names = ["a.jpg", "b.jpg", "c.jpg", "d.jpg", "e.jpg", "f.jpg"]
-            try table.append(names.enumerated().map { file($1, inode: UInt64($0 + 1)) })
-            var page = try table.filesToHash(after: 0, limit: 10, byteLimit: 1000)
-            for index in page.indices { page[index].record.checksum = checksum(UInt8(index + 1)) }
-            try table.recordHashes(page, failed: [:], updatingSnapshot: true)
-            _ = try table.classify()
-            var ended = try handled(catalog, source: source, [
-                ("a.jpg", 1, .failed(failure)), ("b.jpg", 2, .probing), ("c.jpg", 3, .ready), ("d.jpg", 4, .cancelled),
-                ("e.jpg", 5, .failed(retryable)), ("elsewhere/g.jpg", 7, .ready),
-            ])
-            ended[4].outcome = .unfinished(resumeAt: .metadata)
-            try table.recordItems(ended)
-            var duplicate = try #require(try catalog.importItem(checksum(3)))
-            duplicate.isDuplicate = true
-            try catalog.saveImportItemStates([duplicate])
-
-            let expected: [FileOutcome] = [
-                .failed(phase: .thumbnail, reason: failure.reason), .archived, .duplicate, .skipped(reason: "cancelled"),
-                .unfinished(resumeAt: .metadata), .unfinished(resumeAt: .transfer), .imported,
-            ]
-            #expect(try lines(table).map(\.outcome) == expected)
-            #expect(try lines(table).map(\.path) == names + ["elsewhere/g.jpg"])
-            #expect(try table.outcomeCounts() == [.failed: 1, .archived: 1, .duplicate: 1, .skipped: 1, .unfinished: 2,
-                                                  .imported: 1])
-            #expect(try table.failedItems() == [ImportFailure(relativePath: "a.jpg", phase: .thumbnail,
-                                                               reason: failure.reason, retryable: false)])
-        }
-    }
-
-    /// Sidecars wait in the run tables by folder, so a folder's are read together; one linked as it is now is not
-    /// read again, one changed since it was linked is.
-    @Test func sidecarsAreReadAFolderAtATimeAndLinkedOnesAreLeftAlone() throws {
-        let (directory, catalog, source) = try catalogWithSource()
-        defer { withExtendedLifetime(directory) {} }
-        try catalog.insertAssets([asset(1, firstSourcePath: "a/IMG_1.jpg")])
-        let table = try RunFileTable(catalog: catalog, sourceID: source)
-        // Walk order interleaves folder "a" with its sub-folder "a/b".
-        let walked = ["a/IMG_1.jpg.json", "a/b/IMG_2.xmp", "a/c.json", "top.xmp", "a/linked.xmp", "a/changed.xmp"]
-        try table.appendSidecars(walked.enumerated().map { file($1, inode: UInt64($0 + 1)) })
-        for path in ["a/linked.xmp", "a/changed.xmp"] {
-            try catalog.linkSidecar(SidecarRecord(checksum: checksum(path == "a/linked.xmp" ? 8 : 9), asset: checksum(1),
-                                                  kind: "xmp", path: "sidecars/\(path)", sourcePath: path,
-                                                  sourceSize: path == "a/linked.xmp" ? 10 : 11,
-                                                  sourceModificationTimeNanoseconds: 100, linkedAt: Date()))
-        }
-        var read: [String] = []
-        var last: RunFileTable.SidecarFile?
-        while case let page = try table.sidecarsToLink(after: last, limit: 2), let end = page.last {
-            read += page.map(\.record.relativePath)
-            last = end
-        }
-        // Folder by folder ("" < "a" < "a/b"), then by path; "a/linked.xmp" is linked as it is and not read.
-        #expect(read == ["top.xmp", "a/IMG_1.jpg.json", "a/c.json", "a/changed.xmp", "a/b/IMG_2.xmp"])
-    }
-
-    /// A sidecar is matched against the media beside it only: a folder's files, not its subfolders' nor those of a
-    /// folder whose name it begins.
-    @Test func aFoldersFilesAreReadWithoutTheRestOfTheSource() throws {
-        let (directory, catalog, source) = try catalogWithSource()
-        defer { withExtendedLifetime(directory) {} }
-        let table = try RunFileTable(catalog: catalog, sourceID: source)
-        let paths = ["top.jpg", "d/a.jpg", "d/e/b.jpg", "d.b/c.jpg", "d0/d.jpg", "dd/e.jpg", "d/f.jpg"]
-        try table.append(paths.enumerated().map { file($1, inode: UInt64($0 + 1)) })
-        let page = try table.filesToHash(after: 0, limit: 10, byteLimit: 1000)
-        try table.recordHashes(page.map {
-            var hashed = $0
-            hashed.record.checksum = checksum(UInt8($0.id))
-            return hashed
-        }, failed: [:], updatingSnapshot: false)
-        #expect(try table.checksums(inFolder: "d") == ["d/a.jpg": checksum(2), "d/f.jpg": checksum(7)])
-        #expect(try table.checksums(inFolder: "") == ["top.jpg": checksum(1)])
-        #expect(try table.checksums(inFolder: "d/e") == ["d/e/b.jpg": checksum(3)])
-        #expect(try table.checksums(inFolder: "missing").isEmpty)
-    }
 }
 
 @Suite struct ImportItemPlanningTests {

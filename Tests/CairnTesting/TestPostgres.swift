@@ -11,9 +11,12 @@ public enum TestPostgres {
     public static func socketFolder() throws -> String { try cluster.get() }
 
     /// A new, empty database; returns its name.
-    public static func freshDatabase() throws -> String {
+    public static func freshDatabase(naturalCollation: Bool = false) throws -> String {
         let name = "cairn_test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
-        try psql("CREATE DATABASE \(name)")
+        // The suite's cluster sorts text bytewise (C.UTF-8); a production database usually does not. With
+        // `naturalCollation` the database sorts as ICU's en-US does ("a/c" before "a/IMG"), so a query that must
+        // order bytewise and forgot to say so fails.
+        try psql("CREATE DATABASE \(name)" + (naturalCollation ? " TEMPLATE template0 LOCALE_PROVIDER icu ICU_LOCALE 'en-US'" : ""))
         return name
     }
 

@@ -167,7 +167,7 @@ import Testing
             try runFiles.append(walked.map { Self.file($0, inode: scan.inodes[$0]!) })
             _ = try runFiles.matchSnapshot()
             let toHash = try runFiles.filesToHash(after: 0, limit: 100, byteLimit: 1 << 30)
-            var hashedFiles: [RunFileTable.File] = []
+            var hashedFiles: [RunFile] = []
             var failedIDs: [Int64: FailureReason] = [:]
             for var file in toHash {
                 if scan.failed.contains(file.record.relativePath) {

@@ -1,0 +1,145 @@
+import CairnCore
+
+/// A file of a run's walk, by its row id (the walk's order, which is path order).
+public struct RunFile: Sendable, Equatable {
+    public var id: Int64
+    public var record: SourceFile
+
+    public init(id: Int64, record: SourceFile) {
+        self.id = id
+        self.record = record
+    }
+}
+
+/// A sidecar the walk found, with the folder it was found in (what it is matched within).
+public struct RunSidecar: Sendable, Equatable {
+    public var folder: String
+    public var record: SourceFile
+
+    public init(folder: String, record: SourceFile) {
+        self.folder = folder
+        self.record = record
+    }
+
+    /// The folder a sidecar at `path` is matched within: its parent ("" at the source's root).
+    package static func folder(of path: String) -> String {
+        path.lastIndex(of: "/").map { String(path[..<$0]) } ?? ""
+    }
+
+    /// The bytewise range `(after, before)` holding every path under `folder`'s prefix ("folder/"): '0' follows '/'.
+    package static func pathRange(under folder: String) -> (after: String, before: String) { (folder + "/", folder + "0") }
+
+    /// Whether `path`, found under `folder`'s range, lies directly in it rather than in a subfolder.
+    package static func isDirectly(in folder: String, _ path: String) -> Bool {
+        let prefix = folder.isEmpty ? 0 : folder.utf8.count + 1
+        return !path.utf8.dropFirst(prefix).contains(UInt8(ascii: "/"))
+    }
+}
+
+/// What matching the walk against the last snapshot found.
+public struct SnapshotMatch: Sendable, Equatable {
+    public var files = 0
+    public var bytes: Int64 = 0
+    public var toHash = 0
+    public var bytesToHash: Int64 = 0
+    /// Snapshot rows of paths this walk did not find: files gone from the source since.
+    public var vanished = 0
+
+    public init(files: Int = 0, bytes: Int64 = 0, toHash: Int = 0, bytesToHash: Int64 = 0, vanished: Int = 0) {
+        self.files = files
+        self.bytes = bytes
+        self.toHash = toHash
+        self.bytesToHash = bytesToHash
+        self.vanished = vanished
+    }
+}
+
+/// A run's files sorted by what their content is.
+public struct ContentCounts: Sendable, Equatable {
+    public var newContent = 0
+    public var newBytes: Int64 = 0
+    /// Content already held: hashed this run and in the library, or held by an earlier file of this run.
+    public var duplicates = 0
+    /// Checksum from the cache, content in the library.
+    public var unchanged = 0
+
+    public init(newContent: Int = 0, newBytes: Int64 = 0, duplicates: Int = 0, unchanged: Int = 0) {
+        self.newContent = newContent
+        self.newBytes = newBytes
+        self.duplicates = duplicates
+        self.unchanged = unchanged
+    }
+}
+
+/// One import run's view of its source, kept in the catalog rather than in memory: every file the walk found, its
+/// checksum once known, what became of its content, and the sidecars waiting to be linked. Each backend keeps them
+/// where they join its own tables in one statement (SQLite: `TEMP` tables of the writer connection, `RunFileTable`;
+/// PostgreSQL: `TEMP` tables of one connection the run holds). A handle lives for its `withRunTables` scope only.
+/// One contract suite runs on each (`RunTablesContractTests`).
+public protocol RunTables: Sendable {
+    /// The run's source, whose snapshot the walk is matched against.
+    var sourceID: Int64 { get }
+
+    // The walk
+
+    /// Appends files in the walk's order, each matched against the source's snapshot as it goes in: unchanged
+    /// (same fingerprint) takes the snapshot's checksum, and is settled when the snapshot says its content is in the
+    /// library; a changed one keeps its last checksum aside.
+    func append(_ files: [SourceFile]) async throws
+    /// Appends sidecars the walk found, kept by folder so they are read a folder at a time.
+    func appendSidecars(_ files: [SourceFile]) async throws
+    /// Counts the walk as matched against the snapshot: its files, what is left to hash, what vanished.
+    func matchSnapshot() async throws -> SnapshotMatch
+    /// Paths of the source's snapshot that this walk did not find, sorted bytewise.
+    func vanishedPaths() async throws -> [String]
+
+    // Hashing
+
+    /// Up to `limit` files still to hash after row `id`, in order; a page stops early past `byteLimit` bytes (one
+    /// file at least).
+    func filesToHash(after id: Int64, limit: Int, byteLimit: Int64) async throws -> [RunFile]
+    /// Records a page's checksums (with the fingerprint and kind hashing saw) and its failures, in one commit;
+    /// `updatingSnapshot`: the checksums go into the source's snapshot too, the cache the next run reads.
+    func recordHashes(_ hashed: [RunFile], failed: [Int64: FailureReason], updatingSnapshot: Bool) async throws
+
+    // Content and the lanes' pages
+
+    /// Groups the files by checksum and sorts them into new content, duplicates and unchanged files.
+    func classify() async throws -> ContentCounts
+    /// Up to `limit` pieces of new content after the one whose first file is `id`, in path order.
+    func newContent(after id: Int64, limit: Int) async throws -> [RunFile]
+    /// Up to `limit` items earlier runs left unfinished (or in flight) after item `id`, by id, leaving out content
+    /// this run plans as new; `owingTransfer`: only items whose original is not in place yet.
+    func unfinishedImportItems(after id: ItemID, limit: Int, owingTransfer: Bool) async throws -> [ItemRecord]
+    /// How many items `unfinishedImportItems` pages through.
+    func unfinishedImportItemCount(owingTransfer: Bool) async throws -> Int
+    /// Items of the run's source the crash-loop guard failed for good whose content this walk found, by id.
+    func crashFailedImportItems() async throws -> [ItemRecord]
+
+    // Outcomes
+
+    /// Notes the items the lanes handled (by checksum) and whether the run left each unfinished; what became of
+    /// each is read from where its import item stands.
+    func recordItems(_ lines: [FileOutcomeEntry]) async throws
+    /// How many files end each way, counted without a line per file.
+    func outcomeCounts() async throws -> [FileOutcome.Kind: Int]
+    /// Every file of the walk in path order with what became of it, then the handled items no file of this walk
+    /// holds (by path).
+    func outcomes() async throws -> [FileOutcomeEntry]
+    /// The handled items that failed this run, in plan order.
+    func failedItems() async throws -> [ImportFailure]
+
+    // Sidecars
+
+    /// Up to `limit` sidecars after `last`, by folder then path (bytewise), that are not linked as they are now.
+    func sidecarsToLink(after last: RunSidecar?, limit: Int) async throws -> [RunSidecar]
+    /// Path → checksum of the files with known content directly in `folder` ("" for the source root).
+    func checksums(inFolder folder: String) async throws -> [String: Checksum]
+}
+
+/// A catalog that keeps run tables.
+public protocol RunTablesCatalog: Sendable {
+    /// Runs `body` with a run's tables for source `sourceID`, started empty; they are gone once `body` returns.
+    func withRunTables<Value: Sendable>(sourceID: Int64, _ body: (any RunTables) async throws -> Value) async throws
+        -> Value
+}
