@@ -92,43 +92,6 @@ public struct RunFileTable: Sendable {
         }
     }
 
-    /// An appender whose inserts run on the blocking pool, one at a time, so the walk (system calls) and the inserts
-    /// (SQLite) run side by side; at most two batches wait, so a fast walk never piles files up in memory.
-    public final class Appender: Sendable {
-        private let table: RunFileTable
-        private let queue = BlockingPool.SerialQueue()
-        private let room = BlockingPool.Semaphore(value: 2)
-        private let firstError = Locked<String?>(nil)
-
-        public init(_ table: RunFileTable) { self.table = table }
-
-        /// Queues a batch; throws the first insert's failure, once there is one.
-        public func append(_ files: [SourceFile]) throws {
-            try enqueue { [table] in try table.append(files) }
-        }
-
-        /// Queues a batch of sidecars (`RunFileTable.appendSidecars`), in order with the media batches.
-        public func appendSidecars(_ files: [SourceFile]) throws {
-            try enqueue { [table] in try table.appendSidecars(files) }
-        }
-
-        private func enqueue(_ insert: @escaping @Sendable () throws -> Void) throws {
-            if let error = firstError.withLock({ $0 }) { throw RunFileTableError(reason: error) }
-            room.wait()
-            queue.async { [room, firstError] in
-                defer { room.signal() }
-                guard firstError.withLock({ $0 }) == nil else { return }
-                do { try insert() } catch { firstError.withLock { $0 = "\(error)" } }
-            }
-        }
-
-        /// Waits for the queued batches; throws the first insert's failure.
-        public func finish() throws {
-            queue.waitUntilIdle()
-            if let error = firstError.withLock({ $0 }) { throw RunFileTableError(reason: error) }
-        }
-    }
-
     /// Counts the walk as matched against the snapshot: its files, what is left to hash, what vanished.
     public func matchSnapshot() throws -> SnapshotMatch {
         try catalog.pool.write { db in
@@ -322,12 +285,6 @@ extension Catalog {
                 """, arguments: [sourceID])
         }
     }
-}
-
-/// The run tables could not be written (the catalog's disk is full or failing).
-public struct RunFileTableError: Error, CustomStringConvertible, Sendable {
-    public var reason: String
-    public var description: String { reason }
 }
 
 extension Catalog {

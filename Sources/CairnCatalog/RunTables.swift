@@ -143,3 +143,62 @@ public protocol RunTablesCatalog: Sendable {
     func withRunTables<Value: Sendable>(sourceID: Int64, _ body: (any RunTables) async throws -> Value) async throws
         -> Value
 }
+
+/// Feeds a walk on a blocking thread into run tables: each batch is inserted by a task of its own, in order, so the
+/// walk (system calls) and the inserts run side by side; at most two batches wait, so a fast walk never piles
+/// files up in memory. The first failed insert stops the rest and is thrown to the walk.
+public final class RunTablesAppender: Sendable {
+    private let tables: any RunTables
+    private let room = BlockingPool.Semaphore(value: 2)
+    /// The last insert queued, and the first failure.
+    private let state = Locked<(last: Task<Void, Never>?, failure: String?)>((nil, nil))
+
+    public init(_ tables: any RunTables) { self.tables = tables }
+
+    /// Queues a batch of media files; throws the first insert's failure, once there is one.
+    public func append(_ files: [SourceFile]) throws {
+        try enqueue { try await $0.append(files) }
+    }
+
+    /// Queues a batch of sidecars, in order with the media batches.
+    public func appendSidecars(_ files: [SourceFile]) throws {
+        try enqueue { try await $0.appendSidecars(files) }
+    }
+
+    private func enqueue(_ insert: @escaping @Sendable (any RunTables) async throws -> Void) throws {
+        try throwFailure()
+        room.wait()
+        state.withLock { state in
+            let previous = state.last
+            state.last = Task { [tables, room, state = self.state] in
+                await previous?.value
+                defer { room.signal() }
+                guard state.withLock({ $0.failure }) == nil else { return }
+                do { try await insert(tables) } catch { state.withLock { $0.failure = $0.failure ?? "\(error)" } }
+            }
+        }
+    }
+
+    /// Waits (blocking) for the queued batches; throws the first insert's failure.
+    public func finish() throws {
+        if let last = state.withLock({ $0.last }) {
+            let done = BlockingPool.Semaphore(value: 0)
+            Task {
+                await last.value
+                done.signal()
+            }
+            done.wait()
+        }
+        try throwFailure()
+    }
+
+    private func throwFailure() throws {
+        if let failure = state.withLock({ $0.failure }) { throw RunTablesError(reason: failure) }
+    }
+}
+
+/// The run tables could not be written (the catalog's disk is full or failing, or its server gone).
+public struct RunTablesError: Error, CustomStringConvertible, Sendable {
+    public var reason: String
+    public var description: String { reason }
+}

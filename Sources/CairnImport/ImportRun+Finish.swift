@@ -10,12 +10,12 @@ extension ImportRun {
     /// Writes the snapshot and the run record; a file that failed is left out of the snapshot so the next run reads it again.
     /// - Parameter held: set by a sync whose safety rail held deletions: the run's outcome and the reason.
     package func finish(_ context: Context, hashed: Hashed, imported: Imported, plan: ContentPlan, review: ReviewInfo? = nil,
-                held: String? = nil) throws -> ImportSummary {
+                held: String? = nil) async throws -> ImportSummary {
         narrator.phaseStarted(.finalizing)
         // The checksums were saved as hashing went; files that failed since leave the cache.
         let removed = Set(imported.failures.map(\.relativePath)).sorted() + hashed.prepared.vanished
-        try library.catalog.updateSnapshot(sourceID: context.sourceID, upserting: [], removing: removed)
-        try library.catalog.markSnapshotContentInLibrary(sourceID: context.sourceID)
+        try await catalog.updateSnapshot(sourceID: context.sourceID, upserting: [], removing: removed)
+        try await catalog.markSnapshotContentInLibrary(sourceID: context.sourceID)
 
         let failures = (hashed.failures + imported.failures).sorted { $0.relativePath < $1.relativePath }
         var counts = ImportCounts()
@@ -63,7 +63,7 @@ extension ImportRun {
         failureRecords += hashed.report.issues.map {
             RunFailureRecord(runID: record.id, relativePath: $0.relativePath, phase: .scanning, reason: $0.reason)
         }
-        try library.catalog.finishRun(record, failures: failureRecords)
+        try await catalog.finishRun(record, failures: failureRecords)
         narration.close()
         var outcomes = imported.outcomes
         if options.keepsOutcomes { outcomes += FileOutcomeEntry.outcomes(scan: hashed.report) }
@@ -81,7 +81,7 @@ extension ImportRun {
     }
 
     /// Records a run that stopped on an error, so `cairn status` can say why.
-    package func fail(_ context: Context, _ error: any Error) {
+    package func fail(_ context: Context, _ error: any Error) async {
         var record = context.record
         if case WorkerError.interrupted(let message) = error {
             narrator.warning(message)
@@ -94,7 +94,7 @@ extension ImportRun {
         record.message = "\(error)"
         record.endedAt = now()
         record.summary = narration.summaryJSON()
-        try? library.catalog.finishRun(record, failures: [])
+        try? await catalog.finishRun(record, failures: [])
         narration.close()
     }
 }

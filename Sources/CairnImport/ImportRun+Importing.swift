@@ -12,17 +12,16 @@ extension ImportRun {
     /// is found again by the next run's scan, its checksum cached. `options.cancellation` stops it (a signal).
     package func importContent(_ plan: ContentPlan, hashed: Hashed, context: Context) async throws -> Imported {
         narrator.phaseStarted(.importing)
-        let catalog = library.catalog
         let files = hashed.files
         let archiveOnly = !options.pipeline.derivativesEnabled
         if options.retryFailed {
-            let retried = try catalog.retryCrashFailedImportItems(sourceID: context.sourceID, now: now())
+            let retried = try await catalog.retryCrashFailedImportItems(sourceID: context.sourceID)
             if retried > 0 {
                 narrator.note("--retry-failed: \(retried) file\(retried == 1 ? "" : "s") that crashed the worker before "
                               + "go through the lanes again")
             }
         }
-        let earlier = try catalog.unfinishedImportItemCount(owingTransfer: archiveOnly, excludingNewContentOf: files)
+        let earlier = try await files.unfinishedImportItemCount(owingTransfer: archiveOnly)
         narrator.expectTotal(.importing, items: earlier + plan.newContent)
 
         var pipeline = PipelineImport(library: library, configuration: options.pipeline, sourceID: context.sourceID)
@@ -47,7 +46,7 @@ extension ImportRun {
                                sourceRoot: context.sourceRoot, archiveOnly: archiveOnly, size: pageSizes.import),
             refillBelow: pageSizes.import)
         let result = try await pipeline.run(pages: feed, onEvent: narration.handle, cancellation: options.cancellation)
-        try await BlockingWork.run { try files.recordItems(result.report.entries) }
+        try await files.recordItems(result.report.entries)
         var imported = Imported(bytesCopied: 0, failures: [])
         imported.completion = result.completion
         if options.cancellation.isCancelled { imported.completion = .interrupted }
@@ -56,21 +55,20 @@ extension ImportRun {
         if restored > 0 {
             narrator.note("restored \(restored) file\(restored == 1 ? "" : "s") from Immich's trash: the source still holds them")
         }
-        try reportCrashFailures(of: context, files: files, into: &imported)
+        try await reportCrashFailures(of: context, files: files, into: &imported)
 
         // What became of every file, read from where the catalog's items stand.
         if options.keepsOutcomes {
-            try files.forEachOutcome { entry in
-                imported.outcomeCounts[entry.outcome.kind, default: 0] += 1
-                imported.outcomes.append(entry)
-            }
+            imported.outcomes = try await files.outcomes()
+            for entry in imported.outcomes { imported.outcomeCounts[entry.outcome.kind, default: 0] += 1 }
         } else {
             // Counted in SQL: a run without `--report` reads no line per file.
-            imported.outcomeCounts = try files.outcomeCounts()
+            imported.outcomeCounts = try await files.outcomeCounts()
         }
         imported.ready = imported.outcomeCounts[.imported] ?? 0
         imported.archived = imported.outcomeCounts[.archived] ?? 0
-        imported.failures = try files.failedItems()
+        imported.failures = try await files.failedItems()
+        let catalog = library.catalog
         let unfinished = imported.outcomeCounts[.unfinished] ?? 0
 
         // Pairing looks at every unpaired asset: only worth it when this run brought something in.
@@ -82,7 +80,7 @@ extension ImportRun {
             }
         }
         if imported.completion != .interrupted, hashed.report.sidecarCount > 0 {
-            let sidecars = SidecarLinker(library: library, sourceID: context.sourceID, now: now())
+            let sidecars = await SidecarLinker(library: library, sourceID: context.sourceID, now: now())
                 .link(sidecarsOf: files, sourceRoot: context.sourceRoot)
             if sidecars.linked > 0 { narrator.note("\(sidecars.linked) sidecar\(sidecars.linked == 1 ? "" : "s") stored with their media") }
             if !sidecars.albumsChanged.isEmpty {
@@ -128,15 +126,15 @@ extension ImportRun {
     /// `--retry-failed` (or new content) takes it up again: listed with its reason in the summary, the run record
     /// (`cairn status`), `--report` and the events, counted once in each (noted as items of this run, read back
     /// with the rest).
-    func reportCrashFailures(of context: Context, files: RunFileTable, into imported: inout Imported) throws {
-        let failed = try library.catalog.crashFailedImportItems(sourceID: context.sourceID, foundBy: files)
+    func reportCrashFailures(of context: Context, files: any RunTables, into imported: inout Imported) async throws {
+        let failed = try await files.crashFailedImportItems()
         guard !failed.isEmpty else { return }
         for record in failed {
             guard let failure = record.state.failure else { continue }
             narrator.failed(file: record.item.relativePath, reason: failure.reason, phase: .importing,
                             bytes: record.item.byteCount)
         }
-        try files.recordItems(failed.map { FileOutcomeEntry($0, leftUnfinished: false) })
+        try await files.recordItems(failed.map { FileOutcomeEntry($0, leftUnfinished: false) })
         if imported.completion == .finished { imported.completion = .finishedWithFailures }
     }
 }
@@ -144,30 +142,26 @@ extension ImportRun {
 /// The lanes' page source for an import: plans each page as the scheduler asks for it, and notes the items that
 /// ended in the run tables, so neither the scheduler nor the run holds a line per item.
 final class ImportPageFeed: PlannedPageSource {
-    private let pages: Locked<ImportPages>
-    private let files: RunFileTable
+    private let pages: ImportPages
     let refillBelow: Int
 
     init(pages: ImportPages, refillBelow: Int) {
-        files = pages.files
-        self.pages = Locked(pages)
+        self.pages = pages
         self.refillBelow = refillBelow
     }
 
     func nextPage(ended: [FileOutcomeEntry]) async throws -> [ItemRecord]? {
-        try await BlockingWork.run { [self] in
-            try files.recordItems(ended)
-            return try pages.withLock { try $0.next() }
-        }
+        try await pages.files.recordItems(ended)
+        return try await pages.next()
     }
 }
 
 /// The importing phase's pages: first what earlier runs left unfinished, then this run's new content, each page
 /// planned in the catalog as it is taken.
-struct ImportPages {
-    let files: RunFileTable
-    let catalog: Catalog
-    package let sourceID: Int64
+actor ImportPages {
+    nonisolated let files: any RunTables
+    let catalog: any ItemCatalog
+    let sourceID: Int64
     let sourceRoot: String
     let archiveOnly: Bool
     let size: Int
@@ -175,7 +169,8 @@ struct ImportPages {
     private var earlierDone = false
     private var lastFirstFile: Int64 = 0
 
-    init(files: RunFileTable, catalog: Catalog, sourceID: Int64, sourceRoot: String, archiveOnly: Bool, size: Int) {
+    init(files: any RunTables, catalog: any ItemCatalog, sourceID: Int64, sourceRoot: String, archiveOnly: Bool,
+         size: Int) {
         self.size = size
         self.files = files
         self.catalog = catalog
@@ -186,10 +181,9 @@ struct ImportPages {
 
     /// The next page of planned records, or nil at the end. A page of new content whose items all stand where this
     /// run leaves them (an archive-only run, items owing only derivatives) is skipped, not returned empty.
-    mutating func next() throws -> [ItemRecord]? {
+    func next() async throws -> [ItemRecord]? {
         while !earlierDone {
-            let records = try catalog.unfinishedImportItems(after: lastEarlier, limit: size,
-                                                            owingTransfer: archiveOnly, excludingNewContentOf: files)
+            let records = try await files.unfinishedImportItems(after: lastEarlier, limit: size, owingTransfer: archiveOnly)
             guard let last = records.last else {
                 earlierDone = true
                 break
@@ -198,7 +192,7 @@ struct ImportPages {
             return records
         }
         while true {
-            let content = try files.newContent(after: lastFirstFile, limit: size)
+            let content = try await files.newContent(after: lastFirstFile, limit: size)
             guard let last = content.last else { return nil }
             lastFirstFile = last.id
             let items = content.compactMap { file in
@@ -207,8 +201,8 @@ struct ImportPages {
                                byteCount: file.record.fingerprint.size, checksum: $0)
                 }
             }
-            let records = try CatalogItemStateStore.planNew(items, in: catalog, sourceID: sourceID,
-                                                            owingTransfer: archiveOnly)
+            let records = try await CatalogItemStateStore.planNew(items, in: catalog, sourceID: sourceID,
+                                                                  owingTransfer: archiveOnly)
             if !records.isEmpty { return records }
         }
     }

@@ -12,8 +12,12 @@ import Foundation
 /// thumbnail, synthesis) -> snapshot and run record.
 ///
 /// Each phase is its own method so `cairn sync` can put reconciliation between them.
+///
+/// The catalog is reached through its interfaces (`ImportCatalog`), each call off the caller's thread.
 public struct ImportRun: Sendable {
     public let library: Library
+    /// Where the run keeps its items, snapshot, record and run tables: the library's SQLite catalog.
+    package let catalog: any ImportCatalog
     public let options: ImportOptions
     public let narration: RunNarration
     public var hooks = ImportHooks()
@@ -32,6 +36,7 @@ public struct ImportRun: Sendable {
     /// An import narrated by a narration it shares with a larger run (`cairn sync`).
     package init(library: Library, options: ImportOptions, narration: RunNarration) {
         self.library = library
+        self.catalog = SQLiteCatalog(catalog: library.catalog)
         self.options = options
         self.narration = narration
     }
@@ -47,19 +52,19 @@ public struct ImportRun: Sendable {
     }
 
     private func runLocked() async throws -> ImportSummary {
-        let context = try begin(command: "import")
+        let context = try await begin(command: "import")
         do {
-            return try await library.catalog.withRunTables(sourceID: context.sourceID) { files in
+            return try await catalog.withRunTables(sourceID: context.sourceID) { files in
                 let prepared = try await prepare(context, into: files)
                 let hashed = try await hash(prepared, context: context)
                 narrator.phaseStarted(.reconciling)
-                let plan = try classify(hashed)
+                let plan = try await classify(hashed)
                 narrator.phaseEnded(.reconciling)
                 let imported = try await importContent(plan, hashed: hashed, context: context)
-                return try finish(context, hashed: hashed, imported: imported, plan: plan)
+                return try await finish(context, hashed: hashed, imported: imported, plan: plan)
             }
         } catch {
-            fail(context, error)
+            await fail(context, error)
             throw error
         }
     }
@@ -87,7 +92,7 @@ public struct ImportRun: Sendable {
     }
 
     /// Opens the run: resolves the source, registers the run, clears what a killed run left in `tmp/`.
-    package func begin(command: String) throws -> Context {
+    package func begin(command: String) async throws -> Context {
         let started = now()
         narrator.runStarted(command: command)
         guard let sourceRoot = FileSystem.resolved(options.source) else {
@@ -96,11 +101,11 @@ public struct ImportRun: Sendable {
             narration.close()
             throw WorkerError.sourceUnusable(message)
         }
-        let sourceID = try library.catalog.sourceID(forRoot: sourceRoot, now: started)
+        let sourceID = try await catalog.sourceID(forRoot: sourceRoot)
         let record = RunRecord(id: narration.runID, command: command, sourceID: sourceID, startedAt: started)
-        try library.catalog.startRun(record)
+        try await catalog.startRun(record)
         let removed = library.removeLeftoverTemporaryFiles()
-        let evidence = try recoverItemsInFlight()
+        let evidence = try await recoverItemsInFlight()
         return Context(record: record, sourceRoot: sourceRoot, sourceID: sourceID, temporaryFilesRemoved: removed,
                        clockStart: .now, crashEvidence: evidence)
     }
@@ -108,13 +113,13 @@ public struct ImportRun: Sendable {
     /// Weighs the items a worker that died left in flight (`CrashLoopGuard`), before any work and in one transaction,
     /// then arms the crash evidence for this run. Evidence is cleared only once the recovery is saved: a start-up
     /// interrupted before that recovers the same death again, and counts it once.
-    func recoverItemsInFlight() throws -> CrashEvidence {
+    func recoverItemsInFlight() async throws -> CrashEvidence {
         let evidence = try CrashEvidence(layout: library.layout)
         let fault = try evidence.recorded()
-        let inFlight = try library.catalog.importItemsInFlight()
+        let inFlight = try await catalog.importItemsInFlight()
         if !inFlight.isEmpty {
             let (_, changed) = CrashLoopGuard.recover(inFlight, after: fault == nil ? .killed : .crashed)
-            try library.catalog.saveImportItemStates(changed, now: now())
+            try await catalog.saveImportItemStates(changed, with: StageRows())
             if let fault {
                 narrator.warning("the previous run crashed (\(fault)) with \(inFlight.count) item\(inFlight.count == 1 ? "" : "s") "
                                  + "in flight: they run one at a time, last, so the file that crashed it is found")
@@ -127,7 +132,7 @@ public struct ImportRun: Sendable {
     package struct Prepared: Sendable {
         package var report: ScanReport
         /// The walk's files, in the catalog's run tables rather than in memory, with the cached checksums.
-        package var files: RunFileTable
+        package var files: any RunTables
         package var match: SnapshotMatch
         /// Paths of the last snapshot that the source no longer holds.
         package var vanished: [String]
@@ -143,15 +148,29 @@ public struct ImportRun: Sendable {
 
     /// Walks the source into the run tables, matching each file against the last snapshot as it goes in. After
     /// this, the work ahead is counted. The walk runs on the blocking pool and stops when the run is stopped.
-    package func prepare(_ context: Context, into files: RunFileTable) async throws -> Prepared {
-        try await BlockingWork.run { [self] in try walk(context, into: files) }
+    package func prepare(_ context: Context, into files: any RunTables) async throws -> Prepared {
+        narrator.phaseStarted(.preparing, detail: context.sourceRoot)
+        let report = try await BlockingWork.run { [self] in try walk(context, into: files) }
+        hooks.afterScan(report)
+        let match = try await files.matchSnapshot()
+        // Only when the snapshot holds paths the walk did not find is the list of them worth a query.
+        let vanished = match.vanished > 0 ? try await files.vanishedPaths() : []
+        for issue in report.issues { narrator.warning("cannot read \(issue)") }
+        if !report.symlinksSkipped.isEmpty {
+            narrator.note("\(report.symlinksSkipped.count) symbolic links skipped (never followed)")
+        }
+        narrator.sourceScanned(
+            filesSeen: match.files, bytesSeen: match.bytes, toHash: match.toHash, bytesToHash: match.bytesToHash,
+            skipped: report.otherFiles + report.symlinksSkipped.count)
+        narrator.phaseEnded(.preparing)
+        return Prepared(report: report, files: files, match: match, vanished: vanished)
     }
 
-    private func walk(_ context: Context, into files: RunFileTable) throws -> Prepared {
-        narrator.phaseStarted(.preparing, detail: context.sourceRoot)
+    /// The walk, on a blocking thread, its batches going into the run tables as it goes.
+    private func walk(_ context: Context, into files: any RunTables) throws -> ScanReport {
         var excluded = Set<SourceScanner.DirectoryIdentity>()
         if let identity = SourceScanner.DirectoryIdentity(path: library.layout.root) { excluded.insert(identity) }
-        let appender = RunFileTable.Appender(files)
+        let appender = RunTablesAppender(files)
         let report: ScanReport
         do {
             let interrupt = options.cancellation.interrupt
@@ -166,19 +185,7 @@ public struct ImportRun: Sendable {
             throw WorkerError.sourceUnusable(error.description)
         }
         try appender.finish()
-        hooks.afterScan(report)
-        let match = try files.matchSnapshot()
-        // Only when the snapshot holds paths the walk did not find is the list of them worth a query.
-        let vanished = match.vanished > 0 ? try files.vanishedPaths() : []
-        for issue in report.issues { narrator.warning("cannot read \(issue)") }
-        if !report.symlinksSkipped.isEmpty {
-            narrator.note("\(report.symlinksSkipped.count) symbolic links skipped (never followed)")
-        }
-        narrator.sourceScanned(
-            filesSeen: match.files, bytesSeen: match.bytes, toHash: match.toHash, bytesToHash: match.bytesToHash,
-            skipped: report.otherFiles + report.symlinksSkipped.count)
-        narrator.phaseEnded(.preparing)
-        return Prepared(report: report, files: files, match: match, vanished: vanished)
+        return report
     }
 
     package struct Hashed: Sendable {
@@ -190,7 +197,7 @@ public struct ImportRun: Sendable {
         package var notHashed = 0
 
         package var report: ScanReport { prepared.report }
-        package var files: RunFileTable { prepared.files }
+        package var files: any RunTables { prepared.files }
     }
 
     /// Hashes new and changed files on every core, a page at a time; unchanged ones keep their cached checksum.
@@ -209,7 +216,7 @@ public struct ImportRun: Sendable {
         var after: Int64 = 0
         // With nothing to hash (a rescan), not even one look through the run's files for some.
         while prepared.match.toHash > 0 {
-            let page = try prepared.files.filesToHash(after: after, limit: pageSizes.hash, byteLimit: 1 << 30)
+            let page = try await prepared.files.filesToHash(after: after, limit: pageSizes.hash, byteLimit: 1 << 30)
             guard let last = page.last else { break }
             after = last.id
             let requests = page.map { HashRequest(path: root + "/" + $0.record.relativePath, expected: $0.record.fingerprint) }
@@ -244,7 +251,7 @@ public struct ImportRun: Sendable {
                     narrator.failed(file: failure.relativePath, reason: failure.reason, phase: .hashing)
                 }
             }
-            try prepared.files.recordHashes(done, failed: failed, updatingSnapshot: keepsHashes)
+            try await prepared.files.recordHashes(done, failed: failed, updatingSnapshot: keepsHashes)
             if interrupt.isInterrupted {
                 hashed.notHashed = prepared.match.toHash - hashed.hashedCount - hashed.failures.count
                 narrator.warning("interrupted: \(hashed.notHashed) file\(hashed.notHashed == 1 ? "" : "s") not hashed; the next run reads them")
@@ -273,8 +280,8 @@ public struct ImportRun: Sendable {
     package typealias ContentPlan = ContentCounts
 
     /// Sorts known content into new, duplicate and unchanged (inside the caller's reconciling phase).
-    package func classify(_ hashed: Hashed) throws -> ContentPlan {
-        let plan = try hashed.files.classify()
+    package func classify(_ hashed: Hashed) async throws -> ContentPlan {
+        let plan = try await hashed.files.classify()
         narrator.classified(new: plan.newContent, duplicates: plan.duplicates, newBytes: plan.newBytes)
         return plan
     }
@@ -293,3 +300,6 @@ public struct ImportRun: Sendable {
         package var outcomes: [FileOutcomeEntry] = []
     }
 }
+
+/// What an import asks of its catalog: items, snapshots, run records and run tables.
+public typealias ImportCatalog = ItemCatalog & SnapshotCatalog & RunCatalog & RunTablesCatalog

@@ -36,12 +36,12 @@ public struct CatalogItemStateStore: ItemStateStore {
         try await catalog.markImportItemsInFlight(marks)
     }
 
-    /// Plans `newItems` in the SQLite `catalog` and returns the records this run takes on, as the catalog returned
+    /// Plans `newItems` in `catalog` and returns the records this run takes on, as the catalog returned
     /// them. `owingTransfer`: only those whose original is not in place yet (an archive-only run). An item the
     /// crash-loop guard failed stays failed, left out here: the run reports it.
-    public static func planNew(_ newItems: [ImportItem], in catalog: Catalog, sourceID: Int64,
-                               owingTransfer: Bool) throws -> [ItemRecord] {
-        var records = try catalog.insertImportItems(newItems, sourceID: sourceID)
+    public static func planNew(_ newItems: [ImportItem], in catalog: any ItemCatalog, sourceID: Int64,
+                               owingTransfer: Bool) async throws -> [ItemRecord] {
+        var records = try await catalog.planImportItems(newItems, sourceID: sourceID)
         if owingTransfer { records.removeAll { !$0.state.owesTransfer } }
         records.removeAll(where: CrashLoopGuard.failedIt)
         return records

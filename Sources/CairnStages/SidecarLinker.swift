@@ -32,14 +32,14 @@ package struct SidecarLinker {
     /// beside it, so one folder's media are read (from the run tables) for that folder's sidecars, and nothing is
     /// held for the whole source. A rescan whose sidecars are all linked reads no folder but the album folders
     /// (whose metadata is read again, as a photo may have joined the album).
-    package func link(sidecarsOf runFiles: RunFileTable, sourceRoot: String, pageSize: Int = 512) -> Outcome {
+    package func link(sidecarsOf runFiles: any RunTables, sourceRoot: String, pageSize: Int = 512) async -> Outcome {
         var outcome = Outcome()
         var folder: (name: String, index: SidecarMatcher.Index, checksums: [String: Checksum])?
         var last: RunSidecar?
         while true {
             let page: [RunSidecar]
             do {
-                page = try runFiles.sidecarsToLink(after: last, limit: pageSize)
+                page = try await runFiles.sidecarsToLink(after: last, limit: pageSize)
             } catch {
                 outcome.failures.append(ImportFailure(relativePath: last?.record.relativePath ?? "", phase: .sidecar,
                                                       reason: FailureReason("\(error)"), retryable: true))
@@ -50,7 +50,7 @@ package struct SidecarLinker {
             for sidecar in page where SidecarMatcher.kind(of: sidecar.record.relativePath) != nil {
                 if folder?.name != sidecar.folder {
                     do {
-                        let checksums = try runFiles.checksums(inFolder: sidecar.folder)
+                        let checksums = try await runFiles.checksums(inFolder: sidecar.folder)
                         folder = (sidecar.folder, SidecarMatcher.Index(Array(checksums.keys)), checksums)
                     } catch {
                         folder = nil

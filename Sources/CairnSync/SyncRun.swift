@@ -98,15 +98,17 @@ public struct SyncRun: Sendable {
             context = ImportRun.Context(record: record, sourceRoot: sourceRoot, sourceID: knownID ?? -1,
                                         temporaryFilesRemoved: 0, clockStart: .now)
         } else {
-            context = try importRun.begin(command: "sync")
+            context = try await importRun.begin(command: "sync")
         }
         do {
+            // Reconciliation reads the SQLite run tables themselves (`RunFileTable+Reconcile`); the import's phases
+            // the same tables through their interface.
             return try await library.catalog.withRunTables(sourceID: context.sourceID) { files in
-                let prepared = try await importRun.prepare(context, into: files)
+                let prepared = try await importRun.prepare(context, into: SQLiteRunTables(files))
                 let hashed = try await importRun.hash(prepared, context: context, keepsHashes: !options.dryRun)
 
                 narrator.phaseStarted(.reconciling)
-                let contentPlan = try importRun.classify(hashed)
+                let contentPlan = try await importRun.classify(hashed)
                 // A file that could not be hashed keeps its last checksum (the run tables carry it), and the scan counts
                 // as unhealthy, so an unreadable file is never mistaken for a deleted one.
                 // Files a stopping run left unhashed count the same way: their content is unknown this run.
@@ -115,7 +117,7 @@ public struct SyncRun: Sendable {
                     + (hashed.notHashed > 0 ? ["\(hashed.notHashed) files not hashed: the run was stopping"] : [])
                 let scan = ReconcileInputs.probe(sourceRoot: sourceRoot, unreadable: unreadable)
                 let reconciliation = try CatalogReconciliation.reconcile(
-                    runFiles: hashed.files, scan: scan, settings: options.settings, now: now(),
+                    runFiles: files, scan: scan, settings: options.settings, now: now(),
                     runID: narration.runID, acceptMassVanish: options.acceptVanished)
                 let plan = reconciliation.plan
                 narrate(reconciliation)
@@ -128,18 +130,18 @@ public struct SyncRun: Sendable {
                                        imported: nil, trashed: nil, dryRun: true)
                 }
 
-                try reconciliation.commit(runFiles: hashed.files)
+                try reconciliation.commit(runFiles: files)
                 let imported = try await importRun.importContent(contentPlan, hashed: hashed, context: context)
                 // An interrupted run trashes nothing: the user asked it to stop, not to finish its deletions.
                 let interrupted = imported.completion == .interrupted || options.importOptions.cancellation.isCancelled
                 if interrupted, !plan.deleteCandidates.isEmpty {
                     narrator.warning("interrupted: \(plan.deleteCandidates.count) deletions wait for the next sync")
                 }
-                let trashed = interrupted ? nil : try await trash(plan, runFiles: hashed.files)
+                let trashed = interrupted ? nil : try await trash(plan, runFiles: files)
                 let review = Self.review(plan)
                 let held = plan.exitStatus == .deletionsHeldBySafetyRail
                     ? "deletions held: " + (plan.verdict.holds.first?.reason ?? "a safety rail tripped") : nil
-                let summary = try importRun.finish(context, hashed: hashed, imported: imported, plan: contentPlan,
+                let summary = try await importRun.finish(context, hashed: hashed, imported: imported, plan: contentPlan,
                                                    review: review, held: held)
                 return SyncSummary(runID: narration.runID, sourceRoot: sourceRoot, plan: plan,
                                    imported: summary, trashed: trashed, dryRun: false)
@@ -149,7 +151,7 @@ public struct SyncRun: Sendable {
                 narrator.runFailed("\(error)")
                 narration.close()
             } else {
-                importRun.fail(context, error)
+                await importRun.fail(context, error)
             }
             throw error
         }

@@ -116,6 +116,6 @@ import Testing
         _ = try other.waitForExit()
         // What it finished is in the catalog: the next run on this host resumes it.
         let resumed = try CairnBinary.run(["import", source, "--library", library, "--plain", "--queue", url, "--work-lanes", "1"])
-        #expect(resumed.status == 0, "\(resumed.standardError)")
+        #expect(resumed.status == 0, "\(resumed.standardOutput)\n\(resumed.standardError)")
     }
 }

@@ -43,7 +43,8 @@ private final class PlannedContent: PlannedPageSource {
         for record in try catalog.importItems() where !record.state.isTerminal || record.inFlight {
             if !owingTransfer || record.state.owesTransfer { byID[record.id] = record }
         }
-        let planned = try CatalogItemStateStore.planNew(content, in: catalog, sourceID: sourceID, owingTransfer: owingTransfer)
+        let planned = try await CatalogItemStateStore.planNew(content, in: SQLiteCatalog(catalog: catalog), sourceID: sourceID,
+                                                              owingTransfer: owingTransfer)
         for record in planned { byID[record.id] = record }
         return byID.values.sorted { $0.id < $1.id }
     }
