@@ -9,8 +9,9 @@ public protocol AssetLinkCatalog: Sendable {
     func pair(of checksum: Checksum) async throws -> AssetPairRecord?
     /// Every pair, by still.
     func allPairs() async throws -> [AssetPairRecord]
-    /// Probed stills and videos in no pair yet, with their content identifier (from the stored probe).
-    func unpairedAssets() async throws -> [PairingCandidate]
+    /// Up to `limit` probed stills and videos in no pair yet after `checksum`, by checksum, with their content
+    /// identifier (from the stored probe).
+    func unpairedAssets(after checksum: Checksum?, limit: Int) async throws -> [PairingCandidate]
 
     /// Links a stored sidecar to its asset; the same bytes linked to the same asset again change nothing.
     func linkSidecar(_ sidecar: SidecarRecord) async throws
@@ -44,12 +45,8 @@ extension SQLiteCatalog: AssetLinkCatalog {
         try await BlockingPool.run { [catalog] in try catalog.allPairs().sorted { $0.still < $1.still } }
     }
 
-    public func unpairedAssets() async throws -> [PairingCandidate] {
-        try await BlockingPool.run { [catalog] in
-            var candidates: [PairingCandidate] = []
-            try catalog.forEachUnpairedAsset { candidates.append($0) }
-            return candidates
-        }
+    public func unpairedAssets(after checksum: Checksum?, limit: Int) async throws -> [PairingCandidate] {
+        try await BlockingPool.run { [catalog] in try catalog.unpairedAssets(after: checksum, limit: limit) }
     }
 
     public func linkSidecar(_ sidecar: SidecarRecord) async throws {

@@ -39,20 +39,21 @@ public struct PairingCandidate: Decodable, Sendable, Equatable, FetchableRecord 
 }
 
 extension Catalog {
-    /// Probed assets in no pair yet: stills and videos, with their content identifier (from the stored probe),
-    /// one at a time (a library holds millions; the caller keeps the few that can pair).
-    public func forEachUnpairedAsset(_ body: (PairingCandidate) throws -> Void) throws {
+    /// Up to `limit` probed assets in no pair yet after `checksum`, by checksum: stills and videos, with their
+    /// content identifier (from the stored probe). A page at a time: a library holds millions, and the caller
+    /// keeps the few that can pair.
+    public func unpairedAssets(after checksum: Checksum?, limit: Int) throws -> [PairingCandidate] {
         try pool.read { db in
-            let candidates = try PairingCandidate.fetchCursor(db, sql: """
+            try PairingCandidate.fetchAll(db, sql: """
                 SELECT asset.sha1, asset.kind, asset.first_source_path,
                        json_extract(media_probe.probe_json, '$.contentIdentifier') AS content_identifier,
                        media_probe.duration_seconds, media_probe.capture_date
                 FROM asset JOIN media_probe ON media_probe.sha1 = asset.sha1
-                WHERE asset.kind IN ('photo', 'video')
+                WHERE asset.sha1 > ? AND asset.kind IN ('photo', 'video')
                   AND asset.sha1 NOT IN (SELECT still_sha1 FROM asset_pair)
                   AND asset.sha1 NOT IN (SELECT motion_sha1 FROM asset_pair)
-                """)
-            while let candidate = try candidates.next() { try body(candidate) }
+                ORDER BY asset.sha1 LIMIT ?
+                """, arguments: [checksum?.hex ?? "", limit])
         }
     }
 

@@ -73,7 +73,7 @@ extension ImportRun {
 
         // Pairing looks at every unpaired asset: only worth it when this run brought something in.
         if imported.completion != .interrupted, imported.ready > 0 {
-            let pairs = try LivePhotoPairing.pair(catalog: catalog, now: now())
+            let pairs = try await LivePhotoPairing.pair(catalog: SQLiteCatalog(catalog: catalog), now: now())
             if !pairs.isEmpty {
                 narrator.note("paired \(pairs.count) Live Photo\(pairs.count == 1 ? "" : "s") (a still and its movie, one unit)")
                 _ = try await options.destination.link(pairs, catalog: catalog)

@@ -40,14 +40,17 @@ extension PostgresCatalog: AssetLinkCatalog {
         }
     }
 
-    public func unpairedAssets() async throws -> [PairingCandidate] {
+    public func unpairedAssets(after checksum: Checksum?, limit: Int) async throws -> [PairingCandidate] {
         return try await failing("read the assets not yet paired") {
+            let after = checksum?.hex ?? ""
+            // Checksums are lowercase hex: any collation orders them as bytes do.
             let rows = try await client.query("""
                 SELECT a.sha1, a.kind, a.first_source_path, p.probe_json::jsonb ->> 'contentIdentifier' AS content_identifier,
                   p.duration_seconds, p.capture_date
                 FROM cairn.asset a JOIN cairn.media_probe p ON p.sha1 = a.sha1
-                WHERE a.kind IN ('photo', 'video')
+                WHERE a.sha1 > \(after) AND a.kind IN ('photo', 'video')
                   AND NOT EXISTS (SELECT 1 FROM cairn.asset_pair q WHERE q.still_sha1 = a.sha1 OR q.motion_sha1 = a.sha1)
+                ORDER BY a.sha1 LIMIT \(limit)
                 """, logger: logger)
             var candidates: [PairingCandidate] = []
             for try await row in rows { candidates.append(try PairingCandidate(from: PostgresRowDecoder(row))) }

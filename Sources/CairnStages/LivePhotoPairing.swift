@@ -17,8 +17,8 @@ public enum LivePhotoPairing {
     /// Name alone never pairs: without identifiers, a `.MOV` of at most 4 s in the same folder, with the same
     /// base name as a still and a capture time within 2 s of it, is its motion part.
     @discardableResult
-    public static func pair(catalog: Catalog, now: Date) throws -> [AssetPairRecord] {
-        let candidates = try candidates(catalog)
+    public static func pair(catalog: any AssetLinkCatalog, now: Date) async throws -> [AssetPairRecord] {
+        let candidates = try await candidates(catalog)
         var pairs: [AssetPairRecord] = []
         var used = Set<Checksum>()
 
@@ -49,17 +49,17 @@ public enum LivePhotoPairing {
             pairs.append(AssetPairRecord(still: matches[0].checksum, motion: movie.checksum, basis: "name and time", pairedAt: now))
             used.formUnion([matches[0].checksum, movie.checksum])
         }
-        try catalog.savePairs(pairs)
+        try await catalog.savePairs(pairs)
         return pairs
     }
 
     /// The unpaired assets that could pair, read in two passes so that a library's ordinary stills (nearly all of
     /// them) are never held: every asset with a content identifier, every movie short enough to be a motion part,
     /// and the stills that share a movie's folder and base name.
-    static func candidates(_ catalog: Catalog) throws -> [PairingCandidate] {
+    static func candidates(_ catalog: any AssetLinkCatalog) async throws -> [PairingCandidate] {
         var kept: [PairingCandidate] = []
         var movieStems = Set<String>()
-        try catalog.forEachUnpairedAsset { candidate in
+        try await forEachUnpairedAsset(catalog) { candidate in
             if let identifier = candidate.contentIdentifier, !identifier.isEmpty {
                 kept.append(candidate)
             } else if candidate.kind == .video, isMotionCandidate(candidate) {
@@ -68,13 +68,23 @@ public enum LivePhotoPairing {
             }
         }
         guard !movieStems.isEmpty else { return kept }
-        try catalog.forEachUnpairedAsset { candidate in
+        try await forEachUnpairedAsset(catalog) { candidate in
             if candidate.kind == .photo, candidate.contentIdentifier == nil,
                movieStems.contains(stem(candidate.firstSourcePath)) {
                 kept.append(candidate)
             }
         }
         return kept
+    }
+
+    /// Every unpaired asset, a page at a time.
+    private static func forEachUnpairedAsset(_ catalog: any AssetLinkCatalog, _ body: (PairingCandidate) -> Void)
+        async throws {
+        var last: Checksum?
+        while case let page = try await catalog.unpairedAssets(after: last, limit: 4096), let end = page.last {
+            page.forEach(body)
+            last = end.checksum
+        }
     }
 
     /// A `.MOV` of at most 4 s with a capture time: what a name-and-time pairing accepts as a motion part.

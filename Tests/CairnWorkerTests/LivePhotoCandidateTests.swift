@@ -11,7 +11,7 @@ import Testing
 @Suite struct LivePhotoCandidateTests {
     func checksum(_ seed: UInt8) -> Checksum { Checksum(bytes: [UInt8](repeating: seed, count: 20))! }
 
-    @Test func onlyAssetsThatCanPairAreKept() throws {
+    @Test func onlyAssetsThatCanPairAreKept() async throws {
         let directory = try TemporaryDirectory()
         let catalog = try Catalog(path: directory.subpath("catalog.sqlite"))
         let taken = Date(timeIntervalSince1970: 1_700_000_000)
@@ -34,9 +34,9 @@ import Testing
         try add(5, "b/long.mov", .video, seconds: 60)
         try add(6, "b/long.jpg", .photo)
 
-        let kept = try LivePhotoPairing.candidates(catalog)
+        let kept = try await LivePhotoPairing.candidates(SQLiteCatalog(catalog: catalog))
         #expect(Set(kept.map(\.checksum)) == [checksum(1), checksum(2), checksum(3), checksum(4)])
-        let pairs = try LivePhotoPairing.pair(catalog: catalog, now: taken)
+        let pairs = try await LivePhotoPairing.pair(catalog: SQLiteCatalog(catalog: catalog), now: taken)
         #expect(Set(pairs.map(\.basis)) == ["content identifier", "name and time"])
         #expect(Set(pairs.map(\.still)) == [checksum(1), checksum(4)])
     }
