@@ -68,19 +68,20 @@ extension ImportRun {
         imported.ready = imported.outcomeCounts[.imported] ?? 0
         imported.archived = imported.outcomeCounts[.archived] ?? 0
         imported.failures = try await files.failedItems()
-        let catalog = library.catalog
+        // The destination's hooks read the library's SQLite catalog still.
+        let libraryCatalog = library.catalog
         let unfinished = imported.outcomeCounts[.unfinished] ?? 0
 
         // Pairing looks at every unpaired asset: only worth it when this run brought something in.
         if imported.completion != .interrupted, imported.ready > 0 {
-            let pairs = try await LivePhotoPairing.pair(catalog: SQLiteCatalog(catalog: catalog), now: now())
+            let pairs = try await LivePhotoPairing.pair(catalog: catalog, now: now())
             if !pairs.isEmpty {
                 narrator.note("paired \(pairs.count) Live Photo\(pairs.count == 1 ? "" : "s") (a still and its movie, one unit)")
-                _ = try await options.destination.link(pairs, catalog: catalog)
+                _ = try await options.destination.link(pairs, catalog: libraryCatalog)
             }
         }
         if imported.completion != .interrupted, hashed.report.sidecarCount > 0 {
-            let sidecars = await SidecarLinker(library: library, sourceID: context.sourceID, now: now())
+            let sidecars = await SidecarLinker(library: library, catalog: catalog, sourceID: context.sourceID, now: now())
                 .link(sidecarsOf: files, sourceRoot: context.sourceRoot)
             if sidecars.linked > 0 { narrator.note("\(sidecars.linked) sidecar\(sidecars.linked == 1 ? "" : "s") stored with their media") }
             if !sidecars.albumsChanged.isEmpty {
@@ -95,7 +96,7 @@ extension ImportRun {
         // After the sidecars: what they taught the catalog reaches the destination too.
         if imported.completion != .interrupted {
             for line in try await options.destination.finishImport(runID: context.record.id, sourceRoot: context.sourceRoot,
-                                                                   catalog: catalog) {
+                                                                   catalog: libraryCatalog) {
                 narrator.note(line)
             }
         }

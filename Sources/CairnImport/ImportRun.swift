@@ -301,5 +301,5 @@ public struct ImportRun: Sendable {
     }
 }
 
-/// What an import asks of its catalog: items, snapshots, run records and run tables.
-public typealias ImportCatalog = ItemCatalog & SnapshotCatalog & RunCatalog & RunTablesCatalog
+/// What an import asks of its catalog: items, snapshots, run records, run tables, and what links to assets.
+public typealias ImportCatalog = ItemCatalog & SnapshotCatalog & RunCatalog & RunTablesCatalog & AssetLinkCatalog

@@ -10,13 +10,16 @@ import Foundation
 /// to the asset it describes, on the run that brings the media or any later one; fills a photo's missing
 /// capture time and position from them. A Google Takeout album's metadata file is kept the same way, and makes
 /// its folder's media an album.
-package struct SidecarLinker {
+package struct SidecarLinker: Sendable {
     let library: Library
+    /// Where the assets, probes, sidecars and albums are recorded.
+    let catalog: any ItemCatalog & AssetLinkCatalog
     package let sourceID: Int64
     let now: Date
 
-    package init(library: Library, sourceID: Int64, now: Date) {
+    package init(library: Library, catalog: any ItemCatalog & AssetLinkCatalog, sourceID: Int64, now: Date) {
         self.library = library
+        self.catalog = catalog
         self.sourceID = sourceID
         self.now = now
     }
@@ -60,20 +63,19 @@ package struct SidecarLinker {
                     }
                 }
                 guard let folder else { continue }
-                link(sidecar.record, sourceRoot: sourceRoot, index: folder.index, checksums: folder.checksums,
-                     into: &outcome)
+                await link(sidecar.record, sourceRoot: sourceRoot, index: folder.index, checksums: folder.checksums,
+                           into: &outcome)
             }
         }
     }
 
     private func link(_ sidecar: SourceFile, sourceRoot: String, index: SidecarMatcher.Index,
-                      checksums: [String: Checksum], into outcome: inout Outcome) {
-        let catalog = library.catalog
+                      checksums: [String: Checksum], into outcome: inout Outcome) async {
         let path = sourceRoot + "/" + sidecar.relativePath
         guard let kind = SidecarMatcher.kind(of: sidecar.relativePath) else { return }
         let size = sidecar.fingerprint.size, modified = sidecar.fingerprint.modificationTimeNanoseconds
         if kind == .takeout, let album = TakeoutAlbumMetadata(path: path) {
-            linkAlbum(album, file: sidecar, path: path, checksums: checksums, into: &outcome)
+            await linkAlbum(album, file: sidecar, path: path, checksums: checksums, into: &outcome)
             return
         }
         var takeout: TakeoutMetadata?
@@ -83,13 +85,13 @@ package struct SidecarLinker {
             takeout = parsed
         }
         guard let mediaPath = SidecarMatcher.media(for: sidecar.relativePath, in: index, title: takeout?.title),
-              let asset = checksums[mediaPath], (try? catalog.asset(asset)) != nil else { return }
+              let asset = checksums[mediaPath], (try? await catalog.asset(asset)) != nil else { return }
         do {
-            let (checksum, stored) = try keep(sidecar, path: path)
-            try catalog.linkSidecar(SidecarRecord(checksum: checksum, asset: asset, kind: kind.rawValue, path: stored,
+            let (checksum, stored) = try await keep(sidecar, path: path)
+            try await catalog.linkSidecar(SidecarRecord(checksum: checksum, asset: asset, kind: kind.rawValue, path: stored,
                                                   sourcePath: sidecar.relativePath, sourceSize: size,
                                                   sourceModificationTimeNanoseconds: modified, linkedAt: now))
-            try fillMetadata(asset, kind: kind, takeout: takeout, sidecarPath: path)
+            try await fillMetadata(asset, kind: kind, takeout: takeout, sidecarPath: path)
             outcome.linked += 1
         } catch {
             outcome.failures.append(ImportFailure(relativePath: sidecar.relativePath, phase: .sidecar,
@@ -97,25 +99,35 @@ package struct SidecarLinker {
         }
     }
 
-    /// Stores a sidecar's bytes in the library, content-addressed: its checksum and stored path.
-    private func keep(_ sidecar: SourceFile, path: String) throws -> (Checksum, String) {
-        let hasher = try FileHasher()
-        let checksum = try hasher.hash(path: path).checksum
-        let ext = MediaClassifier.fileExtension(of: sidecar.relativePath).lowercased()
-        let stored = library.layout.sidecarRelativePath(checksum, fileExtension: ext)
-        _ = try OriginalsStore(layout: library.layout).place(sourcePath: path, checksum: checksum,
-                                                           relativePath: stored, hasher: hasher)
-        return (checksum, stored)
+    /// Stores a sidecar's bytes in the library, content-addressed (on the blocking pool): its checksum and stored
+    /// path.
+    private func keep(_ sidecar: SourceFile, path: String) async throws -> (Checksum, String) {
+        let layout = library.layout
+        let stored = try await BlockingWork.run {
+            let hasher = try FileHasher()
+            let checksum = try hasher.hash(path: path).checksum
+            let ext = MediaClassifier.fileExtension(of: sidecar.relativePath).lowercased()
+            let stored = layout.sidecarRelativePath(checksum, fileExtension: ext)
+            _ = try OriginalsStore(layout: layout).place(sourcePath: path, checksum: checksum, relativePath: stored,
+                                                         hasher: hasher)
+            return StoredSidecar(checksum: checksum, path: stored)
+        }
+        return (stored.checksum, stored.path)
+    }
+
+    private struct StoredSidecar: Sendable {
+        var checksum: Checksum
+        var path: String
     }
 
     /// Keeps an album's metadata file and makes the media beside it (those the library holds) its members.
     private func linkAlbum(_ album: TakeoutAlbumMetadata, file: SourceFile, path: String,
-                           checksums: [String: Checksum], into outcome: inout Outcome) {
-        let folder = file.relativePath.lastIndex(of: "/").map { String(file.relativePath[..<$0]) } ?? ""
+                           checksums: [String: Checksum], into outcome: inout Outcome) async {
+        let folder = RunSidecar.folder(of: file.relativePath)
         let name = album.name(folderName: FileSystem.baseName(of: FileSystem.parentDirectory(of: path)))
         do {
-            let (checksum, stored) = try keep(file, path: path)
-            let change = try library.catalog.saveAlbum(
+            let (checksum, stored) = try await keep(file, path: path)
+            let change = try await catalog.saveAlbum(
                 AlbumRecord(sourceID: sourceID, folder: folder, title: name, description: album.description,
                             date: album.date, metadataChecksum: checksum, metadataPath: stored,
                             metadataSourcePath: file.relativePath, updatedAt: now),
@@ -128,8 +140,9 @@ package struct SidecarLinker {
     }
 
     /// A photo with no capture time or position of its own takes the sidecar's, and says so.
-    private func fillMetadata(_ asset: Checksum, kind: SidecarMatcher.Kind, takeout: TakeoutMetadata?, sidecarPath: String) throws {
-        guard let record = try library.catalog.mediaProbe(asset),
+    private func fillMetadata(_ asset: Checksum, kind: SidecarMatcher.Kind, takeout: TakeoutMetadata?, sidecarPath: String)
+        async throws {
+        guard let record = try await catalog.mediaProbe(asset),
               var probe = MediaProbe(storedJSON: record.probeJSON) else { return }
         var changed = false
         if probe.captureTime == nil || probe.captureDate == nil {
@@ -152,8 +165,8 @@ package struct SidecarLinker {
         }
         guard changed else { return }
         let json = String(decoding: try JSONEncoder().encode(probe), as: UTF8.self)
-        try library.catalog.fillFromSidecar(asset, captureDate: probe.captureDate, latitude: probe.gps?.latitude,
-                                            longitude: probe.gps?.longitude, probeJSON: json)
+        try await catalog.fillFromSidecar(asset, captureDate: probe.captureDate, latitude: probe.gps?.latitude,
+                                          longitude: probe.gps?.longitude, probeJSON: json)
     }
 }
 
