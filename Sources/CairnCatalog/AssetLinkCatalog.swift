@@ -1,6 +1,9 @@
 import CairnCore
 import Foundation
 
+/// The assets and what links to them: what a destination reads of a run's assets after the lanes.
+public typealias AssetCatalog = ItemCatalog & AssetLinkCatalog
+
 /// What a catalog links to its assets: Live Photo pairs, sidecars (`.xmp`, `.aae`, Takeout `.json`) and albums.
 public protocol AssetLinkCatalog: Sendable {
     /// Pairs kept once made: a pair whose still or motion part is already paired is left out.

@@ -44,8 +44,8 @@ package enum ImmichAlbums: Sendable, Hashable {
 extension ImmichDestination {
     /// Puts the run's assets into their albums: each album found or created once, filled in one request. A Live
     /// Photo's movie stays out (it shows through its still).
-    package func finishImport(runID: String, sourceRoot: String, catalog: Catalog) async throws -> [String] {
-        let assets = try catalog.assets(broughtInBy: runID)
+    package func finishImport(runID: String, sourceRoot: String, catalog: any AssetCatalog) async throws -> [String] {
+        let assets = try await catalog.assets(broughtInBy: runID)
         var lines: [String] = []
         let dated = try await sendSidecarMetadata(of: assets, runID: runID, catalog: catalog)
         if dated > 0 {
@@ -58,7 +58,7 @@ extension ImmichDestination {
             guard let id = Self.assetID(inOriginalPath: asset.originalPath),
                   let album = albums.album(of: asset.firstSourcePath, sourceRoot: sourceRoot, folders: &folders)
             else { continue }
-            if let pair = try catalog.pair(of: asset.checksum), pair.motion == asset.checksum { continue }
+            if let pair = try await catalog.pair(of: asset.checksum), pair.motion == asset.checksum { continue }
             members[album, default: []].append(id)
         }
         var added = 0
@@ -77,8 +77,8 @@ extension ImmichDestination {
 
     /// A capture time or place that only a Google Takeout JSON knew (the sidecar linker filled it into the probe)
     /// reaches Immich through `PUT /assets/{id}`: the upload carried the file's own dates only.
-    func sendSidecarMetadata(of assets: [AssetRecord], runID: String, catalog: Catalog) async throws -> Int {
-        let filled = try catalog.mediaProbes(ofRun: runID, mentioning: "\"takeout-json\"")
+    func sendSidecarMetadata(of assets: [AssetRecord], runID: String, catalog: any AssetCatalog) async throws -> Int {
+        let filled = try await catalog.mediaProbes(ofRun: runID, mentioning: "\"takeout-json\"")
         guard !filled.isEmpty else { return 0 }
         let originals = Dictionary(assets.map { ($0.checksum, $0.originalPath) }, uniquingKeysWith: { first, _ in first })
         var sent = 0

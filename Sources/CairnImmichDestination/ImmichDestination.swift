@@ -113,11 +113,11 @@ package final class ImmichDestination: ImportDestination {
     }
 
     /// Immich links a still to its movie (`livePhotoVideoId`) and hides the movie from the timeline.
-    package func link(_ pairs: [AssetPairRecord], catalog: Catalog) async throws -> Int {
+    package func link(_ pairs: [AssetPairRecord], catalog: any AssetCatalog) async throws -> Int {
         var linked = 0
         for pair in pairs {
-            guard let still = try catalog.asset(pair.still).flatMap({ Self.assetID(inOriginalPath: $0.originalPath) }),
-                  let motion = try catalog.asset(pair.motion).flatMap({ Self.assetID(inOriginalPath: $0.originalPath) })
+            guard let still = try await catalog.asset(pair.still).flatMap({ Self.assetID(inOriginalPath: $0.originalPath) }),
+                  let motion = try await catalog.asset(pair.motion).flatMap({ Self.assetID(inOriginalPath: $0.originalPath) })
             else { continue }
             do {
                 try await client.updateAsset(motion, visibility: .hidden)

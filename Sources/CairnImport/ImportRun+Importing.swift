@@ -68,8 +68,6 @@ extension ImportRun {
         imported.ready = imported.outcomeCounts[.imported] ?? 0
         imported.archived = imported.outcomeCounts[.archived] ?? 0
         imported.failures = try await files.failedItems()
-        // The destination's hooks read the library's SQLite catalog still.
-        let libraryCatalog = library.catalog
         let unfinished = imported.outcomeCounts[.unfinished] ?? 0
 
         // Pairing looks at every unpaired asset: only worth it when this run brought something in.
@@ -77,7 +75,7 @@ extension ImportRun {
             let pairs = try await LivePhotoPairing.pair(catalog: catalog, now: now())
             if !pairs.isEmpty {
                 narrator.note("paired \(pairs.count) Live Photo\(pairs.count == 1 ? "" : "s") (a still and its movie, one unit)")
-                _ = try await options.destination.link(pairs, catalog: libraryCatalog)
+                _ = try await options.destination.link(pairs, catalog: catalog)
             }
         }
         if imported.completion != .interrupted, hashed.report.sidecarCount > 0 {
@@ -96,7 +94,7 @@ extension ImportRun {
         // After the sidecars: what they taught the catalog reaches the destination too.
         if imported.completion != .interrupted {
             for line in try await options.destination.finishImport(runID: context.record.id, sourceRoot: context.sourceRoot,
-                                                                   catalog: libraryCatalog) {
+                                                                   catalog: catalog) {
                 narrator.note(line)
             }
         }

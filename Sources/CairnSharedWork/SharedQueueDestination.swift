@@ -34,11 +34,11 @@ package struct SharedQueueDestination: ImportDestination {
         try await library.prepare(records, run: run)
     }
 
-    package func link(_ pairs: [AssetPairRecord], catalog: Catalog) async throws -> Int {
+    package func link(_ pairs: [AssetPairRecord], catalog: any AssetCatalog) async throws -> Int {
         try await library.link(pairs, catalog: catalog)
     }
 
-    package func finishImport(runID: String, sourceRoot: String, catalog: Catalog) async throws -> [String] {
+    package func finishImport(runID: String, sourceRoot: String, catalog: any AssetCatalog) async throws -> [String] {
         try await library.finishImport(runID: runID, sourceRoot: sourceRoot, catalog: catalog)
     }
 

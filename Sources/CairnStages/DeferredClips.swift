@@ -45,14 +45,14 @@ package final class DeferredClips: Sendable {
 
     /// Clips for the deferred stills that pairing left unpaired (their same-named movie was not their motion),
     /// made by `stages` one at a time. Returns lines for the narration.
-    package static func finish(_ deferred: [ImportItem], stages: LibraryStages, catalog: Catalog) async -> [String] {
+    package static func finish(_ deferred: [ImportItem], stages: LibraryStages, catalog: any AssetCatalog) async -> [String] {
         var made = 0, lines: [String] = []
         for item in deferred {
             do {
-                if try catalog.pair(of: item.checksum) != nil { continue }
+                if try await catalog.pair(of: item.checksum) != nil { continue }
                 // No scheduler here: the clip's rows (its file already fsynced) are written at once.
                 if let rows = try await stages.synthesizeClip(item).products as? StageRows {
-                    try catalog.saveStageRows(rows)
+                    try await catalog.saveImportItemStates([], with: rows)
                 }
                 made += 1
             } catch {

@@ -20,10 +20,10 @@ package protocol ImportDestination: Sendable {
     var makesOwnDerivatives: Bool { get }
     /// Live Photo pairs found after the lanes (a still and its movie): a destination that shows them as one links
     /// them. Returns how many it linked.
-    func link(_ pairs: [AssetPairRecord], catalog: Catalog) async throws -> Int
+    func link(_ pairs: [AssetPairRecord], catalog: any AssetCatalog) async throws -> Int
     /// After the lanes: whatever the destination does with the run's assets as a whole (Immich's albums). Returns
     /// lines for the narration.
-    func finishImport(runID: String, sourceRoot: String, catalog: Catalog) async throws -> [String]
+    func finishImport(runID: String, sourceRoot: String, catalog: any AssetCatalog) async throws -> [String]
     /// Why the destination refused the run's credentials, when it did (the run stops; exit `needsAuth`).
     var credentialsRefused: String? { get }
     /// Content the destination held in its trash and brought back this run, because the source still holds it.
@@ -61,13 +61,13 @@ package struct LibraryDestination: ImportDestination {
     package var makesOwnDerivatives: Bool { false }
 
     /// The catalog's pairs are the library's links: nothing more to do.
-    package func link(_ pairs: [AssetPairRecord], catalog: Catalog) async throws -> Int { pairs.count }
+    package func link(_ pairs: [AssetPairRecord], catalog: any AssetCatalog) async throws -> Int { pairs.count }
 
     package var credentialsRefused: String? { nil }
 
     /// Runs after pairing: the deferred stills left unpaired get their clip now, written and recorded file by file
     /// (the run's group commit has ended).
-    package func finishImport(runID: String, sourceRoot: String, catalog: Catalog) async throws -> [String] {
+    package func finishImport(runID: String, sourceRoot: String, catalog: any AssetCatalog) async throws -> [String] {
         let deferred = deferredClips.take()
         guard !deferred.items.isEmpty, let stages = deferred.stages else { return [] }
         return await DeferredClips.finish(deferred.items, stages: stages, catalog: catalog)
