@@ -271,7 +271,7 @@ let package = Package(
         ]),
         // One contract suite, run on every catalog backend (SQLite, and PostgreSQL on the suite's cluster).
         .testTarget(name: "CairnCatalogContractTests", dependencies: [
-            "CairnCatalog", "CairnPostgresCatalog", "CairnQueue", "CairnCore", "CairnTesting",
+            "CairnCatalog", "CairnPostgresCatalog", "CairnQueue", "CairnCore", "CairnTesting", "CairnSync", "CairnReconcile",
         ]),
         .testTarget(name: "CairnNarrationTests", dependencies: ["CairnNarration", "CairnTesting"]),
         .testTarget(name: "CairnWorkerTests", dependencies: [

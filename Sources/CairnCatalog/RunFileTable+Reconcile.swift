@@ -16,30 +16,6 @@ import GRDB
 // - `run_protected`: the content the edit anchors of the changed live paths protect.
 
 extension RunFileTable {
-    /// How the scan compares with the source's last healthy snapshot: what the safety rails judge.
-    public struct SnapshotComparison: Sendable, Equatable {
-        /// Files in the last healthy snapshot.
-        public var previousFiles = 0
-        /// Files whose content is known this run.
-        public var currentFiles = 0
-        /// Files of the last healthy snapshot not found now.
-        public var vanishedFiles = 0
-    }
-
-    /// What the scan says about deletions and edits (the `DeletionSignals` rules).
-    public struct ScanSignals: Sendable, Equatable {
-        /// Confirmed or approved content that is back in the source.
-        public var reappeared: [Checksum] = []
-        /// Content confirmed deleted by this scan (only a healthy scan confirms).
-        public var stamped: [Checksum] = []
-        /// Paths gone since the last healthy snapshot, or still anchored but not found (healthy scans only).
-        public var deletedPaths: [String] = []
-        /// Paths whose content changed (healthy scans only).
-        public var editedPaths: [String] = []
-        /// Gone paths whose edit anchors are released (healthy scans only).
-        public var releasedPaths: [String] = []
-    }
-
     /// Builds `run_current` and `run_path_change` and counts what the rails need. Reads the stores, writes only the
     /// run's temporary tables (a dry run may call it).
     public func compareWithHealthySnapshot() throws -> SnapshotComparison {
@@ -145,9 +121,7 @@ extension RunFileTable {
                 """, arguments: ["source": sourceID])
             var result: [AbsentContent] = []
             while let row = try rows.next() {
-                guard let checksum = Checksum(hex: row.sha1) else { continue }
-                result.append(AbsentContent(checksum: checksum, confirmedAt: row.confirmedAt ?? (stampedNow.contains(checksum) ? now : nil),
-                                            approved: row.approved))
+                if let content = row.content(stampedNow: stampedNow, at: now) { result.append(content) }
             }
             return result
         }

@@ -169,12 +169,19 @@ package struct WalkOutcomeRow: Decodable, FetchableRecord {
 }
 
 /// Content observed at a source and absent from this walk (`absentContent`).
-struct AbsentContentRow: Decodable, FetchableRecord {
-    var sha1: String
-    var confirmedAt: Date?
-    var approved: Bool
+package struct AbsentContentRow: Decodable, FetchableRecord {
+    package var sha1: String
+    package var confirmedAt: Date?
+    package var approved: Bool
 
     enum CodingKeys: String, CodingKey { case sha1, confirmedAt = "confirmed_at", approved }
+
+    /// The content with its stamp as it stands after this run: `stampedNow` were stamped by this run, at `now`.
+    package func content(stampedNow: Set<Checksum>, at now: Date) -> AbsentContent? {
+        guard let checksum = Checksum(hex: sha1) else { return nil }
+        return AbsentContent(checksum: checksum, confirmedAt: confirmedAt ?? (stampedNow.contains(checksum) ? now : nil),
+                             approved: approved)
+    }
 }
 
 /// Items and bytes of one kind (`Catalog.assetTally`).

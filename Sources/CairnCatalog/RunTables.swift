@@ -1,4 +1,5 @@
 import CairnCore
+import Foundation
 
 /// A file of a run's walk, by its row id (the walk's order, which is path order).
 public struct RunFile: Sendable, Equatable {
@@ -71,6 +72,45 @@ public struct ContentCounts: Sendable, Equatable {
     }
 }
 
+/// How the scan compares with the source's last healthy snapshot: what the safety rails judge.
+public struct SnapshotComparison: Sendable, Equatable {
+    /// Files in the last healthy snapshot.
+    public var previousFiles = 0
+    /// Files whose content is known this run.
+    public var currentFiles = 0
+    /// Files of the last healthy snapshot not found now.
+    public var vanishedFiles = 0
+
+    public init(previousFiles: Int = 0, currentFiles: Int = 0, vanishedFiles: Int = 0) {
+        self.previousFiles = previousFiles
+        self.currentFiles = currentFiles
+        self.vanishedFiles = vanishedFiles
+    }
+}
+
+/// What the scan says about deletions and edits (the `DeletionSignals` rules).
+public struct ScanSignals: Sendable, Equatable {
+    /// Confirmed or approved content that is back in the source.
+    public var reappeared: [Checksum] = []
+    /// Content confirmed deleted by this scan (only a healthy scan confirms).
+    public var stamped: [Checksum] = []
+    /// Paths gone since the last healthy snapshot, or still anchored but not found (healthy scans only).
+    public var deletedPaths: [String] = []
+    /// Paths whose content changed (healthy scans only).
+    public var editedPaths: [String] = []
+    /// Gone paths whose edit anchors are released (healthy scans only).
+    public var releasedPaths: [String] = []
+
+    public init(reappeared: [Checksum] = [], stamped: [Checksum] = [], deletedPaths: [String] = [],
+                editedPaths: [String] = [], releasedPaths: [String] = []) {
+        self.reappeared = reappeared
+        self.stamped = stamped
+        self.deletedPaths = deletedPaths
+        self.editedPaths = editedPaths
+        self.releasedPaths = releasedPaths
+    }
+}
+
 /// One import run's view of its source, kept in the catalog rather than in memory: every file the walk found, its
 /// checksum once known, what became of its content, and the sidecars waiting to be linked. Each backend keeps them
 /// where they join its own tables in one statement (SQLite: `TEMP` tables of the writer connection, `RunFileTable`;
@@ -135,6 +175,29 @@ public protocol RunTables: Sendable {
     func sidecarsToLink(after last: RunSidecar?, limit: Int) async throws -> [RunSidecar]
     /// Path → checksum of the files with known content directly in `folder` ("" for the source root).
     func checksums(inFolder folder: String) async throws -> [String: Checksum]
+
+    // A sync's reconciliation, worked out over the run tables and the reconciliation stores so that no path →
+    // checksum map of the source is held in memory. The pure engine (`DeletionSignals`, `ReconciliationEngine`)
+    // is the specification; `CatalogReconcileTests` checks each backend against it on random runs.
+
+    /// Compares the scan (a file that could not be hashed counted with its last checksum) with the source's last
+    /// healthy snapshot and its edit anchors, keeping the paths where they do not all agree; counts what the rails
+    /// judge. Writes only the run's tables (a dry run calls it). After `classify`.
+    func compareWithHealthySnapshot() async throws -> SnapshotComparison
+    /// The deletion signals of this scan, after `compareWithHealthySnapshot`. An unhealthy scan only unstamps what
+    /// came back.
+    func scanSignals(sourceIsHealthy: Bool) async throws -> ScanSignals
+    /// Library content this source held and no longer holds, unprotected, with its stamps as they stand after this
+    /// run (`stamped` are this run's, at `now`). After `scanSignals`.
+    func absentContent(stamped: [Checksum], at now: Date) async throws -> [AbsentContent]
+    /// Content of the scan the library does not hold, sorted.
+    func contentMissingFromLibrary() async throws -> [Checksum]
+    /// Where each of `checksums` last lived in the source, by the last healthy snapshot (the first path, bytewise).
+    func lastSourcePaths(of checksums: [Checksum]) async throws -> [Checksum: String]
+    /// Everything the sync learned, in one commit: observed content and new anchors from the changed paths,
+    /// `sync.changes`, and when the scan was healthy the released anchors and the snapshot's changed rows; then the
+    /// source's facts and the waiting items.
+    func commit(_ sync: SyncRecord, currentFiles: Int) async throws
 }
 
 /// A catalog that keeps run tables.

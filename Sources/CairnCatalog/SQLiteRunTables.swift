@@ -1,4 +1,5 @@
 import CairnCore
+import Foundation
 
 /// The SQLite catalog's run tables (`RunFileTable`) behind `RunTables`: each call one hop to the blocking pool.
 public struct SQLiteRunTables: RunTables {
@@ -88,6 +89,32 @@ public struct SQLiteRunTables: RunTables {
 
     public func checksums(inFolder folder: String) async throws -> [String: Checksum] {
         try await BlockingPool.run { [table] in try table.checksums(inFolder: folder) }
+    }
+
+    public func compareWithHealthySnapshot() async throws -> SnapshotComparison {
+        try await BlockingPool.run { [table] in try table.compareWithHealthySnapshot() }
+    }
+
+    public func scanSignals(sourceIsHealthy: Bool) async throws -> ScanSignals {
+        try await BlockingPool.run { [table] in try table.scanSignals(sourceIsHealthy: sourceIsHealthy) }
+    }
+
+    public func absentContent(stamped: [Checksum], at now: Date) async throws -> [AbsentContent] {
+        try await BlockingPool.run { [table] in try table.absentContent(stamped: stamped, at: now) }
+    }
+
+    public func contentMissingFromLibrary() async throws -> [Checksum] {
+        try await BlockingPool.run { [table] in try table.contentMissingFromLibrary() }
+    }
+
+    public func lastSourcePaths(of checksums: [Checksum]) async throws -> [Checksum: String] {
+        try await BlockingPool.run { [table] in try table.lastSourcePaths(of: checksums) }
+    }
+
+    public func commit(_ sync: SyncRecord, currentFiles: Int) async throws {
+        try await BlockingPool.run { [table] in
+            try ReconcileStore(catalog: table.catalog).commit(sync, scannedBy: table, currentFiles: currentFiles)
+        }
     }
 }
 

@@ -26,6 +26,7 @@ extension ImportRun {
 
         var pipeline = PipelineImport(library: library, configuration: options.pipeline, sourceID: context.sourceID)
         pipeline.runID = context.record.id
+        pipeline.itemCatalog = catalog
         pipeline.destination = options.destination
         let narration = PipelineNarration(narrator: narrator, configuration: options.pipeline)
         pipeline.onCopied = narration.copied

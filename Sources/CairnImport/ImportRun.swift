@@ -16,7 +16,8 @@ import Foundation
 /// The catalog is reached through its interfaces (`ImportCatalog`), each call off the caller's thread.
 public struct ImportRun: Sendable {
     public let library: Library
-    /// Where the run keeps its items, snapshot, record and run tables: the library's SQLite catalog.
+    /// Where the run keeps its items, snapshot, record and run tables: the library's SQLite catalog unless the run
+    /// was given another (PostgreSQL's, `CairnPostgresCatalog`).
     package let catalog: any ImportCatalog
     public let options: ImportOptions
     public let narration: RunNarration
@@ -33,10 +34,11 @@ public struct ImportRun: Sendable {
         self.init(library: library, options: options, narration: RunNarration(layout: library.layout, output: output))
     }
 
-    /// An import narrated by a narration it shares with a larger run (`cairn sync`).
-    package init(library: Library, options: ImportOptions, narration: RunNarration) {
+    /// An import narrated by a narration it shares with a larger run (`cairn sync`), its records in `catalog` (the
+    /// library's SQLite catalog when nil).
+    package init(library: Library, options: ImportOptions, narration: RunNarration, catalog: (any ImportCatalog)? = nil) {
         self.library = library
-        self.catalog = SQLiteCatalog(catalog: library.catalog)
+        self.catalog = catalog ?? SQLiteCatalog(catalog: library.catalog)
         self.options = options
         self.narration = narration
     }
@@ -301,5 +303,7 @@ public struct ImportRun: Sendable {
     }
 }
 
-/// What an import asks of its catalog: items, snapshots, run records, run tables, and what links to assets.
+/// What a run (an import, a sync) asks of its catalog: items, snapshots, run records, run tables, what links to
+/// assets, and the reconciliation stores.
 public typealias ImportCatalog = ItemCatalog & SnapshotCatalog & RunCatalog & RunTablesCatalog & AssetLinkCatalog
+    & ReconcileCatalog

@@ -72,20 +72,28 @@ extension PostgresCatalog: ReconcileCatalog {
                 if sync.advanceSnapshot {
                     try await Self.replaceHealthySnapshot(sourceID: sourceID, with: current, on: connection, logger: logger)
                 }
-                var facts = try await Self.facts(sourceID: sourceID, on: connection, logger: logger)
-                facts.lastSyncRunID = sync.runID
-                if sync.advanceSnapshot {
-                    facts.firstRunDone = true
-                    facts.hadMarker = sync.sourceHasMarker
-                    facts.lastHealthyRunID = sync.runID
-                    facts.lastHealthyFileCount = current.count
-                    facts.lastHealthyScanAt = sync.now
-                }
-                try await Self.saveFacts(facts, sourceID: sourceID, on: connection, logger: logger)
-                try await Self.replacePending(sourceID: sourceID, runID: sync.runID, entries: sync.pending,
-                                              on: connection, logger: logger)
+                try await Self.recordSync(sync, sourceID: sourceID, healthyFileCount: current.count, on: connection,
+                                          logger: logger)
             }
         }
+    }
+
+    /// A sync's bookkeeping, inside its transaction: the source's facts move on (a healthy scan also records the
+    /// marker, the file count and that the first run is done), and the waiting items for `pending list` are replaced.
+    static func recordSync(_ sync: SyncRecord, sourceID: Int64, healthyFileCount: Int, on connection: PostgresConnection,
+                           logger: Logger) async throws {
+        var facts = try await Self.facts(sourceID: sourceID, on: connection, logger: logger)
+        facts.lastSyncRunID = sync.runID
+        if sync.advanceSnapshot {
+            facts.firstRunDone = true
+            facts.hadMarker = sync.sourceHasMarker
+            facts.lastHealthyRunID = sync.runID
+            facts.lastHealthyFileCount = healthyFileCount
+            facts.lastHealthyScanAt = sync.now
+        }
+        try await Self.saveFacts(facts, sourceID: sourceID, on: connection, logger: logger)
+        try await Self.replacePending(sourceID: sourceID, runID: sync.runID, entries: sync.pending, on: connection,
+                                      logger: logger)
     }
 
     // MARK: Within a transaction

@@ -19,7 +19,7 @@ struct PostgresRunTables: RunTables {
     func create() async throws {
         try await catalog.failing("start the run's tables") {
             for statement in [
-                "DROP TABLE IF EXISTS pg_temp.run_file, pg_temp.run_content, pg_temp.run_sidecar, pg_temp.run_item",
+                Self.dropAll,
                 """
                 CREATE TEMP TABLE run_file (
                   id bigint PRIMARY KEY, path text NOT NULL, device bigint NOT NULL, inode bigint NOT NULL,
@@ -47,9 +47,15 @@ struct PostgresRunTables: RunTables {
     /// Drops the tables, so the pooled connection goes back clean.
     func drop() async throws {
         try await catalog.failing("drop the run's tables") {
-            try await execute("DROP TABLE IF EXISTS pg_temp.run_file, pg_temp.run_content, pg_temp.run_sidecar, pg_temp.run_item")
+            try await execute(Self.dropAll)
         }
     }
+
+    /// Drops every table a run makes, a sync's included.
+    static let dropAll = """
+        DROP TABLE IF EXISTS pg_temp.run_file, pg_temp.run_content, pg_temp.run_sidecar, pg_temp.run_item,
+          pg_temp.run_current, pg_temp.run_path_change, pg_temp.run_protected
+        """
 
     // MARK: The walk
 

@@ -24,13 +24,13 @@ public enum ReconcileInputs {
 }
 
 /// One sync's reconciliation as a sync runs it: the catalog works out the sets in SQL over the run's tables
-/// (`RunFileTable+Reconcile`), so no path → checksum map or checksum set of the source is held in memory; the
+/// (`RunTables`), so no path → checksum map or checksum set of the source is held in memory; the
 /// engine decides from what comes out, in the same order as `Reconciler.reconcile`: the rails judge the scan, a
 /// healthy scan confirms deletions, then the plan.
 public struct CatalogReconciliation: Sendable {
     public var plan: ReconciliationPlan
-    public var signals: RunFileTable.ScanSignals
-    public var comparison: RunFileTable.SnapshotComparison
+    public var signals: ScanSignals
+    public var comparison: SnapshotComparison
     /// The scan's facts, with the marker the catalog remembers.
     public var scan: SourceScanFacts
     /// Whether no rail doubted the source: the scan confirms deletions and becomes the healthy snapshot.
@@ -40,35 +40,34 @@ public struct CatalogReconciliation: Sendable {
     ///
     /// - Parameter runFiles: this run's files with their checksums (after hashing); empty when the source is missing.
     public static func reconcile(
-        runFiles: RunFileTable, scan: SourceScanFacts, settings: ReconcileSettings, now: Date, runID: String,
-        acceptMassVanish: Bool = false
-    ) throws -> CatalogReconciliation {
-        let facts = try ReconcileStore(catalog: runFiles.catalog).facts(sourceID: runFiles.sourceID)
+        runFiles: any RunTables, catalog: any ReconcileCatalog, scan: SourceScanFacts, settings: ReconcileSettings,
+        now: Date, runID: String, acceptMassVanish: Bool = false
+    ) async throws -> CatalogReconciliation {
+        let facts = try await catalog.reconcileFacts(sourceID: runFiles.sourceID)
         var scan = scan
         scan.hadMarker = facts.hadMarker
-        let comparison = try runFiles.compareWithHealthySnapshot()
+        let comparison = try await runFiles.compareWithHealthySnapshot()
         var rails = RailInputs(
             isFirstRun: facts.isFirstRun, scan: scan, previousFileCount: comparison.previousFiles,
             currentFileCount: comparison.currentFiles, vanishedFileCount: comparison.vanishedFiles,
             acceptMassVanish: acceptMassVanish)
         let healthy = Reconciler.sourceIsHealthy(rails, settings: settings)
-        let signals = try runFiles.scanSignals(sourceIsHealthy: healthy)
+        let signals = try await runFiles.scanSignals(sourceIsHealthy: healthy)
         rails.confirmedThisRun = signals.stamped.count
-        let absent = try runFiles.absentContent(stamped: signals.stamped, at: now)
+        let absent = try await runFiles.absentContent(stamped: signals.stamped, at: now)
         let plan = ReconciliationEngine.plan(
-            absent: absent, importCandidates: try runFiles.contentMissingFromLibrary(), settings: settings, now: now,
-            runID: runID, rails: rails)
+            absent: absent, importCandidates: try await runFiles.contentMissingFromLibrary(), settings: settings,
+            now: now, runID: runID, rails: rails)
         return CatalogReconciliation(plan: plan, signals: signals, comparison: comparison, scan: scan,
                                      sourceIsHealthy: healthy)
     }
 
-    /// Writes what the sync learned to the stores, in one transaction (`ReconcileStore.commit(_:scannedBy:currentFiles:)`).
-    public func commit(runFiles: RunFileTable) throws {
+    /// Writes what the sync learned to the stores, in one commit (`RunTables.commit(_:currentFiles:)`).
+    public func commit(runFiles: any RunTables) async throws {
         let changes = StoreDelta(reappeared: signals.reappeared, confirmedStamped: signals.stamped, stampedAt: plan.now,
                                  advanceSnapshot: sourceIsHealthy)
         let record = SyncRecord(runID: plan.runID, now: plan.now, changes: changes, advanceSnapshot: sourceIsHealthy,
                                 sourceHasMarker: scan.hasMarker, pending: PendingEntry.entries(of: plan))
-        try ReconcileStore(catalog: runFiles.catalog).commit(record, scannedBy: runFiles,
-                                                             currentFiles: comparison.currentFiles)
+        try await runFiles.commit(record, currentFiles: comparison.currentFiles)
     }
 }

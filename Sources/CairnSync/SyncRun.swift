@@ -55,6 +55,8 @@ public struct SyncRun: Sendable {
     public let narration: RunNarration
     public var now: @Sendable () -> Date = { Date() }
     public var hooks = ImportHooks()
+    /// Where the run keeps its records: the library's SQLite catalog when nil.
+    package var catalog: (any ImportCatalog)?
 
     public init(library: Library, options: SyncOptions, output: any NarrationHandler = DiscardingNarrationHandler()) {
         self.library = library
@@ -68,7 +70,8 @@ public struct SyncRun: Sendable {
             // A dry run only shares the lock (a writer would change what it reads); sharing writes nothing.
             let lock: AnyObject? = options.dryRun
                 ? try ReaderLock(libraryRoot: library.layout.root) : try await library.runLock()
-            var importRun = ImportRun(library: library, options: options.importOptions, narration: narration)
+            var importRun = ImportRun(library: library, options: options.importOptions, narration: narration,
+                                      catalog: catalog)
             importRun.now = now
             importRun.hooks = hooks
             defer { withExtendedLifetime(lock) {} }
@@ -79,16 +82,15 @@ public struct SyncRun: Sendable {
 
     private func runLocked(_ importRun: ImportRun) async throws -> SyncSummary {
         let narrator = narration.narrator
-        let store = ReconcileStore(catalog: library.catalog)
-
+        let catalog = importRun.catalog
         let given = Self.absolute(options.importOptions.source)
         let resolved = FileSystem.resolved(given)
-        let knownID = try store.existingSourceID(forRoot: resolved ?? given)
+        let knownID = try await catalog.existingSourceID(forRoot: resolved ?? given)
         let probe = ReconcileInputs.probe(sourceRoot: resolved ?? given)
         guard probe.root == .directory, let sourceRoot = resolved else {
             // The classic mass-deletion bug is an unmounted disk: a missing root is a rail, not an empty source.
             guard let knownID else { throw WorkerError.sourceUnusable(ScanError.describeMissing(given, probe.root)) }
-            return try holdForMissingSource(sourceID: knownID, root: given, probe: probe)
+            return try await holdForMissingSource(sourceID: knownID, root: given, probe: probe, catalog: catalog)
         }
 
         var context: ImportRun.Context
@@ -101,10 +103,8 @@ public struct SyncRun: Sendable {
             context = try await importRun.begin(command: "sync")
         }
         do {
-            // Reconciliation reads the SQLite run tables themselves (`RunFileTable+Reconcile`); the import's phases
-            // the same tables through their interface.
-            return try await library.catalog.withRunTables(sourceID: context.sourceID) { files in
-                let prepared = try await importRun.prepare(context, into: SQLiteRunTables(files))
+            return try await catalog.withRunTables(sourceID: context.sourceID) { files in
+                let prepared = try await importRun.prepare(context, into: files)
                 let hashed = try await importRun.hash(prepared, context: context, keepsHashes: !options.dryRun)
 
                 narrator.phaseStarted(.reconciling)
@@ -116,8 +116,8 @@ public struct SyncRun: Sendable {
                     + hashed.report.issues.map(\.description)
                     + (hashed.notHashed > 0 ? ["\(hashed.notHashed) files not hashed: the run was stopping"] : [])
                 let scan = ReconcileInputs.probe(sourceRoot: sourceRoot, unreadable: unreadable)
-                let reconciliation = try CatalogReconciliation.reconcile(
-                    runFiles: files, scan: scan, settings: options.settings, now: now(),
+                let reconciliation = try await CatalogReconciliation.reconcile(
+                    runFiles: files, catalog: catalog, scan: scan, settings: options.settings, now: now(),
                     runID: narration.runID, acceptMassVanish: options.acceptVanished)
                 let plan = reconciliation.plan
                 narrate(reconciliation)
@@ -130,7 +130,7 @@ public struct SyncRun: Sendable {
                                        imported: nil, trashed: nil, dryRun: true)
                 }
 
-                try reconciliation.commit(runFiles: files)
+                try await reconciliation.commit(runFiles: files)
                 let imported = try await importRun.importContent(contentPlan, hashed: hashed, context: context)
                 // An interrupted run trashes nothing: the user asked it to stop, not to finish its deletions.
                 let interrupted = imported.completion == .interrupted || options.importOptions.cancellation.isCancelled
@@ -158,14 +158,14 @@ public struct SyncRun: Sendable {
     }
 
     /// Trashes the plan's delete candidates, when deletions are switched on.
-    private func trash(_ plan: ReconciliationPlan, runFiles: RunFileTable) async throws -> DeletionRun.Summary? {
+    private func trash(_ plan: ReconciliationPlan, runFiles: any RunTables) async throws -> DeletionRun.Summary? {
         let narrator = narration.narrator
         guard !plan.deleteCandidates.isEmpty else { return nil }
         guard options.applyDeletions else {
             narrator.note("\(plan.deleteCandidates.count) assets may be trashed; run with --apply-deletions to do it")
             return nil
         }
-        let sourcePaths = try runFiles.lastSourcePaths(of: plan.deleteCandidates.map(\.checksum))
+        let sourcePaths = try await runFiles.lastSourcePaths(of: plan.deleteCandidates.map(\.checksum))
         let destination = options.importOptions.destination
         let summary = try await destination.trash(
             plan.deleteCandidates, runID: narration.runID, sourcePaths: sourcePaths, library: library, now: now())
@@ -175,17 +175,19 @@ public struct SyncRun: Sendable {
     }
 
     /// The source root is gone or not a folder: reconcile against nothing, which every rail holds, and say why.
-    private func holdForMissingSource(sourceID: Int64, root: String, probe: SourceScanFacts) throws -> SyncSummary {
+    private func holdForMissingSource(sourceID: Int64, root: String, probe: SourceScanFacts, catalog: any ImportCatalog)
+        async throws -> SyncSummary {
         let narrator = narration.narrator
         narrator.runStarted(command: options.dryRun ? "dry-run" : "sync")
         narrator.phaseStarted(.reconciling)
         // Reconciled against an empty scan, which every rail holds: the stores only learn that this run happened.
-        let plan = try library.catalog.withRunTables(sourceID: sourceID) { runFiles in
-            let reconciliation = try CatalogReconciliation.reconcile(
-                runFiles: runFiles, scan: probe, settings: options.settings, now: now(), runID: narration.runID)
+        let plan = try await catalog.withRunTables(sourceID: sourceID) { runFiles in
+            let reconciliation = try await CatalogReconciliation.reconcile(
+                runFiles: runFiles, catalog: catalog, scan: probe, settings: options.settings, now: now(),
+                runID: narration.runID)
             narrate(reconciliation)
             narrator.phaseEnded(.reconciling)
-            if !options.dryRun { try reconciliation.commit(runFiles: runFiles) }
+            if !options.dryRun { try await reconciliation.commit(runFiles: runFiles) }
             return reconciliation.plan
         }
         if !options.dryRun {
@@ -196,7 +198,7 @@ public struct SyncRun: Sendable {
             record.message = reason
             record.endedAt = now()
             record.summary = narration.summaryJSON(review: Self.review(plan))
-            try library.catalog.startRun(record)
+            try await catalog.startRun(record)
         } else {
             narrator.runFinished()
         }

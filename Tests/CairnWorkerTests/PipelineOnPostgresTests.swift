@@ -1,15 +1,19 @@
 import CairnCatalog
 import CairnCore
 import CairnHashing
+import CairnNarration
 import CairnPipeline
 import CairnPostgresCatalog
 import CairnQueue
+import CairnReconcile
 import CairnTesting
 import Foundation
 import Testing
 
+@testable import CairnImport
 @testable import CairnLibrary
 @testable import CairnStages
+@testable import CairnSync
 
 /// The real lanes with their items kept in a PostgreSQL catalog (`PipelineImport.itemCatalog`): the same stages,
 /// scheduler and record writer as an import into SQLite, the states and the rows their phases made in PostgreSQL.
@@ -70,5 +74,72 @@ import Testing
         }
         #expect(try library.catalog.importItems().isEmpty)
         #expect(try library.catalog.assetCount() == 0)
+    }
+}
+
+/// A whole import and sync with every record in PostgreSQL: the walk and its checksums in the run's tables on the
+/// server, the lanes' items and rows, the snapshot, the run records, the reconciliation stores. The library's SQLite
+/// catalog holds nothing afterwards.
+@Suite struct RunsOnPostgresTests {
+    @Test func anImportARescanAndASyncKeepEveryRecordInPostgreSQL() async throws {
+        let source = try TemporaryDirectory(prefix: "cairn-pg-run-source")
+        let libraryFolder = try TemporaryDirectory(prefix: "cairn-pg-run-library")
+        let library = try Library(root: libraryFolder.path)
+        try MediaFixtures.jpegWithExif(at: source.subpath("IMG_0001.jpg"))
+        try MediaFixtures.jpeg(at: source.subpath("IMG_0002.jpg"), width: 300, height: 200)
+        try MediaFixtures.video(at: source.subpath("MOV_0003.mp4"), width: 160, height: 90, seconds: 1)
+        try FileManager.default.createDirectory(atPath: source.subpath("copies"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: source.subpath("IMG_0001.jpg"), toPath: source.subpath("copies/again.jpg"))
+        let location = PostgresLocation(endpoint: .socket(folder: try TestPostgres.socketFolder(), port: 5432),
+                                        database: try TestPostgres.freshDatabase())
+        var options = ImportOptions(source: source.path)
+        options.pipeline.backoff = BackoffPolicy(base: .milliseconds(1), maximum: .milliseconds(5))
+        options.keepsOutcomes = true
+
+        try await PostgresCatalog.withCatalog(at: location, library: libraryFolder.path) { catalog in
+            func importing() async throws -> ImportSummary {
+                try await ImportRun(library: library, options: options,
+                                    narration: RunNarration(layout: library.layout, output: DiscardingNarrationHandler()),
+                                    catalog: catalog).run()
+            }
+            let first = try await importing()
+            #expect(first.exitStatus == .success, "\(first.failures)")
+            #expect(first.counts.filesSeen == 4 && first.counts.filesHashed == 4)
+            #expect(first.counts.imported == 3 && first.counts.duplicates == 1)
+            #expect(first.outcomes.filter { $0.outcome.kind == .imported }.count == 3)
+            #expect(try await catalog.assetCount() == 3)
+            #expect(try await catalog.importItems().allSatisfy { $0.state == .ready && !$0.inFlight })
+            let sourceID = try await catalog.sourceID(forRoot: source.path)
+            #expect(try await catalog.snapshot(sourceID: sourceID).count == 4)
+            #expect(try await catalog.lastRun(command: "import")?.outcome == .success)
+
+            // A rescan reads no file again and does no work.
+            let again = try await importing()
+            #expect(again.exitStatus == .success)
+            #expect(again.counts.filesHashed == 0 && again.counts.imported == 0 && again.counts.unchanged == 4)
+
+            // A sync: the first one finds nothing to delete; after IMG_0002.jpg goes, the next confirms its
+            // deletion, which waits in quarantine.
+            var syncOptions = SyncOptions(importOptions: options, settings: try ReconcileSettings(quarantineDays: 14))
+            syncOptions.importOptions.keepsOutcomes = false
+            func syncing() async throws -> SyncSummary {
+                var run = SyncRun(library: library, options: syncOptions)
+                run.catalog = catalog
+                return try await run.run()
+            }
+            let firstSync = try await syncing()
+            #expect(firstSync.plan.deleteCandidates.isEmpty && firstSync.plan.heldByQuarantine.isEmpty)
+            let gone = try #require(try await catalog.snapshot(sourceID: sourceID)["IMG_0002.jpg"]?.checksum)
+            try FileManager.default.removeItem(atPath: source.subpath("IMG_0002.jpg"))
+            let secondSync = try await syncing()
+            #expect(secondSync.plan.heldByQuarantine.map(\.checksum) == [gone])
+            #expect(try await catalog.reconcileState(sourceID: sourceID).confirmed.stamps.keys.sorted() == [gone])
+            #expect(try await catalog.pending(sourceID: sourceID).map(\.checksum) == [gone])
+            #expect(try await catalog.snapshot(sourceID: sourceID)["IMG_0002.jpg"] == nil)
+            #expect(try await catalog.runs(limit: 10).map(\.command) == ["sync", "sync", "import", "import"])
+        }
+        #expect(try library.catalog.importItems().isEmpty)
+        #expect(try library.catalog.assetCount() == 0)
+        #expect(try library.catalog.lastRun(command: nil) == nil)
     }
 }

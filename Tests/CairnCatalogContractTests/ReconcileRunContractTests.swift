@@ -8,17 +8,18 @@ import Testing
 @testable import CairnCatalog
 @testable import CairnSync
 
-/// A sync reconciles in SQL (`CatalogReconciliation`); the pure engine over in-memory sets (`Reconciler.reconcile`)
-/// is its specification. Two libraries live through the same random runs, one reconciled each way: every run must
-/// give the same plan and signals, and leave the same stores.
-@Suite struct CatalogReconcileTests {
+/// A sync reconciles in each catalog's SQL over its run tables (`CatalogReconciliation`); the pure engine over
+/// in-memory sets (`Reconciler.reconcile`) is its specification. Two libraries live through the same random runs,
+/// the model reconciled by the engine (its stores in SQLite), the other by the catalog under test (SQLite or
+/// PostgreSQL): every run must give the same plan and signals, and leave the same stores.
+@Suite struct ReconcileRunContractTests {
     /// Ten plain names, one that another begins with, and one beyond ASCII (paths are compared as bytes).
     static let paths = (0..<10).map { "d\($0 % 3)/IMG_\($0).jpg" } + ["d1/IMG_1.jpg.jpg", "d1/\u{e9}t\u{e9}.jpg"]
     static let contents = 12
 
     static func content(_ index: Int) -> Checksum { Checksum(bytes: [UInt8](repeating: UInt8(index + 1), count: 20))! }
 
-    /// One library: its catalog, the synced source and another source of the same library.
+    /// The model library: its SQLite catalog, the synced source and another source of the same library.
     struct Side {
         let catalog: Catalog
         let source: Int64
@@ -34,7 +35,7 @@ import Testing
         func setLibrary(_ held: Set<Int>) throws {
             try catalog.pool.write { db in try db.execute(sql: "DELETE FROM asset") }
             try catalog.insertAssets(held.sorted().map {
-                AssetRecord(checksum: CatalogReconcileTests.content($0), kind: .photo, size: 1, originalExtension: "jpg",
+                AssetRecord(checksum: ReconcileRunContractTests.content($0), kind: .photo, size: 1, originalExtension: "jpg",
                             firstSourcePath: "x\($0).jpg", originalPath: "originals/x\($0).jpg",
                             importedAt: Date(timeIntervalSince1970: 0), runID: nil)
             })
@@ -45,7 +46,7 @@ import Testing
                 try db.execute(sql: "DELETE FROM source_file WHERE source_id = ?", arguments: [other])
             }
             try catalog.updateSnapshot(sourceID: other, upserting: held.sorted().map {
-                CatalogReconcileTests.file("o\($0).jpg", inode: UInt64($0), checksum: CatalogReconcileTests.content($0))
+                ReconcileRunContractTests.file("o\($0).jpg", inode: UInt64($0), checksum: ReconcileRunContractTests.content($0))
             }, removing: [])
         }
 
@@ -53,6 +54,76 @@ import Testing
         func stores() throws -> (ReconcileState, [String: Checksum], ReconcileSourceFacts, [PendingItem]) {
             (try store.loadState(sourceID: source), try store.healthySnapshot(sourceID: source),
              try store.facts(sourceID: source), try store.pending(sourceID: source))
+        }
+    }
+
+    /// The library reconciled by the catalog under test, through its interfaces only.
+    struct Tested {
+        let catalog: any CatalogUnderTest
+        let source: Int64
+        let other: Int64
+
+        init(_ catalog: any CatalogUnderTest) async throws {
+            self.catalog = catalog
+            source = try await catalog.sourceID(forRoot: "/src")
+            other = try await catalog.sourceID(forRoot: "/other")
+        }
+
+        /// The library holds exactly `held` (content taken out goes through the trash and is forgotten).
+        func setLibrary(_ held: Set<Int>) async throws {
+            let gone = try await catalog.assetChecksums().filter { checksum in
+                !held.contains { ReconcileRunContractTests.content($0) == checksum }
+            }
+            try await catalog.markTrashed(gone.map { (checksum: $0, libraryPaths: []) }, runID: "setup", at: Date())
+            try await catalog.forgetTrashed(runIDs: ["setup"])
+            try await catalog.insertAssets(held.sorted().map {
+                AssetRecord(checksum: ReconcileRunContractTests.content($0), kind: .photo, size: 1, originalExtension: "jpg",
+                            firstSourcePath: "x\($0).jpg", originalPath: "originals/x\($0).jpg",
+                            importedAt: Date(timeIntervalSince1970: 0), runID: nil)
+            })
+        }
+
+        func setOtherSource(_ held: Set<Int>) async throws {
+            let files = held.sorted().map {
+                ReconcileRunContractTests.file("o\($0).jpg", inode: UInt64($0), checksum: ReconcileRunContractTests.content($0))
+            }
+            let kept = Set(files.map(\.relativePath))
+            let gone = try await catalog.snapshot(sourceID: other).keys.filter { !kept.contains($0) }
+            try await catalog.updateSnapshot(sourceID: other, upserting: files, removing: Array(gone))
+        }
+
+        func stores() async throws -> (ReconcileState, [String: Checksum], ReconcileSourceFacts, [PendingItem]) {
+            (try await catalog.reconcileState(sourceID: source), try await catalog.healthySnapshot(sourceID: source),
+             try await catalog.reconcileFacts(sourceID: source), try await catalog.pending(sourceID: source))
+        }
+
+        /// One sync's run tables and reconciliation: the walk of `files` (path → content), hashing (`failed` cannot
+        /// be read), classification, then the catalog's reconciliation and, unless `commits` is false, its commit.
+        func sync(_ files: [String: Int], inodes: [String: UInt64], failed: Set<String>, scan: SourceScanFacts,
+                  settings: ReconcileSettings, now: Date, runID: String, acceptMassVanish: Bool = false)
+            async throws -> CatalogReconciliation {
+            try await catalog.withRunTables(sourceID: source) { runFiles in
+                try await runFiles.append(files.keys.sorted().map { ReconcileRunContractTests.file($0, inode: inodes[$0]!) })
+                _ = try await runFiles.matchSnapshot()
+                let toHash = try await runFiles.filesToHash(after: 0, limit: 100, byteLimit: 1 << 30)
+                var hashed: [RunFile] = []
+                var unreadable: [Int64: FailureReason] = [:]
+                for var file in toHash {
+                    if failed.contains(file.record.relativePath) {
+                        unreadable[file.id] = "unreadable"
+                    } else {
+                        file.record.checksum = ReconcileRunContractTests.content(files[file.record.relativePath]!)
+                        hashed.append(file)
+                    }
+                }
+                try await runFiles.recordHashes(hashed, failed: unreadable, updatingSnapshot: true)
+                _ = try await runFiles.classify()
+                let reconciliation = try await CatalogReconciliation.reconcile(
+                    runFiles: runFiles, catalog: catalog, scan: scan, settings: settings, now: now, runID: runID,
+                    acceptMassVanish: acceptMassVanish)
+                try await reconciliation.commit(runFiles: runFiles)
+                return reconciliation
+            }
         }
     }
 
@@ -80,9 +151,14 @@ import Testing
         var trash = 0, quarantine = 0, review = 0, held = 0, deferred = 0, approved = 0
     }
 
-    @Test func theCatalogsSQLPlansAndStoresWhatTheEngineDoes() throws {
+    @Test(arguments: CatalogBackend.allCases)
+    func theCatalogsSQLPlansAndStoresWhatTheEngineDoes(_ backend: CatalogBackend) async throws {
         var reached = Reached()
-        for seed in UInt64(0)..<32 { try compareOnRandomRuns(seed: seed, reached: &reached) }
+        for seed in UInt64(0)..<32 {
+            try await backend.withCatalog { catalog in
+                try await compareOnRandomRuns(seed: seed, tested: Tested(catalog), reached: &reached)
+            }
+        }
         // Each case must have come up in several runs, or a difference there could go unseen.
         for (name, count) in [("stamped", reached.stamped), ("reappeared", reached.reappeared),
                               ("released", reached.released), ("edited", reached.edited),
@@ -93,10 +169,9 @@ import Testing
         }
     }
 
-    func compareOnRandomRuns(seed: UInt64, reached: inout Reached) throws {
+    func compareOnRandomRuns(seed: UInt64, tested sql: Tested, reached: inout Reached) async throws {
         let directory = try TemporaryDirectory()
         let model = try Side(directory.subpath("model.sqlite"))
-        let sql = try Side(directory.subpath("sql.sqlite"))
         var random = SplitMix64(seed: seed &* 7919 &+ 1)
         func chance(_ p: Double) -> Bool { random.nextUnit() < p }
         func pick(_ n: Int) -> Int { Int(random.next() % UInt64(n)) }
@@ -139,21 +214,21 @@ import Testing
             }
             for index in library where chance(0.1) { library.remove(index) }
             let elsewhere = Set((0..<Self.contents).filter { _ in chance(0.1) })
-            for side in [model, sql] {
-                try side.setLibrary(library)
-                try side.setOtherSource(elsewhere)
-            }
+            try model.setLibrary(library)
+            try model.setOtherSource(elsewhere)
+            try await sql.setLibrary(library)
+            try await sql.setOtherSource(elsewhere)
             // A person approves or excludes some content the source showed.
             let observed = try model.store.loadState(sourceID: model.source).observed.sorted()
             if !observed.isEmpty, chance(0.3) {
                 let checksum = observed[pick(observed.count)]
                 let approve = chance(0.5)
-                for side in [model, sql] {
-                    if approve {
-                        try side.store.approve([checksum], sourceIDs: [side.source], at: now)
-                    } else {
-                        try side.store.exclude([checksum], sourceIDs: [side.source], at: now)
-                    }
+                if approve {
+                    try model.store.approve([checksum], sourceIDs: [model.source], at: now)
+                    try await sql.catalog.approve([checksum], sourceIDs: [sql.source], at: now)
+                } else {
+                    try model.store.exclude([checksum], sourceIDs: [model.source], at: now)
+                    try await sql.catalog.exclude([checksum], sourceIDs: [sql.source], at: now)
                 }
             }
             let settings = try ReconcileSettings(
@@ -161,24 +236,7 @@ import Testing
                 maxDelete: chance(0.2) ? 1 : nil, vanishThreshold: chance(0.5) ? 0.5 : 0.9, massOffloadThreshold: 2)
             let acceptVanished = chance(0.2)
 
-            // The run tables, as the walk and hashing leave them.
-            let runFiles = try RunFileTable(catalog: sql.catalog, sourceID: sql.source)
             let walked = scan.root == .directory ? scan.files.keys.sorted() : []
-            try runFiles.append(walked.map { Self.file($0, inode: scan.inodes[$0]!) })
-            _ = try runFiles.matchSnapshot()
-            let toHash = try runFiles.filesToHash(after: 0, limit: 100, byteLimit: 1 << 30)
-            var hashedFiles: [RunFile] = []
-            var failedIDs: [Int64: FailureReason] = [:]
-            for var file in toHash {
-                if scan.failed.contains(file.record.relativePath) {
-                    failedIDs[file.id] = "unreadable"
-                } else {
-                    file.record.checksum = Self.content(scan.files[file.record.relativePath]!)
-                    hashedFiles.append(file)
-                }
-            }
-            try runFiles.recordHashes(hashedFiles, failed: failedIDs, updatingSnapshot: true)
-            _ = try runFiles.classify()
             var current: [String: Checksum] = [:]
             for path in walked {
                 current[path] = scan.failed.contains(path) ? cache[path]! : Self.content(scan.files[path]!)
@@ -201,11 +259,10 @@ import Testing
             let outcome = Reconciler.reconcile(input)
             try model.store.commit(outcome, sourceID: model.source, current: current, scan: input.scan)
 
-            // The catalog's SQL.
-            let reconciliation = try CatalogReconciliation.reconcile(
-                runFiles: runFiles, scan: scanFacts, settings: settings, now: now, runID: runID,
-                acceptMassVanish: acceptVanished)
-            try reconciliation.commit(runFiles: runFiles)
+            // The catalog's SQL, over the run tables as the walk and hashing leave them.
+            let reconciliation = try await sql.sync(
+                scan.root == .directory ? scan.files : [:], inodes: scan.inodes, failed: scan.failed, scan: scanFacts,
+                settings: settings, now: now, runID: runID, acceptMassVanish: acceptVanished)
 
             let context = "seed \(seed), run \(step)"
             #expect(reconciliation.plan == outcome.plan, "\(context)")
@@ -217,7 +274,7 @@ import Testing
             #expect(reconciliation.signals.releasedPaths == outcome.delta.anchorsReleased, "\(context)")
             #expect(reconciliation.comparison.currentFiles == current.count, "\(context)")
             let (modelState, modelSnapshot, modelFacts, modelPending) = try model.stores()
-            let (sqlState, sqlSnapshot, sqlFacts, sqlPending) = try sql.stores()
+            let (sqlState, sqlSnapshot, sqlFacts, sqlPending) = try await sql.stores()
             #expect(sqlState == modelState, "\(context)")
             #expect(sqlSnapshot == modelSnapshot, "\(context)")
             #expect(sqlFacts == modelFacts, "\(context)")
@@ -242,55 +299,47 @@ import Testing
     /// The decisions that matter, reached on purpose through the SQL path alone: a doubtful scan confirms nothing,
     /// a healthy one confirms and quarantines, an edit's original is protected while its path lives, and released
     /// when it dies.
-    @Test func aScriptedSyncConfirmsProtectsAndReleasesInSQL() throws {
-        let directory = try TemporaryDirectory()
-        let side = try Side(directory.subpath("sql.sqlite"))
-        let t0 = Date(timeIntervalSince1970: 1_800_000_000)
-        func run(_ files: [String: Int], failed: Set<String> = [], now: Date, settings: ReconcileSettings = .defaults,
-                 inodeBase: UInt64) throws -> CatalogReconciliation {
-            let runFiles = try RunFileTable(catalog: side.catalog, sourceID: side.source)
-            try runFiles.append(files.keys.sorted().enumerated().map { Self.file($1, inode: inodeBase + UInt64($0)) })
-            let toHash = try runFiles.filesToHash(after: 0, limit: 100, byteLimit: 1 << 30)
-            try runFiles.recordHashes(toHash.filter { !failed.contains($0.record.relativePath) }.map {
-                var file = $0
-                file.record.checksum = Self.content(files[$0.record.relativePath]!)
-                return file
-            }, failed: Dictionary(uniqueKeysWithValues: toHash.filter { failed.contains($0.record.relativePath) }
-                .map { ($0.id, FailureReason("unreadable")) }), updatingSnapshot: true)
-            _ = try runFiles.classify()
-            let result = try CatalogReconciliation.reconcile(
-                runFiles: runFiles, scan: SourceScanFacts(sourceRoot: "/src", ioErrorCount: failed.count), settings: settings,
-                now: now, runID: "r\(inodeBase)")
-            try result.commit(runFiles: runFiles)
-            return result
+    @Test(arguments: CatalogBackend.allCases)
+    func aScriptedSyncConfirmsProtectsAndReleasesInSQL(_ backend: CatalogBackend) async throws {
+        try await backend.withCatalog { catalog in
+            let side = try await Tested(catalog)
+            let t0 = Date(timeIntervalSince1970: 1_800_000_000)
+            func run(_ files: [String: Int], failed: Set<String> = [], now: Date, inodeBase: UInt64) async throws
+                -> CatalogReconciliation {
+                let inodes = Dictionary(uniqueKeysWithValues: files.keys.sorted().enumerated().map { ($1, inodeBase + UInt64($0)) })
+                return try await side.sync(files, inodes: inodes, failed: failed,
+                                           scan: SourceScanFacts(sourceRoot: "/src", ioErrorCount: failed.count),
+                                           settings: .defaults, now: now, runID: "r\(inodeBase)")
+            }
+            try await side.setLibrary([0, 1, 2, 3, 4])
+            let first = try await run(["a.jpg": 0, "b.jpg": 1, "c.jpg": 2, "d.jpg": 3, "e.jpg": 4], now: t0, inodeBase: 100)
+            #expect(first.plan.importCandidates.isEmpty)
+            #expect(first.sourceIsHealthy)
+
+            // b.jpg is deleted, c.jpg edited (to content 5, new to the library), d.jpg cannot be read.
+            let second = try await run(["a.jpg": 0, "c.jpg": 5, "d.jpg": 3, "e.jpg": 4], failed: ["d.jpg"], now: t0,
+                                       inodeBase: 200)
+            #expect(!second.sourceIsHealthy, "an unreadable file makes the scan doubtful: nothing is confirmed")
+            #expect(second.signals.stamped.isEmpty)
+            #expect(second.plan.importCandidates == [Self.content(5)])
+            #expect(second.plan.heldBySafetyRail.map(\.checksum) == [Self.content(1)])
+
+            // Read again, healthy: b.jpg's content is confirmed and waits in quarantine; c.jpg's original is its anchor.
+            let third = try await run(["a.jpg": 0, "c.jpg": 5, "d.jpg": 3, "e.jpg": 4], now: t0, inodeBase: 300)
+            #expect(third.sourceIsHealthy)
+            #expect(third.signals.deletedPaths == ["b.jpg"])
+            #expect(third.signals.stamped == [Self.content(1)])
+            #expect(third.plan.heldByQuarantine.map(\.checksum) == [Self.content(1)])
+            #expect(third.plan.deleteCandidates.isEmpty, "the edited photo's original is protected while c.jpg lives")
+
+            // Fifteen days later b.jpg's content may go; c.jpg is deleted: its anchor and its edit go to quarantine.
+            let later = t0.addingTimeInterval(15 * 86_400)
+            let fourth = try await run(["a.jpg": 0, "d.jpg": 3, "e.jpg": 4], now: later, inodeBase: 400)
+            #expect(fourth.plan.deleteCandidates.map(\.checksum) == [Self.content(1)])
+            #expect(fourth.signals.releasedPaths == ["c.jpg"])
+            #expect(Set(fourth.signals.stamped) == [Self.content(2), Self.content(5)])
+            #expect(fourth.plan.heldByQuarantine.map(\.checksum) == [Self.content(2)], "content 5 was never imported")
+            #expect(try await catalog.healthySnapshot(sourceID: side.source).keys.sorted() == ["a.jpg", "d.jpg", "e.jpg"])
         }
-        try side.setLibrary([0, 1, 2, 3, 4])
-        let first = try run(["a.jpg": 0, "b.jpg": 1, "c.jpg": 2, "d.jpg": 3, "e.jpg": 4], now: t0, inodeBase: 100)
-        #expect(first.plan.importCandidates.isEmpty)
-        #expect(first.sourceIsHealthy)
-
-        // b.jpg is deleted, c.jpg edited (to content 5, new to the library), d.jpg cannot be read.
-        let second = try run(["a.jpg": 0, "c.jpg": 5, "d.jpg": 3, "e.jpg": 4], failed: ["d.jpg"], now: t0, inodeBase: 200)
-        #expect(!second.sourceIsHealthy, "an unreadable file makes the scan doubtful: nothing is confirmed")
-        #expect(second.signals.stamped.isEmpty)
-        #expect(second.plan.importCandidates == [Self.content(5)])
-        #expect(second.plan.heldBySafetyRail.map(\.checksum) == [Self.content(1)])
-
-        // Read again, healthy: b.jpg's content is confirmed and waits in quarantine; c.jpg's original is its anchor.
-        let third = try run(["a.jpg": 0, "c.jpg": 5, "d.jpg": 3, "e.jpg": 4], now: t0, inodeBase: 300)
-        #expect(third.sourceIsHealthy)
-        #expect(third.signals.deletedPaths == ["b.jpg"])
-        #expect(third.signals.stamped == [Self.content(1)])
-        #expect(third.plan.heldByQuarantine.map(\.checksum) == [Self.content(1)])
-        #expect(third.plan.deleteCandidates.isEmpty, "the edited photo's original is protected while c.jpg lives")
-
-        // Fifteen days later b.jpg's content may go; c.jpg is deleted: its anchor and its edit go to quarantine.
-        let later = t0.addingTimeInterval(15 * 86_400)
-        let fourth = try run(["a.jpg": 0, "d.jpg": 3, "e.jpg": 4], now: later, inodeBase: 400)
-        #expect(fourth.plan.deleteCandidates.map(\.checksum) == [Self.content(1)])
-        #expect(fourth.signals.releasedPaths == ["c.jpg"])
-        #expect(Set(fourth.signals.stamped) == [Self.content(2), Self.content(5)])
-        #expect(fourth.plan.heldByQuarantine.map(\.checksum) == [Self.content(2)], "content 5 was never imported")
-        #expect(try side.store.healthySnapshot(sourceID: side.source).keys.sorted() == ["a.jpg", "d.jpg", "e.jpg"])
     }
 }
