@@ -52,7 +52,7 @@ let package = Package(
             "CairnCore", "CairnHashing", "CairnMedia", "CairnScanner", "CairnCatalog",
             "CairnPipeline", "CairnReconcile", "CairnNarration", "CairnLibrary", "CairnTrash", "CairnMetrics", "CairnStages",
             "CairnConfiguration", "CairnStatus", "CairnImmichDestination", "CairnImport", "CairnSync", "CairnQueue",
-            "CairnSharedWork", "CairnTape", "CairnTapeBuild",
+            "CairnSharedWork", "CairnTape", "CairnTapeBuild", "CairnPostgresCatalog",
         ]),
     ],
     // `swift build --disable-default-traits` builds the SQLite-only cairn: no PostgreSQL client, no `--queue`.
@@ -193,7 +193,7 @@ let package = Package(
         // stages and the wait for their results, the library's identity in the queue.
         .target(name: "CairnSharedWork", dependencies: [
             "CairnCore", "CairnCatalog", "CairnLibrary", "CairnMedia", "CairnPipeline", "CairnQueue", "CairnReconcile",
-            "CairnStages", "CairnTrash",
+            "CairnStages", "CairnTrash", "CairnPostgresCatalog",
         ]),
         // The import run: walk, hash, classify, the lanes, finish; its options, outcomes, narration and metrics.
         .target(name: "CairnImport", dependencies: [
@@ -250,6 +250,7 @@ let package = Package(
             "CairnSync", "CairnImmich", "CairnMetrics", "CairnServe", "CairnWatch", "CairnTape", "CairnTapeBuild",
             .target(name: "CairnSharedWork", condition: .when(traits: ["SharedQueue"])),
             .target(name: "CairnQueue", condition: .when(traits: ["SharedQueue"])),
+            .target(name: "CairnPostgresCatalog", condition: .when(traits: ["SharedQueue"])),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "cairn-fuzz", dependencies: ["CairnCore", "CairnMedia"]),

@@ -22,6 +22,7 @@ internal import TOMLKit
 /// metrics_file = "/var/lib/prometheus/node-exporter/cairn.prom"
 /// metrics_push = "http://127.0.0.1:9091"            # a Pushgateway
 /// queue = "postgres://cairn@db.lan/cairn"            # shared work; a password goes in $PGPASSWORD
+/// catalog = "postgres://cairn@db.lan/photos"         # the catalog in PostgreSQL (import); password likewise
 /// ```
 public struct CairnConfiguration: Sendable, Equatable {
     public var source: String?
@@ -41,6 +42,8 @@ public struct CairnConfiguration: Sendable, Equatable {
     public var metricsPush: String?
     /// The PostgreSQL database an import's and a sync's thumbnails and clips are shared through (`--queue`).
     public var queue: String?
+    /// The PostgreSQL database the library's catalog lives in (`--catalog`), instead of its SQLite file.
+    public var catalog: String?
     /// The config file that was read, if one was.
     public var file: String?
 
@@ -105,7 +108,7 @@ public struct CairnConfiguration: Sendable, Equatable {
         case source, quarantineDays = "quarantine_days", strictness, maxDelete = "max_delete"
         case vanishThreshold = "vanish_threshold", applyDeletions = "apply_deletions", lanes, clips
         case destination, immichURL = "immich_url", immichAPIKeyFile = "immich_api_key_file"
-        case metricsFile = "metrics_file", metricsPush = "metrics_push", queue
+        case metricsFile = "metrics_file", metricsPush = "metrics_push", queue, catalog
 
         public var environmentVariable: String { "CAIRN_" + rawValue.uppercased() }
     }
@@ -334,6 +337,7 @@ private struct Layer {
         configuration.metricsFile = try string(.metricsFile).flatMap { $0.isEmpty ? nil : $0 }
         configuration.metricsPush = try string(.metricsPush).flatMap { $0.isEmpty ? nil : $0 }
         configuration.queue = try string(.queue).flatMap { $0.isEmpty ? nil : $0 }
+        configuration.catalog = try string(.catalog).flatMap { $0.isEmpty ? nil : $0 }
         return configuration
     }
 }

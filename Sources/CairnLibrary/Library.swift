@@ -6,7 +6,19 @@ import Glibc
 /// An open library folder: its layout and its catalog.
 public final class Library: Sendable {
     public let layout: LibraryLayout
-    public let catalog: Catalog
+    /// The SQLite catalog; nil for a library whose catalog is in PostgreSQL (`openForPostgresCatalog`).
+    private let sqlite: Catalog?
+
+    /// The library's SQLite catalog. A library opened for a PostgreSQL catalog has none: its runs reach their
+    /// catalog through the interfaces they were given (`ImportRun.catalog`), and the commands that read SQLite
+    /// alone refuse such a library when they open it (`WorkerError.libraryUnusable`), so reaching here for one is
+    /// a mistake in cairn.
+    public var catalog: Catalog {
+        guard let sqlite else {
+            preconditionFailure("library \(layout.root): its catalog is in PostgreSQL, not in \(layout.catalogPath)")
+        }
+        return sqlite
+    }
 
     /// The exclusive lock, when the library was opened through `openExclusive` or `withExclusiveAccess`: taken
     /// before the catalog is opened, so no migration ever runs beside another process's run.
@@ -31,6 +43,33 @@ public final class Library: Sendable {
         return try Library(resolved: resolved, readOnly: false, live: false, lock: lock)
     }
 
+    /// Opens a library whose catalog is in PostgreSQL (`postgres`, described without its password), its lock
+    /// taken first: no SQLite catalog is opened or made in its folder, which may be shared over NFS. The first such
+    /// open records `postgres` in the folder (`LibraryLayout.catalogMarkerPath`); a folder that already keeps its
+    /// catalog in SQLite, or names another database, is refused.
+    public static func openForPostgresCatalog(root: String, postgres: String) async throws -> Library {
+        let resolved = try makeRoot(root)
+        let lock = try await LibraryLock.take(libraryRoot: resolved)
+        do {
+            let layout = LibraryLayout(root: resolved)
+            try checkCatalog(of: layout, isAt: postgres)
+            if layout.postgresCatalogNamed == nil {
+                do {
+                    let temporary = layout.catalogMarkerPath + ".\(getpid()).new"
+                    try Data((postgres + "\n").utf8).write(to: URL(fileURLWithPath: temporary))
+                    try FileSystem.syncFile(temporary)
+                    try FileSystem.renameDurably(temporary, to: layout.catalogMarkerPath)
+                } catch {
+                    throw WorkerError.libraryUnusable(resolved, "cannot record its catalog in \(layout.catalogMarkerPath): \(error)")
+                }
+            }
+            return try Library(resolved: resolved, lock: lock)
+        } catch {
+            lock.release()
+            throw error
+        }
+    }
+
     /// `openExclusive`, `body`, then the catalog closed and the lock given up, whatever `body` did.
     public static func withExclusiveAccess<Value>(root: String, _ body: (Library) async throws -> Value) async throws
         -> Value
@@ -49,6 +88,18 @@ public final class Library: Sendable {
         return try body(library)
     }
 
+    /// Throws unless the library at `layout` may keep its catalog in PostgreSQL at `postgres`: it has no SQLite
+    /// catalog, and names no other database. A caller checks before it claims the database for the library.
+    public static func checkCatalog(of layout: LibraryLayout, isAt postgres: String) throws {
+        if FileManager.default.fileExists(atPath: layout.catalogPath) {
+            throw WorkerError.libraryUnusable(layout.root, "its catalog is the SQLite file \(layout.catalogPath); "
+                                              + "moving a catalog to PostgreSQL is not supported yet")
+        }
+        if let named = layout.postgresCatalogNamed, named != postgres {
+            throw WorkerError.libraryUnusable(layout.root, "its catalog is in PostgreSQL at \(named), not at \(postgres)")
+        }
+    }
+
     /// Makes the library's folder if it is missing; returns its resolved path.
     private static func makeRoot(_ root: String) throws -> String {
         do { try FileSystem.makeDirectories(root, followingLinks: true) } catch { throw WorkerError.libraryUnusable(root, error.description) }
@@ -59,15 +110,13 @@ public final class Library: Sendable {
     private init(resolved: String, readOnly: Bool, live: Bool, lock: LibraryLock?) throws {
         layout = LibraryLayout(root: resolved)
         self.lock = lock
-        if !readOnly {
-            for directory in [layout.originalsDirectory, layout.derivedDirectory, layout.temporaryDirectory] {
-                do { try FileSystem.makeDirectories(directory) } catch {
-                    throw WorkerError.libraryUnusable(resolved, error.description)
-                }
-            }
+        if let postgres = layout.postgresCatalogNamed {
+            throw WorkerError.libraryUnusable(resolved, "its catalog is in PostgreSQL at \(postgres); this command reads "
+                                              + "only a SQLite catalog so far (`cairn import --catalog` uses it)")
         }
+        try Self.makeFolders(of: layout, unless: readOnly)
         do {
-            catalog = try Catalog(path: layout.catalogPath, readOnly: readOnly, live: live)
+            sqlite = try Catalog(path: layout.catalogPath, readOnly: readOnly, live: live)
         } catch let error as CatalogError {
             throw WorkerError.libraryUnusable(resolved, error.description)
         } catch {
@@ -75,9 +124,26 @@ public final class Library: Sendable {
         }
     }
 
+    /// A library whose catalog is in PostgreSQL: its folders, no SQLite catalog.
+    private init(resolved: String, lock: LibraryLock) throws {
+        layout = LibraryLayout(root: resolved)
+        self.lock = lock
+        sqlite = nil
+        try Self.makeFolders(of: layout, unless: false)
+    }
+
+    private static func makeFolders(of layout: LibraryLayout, unless readOnly: Bool) throws {
+        guard !readOnly else { return }
+        for directory in [layout.originalsDirectory, layout.derivedDirectory, layout.temporaryDirectory] {
+            do { try FileSystem.makeDirectories(directory) } catch {
+                throw WorkerError.libraryUnusable(layout.root, error.description)
+            }
+        }
+    }
+
     /// Closes the catalog, then gives up the lock; call when the command is done with the library.
     public func close() {
-        catalog.close()
+        sqlite?.close()
         lock?.release()
     }
 

@@ -23,6 +23,7 @@ public struct LibraryLayout: Sendable {
     package static let lockFileName = ".cairn.lock"
     package static let crashEvidenceFileName = ".crash-evidence"
     package static let identityFileName = ".cairn-library-id"
+    package static let catalogMarkerFileName = ".cairn-catalog"
     package static let tapesFolderName = "tapes"
     package static let tapeClipsFolderName = ".clips"
 
@@ -51,6 +52,15 @@ public struct LibraryLayout: Sendable {
     /// The library's identity in a shared work queue (a UUID, written by the first import that uses a queue): the
     /// same library whichever path a host mounts it at.
     public var identityPath: String { root + "/" + Self.identityFileName }
+    /// Where a library whose catalog is in PostgreSQL says so (the database's URL, without its password): written
+    /// by the first `import --catalog`, read by every command that would otherwise open the SQLite catalog.
+    public var catalogMarkerPath: String { root + "/" + Self.catalogMarkerFileName }
+    /// The PostgreSQL catalog this library's marker names, nil for a library whose catalog is its SQLite file.
+    public var postgresCatalogNamed: String? {
+        guard let data = FileManager.default.contents(atPath: catalogMarkerPath) else { return nil }
+        let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        return text.isEmpty ? nil : text
+    }
     /// Every tape, a folder each (`tapes/NAME/`: its playlist, record and single file).
     public var tapesDirectory: String { root + "/" + Self.tapesFolderName }
     /// Tape clips, a folder each named by the clip's content and the tape format, shared by every tape: a clip
@@ -59,9 +69,11 @@ public struct LibraryLayout: Sendable {
     /// A line left by a worker that faulted as it died (`CrashEvidence`); empty otherwise.
     public var crashEvidencePath: String { root + "/" + Self.crashEvidenceFileName }
 
-    /// Whether a library's catalog exists at `root` (something was imported there).
+    /// Whether a library's catalog exists at `root` (something was imported there), in SQLite or in PostgreSQL.
     public static func holdsLibrary(_ root: String) -> Bool {
-        FileManager.default.fileExists(atPath: LibraryLayout(root: root).catalogPath)
+        let layout = LibraryLayout(root: root)
+        return FileManager.default.fileExists(atPath: layout.catalogPath)
+            || FileManager.default.fileExists(atPath: layout.catalogMarkerPath)
     }
 
     /// `originals/ab/<sha1>.<ext>`: content-addressed, written once. One level of 256 folders: a million originals

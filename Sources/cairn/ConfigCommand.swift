@@ -17,7 +17,8 @@ struct ConfigCommand: ParsableCommand {
             vanish_threshold (CAIRN_VANISH_THRESHOLD), apply_deletions (CAIRN_APPLY_DELETIONS), lanes \
             (CAIRN_LANES), clips (CAIRN_CLIPS), destination (CAIRN_DESTINATION), immich_url (CAIRN_IMMICH_URL), \
             immich_api_key_file (CAIRN_IMMICH_API_KEY_FILE), metrics_file (CAIRN_METRICS_FILE), metrics_push \
-            (CAIRN_METRICS_PUSH), queue (CAIRN_QUEUE); the key itself is shown as ***, a queue's password never. Exit code 64 names the file, variable or flag of a bad value.
+            (CAIRN_METRICS_PUSH), queue (CAIRN_QUEUE), catalog (CAIRN_CATALOG); the key itself is shown as ***, a \
+            queue's or catalog's password never. Exit code 64 names the file, variable or flag of a bad value.
             """
     )
 
@@ -40,10 +41,11 @@ struct ConfigCommand: ParsableCommand {
         let keySource = immich.immichAPIKeyFile.map { "*** (from \($0))" }
             ?? (DestinationOptions.environmentKey(environment) != nil ? "*** (from the environment)" : "(none)")
         #if SharedQueue
-        let queue = resolved.queue.map { (try? PostgresLocation(url: $0)).map(String.init(describing:)) ?? "(not a PostgreSQL URL)" }
+        let postgres = { (url: String) in (try? PostgresLocation(url: url)).map(String.init(describing:)) ?? "(not a PostgreSQL URL)" }
         #else
-        let queue = resolved.queue.map { _ in "(ignored: this cairn was built without the shared queue)" }
+        let postgres = { (_: String) in "(ignored: this cairn was built without PostgreSQL)" }
         #endif
+        let queue = resolved.queue.map(postgres), catalog = resolved.catalog.map(postgres)
         Output.line("""
             config file       \(resolved.file ?? "(none)")
             source            \(resolved.source ?? "(none)")
@@ -60,6 +62,7 @@ struct ConfigCommand: ParsableCommand {
             metrics_file      \(immich.metricsFile ?? "(none)")
             metrics_push      \(immich.metricsPush ?? "(none)")
             queue             \(queue ?? "(none)")
+            catalog           \(catalog ?? "(the library's SQLite file)")
             """)
     }
 }

@@ -6,7 +6,9 @@ import CairnLibrary
 import CairnNarration
 import CairnPipeline
 #if SharedQueue
+import CairnQueue
 import CairnSharedWork
+import CairnStages
 #endif
 import Foundation
 
@@ -67,6 +69,14 @@ struct ImportCommand: AsyncParsableCommand {
         count as archived); the next run, waiting or not, records what the workers made. It also holds the library's lock in that database, so an import or sync of the same \
         library on another host exits 75 while this one runs. See `cairn worker --help`.
 
+        --catalog postgres://… (or $CAIRN_CATALOG, or `catalog` in cairn.toml; a password in $PGPASSWORD) keeps the \
+        library's catalog in that PostgreSQL database instead of its SQLite file, for a library folder shared over \
+        NFS, where SQLite must not live: no catalog.sqlite is made, the run's own tables live on its database \
+        connection, and the library's lock is held in the database too. The first such import records the database \
+        in <library>/.cairn-catalog (without the password): later imports use it without the flag, a library \
+        whose catalog is its SQLite file is not moved, and the commands that read only SQLite so far (status, \
+        sync, ls, serve, …) refuse the library and say why. Not yet with --queue, Immich or metrics.
+
 
         """
     #else
@@ -95,6 +105,8 @@ struct ImportCommand: AsyncParsableCommand {
 
     #if SharedQueue
     @OptionGroup var shared: SharedWorkOptions
+
+    @OptionGroup var catalog: CatalogLocationOption
     #endif
 
     /// Uploads in flight to an Immich server unless --lanes or --copy-threads say otherwise.
@@ -105,6 +117,19 @@ struct ImportCommand: AsyncParsableCommand {
         #if SharedQueue
         try shared.check(immich: (try? destination.isImmich(libraryRoot: library.resolvedPath)) ?? false,
                          libraryRoot: library.resolvedPath)
+        if try catalog.location(libraryRoot: library.resolvedPath) != nil {
+            // What reads or writes a catalog of its own beside the run's (Immich's state, the queue's records, the
+            // metrics' library view) still reads SQLite.
+            if (try? destination.isImmich(libraryRoot: library.resolvedPath)) == true {
+                throw ValidationError("--catalog does not work with --destination immich yet: Immich's state is kept in SQLite.")
+            }
+            if shared.isSharing(libraryRoot: library.resolvedPath) {
+                throw ValidationError("--catalog does not work with --queue yet: give one or the other.")
+            }
+            if try metrics.settings(libraryRoot: library.resolvedPath, quarantineDays: nil) != nil {
+                throw ValidationError("--catalog does not work with metrics (--metrics-file, --metrics-push) yet: they read the SQLite catalog.")
+            }
+        }
         #endif
         _ = try pipelineConfiguration()
         var isDirectory: ObjCBool = false
@@ -142,6 +167,11 @@ struct ImportCommand: AsyncParsableCommand {
                                                    cancellation: options.cancellation)
         if let immich { options.destination = immich }
         #if SharedQueue
+        if let location = try catalog.location(libraryRoot: library.resolvedPath) {
+            catalog.warnOfExposedPassword()
+            try await run(options, catalog: location)
+            return
+        }
         if immich == nil, shared.isSharing(libraryRoot: library.resolvedPath) {
             try await shared.run(command: "import", libraryRoot: library.resolvedPath, cancellation: options.cancellation) { destination in
                 var options = options
@@ -160,8 +190,31 @@ struct ImportCommand: AsyncParsableCommand {
         }
     }
 
+    #if SharedQueue
+    /// The run with the library's catalog in PostgreSQL at `location`: the library's lock held there, no SQLite
+    /// catalog opened or made in its folder.
+    private func run(_ options: ImportOptions, catalog location: PostgresLocation) async throws {
+        do {
+            try await SharedCatalog.run(catalog: location, libraryRoot: library.resolvedPath, command: "import", lockLost: { other in
+                Output.error("the library's lock in PostgreSQL went to another run (\(other)): stopping")
+                options.cancellation.cancel(deadline: PipelineCancellation.defaultDeadline)
+            }) { opened, catalog in
+                try await run(options, opened: opened, catalog: catalog, metrics: nil)
+            }
+        } catch let locked as LibraryLockedError {
+            Output.error(locked.description)
+            throw ExitCode(locked.exitStatus.rawValue)
+        } catch let error as SharedWorkError {
+            Output.error(error.description)
+            throw ExitCode(ExitStatus.failure.rawValue)
+        } catch let error as WorkerError {
+            Output.error(error.description)
+            throw ExitCode(error.exitStatus.rawValue)
+        }
+    }
+    #endif
+
     private func run(_ options: ImportOptions, root: String) async throws {
-        var options = options
         let metricsSettings = try metrics.settings(libraryRoot: library.resolvedPath, quarantineDays: nil)
         // The lock comes before the catalog is opened (and migrated), and lasts the whole run.
         let opened = try await LibraryAccess.openForRun(root: root, metrics: metricsSettings, labelRoot: library.resolvedPath,
@@ -170,6 +223,13 @@ struct ImportCommand: AsyncParsableCommand {
         let runMetrics = try metricsSettings.map {
             try RunMetricsSession(settings: $0, library: opened, labelRoot: library.resolvedPath, sourceRoot: source)
         }
+        try await run(options, opened: opened, catalog: nil, metrics: runMetrics)
+    }
+
+    /// The run on the opened library, its records in `catalog` (the library's SQLite catalog when nil).
+    private func run(_ options: ImportOptions, opened: Library, catalog: (any ImportCatalog)?,
+                     metrics runMetrics: RunMetricsSession?) async throws {
+        var options = options
         options.hashWorkers = hashThreads
         options.keepsOutcomes = pipeline.report != nil
         options.retryFailed = pipeline.retryFailed
@@ -182,7 +242,8 @@ struct ImportCommand: AsyncParsableCommand {
         let output = runMetrics.map { MultiplexNarrationHandler([renderer, $0.handler]) as any NarrationHandler } ?? renderer
         let summary: ImportSummary
         do {
-            summary = try await ImportRun(library: opened, options: options, output: output).run()
+            summary = try await ImportRun(library: opened, options: options,
+                                          narration: RunNarration(layout: opened.layout, output: output), catalog: catalog).run()
         } catch let locked as LibraryLockedError {
             Output.error(locked.description)
             await runMetrics?.finish(library: opened, exitStatus: locked.exitStatus)

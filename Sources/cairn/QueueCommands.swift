@@ -20,37 +20,12 @@ struct QueueLocationOption: ParsableArguments {
     /// `--config`) or of `libraryRoot`'s cairn.toml; nil when none names one.
     func location(libraryRoot: String? = nil, configFile: String? = nil,
                   environment: [String: String] = ProcessInfo.processInfo.environment) throws -> PostgresLocation? {
-        let text: String, origin: String
-        if let url {
-            (text, origin) = (url, "--queue")
-        } else if let named = environment["CAIRN_QUEUE"], !named.isEmpty {
-            (text, origin) = (named, "environment variable CAIRN_QUEUE")
-        } else if let libraryRoot {
-            let settings: CairnConfiguration
-            do {
-                settings = try CairnConfiguration.resolve(configFile: configFile, libraryRoot: libraryRoot, environment: environment)
-            } catch {
-                throw ValidationError(error.description)
-            }
-            guard let named = settings.queue else { return nil }
-            (text, origin) = (named, "\(settings.file ?? CairnConfiguration.fileName): queue")
-        } else {
-            return nil
-        }
-        var location: PostgresLocation
-        do { location = try PostgresLocation(url: text) } catch { throw ValidationError("\(origin): \(error)") }
-        if location.password == nil, let password = environment["PGPASSWORD"], !password.isEmpty {
-            location.password = password
-        }
-        return location
+        try PostgresSetting.location(flag: url, flagName: "--queue", key: .queue, libraryRoot: libraryRoot,
+                                     configFile: configFile, environment: environment) { $0.queue }
     }
 
     /// A password in the flag's URL is seen by anyone who lists processes: said once, at the start of a run.
-    func warnOfExposedPassword() {
-        if let url, (try? PostgresLocation(url: url))?.password != nil {
-            Output.error("warning: the --queue URL's password shows in `ps`; put it in $PGPASSWORD or the URL in $CAIRN_QUEUE")
-        }
-    }
+    func warnOfExposedPassword() { PostgresSetting.warnOfExposedPassword(flag: url, flagName: "--queue", key: .queue) }
 
     func required(libraryRoot: String? = nil, configFile: String? = nil) throws -> PostgresLocation {
         guard let location = try location(libraryRoot: libraryRoot, configFile: configFile) else {

@@ -1,0 +1,59 @@
+import CairnCore
+import CairnLibrary
+import CairnPostgresCatalog
+import CairnQueue
+import Foundation
+
+/// A run whose library keeps its catalog in PostgreSQL (`--catalog`): the catalog opened (its schema brought up to
+/// date, its database checked to be this library's), the library's lock held there for the run
+/// (`LibraryRunLock`: one writer of a library at a time over every host that mounts it), and the library folder
+/// opened without a SQLite catalog (`Library.openForPostgresCatalog`).
+package enum SharedCatalog {
+    /// Runs `body` with the library at `libraryRoot` and its catalog at `location`. An unreachable database or a
+    /// library whose identity cannot be recorded throws `SharedWorkError` before `body` runs, a lock another host's
+    /// run holds `LibraryLockedError`; what `body` throws comes through unchanged, unless the lock was lost to
+    /// another run meanwhile (`LibraryLockedError`, `lost`). `command` names the run to other hosts; `lockLost` hears
+    /// that the run must stop, and who took the lock.
+    package static func run<Value: Sendable>(
+        catalog location: PostgresLocation, libraryRoot: String, command: String,
+        lockLost: @escaping @Sendable (String) -> Void = { _ in },
+        _ body: (Library, PostgresCatalog) async throws -> Value
+    ) async throws -> Value {
+        let layout = LibraryLayout(root: FileSystem.resolved(libraryRoot) ?? libraryRoot)
+        // Before the database is claimed for this library: a library refused here must not claim it.
+        try Library.checkCatalog(of: layout, isAt: location.description)
+        let identity: String
+        do {
+            try FileSystem.makeDirectories(libraryRoot)
+            identity = try LibraryIdentity.ensure(layout)
+        } catch { throw SharedWorkError("\(libraryRoot): \(error)") }
+        let takenBy = Locked<String?>(nil)
+        let holder = "cairn \(command) (pid \(getpid()) on \(ProcessInfo.processInfo.hostName))"
+        let outcome: Result<Value, any Error>
+        do {
+            outcome = try await PostgresCatalog.withCatalog(at: location, library: identity) { catalog in
+                try await LibraryRunLock.holding(library: identity, at: location, holder: holder,
+                                                 onLost: { other in takenBy.withLock { $0 = other }; lockLost(other) }) {
+                    do {
+                        let library = try await Library.openForPostgresCatalog(root: libraryRoot,
+                                                                               postgres: location.description)
+                        defer { library.close() }
+                        return .success(try await body(library, catalog))
+                    } catch {
+                        return .failure(error)
+                    }
+                }
+            }
+        } catch let held as LibraryRunLockError {
+            throw LibraryLockedError(libraryRoot: libraryRoot, heldElsewhereBy: held.description)
+        } catch let error as PostgresCatalogError {
+            throw SharedWorkError(error.description)
+        } catch {
+            throw SharedWorkError("the catalog at \(location): \(WorkQueueError.describe(error))")
+        }
+        if let other = takenBy.withLock({ $0 }) {
+            throw LibraryLockedError(libraryRoot: libraryRoot, heldElsewhereBy: other, lost: true)
+        }
+        return try outcome.get()
+    }
+}

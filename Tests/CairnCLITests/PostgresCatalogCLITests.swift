@@ -1,0 +1,86 @@
+import CairnCore
+import CairnLibrary
+import CairnQueue
+import CairnTesting
+import Foundation
+import Testing
+
+/// `cairn import --catalog`: the library's catalog in PostgreSQL, as a real process over the suite's cluster. The
+/// library folder (which may be shared over NFS) gets no SQLite catalog; it records where its catalog is, so a run
+/// without the flag uses it and a command that reads SQLite alone refuses the library by name.
+@Suite struct PostgresCatalogCLITests {
+    let url: String
+    let location: PostgresLocation
+    let folder: TemporaryDirectory
+    let source: String
+    let library: String
+
+    init() throws {
+        (url, location) = try QueueDatabase.fresh()
+        folder = try TemporaryDirectory(prefix: "cairn-pg-catalog")
+        source = folder.path + "/source"
+        library = folder.path + "/library"
+        try FileManager.default.createDirectory(atPath: source + "/sub", withIntermediateDirectories: true)
+        for index in 0..<3 { try MediaFixtures.jpeg(at: "\(source)/IMG_\(index).JPG", width: 640 + 8 * index, height: 480) }
+        try FileManager.default.copyItem(atPath: source + "/IMG_0.JPG", toPath: source + "/sub/copy.JPG")
+    }
+
+    func rows(_ sql: String) throws -> String { try TestPostgres.psql(sql, database: location.database) }
+
+    @Test func anImportKeepsItsCatalogInPostgreSQLAndTheLibraryRemembersWhere() throws {
+        let first = try CairnBinary.run(["import", source, "--library", library, "--plain", "--catalog", url, "--clips", "off"])
+        #expect(first.status == 0, "\(first.standardOutput)\n\(first.standardError)")
+        #expect(first.standardOutput.contains("new          3") && first.standardOutput.contains("duplicates   1"),
+                "\(first.standardOutput)")
+        let layout = LibraryLayout(root: library)
+        #expect(!FileManager.default.fileExists(atPath: layout.catalogPath))
+        #expect(layout.postgresCatalogNamed == location.description)
+        #expect(try rows("SELECT count(*) FROM cairn.asset") == "3")
+        #expect(try rows("SELECT count(*) FROM cairn.derived_file WHERE role = 'thumbnail'") == "3")
+        #expect(try rows("SELECT count(*) FROM cairn.source_file") == "4")
+        let originals = try rows("SELECT original_path FROM cairn.asset").split(separator: "\n")
+        #expect(originals.allSatisfy { FileManager.default.fileExists(atPath: layout.absolute(String($0))) })
+
+        // Named by the environment, then by nothing but the library's record of it: nothing to do either time.
+        let again = try CairnBinary.run(["import", source, "--library", library, "--plain", "--clips", "off"],
+                                        environment: ["CAIRN_CATALOG": url])
+        #expect(again.status == 0 && again.standardOutput.contains("unchanged    4"), "\(again.standardOutput)\n\(again.standardError)")
+        let recorded = try CairnBinary.run(["import", source, "--library", library, "--plain", "--clips", "off"])
+        #expect(recorded.status == 0 && recorded.standardOutput.contains("unchanged    4"),
+                "\(recorded.standardOutput)\n\(recorded.standardError)")
+        #expect(try rows("SELECT string_agg(outcome, ',') FROM cairn.run WHERE command = 'import'") == "success,success,success")
+        #expect(!FileManager.default.fileExists(atPath: layout.catalogPath))
+
+        // A command that reads SQLite alone says why it cannot, and makes no SQLite catalog.
+        let status = try CairnBinary.run(["status", "--library", library])
+        #expect(status.status == ExitStatus.failure.rawValue)
+        #expect(status.standardError.contains("its catalog is in PostgreSQL at \(location.description)"), "\(status.standardError)")
+        #expect(!FileManager.default.fileExists(atPath: layout.catalogPath))
+    }
+
+    @Test func aLibraryIsNeverSplitBetweenTwoCatalogs() throws {
+        // A library whose catalog is its SQLite file is not moved to PostgreSQL.
+        let sqlite = folder.path + "/sqlite-library"
+        let local = try CairnBinary.run(["import", source, "--library", sqlite, "--quiet", "--clips", "off"])
+        #expect(local.status == 0, "\(local.standardError)")
+        let moved = try CairnBinary.run(["import", source, "--library", sqlite, "--quiet", "--catalog", url])
+        #expect(moved.status == ExitStatus.failure.rawValue)
+        #expect(moved.standardError.contains("its catalog is the SQLite file"), "\(moved.standardError)")
+        #expect(try rows("SELECT count(*) FROM pg_namespace WHERE nspname = 'cairn'") == "0", "the database was not claimed")
+
+        // A library in one database is not imported into another.
+        let first = try CairnBinary.run(["import", source, "--library", library, "--quiet", "--catalog", url, "--clips", "off"])
+        #expect(first.status == 0, "\(first.standardError)")
+        let (otherURL, _) = try QueueDatabase.fresh()
+        let elsewhere = try CairnBinary.run(["import", source, "--library", library, "--quiet", "--catalog", otherURL])
+        #expect(elsewhere.status == ExitStatus.failure.rawValue)
+        #expect(elsewhere.standardError.contains("its catalog is in PostgreSQL at \(location.description), not at"),
+                "\(elsewhere.standardError)")
+
+        // What still reads SQLite beside the run is refused up front.
+        let immich = try CairnBinary.run(["import", source, "--library", folder.path + "/other", "--catalog", url,
+                                          "--destination", "immich", "--immich-url", "http://127.0.0.1:9"])
+        #expect(immich.status == ExitStatus.usage.rawValue && immich.standardError.contains("--catalog does not work with --destination immich"),
+                "\(immich.standardError)")
+    }
+}
