@@ -63,18 +63,19 @@ struct PostgresRunTables: RunTables {
         guard !files.isEmpty else { return }
         try await catalog.failing("add \(files.count) walked files to the run's tables") {
             let first = try await scalar(Int64.self, "SELECT COALESCE(max(id), 0) + 1 FROM pg_temp.run_file")
-            let rows = try PostgresCatalog.json(files.enumerated().map { WalkRow(id: first + Int64($0.offset), $0.element) })
+            let columns = SnapshotColumns(files), ids = (0..<Int64(files.count)).map { first + $0 }
             try await execute("""
                 INSERT INTO pg_temp.run_file (id, path, device, inode, size, mtime_ns, kind, known, previous_sha1, sha1,
                   settled)
                 SELECT v.id, v.relative_path, v.device, v.inode, v.size, v.mtime_ns, v.kind, s.relative_path IS NOT NULL,
                   s.sha1, CASE WHEN m.unchanged THEN s.sha1 END, m.unchanged AND s.in_library
-                FROM jsonb_to_recordset($1::jsonb) AS v(id bigint, relative_path text, device bigint, inode bigint,
-                  size bigint, mtime_ns bigint, kind text)
+                FROM unnest($1::bigint[], $3::text[], $4::bigint[], $5::bigint[], $6::bigint[], $7::bigint[], $8::text[])
+                  AS v(id, relative_path, device, inode, size, mtime_ns, kind)
                 LEFT JOIN cairn.source_file s ON s.source_id = $2 AND s.relative_path = v.relative_path
                 CROSS JOIN LATERAL (SELECT COALESCE(s.device = v.device AND s.inode = v.inode AND s.size = v.size
                   AND s.mtime_ns = v.mtime_ns AND s.sha1 IS NOT NULL, false) AS unchanged) m
-                """, PostgresCatalog.binds(rows, sourceID))
+                """, PostgresCatalog.binds(ids, sourceID, columns.paths, columns.devices, columns.inodes, columns.sizes,
+                                          columns.modificationTimes, columns.kinds))
         }
     }
 
@@ -145,23 +146,24 @@ struct PostgresRunTables: RunTables {
     func recordHashes(_ hashed: [RunFile], failed: [Int64: FailureReason], updatingSnapshot: Bool) async throws {
         guard !hashed.isEmpty || !failed.isEmpty else { return }
         try await catalog.failing("record \(hashed.count) checksums and \(failed.count) hashing failures") {
-            let done = try PostgresCatalog.json(hashed.map { WalkRow(id: $0.id, $0.record) })
+            let done = SnapshotColumns(hashed.map(\.record)), ids = hashed.map(\.id)
             let failures = try PostgresCatalog.json(failed.map { HashFailureRow(id: $0.key, reason: $0.value) })
-            let snapshot = try PostgresCatalog.json(hashed.map(\.record).lastOfEach(by: \.relativePath).map(SnapshotRow.init))
+            let snapshot = SnapshotColumns(hashed.map(\.record).lastOfEach(by: \.relativePath))
             let (sourceID, logger) = (sourceID, logger)
             try await connection.withTransaction(logger: logger) { connection in
-                try await connection.query(PostgresQuery(unsafeSQL: """
-                    UPDATE pg_temp.run_file r SET sha1 = x.sha1, kind = x.kind, hashed = true, device = x.device,
-                      inode = x.inode, size = x.size, mtime_ns = x.mtime_ns
-                    FROM jsonb_to_recordset($1::jsonb) AS x(id bigint, sha1 text, kind text, device bigint, inode bigint,
-                      size bigint, mtime_ns bigint)
+                try await connection.query("""
+                    UPDATE pg_temp.run_file r SET sha1 = NULLIF(x.sha1, ''), kind = x.kind, hashed = true,
+                      device = x.device, inode = x.inode, size = x.size, mtime_ns = x.mtime_ns
+                    FROM unnest(\(ids)::bigint[], \(done.checksums)::text[], \(done.kinds)::text[], \(done.devices)::bigint[],
+                      \(done.inodes)::bigint[], \(done.sizes)::bigint[], \(done.modificationTimes)::bigint[])
+                      AS x(id, sha1, kind, device, inode, size, mtime_ns)
                     WHERE r.id = x.id
-                    """, binds: try PostgresCatalog.binds(done)), logger: logger)
+                    """, logger: logger)
                 try await connection.query(PostgresQuery(unsafeSQL: """
                     UPDATE pg_temp.run_file r SET failed = true, failure_operation = x.operation, failure_reason = x.reason
                     FROM jsonb_to_recordset($1::jsonb) AS x(id bigint, operation text, reason text) WHERE r.id = x.id
                     """, binds: try PostgresCatalog.binds(failures)), logger: logger)
-                if updatingSnapshot, !hashed.isEmpty {
+                if updatingSnapshot {
                     try await PostgresCatalog.upsertSnapshot(snapshot, sourceID: sourceID, on: connection, logger: logger)
                 }
             }
@@ -302,25 +304,6 @@ extension PostgresCatalog: RunTablesCatalog {
             }
         }
         return try leased.get()
-    }
-}
-
-/// A walk or hashing row: the snapshot row's columns and the row's id.
-private struct WalkRow: Encodable {
-    var id: Int64
-    var file: SnapshotRow
-
-    init(id: Int64, _ file: SourceFile) {
-        self.id = id
-        self.file = SnapshotRow(file)
-    }
-
-    enum CodingKeys: String, CodingKey { case id }
-
-    func encode(to encoder: any Encoder) throws {
-        try file.encode(to: encoder)
-        var columns = encoder.container(keyedBy: CodingKeys.self)
-        try columns.encode(id, forKey: .id)
     }
 }
 
