@@ -15,6 +15,10 @@ import Testing
                                     database: try TestPostgres.freshDatabase())
     }
 
+    /// How long the delayed statement sleeps holding the row: the poll that waits for the sleep and the racing
+    /// statement must both land inside it even while the whole suite loads the machine (2 s once was not enough).
+    static let heldSeconds = 6
+
     /// Makes every update that moves a running job to `state` sleep `seconds` after it has locked the job's row.
     static func delayUpdates(of queue: PostgresWorkQueue, into state: String, seconds: Int) async throws {
         try await queue.client.query("""
@@ -47,7 +51,7 @@ import Testing
         try await PostgresWorkQueue.withQueue(at: location) { queue in
             try await queue.enqueue(PostgresWorkQueueTests.work(1))
             let late = try #require(try await queue.claim(worker: UUID(), limit: 1, ttl: .seconds(-1)).first)
-            try await Self.delayUpdates(of: queue, into: "waiting", seconds: 2)
+            try await Self.delayUpdates(of: queue, into: "waiting", seconds: Self.heldSeconds)
             let rescue = Task { try await queue.rescueExpired() }
             try await Self.waitUntilSomeoneSleeps(in: queue)
             // The rescuer has read and locked the lease; the worker's result comes now.
@@ -66,7 +70,7 @@ import Testing
             let worker = UUID()
             // Alive, but declared dead: its lease expired before its beat came.
             let lease = try #require(try await queue.claim(worker: worker, limit: 1, ttl: .seconds(-1)).first)
-            try await Self.delayUpdates(of: queue, into: "waiting", seconds: 2)
+            try await Self.delayUpdates(of: queue, into: "waiting", seconds: Self.heldSeconds)
             let rescue = Task { try await queue.rescueExpired() }
             try await Self.waitUntilSomeoneSleeps(in: queue)
             let kept = try await queue.heartbeat(worker: worker, leases: [lease], ttl: .seconds(60))
@@ -83,7 +87,7 @@ import Testing
             try await queue.enqueue(PostgresWorkQueueTests.work(1))
             // Expired, but its worker's completion got there first.
             let lease = try #require(try await queue.claim(worker: UUID(), limit: 1, ttl: .seconds(-1)).first)
-            try await Self.delayUpdates(of: queue, into: "done", seconds: 2)
+            try await Self.delayUpdates(of: queue, into: "done", seconds: Self.heldSeconds)
             let completion = Task { try await queue.complete([(lease, "made in time")]) }
             try await Self.waitUntilSomeoneSleeps(in: queue)
             #expect(try await queue.rescueExpired() == 0)
