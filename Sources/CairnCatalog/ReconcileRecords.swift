@@ -17,6 +17,18 @@ public struct ReconcileSourceFacts: Codable, Sendable, Equatable {
     public init() {}
 
     public var isFirstRun: Bool { !firstRunDone }
+
+    /// The facts after `sync`: it is the last sync; a healthy one also records the marker, the file count (of
+    /// `healthyFileCount` files) and that the first run is done. Both catalogs save what this says.
+    public mutating func record(_ sync: SyncRecord, healthyFileCount: Int) {
+        lastSyncRunID = sync.runID
+        guard sync.advanceSnapshot else { return }
+        firstRunDone = true
+        hadMarker = sync.sourceHasMarker
+        lastHealthyRunID = sync.runID
+        lastHealthyFileCount = healthyFileCount
+        lastHealthyScanAt = sync.now
+    }
 }
 
 /// A library checksum that waits, as of the last sync of its source: what `cairn pending list` shows.

@@ -135,14 +135,7 @@ public struct ReconcileStore: Sendable {
     /// marker, the file count and that the first run is done), and the waiting items for `pending list` are replaced.
     static func recordSync(_ sync: SyncRecord, sourceID: Int64, healthyFileCount: Int, _ db: Database) throws {
         var facts = try Self.facts(db, sourceID: sourceID)
-        facts.lastSyncRunID = sync.runID
-        if sync.advanceSnapshot {
-            facts.firstRunDone = true
-            facts.hadMarker = sync.sourceHasMarker
-            facts.lastHealthyRunID = sync.runID
-            facts.lastHealthyFileCount = healthyFileCount
-            facts.lastHealthyScanAt = sync.now
-        }
+        facts.record(sync, healthyFileCount: healthyFileCount)
         try Self.saveFacts(facts, sourceID: sourceID, db)
         try Self.replacePending(sourceID: sourceID, runID: sync.runID, entries: sync.pending, db)
     }

@@ -83,14 +83,7 @@ extension PostgresCatalog: ReconcileCatalog {
     static func recordSync(_ sync: SyncRecord, sourceID: Int64, healthyFileCount: Int, on connection: PostgresConnection,
                            logger: Logger) async throws {
         var facts = try await Self.facts(sourceID: sourceID, on: connection, logger: logger)
-        facts.lastSyncRunID = sync.runID
-        if sync.advanceSnapshot {
-            facts.firstRunDone = true
-            facts.hadMarker = sync.sourceHasMarker
-            facts.lastHealthyRunID = sync.runID
-            facts.lastHealthyFileCount = healthyFileCount
-            facts.lastHealthyScanAt = sync.now
-        }
+        facts.record(sync, healthyFileCount: healthyFileCount)
         try await Self.saveFacts(facts, sourceID: sourceID, on: connection, logger: logger)
         try await Self.replacePending(sourceID: sourceID, runID: sync.runID, entries: sync.pending, on: connection,
                                       logger: logger)
