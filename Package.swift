@@ -245,7 +245,7 @@ let package = Package(
         ]),
         // The command line: argument parsing, output and wiring; the media and hash commands call their engines.
         .executableTarget(name: "cairn", dependencies: [
-            "CairnCore", "CairnHashing", "CairnMedia", "CairnPipeline", "CairnReconcile", "CairnNarration", "CairnLibrary",
+            "CairnCore", "CairnCatalog", "CairnHashing", "CairnMedia", "CairnPipeline", "CairnReconcile", "CairnNarration", "CairnLibrary",
             "CairnTrash", "CairnStages", "CairnConfiguration", "CairnStatus", "CairnImmichDestination", "CairnImport",
             "CairnSync", "CairnImmich", "CairnMetrics", "CairnServe", "CairnWatch", "CairnTape", "CairnTapeBuild",
             .target(name: "CairnSharedWork", condition: .when(traits: ["SharedQueue"])),
@@ -273,6 +273,7 @@ let package = Package(
         // One contract suite, run on every catalog backend (SQLite, and PostgreSQL on the suite's cluster).
         .testTarget(name: "CairnCatalogContractTests", dependencies: [
             "CairnCatalog", "CairnPostgresCatalog", "CairnQueue", "CairnCore", "CairnTesting", "CairnSync", "CairnReconcile",
+            "CairnLibrary", "CairnTrash",
         ]),
         .testTarget(name: "CairnNarrationTests", dependencies: ["CairnNarration", "CairnTesting"]),
         .testTarget(name: "CairnWorkerTests", dependencies: [

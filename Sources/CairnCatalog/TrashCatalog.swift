@@ -15,6 +15,10 @@ public protocol TrashCatalog: Sendable {
     func trashedAssets(runID: String?) async throws -> [TrashedAssetRecord]
 }
 
+/// What a deletion, a restore or a purge reads and writes: the assets and their links, the sources that still hold
+/// content, the trash's records, and the reconciliation stores' waiting lists and exclusions.
+public typealias DeletionCatalog = ItemCatalog & SnapshotCatalog & AssetLinkCatalog & TrashCatalog & ReconcileCatalog
+
 extension SQLiteCatalog: TrashCatalog {
     public func markTrashed(_ items: [(checksum: Checksum, libraryPaths: [String])], runID: String, at date: Date) async throws {
         let items = items.map { TrashedPaths(checksum: $0.checksum, libraryPaths: $0.libraryPaths) }

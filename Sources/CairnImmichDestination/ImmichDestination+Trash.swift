@@ -14,15 +14,14 @@ extension ImmichDestination {
     static func runTag(_ runID: String) -> String { "cairn/v1/run/\(runID)" }
 
     package func trash(_ candidates: [DeleteCandidate], runID: String, sourcePaths: [Checksum: String],
-                       library: Library, now: Date) async throws -> DeletionRun.Summary {
+                       library: Library, catalog: any DeletionCatalog, now: Date) async throws -> DeletionRun.Summary {
         var summary = DeletionRun.Summary()
-        let catalog = library.catalog
         // A Live Photo is one unit, and Immich does not cascade through the link: both parts go.
-        let candidates = try DeletionRun.withMotionParts(candidates, catalog: catalog)
+        let candidates = try await DeletionRun.withMotionParts(candidates, catalog: catalog)
         var items: [TrashItem] = []
         var assetIDs: [String] = []
         for candidate in candidates {
-            guard let asset = try catalog.asset(candidate.checksum),
+            guard let asset = try await catalog.asset(candidate.checksum),
                   let assetID = Self.assetID(inOriginalPath: asset.originalPath) else {
                 summary.failures.append(DeletionFailure(checksum: candidate.checksum, path: candidate.checksum.hex,
                                                         reason: "not in this Immich destination's catalog; nothing to trash"))
@@ -49,8 +48,8 @@ extension ImmichDestination {
             }
             return summary
         }
-        try catalog.markTrashed(items.map { ($0.checksum, $0.libraryPaths) }, runID: runID, at: now)
-        try ReconcileStore(catalog: catalog).removePending(items.map(\.checksum))
+        try await catalog.markTrashed(items.map { ($0.checksum, $0.libraryPaths) }, runID: runID, at: now)
+        try await catalog.removePending(items.map(\.checksum))
         summary.trashed = items
         return summary
     }
@@ -69,9 +68,9 @@ extension ImmichDestination {
 
     /// Brings a run's assets back from Immich's trash, journals it, puts their records back in the catalog and
     /// excludes them from trashing, so the next sync does not take again what a person just brought back.
-    package func restore(runID: String, library: Library, now: Date) async throws -> RestoreSummary {
-        let catalog = library.catalog
-        let trashed = try catalog.trashedAssets(runID: runID)
+    package func restore(runID: String, library: Library, catalog: any DeletionCatalog, now: Date) async throws
+        -> RestoreSummary {
+        let trashed = try await catalog.trashedAssets(runID: runID)
         var byAssetID: [String: TrashedAssetRecord] = [:]
         for record in trashed {
             if let id = Self.assetID(inOriginalPath: record.asset.originalPath) { byAssetID[id] = record }
@@ -92,10 +91,8 @@ extension ImmichDestination {
                                             paths: record.libraryPaths, timestamp: now))
         }
         do { try await client.restoreFromTrash(ids.sorted()) } catch { throw refusedOrFailed(error) }
-        let back = try catalog.restoreTrashed(trashed.map(\.asset.checksum), runID: runID)
-        let store = ReconcileStore(catalog: catalog)
-        let sources = try store.sources().compactMap(\.id)
-        if !sources.isEmpty, !back.isEmpty { try store.exclude(back, sourceIDs: sources, at: now) }
+        let back = try await catalog.restoreTrashed(trashed.map(\.asset.checksum), runID: runID)
+        try await TrashMaintenance.excludeEverywhere(back, catalog: catalog, at: now)
         return RestoreSummary(restored: back, restoredByTagOnly: taggedOnly)
     }
 }

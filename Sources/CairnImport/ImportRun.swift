@@ -304,6 +304,6 @@ public struct ImportRun: Sendable {
 }
 
 /// What a run (an import, a sync) asks of its catalog: items, snapshots, run records, run tables, what links to
-/// assets, and the reconciliation stores.
+/// assets, the reconciliation stores, and the trash's records (a sync's deletions).
 public typealias ImportCatalog = ItemCatalog & SnapshotCatalog & RunCatalog & RunTablesCatalog & AssetLinkCatalog
-    & ReconcileCatalog
+    & ReconcileCatalog & TrashCatalog

@@ -37,6 +37,30 @@ public final class PostgresCatalog: Sendable {
         }
     }
 
+    /// Connects to `location` for a command that only reads (`cairn status`): nothing is migrated or claimed. A
+    /// database that holds no catalog, an older schema than this cairn's, or another library's catalog is refused.
+    public static func reading<Result: Sendable>(at location: PostgresLocation, library: String,
+                                                 _ body: (PostgresCatalog) async throws -> Result) async throws -> Result {
+        let client = PostgresClient(configuration: location.clientConfiguration())
+        return try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await client.run() }
+            defer { group.cancelAll() }
+            let catalog = PostgresCatalog(library: library, client: client)
+            let missing = try await catalog.failing("read its schema's version") {
+                try await CatalogSchema.migrations.missing(client, logger: catalog.logger)
+            }
+            if missing.count == CatalogSchema.migrations.migrations.count {
+                throw PostgresCatalogError.noCatalog(location: location.description)
+            }
+            if !missing.isEmpty { throw PostgresCatalogError.olderSchema(location: location.description) }
+            let rows = try await client.query("SELECT identity FROM cairn.catalog_library", logger: catalog.logger)
+            for try await owner in rows.decode(String.self) where owner != library {
+                throw PostgresCatalogError.otherLibrary(owner: owner, library: library, location: location.description)
+            }
+            return try await body(catalog)
+        }
+    }
+
     /// Runs `body`, its errors named for `operation` in one line that helps (postgres-nio's own description says
     /// nothing, on purpose).
     func failing<Value>(_ operation: String, _ body: () async throws -> Value) async throws -> Value {
@@ -76,6 +100,10 @@ public enum PostgresCatalogError: Error, CustomStringConvertible, Equatable {
     case missingRow(String)
     /// The server or the connection failed an operation; `reason` is PostgreSQL's word, never the password.
     case failed(operation: String, reason: String)
+    /// A command that only reads found no catalog in the database.
+    case noCatalog(location: String)
+    /// A command that only reads found the catalog's schema older than this cairn's.
+    case olderSchema(location: String)
 
     public var description: String {
         switch self {
@@ -85,6 +113,10 @@ public enum PostgresCatalogError: Error, CustomStringConvertible, Equatable {
             "the catalog returned no row for \(what)"
         case .failed(let operation, let reason):
             "the catalog could not \(operation): \(reason)"
+        case .noCatalog(let location):
+            "\(location) holds no cairn catalog yet (`cairn import --catalog` makes one)"
+        case .olderSchema(let location):
+            "the catalog at \(location) was made by an older cairn; the next `cairn import` or `cairn sync` brings it up to date"
         }
     }
 }

@@ -37,6 +37,20 @@ package struct PostgresMigrations: Sendable {
         }
     }
 
+    /// The versions `apply` would add: every one when the schema was never made. Reads only.
+    package func missing(_ client: PostgresClient, logger: Logger) async throws -> [Int] {
+        let table = name + "_migration"
+        var applied = Set<Int>()
+        let exists = try await client.query("SELECT to_regclass(\(table)) IS NOT NULL", logger: logger).decode(Bool.self)
+        for try await found in exists where found {
+            for try await version in try await client.query(PostgresQuery(unsafeSQL: "SELECT version FROM \(table)"),
+                                                            logger: logger).decode(Int.self) {
+                applied.insert(version)
+            }
+        }
+        return migrations.map(\.version).filter { !applied.contains($0) }
+    }
+
     private static func binds(_ version: Int) -> PostgresBindings {
         var binds = PostgresBindings()
         binds.append(version)

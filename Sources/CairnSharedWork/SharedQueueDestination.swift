@@ -43,8 +43,9 @@ package struct SharedQueueDestination: ImportDestination {
     }
 
     package func trash(_ candidates: [DeleteCandidate], runID: String, sourcePaths: [Checksum: String],
-                       library: Library, now: Date) async throws -> DeletionRun.Summary {
-        try await self.library.trash(candidates, runID: runID, sourcePaths: sourcePaths, library: library, now: now)
+                       library: Library, catalog: any DeletionCatalog, now: Date) async throws -> DeletionRun.Summary {
+        try await self.library.trash(candidates, runID: runID, sourcePaths: sourcePaths, library: library,
+                                     catalog: catalog, now: now)
     }
 
     package func trashNote(count: Int, runID: String) -> String { library.trashNote(count: count, runID: runID) }

@@ -30,7 +30,7 @@ package protocol ImportDestination: Sendable {
     var restoredFromTrash: Int { get }
     /// Moves the plan's deletions to the destination's trash (journaled first, restorable by run).
     func trash(_ candidates: [DeleteCandidate], runID: String, sourcePaths: [Checksum: String], library: Library,
-               now: Date) async throws -> DeletionRun.Summary
+               catalog: any DeletionCatalog, now: Date) async throws -> DeletionRun.Summary
     /// Where a run's trash went and how to bring it back, for the run's narration.
     func trashNote(count: Int, runID: String) -> String
 }
@@ -77,8 +77,9 @@ package struct LibraryDestination: ImportDestination {
     package var restoredFromTrash: Int { 0 }
 
     package func trash(_ candidates: [DeleteCandidate], runID: String, sourcePaths: [Checksum: String],
-                       library: Library, now: Date) async throws -> DeletionRun.Summary {
-        try DeletionRun(library: library).trash(candidates, runID: runID, sourcePaths: sourcePaths, now: now)
+                       library: Library, catalog: any DeletionCatalog, now: Date) async throws -> DeletionRun.Summary {
+        try await DeletionRun(library: library, catalog: catalog).trash(candidates, runID: runID, sourcePaths: sourcePaths,
+                                                                        now: now)
     }
 
     package func trashNote(count: Int, runID: String) -> String {

@@ -9,32 +9,44 @@ import Glibc
 public enum LibraryStatus {
     public static func report(library: Library) throws -> StatusReport {
         let catalog = library.catalog
+        return report(layout: library.layout, lastRun: try catalog.lastRun(), lastSuccess: try catalog.lastSuccessfulRun(),
+                      owingDerivatives: try catalog.importItemsOwingDerivatives())
+    }
+
+    /// The report of a library whose catalog is any backend's (its PostgreSQL database).
+    public static func report(layout: LibraryLayout, catalog: any ItemCatalog & RunCatalog) async throws -> StatusReport {
+        report(layout: layout, lastRun: try await catalog.lastRun(command: nil),
+               lastSuccess: try await catalog.lastSuccessfulRun(),
+               owingDerivatives: try await catalog.importItemsOwingDerivatives())
+    }
+
+    static func report(layout: LibraryLayout, lastRun record: RunRecord?, lastSuccess: RunRecord?,
+                       owingDerivatives: Int) -> StatusReport {
         var lastRun: RunSummary?
-        if let record = try catalog.lastRun() {
+        if let record {
             lastRun = record.summary.flatMap { try? NarrationJSON.decoder().decode(RunSummary.self, from: Data($0.utf8)) }
             if lastRun == nil {
                 // Killed before it could write its summary: its run log still tells how far it got.
-                let events = (try? RunLogStore(directory: library.layout.runLogDirectory).events(of: record.id)) ?? []
+                let events = (try? RunLogStore(directory: layout.runLogDirectory).events(of: record.id)) ?? []
                 lastRun = NarrationState.replay(events).summary()
                     ?? RunSummary(runID: record.id, command: record.command, startedAt: record.startedAt, status: .syncing)
             }
         }
-        let lastSuccess = try catalog.lastSuccessfulRun()
         var report = StatusReport(lastRun: lastRun, lastSuccessfulSync: lastSuccess?.endedAt ?? lastSuccess?.startedAt,
-                                  isRunning: isLocked(library))
-        report.awaitingDerivatives = try catalog.importItemsOwingDerivatives()
+                                  isRunning: isLocked(libraryRoot: layout.root))
+        report.awaitingDerivatives = owingDerivatives
         return report
     }
 
     /// Whether another process holds the library lock right now.
     /// The holder's pid, written in the lock file, answers first without touching the lock: only when that
     /// process is alive is the shared lock tried (briefly), so looking never gets in a starting run's way.
-    public static func isLocked(_ library: Library) -> Bool {
-        guard let holder = LibraryLock.recordedHolder(libraryRoot: library.layout.root) else { return false }
+    static func isLocked(libraryRoot: String) -> Bool {
+        guard let holder = LibraryLock.recordedHolder(libraryRoot: libraryRoot) else { return false }
         switch SystemCall.result({ kill(holder, 0) }) {
         case .success, .failure(.notPermitted): break  // alive (another user's process answers EPERM)
         case .failure: return false
         }
-        return (try? ReaderLock(libraryRoot: library.layout.root)) == nil
+        return (try? ReaderLock(libraryRoot: libraryRoot)) == nil
     }
 }

@@ -137,7 +137,7 @@ public struct SyncRun: Sendable {
                 if interrupted, !plan.deleteCandidates.isEmpty {
                     narrator.warning("interrupted: \(plan.deleteCandidates.count) deletions wait for the next sync")
                 }
-                let trashed = interrupted ? nil : try await trash(plan, runFiles: files)
+                let trashed = interrupted ? nil : try await trash(plan, runFiles: files, catalog: catalog)
                 let review = Self.review(plan)
                 let held = plan.exitStatus == .deletionsHeldBySafetyRail
                     ? "deletions held: " + (plan.verdict.holds.first?.reason ?? "a safety rail tripped") : nil
@@ -158,7 +158,8 @@ public struct SyncRun: Sendable {
     }
 
     /// Trashes the plan's delete candidates, when deletions are switched on.
-    private func trash(_ plan: ReconciliationPlan, runFiles: any RunTables) async throws -> DeletionRun.Summary? {
+    private func trash(_ plan: ReconciliationPlan, runFiles: any RunTables, catalog: any DeletionCatalog) async throws
+        -> DeletionRun.Summary? {
         let narrator = narration.narrator
         guard !plan.deleteCandidates.isEmpty else { return nil }
         guard options.applyDeletions else {
@@ -168,7 +169,8 @@ public struct SyncRun: Sendable {
         let sourcePaths = try await runFiles.lastSourcePaths(of: plan.deleteCandidates.map(\.checksum))
         let destination = options.importOptions.destination
         let summary = try await destination.trash(
-            plan.deleteCandidates, runID: narration.runID, sourcePaths: sourcePaths, library: library, now: now())
+            plan.deleteCandidates, runID: narration.runID, sourcePaths: sourcePaths, library: library,
+            catalog: catalog, now: now())
         narrator.note(destination.trashNote(count: summary.trashed.count, runID: narration.runID))
         for failure in summary.failures { narrator.failed(file: failure.path, reason: FailureReason(failure.reason), phase: .finalizing) }
         return summary

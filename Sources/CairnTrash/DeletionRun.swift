@@ -13,8 +13,13 @@ import Foundation
 /// run: a candidate whose files already sit in an earlier run's trash is just marked trashed.
 public struct DeletionRun: Sendable {
     public let library: Library
+    /// The library's catalog: its SQLite file or its PostgreSQL database.
+    public let catalog: any DeletionCatalog
 
-    public init(library: Library) { self.library = library }
+    public init(library: Library, catalog: any DeletionCatalog) {
+        self.library = library
+        self.catalog = catalog
+    }
 
     public struct Summary: Sendable, Equatable {
         /// Assets moved to the trash this run (or found there from an interrupted earlier run).
@@ -33,17 +38,18 @@ public struct DeletionRun: Sendable {
     ///   `restore --file-name-matches`); the asset's first source path is used when absent.
     /// A Live Photo is one unit: a still that goes to the trash takes its movie along, unless some source still
     /// holds the movie (it would only be imported again).
-    public static func withMotionParts(_ candidates: [DeleteCandidate], catalog: Catalog) throws -> [DeleteCandidate] {
+    public static func withMotionParts(_ candidates: [DeleteCandidate], catalog: any DeletionCatalog) async throws
+        -> [DeleteCandidate] {
         var all = candidates
         var present = Set(candidates.map(\.checksum))
         var partners: [(DeleteCandidate, Checksum)] = []
         for candidate in candidates {
-            if let pair = try catalog.pair(of: candidate.checksum), pair.still == candidate.checksum,
+            if let pair = try await catalog.pair(of: candidate.checksum), pair.still == candidate.checksum,
                !present.contains(pair.motion) {
                 partners.append((candidate, pair.motion))
             }
         }
-        let held = try catalog.heldByAnySource(Set(partners.map(\.1)))
+        let held = try await catalog.heldByAnySource(Set(partners.map(\.1)))
         for (still, motion) in partners where !held.contains(motion) && present.insert(motion).inserted {
             all.append(DeleteCandidate(checksum: motion, basis: still.basis, confirmedAt: still.confirmedAt))
         }
@@ -52,11 +58,10 @@ public struct DeletionRun: Sendable {
 
     public func trash(
         _ candidates: [DeleteCandidate], runID: String, sourcePaths: [Checksum: String] = [:], now: Date
-    ) throws -> Summary {
+    ) async throws -> Summary {
         var summary = Summary()
         guard !candidates.isEmpty else { return summary }
-        let catalog = library.catalog
-        let candidates = try Self.withMotionParts(candidates, catalog: catalog)
+        let candidates = try await Self.withMotionParts(candidates, catalog: catalog)
         let layout = library.layout
         let mover = TrashMover(libraryRoot: layout.root)
 
@@ -65,7 +70,7 @@ public struct DeletionRun: Sendable {
         var earlierTrash: [Checksum: JournalEntry]?
         for candidate in candidates {
             let checksum = candidate.checksum
-            guard let asset = try catalog.asset(checksum) else {
+            guard let asset = try await catalog.asset(checksum) else {
                 summary.failures.append(DeletionFailure(checksum: checksum, path: checksum.hex,
                                                         reason: "not in the library's catalog; nothing to trash"))
                 continue
@@ -77,24 +82,25 @@ public struct DeletionRun: Sendable {
                 if let entry = earlierTrash?[checksum], entry.paths.contains(asset.originalPath),
                    FileSystem.exists(layout.absolute("trash/\(entry.runID)/\(asset.originalPath)")) {
                     recovered.append(TrashItem(checksum: checksum, libraryPaths: entry.paths, sourcePath: entry.sourcePath))
-                    try catalog.markTrashed([(checksum, entry.paths)], runID: entry.runID, at: entry.timestamp)
+                    try await catalog.markTrashed([(checksum, entry.paths)], runID: entry.runID, at: entry.timestamp)
                     continue
                 }
             }
             // Sidecars follow their media to the trash (and back on restore).
-            let sidecars = try catalog.sidecars(of: checksum).map(\.path).filter { FileSystem.exists(layout.absolute($0)) }
+            let sidecars = try await catalog.sidecars(of: checksum).map(\.path).filter { FileSystem.exists(layout.absolute($0)) }
             let paths = [asset.originalPath] + Self.derivedFiles(of: checksum, layout: layout) + sidecars
             items.append(TrashItem(checksum: checksum, libraryPaths: paths, sourcePath: sourcePath))
         }
 
-        let report = try mover.trash(items, runID: runID, now: now)
+        let moving = items
+        let report = try await BlockingPool.run { try mover.trash(moving, runID: runID, now: now) }
         summary.failures += report.failures
         // An asset leaves the listing only once its original is in the trash.
         let originals = Dictionary(uniqueKeysWithValues: items.map { ($0.checksum, $0.libraryPaths[0]) })
         let trashed = report.trashed.filter { $0.libraryPaths.contains(originals[$0.checksum] ?? "") }
-        try catalog.markTrashed(trashed.map { ($0.checksum, $0.libraryPaths) }, runID: runID, at: now)
+        try await catalog.markTrashed(trashed.map { ($0.checksum, $0.libraryPaths) }, runID: runID, at: now)
         summary.trashed = recovered + trashed
-        try ReconcileStore(catalog: catalog).removePending(summary.trashed.map(\.checksum))
+        try await catalog.removePending(summary.trashed.map(\.checksum))
         return summary
     }
 

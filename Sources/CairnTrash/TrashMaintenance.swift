@@ -8,8 +8,13 @@ import Foundation
 /// the catalog must learn from them. Callers hold the `LibraryLock`.
 public struct TrashMaintenance: Sendable {
     public let library: Library
+    /// The library's catalog: its SQLite file or its PostgreSQL database.
+    public let catalog: any DeletionCatalog
 
-    public init(library: Library) { self.library = library }
+    public init(library: Library, catalog: any DeletionCatalog) {
+        self.library = library
+        self.catalog = catalog
+    }
 
     public struct RestoreSummary: Sendable, Equatable {
         public var files: RestoreReport
@@ -24,36 +29,44 @@ public struct TrashMaintenance: Sendable {
     /// Moves a run's trashed files back byte-identical (all, or those of `checksums`, or those whose
     /// file name matches `fileNameMatching`), journals it, and puts the assets back in the catalog.
     public func restore(runID: String, checksums: Set<Checksum>? = nil, fileNameMatching pattern: String? = nil,
-                        now: Date) throws -> RestoreSummary {
+                        now: Date) async throws -> RestoreSummary {
         let mover = TrashMover(libraryRoot: library.layout.root)
         // Restoring one part of a Live Photo restores both.
         var checksums = checksums
         if let asked = checksums {
             for checksum in asked {
-                if let pair = try library.catalog.pair(of: checksum) { checksums?.formUnion([pair.still, pair.motion]) }
+                if let pair = try await catalog.pair(of: checksum) { checksums?.formUnion([pair.still, pair.motion]) }
             }
         }
-        let report = try mover.restore(runID: runID, checksums: checksums, fileNameMatching: pattern, now: now)
+        let chosen = checksums
+        let report = try await BlockingPool.run {
+            try mover.restore(runID: runID, checksums: chosen, fileNameMatching: pattern, now: now)
+        }
         var back = Set(report.restored.map(\.checksum))
         // Files already in place (restored before, or imported again): their records come back too.
         let alreadyPresent = Set(report.alreadyPresent)
-        for trashed in try library.catalog.trashedAssets(runID: runID)
+        for trashed in try await catalog.trashedAssets(runID: runID)
         where alreadyPresent.contains(trashed.asset.originalPath) {
             back.insert(trashed.asset.checksum)
         }
-        let assetsBack = try library.catalog.restoreTrashed(back.sorted(), runID: runID)
-        let store = ReconcileStore(catalog: library.catalog)
-        let sources = try store.sources().compactMap(\.id)
+        let assetsBack = try await catalog.restoreTrashed(back.sorted(), runID: runID)
         let excluded = back.sorted()
-        if !sources.isEmpty, !excluded.isEmpty { try store.exclude(excluded, sourceIDs: sources, at: now) }
+        try await Self.excludeEverywhere(excluded, catalog: catalog, at: now)
         return RestoreSummary(files: report, assetsBack: assetsBack, excluded: excluded)
+    }
+
+    /// Excludes `checksums` from trashing in every source of the catalog: what a person brought back stays.
+    public static func excludeEverywhere(_ checksums: [Checksum], catalog: any DeletionCatalog, at now: Date) async throws {
+        let sources = try await catalog.sources().compactMap(\.id)
+        if !sources.isEmpty, !checksums.isEmpty { try await catalog.exclude(checksums, sourceIDs: sources, at: now) }
     }
 
     /// Deletes for good the trash of runs whose last trashing is at least `days` days old, and
     /// forgets their assets.
-    public func purge(olderThanDays days: Int, now: Date) throws -> PurgeReport {
-        let report = try TrashMover(libraryRoot: library.layout.root).purge(olderThan: TimeInterval(days) * 86_400, now: now)
-        try library.catalog.forgetTrashed(runIDs: report.purgedRuns)
+    public func purge(olderThanDays days: Int, now: Date) async throws -> PurgeReport {
+        let mover = TrashMover(libraryRoot: library.layout.root)
+        let report = try await BlockingPool.run { try mover.purge(olderThan: TimeInterval(days) * 86_400, now: now) }
+        try await catalog.forgetTrashed(runIDs: report.purgedRuns)
         return report
     }
 }

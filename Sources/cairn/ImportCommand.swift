@@ -115,21 +115,11 @@ struct ImportCommand: AsyncParsableCommand {
     func validate() throws {
         guard (hashThreads ?? 1) >= 1, (copyThreads ?? 1) >= 1 else { throw ValidationError("Thread counts must be at least 1.") }
         #if SharedQueue
-        try shared.check(immich: (try? destination.isImmich(libraryRoot: library.resolvedPath)) ?? false,
-                         libraryRoot: library.resolvedPath)
-        if try catalog.location(libraryRoot: library.resolvedPath) != nil {
-            // What reads or writes a catalog of its own beside the run's (Immich's state, the queue's records, the
-            // metrics' library view) still reads SQLite.
-            if (try? destination.isImmich(libraryRoot: library.resolvedPath)) == true {
-                throw ValidationError("--catalog does not work with --destination immich yet: Immich's state is kept in SQLite.")
-            }
-            if shared.isSharing(libraryRoot: library.resolvedPath) {
-                throw ValidationError("--catalog does not work with --queue yet: give one or the other.")
-            }
-            if try metrics.settings(libraryRoot: library.resolvedPath, quarantineDays: nil) != nil {
-                throw ValidationError("--catalog does not work with metrics (--metrics-file, --metrics-push) yet: they read the SQLite catalog.")
-            }
-        }
+        let root = library.resolvedPath
+        let immich = (try? destination.isImmich(libraryRoot: root)) ?? false
+        try shared.check(immich: immich, libraryRoot: root)
+        try catalog.checkCombination(libraryRoot: root, immich: immich, sharing: shared.isSharing(libraryRoot: root),
+                                     metrics: try metrics.settings(libraryRoot: root, quarantineDays: nil) != nil)
         #endif
         _ = try pipelineConfiguration()
         var isDirectory: ObjCBool = false
@@ -194,22 +184,11 @@ struct ImportCommand: AsyncParsableCommand {
     /// The run with the library's catalog in PostgreSQL at `location`: the library's lock held there, no SQLite
     /// catalog opened or made in its folder.
     private func run(_ options: ImportOptions, catalog location: PostgresLocation) async throws {
-        do {
-            try await SharedCatalog.run(catalog: location, libraryRoot: library.resolvedPath, command: "import", lockLost: { other in
-                Output.error("the library's lock in PostgreSQL went to another run (\(other)): stopping")
-                options.cancellation.cancel(deadline: PipelineCancellation.defaultDeadline)
-            }) { opened, catalog in
+        try await CatalogAccess.reportingFailures {
+            try await CatalogAccess.running(catalog: location, libraryRoot: library.resolvedPath, command: "import",
+                                            cancellation: options.cancellation) { opened, catalog in
                 try await run(options, opened: opened, catalog: catalog, metrics: nil)
             }
-        } catch let locked as LibraryLockedError {
-            Output.error(locked.description)
-            throw ExitCode(locked.exitStatus.rawValue)
-        } catch let error as SharedWorkError {
-            Output.error(error.description)
-            throw ExitCode(ExitStatus.failure.rawValue)
-        } catch let error as WorkerError {
-            Output.error(error.description)
-            throw ExitCode(error.exitStatus.rawValue)
         }
     }
     #endif

@@ -1,7 +1,9 @@
 import ArgumentParser
+import CairnCatalog
 import CairnCore
 import CairnImmich
 import CairnImmichDestination
+import CairnImport
 import CairnLibrary
 import CairnPipeline
 import CairnStages
@@ -23,6 +25,9 @@ struct RestoreCommand: AsyncParsableCommand {
             recorded for the run, and any the server shows with the run's tag (cairn/v1/run/ID); a Live \
             Photo's still and movie come back together. --asset and --file-name-matches apply to the library only.
 
+            A library whose catalog is in PostgreSQL (see `cairn import --help`) is restored there, under the \
+            library's lock held in the database.
+
             Exit codes: 0 restored; 3 some files could not be restored (each is listed); 1 nothing to \
             restore or the run is unknown; 75 another cairn process holds the library; 77 the Immich \
             server refused the API key.
@@ -43,6 +48,10 @@ struct RestoreCommand: AsyncParsableCommand {
     @OptionGroup var library: LibraryOption
     @OptionGroup var destination: DestinationOptions
 
+    #if SharedQueue
+    @OptionGroup var catalog: CatalogLocationOption
+    #endif
+
     func validate() throws {
         try destination.rejectAlbums(in: "restore")
         guard !runID.isEmpty else { throw ValidationError("--run-id needs a run id.") }
@@ -62,18 +71,25 @@ struct RestoreCommand: AsyncParsableCommand {
             return try await restoreFromImmich()
         }
         let checksums = try ChecksumArguments.parse(assets, option: "--asset")
-        try LibraryAccess.reportingFailures {
-            try LibraryAccess.changingExisting(library) { opened in try restore(in: opened, checksums: checksums) }
+        try await CatalogAccess.reportingFailures {
+            let restore: (Library, any ImportCatalog) async throws -> Void = { opened, catalog in
+                try await self.restore(in: opened, catalog: catalog, checksums: checksums)
+            }
+            #if SharedQueue
+            try await CatalogAccess.changingExisting(library, catalog: catalog, command: "restore", restore)
+            #else
+            try await CatalogAccess.changingExisting(library, restore)
+            #endif
         }
     }
 
     /// The run's trashed files back into the library, which the caller holds.
-    private func restore(in opened: Library, checksums: [Checksum]) throws {
+    private func restore(in opened: Library, catalog: any DeletionCatalog, checksums: [Checksum]) async throws {
         let journal = DeletionJournal(libraryRoot: opened.layout.root)
         guard try journal.entries(runID: runID).contains(where: { $0.action == .trash }) else {
             throw CommandError("run \(runID): it trashed nothing (see `cairn journal list`)")
         }
-        let summary = try TrashMaintenance(library: opened).restore(
+        let summary = try await TrashMaintenance(library: opened, catalog: catalog).restore(
             runID: runID, checksums: checksums.isEmpty ? nil : Set(checksums), fileNameMatching: fileNamePattern,
             now: Date())
         let files = summary.files
@@ -118,7 +134,10 @@ struct RestoreCommand: AsyncParsableCommand {
         }
         defer { opened.close() }
         let summary: ImmichDestination.RestoreSummary
-        do { summary = try await immich.restore(runID: runID, library: opened, now: Date()) } catch let failure as ImmichFailure {
+        do {
+            summary = try await immich.restore(runID: runID, library: opened, catalog: SQLiteCatalog(catalog: opened.catalog),
+                                               now: Date())
+        } catch let failure as ImmichFailure {
             Output.error(failure.description)
             throw ExitCode(failure.kind == .needsAuth ? ExitStatus.needsAuth.rawValue : ExitStatus.failure.rawValue)
         }

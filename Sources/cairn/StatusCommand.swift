@@ -1,10 +1,17 @@
 import ArgumentParser
+import CairnCore
 import CairnLibrary
+import CairnNarration
+#if SharedQueue
+import CairnPostgresCatalog
+import CairnQueue
+import CairnSharedWork
+#endif
 import CairnStatus
 import Foundation
 
 /// `cairn status`: when the library last synced, how the last run went, and what waits for review.
-struct StatusCommand: ParsableCommand {
+struct StatusCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "status",
         abstract: "Show the library's last run: outcome, when, its phase timeline, counts and failed files."
@@ -15,7 +22,11 @@ struct StatusCommand: ParsableCommand {
     @Flag(help: "Print the status as one JSON object.")
     var json = false
 
-    func run() throws {
+    #if SharedQueue
+    @OptionGroup var catalog: CatalogLocationOption
+    #endif
+
+    func run() async throws {
         let path = library.resolvedPath
         let immich = Self.immichStates(in: path)
         guard LibraryLayout.holdsLibrary(path) || !immich.isEmpty else {
@@ -24,9 +35,7 @@ struct StatusCommand: ParsableCommand {
         }
         let now = Date()
         if LibraryLayout.holdsLibrary(path) {
-            let opened = try Library(root: path, readOnly: true)
-            defer { opened.close() }
-            let report = try LibraryStatus.report(library: opened)
+            let report = try await Self.report(libraryRoot: path, catalog: catalogLocation(libraryRoot: path))
             if json {
                 Output.line(report.json(now: now))
             } else {
@@ -42,6 +51,42 @@ struct StatusCommand: ParsableCommand {
             Output.line("\nImmich destination \(server), user \(user):")
             FileHandle.standardOutput.write(Data(try LibraryStatus.report(library: opened).text(now: now).utf8))
         }
+    }
+
+    #if SharedQueue
+    private func catalogLocation(libraryRoot: String) throws -> PostgresLocation? {
+        try catalog.location(libraryRoot: libraryRoot)
+    }
+
+    /// The library's report from its catalog: its SQLite file, or the PostgreSQL database `catalog` names, read only.
+    static func report(libraryRoot: String, catalog location: PostgresLocation?) async throws -> StatusReport {
+        guard let location else { return try report(libraryRoot: libraryRoot) }
+        let layout = LibraryLayout(root: FileSystem.resolved(libraryRoot) ?? libraryRoot)
+        try Library.checkCatalog(of: layout, isAt: location.description)
+        guard let identity = LibraryIdentity.read(layout) else {
+            throw CommandError("\(layout.root): no cairn library here yet (run `cairn import FOLDER --catalog URL` first)")
+        }
+        do {
+            return try await PostgresCatalog.reading(at: location, library: identity) { catalog in
+                try await LibraryStatus.report(layout: layout, catalog: catalog)
+            }
+        } catch let error as PostgresCatalogError {
+            Output.error(error.description)
+            throw ExitCode(ExitStatus.failure.rawValue)
+        }
+    }
+    #else
+    private func catalogLocation(libraryRoot: String) throws -> Never? { nil }
+
+    static func report(libraryRoot: String, catalog: Never?) async throws -> StatusReport {
+        try report(libraryRoot: libraryRoot)
+    }
+    #endif
+
+    static func report(libraryRoot: String) throws -> StatusReport {
+        let opened = try Library(root: libraryRoot, readOnly: true)
+        defer { opened.close() }
+        return try LibraryStatus.report(library: opened)
     }
 
     /// `<library>/immich/<server>/<user id>` folders that hold cairn's state for an Immich destination.

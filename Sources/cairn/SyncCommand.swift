@@ -1,4 +1,5 @@
 import ArgumentParser
+import CairnCatalog
 import CairnCore
 import CairnImmichDestination
 import CairnImport
@@ -36,6 +37,9 @@ struct SyncCommand: AsyncParsableCommand {
             deletions, after the same quarantine and rails, go to Immich's trash, tagged cairn/v1/run/<run-id>: \
             `cairn restore --run-id ID --destination immich` brings a run back. cairn never empties Immich's trash.
 
+            With --catalog (see `cairn import --help`), the sync reads and writes the library's catalog in that \
+            PostgreSQL database, its deletions and trash included, under the library's lock held there.
+
             \(ImportCommand.queueHelp)Exit codes: 0 done; 3 some files failed; 4 a safety rail held every deletion; 64 bad command line or \
             configuration; 75 another cairn process holds the library; 77 the Immich server refused the API key; \
             130 interrupted; 1 could not start.
@@ -62,14 +66,19 @@ struct SyncRunOptions: ParsableArguments {
     @OptionGroup var metrics: MetricsOptions
     #if SharedQueue
     @OptionGroup var shared: SharedWorkOptions
+    @OptionGroup var catalog: CatalogLocationOption
     #endif
 
     func check(source: String?) throws {
         if let source, source.isEmpty { throw ValidationError("SOURCE needs a folder path.") }
         try reconcile.check(libraryRoot: library.resolvedPath, source: source, needsSource: true)
         #if SharedQueue
-        try shared.check(immich: (try? destination.isImmich(libraryRoot: library.resolvedPath)) ?? false,
-                         libraryRoot: library.resolvedPath, configFile: reconcile.config)
+        let root = library.resolvedPath
+        let immich = (try? destination.isImmich(libraryRoot: root)) ?? false
+        try shared.check(immich: immich, libraryRoot: root, configFile: reconcile.config)
+        try catalog.checkCombination(libraryRoot: root, immich: immich,
+                                     sharing: shared.isSharing(libraryRoot: root, configFile: reconcile.config),
+                                     metrics: try metrics.settings(libraryRoot: root, quarantineDays: nil) != nil)
         #endif
     }
 
@@ -79,6 +88,7 @@ struct SyncRunOptions: ParsableArguments {
                                         destination: destination, metrics: metrics)
         #if SharedQueue
         invocation.shared = shared
+        invocation.catalog = catalog
         #endif
         return invocation
     }
@@ -140,6 +150,8 @@ struct SyncInvocation {
     #if SharedQueue
     /// `--queue`: the thumbnails and clips shared with workers (a dry run queues nothing).
     var shared: SharedWorkOptions?
+    /// `--catalog`: the library's catalog in PostgreSQL (a dry run reads only a SQLite catalog so far).
+    var catalog: CatalogLocationOption?
     #endif
 
     func run() async throws {
@@ -152,6 +164,17 @@ struct SyncInvocation {
         let immich = try await destination.connect(libraryRoot: library.resolvedPath, uploads: uploads,
                                                    cancellation: cancellation)
         #if SharedQueue
+        if immich == nil, !dryRun, let location = try catalog?.location(libraryRoot: library.resolvedPath) {
+            catalog?.warnOfExposedPassword()
+            try await CatalogAccess.reportingFailures {
+                try await CatalogAccess.running(catalog: location, libraryRoot: library.resolvedPath, command: "sync",
+                                                cancellation: cancellation) { opened, catalog in
+                    try await run(opened: opened, catalog: catalog, immich: nil, shared: nil, metrics: nil,
+                                  cancellation: cancellation)
+                }
+            }
+            return
+        }
         if immich == nil, !dryRun, let shared, shared.isSharing(libraryRoot: library.resolvedPath, configFile: reconcile.config) {
             try await shared.run(command: "sync", libraryRoot: library.resolvedPath, configFile: reconcile.config,
                                  cancellation: cancellation) { destination in
@@ -190,6 +213,17 @@ struct SyncInvocation {
         let runMetrics = try metricsSettings.map {
             try RunMetricsSession(settings: $0, library: opened, labelRoot: settingsRoot, sourceRoot: sourcePath)
         }
+        try await run(opened: opened, catalog: nil, immich: immich, shared: shared, metrics: runMetrics,
+                      cancellation: cancellation)
+    }
+
+    /// The run on the opened library, its records in `catalog` (the library's SQLite catalog when nil).
+    private func run(opened: Library, catalog: (any ImportCatalog)?, immich: ImmichDestination?,
+                     shared: (any ImportDestination)?, metrics runMetrics: RunMetricsSession?,
+                     cancellation: PipelineCancellation) async throws {
+        let settingsRoot = library.resolvedPath
+        let settings = try reconcile.resolve(libraryRoot: settingsRoot, source: source)
+        guard let sourcePath = settings.source else { throw ReconcileOptions.noSource(libraryRoot: settingsRoot) }
         var importOptions = ImportOptions(source: sourcePath)
         importOptions.cancellation = cancellation
         importOptions.pipeline = try settings.pipelineConfiguration(cores: System.coreCount)
@@ -221,7 +255,9 @@ struct SyncInvocation {
         let output = MultiplexNarrationHandler([renderer] + (runMetrics.map { [$0.handler] } ?? []) + observers)
         let summary: SyncSummary
         do {
-            summary = try await SyncRun(library: opened, options: options, output: output).run()
+            var run = SyncRun(library: opened, options: options, output: output)
+            run.catalog = catalog
+            summary = try await run.run()
         } catch let locked as LibraryLockedError {
             Output.error(locked.description)
             await runMetrics?.finish(library: opened, exitStatus: locked.exitStatus)
@@ -244,7 +280,8 @@ struct SyncInvocation {
             encoder.dateEncodingStrategy = .iso8601
             Output.line(String(decoding: try encoder.encode(summary.plan), as: UTF8.self))
         } else if printsSummary {
-            Output.line(PlanText.render(summary, catalog: opened))
+            let names = try await PlanText.names(in: summary, catalog: catalog ?? SQLiteCatalog(catalog: opened.catalog))
+            Output.line(PlanText.render(summary, names: names))
             if let imported = summary.imported { Output.line(SummaryText.render(imported, libraryRoot: opened.layout.root)) }
         }
         if summary.exitStatus != .success { throw ExitCode(summary.exitStatus.rawValue) }
@@ -253,12 +290,24 @@ struct SyncInvocation {
 
 /// A plan as a person reads it: each list with file names and dates.
 enum PlanText {
-    static func render(_ summary: SyncSummary, catalog library: Library) -> String {
+    /// Where the content the plan names came from: the source path a trashed asset was journaled with, else the
+    /// first source path of its asset.
+    static func names(in summary: SyncSummary, catalog: any ItemCatalog) async throws -> [Checksum: String] {
         let plan = summary.plan
-        let browser = LibraryBrowser(library: library)
+        var names: [Checksum: String] = [:]
+        for item in summary.trashed?.trashed ?? [] { names[item.checksum] = item.sourcePath }
+        let named = plan.deleteCandidates.map(\.checksum) + plan.heldByQuarantine.map(\.checksum)
+            + plan.pendingReview.map(\.checksum) + plan.heldBySafetyRail.map(\.checksum)
+        for checksum in named where names[checksum] == nil {
+            names[checksum] = try await catalog.asset(checksum)?.firstSourcePath
+        }
+        return names
+    }
+
+    static func render(_ summary: SyncSummary, names: [Checksum: String]) -> String {
+        let plan = summary.plan
         func name(_ checksum: Checksum) -> String {
-            let path = browser.firstSourcePath(checksum)
-            return "\(checksum.hex.prefix(12))  \(path ?? "(not in the library)")"
+            "\(checksum.hex.prefix(12))  \(names[checksum] ?? "(not in the library)")"
         }
         var lines = [(summary.dryRun ? "Dry run" : "Sync") + " of \(summary.sourceRoot): " + plan.summary]
         for trip in plan.verdict.holds { lines.append("  held: \(trip.reason)") }

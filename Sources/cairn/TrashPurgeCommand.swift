@@ -1,10 +1,15 @@
 import ArgumentParser
 import CairnCore
+import CairnImport
+import CairnLibrary
+#if SharedQueue
+import CairnSharedWork
+#endif
 import CairnTrash
 import Foundation
 
 /// `cairn trash purge --older-than DAYS`: the only command that deletes files for good.
-struct TrashPurgeCommand: ParsableCommand {
+struct TrashPurgeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "purge",
         abstract: "Delete for good the trash of runs that trashed at least DAYS days ago.",
@@ -12,7 +17,8 @@ struct TrashPurgeCommand: ParsableCommand {
             Age counts from the run's last trashing in the journal. Only folders under <library>/trash/ \
             that the journal knows are deleted; symbolic links are never followed. Each purge is journaled \
             first. Purged files cannot be restored. With --destination immich it purges nothing: cairn never \
-            empties Immich's trash; Immich does (its trash settings, or Empty trash in its web page).
+            empties Immich's trash; Immich does (its trash settings, or Empty trash in its web page). A library \
+            whose catalog is in PostgreSQL (see `cairn import --help`) is purged there, under the library's lock.
             """
     )
 
@@ -22,21 +28,30 @@ struct TrashPurgeCommand: ParsableCommand {
     @OptionGroup var library: LibraryOption
     @OptionGroup var destination: DestinationOptions
 
+    #if SharedQueue
+    @OptionGroup var catalog: CatalogLocationOption
+    #endif
+
     func validate() throws {
         try destination.rejectAlbums(in: "trash purge")
         guard olderThanDays >= 0 else { throw ValidationError("--older-than must be 0 or more days.") }
     }
 
-    func run() throws {
+    func run() async throws {
         if try destination.isImmich(libraryRoot: library.resolvedPath) {
             Output.line("cairn never purges Immich's trash: Immich empties it (its trash settings, or Empty trash "
                         + "in its web page). Until then `cairn restore --run-id ID --destination immich` brings a run back.")
             return
         }
-        try LibraryAccess.reportingFailures {
-            let report = try LibraryAccess.changingExisting(library) { opened in
-                try TrashMaintenance(library: opened).purge(olderThanDays: olderThanDays, now: Date())
+        try await CatalogAccess.reportingFailures {
+            let purge: (Library, any ImportCatalog) async throws -> PurgeReport = { opened, catalog in
+                try await TrashMaintenance(library: opened, catalog: catalog).purge(olderThanDays: olderThanDays, now: Date())
             }
+            #if SharedQueue
+            let report = try await CatalogAccess.changingExisting(library, catalog: catalog, command: "trash purge", purge)
+            #else
+            let report = try await CatalogAccess.changingExisting(library, purge)
+            #endif
             var lines = ["Purged \(report.purgedRuns.count) run(s), \(report.purgedFileCount) file(s); "
                          + "kept \(report.keptRuns.count) run(s) younger than \(olderThanDays) day(s)"]
             for run in report.purgedRuns { lines.append("  purged trash/\(run)") }

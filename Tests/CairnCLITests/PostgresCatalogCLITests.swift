@@ -51,10 +51,58 @@ import Testing
         #expect(try rows("SELECT string_agg(outcome, ',') FROM cairn.run WHERE command = 'import'") == "success,success,success")
         #expect(!FileManager.default.fileExists(atPath: layout.catalogPath))
 
+        // `status` reads the catalog where it is, changing nothing.
+        let status = try CairnBinary.run(["status", "--library", library, "--json"])
+        #expect(status.status == 0, "\(status.standardError)")
+        let report = try JSONSerialization.jsonObject(with: Data(status.standardOutput.utf8)) as? [String: Any]
+        let lastRun = report?["lastRun"] as? [String: Any]
+        let state = (lastRun?["status"] as? [String: Any])?["state"] as? String
+        let counts = lastRun?["counts"] as? [String: Any]
+        #expect(lastRun?["command"] as? String == "import" && state == "success" && counts?["filesSeen"] as? Int == 4,
+                "\(status.standardOutput)")
+        #expect(try rows("SELECT count(*) FROM cairn.run") == "3")
+
         // A command that reads SQLite alone says why it cannot, and makes no SQLite catalog.
-        let status = try CairnBinary.run(["status", "--library", library])
-        #expect(status.status == ExitStatus.failure.rawValue)
-        #expect(status.standardError.contains("its catalog is in PostgreSQL at \(location.description)"), "\(status.standardError)")
+        let pending = try CairnBinary.run(["pending", "list", "--library", library])
+        #expect(pending.status == ExitStatus.failure.rawValue)
+        #expect(pending.standardError.contains("its catalog is in PostgreSQL at \(location.description)"), "\(pending.standardError)")
+        #expect(!FileManager.default.fileExists(atPath: layout.catalogPath))
+    }
+
+    @Test func aSyncTrashesThroughPostgreSQLAndRestoreAndPurgeFollow() throws {
+        func cairn(_ arguments: [String]) throws -> CairnBinary.Result { try CairnBinary.run(arguments + ["--library", library]) }
+        let sync = ["sync", source, "--plain", "--clips", "off", "--quarantine-days", "0", "--apply-deletions"]
+        let first = try cairn(sync + ["--catalog", url])
+        #expect(first.status == 0, "\(first.standardOutput)\n\(first.standardError)")
+        #expect(try rows("SELECT count(*) FROM cairn.asset") == "3")
+
+        // Deleted at the source: past a quarantine of 0 days the next sync moves it to the library's trash.
+        try FileManager.default.removeItem(atPath: source + "/IMG_2.JPG")
+        let second = try cairn(sync)
+        #expect(second.status == 0, "\(second.standardOutput)\n\(second.standardError)")
+        #expect(second.standardOutput.contains("trashed: ") && second.standardOutput.contains("IMG_2.JPG"), "\(second.standardOutput)")
+        #expect(try rows("SELECT count(*) FROM cairn.asset") == "2")
+        let runID = try rows("SELECT trash_run_id FROM cairn.trashed_asset")
+        let trashedOriginal = try rows("SELECT original_path FROM cairn.trashed_asset")
+        let layout = LibraryLayout(root: library)
+        #expect(!runID.isEmpty && FileManager.default.fileExists(atPath: layout.absolute("trash/\(runID)/\(trashedOriginal)")),
+                "\(runID) \(trashedOriginal)")
+        #expect(!FileManager.default.fileExists(atPath: layout.catalogPath))
+
+        // Restored: the record comes back and the next sync keeps it; then an empty trash purges nothing.
+        let restore = try cairn(["restore", "--run-id", runID])
+        #expect(restore.status == 0 && restore.standardOutput.hasPrefix("Restored 1 asset(s)"),
+                "\(restore.standardOutput)\n\(restore.standardError)")
+        #expect(try rows("SELECT count(*) FROM cairn.asset") == "3")
+        #expect(try rows("SELECT count(*) FROM cairn.trashed_asset") == "0")
+        #expect(FileManager.default.fileExists(atPath: layout.absolute(trashedOriginal)))
+        let third = try cairn(sync)
+        #expect(third.status == 0 && !third.standardOutput.contains("trashed: "), "\(third.standardOutput)")
+        #expect(try rows("SELECT count(*) FROM cairn.asset") == "3")
+
+        let purge = try cairn(["trash", "purge", "--older-than", "0"])
+        #expect(purge.status == 0 && purge.standardOutput.contains("Purged 1 run(s)"), "\(purge.standardOutput)\n\(purge.standardError)")
+        #expect(!FileManager.default.fileExists(atPath: layout.absolute("trash/\(runID)")))
         #expect(!FileManager.default.fileExists(atPath: layout.catalogPath))
     }
 

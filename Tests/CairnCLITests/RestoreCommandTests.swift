@@ -12,18 +12,18 @@ import Testing
     let runID = "20261122T040000Z-test"
 
     /// Trashes the asset imported from a.jpg the way a sync does; returns its original's library path.
-    func trashA(_ fixture: ImportedLibrary) throws -> (Checksum, String) {
+    func trashA(_ fixture: ImportedLibrary) async throws -> (Checksum, String) {
         let library = try fixture.open()
         let asset = try fixture.asset("a.jpg", in: library)
-        let summary = try DeletionRun(library: library).trash(
+        let summary = try await DeletionRun(library: library, catalog: SQLiteCatalog(catalog: library.catalog)).trash(
             [DeleteCandidate(checksum: asset.checksum, basis: .confirmed, confirmedAt: Date())], runID: runID, now: Date())
         #expect(summary.trashed.count == 1)
         return (asset.checksum, asset.originalPath)
     }
 
-    @Test func journalShowsTheTrashAndRestorePutsTheFileBackByteIdentical() throws {
+    @Test func journalShowsTheTrashAndRestorePutsTheFileBackByteIdentical() async throws {
         let fixture = try ImportedLibrary()
-        let (sum, original) = try trashA(fixture)
+        let (sum, original) = try await trashA(fixture)
         #expect(!fixture.exists(original))
         // The original moves with its derived files (thumbnail, preview, clip).
         let moved = Self.filesBelow(fixture.folder.subpath("lib/trash/\(runID)"))
@@ -51,11 +51,11 @@ import Testing
         #expect(unmatched.status == 1 && unmatched.standardError.contains("matched"))
     }
 
-    @Test func restoreByFileNameOnlyTouchesMatchingAssets() throws {
+    @Test func restoreByFileNameOnlyTouchesMatchingAssets() async throws {
         let fixture = try ImportedLibrary()
         let library = try fixture.open()
         let assets = try library.catalog.allAssets()
-        _ = try DeletionRun(library: library).trash(
+        _ = try await DeletionRun(library: library, catalog: SQLiteCatalog(catalog: library.catalog)).trash(
             assets.map { DeleteCandidate(checksum: $0.checksum, basis: .unconfirmed) }, runID: runID, now: Date())
         let restore = try fixture.cairn(["restore", "--run-id", runID, "--file-name-matches", "^b\\."])
         #expect(restore.status == 0, "\(restore.standardError)")
@@ -64,9 +64,9 @@ import Testing
         #expect(fixture.exists(b.originalPath) && !fixture.exists(a.originalPath))
     }
 
-    @Test func aHeldLockStopsRestoreAtOnceWithItsExitCode() throws {
+    @Test func aHeldLockStopsRestoreAtOnceWithItsExitCode() async throws {
         let fixture = try ImportedLibrary()
-        _ = try trashA(fixture)
+        _ = try await trashA(fixture)
         let lock = try LibraryLock(libraryRoot: fixture.root)
         let result = try fixture.cairn(["restore", "--run-id", runID])
         withExtendedLifetime(lock) {}
@@ -88,9 +88,9 @@ import Testing
         #expect(noLibrary.status == 1 && noLibrary.standardError.contains("no cairn library here"))
     }
 
-    @Test func purgeDeletesOldTrashForGoodAndJournalsIt() throws {
+    @Test func purgeDeletesOldTrashForGoodAndJournalsIt() async throws {
         let fixture = try ImportedLibrary()
-        let (sum, _) = try trashA(fixture)
+        let (sum, _) = try await trashA(fixture)
         let moved = Self.filesBelow(fixture.folder.subpath("lib/trash/\(runID)"))
         let kept = try fixture.cairn(["trash", "purge", "--older-than", "1"])
         #expect(kept.status == 0 && kept.standardOutput.hasPrefix("Purged 0 run(s), 0 file(s); kept 1 run(s)"))

@@ -1,4 +1,5 @@
 import CairnCatalog
+import CairnLibrary
 import CairnPostgresCatalog
 import CairnQueue
 import CairnTesting
@@ -24,6 +25,25 @@ enum CatalogBackend: String, CaseIterable, CustomTestStringConvertible {
             try await body(SQLiteCatalog(catalog: catalog))
         case .postgres:
             try await PostgresCatalog.withCatalog(at: try Self.freshDatabase(), library: "/library") { try await body($0) }
+        }
+    }
+
+    /// A library folder in a temporary folder with this backend's catalog: its SQLite file, or a fresh database
+    /// (the folder then holds no SQLite catalog, as `cairn import --catalog` leaves it).
+    func withLibrary(_ body: (Library, any CatalogUnderTest) async throws -> Void) async throws {
+        let folder = try TemporaryDirectory()
+        defer { withExtendedLifetime(folder) {} }
+        switch self {
+        case .sqlite:
+            let library = try Library(root: folder.subpath("library"))
+            defer { library.close() }
+            try await body(library, SQLiteCatalog(catalog: library.catalog))
+        case .postgres:
+            let location = try Self.freshDatabase()
+            let library = try await Library.openForPostgresCatalog(root: folder.subpath("library"),
+                                                                   postgres: location.description)
+            defer { library.close() }
+            try await PostgresCatalog.withCatalog(at: location, library: library.layout.root) { try await body(library, $0) }
         }
     }
 

@@ -187,40 +187,9 @@ let runTime = Date(timeIntervalSince1970: 1_800_000_000)
     }
 }
 
-/// A still going to the trash takes its Live Photo movie along, unless a source still holds the movie.
-@Suite struct LivePhotoTrashCascadeTests {
-    @Test func aStillTakesItsMovieAlongUnlessASourceHoldsIt() throws {
-        let folder = try TemporaryDirectory()
-        let library = try Library(root: folder.path)
-        let still = try #require(Checksum(hex: String(repeating: "a1", count: 20)))
-        let motion = try #require(Checksum(hex: String(repeating: "b2", count: 20)))
-        for (checksum, kind, name) in [(still, MediaKind.photo, "IMG_1.JPG"), (motion, MediaKind.video, "IMG_1.MOV")] {
-            try library.catalog.insertAssets([AssetRecord(
-                checksum: checksum, kind: kind, size: 10, originalExtension: "x", firstSourcePath: name,
-                originalPath: "originals/\(checksum.hex)", importedAt: Date(), runID: nil)])
-        }
-        try library.catalog.savePairs([AssetPairRecord(still: still, motion: motion, basis: "content identifier", pairedAt: Date())])
-
-        let alone = [DeleteCandidate(checksum: still, basis: .confirmed, confirmedAt: Date())]
-        let expanded = try DeletionRun.withMotionParts(alone, catalog: library.catalog)
-        #expect(expanded.map(\.checksum) == [still, motion])
-        #expect(expanded.last?.basis == .confirmed)
-        // A movie never goes along on its own deletion's behalf: only a still's candidacy carries it.
-        #expect(try DeletionRun.withMotionParts([DeleteCandidate(checksum: motion, basis: .confirmed)], catalog: library.catalog)
-            .map(\.checksum) == [motion])
-
-        // The movie is still at a source: trashing it would only import it again.
-        let sourceID = try library.catalog.sourceID(forRoot: "/phone")
-        try library.catalog.updateSnapshot(sourceID: sourceID, upserting: [SourceFile(
-            relativePath: "IMG_1.MOV", fingerprint: FileFingerprint(device: 1, inode: 2, size: 10, modificationTimeNanoseconds: 3),
-            checksum: motion, kind: .video)], removing: [])
-        #expect(try DeletionRun.withMotionParts(alone, catalog: library.catalog).map(\.checksum) == [still])
-    }
-}
-
 /// Sidecars follow their media into the trash and back.
 @Suite struct SidecarTrashTests {
-    @Test func anAssetsSidecarsGoToTheTrashWithItAndComeBack() throws {
+    @Test func anAssetsSidecarsGoToTheTrashWithItAndComeBack() async throws {
         let folder = try TemporaryDirectory()
         let library = try Library(root: folder.path)
         let asset = try #require(Checksum(hex: String(repeating: "c3", count: 20)))
@@ -234,13 +203,14 @@ let runTime = Date(timeIntervalSince1970: 1_800_000_000)
         try library.catalog.linkSidecar(SidecarRecord(checksum: sidecar, asset: asset, kind: "xmp", path: stored,
                                                       sourcePath: "IMG.xmp", linkedAt: Date()))
 
-        let summary = try DeletionRun(library: library).trash([DeleteCandidate(checksum: asset, basis: .approved)],
-                                                              runID: "run-9", now: runTime)
+        let catalog = SQLiteCatalog(catalog: library.catalog)
+        let summary = try await DeletionRun(library: library, catalog: catalog).trash(
+            [DeleteCandidate(checksum: asset, basis: .approved)], runID: "run-9", now: runTime)
         #expect(summary.failures.isEmpty)
         #expect(!FileManager.default.fileExists(atPath: folder.subpath(stored)))
         #expect(try Data(contentsOf: URL(fileURLWithPath: folder.subpath("trash/run-9/" + stored))) == Data("<xmp/>".utf8))
 
-        _ = try TrashMaintenance(library: library).restore(runID: "run-9", now: runTime + 60)
+        _ = try await TrashMaintenance(library: library, catalog: catalog).restore(runID: "run-9", now: runTime + 60)
         #expect(try Data(contentsOf: URL(fileURLWithPath: folder.subpath(stored))) == Data("<xmp/>".utf8))
         #expect(try library.catalog.sidecars(of: asset).map(\.path) == [stored])
     }

@@ -48,7 +48,8 @@ import Testing
             let outcome = Reconciler.reconcile(input)
             try store.commit(outcome, sourceID: sourceID, current: current, scan: input.scan)
             let trashed = apply
-                ? try DeletionRun(library: library).trash(outcome.plan.deleteCandidates, runID: runID, now: clock)
+                ? try await DeletionRun(library: library, catalog: SQLiteCatalog(catalog: library.catalog))
+                    .trash(outcome.plan.deleteCandidates, runID: runID, now: clock)
                 : DeletionRun.Summary()
             return (outcome.plan, trashed)
         }
@@ -77,7 +78,8 @@ import Testing
         #expect(!FileSystem.exists(harness.library.layout.absolute(asset.originalPath)))
         #expect(try harness.library.catalog.assetCount() == 4)
 
-        let restored = try TrashMaintenance(library: harness.library).restore(runID: "sync-3", now: harness.clock)
+        let restored = try await TrashMaintenance(library: harness.library, catalog: SQLiteCatalog(catalog: harness.library.catalog))
+            .restore(runID: "sync-3", now: harness.clock)
         #expect(restored.assetsBack == [asset.checksum])
         let back = try Data(contentsOf: URL(fileURLWithPath: harness.library.layout.absolute(asset.originalPath)))
         #expect(back == Self.files["IMG_1.JPG"])

@@ -1,0 +1,75 @@
+import ArgumentParser
+import CairnCatalog
+import CairnCore
+import CairnImport
+import CairnLibrary
+#if SharedQueue
+import CairnQueue
+import CairnSharedWork
+#endif
+import CairnStages
+import Foundation
+
+/// A command that changes a library, on whichever catalog the library keeps: its SQLite file (the lock taken
+/// before the catalog is opened or migrated), or a PostgreSQL database (`--catalog`, `$CAIRN_CATALOG`, cairn.toml's
+/// `catalog`, or the folder's record of it: the folder's lock, then the library's lock held in the database).
+enum CatalogAccess {
+    /// Runs `body` with the existing library at `option` and its SQLite catalog, under the library's lock.
+    static func changingExisting<Value: Sendable>(_ option: LibraryOption,
+                                        _ body: (Library, any ImportCatalog) async throws -> Value) async throws -> Value {
+        let root = option.resolvedPath
+        guard LibraryLayout.holdsLibrary(root) else {
+            throw CommandError("\(root): no cairn library here (nothing imported yet, or a different --library?)")
+        }
+        return try await Library.withExclusiveAccess(root: root) { library in
+            try await body(library, SQLiteCatalog(catalog: library.catalog))
+        }
+    }
+
+    #if SharedQueue
+    /// As `changingExisting(_:_:)`, on the catalog `catalog` names, when it names one in PostgreSQL. `command` names
+    /// the run to other hosts.
+    static func changingExisting<Value: Sendable>(_ option: LibraryOption, catalog: CatalogLocationOption, command: String,
+                                        _ body: (Library, any ImportCatalog) async throws -> Value) async throws -> Value {
+        let root = option.resolvedPath
+        guard let location = try catalog.location(libraryRoot: root) else { return try await changingExisting(option, body) }
+        guard LibraryLayout.holdsLibrary(root) else {
+            throw CommandError("\(root): no cairn library here (nothing imported yet, or a different --library?)")
+        }
+        catalog.warnOfExposedPassword()
+        return try await running(catalog: location, libraryRoot: root, command: command, body)
+    }
+
+    /// Runs `body` with the library at `libraryRoot` (made when missing) and its catalog in PostgreSQL at `location`.
+    /// Should another run take the library's lock in the database meanwhile, `cancellation` stops this one.
+    static func running<Value: Sendable>(catalog location: PostgresLocation, libraryRoot: String, command: String,
+                                         cancellation: PipelineCancellation? = nil,
+                                         _ body: (Library, any ImportCatalog) async throws -> Value) async throws -> Value {
+        try await SharedCatalog.run(catalog: location, libraryRoot: libraryRoot, command: command, lockLost: { other in
+            Output.error("the library's lock in PostgreSQL went to another run (\(other)): stopping")
+            cancellation?.cancel(deadline: PipelineCancellation.defaultDeadline)
+        }) {
+            try await body($0, $1)
+        }
+    }
+    #endif
+
+    /// Runs `body`; prints any failure in one line on stderr and exits with its documented code: a held lock
+    /// `ExitStatus.libraryLocked`, a run's own failure its status, anything else `ExitStatus.failure`.
+    static func reportingFailures(_ body: () async throws -> Void) async throws {
+        do {
+            try await body()
+        } catch let exit as ExitCode {
+            throw exit
+        } catch let error as LibraryLockedError {
+            Output.error(error.description)
+            throw ExitCode(error.exitStatus.rawValue)
+        } catch let error as WorkerError {
+            Output.error(error.description)
+            throw ExitCode(error.exitStatus.rawValue)
+        } catch {
+            Output.error("\(error)")
+            throw ExitCode(ExitStatus.failure.rawValue)
+        }
+    }
+}
