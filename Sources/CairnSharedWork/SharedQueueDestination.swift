@@ -82,12 +82,7 @@ package enum SharedImport {
             outcome = try await PostgresWorkQueue.withQueue(at: location) { queue in
                 try await LibraryRunLock.holding(library: identity, at: location, holder: holder,
                                                  onLost: { other in takenBy.withLock { $0 = other }; lockLost(other) }) {
-                    if lanes == 0, let workers = try? await queue.status().workers,
-                       !workers.contains(where: { $0.silentFor < aliveWithin }) {
-                        warn("no `cairn worker` has beaten on this queue in the last \(Int(aliveWithin)) s, and this "
-                             + "\(command) runs none of its jobs (\(waits ? "--work-lanes 0" : "--no-wait")): its thumbnails and "
-                             + "clips wait for a worker")
-                    }
+                    await warnIfNoWorker(queue, lanes: lanes, waits: waits, command: command, warn: warn)
                     return await withPart(in: queue, layout: layout, identity: identity, lanes: lanes,
                                           waits: waits, body)
                 }
@@ -101,6 +96,35 @@ package enum SharedImport {
             throw LibraryLockedError(libraryRoot: libraryRoot, heldElsewhereBy: other, lost: true)
         }
         return try outcome.get()
+    }
+
+    /// As `run`, for a run that already holds the library's lock and has recorded its identity: its catalog is in
+    /// PostgreSQL (`SharedCatalog.run`). A queue that cannot be reached throws `SharedWorkError`.
+    package static func takingPart<Value: Sendable>(
+        queue location: PostgresLocation, layout: LibraryLayout, identity: String, lanes: Int, waits: Bool = true,
+        command: String, warn: @Sendable (String) -> Void = { _ in },
+        _ body: (any ImportDestination) async throws -> Value
+    ) async throws -> Value {
+        let outcome: Result<Value, any Error>
+        do {
+            outcome = try await PostgresWorkQueue.withQueue(at: location) { queue in
+                await warnIfNoWorker(queue, lanes: lanes, waits: waits, command: command, warn: warn)
+                return await withPart(in: queue, layout: layout, identity: identity, lanes: lanes, waits: waits, body)
+            }
+        } catch {
+            throw SharedWorkError("the queue at \(location): \(WorkQueueError.describe(error))")
+        }
+        return try outcome.get()
+    }
+
+    /// A run that leaves all its jobs to workers says so when no worker is alive to take them.
+    private static func warnIfNoWorker(_ queue: PostgresWorkQueue, lanes: Int, waits: Bool, command: String,
+                                       warn: @Sendable (String) -> Void) async {
+        guard lanes == 0, let workers = try? await queue.status().workers,
+              !workers.contains(where: { $0.silentFor < aliveWithin }) else { return }
+        warn("no `cairn worker` has beaten on this queue in the last \(Int(aliveWithin)) s, and this "
+             + "\(command) runs none of its jobs (\(waits ? "--work-lanes 0" : "--no-wait")): its thumbnails and "
+             + "clips wait for a worker")
     }
 
     /// A worker silent for longer than the default lease is taken for dead.

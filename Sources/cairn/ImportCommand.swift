@@ -73,9 +73,11 @@ struct ImportCommand: AsyncParsableCommand {
         library's catalog in that PostgreSQL database instead of its SQLite file, for a library folder shared over \
         NFS, where SQLite must not live: no catalog.sqlite is made, the run's own tables live on its database \
         connection, and the library's lock is held in the database too. The first such import records the database \
-        in <library>/.cairn-catalog (without the password): later imports use it without the flag, a library \
-        whose catalog is its SQLite file is not moved, and the commands that read only SQLite so far (status, \
-        sync, ls, serve, …) refuse the library and say why. Not yet with --queue, Immich or metrics.
+        in <library>/.cairn-catalog (without the password): later runs use it without the flag (import, sync, \
+        watch, status, restore, trash purge), a library whose catalog is its SQLite file is not moved, and the \
+        commands that read only SQLite so far (ls, asset, pending, serve, …) refuse the library and say why. With \
+        --queue as well, the jobs go through the queue and their files are recorded in this catalog (the two may \
+        share one database). Not yet with Immich or metrics.
 
 
         """
@@ -118,7 +120,7 @@ struct ImportCommand: AsyncParsableCommand {
         let root = library.resolvedPath
         let immich = (try? destination.isImmich(libraryRoot: root)) ?? false
         try shared.check(immich: immich, libraryRoot: root)
-        try catalog.checkCombination(libraryRoot: root, immich: immich, sharing: shared.isSharing(libraryRoot: root),
+        try catalog.checkCombination(libraryRoot: root, immich: immich,
                                      metrics: try metrics.settings(libraryRoot: root, quarantineDays: nil) != nil)
         #endif
         _ = try pipelineConfiguration()
@@ -187,7 +189,14 @@ struct ImportCommand: AsyncParsableCommand {
         try await CatalogAccess.reportingFailures {
             try await CatalogAccess.running(catalog: location, libraryRoot: library.resolvedPath, command: "import",
                                             cancellation: options.cancellation) { opened, catalog in
-                try await run(options, opened: opened, catalog: catalog, metrics: nil)
+                guard shared.isSharing(libraryRoot: library.resolvedPath) else {
+                    return try await run(options, opened: opened, catalog: catalog, metrics: nil)
+                }
+                try await shared.takingPart(command: "import", library: opened) { destination in
+                    var options = options
+                    options.destination = destination
+                    try await run(options, opened: opened, catalog: catalog, metrics: nil)
+                }
             }
         }
     }

@@ -76,13 +76,12 @@ struct CatalogLocationOption: ParsableArguments {
     }
 
     /// Refuses, at validation, what does not work with a catalog in PostgreSQL yet: what keeps a catalog of its own
-    /// beside the run's (Immich's state, the queue's records) or reads the SQLite one (metrics).
-    func checkCombination(libraryRoot: String, immich: Bool, sharing: Bool, metrics: Bool) throws {
+    /// beside the run's (Immich's state) or reads the SQLite one (metrics).
+    func checkCombination(libraryRoot: String, immich: Bool, metrics: Bool) throws {
         guard try location(libraryRoot: libraryRoot) != nil else { return }
         if immich {
             throw ValidationError("--catalog does not work with --destination immich yet: Immich's state is kept in SQLite.")
         }
-        if sharing { throw ValidationError("--catalog does not work with --queue yet: give one or the other.") }
         if metrics {
             throw ValidationError("--catalog does not work with metrics (--metrics-file, --metrics-push) yet: they read the SQLite catalog.")
         }

@@ -95,6 +95,21 @@ struct SharedWorkOptions: ParsableArguments {
     }
 }
 
+extension SharedWorkOptions {
+    /// As `run`, for a run on a catalog in PostgreSQL, which already holds the library's lock (`CatalogAccess`).
+    func takingPart(command: String, library: Library, configFile: String? = nil,
+                    _ body: (any ImportDestination) async throws -> Void) async throws {
+        let location = try queue.required(libraryRoot: library.layout.root, configFile: configFile)
+        queue.warnOfExposedPassword()
+        guard let identity = LibraryIdentity.read(library.layout) else {
+            throw SharedWorkError("\(library.layout.root): the library has no \(LibraryLayout.identityFileName)")
+        }
+        try await SharedImport.takingPart(
+            queue: location, layout: library.layout, identity: identity, lanes: noWait ? 0 : workLanes ?? System.coreCount,
+            waits: !noWait, command: command, warn: { Output.error("warning: \($0)") }, body)
+    }
+}
+
 /// `cairn worker`: claims a library's queued thumbnails and clips until stopped.
 struct WorkerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -77,7 +77,6 @@ struct SyncRunOptions: ParsableArguments {
         let immich = (try? destination.isImmich(libraryRoot: root)) ?? false
         try shared.check(immich: immich, libraryRoot: root, configFile: reconcile.config)
         try catalog.checkCombination(libraryRoot: root, immich: immich,
-                                     sharing: shared.isSharing(libraryRoot: root, configFile: reconcile.config),
                                      metrics: try metrics.settings(libraryRoot: root, quarantineDays: nil) != nil)
         #endif
     }
@@ -169,8 +168,14 @@ struct SyncInvocation {
             try await CatalogAccess.reportingFailures {
                 try await CatalogAccess.running(catalog: location, libraryRoot: library.resolvedPath, command: "sync",
                                                 cancellation: cancellation) { opened, catalog in
-                    try await run(opened: opened, catalog: catalog, immich: nil, shared: nil, metrics: nil,
-                                  cancellation: cancellation)
+                    guard let shared, shared.isSharing(libraryRoot: library.resolvedPath, configFile: reconcile.config) else {
+                        return try await run(opened: opened, catalog: catalog, immich: nil, shared: nil, metrics: nil,
+                                             cancellation: cancellation)
+                    }
+                    try await shared.takingPart(command: "sync", library: opened, configFile: reconcile.config) { destination in
+                        try await run(opened: opened, catalog: catalog, immich: nil, shared: destination, metrics: nil,
+                                      cancellation: cancellation)
+                    }
                 }
             }
             return

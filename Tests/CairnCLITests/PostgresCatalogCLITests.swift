@@ -106,6 +106,31 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: layout.catalogPath))
     }
 
+    @Test func anImportWithACatalogAndAQueueInOneDatabaseRecordsTheWorkersFilesThere() throws {
+        // The import runs none of its jobs: a worker on the same database makes every thumbnail, and the import
+        // records their files in the catalog beside the queue.
+        let importing = try ServiceProcess(CairnBinary.path, ["import", source, "--library", library, "--plain", "--catalog", url,
+                                                              "--queue", url, "--work-lanes", "0", "--clips", "off"],
+                                           logPath: folder.path + "/import.log")
+        let identity = LibraryLayout(root: library).identityPath
+        for _ in 0..<600 where !FileManager.default.fileExists(atPath: identity) { usleep(50_000) }
+        let worker = try ServiceProcess(CairnBinary.path, ["worker", "--queue", url, "--library", library, "--lanes", "2"],
+                                        logPath: folder.path + "/worker.log")
+        try worker.waitForOutput(matching: "lanes, queue")
+        importing.process.waitUntilExit()
+        #expect(importing.process.terminationStatus == 0, "\(importing.output)")
+        kill(worker.pid, SIGTERM)
+        worker.process.waitUntilExit()
+        #expect(worker.output.contains("stopped: 3 done, 0 failed"), "\(worker.output)")
+
+        #expect(try rows("SELECT count(*) FROM cairn.asset") == "3")
+        let derived = try rows("SELECT role || ' ' || path FROM cairn.derived_file ORDER BY path").split(separator: "\n")
+        #expect(derived.filter { $0.hasPrefix("thumbnail ") }.count == 3, "\(derived)")
+        for line in derived { #expect(FileManager.default.fileExists(atPath: library + "/" + line.split(separator: " ")[1])) }
+        #expect(try rows("SELECT string_agg(DISTINCT state, ',') FROM cairn.import_item") == "ready")
+        #expect(!FileManager.default.fileExists(atPath: LibraryLayout(root: library).catalogPath))
+    }
+
     @Test func aLibraryIsNeverSplitBetweenTwoCatalogs() throws {
         // A library whose catalog is its SQLite file is not moved to PostgreSQL.
         let sqlite = folder.path + "/sqlite-library"
