@@ -49,7 +49,9 @@ extension PostgresCatalog: ItemCatalog {
         return try await failing("plan \(items.count) import items") {
             // One row per content: an insert may not touch a row twice, and a content planned twice is one item (its
             // last sighting, at its first place: new rows get their ids in the order given).
-            let planned = items.lastOfEach(by: \.checksum).map(PlannedItem.init)
+            let planned = items.lastOfEach(by: \.checksum)
+            let checksums = planned.map(\.checksum.hex), paths = planned.map(\.relativePath)
+            let kinds = planned.map(\.kind.rawValue), sizes = planned.map(\.byteCount)
             let terminal = "(\(Self.terminal) AND NOT \(Self.crashFailed))"
             func restart(_ column: String, _ fresh: String) -> String {
                 "\(column) = CASE WHEN \(terminal) THEN \(fresh) ELSE i.\(column) END"
@@ -58,7 +60,7 @@ extension PostgresCatalog: ItemCatalog {
                 WITH planned AS (
                   INSERT INTO cairn.import_item AS i (sha1, source_id, relative_path, kind, size, state)
                   SELECT x.sha1, $2, x.relative_path, x.kind, x.size, '\(State.placeholder.rawValue)'
-                  FROM ROWS FROM (jsonb_to_recordset($1::jsonb) AS (sha1 text, relative_path text, kind text, size bigint))
+                  FROM unnest($1::text[], $3::text[], $4::text[], $5::bigint[])
                     WITH ORDINALITY AS x(sha1, relative_path, kind, size, n)
                   ORDER BY x.n
                   ON CONFLICT (sha1) DO UPDATE SET
@@ -71,7 +73,7 @@ extension PostgresCatalog: ItemCatalog {
                   RETURNING i.*)
                 SELECT \(Self.itemColumns.replacingOccurrences(of: "i.", with: "p."))
                 FROM planned p JOIN cairn.source s ON s.id = p.source_id LEFT JOIN cairn.asset a ON a.sha1 = p.sha1
-                """, binds: try Self.binds(Self.json(planned), sourceID)), logger: logger)
+                """, binds: try Self.binds(checksums, sourceID, paths, kinds, sizes)), logger: logger)
             var byChecksum: [Checksum: ItemRecord] = [:]
             for try await row in rows {
                 let record = try ItemRecord(from: PostgresRowDecoder(row))
@@ -89,18 +91,21 @@ extension PostgresCatalog: ItemCatalog {
     public func saveImportItemStates(_ records: [ItemRecord], with rows: StageRows) async throws {
         guard !records.isEmpty || !rows.isEmpty else { return }
         return try await failing("save \(records.count) item states") {
-            let states = try Self.json(ItemRecord.latestPerItem(records).map(SavedState.init))
+            let states = SavedStates(ItemRecord.latestPerItem(records))
             try await client.withTransaction(logger: logger) { connection in
                 try await Self.saveStageRows(rows, on: connection, logger: logger)
                 guard !records.isEmpty else { return }
                 try await connection.query("""
-                    UPDATE cairn.import_item i SET state = x.state, phase = x.phase, operation = x.operation,
-                      reason = x.reason, attempts = x.attempts, retryable = x.retryable, in_flight = x.in_flight,
-                      in_flight_alone = x.in_flight_alone, crash_count = x.crash_count, kill_count = x.kill_count,
-                      duplicate = x.duplicate, updated_at = now()
-                    FROM jsonb_to_recordset(\(states)::jsonb) AS x(id bigint, state text, phase text, operation text,
-                      reason text, attempts integer, retryable boolean, in_flight boolean, in_flight_alone boolean,
-                      crash_count integer, kill_count integer, duplicate boolean)
+                    UPDATE cairn.import_item i SET state = x.state, phase = NULLIF(x.phase, ''),
+                      operation = NULLIF(x.operation, ''), reason = NULLIF(x.reason, ''), attempts = x.attempts,
+                      retryable = x.retryable, in_flight = x.in_flight, in_flight_alone = x.in_flight_alone,
+                      crash_count = x.crash_count, kill_count = x.kill_count, duplicate = x.duplicate, updated_at = now()
+                    FROM unnest(\(states.ids)::bigint[], \(states.states)::text[], \(states.phases)::text[],
+                      \(states.operations)::text[], \(states.reasons)::text[], \(states.attempts)::bigint[],
+                      \(states.retryable)::boolean[], \(states.inFlight)::boolean[], \(states.inFlightAlone)::boolean[],
+                      \(states.crashCounts)::bigint[], \(states.killCounts)::bigint[], \(states.duplicate)::boolean[])
+                      AS x(id, state, phase, operation, reason, attempts, retryable, in_flight, in_flight_alone,
+                        crash_count, kill_count, duplicate)
                     WHERE i.id = x.id
                     """, logger: logger)
             }
@@ -185,51 +190,28 @@ extension PostgresCatalog: ItemCatalog {
     }
 }
 
-/// An item as planning writes it.
-private struct PlannedItem: Encodable {
-    var sha1: String
-    var relativePath: String
-    var kind: String
-    var size: Int64
+/// Items' states and bookkeeping as a save writes them, a column each for `unnest` (the columns of
+/// `ItemState.storedColumns` and the record's; "" stands for no phase, operation or reason).
+private struct SavedStates {
+    var ids: [Int64] = [], states: [String] = [], phases: [String] = [], operations: [String] = []
+    var reasons: [String] = [], attempts: [Int] = [], retryable: [Bool] = [], inFlight: [Bool] = []
+    var inFlightAlone: [Bool] = [], crashCounts: [Int] = [], killCounts: [Int] = [], duplicate: [Bool] = []
 
-    init(_ item: ImportItem) {
-        sha1 = item.checksum.hex
-        relativePath = item.relativePath
-        kind = item.kind.rawValue
-        size = item.byteCount
-    }
-
-    enum CodingKeys: String, CodingKey { case sha1, relativePath = "relative_path", kind, size }
-}
-
-/// An item's state and bookkeeping as a save writes them: the columns of `ItemState.storedColumns` and the record's.
-private struct SavedState: Encodable {
-    var id: Int64
-    var state: String
-    var phase: String?
-    var operation: String?
-    var reason: String?
-    var attempts: Int
-    var retryable: Bool
-    var inFlight: Bool
-    var inFlightAlone: Bool
-    var crashCount: Int
-    var killCount: Int
-    var duplicate: Bool
-
-    init(_ record: ItemRecord) {
-        let stored = record.state.storedColumns
-        id = record.id.rawValue
-        (state, phase, operation, reason, attempts, retryable) = stored
-        inFlight = record.inFlight
-        inFlightAlone = record.runsAlone
-        crashCount = record.crashCount
-        killCount = record.killCount
-        duplicate = record.isDuplicate
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case id, state, phase, operation, reason, attempts, retryable, inFlight = "in_flight",
-             inFlightAlone = "in_flight_alone", crashCount = "crash_count", killCount = "kill_count", duplicate
+    init(_ records: [ItemRecord]) {
+        for record in records {
+            let stored = record.state.storedColumns
+            ids.append(record.id.rawValue)
+            states.append(stored.state)
+            phases.append(stored.phase ?? "")
+            operations.append(stored.operation ?? "")
+            reasons.append(stored.reason ?? "")
+            attempts.append(stored.attempts)
+            retryable.append(stored.retryable)
+            inFlight.append(record.inFlight)
+            inFlightAlone.append(record.runsAlone)
+            crashCounts.append(record.crashCount)
+            killCounts.append(record.killCount)
+            duplicate.append(record.isDuplicate)
+        }
     }
 }

@@ -11,14 +11,19 @@ extension PostgresCatalog {
     /// as it is; a probe or a derived file replaces the one before it (the last of a batch wins).
     static func saveStageRows(_ rows: StageRows, on connection: PostgresConnection, logger: Logger) async throws {
         if !rows.assets.isEmpty {
+            let assets = rows.assets
             try await connection.query("""
                 INSERT INTO cairn.asset (sha1, kind, size, original_extension, first_source_path, original_path,
                   imported_at, run_id, no_preview_reason)
                 SELECT x.sha1, x.kind, x.size, x.original_extension, x.first_source_path, x.original_path,
-                  to_timestamp(x.imported_at), x.run_id, x.no_preview_reason
-                FROM jsonb_to_recordset(\(try json(rows.assets))::jsonb) AS x(sha1 text, kind text,
-                  size bigint, original_extension text, first_source_path text, original_path text,
-                  imported_at double precision, run_id text, no_preview_reason text)
+                  x.imported_at, NULLIF(x.run_id, ''), NULLIF(x.no_preview_reason, '')
+                FROM unnest(\(assets.map(\.checksum.hex))::text[], \(assets.map(\.kind.rawValue))::text[],
+                  \(assets.map(\.size))::bigint[], \(assets.map(\.originalExtension))::text[],
+                  \(assets.map(\.firstSourcePath))::text[], \(assets.map(\.originalPath))::text[],
+                  \(assets.map(\.importedAt))::timestamptz[], \(assets.map { $0.runID ?? "" })::text[],
+                  \(assets.map { $0.noPreviewReason ?? "" })::text[])
+                  AS x(sha1, kind, size, original_extension, first_source_path, original_path, imported_at, run_id,
+                    no_preview_reason)
                 ON CONFLICT (sha1) DO NOTHING
                 """, logger: logger)
         }
@@ -45,14 +50,17 @@ extension PostgresCatalog {
         }
         let derived = rows.derivedFiles.lastOfEach { DerivedKey(checksum: $0.checksum, role: $0.role) }
         if !derived.isEmpty {
+            // NaN stands for no duration (an array of optionals has no binding).
             try await connection.query("""
                 INSERT INTO cairn.derived_file (sha1, role, path, format, width, height, byte_count, duration_seconds,
                   created_at)
-                SELECT x.sha1, x.role, x.path, x.format, x.width, x.height, x.byte_count, x.duration_seconds,
-                  to_timestamp(x.created_at)
-                FROM jsonb_to_recordset(\(try json(derived.map(DerivedFileRow.init)))::jsonb) AS x(sha1 text, role text,
-                  path text, format text, width integer, height integer, byte_count bigint,
-                  duration_seconds double precision, created_at double precision)
+                SELECT x.sha1, x.role, x.path, x.format, x.width, x.height, x.byte_count,
+                  NULLIF(x.duration_seconds, 'NaN'), x.created_at
+                FROM unnest(\(derived.map(\.checksum.hex))::text[], \(derived.map(\.role.rawValue))::text[],
+                  \(derived.map(\.path))::text[], \(derived.map(\.format))::text[], \(derived.map(\.width))::bigint[],
+                  \(derived.map(\.height))::bigint[], \(derived.map(\.byteCount))::bigint[],
+                  \(derived.map { $0.durationSeconds ?? .nan })::float8[], \(derived.map(\.createdAt))::timestamptz[])
+                  AS x(sha1, role, path, format, width, height, byte_count, duration_seconds, created_at)
                 ON CONFLICT (sha1, role) DO UPDATE SET path = excluded.path, format = excluded.format,
                   width = excluded.width, height = excluded.height, byte_count = excluded.byte_count,
                   duration_seconds = excluded.duration_seconds, created_at = excluded.created_at

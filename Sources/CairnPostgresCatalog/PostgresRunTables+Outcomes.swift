@@ -12,7 +12,7 @@ extension PostgresRunTables {
         }.lastOfEach(by: \.sha1)
         guard !handled.isEmpty else { return }
         try await catalog.failing("note \(handled.count) items the lanes handled") {
-            let rows = try PostgresCatalog.json(handled)
+            let checksums = handled.map(\.sha1), leftUnfinished = handled.map(\.leftUnfinished)
             let logger = logger
             try await execute("CREATE INDEX IF NOT EXISTS run_file_sha1 ON pg_temp.run_file (sha1)")
             try await connection.withTransaction(logger: logger) { connection in
@@ -21,18 +21,19 @@ extension PostgresRunTables {
                 try await connection.query(PostgresQuery(unsafeSQL: """
                     INSERT INTO pg_temp.run_content \(Self.groupColumns)
                     \(Self.groups(where: """
-                        r.sha1 IN (SELECT h.sha1 FROM jsonb_to_recordset($1::jsonb) AS h(sha1 text)
+                        r.sha1 IN (SELECT h.sha1 FROM unnest($1::text[]) AS h(sha1)
                           WHERE NOT EXISTS (SELECT 1 FROM pg_temp.run_content c WHERE c.sha1 = h.sha1 AND NOT c.in_library))
                         """))
                     ON CONFLICT (sha1) DO UPDATE SET first_id = excluded.first_id, first_size = excluded.first_size,
                       first_hashed = excluded.first_hashed, files = excluded.files, hashed_files = excluded.hashed_files,
                       in_library = excluded.in_library
-                    """, binds: try PostgresCatalog.binds(rows)), logger: logger)
-                try await connection.query(PostgresQuery(unsafeSQL: """
+                    """, binds: try PostgresCatalog.binds(checksums)), logger: logger)
+                try await connection.query("""
                     INSERT INTO pg_temp.run_item (sha1, left_unfinished)
-                    SELECT h.sha1, h.left_unfinished FROM jsonb_to_recordset($1::jsonb) AS h(sha1 text, left_unfinished boolean)
+                    SELECT h.sha1, h.left_unfinished FROM unnest(\(checksums)::text[], \(leftUnfinished)::boolean[])
+                      AS h(sha1, left_unfinished)
                     ON CONFLICT (sha1) DO UPDATE SET left_unfinished = excluded.left_unfinished
-                    """, binds: try PostgresCatalog.binds(rows)), logger: logger)
+                    """, logger: logger)
             }
         }
     }
@@ -146,9 +147,7 @@ extension PostgresRunTables {
 }
 
 /// An item the lanes handled, by checksum.
-private struct HandledRow: Encodable {
+private struct HandledRow {
     var sha1: String
     var leftUnfinished: Bool
-
-    enum CodingKeys: String, CodingKey { case sha1, leftUnfinished = "left_unfinished" }
 }
