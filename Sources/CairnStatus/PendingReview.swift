@@ -3,13 +3,17 @@ import CairnCore
 import CairnLibrary
 import Foundation
 
+/// What `cairn pending` reads and writes of a catalog: its sources, their reconciliation stores, and the assets whose
+/// source paths name what waits.
+public typealias PendingReviewCatalog = ItemCatalog & SnapshotCatalog & ReconcileCatalog
+
 /// The `pending` verbs over one library: what waits for each source, and a person's approve and exclude
 /// decisions. The command line goes through this, never to the catalog.
 public struct PendingReview: Sendable {
-    public let library: Library
-    private var store: ReconcileStore { ReconcileStore(catalog: library.catalog) }
+    /// The library's catalog: its SQLite file or its PostgreSQL database.
+    public let catalog: any PendingReviewCatalog
 
-    public init(library: Library) { self.library = library }
+    public init(catalog: any PendingReviewCatalog) { self.catalog = catalog }
 
     /// A source the library has synced.
     public struct Source: Sendable, Equatable {
@@ -29,8 +33,10 @@ public struct PendingReview: Sendable {
     }
 
     /// The sources at `folder` (its path as given or resolved), or every source when `folder` is nil.
-    public func sources(at folder: String? = nil) throws -> [Source] {
-        let all = try store.sources().compactMap { record in record.id.map { Source(id: $0, rootPath: record.rootPath) } }
+    public func sources(at folder: String? = nil) async throws -> [Source] {
+        let all = try await catalog.sources().compactMap { record in
+            record.id.map { Source(id: $0, rootPath: record.rootPath) }
+        }
         guard let folder else { return all }
         let resolved = URL(fileURLWithPath: folder).resolvingSymlinksInPath().path
         let matching = all.filter { $0.rootPath == folder || $0.rootPath == resolved }
@@ -39,29 +45,31 @@ public struct PendingReview: Sendable {
     }
 
     /// What waits at `source`, and the run that last reconciled it (nil: never synced).
-    public func waiting(at source: Source) throws -> (lastSyncRunID: String?, items: [Waiting]) {
-        let facts = try store.facts(sourceID: source.id)
-        let items = try store.pending(sourceID: source.id).map { item in
-            Waiting(status: item.status.rawValue, checksum: item.checksum,
-                    firstSourcePath: try library.catalog.asset(item.checksum)?.firstSourcePath,
-                    confirmedAt: item.confirmedAt, eligibleAt: item.eligibleAt)
+    public func waiting(at source: Source) async throws -> (lastSyncRunID: String?, items: [Waiting]) {
+        let facts = try await catalog.reconcileFacts(sourceID: source.id)
+        var items: [Waiting] = []
+        for item in try await catalog.pending(sourceID: source.id) {
+            items.append(Waiting(status: item.status.rawValue, checksum: item.checksum,
+                                 firstSourcePath: try await catalog.asset(item.checksum)?.firstSourcePath,
+                                 confirmedAt: item.confirmedAt, eligibleAt: item.eligibleAt))
         }
         return (facts.lastSyncRunID, items)
     }
 
     /// Trash at the next sync that applies deletions and passes the rails; only checksums a source observed.
-    public func approve(_ checksums: [Checksum], at sources: [Source], now: Date = Date()) throws {
-        try store.approve(checksums, sourceIDs: sources.map(\.id), at: now)
+    public func approve(_ checksums: [Checksum], at sources: [Source], now: Date = Date()) async throws {
+        try await catalog.approve(checksums, sourceIDs: sources.map(\.id), at: now)
     }
 
     /// Keep in the library whatever happens at the source.
-    public func exclude(_ checksums: [Checksum], at sources: [Source], now: Date = Date()) throws {
-        try store.exclude(checksums, sourceIDs: sources.map(\.id), at: now)
+    public func exclude(_ checksums: [Checksum], at sources: [Source], now: Date = Date()) async throws {
+        try await catalog.exclude(checksums, sourceIDs: sources.map(\.id), at: now)
     }
 
     /// Excludes every deletion confirmed since run `runID`; returns the checksums excluded.
-    public func excludeConfirmed(sinceRunID runID: String, at sources: [Source], now: Date = Date()) throws -> [Checksum] {
-        try store.excludeConfirmed(sinceRunID: runID, sourceIDs: sources.map(\.id), at: now)
+    public func excludeConfirmed(sinceRunID runID: String, at sources: [Source], now: Date = Date()) async throws
+        -> [Checksum] {
+        try await catalog.excludeConfirmed(sinceRunID: runID, sourceIDs: sources.map(\.id), at: now)
     }
 }
 

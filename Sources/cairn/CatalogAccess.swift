@@ -4,6 +4,7 @@ import CairnCore
 import CairnImport
 import CairnLibrary
 #if SharedQueue
+import CairnPostgresCatalog
 import CairnQueue
 import CairnSharedWork
 #endif
@@ -15,8 +16,9 @@ import Foundation
 /// `catalog`, or the folder's record of it: the folder's lock, then the library's lock held in the database).
 enum CatalogAccess {
     /// Runs `body` with the existing library at `option` and its SQLite catalog, under the library's lock.
-    static func changingExisting<Value: Sendable>(_ option: LibraryOption,
-                                        _ body: (Library, any ImportCatalog) async throws -> Value) async throws -> Value {
+    private static func changingSQLite<Value: Sendable>(_ option: LibraryOption,
+                                                        _ body: (Library, any ImportCatalog) async throws -> Value)
+        async throws -> Value {
         let root = option.resolvedPath
         guard LibraryLayout.holdsLibrary(root) else {
             throw CommandError("\(root): no cairn library here (nothing imported yet, or a different --library?)")
@@ -26,20 +28,50 @@ enum CatalogAccess {
         }
     }
 
-    #if SharedQueue
-    /// As `changingExisting(_:_:)`, on the catalog `catalog` names, when it names one in PostgreSQL. `command` names
-    /// the run to other hosts.
+    /// Runs `body` with the existing library at `option` and its catalog, under the library's lock: its SQLite file, or
+    /// the PostgreSQL database `catalog` names (the library's lock then held there too; `command` names the run to
+    /// other hosts).
     static func changingExisting<Value: Sendable>(_ option: LibraryOption, catalog: CatalogLocationOption, command: String,
-                                        _ body: (Library, any ImportCatalog) async throws -> Value) async throws -> Value {
+                                                  _ body: (Library, any ImportCatalog) async throws -> Value) async throws
+        -> Value {
+        #if SharedQueue
         let root = option.resolvedPath
-        guard let location = try catalog.location(libraryRoot: root) else { return try await changingExisting(option, body) }
+        if let location = try catalog.location(libraryRoot: root) {
+            guard LibraryLayout.holdsLibrary(root) else {
+                throw CommandError("\(root): no cairn library here (nothing imported yet, or a different --library?)")
+            }
+            catalog.warnOfExposedPassword()
+            return try await running(catalog: location, libraryRoot: root, command: command, body)
+        }
+        #endif
+        return try await changingSQLite(option, body)
+    }
+
+    /// Runs `body` with the existing library's layout and catalog for reading only: its SQLite file opened read-only,
+    /// or the PostgreSQL database `catalog` names, neither migrated nor claimed (`PostgresCatalog.reading`).
+    static func readingExisting<Value: Sendable>(_ option: LibraryOption, catalog: CatalogLocationOption,
+                                                 _ body: (LibraryLayout, any ImportCatalog) async throws -> Value)
+        async throws -> Value {
+        let root = option.resolvedPath
         guard LibraryLayout.holdsLibrary(root) else {
             throw CommandError("\(root): no cairn library here (nothing imported yet, or a different --library?)")
         }
-        catalog.warnOfExposedPassword()
-        return try await running(catalog: location, libraryRoot: root, command: command, body)
+        #if SharedQueue
+        if let location = try catalog.location(libraryRoot: root) {
+            let layout = LibraryLayout(root: FileSystem.resolved(root) ?? root)
+            try Library.checkCatalog(of: layout, isAt: location.description)
+            guard let identity = LibraryIdentity.read(layout) else {
+                throw CommandError("\(layout.root): the library has no \(LibraryLayout.identityFileName) to find its catalog by")
+            }
+            return try await PostgresCatalog.reading(at: location, library: identity) { try await body(layout, $0) }
+        }
+        #endif
+        let library = try Library(root: root, readOnly: true)
+        defer { library.close() }
+        return try await body(library.layout, SQLiteCatalog(catalog: library.catalog))
     }
 
+    #if SharedQueue
     /// Runs `body` with the library at `libraryRoot` (made when missing) and its catalog in PostgreSQL at `location`.
     /// Should another run take the library's lock in the database meanwhile, `cancellation` stops this one.
     static func running<Value: Sendable>(catalog location: PostgresLocation, libraryRoot: String, command: String,

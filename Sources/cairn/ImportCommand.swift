@@ -74,8 +74,9 @@ struct ImportCommand: AsyncParsableCommand {
         NFS, where SQLite must not live: no catalog.sqlite is made, the run's own tables live on its database \
         connection, and the library's lock is held in the database too. The first such import records the database \
         in <library>/.cairn-catalog (without the password): later runs use it without the flag (import, sync, \
-        watch, status, restore, trash purge), a library whose catalog is its SQLite file is not moved, and the \
-        commands that read only SQLite so far (ls, asset, pending, serve, …) refuse the library and say why. With \
+        watch, status, pending, journal, restore, trash purge), a library whose catalog is its SQLite file is not \
+        moved, and the commands that read only SQLite so far (ls, asset, albums, serve, …) refuse the library and \
+        say why. With \
         --queue as well, the jobs go through the queue and their files are recorded in this catalog (the two may \
         share one database). Not yet with Immich or metrics.
 

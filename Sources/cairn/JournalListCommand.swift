@@ -14,9 +14,7 @@ struct JournalListCommand: ParsableCommand {
 
     func run() throws {
         try LibraryAccess.reportingFailures {
-            let opened = try LibraryAccess.openExisting(library)
-            defer { opened.close() }
-            let journal = DeletionJournal(libraryRoot: opened.layout.root)
+            let journal = DeletionJournal(libraryRoot: try LibraryAccess.existingLayout(library).root)
             let contents = try journal.read()
             JournalText.warnDamaged(contents, path: journal.path)
             let runs = try journal.runs()

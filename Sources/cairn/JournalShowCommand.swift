@@ -28,9 +28,7 @@ struct JournalShowCommand: ParsableCommand {
 
     func run() throws {
         try LibraryAccess.reportingFailures {
-            let opened = try LibraryAccess.openExisting(library)
-            defer { opened.close() }
-            let journal = DeletionJournal(libraryRoot: opened.layout.root)
+            let journal = DeletionJournal(libraryRoot: try LibraryAccess.existingLayout(library).root)
             JournalText.warnDamaged(try journal.read(), path: journal.path)
             guard let chosen = try runID ?? journal.lastRunID() else {
                 Output.line("The journal is empty: nothing was ever trashed in this library.")

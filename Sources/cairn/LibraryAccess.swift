@@ -7,9 +7,11 @@ import Foundation
 
 /// Opening a library that must already exist, taking its lock, and turning failures into documented exit codes.
 enum LibraryAccess {
-    /// The library at `option`'s path; an error naming the folder when nothing was ever imported there.
-    static func openExisting(_ option: LibraryOption) throws -> Library {
-        try Library(root: existingRoot(option))
+    /// The layout of the library at `option`'s path, for what reads its files only (the journal), whichever catalog
+    /// it keeps; an error naming the folder when nothing was ever imported there.
+    static func existingLayout(_ option: LibraryOption) throws -> LibraryLayout {
+        let root = try existingRoot(option)
+        return LibraryLayout(root: FileSystem.resolved(root) ?? root)
     }
 
     /// `option`'s path, once it holds a library; an error naming the folder otherwise.
@@ -40,14 +42,6 @@ enum LibraryAccess {
     /// the catalog is opened or migrated (`Library.withExclusiveAccess`).
     static func changingExisting<Value>(_ option: LibraryOption, _ body: (Library) throws -> Value) throws -> Value {
         try Library.withExclusiveAccess(root: existingRoot(option), body)
-    }
-
-    /// Hands `body` the existing library's pending review (what `pending approve` and `pending exclude` change),
-    /// under the library's lock; failures are reported as `reportingFailures` does.
-    static func changingPendingReview(_ option: LibraryOption, _ body: (PendingReview) throws -> Void) throws {
-        try reportingFailures {
-            try changingExisting(option) { try body(PendingReview(library: $0)) }
-        }
     }
 
     /// Runs `body`; prints any failure in one line on stderr and exits with its documented code

@@ -1,9 +1,10 @@
 import ArgumentParser
 import CairnCore
+import CairnStatus
 import Foundation
 
 /// `cairn pending exclude SHA1... | --all-confirmed-since RUN_ID`: keep content in the library for good.
-struct PendingExcludeCommand: ParsableCommand {
+struct PendingExcludeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "exclude",
         abstract: "Keep these in the library whatever happens at the source (never trash them).",
@@ -23,6 +24,7 @@ struct PendingExcludeCommand: ParsableCommand {
 
     @OptionGroup var library: LibraryOption
     @OptionGroup var selection: SourceSelection
+    @OptionGroup var catalog: CatalogLocationOption
 
     func validate() throws {
         switch (checksums.isEmpty, allConfirmedSince) {
@@ -33,16 +35,19 @@ struct PendingExcludeCommand: ParsableCommand {
         }
     }
 
-    func run() throws {
+    func run() async throws {
         let parsed = try ChecksumArguments.parse(checksums, option: "SHA1")
-        try LibraryAccess.changingPendingReview(library) { review in
-            let sources = try selection.sources(in: review)
-            if let runID = allConfirmedSince {
-                let excluded = try review.excludeConfirmed(sinceRunID: runID, at: sources)
-                Output.line("Excluded \(excluded.count) deletion(s) confirmed since run \(runID); they stay in the library.")
-            } else {
-                try review.exclude(parsed, at: sources)
-                Output.line("Excluded \(parsed.count); they stay in the library whatever happens at the source.")
+        try await CatalogAccess.reportingFailures {
+            try await CatalogAccess.changingExisting(library, catalog: catalog, command: "pending exclude") { _, catalog in
+                let review = PendingReview(catalog: catalog)
+                let sources = try await selection.sources(in: review)
+                if let runID = allConfirmedSince {
+                    let excluded = try await review.excludeConfirmed(sinceRunID: runID, at: sources)
+                    Output.line("Excluded \(excluded.count) deletion(s) confirmed since run \(runID); they stay in the library.")
+                } else {
+                    try await review.exclude(parsed, at: sources)
+                    Output.line("Excluded \(parsed.count); they stay in the library whatever happens at the source.")
+                }
             }
         }
     }

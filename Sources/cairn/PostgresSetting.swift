@@ -89,4 +89,11 @@ struct CatalogLocationOption: ParsableArguments {
 
     func warnOfExposedPassword() { PostgresSetting.warnOfExposedPassword(flag: url, flagName: "--catalog", key: .catalog) }
 }
+#else
+import ArgumentParser
+
+/// Without the `SharedQueue` trait a library's catalog is its SQLite file: there is no `--catalog`.
+struct CatalogLocationOption: ParsableArguments {
+    func location(libraryRoot: String) throws -> Never? { nil }
+}
 #endif

@@ -48,9 +48,7 @@ struct RestoreCommand: AsyncParsableCommand {
     @OptionGroup var library: LibraryOption
     @OptionGroup var destination: DestinationOptions
 
-    #if SharedQueue
     @OptionGroup var catalog: CatalogLocationOption
-    #endif
 
     func validate() throws {
         try destination.rejectAlbums(in: "restore")
@@ -72,14 +70,9 @@ struct RestoreCommand: AsyncParsableCommand {
         }
         let checksums = try ChecksumArguments.parse(assets, option: "--asset")
         try await CatalogAccess.reportingFailures {
-            let restore: (Library, any ImportCatalog) async throws -> Void = { opened, catalog in
-                try await self.restore(in: opened, catalog: catalog, checksums: checksums)
+            try await CatalogAccess.changingExisting(library, catalog: catalog, command: "restore") { opened, catalog in
+                try await restore(in: opened, catalog: catalog, checksums: checksums)
             }
-            #if SharedQueue
-            try await CatalogAccess.changingExisting(library, catalog: catalog, command: "restore", restore)
-            #else
-            try await CatalogAccess.changingExisting(library, restore)
-            #endif
         }
     }
 

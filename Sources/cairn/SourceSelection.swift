@@ -12,7 +12,7 @@ struct SourceSelection: ParsableArguments {
     }
 
     /// The chosen sources; an error naming the folder when the library never synced it.
-    func sources(in review: PendingReview) throws -> [PendingReview.Source] {
-        try review.sources(at: source)
+    func sources(in review: PendingReview) async throws -> [PendingReview.Source] {
+        try await review.sources(at: source)
     }
 }

@@ -2,11 +2,6 @@ import ArgumentParser
 import CairnCore
 import CairnLibrary
 import CairnNarration
-#if SharedQueue
-import CairnPostgresCatalog
-import CairnQueue
-import CairnSharedWork
-#endif
 import CairnStatus
 import Foundation
 
@@ -22,9 +17,7 @@ struct StatusCommand: AsyncParsableCommand {
     @Flag(help: "Print the status as one JSON object.")
     var json = false
 
-    #if SharedQueue
     @OptionGroup var catalog: CatalogLocationOption
-    #endif
 
     func run() async throws {
         let path = library.resolvedPath
@@ -35,11 +28,15 @@ struct StatusCommand: AsyncParsableCommand {
         }
         let now = Date()
         if LibraryLayout.holdsLibrary(path) {
-            let report = try await Self.report(libraryRoot: path, catalog: catalogLocation(libraryRoot: path))
-            if json {
-                Output.line(report.json(now: now))
-            } else {
-                FileHandle.standardOutput.write(Data(report.text(now: now).utf8))
+            try await CatalogAccess.reportingFailures {
+                let report = try await CatalogAccess.readingExisting(library, catalog: catalog) { layout, catalog in
+                    try await LibraryStatus.report(layout: layout, catalog: catalog)
+                }
+                if json {
+                    Output.line(report.json(now: now))
+                } else {
+                    FileHandle.standardOutput.write(Data(report.text(now: now).utf8))
+                }
             }
         }
         // Each Immich server and account synced from this library keeps its own runs: shown after the library's
@@ -51,42 +48,6 @@ struct StatusCommand: AsyncParsableCommand {
             Output.line("\nImmich destination \(server), user \(user):")
             FileHandle.standardOutput.write(Data(try LibraryStatus.report(library: opened).text(now: now).utf8))
         }
-    }
-
-    #if SharedQueue
-    private func catalogLocation(libraryRoot: String) throws -> PostgresLocation? {
-        try catalog.location(libraryRoot: libraryRoot)
-    }
-
-    /// The library's report from its catalog: its SQLite file, or the PostgreSQL database `catalog` names, read only.
-    static func report(libraryRoot: String, catalog location: PostgresLocation?) async throws -> StatusReport {
-        guard let location else { return try report(libraryRoot: libraryRoot) }
-        let layout = LibraryLayout(root: FileSystem.resolved(libraryRoot) ?? libraryRoot)
-        try Library.checkCatalog(of: layout, isAt: location.description)
-        guard let identity = LibraryIdentity.read(layout) else {
-            throw CommandError("\(layout.root): no cairn library here yet (run `cairn import FOLDER --catalog URL` first)")
-        }
-        do {
-            return try await PostgresCatalog.reading(at: location, library: identity) { catalog in
-                try await LibraryStatus.report(layout: layout, catalog: catalog)
-            }
-        } catch let error as PostgresCatalogError {
-            Output.error(error.description)
-            throw ExitCode(ExitStatus.failure.rawValue)
-        }
-    }
-    #else
-    private func catalogLocation(libraryRoot: String) throws -> Never? { nil }
-
-    static func report(libraryRoot: String, catalog: Never?) async throws -> StatusReport {
-        try report(libraryRoot: libraryRoot)
-    }
-    #endif
-
-    static func report(libraryRoot: String) throws -> StatusReport {
-        let opened = try Library(root: libraryRoot, readOnly: true)
-        defer { opened.close() }
-        return try LibraryStatus.report(library: opened)
     }
 
     /// `<library>/immich/<server>/<user id>` folders that hold cairn's state for an Immich destination.

@@ -2,9 +2,6 @@ import ArgumentParser
 import CairnCore
 import CairnImport
 import CairnLibrary
-#if SharedQueue
-import CairnSharedWork
-#endif
 import CairnTrash
 import Foundation
 
@@ -28,9 +25,7 @@ struct TrashPurgeCommand: AsyncParsableCommand {
     @OptionGroup var library: LibraryOption
     @OptionGroup var destination: DestinationOptions
 
-    #if SharedQueue
     @OptionGroup var catalog: CatalogLocationOption
-    #endif
 
     func validate() throws {
         try destination.rejectAlbums(in: "trash purge")
@@ -44,14 +39,9 @@ struct TrashPurgeCommand: AsyncParsableCommand {
             return
         }
         try await CatalogAccess.reportingFailures {
-            let purge: (Library, any ImportCatalog) async throws -> PurgeReport = { opened, catalog in
-                try await TrashMaintenance(library: opened, catalog: catalog).purge(olderThanDays: olderThanDays, now: Date())
+            let report = try await CatalogAccess.changingExisting(library, catalog: catalog, command: "trash purge") {
+                try await TrashMaintenance(library: $0, catalog: $1).purge(olderThanDays: olderThanDays, now: Date())
             }
-            #if SharedQueue
-            let report = try await CatalogAccess.changingExisting(library, catalog: catalog, command: "trash purge", purge)
-            #else
-            let report = try await CatalogAccess.changingExisting(library, purge)
-            #endif
             var lines = ["Purged \(report.purgedRuns.count) run(s), \(report.purgedFileCount) file(s); "
                          + "kept \(report.keptRuns.count) run(s) younger than \(olderThanDays) day(s)"]
             for run in report.purgedRuns { lines.append("  purged trash/\(run)") }

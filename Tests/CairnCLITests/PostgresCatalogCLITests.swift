@@ -63,22 +63,31 @@ import Testing
         #expect(try rows("SELECT count(*) FROM cairn.run") == "3")
 
         // A command that reads SQLite alone says why it cannot, and makes no SQLite catalog.
-        let pending = try CairnBinary.run(["pending", "list", "--library", library])
-        #expect(pending.status == ExitStatus.failure.rawValue)
-        #expect(pending.standardError.contains("its catalog is in PostgreSQL at \(location.description)"), "\(pending.standardError)")
+        let listing = try CairnBinary.run(["ls", "--library", library])
+        #expect(listing.status == ExitStatus.failure.rawValue)
+        #expect(listing.standardError.contains("its catalog is in PostgreSQL at \(location.description)"), "\(listing.standardError)")
         #expect(!FileManager.default.fileExists(atPath: layout.catalogPath))
     }
 
-    @Test func aSyncTrashesThroughPostgreSQLAndRestoreAndPurgeFollow() throws {
+    @Test func aSyncTrashesThroughPostgreSQLAndPendingRestoreJournalAndPurgeFollow() throws {
         func cairn(_ arguments: [String]) throws -> CairnBinary.Result { try CairnBinary.run(arguments + ["--library", library]) }
-        let sync = ["sync", source, "--plain", "--clips", "off", "--quarantine-days", "0", "--apply-deletions"]
+        let sync = ["sync", source, "--plain", "--clips", "off"]
         let first = try cairn(sync + ["--catalog", url])
         #expect(first.status == 0, "\(first.standardOutput)\n\(first.standardError)")
         #expect(try rows("SELECT count(*) FROM cairn.asset") == "3")
 
-        // Deleted at the source: past a quarantine of 0 days the next sync moves it to the library's trash.
+        // Deleted at the source: quarantined, listed as waiting, approved by a person, then trashed.
         try FileManager.default.removeItem(atPath: source + "/IMG_2.JPG")
-        let second = try cairn(sync)
+        let held = try cairn(sync + ["--apply-deletions"])
+        #expect(held.status == 0 && held.standardOutput.contains("quarantined until"), "\(held.standardOutput)\n\(held.standardError)")
+        let waiting = try cairn(["pending", "list"])
+        let gone = try rows("SELECT sha1 FROM cairn.reconcile_pending")
+        #expect(waiting.status == 0 && waiting.standardOutput.contains("quarantine \(gone)  IMG_2.JPG"),
+                "\(waiting.standardOutput)\n\(waiting.standardError)")
+        let approve = try cairn(["pending", "approve", gone])
+        #expect(approve.status == 0, "\(approve.standardError)")
+        #expect(try cairn(["pending", "list"]).standardOutput.contains("approved   \(gone)"))
+        let second = try cairn(sync + ["--apply-deletions"])
         #expect(second.status == 0, "\(second.standardOutput)\n\(second.standardError)")
         #expect(second.standardOutput.contains("trashed: ") && second.standardOutput.contains("IMG_2.JPG"), "\(second.standardOutput)")
         #expect(try rows("SELECT count(*) FROM cairn.asset") == "2")
@@ -87,16 +96,19 @@ import Testing
         let layout = LibraryLayout(root: library)
         #expect(!runID.isEmpty && FileManager.default.fileExists(atPath: layout.absolute("trash/\(runID)/\(trashedOriginal)")),
                 "\(runID) \(trashedOriginal)")
+        let journal = try cairn(["journal", "list"])
+        #expect(journal.standardOutput.contains(runID) && journal.standardOutput.contains("trashed 1 asset(s)"),
+                "\(journal.standardOutput)\n\(journal.standardError)")
         #expect(!FileManager.default.fileExists(atPath: layout.catalogPath))
 
-        // Restored: the record comes back and the next sync keeps it; then an empty trash purges nothing.
+        // Restored: the record comes back and the next sync keeps it; then purging removes the emptied run's trash.
         let restore = try cairn(["restore", "--run-id", runID])
         #expect(restore.status == 0 && restore.standardOutput.hasPrefix("Restored 1 asset(s)"),
                 "\(restore.standardOutput)\n\(restore.standardError)")
         #expect(try rows("SELECT count(*) FROM cairn.asset") == "3")
         #expect(try rows("SELECT count(*) FROM cairn.trashed_asset") == "0")
         #expect(FileManager.default.fileExists(atPath: layout.absolute(trashedOriginal)))
-        let third = try cairn(sync)
+        let third = try cairn(sync + ["--apply-deletions"])
         #expect(third.status == 0 && !third.standardOutput.contains("trashed: "), "\(third.standardOutput)")
         #expect(try rows("SELECT count(*) FROM cairn.asset") == "3")
 
