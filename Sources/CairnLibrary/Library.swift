@@ -35,6 +35,14 @@ public final class Library: Sendable {
         try self.init(resolved: resolved, readOnly: readOnly, live: live, lock: nil)
     }
 
+    /// Opens, for reading only, a library whose catalog is in PostgreSQL at `postgres` (`dry-run`, `status`): no lock,
+    /// nothing made or written in its folder; a folder whose catalog is its SQLite file or another database is refused.
+    public static func openForReadingPostgresCatalog(root: String, postgres: String) throws -> Library {
+        let resolved = FileSystem.resolved(root) ?? root
+        try checkCatalog(of: LibraryLayout(root: resolved), isAt: postgres)
+        return Library(resolvedForReading: resolved)
+    }
+
     /// The one way a command that writes opens a library: its lock first (waiting up to a second for a holder
     /// that is letting go), then its catalog, opened and migrated. Close it when done.
     public static func openExclusive(root: String) async throws -> Library {
@@ -130,6 +138,13 @@ public final class Library: Sendable {
         self.lock = lock
         sqlite = nil
         try Self.makeFolders(of: layout, unless: false)
+    }
+
+    /// A library whose catalog is in PostgreSQL, for reading: its layout alone.
+    private init(resolvedForReading resolved: String) {
+        layout = LibraryLayout(root: resolved)
+        lock = nil
+        sqlite = nil
     }
 
     private static func makeFolders(of layout: LibraryLayout, unless readOnly: Bool) throws {

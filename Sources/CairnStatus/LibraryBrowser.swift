@@ -92,94 +92,94 @@ public struct AlbumListing: Codable, Sendable, Equatable {
     public var metadata: String
 }
 
-/// Read-only views of what a library holds.
+/// Read-only views of what a library holds, over its catalog (its SQLite file or its PostgreSQL database).
 public struct LibraryBrowser: Sendable {
-    public let library: Library
+    public let layout: LibraryLayout
+    public let catalog: any BrowsingCatalog
 
-    public init(library: Library) { self.library = library }
-
-    /// Where content was first seen, relative to its source (nil when the library does not hold it).
-    public func firstSourcePath(_ checksum: Checksum) -> String? {
-        (try? library.catalog.asset(checksum))?.firstSourcePath
+    public init(layout: LibraryLayout, catalog: any BrowsingCatalog) {
+        self.layout = layout
+        self.catalog = catalog
     }
 
     /// The assets `query` names: a SHA1 (40 hex digits), a source path the catalog knows (relative to its
     /// source or absolute), or any readable file, by its content.
-    public func find(_ query: String) throws -> [Checksum] {
-        let catalog = library.catalog
-        if query.count == 40, let checksum = Checksum(hex: query.lowercased()), try catalog.asset(checksum) != nil {
+    public func find(_ query: String) async throws -> [Checksum] {
+        if query.count == 40, let checksum = Checksum(hex: query.lowercased()), try await catalog.asset(checksum) != nil {
             return [checksum]
         }
         let absolute = query.hasPrefix("/") ? query : FileManager.default.currentDirectoryPath + "/" + query
         for candidate in [query, absolute] {
-            let found = try catalog.checksums(atSourcePath: candidate).filter { try catalog.asset($0) != nil }
+            var found: [Checksum] = []
+            for checksum in try await catalog.checksums(atSourcePath: candidate) where try await catalog.asset(checksum) != nil {
+                found.append(checksum)
+            }
             if !found.isEmpty { return found }
         }
         // Hashing refuses links along the path: resolve them first, as `cairn hash` does.
         let resolved = URL(fileURLWithPath: absolute).resolvingSymlinksInPath().path
-        if FileManager.default.fileExists(atPath: resolved), let digest = try? FileHasher().hash(path: resolved),
-           try catalog.asset(digest.checksum) != nil {
-            return [digest.checksum]
-        }
+        guard FileManager.default.fileExists(atPath: resolved) else { return [] }
+        let digest = try? await BlockingPool.run { try FileHasher().hash(path: resolved) }
+        if let digest, try await catalog.asset(digest.checksum) != nil { return [digest.checksum] }
         return []
     }
 
-    public func details(_ checksum: Checksum) throws -> AssetDetails? {
-        let catalog = library.catalog
-        guard let asset = try catalog.asset(checksum) else { return nil }
-        let probe = try catalog.mediaProbe(checksum).flatMap { MediaProbe(storedJSON: $0.probeJSON) }
-        let item = try catalog.importItem(checksum)
-        let pair = try catalog.pair(of: checksum)
+    public func details(_ checksum: Checksum) async throws -> AssetDetails? {
+        guard let asset = try await catalog.asset(checksum) else { return nil }
+        let probe = try await catalog.mediaProbe(checksum).flatMap { MediaProbe(storedJSON: $0.probeJSON) }
+        let item = try await catalog.importItem(checksum)
+        let pair = try await catalog.pair(of: checksum)
         return AssetDetails(
-            sha1: checksum.hex, kind: asset.kind.rawValue, bytes: asset.size, original: library.layout.absolute(asset.originalPath),
-            sourcePaths: try catalog.sourcePaths(checksum).map { $0.root + "/" + $0.relativePath },
+            sha1: checksum.hex, kind: asset.kind.rawValue, bytes: asset.size, original: layout.absolute(asset.originalPath),
+            sourcePaths: try await catalog.sourcePaths(of: checksum).map { $0.root + "/" + $0.relativePath },
             captureTime: probe?.captureTime, cameraMake: probe?.cameraMake, cameraModel: probe?.cameraModel,
             lens: probe?.lens, gps: probe?.gps, width: probe?.width, height: probe?.height,
             durationSeconds: probe?.durationSeconds, container: probe?.container,
             codec: probe?.streams.first { $0.type == "video" }?.codec, colourProfile: probe?.colourProfile,
-            derived: try catalog.derivedFiles(checksum).map {
-                AssetDetails.DerivedFile(role: $0.role.rawValue, path: library.layout.absolute($0.path), format: $0.format,
+            derived: try await catalog.derivedFiles(of: checksum).map {
+                AssetDetails.DerivedFile(role: $0.role.rawValue, path: layout.absolute($0.path), format: $0.format,
                                          width: $0.width, height: $0.height)
             },
             state: item?.state.name.rawValue, reason: item?.state.failure?.reason.description, keptWithoutPreview: asset.noPreviewReason,
-            sidecars: try catalog.sidecars(of: checksum).map {
-                AssetDetails.Sidecar(kind: $0.kind, path: library.layout.absolute($0.path), sourcePath: $0.sourcePath,
+            sidecars: try await catalog.sidecars(of: checksum).map {
+                AssetDetails.Sidecar(kind: $0.kind, path: layout.absolute($0.path), sourcePath: $0.sourcePath,
                                      sha1: $0.checksum.hex)
             },
-            albums: try catalog.albums(of: checksum).map(\.title),
+            albums: try await catalog.albums(of: checksum).map(\.title),
             gpsSource: probe?.gpsSource,
             pairedWith: pair.map { $0.still == checksum ? $0.motion.hex : $0.still.hex }, pairBasis: pair?.basis,
             importedAt: asset.importedAt, runId: asset.runID)
     }
 
     /// The library's assets by capture time; `album` (a title, any case) keeps that album's members alone.
-    public func list(since: Date? = nil, until: Date? = nil, kind: MediaKind? = nil, album: String? = nil) throws
+    public func list(since: Date? = nil, until: Date? = nil, kind: MediaKind? = nil, album: String? = nil) async throws
         -> [AssetListing] {
-        let albums = try album.map { try library.catalog.albums(titled: $0).compactMap(\.id) }
+        var albums: [Int64]?
+        if let album { albums = try await catalog.albums(titled: album).compactMap(\.id) }
         // A Live Photo is one line: the still's, naming its movie.
         var motionOf: [Checksum: Checksum] = [:]
         var motions = Set<Checksum>()
-        for pair in try library.catalog.allPairs() {
+        for pair in try await catalog.allPairs() {
             motionOf[pair.still] = pair.motion
             motions.insert(pair.motion)
         }
-        return try library.catalog.assetsByCaptureDate(since: since, until: until, kind: kind, albums: albums).compactMap { row in
+        return try await catalog.listedAssets(since: since, until: until, kind: kind, albums: albums).compactMap { row in
             if motions.contains(row.asset.checksum), kind != .video { return nil }
             let probe = row.probeJSON.flatMap(MediaProbe.init(storedJSON:))
             return AssetListing(
                 sha1: row.asset.checksum.hex, kind: row.asset.kind.rawValue, captureDate: row.captureDate,
                 captureLocal: probe?.captureTime?.local, captureOffset: probe?.captureTime?.offset,
                 width: probe?.width, height: probe?.height, firstSourcePath: row.asset.firstSourcePath,
-                original: library.layout.absolute(row.asset.originalPath), motion: motionOf[row.asset.checksum]?.hex)
+                original: layout.absolute(row.asset.originalPath), motion: motionOf[row.asset.checksum]?.hex)
         }
     }
 
     /// Every album, with its members in the library.
-    public func albums() throws -> [AlbumListing] {
-        try library.catalog.albums().map {
+    public func albums() async throws -> [AlbumListing] {
+        try await catalog.albums().map {
             AlbumListing(title: $0.album.title, description: $0.album.description, date: $0.album.date,
                          members: $0.members, folder: $0.album.folder,
-                         metadata: library.layout.absolute($0.album.metadataPath))
+                         metadata: layout.absolute($0.album.metadataPath))
         }
     }
 }

@@ -1,3 +1,4 @@
+import CairnCatalog
 import CairnCore
 import CairnLibrary
 import CairnMedia
@@ -45,7 +46,8 @@ public struct TapeBuilder: Sendable {
     {
         try TapeShelf.validate(name: name)
         let library = library
-        let entries = try await BlockingPool.run { try selection.entries(browser: LibraryBrowser(library: library)) }
+        let browser = LibraryBrowser(layout: library.layout, catalog: SQLiteCatalog(catalog: library.catalog))
+        let entries = try await selection.entries(browser: browser)
         guard !entries.isEmpty else {
             throw TapeSelectionError(description: "no asset in \(library.layout.root) matches the selection")
         }

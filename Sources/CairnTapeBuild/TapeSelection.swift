@@ -44,12 +44,12 @@ public struct TapeSelectionError: Error, CustomStringConvertible {
 
 extension TapeSelection {
     /// The clips, in tape order. A listed asset the library does not hold is an error naming it.
-    func entries(browser: LibraryBrowser) throws -> [TapeEntry] {
+    func entries(browser: LibraryBrowser) async throws -> [TapeEntry] {
         var wanted: Set<String>?
         if !assets.isEmpty {
             var found = Set<String>()
             for query in assets {
-                let matches = try browser.find(query)
+                let matches = try await browser.find(query)
                 guard !matches.isEmpty else {
                     throw TapeSelectionError(description: "\(query): the library holds no asset with this SHA1, path or content")
                 }
@@ -57,25 +57,28 @@ extension TapeSelection {
             }
             wanted = found
         }
-        return try browser.list(since: since, until: until, kind: kind, album: album).compactMap { listing in
-            if let wanted, !wanted.contains(listing.sha1), !(listing.motion.map(wanted.contains) ?? false) { return nil }
-            return try entry(listing, browser: browser)
+        var entries: [TapeEntry] = []
+        for listing in try await browser.list(since: since, until: until, kind: kind, album: album) {
+            if let wanted, !wanted.contains(listing.sha1), !(listing.motion.map(wanted.contains) ?? false) { continue }
+            if let entry = try await entry(listing, browser: browser) { entries.append(entry) }
         }
+        return entries
     }
 
-    private func entry(_ listing: AssetListing, browser: LibraryBrowser) throws -> TapeEntry? {
+    private func entry(_ listing: AssetListing, browser: LibraryBrowser) async throws -> TapeEntry? {
         if listing.kind == MediaKind.video.rawValue {
             return TapeEntry(contentSHA1: listing.sha1, kind: .video, mediaPath: listing.original, isPicture: false,
                              displayPath: listing.firstSourcePath, captureTime: listing.captureDate)
         }
         // A Live Photo plays as its movie.
-        if let motion = listing.motion, let checksum = Checksum(hex: motion), let movie = try browser.details(checksum) {
+        if let motion = listing.motion, let checksum = Checksum(hex: motion), let movie = try await browser.details(checksum) {
             return TapeEntry(contentSHA1: motion, kind: .livePhotoMotion, mediaPath: movie.original, isPicture: false,
                              displayPath: listing.firstSourcePath, captureTime: listing.captureDate)
         }
         guard listing.kind == MediaKind.photo.rawValue else { return nil }
         // The import's synthesized clip already is the still as a video: decoding it beats decoding a RAW again.
-        let details = try Checksum(hex: listing.sha1).flatMap { try browser.details($0) }
+        var details: AssetDetails?
+        if let checksum = Checksum(hex: listing.sha1) { details = try await browser.details(checksum) }
         let synthesized = details?.derived.first { $0.role == "clip" }?.path
         return TapeEntry(contentSHA1: listing.sha1, kind: .still, mediaPath: synthesized ?? listing.original,
                          isPicture: synthesized == nil, displayPath: listing.firstSourcePath,

@@ -4,7 +4,7 @@ import CairnStatus
 import Foundation
 
 /// `cairn albums [--json]`
-struct AlbumsCommand: ParsableCommand {
+struct AlbumsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "albums",
         abstract: "List the library's albums (Google Takeout album folders) with their members.",
@@ -16,14 +16,16 @@ struct AlbumsCommand: ParsableCommand {
             """)
 
     @OptionGroup var library: LibraryOption
+    @OptionGroup var catalog: CatalogLocationOption
 
     @Flag(help: "Print one JSON object per album (title, description, date, members, folder, metadata), instead of text.")
     var json = false
 
-    func run() throws {
-        let opened = try openForReading(library)
-        defer { opened.close() }
-        let albums = try LibraryBrowser(library: opened).albums()
+    func run() async throws {
+        try await browsing(library, catalog: catalog) { try show(try await $0.albums()) }
+    }
+
+    private func show(_ albums: [AlbumListing]) throws {
         let encoder = browseJSONEncoder()
         for album in albums {
             if json {

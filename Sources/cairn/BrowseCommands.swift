@@ -5,14 +5,15 @@ import CairnMedia
 import CairnStatus
 import Foundation
 
-/// Opens the library read-only for a browsing command, or says there is none yet.
-func openForReading(_ library: LibraryOption) throws -> Library {
-    let path = library.resolvedPath
-    guard LibraryLayout.holdsLibrary(path) else {
-        Output.error("\(path): no library here yet (run `cairn import FOLDER` first)")
-        throw ExitCode(1)
+/// Runs `body` with a browser over the existing library and its catalog, read only; failures (no library yet, a
+/// catalog that cannot be read) are said in one line and exit 1.
+func browsing(_ library: LibraryOption, catalog: CatalogLocationOption,
+              _ body: (LibraryBrowser) async throws -> Void) async throws {
+    try await CatalogAccess.reportingFailures {
+        try await CatalogAccess.readingExisting(library, catalog: catalog) { opened, catalog in
+            try await body(LibraryBrowser(layout: opened.layout, catalog: catalog))
+        }
     }
-    return try Library(root: path, readOnly: true)
 }
 
 func browseJSONEncoder() -> JSONEncoder {
@@ -23,7 +24,7 @@ func browseJSONEncoder() -> JSONEncoder {
 }
 
 /// `cairn asset PATH|SHA1 [--json]`
-struct AssetCommand: ParsableCommand {
+struct AssetCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "asset",
         abstract: "Show one asset with everything the catalog knows about it.",
@@ -38,6 +39,7 @@ struct AssetCommand: ParsableCommand {
     var query: String
 
     @OptionGroup var library: LibraryOption
+    @OptionGroup var catalog: CatalogLocationOption
 
     @Flag(help: "Print one JSON object per matching asset (fields as in the README), instead of text.")
     var json = false
@@ -46,21 +48,23 @@ struct AssetCommand: ParsableCommand {
         guard !query.isEmpty else { throw ValidationError("Give a SHA1 or a path.") }
     }
 
-    func run() throws {
-        let opened = try openForReading(library)
-        defer { opened.close() }
-        let browser = LibraryBrowser(library: opened)
-        let found = try browser.find(query).compactMap { try browser.details($0) }
-        guard !found.isEmpty else {
-            Output.error("\(query): no asset in \(opened.layout.root) has this SHA1, path or content")
-            throw ExitCode(1)
-        }
-        let encoder = browseJSONEncoder()
-        for details in found {
-            if json {
-                Output.line(String(decoding: try encoder.encode(details), as: UTF8.self))
-            } else {
-                Output.line(Self.text(details))
+    func run() async throws {
+        try await browsing(library, catalog: catalog) { browser in
+            var found: [AssetDetails] = []
+            for checksum in try await browser.find(query) {
+                if let details = try await browser.details(checksum) { found.append(details) }
+            }
+            guard !found.isEmpty else {
+                Output.error("\(query): no asset in \(browser.layout.root) has this SHA1, path or content")
+                throw ExitCode(1)
+            }
+            let encoder = browseJSONEncoder()
+            for details in found {
+                if json {
+                    Output.line(String(decoding: try encoder.encode(details), as: UTF8.self))
+                } else {
+                    Output.line(Self.text(details))
+                }
             }
         }
     }
@@ -111,7 +115,7 @@ struct AssetCommand: ParsableCommand {
 }
 
 /// `cairn ls [--since DATE] [--until DATE] [--kind photo|video] [--album TITLE] [--json]`
-struct ListCommand: ParsableCommand {
+struct ListCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "ls",
         abstract: "List the library's assets by the time they were taken.",
@@ -123,20 +127,23 @@ struct ListCommand: ParsableCommand {
     @OptionGroup var filter: AssetFilterOptions
 
     @OptionGroup var library: LibraryOption
+    @OptionGroup var catalog: CatalogLocationOption
 
     @Flag(help: "Print one JSON object per asset (fields as in the README), instead of text.")
     var json = false
 
-    func run() throws {
-        let opened = try openForReading(library)
-        defer { opened.close() }
-        let browser = LibraryBrowser(library: opened)
-        if let album = filter.album, try opened.catalog.albums(titled: album).isEmpty {
-            Output.error("--album \(album): no album with this title in \(opened.layout.root) (`cairn albums` lists them)")
-            throw ExitCode(1)
+    func run() async throws {
+        try await browsing(library, catalog: catalog) { browser in
+            if let album = filter.album, try await browser.catalog.albums(titled: album).isEmpty {
+                Output.error("--album \(album): no album with this title in \(browser.layout.root) (`cairn albums` lists them)")
+                throw ExitCode(1)
+            }
+            try show(try await browser.list(since: filter.sinceDate, until: filter.untilDate, kind: filter.mediaKind,
+                                         album: filter.album))
         }
-        let listing = try browser.list(since: filter.sinceDate, until: filter.untilDate, kind: filter.mediaKind,
-                                       album: filter.album)
+    }
+
+    private func show(_ listing: [AssetListing]) throws {
         let encoder = browseJSONEncoder()
         for asset in listing {
             if json {

@@ -11,13 +11,16 @@ import CairnSharedWork
 import CairnStages
 import Foundation
 
+/// Everything a command may ask of a library's catalog: a run's needs, and the read side's.
+typealias LibraryCatalog = ImportCatalog & BrowseCatalog
+
 /// A command that changes a library, on whichever catalog the library keeps: its SQLite file (the lock taken
 /// before the catalog is opened or migrated), or a PostgreSQL database (`--catalog`, `$CAIRN_CATALOG`, cairn.toml's
 /// `catalog`, or the folder's record of it: the folder's lock, then the library's lock held in the database).
 enum CatalogAccess {
     /// Runs `body` with the existing library at `option` and its SQLite catalog, under the library's lock.
     private static func changingSQLite<Value: Sendable>(_ option: LibraryOption,
-                                                        _ body: (Library, any ImportCatalog) async throws -> Value)
+                                                        _ body: (Library, any LibraryCatalog) async throws -> Value)
         async throws -> Value {
         let root = option.resolvedPath
         guard LibraryLayout.holdsLibrary(root) else {
@@ -32,7 +35,7 @@ enum CatalogAccess {
     /// the PostgreSQL database `catalog` names (the library's lock then held there too; `command` names the run to
     /// other hosts).
     static func changingExisting<Value: Sendable>(_ option: LibraryOption, catalog: CatalogLocationOption, command: String,
-                                                  _ body: (Library, any ImportCatalog) async throws -> Value) async throws
+                                                  _ body: (Library, any LibraryCatalog) async throws -> Value) async throws
         -> Value {
         #if SharedQueue
         let root = option.resolvedPath
@@ -47,10 +50,11 @@ enum CatalogAccess {
         return try await changingSQLite(option, body)
     }
 
-    /// Runs `body` with the existing library's layout and catalog for reading only: its SQLite file opened read-only,
-    /// or the PostgreSQL database `catalog` names, neither migrated nor claimed (`PostgresCatalog.reading`).
+    /// Runs `body` with the existing library and its catalog for reading only, without the library's lock: its
+    /// SQLite file opened read-only, or the PostgreSQL database `catalog` names, neither migrated nor claimed
+    /// (`PostgresCatalog.reading`).
     static func readingExisting<Value: Sendable>(_ option: LibraryOption, catalog: CatalogLocationOption,
-                                                 _ body: (LibraryLayout, any ImportCatalog) async throws -> Value)
+                                                 _ body: (Library, any LibraryCatalog) async throws -> Value)
         async throws -> Value {
         let root = option.resolvedPath
         guard LibraryLayout.holdsLibrary(root) else {
@@ -58,17 +62,16 @@ enum CatalogAccess {
         }
         #if SharedQueue
         if let location = try catalog.location(libraryRoot: root) {
-            let layout = LibraryLayout(root: FileSystem.resolved(root) ?? root)
-            try Library.checkCatalog(of: layout, isAt: location.description)
-            guard let identity = LibraryIdentity.read(layout) else {
-                throw CommandError("\(layout.root): the library has no \(LibraryLayout.identityFileName) to find its catalog by")
+            let library = try Library.openForReadingPostgresCatalog(root: root, postgres: location.description)
+            guard let identity = LibraryIdentity.read(library.layout) else {
+                throw CommandError("\(library.layout.root): the library has no \(LibraryLayout.identityFileName) to find its catalog by")
             }
-            return try await PostgresCatalog.reading(at: location, library: identity) { try await body(layout, $0) }
+            return try await PostgresCatalog.reading(at: location, library: identity) { try await body(library, $0) }
         }
         #endif
         let library = try Library(root: root, readOnly: true)
         defer { library.close() }
-        return try await body(library.layout, SQLiteCatalog(catalog: library.catalog))
+        return try await body(library, SQLiteCatalog(catalog: library.catalog))
     }
 
     #if SharedQueue
@@ -76,7 +79,7 @@ enum CatalogAccess {
     /// Should another run take the library's lock in the database meanwhile, `cancellation` stops this one.
     static func running<Value: Sendable>(catalog location: PostgresLocation, libraryRoot: String, command: String,
                                          cancellation: PipelineCancellation? = nil,
-                                         _ body: (Library, any ImportCatalog) async throws -> Value) async throws -> Value {
+                                         _ body: (Library, any LibraryCatalog) async throws -> Value) async throws -> Value {
         try await SharedCatalog.run(catalog: location, libraryRoot: libraryRoot, command: command, lockLost: { other in
             Output.error("the library's lock in PostgreSQL went to another run (\(other)): stopping")
             cancellation?.cancel(deadline: PipelineCancellation.defaultDeadline)

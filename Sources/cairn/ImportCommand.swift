@@ -73,10 +73,10 @@ struct ImportCommand: AsyncParsableCommand {
         library's catalog in that PostgreSQL database instead of its SQLite file, for a library folder shared over \
         NFS, where SQLite must not live: no catalog.sqlite is made, the run's own tables live on its database \
         connection, and the library's lock is held in the database too. The first such import records the database \
-        in <library>/.cairn-catalog (without the password): later runs use it without the flag (import, sync, \
-        watch, status, pending, journal, restore, trash purge), a library whose catalog is its SQLite file is not \
-        moved, and the commands that read only SQLite so far (ls, asset, albums, serve, …) refuse the library and \
-        say why. With \
+        in <library>/.cairn-catalog (without the password): every later command uses it without the flag (the \
+        read side, status, ls, asset, albums, pending list and dry-run, without changing it), a library whose \
+        catalog is its SQLite file is not moved, and the commands that read only SQLite so far (serve, tape) refuse \
+        the library and say why. With \
         --queue as well, the jobs go through the queue and their files are recorded in this catalog (the two may \
         share one database). Not yet with Immich or metrics.
 

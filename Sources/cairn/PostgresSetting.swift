@@ -95,5 +95,6 @@ import ArgumentParser
 /// Without the `SharedQueue` trait a library's catalog is its SQLite file: there is no `--catalog`.
 struct CatalogLocationOption: ParsableArguments {
     func location(libraryRoot: String) throws -> Never? { nil }
+    func checkCombination(libraryRoot: String, immich: Bool, metrics: Bool) throws {}
 }
 #endif

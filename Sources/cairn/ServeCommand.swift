@@ -47,6 +47,10 @@ struct ServeCommand: AsyncParsableCommand {
             Output.error("\(root): no library here yet (run `cairn import FOLDER` first)")
             throw ExitCode(1)
         }
+        if let postgres = LibraryLayout(root: root).postgresCatalogNamed {
+            Output.error("\(root): its catalog is in PostgreSQL at \(postgres); `cairn serve` reads only a SQLite catalog so far")
+            throw ExitCode(1)
+        }
         let token = try tokenFile.map(ServeCommand.readToken)
         let quarantine = (try? CairnConfiguration.resolve(configFile: nil, libraryRoot: root))?.reconcile.quarantineDays
         var server = StatusServer(libraryRoot: root, listen: ListenAddress(listen) ?? .default, token: token,

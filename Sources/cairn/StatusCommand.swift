@@ -29,8 +29,8 @@ struct StatusCommand: AsyncParsableCommand {
         let now = Date()
         if LibraryLayout.holdsLibrary(path) {
             try await CatalogAccess.reportingFailures {
-                let report = try await CatalogAccess.readingExisting(library, catalog: catalog) { layout, catalog in
-                    try await LibraryStatus.report(layout: layout, catalog: catalog)
+                let report = try await CatalogAccess.readingExisting(library, catalog: catalog) { opened, catalog in
+                    try await LibraryStatus.report(layout: opened.layout, catalog: catalog)
                 }
                 if json {
                     Output.line(report.json(now: now))

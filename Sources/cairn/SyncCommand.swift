@@ -64,9 +64,9 @@ struct SyncRunOptions: ParsableArguments {
     @OptionGroup var pipeline: PipelineOptions
     @OptionGroup var destination: DestinationOptions
     @OptionGroup var metrics: MetricsOptions
+    @OptionGroup var catalog: CatalogLocationOption
     #if SharedQueue
     @OptionGroup var shared: SharedWorkOptions
-    @OptionGroup var catalog: CatalogLocationOption
     #endif
 
     func check(source: String?) throws {
@@ -85,9 +85,9 @@ struct SyncRunOptions: ParsableArguments {
         var invocation = SyncInvocation(source: source, library: library, reconcile: reconcile, output: narration.mode,
                                         printsSummary: narration.printsSummary, dryRun: false, pipeline: pipeline,
                                         destination: destination, metrics: metrics)
+        invocation.catalog = catalog
         #if SharedQueue
         invocation.shared = shared
-        invocation.catalog = catalog
         #endif
         return invocation
     }
@@ -115,15 +115,21 @@ struct DryRunCommand: AsyncParsableCommand {
     var json = false
 
     @OptionGroup var destination: DestinationOptions
+    @OptionGroup var catalog: CatalogLocationOption
 
     func validate() throws {
         if let source, source.isEmpty { throw ValidationError("SOURCE needs a folder path.") }
         try reconcile.check(libraryRoot: library.resolvedPath, source: source, needsSource: true)
+        try catalog.checkCombination(libraryRoot: library.resolvedPath,
+                                     immich: (try? destination.isImmich(libraryRoot: library.resolvedPath)) ?? false,
+                                     metrics: false)
     }
 
     func run() async throws {
-        try await SyncInvocation(source: source, library: library, reconcile: reconcile, output: .quiet,
-                                 printsSummary: true, dryRun: true, planAsJSON: json, destination: destination).run()
+        var invocation = SyncInvocation(source: source, library: library, reconcile: reconcile, output: .quiet,
+                                        printsSummary: true, dryRun: true, planAsJSON: json, destination: destination)
+        invocation.catalog = catalog
+        try await invocation.run()
     }
 }
 
@@ -146,11 +152,11 @@ struct SyncInvocation {
     var handlesSignals = true
     /// Handlers that see the run's narration beside the renderer (`cairn watch`'s status lines for systemd).
     var observers: [any NarrationHandler] = []
+    /// `--catalog`: the library's catalog in PostgreSQL (a dry run reads it without migrating or locking it).
+    var catalog: CatalogLocationOption?
     #if SharedQueue
     /// `--queue`: the thumbnails and clips shared with workers (a dry run queues nothing).
     var shared: SharedWorkOptions?
-    /// `--catalog`: the library's catalog in PostgreSQL (a dry run reads only a SQLite catalog so far).
-    var catalog: CatalogLocationOption?
     #endif
 
     func run() async throws {
@@ -163,6 +169,16 @@ struct SyncInvocation {
         let immich = try await destination.connect(libraryRoot: library.resolvedPath, uploads: uploads,
                                                    cancellation: cancellation)
         #if SharedQueue
+        if immich == nil, dryRun, let catalog, try catalog.location(libraryRoot: library.resolvedPath) != nil {
+            // A dry run of a library whose catalog is in PostgreSQL reads it as it stands: no lock, no migration.
+            try await CatalogAccess.reportingFailures {
+                try await CatalogAccess.readingExisting(library, catalog: catalog) { opened, catalog in
+                    try await run(opened: opened, catalog: catalog, immich: nil, shared: nil, metrics: nil,
+                                  cancellation: cancellation)
+                }
+            }
+            return
+        }
         if immich == nil, !dryRun, let location = try catalog?.location(libraryRoot: library.resolvedPath) {
             catalog?.warnOfExposedPassword()
             try await CatalogAccess.reportingFailures {

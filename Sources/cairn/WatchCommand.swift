@@ -60,6 +60,9 @@ struct WatchCommand: AsyncParsableCommand {
             if !address.isLoopback, tokenFile == nil {
                 throw ValidationError("--listen \(listen) reaches beyond this machine: give --token-file FILE")
             }
+            if try options.catalog.location(libraryRoot: options.library.resolvedPath) != nil {
+                throw ValidationError("--listen serves a SQLite catalog only so far, and this library's catalog is in PostgreSQL: drop --listen")
+            }
         }
         if options.reconcile.acceptVanished {
             throw ValidationError("--accept-vanished stands the mass-vanish rail down for one run; `cairn watch` runs "

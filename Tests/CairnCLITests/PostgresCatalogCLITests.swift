@@ -62,10 +62,27 @@ import Testing
                 "\(status.standardOutput)")
         #expect(try rows("SELECT count(*) FROM cairn.run") == "3")
 
+        // The read side: `ls`, `asset` (by a source path), a dry run, all without writing to the database.
+        let before = try rows("SELECT count(*) FROM cairn.run") + "/" + rows("SELECT count(*) FROM cairn.source_file")
+        let listing = try CairnBinary.run(["ls", "--library", library, "--json"])
+        #expect(listing.status == 0 && listing.standardOutput.split(separator: "\n").count == 3, "\(listing.standardOutput)\n\(listing.standardError)")
+        let asset = try CairnBinary.run(["asset", "sub/copy.JPG", "--library", library])
+        #expect(asset.status == 0 && asset.standardOutput.contains("source     \(source)/sub/copy.JPG")
+                && asset.standardOutput.contains("state      ready"), "\(asset.standardOutput)\n\(asset.standardError)")
+        try FileManager.default.removeItem(atPath: source + "/IMG_1.JPG")
+        let dry = try CairnBinary.run(["dry-run", source, "--library", library])
+        // Imports never reconciled this source: its first sync, dry or not, trashes nothing.
+        #expect(dry.status == 0 && dry.standardOutput.contains("Dry run of \(source): 0 to import")
+                && dry.standardOutput.contains("held: first run for this source"), "\(dry.standardOutput)\n\(dry.standardError)")
+        #expect(try rows("SELECT count(*) FROM cairn.run") + "/" + rows("SELECT count(*) FROM cairn.source_file") == before)
+
         // A command that reads SQLite alone says why it cannot, and makes no SQLite catalog.
-        let listing = try CairnBinary.run(["ls", "--library", library])
-        #expect(listing.status == ExitStatus.failure.rawValue)
-        #expect(listing.standardError.contains("its catalog is in PostgreSQL at \(location.description)"), "\(listing.standardError)")
+        let tape = try CairnBinary.run(["tape", "build", "all", "--library", library])
+        #expect(tape.status == ExitStatus.failure.rawValue)
+        #expect(tape.standardError.contains("its catalog is in PostgreSQL at \(location.description)"), "\(tape.standardError)")
+        let serve = try CairnBinary.run(["serve", "--library", library, "--listen", "127.0.0.1:0"])
+        #expect(serve.status == ExitStatus.failure.rawValue && serve.standardError.contains("reads only a SQLite catalog"),
+                "\(serve.standardError)")
         #expect(!FileManager.default.fileExists(atPath: layout.catalogPath))
     }
 

@@ -1,0 +1,68 @@
+import CairnCore
+import Foundation
+
+/// A source file that held some content at its source's last scan.
+public struct SourcePath: Sendable, Equatable {
+    public var root: String
+    public var relativePath: String
+
+    public init(root: String, relativePath: String) {
+        self.root = root
+        self.relativePath = relativePath
+    }
+}
+
+/// An asset as `cairn ls` lists it: the asset, its capture date and its stored probe.
+public struct ListedAsset: Sendable, Equatable {
+    public var asset: AssetRecord
+    public var captureDate: Date?
+    public var probeJSON: String?
+
+    public init(asset: AssetRecord, captureDate: Date?, probeJSON: String?) {
+        self.asset = asset
+        self.captureDate = captureDate
+        self.probeJSON = probeJSON
+    }
+}
+
+/// What the read side asks of a catalog beyond items and links, as a person asks about a library (`cairn asset`,
+/// `cairn ls`, tapes).
+public protocol BrowseCatalog: Sendable {
+    /// Every source path known to hold `checksum` at its source's last scan, by root, then path.
+    func sourcePaths(of checksum: Checksum) async throws -> [SourcePath]
+    /// The content a source path named `path` holds (relative to its source, or absolute under its root).
+    func checksums(atSourcePath path: String) async throws -> [Checksum]
+    /// Assets by capture date (those without one last), then checksum; `albums`, when given, keeps the members of
+    /// those albums (by id) alone.
+    func listedAssets(since: Date?, until: Date?, kind: MediaKind?, albums: [Int64]?) async throws -> [ListedAsset]
+    /// The import item of `checksum`, when one was planned.
+    func importItem(_ checksum: Checksum) async throws -> ItemRecord?
+}
+
+/// What the library browser reads.
+public typealias BrowsingCatalog = ItemCatalog & AssetLinkCatalog & BrowseCatalog
+
+extension SQLiteCatalog: BrowseCatalog {
+    public func sourcePaths(of checksum: Checksum) async throws -> [SourcePath] {
+        try await BlockingPool.run { [catalog] in
+            try catalog.sourcePaths(checksum).map { SourcePath(root: $0.root, relativePath: $0.relativePath) }
+        }
+    }
+
+    public func checksums(atSourcePath path: String) async throws -> [Checksum] {
+        try await BlockingPool.run { [catalog] in try catalog.checksums(atSourcePath: path) }
+    }
+
+    public func listedAssets(since: Date?, until: Date?, kind: MediaKind?, albums: [Int64]?) async throws
+        -> [ListedAsset] {
+        try await BlockingPool.run { [catalog] in
+            try catalog.assetsByCaptureDate(since: since, until: until, kind: kind, albums: albums).map {
+                ListedAsset(asset: $0.asset, captureDate: $0.captureDate, probeJSON: $0.probeJSON)
+            }
+        }
+    }
+
+    public func importItem(_ checksum: Checksum) async throws -> ItemRecord? {
+        try await BlockingPool.run { [catalog] in try catalog.importItem(checksum) }
+    }
+}
