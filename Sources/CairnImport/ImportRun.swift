@@ -307,3 +307,6 @@ public struct ImportRun: Sendable {
 /// assets, the reconciliation stores, and the trash's records (a sync's deletions).
 public typealias ImportCatalog = ItemCatalog & SnapshotCatalog & RunCatalog & RunTablesCatalog & AssetLinkCatalog
     & ReconcileCatalog & TrashCatalog
+
+/// Everything a command may ask of a library's catalog: a run's needs, and the read side's.
+public typealias LibraryCatalog = ImportCatalog & BrowseCatalog

@@ -20,6 +20,10 @@ public final class Library: Sendable {
         return sqlite
     }
 
+    /// The library's SQLite catalog behind the catalog interfaces (`ItemCatalog` and the rest), for what takes any
+    /// catalog.
+    public var sqliteCatalog: SQLiteCatalog { SQLiteCatalog(catalog: catalog) }
+
     /// The exclusive lock, when the library was opened through `openExclusive` or `withExclusiveAccess`: taken
     /// before the catalog is opened, so no migration ever runs beside another process's run.
     public let lock: LibraryLock?

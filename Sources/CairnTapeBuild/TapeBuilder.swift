@@ -1,4 +1,3 @@
-import CairnCatalog
 import CairnCore
 import CairnLibrary
 import CairnMedia
@@ -46,7 +45,7 @@ public struct TapeBuilder: Sendable {
     {
         try TapeShelf.validate(name: name)
         let library = library
-        let browser = LibraryBrowser(layout: library.layout, catalog: SQLiteCatalog(catalog: library.catalog))
+        let browser = LibraryBrowser(layout: library.layout, catalog: library.sqliteCatalog)
         let entries = try await selection.entries(browser: browser)
         guard !entries.isEmpty else {
             throw TapeSelectionError(description: "no asset in \(library.layout.root) matches the selection")

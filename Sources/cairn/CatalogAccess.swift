@@ -1,5 +1,4 @@
 import ArgumentParser
-import CairnCatalog
 import CairnCore
 import CairnImport
 import CairnLibrary
@@ -10,9 +9,6 @@ import CairnSharedWork
 #endif
 import CairnStages
 import Foundation
-
-/// Everything a command may ask of a library's catalog: a run's needs, and the read side's.
-typealias LibraryCatalog = ImportCatalog & BrowseCatalog
 
 /// A command that changes a library, on whichever catalog the library keeps: its SQLite file (the lock taken
 /// before the catalog is opened or migrated), or a PostgreSQL database (`--catalog`, `$CAIRN_CATALOG`, cairn.toml's
@@ -27,7 +23,7 @@ enum CatalogAccess {
             throw CommandError("\(root): no cairn library here (nothing imported yet, or a different --library?)")
         }
         return try await Library.withExclusiveAccess(root: root) { library in
-            try await body(library, SQLiteCatalog(catalog: library.catalog))
+            try await body(library, library.sqliteCatalog)
         }
     }
 
@@ -71,7 +67,7 @@ enum CatalogAccess {
         #endif
         let library = try Library(root: root, readOnly: true)
         defer { library.close() }
-        return try await body(library, SQLiteCatalog(catalog: library.catalog))
+        return try await body(library, library.sqliteCatalog)
     }
 
     #if SharedQueue

@@ -1,5 +1,4 @@
 import ArgumentParser
-import CairnCatalog
 import CairnCore
 import CairnImmich
 import CairnImmichDestination
@@ -77,7 +76,7 @@ struct RestoreCommand: AsyncParsableCommand {
     }
 
     /// The run's trashed files back into the library, which the caller holds.
-    private func restore(in opened: Library, catalog: any DeletionCatalog, checksums: [Checksum]) async throws {
+    private func restore(in opened: Library, catalog: any LibraryCatalog, checksums: [Checksum]) async throws {
         let journal = DeletionJournal(libraryRoot: opened.layout.root)
         guard try journal.entries(runID: runID).contains(where: { $0.action == .trash }) else {
             throw CommandError("run \(runID): it trashed nothing (see `cairn journal list`)")
@@ -128,7 +127,7 @@ struct RestoreCommand: AsyncParsableCommand {
         defer { opened.close() }
         let summary: ImmichDestination.RestoreSummary
         do {
-            summary = try await immich.restore(runID: runID, library: opened, catalog: SQLiteCatalog(catalog: opened.catalog),
+            summary = try await immich.restore(runID: runID, library: opened, catalog: opened.sqliteCatalog,
                                                now: Date())
         } catch let failure as ImmichFailure {
             Output.error(failure.description)

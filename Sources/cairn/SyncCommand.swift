@@ -1,5 +1,4 @@
 import ArgumentParser
-import CairnCatalog
 import CairnCore
 import CairnImmichDestination
 import CairnImport
@@ -301,7 +300,7 @@ struct SyncInvocation {
             encoder.dateEncodingStrategy = .iso8601
             Output.line(String(decoding: try encoder.encode(summary.plan), as: UTF8.self))
         } else if printsSummary {
-            let names = try await PlanText.names(in: summary, catalog: catalog ?? SQLiteCatalog(catalog: opened.catalog))
+            let names = try await PlanText.names(in: summary, catalog: catalog ?? opened.sqliteCatalog as any ImportCatalog)
             Output.line(PlanText.render(summary, names: names))
             if let imported = summary.imported { Output.line(SummaryText.render(imported, libraryRoot: opened.layout.root)) }
         }
@@ -313,7 +312,7 @@ struct SyncInvocation {
 enum PlanText {
     /// Where the content the plan names came from: the source path a trashed asset was journaled with, else the
     /// first source path of its asset.
-    static func names(in summary: SyncSummary, catalog: any ItemCatalog) async throws -> [Checksum: String] {
+    static func names(in summary: SyncSummary, catalog: any ImportCatalog) async throws -> [Checksum: String] {
         let plan = summary.plan
         var names: [Checksum: String] = [:]
         for item in summary.trashed?.trashed ?? [] { names[item.checksum] = item.sourcePath }
