@@ -207,9 +207,20 @@ public protocol RunTablesCatalog: Sendable {
         -> Value
 }
 
-/// Feeds a walk on a blocking thread into run tables: each batch is inserted by a task of its own, in order, so the
-/// walk (system calls) and the inserts run side by side; at most two batches wait, so a fast walk never piles
-/// files up in memory. The first failed insert stops the rest and is thrown to the walk.
+/// Run tables that a thread of the blocking pool writes directly (SQLite's): the walk inserts its batches itself.
+public protocol RunTablesWrittenInPlace: Sendable {
+    /// `RunTables.append`, on the caller's own (blocking) thread.
+    func appendInPlace(_ files: [SourceFile]) throws
+    /// `RunTables.appendSidecars`, on the caller's own (blocking) thread.
+    func appendSidecarsInPlace(_ files: [SourceFile]) throws
+}
+
+/// Feeds a walk on a blocking thread into run tables. Tables written in place (SQLite's) are written by the walk's
+/// own thread: an insert that needed another pool thread while the walk held one would wait for ever once every
+/// thread of the pool walks. Others (PostgreSQL's, whose inserts wait on the network, not on the pool) get each
+/// batch inserted by a task of its own, in order, so the walk and the inserts run side by side; at most two batches
+/// wait, so a fast walk never piles files up in memory. The first failed insert stops the rest and is thrown to the
+/// walk.
 public final class RunTablesAppender: Sendable {
     private let tables: any RunTables
     private let room = BlockingPool.Semaphore(value: 2)
@@ -220,11 +231,13 @@ public final class RunTablesAppender: Sendable {
 
     /// Queues a batch of media files; throws the first insert's failure, once there is one.
     public func append(_ files: [SourceFile]) throws {
+        if let inPlace = tables as? any RunTablesWrittenInPlace { return try inPlace.appendInPlace(files) }
         try enqueue { try await $0.append(files) }
     }
 
     /// Queues a batch of sidecars, in order with the media batches.
     public func appendSidecars(_ files: [SourceFile]) throws {
+        if let inPlace = tables as? any RunTablesWrittenInPlace { return try inPlace.appendSidecarsInPlace(files) }
         try enqueue { try await $0.appendSidecars(files) }
     }
 

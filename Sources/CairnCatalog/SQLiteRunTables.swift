@@ -2,7 +2,7 @@ import CairnCore
 import Foundation
 
 /// The SQLite catalog's run tables (`RunFileTable`) behind `RunTables`: each call one hop to the blocking pool.
-public struct SQLiteRunTables: RunTables {
+public struct SQLiteRunTables: RunTables, RunTablesWrittenInPlace {
     public let table: RunFileTable
 
     public init(_ table: RunFileTable) { self.table = table }
@@ -17,6 +17,10 @@ public struct SQLiteRunTables: RunTables {
     public func appendSidecars(_ files: [SourceFile]) async throws {
         try await BlockingPool.run { [table] in try table.appendSidecars(files) }
     }
+
+    public func appendInPlace(_ files: [SourceFile]) throws { try table.append(files) }
+
+    public func appendSidecarsInPlace(_ files: [SourceFile]) throws { try table.appendSidecars(files) }
 
     public func matchSnapshot() async throws -> SnapshotMatch {
         try await BlockingPool.run { [table] in try table.matchSnapshot() }

@@ -340,3 +340,77 @@ final class ReaderBox: @unchecked Sendable {
         #expect(ImportRun.hashWorkers(requested: nil, cores: 2, files: 0, bytes: 0) == 2)
     }
 }
+
+/// More walks at once in one process than the blocking pool has threads, each feeding its run tables: a walk writes
+/// SQLite's tables from its own thread, so none waits for a pool thread another walk holds (they all did, once, and
+/// the whole test suite hung).
+@Suite struct ConcurrentWalkTests {
+    @Test func moreWalksAtOnceThanThePoolHasThreadsAllFinish() async throws {
+        let folder = try TemporaryDirectory()
+        let walks = BlockingPool.threadCount + 8
+        let batch = (0..<500).map { index in
+            SourceFile(relativePath: "DCIM/\(index).jpg",
+                       fingerprint: FileFingerprint(device: 1, inode: UInt64(index), size: 1, modificationTimeNanoseconds: 1),
+                       checksum: nil, kind: .photo)
+        }
+        let finished = Locked(0)
+        let ready = Barrier(count: walks)
+        let allDone = AsyncStream<Void>.makeStream()
+        for index in 0..<walks {
+            let catalog = try Catalog(path: folder.subpath("catalog-\(index).sqlite"))
+            Task {
+                defer {
+                    catalog.close()
+                    if finished.withLock({ $0 += 1; return $0 }) == walks { allDone.continuation.finish() }
+                }
+                do {
+                    let sqlite = SQLiteCatalog(catalog: catalog)
+                    let sourceID = try await sqlite.sourceID(forRoot: "/src")
+                    let rows = try await sqlite.withRunTables(sourceID: sourceID) { tables in
+                        let appender = RunTablesAppender(tables)
+                        // Every walk starts once all are ready, so they hold the pool's threads together.
+                        await ready.arrive()
+                        // Five batches each: more than the two an appender lets wait.
+                        try await BlockingPool.run {
+                            for round in 0..<5 {
+                                try appender.append(batch.map { var file = $0; file.relativePath = "\(round)/" + file.relativePath; return file })
+                            }
+                            try appender.finish()
+                        }
+                        return try await tables.matchSnapshot().files
+                    }
+                    #expect(rows == 5 * batch.count)
+                } catch {
+                    Issue.record(error)
+                }
+            }
+        }
+        // A deadlock would hang the suite; the guard ends the wait and fails the test instead (how long the walks
+        // take is not checked).
+        let ended = await withTaskGroup(of: Bool.self) { group in
+            group.addTask { for await _ in allDone.stream {}; return !Task.isCancelled }
+            group.addTask { try? await Task.sleep(for: .seconds(300)); return false }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first
+        }
+        #expect(ended, "\(finished.withLock { $0 }) of \(walks) walks finished")
+    }
+}
+
+/// Lets its callers on once `count` of them arrived.
+private actor Barrier {
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+    private let count: Int
+
+    init(count: Int) { self.count = count }
+
+    func arrive() async {
+        if waiting.count + 1 == count {
+            waiting.forEach { $0.resume() }
+            waiting = []
+            return
+        }
+        await withCheckedContinuation { waiting.append($0) }
+    }
+}
