@@ -212,7 +212,8 @@ import Testing
                     if let index = (0..<Self.contents).first(where: { Self.content($0) == checksum }) { library.insert(index) }
                 }
             }
-            for index in library where chance(0.1) { library.remove(index) }
+            // In order: a set's order changes from process to process, and the draws must not.
+            for index in library.sorted() where chance(0.1) { library.remove(index) }
             let elsewhere = Set((0..<Self.contents).filter { _ in chance(0.1) })
             try model.setLibrary(library)
             try model.setOtherSource(elsewhere)
