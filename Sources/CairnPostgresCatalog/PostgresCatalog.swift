@@ -26,14 +26,21 @@ public final class PostgresCatalog: Sendable {
     /// (or none yet: it becomes `library`'s) and runs `body` with it; the connections close when `body` returns.
     public static func withCatalog<Result: Sendable>(at location: PostgresLocation, library: String,
                                                      _ body: (PostgresCatalog) async throws -> Result) async throws -> Result {
+        try await connected(to: location, library: library) { catalog in
+            try await CatalogSchema.migrations.apply(catalog.client, logger: catalog.logger)
+            try await catalog.claim(location: location)
+            return try await body(catalog)
+        }
+    }
+
+    /// Runs `body` with the catalog of `library` at `location`, its pool of connections running until `body` returns.
+    private static func connected<Result: Sendable>(to location: PostgresLocation, library: String,
+                                                    _ body: (PostgresCatalog) async throws -> Result) async throws -> Result {
         let client = PostgresClient(configuration: location.clientConfiguration())
         return try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await client.run() }
             defer { group.cancelAll() }
-            let catalog = PostgresCatalog(library: library, client: client)
-            try await CatalogSchema.migrations.apply(client, logger: catalog.logger)
-            try await catalog.claim(location: location)
-            return try await body(catalog)
+            return try await body(PostgresCatalog(library: library, client: client))
         }
     }
 
@@ -41,19 +48,15 @@ public final class PostgresCatalog: Sendable {
     /// database that holds no catalog, an older schema than this cairn's, or another library's catalog is refused.
     public static func reading<Result: Sendable>(at location: PostgresLocation, library: String,
                                                  _ body: (PostgresCatalog) async throws -> Result) async throws -> Result {
-        let client = PostgresClient(configuration: location.clientConfiguration())
-        return try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { await client.run() }
-            defer { group.cancelAll() }
-            let catalog = PostgresCatalog(library: library, client: client)
+        try await connected(to: location, library: library) { catalog in
             let missing = try await catalog.failing("read its schema's version") {
-                try await CatalogSchema.migrations.missing(client, logger: catalog.logger)
+                try await CatalogSchema.migrations.missing(catalog.client, logger: catalog.logger)
             }
             if missing.count == CatalogSchema.migrations.migrations.count {
                 throw PostgresCatalogError.noCatalog(location: location.description)
             }
             if !missing.isEmpty { throw PostgresCatalogError.olderSchema(location: location.description) }
-            let rows = try await client.query("SELECT identity FROM cairn.catalog_library", logger: catalog.logger)
+            let rows = try await catalog.client.query("SELECT identity FROM cairn.catalog_library", logger: catalog.logger)
             for try await owner in rows.decode(String.self) where owner != library {
                 throw PostgresCatalogError.otherLibrary(owner: owner, library: library, location: location.description)
             }

@@ -4,7 +4,7 @@ import CairnTrash
 import Foundation
 
 /// `cairn journal list`: one line per run that trashed, restored or purged.
-struct JournalListCommand: ParsableCommand {
+struct JournalListCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "list",
         abstract: "One line per run in the journal: when, and how many assets and files it trashed, restored or purged."
@@ -12,8 +12,8 @@ struct JournalListCommand: ParsableCommand {
 
     @OptionGroup var library: LibraryOption
 
-    func run() throws {
-        try LibraryAccess.reportingFailures {
+    func run() async throws {
+        try await CatalogAccess.reportingFailures {
             let journal = DeletionJournal(libraryRoot: try LibraryAccess.existingLayout(library).root)
             let contents = try journal.read()
             JournalText.warnDamaged(contents, path: journal.path)

@@ -3,7 +3,7 @@ import CairnTrash
 import Foundation
 
 /// `cairn journal show --run-id ID | --last`: every entry of one run, with the paths it moved.
-struct JournalShowCommand: ParsableCommand {
+struct JournalShowCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "show",
         abstract: "Every journal entry of one run: action, SHA1, source path, and the library files it moved."
@@ -26,8 +26,8 @@ struct JournalShowCommand: ParsableCommand {
         }
     }
 
-    func run() throws {
-        try LibraryAccess.reportingFailures {
+    func run() async throws {
+        try await CatalogAccess.reportingFailures {
             let journal = DeletionJournal(libraryRoot: try LibraryAccess.existingLayout(library).root)
             JournalText.warnDamaged(try journal.read(), path: journal.path)
             guard let chosen = try runID ?? journal.lastRunID() else {

@@ -44,21 +44,6 @@ enum LibraryAccess {
         try Library.withExclusiveAccess(root: existingRoot(option), body)
     }
 
-    /// Runs `body`; prints any failure in one line on stderr and exits with its documented code
-    /// (`ExitStatus.libraryLocked` for a held lock, `ExitStatus.failure` otherwise).
-    static func reportingFailures(_ body: () throws -> Void) throws {
-        do {
-            try body()
-        } catch let exit as ExitCode {
-            throw exit
-        } catch let error as LibraryLockedError {
-            Output.error(error.description)
-            throw ExitCode(ExitStatus.libraryLocked.rawValue)
-        } catch {
-            Output.error("\(error)")
-            throw ExitCode(ExitStatus.failure.rawValue)
-        }
-    }
 }
 
 /// A command-level failure with the sentence a person reads.

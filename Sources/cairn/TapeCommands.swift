@@ -168,7 +168,7 @@ struct TapeShowCommand: ParsableCommand {
 }
 
 /// `cairn tape remove NAME`
-struct TapeRemoveCommand: ParsableCommand {
+struct TapeRemoveCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "remove", abstract: "Remove a tape, and the clips no other tape shows. The library's assets stay.")
 
@@ -177,8 +177,8 @@ struct TapeRemoveCommand: ParsableCommand {
 
     @OptionGroup var library: LibraryOption
 
-    func run() throws {
-        try LibraryAccess.reportingFailures {
+    func run() async throws {
+        try await CatalogAccess.reportingFailures {
             try LibraryAccess.changingExisting(library) { opened in
                 let clips = try TapeShelf(layout: opened.layout).remove(name)
                 Output.line("removed tape \(name) and \(clips) clip folders no other tape shows")
