@@ -193,7 +193,7 @@ let package = Package(
         // stages and the wait for their results, the library's identity in the queue.
         .target(name: "CairnSharedWork", dependencies: [
             "CairnCore", "CairnCatalog", "CairnLibrary", "CairnMedia", "CairnPipeline", "CairnQueue", "CairnReconcile",
-            "CairnStages", "CairnTrash", "CairnPostgresCatalog",
+            "CairnStages", "CairnStatus", "CairnTrash", "CairnPostgresCatalog",
         ]),
         // The import run: walk, hash, classify, the lanes, finish; its options, outcomes, narration and metrics.
         .target(name: "CairnImport", dependencies: [
@@ -208,7 +208,7 @@ let package = Package(
         // `cairn tape build`: a tape's clips chosen from the library, made by the media engine a few at a time,
         // published by the tape core's rules, joined into one file at the end.
         .target(name: "CairnTapeBuild", dependencies: [
-            "CairnCore", "CairnLibrary", "CairnMedia", "CairnStatus", "CairnTape",
+            "CairnCore", "CairnCatalog", "CairnLibrary", "CairnMedia", "CairnStatus", "CairnTape",
         ]),
         // Immich's HTTP API (client, wire types, server stubs), generated at build time by swift-openapi-generator's
         // plugin from the filtered spec beside it (scripts/filter-immich-spec writes that spec); nothing hand-copied.
@@ -229,7 +229,7 @@ let package = Package(
         ]),
         // `cairn serve` and `cairn watch --listen`: the status page, status.json and /metrics over Hummingbird, read-only.
         .target(name: "CairnServe", dependencies: [
-            "CairnCore", "CairnNarration", "CairnLibrary", "CairnMetrics", "CairnStatus",
+            "CairnCore", "CairnCatalog", "CairnNarration", "CairnLibrary", "CairnMetrics", "CairnStatus",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOCore", package: "swift-nio"),
@@ -273,7 +273,7 @@ let package = Package(
         // One contract suite, run on every catalog backend (SQLite, and PostgreSQL on the suite's cluster).
         .testTarget(name: "CairnCatalogContractTests", dependencies: [
             "CairnCatalog", "CairnPostgresCatalog", "CairnQueue", "CairnCore", "CairnTesting", "CairnSync", "CairnReconcile",
-            "CairnLibrary", "CairnTrash",
+            "CairnLibrary", "CairnTrash", "CairnStatus", "CairnMetrics",
         ]),
         .testTarget(name: "CairnNarrationTests", dependencies: ["CairnNarration", "CairnTesting"]),
         .testTarget(name: "CairnWorkerTests", dependencies: [

@@ -37,7 +37,14 @@ public protocol BrowseCatalog: Sendable {
     func listedAssets(since: Date?, until: Date?, kind: MediaKind?, albums: [Int64]?) async throws -> [ListedAsset]
     /// The import item of `checksum`, when one was planned.
     func importItem(_ checksum: Checksum) async throws -> ItemRecord?
+    /// Items and bytes of originals by kind: of the whole library, or of what the run `runID` brought in.
+    func assetTally(broughtInBy runID: String?) async throws -> [MediaKind: (items: Int, bytes: Int64)]
+    /// The newest assets brought into the library, newest first (then by checksum).
+    func newestAssets(limit: Int) async throws -> [AssetRecord]
 }
+
+/// What the status page and the metrics read: the library's items, runs, sources, reconciliation and tallies.
+public typealias StatusCatalog = BrowsingCatalog & RunCatalog & SnapshotCatalog & ReconcileCatalog
 
 /// What the library browser reads.
 public typealias BrowsingCatalog = ItemCatalog & AssetLinkCatalog & BrowseCatalog
@@ -64,5 +71,13 @@ extension SQLiteCatalog: BrowseCatalog {
 
     public func importItem(_ checksum: Checksum) async throws -> ItemRecord? {
         try await BlockingPool.run { [catalog] in try catalog.importItem(checksum) }
+    }
+
+    public func assetTally(broughtInBy runID: String?) async throws -> [MediaKind: (items: Int, bytes: Int64)] {
+        try await BlockingPool.run { [catalog] in try catalog.assetTally(broughtInBy: runID) }
+    }
+
+    public func newestAssets(limit: Int) async throws -> [AssetRecord] {
+        try await BlockingPool.run { [catalog] in try catalog.newestAssets(limit: limit) }
     }
 }

@@ -34,6 +34,8 @@ public protocol RunCatalog: Sendable {
     func runs(limit: Int) async throws -> [RunRecord]
     /// The run that started last of those that ended in success.
     func lastSuccessfulRun() async throws -> RunRecord?
+    /// The run that started last of those that ended in one of `outcomes`.
+    func lastRun(endedIn outcomes: [RunOutcome]) async throws -> RunRecord?
     /// A run's failures, by path.
     func failures(runID: String) async throws -> [RunFailureRecord]
 }
@@ -91,6 +93,9 @@ extension SQLiteCatalog: SnapshotCatalog, RunCatalog {
 
     public func lastSuccessfulRun() async throws -> RunRecord? {
         try await BlockingPool.run { [catalog] in try catalog.lastSuccessfulRun() }
+    }
+    public func lastRun(endedIn outcomes: [RunOutcome]) async throws -> RunRecord? {
+        try await BlockingPool.run { [catalog] in try catalog.lastRun(endedIn: outcomes) }
     }
 
     public func failures(runID: String) async throws -> [RunFailureRecord] {

@@ -1,3 +1,4 @@
+import CairnCatalog
 import CairnCore
 import CairnLibrary
 import CairnMetrics
@@ -27,29 +28,43 @@ public final class RunMetricsSession: Sendable {
 
     private let settings: Settings
     private let recorder: RunMetricsRecorder
+    private let layout: LibraryLayout
+    private let catalog: any StatusCatalog
     private let labelRoot: String
     private let sourceRoot: String
     private let fileFailed = Locked(false)
 
-    /// Reads the library's metrics as they stand before the run; the narration keeps them current from here.
-    public init(settings: Settings, library: Library, labelRoot: String, sourceRoot: String) throws {
+    /// Reads the library's metrics from its catalog (either backend's) as they stand before the run; the narration
+    /// keeps them current from here.
+    public init(settings: Settings, layout: LibraryLayout, catalog: any StatusCatalog, labelRoot: String,
+                sourceRoot: String) async throws {
         self.settings = settings
+        self.layout = layout
+        self.catalog = catalog
         self.labelRoot = labelRoot
         self.sourceRoot = sourceRoot
-        let base = try LibraryMetricsReader.read(library: library, labelRoot: labelRoot, sourceRoot: sourceRoot,
-                                                 quarantineDays: settings.quarantineDays)
+        let base = try await LibraryMetricsReader.read(layout: layout, catalog: catalog, labelRoot: labelRoot,
+                                                       sourceRoot: sourceRoot, quarantineDays: settings.quarantineDays)
         let write = Self.writer(settings: settings, failed: fileFailed)
         recorder = RunMetricsRecorder(base: base, onBoundary: write)
+    }
+
+    /// The session for `settings`, when a run asked for metrics; nil when it did not.
+    public static func starting(_ settings: Settings?, layout: LibraryLayout, catalog: any StatusCatalog,
+                                labelRoot: String, sourceRoot: String) async throws -> RunMetricsSession? {
+        guard let settings else { return nil }
+        return try await RunMetricsSession(settings: settings, layout: layout, catalog: catalog, labelRoot: labelRoot,
+                                           sourceRoot: sourceRoot)
     }
 
     /// Add to the run's narration.
     public var handler: any NarrationHandler { recorder }
 
     /// The run ended with `exitStatus`: the catalog's view now (this run included), with what only the run knows.
-    public func finish(library: Library, exitStatus: ExitStatus, sourceHealth: SourceHealth? = nil) async {
+    public func finish(exitStatus: ExitStatus, sourceHealth: SourceHealth? = nil) async {
         var metrics = recorder.current
-        if let read = try? LibraryMetricsReader.read(library: library, labelRoot: labelRoot, sourceRoot: sourceRoot,
-                                                      quarantineDays: settings.quarantineDays) {
+        if let read = try? await LibraryMetricsReader.read(layout: layout, catalog: catalog, labelRoot: labelRoot,
+                                                            sourceRoot: sourceRoot, quarantineDays: settings.quarantineDays) {
             metrics = read
         }
         metrics.runInProgress = false
@@ -59,16 +74,15 @@ public final class RunMetricsSession: Sendable {
         await Self.deliver(metrics, settings: settings, failed: fileFailed)
     }
 
-    /// Another process holds the library: says so in the metrics without touching the catalog's lock.
-    public static func reportLocked(settings: Settings, libraryRoot: String, labelRoot: String, sourceRoot: String?) async {
-        var metrics: LibraryMetrics
-        if LibraryLayout.holdsLibrary(libraryRoot), let library = try? Library(root: libraryRoot, readOnly: true) {
-            defer { library.close() }
-            metrics = (try? LibraryMetricsReader.read(library: library, labelRoot: labelRoot, sourceRoot: sourceRoot,
-                                                      quarantineDays: settings.quarantineDays))
-                ?? Self.empty(labelRoot: labelRoot, sourceRoot: sourceRoot)
-        } else {
-            metrics = Self.empty(labelRoot: labelRoot, sourceRoot: sourceRoot)
+    /// Another process holds the library: says so in the metrics, reading the catalog (`source`) without its lock.
+    public static func reportLocked(settings: Settings, source: any StatusCatalogSource, labelRoot: String,
+                                    sourceRoot: String?) async {
+        var metrics = Self.empty(labelRoot: labelRoot, sourceRoot: sourceRoot)
+        if LibraryLayout.holdsLibrary(source.layout.root), let read = try? await source.reading({ catalog in
+            try await LibraryMetricsReader.read(layout: source.layout, catalog: catalog, labelRoot: labelRoot,
+                                                sourceRoot: sourceRoot, quarantineDays: settings.quarantineDays)
+        }) {
+            metrics = read
         }
         metrics.lastRunOutcome = .libraryLocked
         metrics.runInProgress = true

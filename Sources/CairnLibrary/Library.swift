@@ -91,14 +91,6 @@ public final class Library: Sendable {
         return try await body(library)
     }
 
-    /// As the async `withExclusiveAccess`, for commands that are not async: the lock is tried once.
-    public static func withExclusiveAccess<Value>(root: String, _ body: (Library) throws -> Value) throws -> Value {
-        let resolved = try makeRoot(root)
-        let library = try Library(resolved: resolved, readOnly: false, live: false,
-                                  lock: try LibraryLock(libraryRoot: resolved))
-        defer { library.close() }
-        return try body(library)
-    }
 
     /// Throws unless the library at `layout` may keep its catalog in PostgreSQL at `postgres`: it has no SQLite
     /// catalog, and names no other database. A caller checks before it claims the database for the library.

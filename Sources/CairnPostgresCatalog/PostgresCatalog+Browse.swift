@@ -73,6 +73,37 @@ extension PostgresCatalog: BrowseCatalog {
     }
 }
 
+/// The status page's and the metrics' small aggregate reads, in PostgreSQL.
+extension PostgresCatalog {
+    public func assetTally(broughtInBy runID: String?) async throws -> [MediaKind: (items: Int, bytes: Int64)] {
+        return try await failing("tally the library's assets") {
+            var binds = PostgresBindings()
+            if let runID { binds.append(runID) }
+            let rows = try await client.query(PostgresQuery(unsafeSQL: """
+                SELECT kind, count(*)::bigint, coalesce(sum(size), 0)::bigint FROM cairn.asset
+                \(runID == nil ? "" : "WHERE run_id = $1") GROUP BY kind
+                """, binds: binds), logger: logger)
+            var tally: [MediaKind: (items: Int, bytes: Int64)] = [:]
+            for try await (kind, items, bytes) in rows.decode((String, Int64, Int64).self) {
+                guard let kind = MediaKind(rawValue: kind) else { continue }
+                tally[kind] = (Int(items), bytes)
+            }
+            return tally
+        }
+    }
+
+    public func newestAssets(limit: Int) async throws -> [AssetRecord] {
+        return try await failing("read the newest assets") {
+            let rows = try await client.query(PostgresQuery(unsafeSQL: """
+                SELECT \(Self.assetColumns) FROM cairn.asset ORDER BY imported_at DESC, sha1 COLLATE "C" LIMIT \(max(0, limit))
+                """), logger: logger)
+            var assets: [AssetRecord] = []
+            for try await row in rows { assets.append(try AssetRecord(from: PostgresRowDecoder(row))) }
+            return assets
+        }
+    }
+}
+
 /// The probe columns a listing joins to each asset row.
 private struct ListedProbeColumns: Decodable {
     var probeCaptureDate: Date?

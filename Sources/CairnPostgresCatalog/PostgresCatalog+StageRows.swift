@@ -124,7 +124,7 @@ private struct DerivedKey: Hashable {
 
 /// The library's assets and probes as a whole, in PostgreSQL.
 extension PostgresCatalog {
-    private static let assetColumns = """
+    static let assetColumns = """
         sha1, kind, size, original_extension, first_source_path, original_path, imported_at, run_id, no_preview_reason
         """
 

@@ -7,7 +7,7 @@ import PostgresNIO
 /// deleted and its trashed copy written together.
 extension PostgresCatalog: TrashCatalog {
     /// The columns a trashed asset keeps of its asset row.
-    private static let assetColumns = "sha1, kind, size, original_extension, first_source_path, original_path, imported_at, run_id"
+    private static let trashedAssetColumns = "sha1, kind, size, original_extension, first_source_path, original_path, imported_at, run_id"
 
     public func markTrashed(_ items: [(checksum: Checksum, libraryPaths: [String])], runID: String, at date: Date) async throws {
         guard !items.isEmpty else { return }
@@ -20,8 +20,8 @@ extension PostgresCatalog: TrashCatalog {
                   DELETE FROM cairn.asset a USING unnest($1::text[], $2::text[]) AS x(sha1, library_paths)
                   WHERE a.sha1 = x.sha1
                   RETURNING a.*, x.library_paths)
-                INSERT INTO cairn.trashed_asset (trash_run_id, trashed_at, library_paths, \(Self.assetColumns))
-                SELECT $3, $4, library_paths, \(Self.assetColumns) FROM moved
+                INSERT INTO cairn.trashed_asset (trash_run_id, trashed_at, library_paths, \(Self.trashedAssetColumns))
+                SELECT $3, $4, library_paths, \(Self.trashedAssetColumns) FROM moved
                 ON CONFLICT (sha1, trash_run_id) DO UPDATE SET trashed_at = excluded.trashed_at,
                   library_paths = excluded.library_paths, kind = excluded.kind, size = excluded.size,
                   original_extension = excluded.original_extension, first_source_path = excluded.first_source_path,
@@ -38,7 +38,7 @@ extension PostgresCatalog: TrashCatalog {
                 WITH restored AS (
                   DELETE FROM cairn.trashed_asset WHERE trash_run_id = $2 AND sha1 = ANY($1::text[]) RETURNING *),
                 back AS (
-                  INSERT INTO cairn.asset (\(Self.assetColumns)) SELECT \(Self.assetColumns) FROM restored
+                  INSERT INTO cairn.asset (\(Self.trashedAssetColumns)) SELECT \(Self.trashedAssetColumns) FROM restored
                   ON CONFLICT (sha1) DO NOTHING)
                 SELECT sha1 FROM restored
                 """, binds: try Self.binds(hexes, runID)), logger: logger)
@@ -60,7 +60,7 @@ extension PostgresCatalog: TrashCatalog {
             var binds = PostgresBindings()
             if let runID { binds.append(runID) }
             let rows = try await client.query(PostgresQuery(unsafeSQL: """
-                SELECT trash_run_id, trashed_at, library_paths, \(Self.assetColumns) FROM cairn.trashed_asset
+                SELECT trash_run_id, trashed_at, library_paths, \(Self.trashedAssetColumns) FROM cairn.trashed_asset
                 \(runID == nil ? "" : "WHERE trash_run_id = $1") ORDER BY trashed_at, sha1
                 """, binds: binds), logger: logger)
             var trashed: [TrashedAssetRecord] = []

@@ -1,3 +1,4 @@
+import CairnCatalog
 import CairnCore
 import CairnLibrary
 import CairnMetrics
@@ -9,10 +10,10 @@ import NIOCore
 
 /// The read-only web face of a library (`cairn serve`, `cairn watch --listen`): `/` the status page,
 /// `/status.json` what `cairn status --json` says, `/metrics` for Prometheus, `/healthz`, and `/thumbnails/<sha1>`.
-/// Every request opens the catalog read-only and without the run lock, so it answers while a sync runs, and
-/// writes nothing.
+/// Every request opens the catalog (`StatusCatalogSource`: the SQLite file, or the PostgreSQL database) read-only
+/// and without the run lock, so it answers while a sync runs, and writes nothing.
 public struct StatusServer: Sendable {
-    public var libraryRoot: String
+    public var catalog: any StatusCatalogSource
     public var listen: ListenAddress
     /// When set, every request but `/healthz` needs `Authorization: Bearer <token>`.
     public var token: String?
@@ -20,8 +21,8 @@ public struct StatusServer: Sendable {
     /// Called with the port once the server listens (the port chosen when `listen` asked for 0).
     public var onListening: @Sendable (Int) -> Void = { _ in }
 
-    public init(libraryRoot: String, listen: ListenAddress, token: String?, quarantineDays: Int?) {
-        self.libraryRoot = libraryRoot
+    public init(catalog: any StatusCatalogSource, listen: ListenAddress, token: String?, quarantineDays: Int?) {
+        self.catalog = catalog
         self.listen = listen
         self.token = token
         self.quarantineDays = quarantineDays
@@ -43,32 +44,37 @@ public struct StatusServer: Sendable {
         let router = Router()
         router.get("healthz") { _, _ in "ok\n" }
         if let token { router.add(middleware: BearerTokenMiddleware(token: token)) }
-        let root = libraryRoot, quarantineDays = quarantineDays
+        let source = catalog, quarantineDays = quarantineDays
+        let root = source.layout.root
         router.get("metrics") { _, _ -> Response in
-            let text = try Self.withLibrary(root) { library in
-                let metrics = try LibraryMetricsReader.read(library: library, labelRoot: root, sourceRoot: nil,
-                                                            quarantineDays: quarantineDays)
+            let text = try await Self.reading(source) { catalog in
+                let metrics = try await LibraryMetricsReader.read(layout: source.layout, catalog: catalog, labelRoot: root,
+                                                                  sourceRoot: nil, quarantineDays: quarantineDays)
                 return MetricsExposition.render([metrics], version: CairnVersion.current)
             }
             return Self.response(text, type: "text/plain; version=0.0.4; charset=utf-8")
         }
         router.get("status.json") { _, _ -> Response in
-            let text = try Self.withLibrary(root) { try LibraryStatus.report(library: $0).json(now: Date()) }
+            let text = try await Self.reading(source) {
+                try await LibraryStatus.report(layout: source.layout, catalog: $0).json(now: Date())
+            }
             return Self.response(text, type: "application/json")
         }
         router.get("/") { _, _ -> Response in
-            let html = try Self.withLibrary(root) { library in
-                StatusPage.render(try StatusPageFacts.read(library: library),
+            let html = try await Self.reading(source) { catalog in
+                StatusPage.render(try await StatusPageFacts.read(layout: source.layout, catalog: catalog),
                                   libraryName: URL(fileURLWithPath: root).lastPathComponent,
-                                  libraryRoot: library.layout.root, now: Date())
+                                  libraryRoot: root, now: Date())
             }
             return Self.response(html, type: "text/html; charset=utf-8")
         }
         router.get("thumbnails/:sha1") { _, context -> Response in
             let sha1 = try context.parameters.require("sha1")
             // The path comes from the catalog's row for a checksum, never from the request.
-            guard let found = try Self.withLibrary(root, { try StatusPageFacts.thumbnail(library: $0, sha1: sha1) }),
-                  let data = FileManager.default.contents(atPath: found.path) else {
+            let found = try await Self.reading(source) {
+                try await StatusPageFacts.thumbnail(layout: source.layout, catalog: $0, sha1: sha1)
+            }
+            guard let found, let data = FileManager.default.contents(atPath: found.path) else {
                 throw HTTPError(.notFound, message: "no thumbnail for \(sha1)\n")
             }
             var headers = HTTPFields()
@@ -80,13 +86,19 @@ public struct StatusServer: Sendable {
         return router
     }
 
-    private static func withLibrary<T>(_ root: String, _ body: (Library) throws -> T) throws -> T {
+    /// `body` over the catalog, read for this request; a folder with no library yet, or a catalog that cannot be
+    /// read (its database down), answers 503 with the reason in one line.
+    private static func reading<T: Sendable>(_ source: any StatusCatalogSource,
+                                             _ body: (any StatusCatalog) async throws -> T) async throws -> T {
+        let root = source.layout.root
         guard LibraryLayout.holdsLibrary(root) else {
             throw HTTPError(.serviceUnavailable, message: "\(root): no cairn library here yet\n")
         }
-        let library = try Library(root: root, readOnly: true, live: true)
-        defer { library.close() }
-        return try body(library)
+        do {
+            return try await source.reading(body)
+        } catch {
+            throw HTTPError(.serviceUnavailable, message: "\(root): the catalog cannot be read: \(error)\n")
+        }
     }
 
     private static func response(_ text: String, type: String) -> Response {

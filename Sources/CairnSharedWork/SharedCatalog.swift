@@ -1,7 +1,9 @@
+import CairnCatalog
 import CairnCore
 import CairnLibrary
 import CairnPostgresCatalog
 import CairnQueue
+import CairnStatus
 import Foundation
 
 /// A run whose library keeps its catalog in PostgreSQL (`--catalog`): the catalog opened (its schema brought up to
@@ -55,5 +57,30 @@ package enum SharedCatalog {
             throw LibraryLockedError(libraryRoot: libraryRoot, heldElsewhereBy: other, lost: true)
         }
         return try outcome.get()
+    }
+}
+
+/// The status page's and the metrics' reads of a library whose catalog is in PostgreSQL: each read connects, checks
+/// that the database holds this library's catalog at the schema this cairn knows (`PostgresCatalog.reading`: never
+/// migrated, never claimed), reads and lets go.
+package struct PostgresStatusSource: StatusCatalogSource {
+    package let layout: LibraryLayout
+    let location: PostgresLocation
+
+    package init(libraryRoot: String, location: PostgresLocation) {
+        layout = LibraryLayout(root: FileSystem.resolved(libraryRoot) ?? libraryRoot)
+        self.location = location
+    }
+
+    package func reading<Value: Sendable>(_ body: (any StatusCatalog) async throws -> Value) async throws -> Value {
+        try Library.checkCatalog(of: layout, isAt: location.description)
+        guard let identity = LibraryIdentity.read(layout) else {
+            throw SharedWorkError("\(layout.root): the library has no \(LibraryLayout.identityFileName) to find its catalog by")
+        }
+        do {
+            return try await PostgresCatalog.reading(at: location, library: identity) { try await body($0) }
+        } catch let error as PostgresCatalogError {
+            throw SharedWorkError(error.description)
+        }
     }
 }

@@ -19,25 +19,24 @@ public enum LibraryMetricsReader {
     }
 
     /// - Parameters:
+    ///   - catalog: the library's catalog, whichever backend keeps it.
     ///   - labelRoot: the library folder the labels name (an Immich destination's state lives in a folder below it).
     ///   - sourceRoot: the source whose reconciliation is reported; nil: the source of the newest run.
     ///   - quarantineDays: the quarantine in force, when known.
-    public static func read(library: Library, labelRoot: String? = nil, sourceRoot: String?,
-                            quarantineDays: Int?) throws -> LibraryMetrics {
-        let catalog = library.catalog
-        let store = ReconcileStore(catalog: catalog)
-        let runs = try catalog.runs(limit: 100)
-        let report = try LibraryStatus.report(library: library)
+    public static func read(layout: LibraryLayout, catalog: any StatusCatalog, labelRoot: String? = nil, sourceRoot: String?,
+                            quarantineDays: Int?) async throws -> LibraryMetrics {
+        let runs = try await catalog.runs(limit: 100)
+        let report = try await LibraryStatus.report(layout: layout, catalog: catalog)
         let isRunning = report.runInProgress == true
         var sourceRoot = sourceRoot
         if sourceRoot == nil, let id = runs.first?.sourceID {
-            sourceRoot = try store.sources().first { $0.id == id }?.rootPath
+            sourceRoot = try await catalog.sources().first { $0.id == id }?.rootPath
         }
-        let names = labels(libraryRoot: labelRoot ?? library.layout.root, sourceRoot: sourceRoot)
+        let names = labels(libraryRoot: labelRoot ?? layout.root, sourceRoot: sourceRoot)
         var metrics = LibraryMetrics(library: names.library, source: names.source)
         metrics.lastRun = report.lastRun
         metrics.runInProgress = isRunning
-        metrics.lastSuccess = try catalog.lastRun(endedIn: [.success, .someFailed]).map { $0.endedAt ?? $0.startedAt }
+        metrics.lastSuccess = try await catalog.lastRun(endedIn: [.success, .someFailed]).map { $0.endedAt ?? $0.startedAt }
 
         // A run record still "running" is the run in progress if it is the newest and the lock is held, else a
         // run that was killed: it failed.
@@ -45,16 +44,16 @@ public enum LibraryMetricsReader {
         metrics.failedRunsInARow = finished.prefix { !outcome(of: $0, report: report).succeeded }.count
         metrics.lastRunOutcome = finished.first.map { outcome(of: $0, report: report) }
 
-        metrics.libraryContent = tally(try catalog.assetTally())
+        metrics.libraryContent = tally(try await catalog.assetTally(broughtInBy: nil))
         if let run = report.lastRun {
-            metrics.importedByLastRun = tally(try catalog.assetTally(broughtInBy: run.runID))
-            metrics.bytesTransferred = try catalog.run(id: run.runID)?.counts.bytesCopied ?? 0
-            for failure in try catalog.failures(runID: run.runID) {
+            metrics.importedByLastRun = tally(try await catalog.assetTally(broughtInBy: run.runID))
+            metrics.bytesTransferred = try await catalog.run(id: run.runID)?.counts.bytesCopied ?? 0
+            for failure in try await catalog.failures(runID: run.runID) {
                 metrics.failures[FailureKey(phase: failure.phase.rawValue, reason: FailureCategory(failure.reason)), default: 0] += 1
             }
         }
-        if let sourceRoot, let sourceID = try store.existingSourceID(forRoot: sourceRoot) {
-            metrics.reconcile = try reconcile(store.pending(sourceID: sourceID), catalog: catalog)
+        if let sourceRoot, let sourceID = try await catalog.existingSourceID(forRoot: sourceRoot) {
+            metrics.reconcile = try await reconcile(catalog.pending(sourceID: sourceID), catalog: catalog)
             metrics.reconcile?.quarantineSeconds = quarantineDays.map { Double($0) * 86_400 }
         }
         return metrics
@@ -82,7 +81,7 @@ public enum LibraryMetricsReader {
         rows.mapValues { ContentTally(items: $0.items, bytes: $0.bytes) }
     }
 
-    private static func reconcile(_ items: [PendingItem], catalog: Catalog) throws -> ReconcileMetrics {
+    private static func reconcile(_ items: [PendingItem], catalog: any StatusCatalog) async throws -> ReconcileMetrics {
         var metrics = ReconcileMetrics()
         var oldestRunID: String?
         for item in items {
@@ -101,7 +100,7 @@ public enum LibraryMetricsReader {
             }
         }
         // Review items absent without proof of deletion carry no date: the run that found them dates them.
-        if let oldestRunID, let run = try catalog.run(id: oldestRunID) {
+        if let oldestRunID, let run = try await catalog.run(id: oldestRunID) {
             metrics.oldestPendingSince = min(metrics.oldestPendingSince ?? run.startedAt, run.startedAt)
         }
         return metrics

@@ -7,13 +7,7 @@ import Glibc
 
 /// What `cairn status` reports about a library: its last run and when it last succeeded.
 public enum LibraryStatus {
-    public static func report(library: Library) throws -> StatusReport {
-        let catalog = library.catalog
-        return report(layout: library.layout, lastRun: try catalog.lastRun(), lastSuccess: try catalog.lastSuccessfulRun(),
-                      owingDerivatives: try catalog.importItemsOwingDerivatives())
-    }
-
-    /// The report of a library whose catalog is any backend's (its PostgreSQL database).
+    /// The report of the library at `layout`, whose catalog is any backend's.
     public static func report(layout: LibraryLayout, catalog: any ItemCatalog & RunCatalog) async throws -> StatusReport {
         report(layout: layout, lastRun: try await catalog.lastRun(command: nil),
                lastSuccess: try await catalog.lastSuccessfulRun(),

@@ -35,11 +35,11 @@ public struct StatusPageFacts: Sendable {
     public var waitingTotal: Int
     public var newest: [Item]
 
-    public static func read(library: Library, runs runLimit: Int = 12, items itemLimit: Int = 48) throws -> StatusPageFacts {
-        let catalog = library.catalog
-        let report = try LibraryStatus.report(library: library)
+    public static func read(layout: LibraryLayout, catalog: any StatusCatalog, runs runLimit: Int = 12,
+                            items itemLimit: Int = 48) async throws -> StatusPageFacts {
+        let report = try await LibraryStatus.report(layout: layout, catalog: catalog)
         let decoder = NarrationJSON.decoder()
-        var recent = try catalog.runs(limit: runLimit).compactMap { record in
+        var recent = try await catalog.runs(limit: runLimit).compactMap { record in
             record.summary.flatMap { try? decoder.decode(RunSummary.self, from: Data($0.utf8)) }
         }
         if let last = report.lastRun, recent.first?.runID != last.runID {
@@ -48,33 +48,40 @@ public struct StatusPageFacts: Sendable {
         }
         var failures: [FileFailure] = []
         if let last = report.lastRun {
-            failures = try catalog.failures(runID: last.runID).prefix(200).map {
+            failures = try await catalog.failures(runID: last.runID).prefix(200).map {
                 FileFailure(path: $0.relativePath, reason: "\($0.phase.rawValue): \($0.reason)")
             }
             if failures.isEmpty { failures = last.failures }
         }
         // A few dozen items: one look-up each, whatever the library's size.
-        func item(_ asset: AssetRecord) throws -> Item {
+        func item(_ asset: AssetRecord) async throws -> Item {
             Item(sha1: asset.checksum.hex, kind: asset.kind.rawValue, sourcePath: asset.firstSourcePath,
                  importedAt: asset.importedAt,
-                 hasThumbnail: try catalog.derivedFiles(asset.checksum).contains { $0.role == .thumbnail })
+                 hasThumbnail: try await catalog.derivedFiles(of: asset.checksum).contains { $0.role == .thumbnail })
         }
-        let store = ReconcileStore(catalog: catalog)
-        let roots = Dictionary(try store.sources().compactMap { source in source.id.map { ($0, source.rootPath) } },
+        let roots = Dictionary(try await catalog.sources().compactMap { source in source.id.map { ($0, source.rootPath) } },
                                uniquingKeysWith: { first, _ in first })
-        let pending = try store.pending()
-        let waiting = try pending.prefix(itemLimit).map { entry in
-            Waiting(item: try catalog.asset(entry.checksum).map { try item($0) }, sha1: entry.checksum.hex,
-                    status: entry.status.rawValue, sourceRoot: roots[entry.sourceID] ?? "", eligibleAt: entry.eligibleAt)
+        let pending = try await catalog.pending(sourceID: nil)
+        var waiting: [Waiting] = []
+        for entry in pending.prefix(itemLimit) {
+            var shown: Item?
+            if let asset = try await catalog.asset(entry.checksum) { shown = try await item(asset) }
+            waiting.append(Waiting(item: shown, sha1: entry.checksum.hex, status: entry.status.rawValue,
+                                   sourceRoot: roots[entry.sourceID] ?? "", eligibleAt: entry.eligibleAt))
         }
+        var newest: [Item] = []
+        for asset in try await catalog.newestAssets(limit: itemLimit) { newest.append(try await item(asset)) }
         return StatusPageFacts(report: report, recentRuns: recent, failures: failures, waiting: waiting,
-                               waitingTotal: pending.count, newest: try catalog.newestAssets(limit: itemLimit).map { try item($0) })
+                               waitingTotal: pending.count, newest: newest)
     }
 
     /// The thumbnail of the content `sha1` (hex), absolute; nil when it has none or `sha1` is not a checksum.
-    public static func thumbnail(library: Library, sha1: String) throws -> (path: String, format: String)? {
+    public static func thumbnail(layout: LibraryLayout, catalog: any StatusCatalog, sha1: String) async throws
+        -> (path: String, format: String)? {
         guard let checksum = Checksum(hex: sha1) else { return nil }
-        guard let row = try library.catalog.derivedFiles(checksum).first(where: { $0.role == .thumbnail }) else { return nil }
-        return (library.layout.absolute(row.path), row.format)
+        guard let row = try await catalog.derivedFiles(of: checksum).first(where: { $0.role == .thumbnail }) else {
+            return nil
+        }
+        return (layout.absolute(row.path), row.format)
     }
 }

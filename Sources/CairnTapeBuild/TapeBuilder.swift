@@ -1,3 +1,4 @@
+import CairnCatalog
 import CairnCore
 import CairnLibrary
 import CairnMedia
@@ -28,14 +29,17 @@ public struct TapeBuildSettings: Sendable, Equatable {
 /// Builds one tape of a library: selects its clips, takes those already made (by any earlier build of any tape)
 /// from disk, makes the rest a few at a time in tape order on the blocking pool, and keeps the playlist and the
 /// record current after every segment (`TapeBuildCore` decides what they hold), then joins the clips into one
-/// file. The caller holds the library's lock.
+/// file. The caller holds the library's lock; the library's catalog is either backend's.
 public struct TapeBuilder: Sendable {
-    public let library: Library
+    public let layout: LibraryLayout
+    public let catalog: any BrowsingCatalog
     public let name: String
     public let settings: TapeBuildSettings
 
-    public init(library: Library, name: String, settings: TapeBuildSettings = TapeBuildSettings()) {
-        self.library = library
+    public init(layout: LibraryLayout, catalog: any BrowsingCatalog, name: String,
+                settings: TapeBuildSettings = TapeBuildSettings()) {
+        self.layout = layout
+        self.catalog = catalog
         self.name = name
         self.settings = settings
     }
@@ -44,16 +48,15 @@ public struct TapeBuilder: Sendable {
         -> TapeBuildReport
     {
         try TapeShelf.validate(name: name)
-        let library = library
-        let browser = LibraryBrowser(layout: library.layout, catalog: library.sqliteCatalog)
+        let browser = LibraryBrowser(layout: layout, catalog: catalog)
         let entries = try await selection.entries(browser: browser)
         guard !entries.isEmpty else {
-            throw TapeSelectionError(description: "no asset in \(library.layout.root) matches the selection")
+            throw TapeSelectionError(description: "no asset in \(layout.root) matches the selection")
         }
-        let shelf = TapeShelf(layout: library.layout)
+        let shelf = TapeShelf(layout: layout)
         let keys = entries.map(key)
         try FileManager.default.createDirectory(atPath: shelf.folder(name), withIntermediateDirectories: true)
-        try FileManager.default.createDirectory(atPath: library.layout.tapeClipsDirectory, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: layout.tapeClipsDirectory, withIntermediateDirectories: true)
         let created = (try? shelf.manifest(name))?.created ?? Date()
         let manifest = TapeManifest(name: name, created: created, clips: zip(entries, keys).map { entry, key in
             TapeManifest.Clip(contentSHA1: entry.contentSHA1, kind: entry.kind, sourcePath: entry.displayPath,

@@ -8,6 +8,7 @@ import CairnQueue
 import CairnSharedWork
 #endif
 import CairnStages
+import CairnStatus
 import Foundation
 
 /// A command that changes a library, on whichever catalog the library keeps: its SQLite file (the lock taken
@@ -70,6 +71,17 @@ enum CatalogAccess {
         return try await body(library, library.sqliteCatalog)
     }
 
+    /// Where what reads the library while it may be running (`serve`, `watch --listen`, a locked run's metrics) reads
+    /// its catalog: opened afresh for each read, without the lock, from its SQLite file or its PostgreSQL database.
+    static func statusSource(libraryRoot: String, catalog: CatalogLocationOption) throws -> any StatusCatalogSource {
+        #if SharedQueue
+        if let location = try catalog.location(libraryRoot: libraryRoot) {
+            return PostgresStatusSource(libraryRoot: libraryRoot, location: location)
+        }
+        #endif
+        return SQLiteStatusSource(libraryRoot: libraryRoot)
+    }
+
     #if SharedQueue
     /// Runs `body` with the library at `libraryRoot` (made when missing) and its catalog in PostgreSQL at `location`.
     /// Should another run take the library's lock in the database meanwhile, `cancellation` stops this one.
@@ -81,6 +93,30 @@ enum CatalogAccess {
             cancellation?.cancel(deadline: PipelineCancellation.defaultDeadline)
         }) {
             try await body($0, $1)
+        }
+    }
+
+    /// As `running`, for an import or a sync: with the run's metrics, when `metrics` asks for them, read from the
+    /// catalog as the run starts (and by the session as it ends), and a lock another run holds reported in them.
+    static func running<Value: Sendable>(catalog location: PostgresLocation, libraryRoot: String, command: String,
+                                         cancellation: PipelineCancellation?, metrics: RunMetricsSession.Settings?,
+                                         sourceRoot: String,
+                                         _ body: (Library, any LibraryCatalog, RunMetricsSession?) async throws -> Value)
+        async throws -> Value {
+        do {
+            return try await running(catalog: location, libraryRoot: libraryRoot, command: command,
+                                     cancellation: cancellation) { opened, catalog in
+                let session = try await RunMetricsSession.starting(metrics, layout: opened.layout, catalog: catalog,
+                                                                   labelRoot: libraryRoot, sourceRoot: sourceRoot)
+                return try await body(opened, catalog, session)
+            }
+        } catch let locked as LibraryLockedError {
+            if let metrics {
+                await RunMetricsSession.reportLocked(settings: metrics,
+                                                     source: PostgresStatusSource(libraryRoot: libraryRoot, location: location),
+                                                     labelRoot: libraryRoot, sourceRoot: sourceRoot)
+            }
+            throw locked
         }
     }
     #endif

@@ -74,11 +74,10 @@ struct ImportCommand: AsyncParsableCommand {
         NFS, where SQLite must not live: no catalog.sqlite is made, the run's own tables live on its database \
         connection, and the library's lock is held in the database too. The first such import records the database \
         in <library>/.cairn-catalog (without the password): every later command uses it without the flag (the \
-        read side, status, ls, asset, albums, pending list and dry-run, without changing it), a library whose \
-        catalog is its SQLite file is not moved, and the commands that read only SQLite so far (serve, tape) refuse \
-        the library and say why. With \
+        read side, status, ls, asset, albums, pending list, dry-run and serve, without changing it), and a \
+        library whose catalog is its SQLite file is not moved. With \
         --queue as well, the jobs go through the queue and their files are recorded in this catalog (the two may \
-        share one database). Not yet with Immich or metrics.
+        share one database). Metrics (--metrics-file, --metrics-push) read it too. Not yet with Immich.
 
 
         """
@@ -121,8 +120,7 @@ struct ImportCommand: AsyncParsableCommand {
         let root = library.resolvedPath
         let immich = (try? destination.isImmich(libraryRoot: root)) ?? false
         try shared.check(immich: immich, libraryRoot: root)
-        try catalog.checkCombination(libraryRoot: root, immich: immich,
-                                     metrics: try metrics.settings(libraryRoot: root, quarantineDays: nil) != nil)
+        try catalog.checkCombination(libraryRoot: root, immich: immich)
         #endif
         _ = try pipelineConfiguration()
         var isDirectory: ObjCBool = false
@@ -187,16 +185,19 @@ struct ImportCommand: AsyncParsableCommand {
     /// The run with the library's catalog in PostgreSQL at `location`: the library's lock held there, no SQLite
     /// catalog opened or made in its folder.
     private func run(_ options: ImportOptions, catalog location: PostgresLocation) async throws {
+        let root = library.resolvedPath
+        let metricsSettings = try metrics.settings(libraryRoot: root, quarantineDays: nil)
         try await CatalogAccess.reportingFailures {
-            try await CatalogAccess.running(catalog: location, libraryRoot: library.resolvedPath, command: "import",
-                                            cancellation: options.cancellation) { opened, catalog in
-                guard shared.isSharing(libraryRoot: library.resolvedPath) else {
-                    return try await run(options, opened: opened, catalog: catalog, metrics: nil)
+            try await CatalogAccess.running(catalog: location, libraryRoot: root, command: "import",
+                                            cancellation: options.cancellation, metrics: metricsSettings,
+                                            sourceRoot: source) { opened, catalog, runMetrics in
+                guard shared.isSharing(libraryRoot: root) else {
+                    return try await run(options, opened: opened, catalog: catalog, metrics: runMetrics)
                 }
                 try await shared.takingPart(command: "import", library: opened) { destination in
                     var options = options
                     options.destination = destination
-                    try await run(options, opened: opened, catalog: catalog, metrics: nil)
+                    try await run(options, opened: opened, catalog: catalog, metrics: runMetrics)
                 }
             }
         }
@@ -209,10 +210,10 @@ struct ImportCommand: AsyncParsableCommand {
         let opened = try await LibraryAccess.openForRun(root: root, metrics: metricsSettings, labelRoot: library.resolvedPath,
                                                         sourceRoot: source)
         defer { opened.close() }
-        let runMetrics = try metricsSettings.map {
-            try RunMetricsSession(settings: $0, library: opened, labelRoot: library.resolvedPath, sourceRoot: source)
-        }
-        try await run(options, opened: opened, catalog: nil, metrics: runMetrics)
+        try await run(options, opened: opened, catalog: nil,
+                      metrics: try await RunMetricsSession.starting(metricsSettings, layout: opened.layout,
+                                                                    catalog: opened.sqliteCatalog,
+                                                                    labelRoot: library.resolvedPath, sourceRoot: source))
     }
 
     /// The run on the opened library, its records in `catalog` (the library's SQLite catalog when nil).
@@ -235,17 +236,17 @@ struct ImportCommand: AsyncParsableCommand {
                                           narration: RunNarration(layout: opened.layout, output: output), catalog: catalog).run()
         } catch let locked as LibraryLockedError {
             Output.error(locked.description)
-            await runMetrics?.finish(library: opened, exitStatus: locked.exitStatus)
+            await runMetrics?.finish(exitStatus: locked.exitStatus)
             throw ExitCode(locked.exitStatus.rawValue)
         } catch let error as WorkerError {
             Output.error(error.description)
-            await runMetrics?.finish(library: opened, exitStatus: error.exitStatus)
+            await runMetrics?.finish(exitStatus: error.exitStatus)
             throw ExitCode(error.exitStatus.rawValue)
         } catch {
-            await runMetrics?.finish(library: opened, exitStatus: .failure)
+            await runMetrics?.finish(exitStatus: .failure)
             throw error
         }
-        await runMetrics?.finish(library: opened, exitStatus: summary.exitStatus)
+        await runMetrics?.finish(exitStatus: summary.exitStatus)
         ticker?.cancel()
         pipeline.writeReport(summary)
         if narration.printsSummary { Output.line(SummaryText.render(summary, libraryRoot: opened.layout.root)) }

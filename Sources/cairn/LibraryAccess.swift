@@ -32,16 +32,11 @@ enum LibraryAccess {
         } catch let locked as LibraryLockedError {
             Output.error(locked.description)
             if let metrics {
-                await RunMetricsSession.reportLocked(settings: metrics, libraryRoot: root, labelRoot: labelRoot, sourceRoot: sourceRoot)
+                await RunMetricsSession.reportLocked(settings: metrics, source: SQLiteStatusSource(libraryRoot: root),
+                                                    labelRoot: labelRoot, sourceRoot: sourceRoot)
             }
             throw ExitCode(locked.exitStatus.rawValue)
         }
-    }
-
-    /// The library at `option`'s path, which must exist, for a command that changes it: the lock is taken before
-    /// the catalog is opened or migrated (`Library.withExclusiveAccess`).
-    static func changingExisting<Value>(_ option: LibraryOption, _ body: (Library) throws -> Value) throws -> Value {
-        try Library.withExclusiveAccess(root: existingRoot(option), body)
     }
 
 }

@@ -76,14 +76,11 @@ struct CatalogLocationOption: ParsableArguments {
     }
 
     /// Refuses, at validation, what does not work with a catalog in PostgreSQL yet: what keeps a catalog of its own
-    /// beside the run's (Immich's state) or reads the SQLite one (metrics).
-    func checkCombination(libraryRoot: String, immich: Bool, metrics: Bool) throws {
+    /// beside the run's (Immich's state).
+    func checkCombination(libraryRoot: String, immich: Bool) throws {
         guard try location(libraryRoot: libraryRoot) != nil else { return }
         if immich {
             throw ValidationError("--catalog does not work with --destination immich yet: Immich's state is kept in SQLite.")
-        }
-        if metrics {
-            throw ValidationError("--catalog does not work with metrics (--metrics-file, --metrics-push) yet: they read the SQLite catalog.")
         }
     }
 
@@ -95,6 +92,6 @@ import ArgumentParser
 /// Without the `SharedQueue` trait a library's catalog is its SQLite file: there is no `--catalog`.
 struct CatalogLocationOption: ParsableArguments {
     func location(libraryRoot: String) throws -> Never? { nil }
-    func checkCombination(libraryRoot: String, immich: Bool, metrics: Bool) throws {}
+    func checkCombination(libraryRoot: String, immich: Bool) throws {}
 }
 #endif

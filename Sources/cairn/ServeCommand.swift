@@ -14,7 +14,9 @@ struct ServeCommand: AsyncParsableCommand {
             Routes: / (the status page: last run, timeline of recent runs, counts, failed files, what waits for \
             review and the newest imports, with thumbnails), /status.json (what `cairn status --json` says), \
             /metrics (Prometheus) and /healthz. It reads the catalog without the run lock, so it answers while a \
-            sync runs, and it never writes.
+            sync runs, and it never writes: the library's SQLite file, or the PostgreSQL database that holds its \
+            catalog (`--catalog`, or the one the library folder records), connected to for each request and never \
+            migrated. A catalog that cannot be read (its database down) answers 503 with the reason.
 
             It listens on 127.0.0.1:8080 unless told otherwise. To listen beyond this machine, give \
             --token-file: every request but /healthz must then carry `Authorization: Bearer <token>` (Prometheus: \
@@ -30,6 +32,8 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("token-file"),
             help: "A file whose first line is the bearer token every request but /healthz must carry (needed beyond loopback).")
     var tokenFile: String?
+
+    @OptionGroup var catalog: CatalogLocationOption
 
     func validate() throws {
         guard let address = ListenAddress(listen) else {
@@ -47,14 +51,10 @@ struct ServeCommand: AsyncParsableCommand {
             Output.error("\(root): no library here yet (run `cairn import FOLDER` first)")
             throw ExitCode(1)
         }
-        if let postgres = LibraryLayout(root: root).postgresCatalogNamed {
-            Output.error("\(root): its catalog is in PostgreSQL at \(postgres); `cairn serve` reads only a SQLite catalog so far")
-            throw ExitCode(1)
-        }
         let token = try tokenFile.map(ServeCommand.readToken)
         let quarantine = (try? CairnConfiguration.resolve(configFile: nil, libraryRoot: root))?.reconcile.quarantineDays
-        var server = StatusServer(libraryRoot: root, listen: ListenAddress(listen) ?? .default, token: token,
-                                  quarantineDays: quarantine)
+        var server = StatusServer(catalog: try CatalogAccess.statusSource(libraryRoot: root, catalog: catalog),
+                                  listen: ListenAddress(listen) ?? .default, token: token, quarantineDays: quarantine)
         let host = server.listen.host
         server.onListening = { port in
             Output.error("serving \(root) on http://\(ListenAddress(host: host, port: port))/ (read-only)")

@@ -46,7 +46,8 @@ struct StatusCommand: AsyncParsableCommand {
             let opened = try Library(root: root, readOnly: true)
             defer { opened.close() }
             Output.line("\nImmich destination \(server), user \(user):")
-            FileHandle.standardOutput.write(Data(try LibraryStatus.report(library: opened).text(now: now).utf8))
+            let report = try await LibraryStatus.report(layout: opened.layout, catalog: opened.sqliteCatalog)
+            FileHandle.standardOutput.write(Data(report.text(now: now).utf8))
         }
     }
 

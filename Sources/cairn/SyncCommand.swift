@@ -7,6 +7,7 @@ import CairnNarration
 import CairnPipeline
 import CairnReconcile
 #if SharedQueue
+import CairnQueue
 import CairnSharedWork
 #endif
 import CairnStages
@@ -75,8 +76,7 @@ struct SyncRunOptions: ParsableArguments {
         let root = library.resolvedPath
         let immich = (try? destination.isImmich(libraryRoot: root)) ?? false
         try shared.check(immich: immich, libraryRoot: root, configFile: reconcile.config)
-        try catalog.checkCombination(libraryRoot: root, immich: immich,
-                                     metrics: try metrics.settings(libraryRoot: root, quarantineDays: nil) != nil)
+        try catalog.checkCombination(libraryRoot: root, immich: immich)
         #endif
     }
 
@@ -120,8 +120,7 @@ struct DryRunCommand: AsyncParsableCommand {
         if let source, source.isEmpty { throw ValidationError("SOURCE needs a folder path.") }
         try reconcile.check(libraryRoot: library.resolvedPath, source: source, needsSource: true)
         try catalog.checkCombination(libraryRoot: library.resolvedPath,
-                                     immich: (try? destination.isImmich(libraryRoot: library.resolvedPath)) ?? false,
-                                     metrics: false)
+                                     immich: (try? destination.isImmich(libraryRoot: library.resolvedPath)) ?? false)
     }
 
     func run() async throws {
@@ -180,19 +179,7 @@ struct SyncInvocation {
         }
         if immich == nil, !dryRun, let location = try catalog?.location(libraryRoot: library.resolvedPath) {
             catalog?.warnOfExposedPassword()
-            try await CatalogAccess.reportingFailures {
-                try await CatalogAccess.running(catalog: location, libraryRoot: library.resolvedPath, command: "sync",
-                                                cancellation: cancellation) { opened, catalog in
-                    guard let shared, shared.isSharing(libraryRoot: library.resolvedPath, configFile: reconcile.config) else {
-                        return try await run(opened: opened, catalog: catalog, immich: nil, shared: nil, metrics: nil,
-                                             cancellation: cancellation)
-                    }
-                    try await shared.takingPart(command: "sync", library: opened, configFile: reconcile.config) { destination in
-                        try await run(opened: opened, catalog: catalog, immich: nil, shared: destination, metrics: nil,
-                                      cancellation: cancellation)
-                    }
-                }
-            }
+            try await run(catalog: location, cancellation: cancellation)
             return
         }
         if immich == nil, !dryRun, let shared, shared.isSharing(libraryRoot: library.resolvedPath, configFile: reconcile.config) {
@@ -212,6 +199,29 @@ struct SyncInvocation {
         }
     }
 
+    #if SharedQueue
+    /// The sync with the library's catalog in PostgreSQL at `location`, the library's lock held there.
+    private func run(catalog location: PostgresLocation, cancellation: PipelineCancellation) async throws {
+        let root = library.resolvedPath
+        let settings = try reconcile.resolve(libraryRoot: root, source: source)
+        guard let sourcePath = settings.source else { throw ReconcileOptions.noSource(libraryRoot: root) }
+        let metricsSettings = try metrics?.settings(libraryRoot: root, quarantineDays: settings.reconcile.quarantineDays)
+        try await CatalogAccess.reportingFailures {
+            try await CatalogAccess.running(catalog: location, libraryRoot: root, command: "sync", cancellation: cancellation,
+                                            metrics: metricsSettings, sourceRoot: sourcePath) { opened, catalog, runMetrics in
+                guard let shared, shared.isSharing(libraryRoot: root, configFile: reconcile.config) else {
+                    return try await run(opened: opened, catalog: catalog, immich: nil, shared: nil, metrics: runMetrics,
+                                         cancellation: cancellation)
+                }
+                try await shared.takingPart(command: "sync", library: opened, configFile: reconcile.config) { destination in
+                    try await run(opened: opened, catalog: catalog, immich: nil, shared: destination, metrics: runMetrics,
+                                  cancellation: cancellation)
+                }
+            }
+        }
+    }
+    #endif
+
     /// `shared`: the destination that queues the thumbnails and clips (`--queue`).
     private func run(immich: ImmichDestination?, shared: (any ImportDestination)? = nil,
                      cancellation: PipelineCancellation) async throws {
@@ -230,9 +240,9 @@ struct SyncInvocation {
         let opened = try await LibraryAccess.openForRun(root: root, dryRun: dryRun, metrics: metricsSettings,
                                                         labelRoot: settingsRoot, sourceRoot: sourcePath)
         defer { opened.close() }
-        let runMetrics = try metricsSettings.map {
-            try RunMetricsSession(settings: $0, library: opened, labelRoot: settingsRoot, sourceRoot: sourcePath)
-        }
+        let runMetrics = try await RunMetricsSession.starting(metricsSettings, layout: opened.layout,
+                                                              catalog: opened.sqliteCatalog, labelRoot: settingsRoot,
+                                                              sourceRoot: sourcePath)
         try await run(opened: opened, catalog: nil, immich: immich, shared: shared, metrics: runMetrics,
                       cancellation: cancellation)
     }
@@ -280,17 +290,17 @@ struct SyncInvocation {
             summary = try await run.run()
         } catch let locked as LibraryLockedError {
             Output.error(locked.description)
-            await runMetrics?.finish(library: opened, exitStatus: locked.exitStatus)
+            await runMetrics?.finish(exitStatus: locked.exitStatus)
             throw ExitCode(locked.exitStatus.rawValue)
         } catch let error as WorkerError {
             Output.error(error.description)
-            await runMetrics?.finish(library: opened, exitStatus: error.exitStatus)
+            await runMetrics?.finish(exitStatus: error.exitStatus)
             throw ExitCode(error.exitStatus.rawValue)
         } catch {
-            await runMetrics?.finish(library: opened, exitStatus: .failure)
+            await runMetrics?.finish(exitStatus: .failure)
             throw error
         }
-        await runMetrics?.finish(library: opened, exitStatus: summary.exitStatus,
+        await runMetrics?.finish(exitStatus: summary.exitStatus,
                                  sourceHealth: LibraryMetricsReader.sourceHealth(summary.plan.verdict))
         ticker?.cancel()
         pipeline?.writeReport(summary.imported)

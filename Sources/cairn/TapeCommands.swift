@@ -54,6 +54,7 @@ struct TapeBuildCommand: AsyncParsableCommand {
 
     @OptionGroup var library: LibraryOption
     @OptionGroup var narration: NarrationOptions
+    @OptionGroup var catalog: CatalogLocationOption
 
     func validate() throws {
         do { try TapeShelf.validate(name: name) } catch { throw ValidationError(error.description) }
@@ -74,10 +75,11 @@ struct TapeBuildCommand: AsyncParsableCommand {
             throw ExitCode(ExitStatus.failure.rawValue)
         }
         let view = TapeView(mode: narration.mode)
-        let name = name
+        let name = name, library = library, catalog = catalog
         let build = Task {
-            try await Library.withExclusiveAccess(root: root) { library in
-                try await TapeBuilder(library: library, name: name, settings: settings).build(selection) { view.show($0) }
+            try await CatalogAccess.changingExisting(library, catalog: catalog, command: "tape build") { opened, catalog in
+                try await TapeBuilder(layout: opened.layout, catalog: catalog, name: name, settings: settings)
+                    .build(selection) { view.show($0) }
             }
         }
         let signals = SignalHandling.install(cancellation: PipelineCancellation()) { signal in
@@ -176,10 +178,11 @@ struct TapeRemoveCommand: AsyncParsableCommand {
     var name: String
 
     @OptionGroup var library: LibraryOption
+    @OptionGroup var catalog: CatalogLocationOption
 
     func run() async throws {
         try await CatalogAccess.reportingFailures {
-            try LibraryAccess.changingExisting(library) { opened in
+            try await CatalogAccess.changingExisting(library, catalog: catalog, command: "tape remove") { opened, _ in
                 let clips = try TapeShelf(layout: opened.layout).remove(name)
                 Output.line("removed tape \(name) and \(clips) clip folders no other tape shows")
             }

@@ -60,9 +60,6 @@ struct WatchCommand: AsyncParsableCommand {
             if !address.isLoopback, tokenFile == nil {
                 throw ValidationError("--listen \(listen) reaches beyond this machine: give --token-file FILE")
             }
-            if try options.catalog.location(libraryRoot: options.library.resolvedPath) != nil {
-                throw ValidationError("--listen serves a SQLite catalog only so far, and this library's catalog is in PostgreSQL: drop --listen")
-            }
         }
         if options.reconcile.acceptVanished {
             throw ValidationError("--accept-vanished stands the mass-vanish rail down for one run; `cairn watch` runs "
@@ -104,8 +101,8 @@ struct WatchCommand: AsyncParsableCommand {
         var server: Task<Void, Never>?
         if let listen, let address = ListenAddress(listen) {
             let token = try tokenFile.map(ServeCommand.readToken)
-            var status = StatusServer(libraryRoot: root, listen: address, token: token,
-                                      quarantineDays: settings.reconcile.quarantineDays)
+            var status = StatusServer(catalog: try CatalogAccess.statusSource(libraryRoot: root, catalog: options.catalog),
+                                      listen: address, token: token, quarantineDays: settings.reconcile.quarantineDays)
             status.onListening = { port in Output.error("serving on http://\(ListenAddress(host: address.host, port: port))/") }
             server = Task {
                 do { try await status.run(stopsOnSignals: false) } catch { Output.error("--listen \(listen): \(error)") }

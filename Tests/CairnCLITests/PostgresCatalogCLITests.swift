@@ -7,7 +7,7 @@ import Testing
 
 /// `cairn import --catalog`: the library's catalog in PostgreSQL, as a real process over the suite's cluster. The
 /// library folder (which may be shared over NFS) gets no SQLite catalog; it records where its catalog is, so a run
-/// without the flag uses it and a command that reads SQLite alone refuses the library by name.
+/// without the flag uses it, and every command reads it there.
 @Suite struct PostgresCatalogCLITests {
     let url: String
     let location: PostgresLocation
@@ -76,14 +76,64 @@ import Testing
                 && dry.standardOutput.contains("held: first run for this source"), "\(dry.standardOutput)\n\(dry.standardError)")
         #expect(try rows("SELECT count(*) FROM cairn.run") + "/" + rows("SELECT count(*) FROM cairn.source_file") == before)
 
-        // A command that reads SQLite alone says why it cannot, and makes no SQLite catalog.
-        let tape = try CairnBinary.run(["tape", "build", "all", "--library", library])
-        #expect(tape.status == ExitStatus.failure.rawValue)
-        #expect(tape.standardError.contains("its catalog is in PostgreSQL at \(location.description)"), "\(tape.standardError)")
-        let serve = try CairnBinary.run(["serve", "--library", library, "--listen", "127.0.0.1:0"])
-        #expect(serve.status == ExitStatus.failure.rawValue && serve.standardError.contains("reads only a SQLite catalog"),
-                "\(serve.standardError)")
+        // A tape selects its clips from the catalog where it is (here one still, by its source path) and makes no
+        // SQLite catalog; FFmpeg decodes what it wrote.
+        let tape = try CairnBinary.run(["tape", "build", "one", "IMG_2.JPG", "--library", library, "--still-seconds", "1",
+                                        "--quiet"])
+        #expect(tape.status == 0, "\(tape.standardError)")
+        try TapeCommandTests.decodesWithoutError(library + "/tapes/one/playlist.m3u8")
+        let shown = try CairnBinary.run(["tape", "show", "one", "--library", library])
+        #expect(shown.standardOutput.contains("1 of 1 clips") && shown.standardOutput.contains("IMG_2.JPG"), "\(shown.standardOutput)")
+        let removed = try CairnBinary.run(["tape", "remove", "one", "--library", library])
+        #expect(removed.status == 0 && !FileManager.default.fileExists(atPath: library + "/tapes/one"), "\(removed.standardError)")
         #expect(!FileManager.default.fileExists(atPath: layout.catalogPath))
+    }
+
+    @Test func aRunsMetricsAndTheServedPageReadTheCatalogInPostgreSQL() throws {
+        let metricsFile = folder.path + "/cairn.prom"
+        let imported = try CairnBinary.run(["import", source, "--library", library, "--quiet", "--catalog", url, "--clips", "off",
+                                            "--metrics-file", metricsFile])
+        #expect(imported.status == 0, "\(imported.standardError)")
+        let labels = "library=\"library\",source=\"source\",kind=\"photo\""
+        let written = OperationsTests.metrics(try String(contentsOfFile: metricsFile, encoding: .utf8))
+        #expect(written["cairn_library_assets{\(labels)}"] == 3, "\(written)")
+        #expect(written["cairn_run_in_progress{library=\"library\",source=\"source\"}"] == 0, "\(written)")
+
+        // `serve` finds the catalog by the library's record of it, and reads it for each request.
+        let server = try ServiceProcess(CairnBinary.path, ["serve", "--library", library, "--listen", "127.0.0.1:0"],
+                                        logPath: folder.path + "/serve.log")
+        defer { server.stop() }
+        let base = "http://127.0.0.1:" + (try server.waitForOutput(matching: "on http://127\\.0\\.0\\.1:([0-9]+)/"))
+        let status = try HTTPProbe.get(base + "/status.json")
+        #expect(status.status == 200 && status.body.contains("\"command\" : \"import\""), "\(status.body)")
+        let served = OperationsTests.metrics(try HTTPProbe.get(base + "/metrics").body)
+        #expect(served["cairn_library_assets{\(labels)}"] == 3, "\(served)")
+        let page = try HTTPProbe.get(base + "/").body
+        let sha1 = try #require(page.range(of: "thumbnails/[0-9a-f]{40}", options: .regularExpression).map { String(page[$0]) },
+                                "\(page)")
+        let thumbnail = try HTTPProbe.get(base + "/" + sha1)
+        #expect(thumbnail.status == 200 && thumbnail.body.hasPrefix("RIFF"), "a WebP thumbnail from the library")
+        #expect(try rows("SELECT count(*) FROM cairn.derived_file WHERE role = 'thumbnail' AND 'thumbnails/' || sha1 = '\(sha1)'") == "1")
+        #expect(!FileManager.default.fileExists(atPath: LibraryLayout(root: library).catalogPath))
+
+        // A catalog that cannot be read is a 503 that says why (here: a database other than the library's).
+        let (otherURL, _) = try QueueDatabase.fresh()
+        let elsewhere = try ServiceProcess(CairnBinary.path, ["serve", "--library", library, "--listen", "127.0.0.1:0",
+                                                              "--catalog", otherURL], logPath: folder.path + "/serve-other.log")
+        defer { elsewhere.stop() }
+        let other = "http://127.0.0.1:" + (try elsewhere.waitForOutput(matching: "on http://127\\.0\\.0\\.1:([0-9]+)/"))
+        let refused = try HTTPProbe.get(other + "/status.json")
+        #expect(refused.status == 503 && refused.body.contains("not at"), "\(refused.status) \(refused.body)")
+
+        // `watch --listen` serves the same catalog beside its syncs.
+        let watch = try ServiceProcess(CairnBinary.path, ["watch", source, "--library", library, "--quiet", "--debounce", "1",
+                                                          "--listen", "127.0.0.1:0"], logPath: folder.path + "/watch.log")
+        defer { watch.stop() }
+        try watch.waitForOutput(matching: "run 1 \\(startup\\) ended: success", timeout: 120)
+        let watched = "http://127.0.0.1:" + (try watch.waitForOutput(matching: "serving on http://127\\.0\\.0\\.1:([0-9]+)/"))
+        let outcome = OperationsTests.metrics(try HTTPProbe.get(watched + "/metrics").body)
+        #expect(outcome["cairn_last_run_outcome{library=\"library\",source=\"source\",outcome=\"success\"}"] == 1, "\(outcome)")
+        #expect(try rows("SELECT count(*) FROM cairn.run WHERE command = 'sync'") == "1")
     }
 
     @Test func aSyncTrashesThroughPostgreSQLAndPendingRestoreJournalAndPurgeFollow() throws {

@@ -249,7 +249,7 @@ import Testing
         let first = try await Library.openExclusive(root: folder.path)
         #expect(first.lock != nil)
         await #expect(throws: LibraryLockedError.self) { try await Library.openExclusive(root: folder.path) }
-        #expect(throws: LibraryLockedError.self) { try Library.withExclusiveAccess(root: folder.path) { _ in } }
+        await #expect(throws: LibraryLockedError.self) { try await Library.withExclusiveAccess(root: folder.path) { _ in } }
         first.close()
     }
 }

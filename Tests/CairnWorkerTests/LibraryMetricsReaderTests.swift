@@ -18,12 +18,13 @@ final class LibraryMetricsReaderTests: XCTestCase {
                            runID: nil)
     }
 
-    private func seriesCount(assets: Int) throws -> (series: Int, photos: Double?) {
+    private func seriesCount(assets: Int) async throws -> (series: Int, photos: Double?) {
         let folder = try TemporaryDirectory(prefix: "metrics-reader")
         let library = try Library(root: folder.subpath("library"))
         defer { library.close() }
         try library.catalog.insertAssets((0..<assets).map { asset($0, kind: $0 % 10 == 0 ? .video : .photo) })
-        let metrics = try LibraryMetricsReader.read(library: library, sourceRoot: nil, quarantineDays: 14)
+        let metrics = try await LibraryMetricsReader.read(layout: library.layout, catalog: library.sqliteCatalog,
+                                                          sourceRoot: nil, quarantineDays: 14)
         let text = MetricsExposition.render([metrics], version: "1")
         let samples = text.split(separator: "\n").filter { !$0.hasPrefix("#") }
         let photos = samples.first { $0.hasPrefix("cairn_library_assets{") && $0.contains("kind=\"photo\"") }
@@ -31,15 +32,15 @@ final class LibraryMetricsReaderTests: XCTestCase {
         return (samples.count, photos)
     }
 
-    func testTheSameSeriesAtAThousandAndAtAHundredThousandAssets() throws {
-        let small = try seriesCount(assets: 1_000)
-        let large = try seriesCount(assets: 100_000)
+    func testTheSameSeriesAtAThousandAndAtAHundredThousandAssets() async throws {
+        let small = try await seriesCount(assets: 1_000)
+        let large = try await seriesCount(assets: 100_000)
         XCTAssertEqual(small.photos, 900)
         XCTAssertEqual(large.photos, 90_000)
         XCTAssertEqual(small.series, large.series)
     }
 
-    func testTheLastSuccessComesFromTheRunHistoryAndFailuresAreCountedInARow() throws {
+    func testTheLastSuccessComesFromTheRunHistoryAndFailuresAreCountedInARow() async throws {
         let folder = try TemporaryDirectory(prefix: "metrics-runs")
         let library = try Library(root: folder.subpath("library"))
         defer { library.close() }
@@ -52,7 +53,8 @@ final class LibraryMetricsReaderTests: XCTestCase {
             run.outcome = outcome
             try library.catalog.finishRun(run, failures: [])
         }
-        let metrics = try LibraryMetricsReader.read(library: library, sourceRoot: nil, quarantineDays: nil)
+        let metrics = try await LibraryMetricsReader.read(layout: library.layout, catalog: library.sqliteCatalog,
+                                                          sourceRoot: nil, quarantineDays: nil)
         XCTAssertEqual(metrics.lastSuccess, Date(timeIntervalSince1970: 1_800_000_110), "the partial run, not a later failure")
         XCTAssertEqual(metrics.failedRunsInARow, 3)
         XCTAssertEqual(metrics.lastRunOutcome, .interrupted)

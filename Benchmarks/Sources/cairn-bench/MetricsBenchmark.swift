@@ -10,7 +10,7 @@ import Foundation
 /// from its run log, through the same recorder, rendering and atomic file write a run with `--metrics-file` does
 /// (a write at every phase boundary), plus the two catalog reads of its start and end; the time that takes is
 /// set against the run's own wall time.
-struct MetricsBenchmark: ParsableCommand {
+struct MetricsBenchmark: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "metrics",
         abstract: "Replay a library's newest run through the metrics path and compare its cost with the run's wall time.")
@@ -24,7 +24,7 @@ struct MetricsBenchmark: ParsableCommand {
     @Option(help: "Where the metrics file is written (default: a file in the temporary folder).")
     var output: String?
 
-    func run() throws {
+    func run() async throws {
         let opened = try Library(root: library, readOnly: true)
         defer { opened.close() }
         let store = RunLogStore(directory: opened.layout.runLogDirectory)
@@ -39,14 +39,16 @@ struct MetricsBenchmark: ParsableCommand {
         for _ in 0..<repeats {
             let clock = ContinuousClock()
             let start = clock.now
-            let base = try LibraryMetricsReader.read(library: opened, sourceRoot: nil, quarantineDays: 14)
+            let base = try await LibraryMetricsReader.read(layout: opened.layout, catalog: opened.sqliteCatalog,
+                                                           sourceRoot: nil, quarantineDays: 14)
             let counter = Locked(0)
             let recorder = RunMetricsRecorder(base: base) { metrics in
                 try? MetricsFile.write(MetricsExposition.render([metrics], version: CairnVersion.current), to: file)
                 counter.withLock { $0 += 1 }
             }
             for event in events { recorder.handle(event) }
-            var final = try LibraryMetricsReader.read(library: opened, sourceRoot: nil, quarantineDays: 14)
+            var final = try await LibraryMetricsReader.read(layout: opened.layout, catalog: opened.sqliteCatalog,
+                                                            sourceRoot: nil, quarantineDays: 14)
             final.lastRunOutcome = .success
             try MetricsFile.write(MetricsExposition.render([final], version: CairnVersion.current), to: file)
             seconds.append((clock.now - start).seconds)
