@@ -68,7 +68,8 @@ package struct PostgresStatusSource: StatusCatalogSource {
     let location: PostgresLocation
 
     package init(libraryRoot: String, location: PostgresLocation) {
-        layout = LibraryLayout(root: FileSystem.resolved(libraryRoot) ?? libraryRoot)
+        // As named, not resolved: the metrics' `library` label is the folder's name as the user gave it.
+        layout = LibraryLayout(root: libraryRoot)
         self.location = location
     }
 

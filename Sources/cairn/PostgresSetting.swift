@@ -53,7 +53,7 @@ enum PostgresSetting {
 /// or `catalog` in the library's cairn.toml.
 struct CatalogLocationOption: ParsableArguments {
     @Option(name: .customLong("catalog"),
-            help: "Keep the library's catalog in this PostgreSQL database instead of its SQLite file, e.g. postgres://cairn@db.lan/photos (also $CAIRN_CATALOG, or `catalog` in the library's cairn.toml; a password in $PGPASSWORD).")
+            help: "The PostgreSQL database that keeps the library's catalog instead of its SQLite file (a new library's first import puts it there), e.g. postgres://cairn@db.lan/photos (also $CAIRN_CATALOG, or `catalog` in the library's cairn.toml; a password in $PGPASSWORD).")
     var url: String?
 
     /// The catalog named by the flag, `$CAIRN_CATALOG` or cairn.toml; else the one the library folder records

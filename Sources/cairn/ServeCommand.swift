@@ -14,9 +14,10 @@ struct ServeCommand: AsyncParsableCommand {
             Routes: / (the status page: last run, timeline of recent runs, counts, failed files, what waits for \
             review and the newest imports, with thumbnails), /status.json (what `cairn status --json` says), \
             /metrics (Prometheus) and /healthz. It reads the catalog without the run lock, so it answers while a \
-            sync runs, and it never writes: the library's SQLite file, or the PostgreSQL database that holds its \
-            catalog (`--catalog`, or the one the library folder records), connected to for each request and never \
-            migrated. A catalog that cannot be read (its database down) answers 503 with the reason.
+            sync runs, and it never writes: the library's SQLite file or, for a library whose catalog is in \
+            PostgreSQL, that database (named as for `cairn import`, or as the library folder records it), connected \
+            to for each request and never migrated. A catalog that cannot be read (its database down) answers 503 \
+            with the reason.
 
             It listens on 127.0.0.1:8080 unless told otherwise. To listen beyond this machine, give \
             --token-file: every request but /healthz must then carry `Authorization: Bearer <token>` (Prometheus: \
@@ -52,6 +53,9 @@ struct ServeCommand: AsyncParsableCommand {
             throw ExitCode(1)
         }
         let token = try tokenFile.map(ServeCommand.readToken)
+        #if SharedQueue
+        catalog.warnOfExposedPassword()
+        #endif
         let quarantine = (try? CairnConfiguration.resolve(configFile: nil, libraryRoot: root))?.reconcile.quarantineDays
         var server = StatusServer(catalog: try CatalogAccess.statusSource(libraryRoot: root, catalog: catalog),
                                   listen: ListenAddress(listen) ?? .default, token: token, quarantineDays: quarantine)
