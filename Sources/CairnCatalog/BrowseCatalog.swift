@@ -41,6 +41,8 @@ public protocol BrowseCatalog: Sendable {
     func assetTally(broughtInBy runID: String?) async throws -> [MediaKind: (items: Int, bytes: Int64)]
     /// The newest assets brought into the library, newest first (then by checksum).
     func newestAssets(limit: Int) async throws -> [AssetRecord]
+    /// Which of `checksums` have a thumbnail: one question for a page of items, not one per item.
+    func thumbnailed(_ checksums: [Checksum]) async throws -> Set<Checksum>
 }
 
 /// What the status page and the metrics read: the library's items, runs, sources, reconciliation and tallies.
@@ -79,5 +81,9 @@ extension SQLiteCatalog: BrowseCatalog {
 
     public func newestAssets(limit: Int) async throws -> [AssetRecord] {
         try await BlockingPool.run { [catalog] in try catalog.newestAssets(limit: limit) }
+    }
+
+    public func thumbnailed(_ checksums: [Checksum]) async throws -> Set<Checksum> {
+        try await BlockingPool.run { [catalog] in try catalog.thumbnailed(checksums) }
     }
 }

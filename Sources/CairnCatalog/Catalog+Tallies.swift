@@ -32,6 +32,17 @@ extension Catalog {
         }
     }
 
+    /// Which of `checksums` have a thumbnail.
+    public func thumbnailed(_ checksums: [Checksum]) throws -> Set<Checksum> {
+        guard !checksums.isEmpty else { return [] }
+        return try pool.read { db in
+            let hexes = try String.fetchAll(db, DerivedFileRow.select(DerivedFileRow.Columns.sha1)
+                .filter(DerivedFileRow.Columns.role == DerivedFileRecord.Role.thumbnail.rawValue)
+                .filter(checksums.map(\.hex).contains(DerivedFileRow.Columns.sha1)))
+            return Set(hexes.compactMap(Checksum.init(hex:)))
+        }
+    }
+
     /// The newest assets brought into the library, newest first.
     public func newestAssets(limit: Int) throws -> [AssetRecord] {
         try pool.read { db in

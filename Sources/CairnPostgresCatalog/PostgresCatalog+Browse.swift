@@ -104,6 +104,22 @@ extension PostgresCatalog {
     }
 }
 
+extension PostgresCatalog {
+    public func thumbnailed(_ checksums: [Checksum]) async throws -> Set<Checksum> {
+        guard !checksums.isEmpty else { return [] }
+        let hexes = checksums.map(\.hex)
+        return try await failing("look up \(checksums.count) thumbnails") {
+            let rows = try await client.query("""
+                SELECT sha1 FROM cairn.derived_file WHERE role = \(DerivedFileRecord.Role.thumbnail.rawValue)
+                AND sha1 = ANY(\(hexes)::text[])
+                """, logger: logger)
+            var found = Set<Checksum>()
+            for try await hex in rows.decode(String.self) { if let checksum = Checksum(hex: hex) { found.insert(checksum) } }
+            return found
+        }
+    }
+}
+
 /// The probe columns a listing joins to each asset row.
 private struct ListedProbeColumns: Decodable {
     var probeCaptureDate: Date?

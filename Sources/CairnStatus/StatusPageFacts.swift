@@ -53,26 +53,24 @@ public struct StatusPageFacts: Sendable {
             }
             if failures.isEmpty { failures = last.failures }
         }
-        // A few dozen items: one look-up each, whatever the library's size.
-        func item(_ asset: AssetRecord) async throws -> Item {
-            Item(sha1: asset.checksum.hex, kind: asset.kind.rawValue, sourcePath: asset.firstSourcePath,
-                 importedAt: asset.importedAt,
-                 hasThumbnail: try await catalog.derivedFiles(of: asset.checksum).contains { $0.role == .thumbnail })
-        }
         let roots = Dictionary(try await catalog.sources().compactMap { source in source.id.map { ($0, source.rootPath) } },
                                uniquingKeysWith: { first, _ in first })
         let pending = try await catalog.pending(sourceID: nil)
-        var waiting: [Waiting] = []
-        for entry in pending.prefix(itemLimit) {
-            var shown: Item?
-            if let asset = try await catalog.asset(entry.checksum) { shown = try await item(asset) }
-            waiting.append(Waiting(item: shown, sha1: entry.checksum.hex, status: entry.status.rawValue,
-                                   sourceRoot: roots[entry.sourceID] ?? "", eligibleAt: entry.eligibleAt))
+        var waitingAssets: [AssetRecord?] = []
+        for entry in pending.prefix(itemLimit) { waitingAssets.append(try await catalog.asset(entry.checksum)) }
+        let newestAssets = try await catalog.newestAssets(limit: itemLimit)
+        // A few dozen items, whatever the library's size; which have thumbnails is one question for them all.
+        let thumbnailed = try await catalog.thumbnailed((newestAssets + waitingAssets.compactMap { $0 }).map(\.checksum))
+        func item(_ asset: AssetRecord) -> Item {
+            Item(sha1: asset.checksum.hex, kind: asset.kind.rawValue, sourcePath: asset.firstSourcePath,
+                 importedAt: asset.importedAt, hasThumbnail: thumbnailed.contains(asset.checksum))
         }
-        var newest: [Item] = []
-        for asset in try await catalog.newestAssets(limit: itemLimit) { newest.append(try await item(asset)) }
+        let waiting = zip(pending.prefix(itemLimit), waitingAssets).map { entry, asset in
+            Waiting(item: asset.map(item), sha1: entry.checksum.hex, status: entry.status.rawValue,
+                    sourceRoot: roots[entry.sourceID] ?? "", eligibleAt: entry.eligibleAt)
+        }
         return StatusPageFacts(report: report, recentRuns: recent, failures: failures, waiting: waiting,
-                               waitingTotal: pending.count, newest: newest)
+                               waitingTotal: pending.count, newest: newestAssets.map(item))
     }
 
     /// The thumbnail of the content `sha1` (hex), absolute; nil when it has none or `sha1` is not a checksum.

@@ -6,7 +6,8 @@ import Foundation
 import Testing
 
 /// What the status page, `/metrics` and a run's metrics read, alike on every backend: the library's tallies, its
-/// newest assets, the last run that went well, and the facts the page and the metrics are made of.
+/// newest assets and which have thumbnails, the last run that went well, and the facts the page and the metrics are
+/// made of.
 @Suite struct StatusReadingContractTests {
     static let moment = Date(timeIntervalSince1970: 1_795_000_000)
 
@@ -41,7 +42,11 @@ import Testing
         let thumbnail = DerivedFileRecord(checksum: BrowseContractTests.checksum(4), role: .thumbnail,
                                           path: "derived/00/4-thumb.webp", format: "webp", width: 4, height: 3,
                                           byteCount: 10, createdAt: moment)
-        try await catalog.saveImportItemStates([], with: StageRows(assets: assets, derivedFiles: [thumbnail]))
+        // 5 has a preview but no thumbnail.
+        let preview = DerivedFileRecord(checksum: BrowseContractTests.checksum(5), role: .preview,
+                                        path: "derived/00/5-preview.webp", format: "webp", width: 8, height: 6,
+                                        byteCount: 20, createdAt: moment)
+        try await catalog.saveImportItemStates([], with: StageRows(assets: assets, derivedFiles: [thumbnail, preview]))
     }
 
     @Test(arguments: CatalogBackend.allCases)
@@ -65,6 +70,8 @@ import Testing
             #expect(try await catalog.lastRun(endedIn: [.success])?.id == "run-0")
             #expect(try await catalog.lastRun(endedIn: [.held, .interrupted]) == nil)
             #expect(try await catalog.lastRun(endedIn: []) == nil)
+            #expect(try await catalog.thumbnailed([4, 5, 9].map(BrowseContractTests.checksum)) == [BrowseContractTests.checksum(4)])
+            #expect(try await catalog.thumbnailed([]).isEmpty)
         }
     }
 
