@@ -176,13 +176,6 @@ public final class Catalog: Sendable {
         }
     }
 
-    /// When the last run that ended in success started, if any did.
-    public func lastSuccessfulRun() throws -> RunRecord? {
-        try pool.read { db in
-            try RunRecord.filter(RunRecord.Columns.outcome == RunOutcome.success.rawValue).order(RunRecord.Columns.startedAt.desc).fetchOne(db)
-        }
-    }
-
     public func run(id: String) throws -> RunRecord? {
         try pool.read { db in try RunRecord.fetchOne(db, key: id) }
     }

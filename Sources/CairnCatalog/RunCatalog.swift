@@ -32,9 +32,7 @@ public protocol RunCatalog: Sendable {
     func run(id: String) async throws -> RunRecord?
     /// The last `limit` runs, newest first.
     func runs(limit: Int) async throws -> [RunRecord]
-    /// The run that started last of those that ended in success.
-    func lastSuccessfulRun() async throws -> RunRecord?
-    /// The run that started last of those that ended in one of `outcomes`.
+    /// The run that started last of those that ended in one of `outcomes` (`[.success]`: the last that went well).
     func lastRun(endedIn outcomes: [RunOutcome]) async throws -> RunRecord?
     /// A run's failures, by path.
     func failures(runID: String) async throws -> [RunFailureRecord]
@@ -91,9 +89,6 @@ extension SQLiteCatalog: SnapshotCatalog, RunCatalog {
         try await BlockingPool.run { [catalog] in try catalog.runs(limit: limit) }
     }
 
-    public func lastSuccessfulRun() async throws -> RunRecord? {
-        try await BlockingPool.run { [catalog] in try catalog.lastSuccessfulRun() }
-    }
     public func lastRun(endedIn outcomes: [RunOutcome]) async throws -> RunRecord? {
         try await BlockingPool.run { [catalog] in try catalog.lastRun(endedIn: outcomes) }
     }

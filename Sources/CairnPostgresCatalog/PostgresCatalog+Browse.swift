@@ -102,9 +102,7 @@ extension PostgresCatalog {
             return assets
         }
     }
-}
 
-extension PostgresCatalog {
     public func thumbnailed(_ checksums: [Checksum]) async throws -> Set<Checksum> {
         guard !checksums.isEmpty else { return [] }
         let hexes = checksums.map(\.hex)

@@ -187,10 +187,6 @@ extension PostgresCatalog {
         }
     }
 
-    public func lastSuccessfulRun() async throws -> RunRecord? {
-        try await runs(where: "outcome = $1", binds: [RunOutcome.success.rawValue], limit: 1).first
-    }
-
     public func lastRun(endedIn outcomes: [RunOutcome]) async throws -> RunRecord? {
         guard !outcomes.isEmpty else { return nil }
         let places = outcomes.indices.map { "$\($0 + 1)" }.joined(separator: ", ")

@@ -58,11 +58,23 @@ package enum SharedCatalog {
         }
         return try outcome.get()
     }
+
+    /// Runs `body` with the catalog of the library at `layout`, in PostgreSQL at `location`, for reading only
+    /// (`PostgresCatalog.reading`: never migrated, never claimed, no lock). A folder whose catalog is elsewhere or that
+    /// has no identity to find it by, and a database that does not hold this library's catalog at the schema this
+    /// cairn knows, throw before `body` runs.
+    package static func reading<Value: Sendable>(layout: LibraryLayout, catalog location: PostgresLocation,
+                                                 _ body: (PostgresCatalog) async throws -> Value) async throws -> Value {
+        try Library.checkCatalog(of: layout, isAt: location.description)
+        guard let identity = LibraryIdentity.read(layout) else {
+            throw SharedWorkError("\(layout.root): the library has no \(LibraryLayout.identityFileName) to find its catalog by")
+        }
+        return try await PostgresCatalog.reading(at: location, library: identity, body)
+    }
 }
 
 /// The status page's and the metrics' reads of a library whose catalog is in PostgreSQL: each read connects, checks
-/// that the database holds this library's catalog at the schema this cairn knows (`PostgresCatalog.reading`: never
-/// migrated, never claimed), reads and lets go.
+/// the database (`SharedCatalog.reading`), reads and lets go.
 package struct PostgresStatusSource: StatusCatalogSource {
     package let layout: LibraryLayout
     let location: PostgresLocation
@@ -74,14 +86,6 @@ package struct PostgresStatusSource: StatusCatalogSource {
     }
 
     package func reading<Value: Sendable>(_ body: (any StatusCatalog) async throws -> Value) async throws -> Value {
-        try Library.checkCatalog(of: layout, isAt: location.description)
-        guard let identity = LibraryIdentity.read(layout) else {
-            throw SharedWorkError("\(layout.root): the library has no \(LibraryLayout.identityFileName) to find its catalog by")
-        }
-        do {
-            return try await PostgresCatalog.reading(at: location, library: identity) { try await body($0) }
-        } catch let error as PostgresCatalogError {
-            throw SharedWorkError(error.description)
-        }
+        try await SharedCatalog.reading(layout: layout, catalog: location) { try await body($0) }
     }
 }

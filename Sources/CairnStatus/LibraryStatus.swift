@@ -10,7 +10,7 @@ public enum LibraryStatus {
     /// The report of the library at `layout`, whose catalog is any backend's.
     public static func report(layout: LibraryLayout, catalog: any ItemCatalog & RunCatalog) async throws -> StatusReport {
         report(layout: layout, lastRun: try await catalog.lastRun(command: nil),
-               lastSuccess: try await catalog.lastSuccessfulRun(),
+               lastSuccess: try await catalog.lastRun(endedIn: [.success]),
                owingDerivatives: try await catalog.importItemsOwingDerivatives())
     }
 

@@ -3,7 +3,6 @@ import CairnCore
 import CairnImport
 import CairnLibrary
 #if SharedQueue
-import CairnPostgresCatalog
 import CairnQueue
 import CairnSharedWork
 #endif
@@ -60,10 +59,7 @@ enum CatalogAccess {
         #if SharedQueue
         if let location = try catalog.location(libraryRoot: root) {
             let library = try Library.openForReadingPostgresCatalog(root: root, postgres: location.description)
-            guard let identity = LibraryIdentity.read(library.layout) else {
-                throw CommandError("\(library.layout.root): the library has no \(LibraryLayout.identityFileName) to find its catalog by")
-            }
-            return try await PostgresCatalog.reading(at: location, library: identity) { try await body(library, $0) }
+            return try await SharedCatalog.reading(layout: library.layout, catalog: location) { try await body(library, $0) }
         }
         #endif
         let library = try Library(root: root, readOnly: true)

@@ -53,7 +53,7 @@ import Testing
             ], removing: [])
             #expect(try await catalog.heldByAnySource([Self.checksum(1), Self.checksum(2)]) == [Self.checksum(2)])
 
-            #expect(try await catalog.lastSuccessfulRun() == nil)
+            #expect(try await catalog.lastRun(endedIn: [.success]) == nil)
             var good = RunRecord(id: "run-a", command: "import", sourceID: photos, startedAt: Self.moment)
             good.outcome = .success
             good.endedAt = Self.moment.addingTimeInterval(10)
@@ -63,7 +63,7 @@ import Testing
                 try await catalog.startRun(run)
                 try await catalog.finishRun(run, failures: [])
             }
-            #expect(try await catalog.lastSuccessfulRun() == good)
+            #expect(try await catalog.lastRun(endedIn: [.success]) == good)
         }
     }
 }

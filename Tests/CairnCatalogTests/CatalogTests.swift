@@ -82,11 +82,11 @@ import Testing
         #expect(last.counts.imported == 5)
         #expect(last.outcome == .someFailed)
         #expect(try catalog.failures(runID: id).map(\.relativePath) == ["bad.jpg"])
-        #expect(try catalog.lastSuccessfulRun() == nil)
+        #expect(try catalog.lastRun(endedIn: [.success]) == nil)
         var later = RunRecord(id: "19700101T000300Z-0002", command: "import", sourceID: nil, startedAt: Date(timeIntervalSince1970: 180))
         later.outcome = .success
         try catalog.startRun(later)
         #expect(try catalog.lastRun()?.id == later.id)
-        #expect(try catalog.lastSuccessfulRun()?.id == later.id)
+        #expect(try catalog.lastRun(endedIn: [.success])?.id == later.id)
     }
 }
