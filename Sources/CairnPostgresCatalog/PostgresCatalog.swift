@@ -64,18 +64,58 @@ public final class PostgresCatalog: Sendable {
         }
     }
 
+    /// How long an operation keeps trying while its connections are lost (a server restart, `pg_terminate_backend`).
+    static let reconnectPatience = Duration.seconds(60)
+
     /// Runs `body`, its errors named for `operation` in one line that helps (postgres-nio's own description says
-    /// nothing, on purpose).
+    /// nothing, on purpose). A connection lost under it runs `body` again on another, backing off, for up to
+    /// `reconnectPatience`: the catalog's writes are upserts and updates by key, so one whose commit went unanswered
+    /// does no harm the second time.
     func failing<Value>(_ operation: String, _ body: () async throws -> Value) async throws -> Value {
+        let deadline = ContinuousClock.now + Self.reconnectPatience
+        var pause = Duration.milliseconds(250)
+        while true {
+            do {
+                return try await mapping(operation, body)
+            } catch let lost as PostgresCatalogError where lost.isConnectionLoss && ContinuousClock.now < deadline {
+                try await Task.sleep(for: pause)
+                pause = min(pause * 2, .seconds(4))
+            }
+        }
+    }
+
+    private func mapping<Value>(_ operation: String, _ body: () async throws -> Value) async throws -> Value {
         do {
             return try await body()
         } catch let error as PostgresCatalogError {
+            throw error
+        } catch let error as CancellationError {
             throw error
         } catch let error as PostgresTransactionError where error.closureError.map(Self.isOwn) == true {
             // A transaction's body refused on its own terms (a `pending` request that cannot be carried out).
             throw error.closureError!
         } catch {
-            throw PostgresCatalogError.failed(operation: operation, reason: WorkQueueError.describe(error))
+            throw PostgresCatalogError.failed(operation: operation, reason: WorkQueueError.describe(error),
+                                              connectionLost: Self.isConnectionLoss(error))
+        }
+    }
+
+    /// Whether `error` says the connection went (the server closed it, ended the session, or is shutting down or
+    /// starting up), as opposed to a statement the server refused.
+    static func isConnectionLoss(_ error: any Error) -> Bool {
+        if let transaction = error as? PostgresTransactionError {
+            return [transaction.closureError, transaction.beginError, transaction.commitError]
+                .contains { $0.map(isConnectionLoss) == true }
+        }
+        guard let error = error as? PSQLError else { return false }
+        switch error.code {
+        // A connection the server ended mid-statement reads as closed by the client to postgres-nio.
+        case .serverClosedConnection, .clientClosedConnection, .connectionError, .uncleanShutdown: return true
+        case .server:
+            // 08: connection exceptions; 57P01-57P03: admin or crash shutdown, cannot connect now.
+            let state = error.serverInfo?[.sqlState] ?? ""
+            return state.hasPrefix("08") || ["57P01", "57P02", "57P03"].contains(state)
+        default: return false
         }
     }
 
@@ -102,11 +142,19 @@ public enum PostgresCatalogError: Error, CustomStringConvertible, Equatable {
     /// A statement that returns a row returned none (the catalog changed under the call).
     case missingRow(String)
     /// The server or the connection failed an operation; `reason` is PostgreSQL's word, never the password.
-    case failed(operation: String, reason: String)
+    case failed(operation: String, reason: String, connectionLost: Bool = false)
     /// A command that only reads found no catalog in the database.
     case noCatalog(location: String)
     /// A command that only reads found the catalog's schema older than this cairn's.
     case olderSchema(location: String)
+    /// The connection that held the run's own tables closed (the server restarted, or ended the session).
+    case runConnectionLost
+
+    /// The operation failed because its connection went, not because of what it asked.
+    var isConnectionLoss: Bool {
+        if case .failed(_, _, true) = self { return true }
+        return false
+    }
 
     public var description: String {
         switch self {
@@ -114,10 +162,12 @@ public enum PostgresCatalogError: Error, CustomStringConvertible, Equatable {
             "the catalog at \(location) belongs to the library \(owner), not to \(library): give each library a database of its own"
         case .missingRow(let what):
             "the catalog returned no row for \(what)"
-        case .failed(let operation, let reason):
+        case .failed(let operation, let reason, _):
             "the catalog could not \(operation): \(reason)"
         case .noCatalog(let location):
             "\(location) holds no cairn catalog yet (`cairn import --catalog` makes one)"
+        case .runConnectionLost:
+            "the catalog's server closed the connection that held this run's working tables (a restart, or the session ended); nothing is lost, and the next run resumes"
         case .olderSchema(let location):
             "the catalog at \(location) was made by an older cairn; the next `cairn import` or `cairn sync` brings it up to date"
         }

@@ -15,10 +15,13 @@ package enum SharedCatalog {
     /// library whose identity cannot be recorded throws `SharedWorkError` before `body` runs, a lock another host's
     /// run holds `LibraryLockedError`; what `body` throws comes through unchanged, unless the lock was lost to
     /// another run meanwhile (`LibraryLockedError`, `lost`). `command` names the run to other hosts; `lockLost` hears
-    /// that the run must stop, and who took the lock.
+    /// that the run must stop, and who took the lock. A run whose working tables went with their connection (the
+    /// server restarted, or ended the session) runs again, up to `restarts` times, while `restarting` (told which
+    /// time this is) agrees: what the first try did is in the catalog, and the next takes it up.
     package static func run<Value: Sendable>(
         catalog location: PostgresLocation, libraryRoot: String, command: String,
         lockLost: @escaping @Sendable (String) -> Void = { _ in },
+        restarts: Int = 0, restarting: (Int) -> Bool = { _ in false },
         _ body: (Library, PostgresCatalog) async throws -> Value
     ) async throws -> Value {
         let layout = LibraryLayout(root: FileSystem.resolved(libraryRoot) ?? libraryRoot)
@@ -40,7 +43,14 @@ package enum SharedCatalog {
                         let library = try await Library.openForPostgresCatalog(root: libraryRoot,
                                                                                postgres: location.description)
                         defer { library.close() }
-                        return .success(try await body(library, catalog))
+                        var tries = 0
+                        while true {
+                            do {
+                                return .success(try await body(library, catalog))
+                            } catch PostgresCatalogError.runConnectionLost where tries < restarts && restarting(tries + 1) {
+                                tries += 1
+                            }
+                        }
                     } catch {
                         return .failure(error)
                     }

@@ -187,17 +187,19 @@ struct ImportCommand: AsyncParsableCommand {
     private func run(_ options: ImportOptions, catalog location: PostgresLocation) async throws {
         let root = library.resolvedPath
         let metricsSettings = try metrics.settings(libraryRoot: root, quarantineDays: nil)
+        let failedFiles = FailedFiles()
         try await CatalogAccess.reportingFailures {
             try await CatalogAccess.running(catalog: location, libraryRoot: root, command: "import",
                                             cancellation: options.cancellation, metrics: metricsSettings,
                                             sourceRoot: source) { opened, catalog, runMetrics in
                 guard shared.isSharing(libraryRoot: root) else {
-                    return try await run(options, opened: opened, catalog: catalog, metrics: runMetrics)
+                    return try await run(options, opened: opened, catalog: catalog, metrics: runMetrics,
+                                         failedFiles: failedFiles)
                 }
                 try await shared.takingPart(command: "import", library: opened) { destination in
                     var options = options
                     options.destination = destination
-                    try await run(options, opened: opened, catalog: catalog, metrics: runMetrics)
+                    try await run(options, opened: opened, catalog: catalog, metrics: runMetrics, failedFiles: failedFiles)
                 }
             }
         }
@@ -217,8 +219,10 @@ struct ImportCommand: AsyncParsableCommand {
     }
 
     /// The run on the opened library, its records in `catalog` (the library's SQLite catalog when nil).
+    /// `failedFiles` hears every file failure of every try of this command (a run started again after its catalog
+    /// lost its working tables): the last try does not repeat what an earlier one failed, and the exit says it.
     private func run(_ options: ImportOptions, opened: Library, catalog: (any ImportCatalog)?,
-                     metrics runMetrics: RunMetricsSession?) async throws {
+                     metrics runMetrics: RunMetricsSession?, failedFiles: FailedFiles = FailedFiles()) async throws {
         var options = options
         options.hashWorkers = hashThreads
         options.keepsOutcomes = pipeline.report != nil
@@ -229,7 +233,9 @@ struct ImportCommand: AsyncParsableCommand {
             Output.error("\(name): stopping; work in flight gets a few seconds to finish (again to exit at once)")
         }
         defer { signals.uninstall() }
-        let output = runMetrics.map { MultiplexNarrationHandler([renderer, $0.handler]) as any NarrationHandler } ?? renderer
+        failedFiles.beginTry()
+        let handlers: [any NarrationHandler] = [renderer, failedFiles] + (runMetrics.map { [$0.handler] } ?? [])
+        let output = MultiplexNarrationHandler(handlers)
         let summary: ImportSummary
         do {
             summary = try await ImportRun(library: opened, options: options,
@@ -246,11 +252,31 @@ struct ImportCommand: AsyncParsableCommand {
             await runMetrics?.finish(exitStatus: .failure)
             throw error
         }
-        await runMetrics?.finish(exitStatus: summary.exitStatus)
+        let failedEarlier = summary.exitStatus == .success ? failedFiles.failedOnlyEarlier : 0
+        let exitStatus = failedEarlier > 0 ? ExitStatus.someFilesFailed : summary.exitStatus
+        await runMetrics?.finish(exitStatus: exitStatus)
         ticker?.cancel()
         pipeline.writeReport(summary)
-        if narration.printsSummary { Output.line(SummaryText.render(summary, libraryRoot: opened.layout.root)) }
-        if summary.exitStatus != .success { throw ExitCode(summary.exitStatus.rawValue) }
+        if narration.printsSummary {
+            Output.line(SummaryText.render(summary, libraryRoot: opened.layout.root))
+            if failedEarlier > 0 { Output.line("  failed       \(failedEarlier) in the try before this one (above)") }
+        }
+        if exitStatus != .success { throw ExitCode(exitStatus.rawValue) }
+    }
+}
+
+/// The files a command's narration reported failed, in its earlier tries and in the one under way.
+final class FailedFiles: NarrationHandler {
+    private let paths = Locked((earlier: Set<String>(), current: Set<String>()))
+
+    /// A new try begins: what the last one failed becomes earlier.
+    func beginTry() { paths.withLock { $0 = ($0.earlier.union($0.current), []) } }
+
+    /// Files an earlier try failed that this one did not report again.
+    var failedOnlyEarlier: Int { paths.withLock { $0.earlier.subtracting($0.current).count } }
+
+    func handle(_ record: NarrationRecord) {
+        if case .error(_, _, let file?) = record.event { paths.withLock { _ = $0.current.insert(file) } }
     }
 }
 

@@ -210,6 +210,30 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: LibraryLayout(root: library).catalogPath))
     }
 
+    @Test func aRunWhoseConnectionsTheServerEndsRunsAgainAndLosesNothing() throws {
+        // Every connection ended while the lanes work (`pg_terminate_backend`): the run's working tables went with
+        // theirs, so the run cannot finish as it was; it neither hangs nor fails the command, but runs again, and
+        // the second try finds the first one's items done, and exits as the first one's damaged file says.
+        for index in 3..<16 { try MediaFixtures.jpeg(at: "\(source)/IMG_\(index).JPG", width: 640 + 8 * index, height: 480) }
+        try Data((0..<30_000).map { UInt8(truncatingIfNeeded: $0 &* 7919) }).write(to: URL(fileURLWithPath: source + "/BROKEN.JPG"))
+        let importing = try ServiceProcess(CairnBinary.path, ["import", source, "--library", library, "--plain", "--catalog", url],
+                                           logPath: folder.path + "/import.log")
+        _ = try importing.waitForOutput(matching: "importing", timeout: 120)
+        let ended = try rows("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                             + "WHERE datname = current_database() AND pid <> pg_backend_pid()")
+        importing.process.waitUntilExit()
+        #expect(Int(ended) ?? 0 >= 2, "the run's connections: \(ended)")
+        #expect(importing.process.terminationStatus == 3, "\(importing.output)")
+        #expect(importing.output.contains("running again (1 of 3)"), "\(importing.output)")
+        #expect(importing.output.contains("error: BROKEN.JPG"), "\(importing.output)")
+        #expect(importing.output.contains("failed       1 in the try before this one"), "\(importing.output)")
+        #expect(try rows("SELECT count(*) FROM cairn.asset a JOIN cairn.import_item i ON i.sha1 = a.sha1 "
+                         + "WHERE i.state = 'ready'") == "16")
+        #expect(try rows("SELECT state || ' ' || count(*) FROM cairn.import_item GROUP BY state ORDER BY state") == "failed 1\nready 16")
+        #expect(try rows("SELECT count(*) FROM cairn.derived_file WHERE role = 'thumbnail'") == "16")
+        #expect(try rows("SELECT outcome FROM cairn.run ORDER BY started_at DESC LIMIT 1") == "success")
+    }
+
     @Test func aLibraryIsNeverSplitBetweenTwoCatalogs() throws {
         // A library whose catalog is its SQLite file is not moved to PostgreSQL.
         let sqlite = folder.path + "/sqlite-library"
