@@ -69,8 +69,8 @@ public final class PostgresCatalog: Sendable {
 
     /// Runs `body`, its errors named for `operation` in one line that helps (postgres-nio's own description says
     /// nothing, on purpose). A connection lost under it runs `body` again on another, backing off, for up to
-    /// `reconnectPatience`: the catalog's writes are upserts and updates by key, so one whose commit went unanswered
-    /// does no harm the second time.
+    /// `reconnectPatience`. Most of the catalog's writes are upserts and updates by key, which change nothing the
+    /// second time; an insert whose commit went unanswered is refused by its key the second time, and so fails.
     func failing<Value>(_ operation: String, _ body: () async throws -> Value) async throws -> Value {
         let deadline = ContinuousClock.now + Self.reconnectPatience
         var pause = Duration.milliseconds(250)
