@@ -79,19 +79,23 @@ enum CatalogAccess {
     }
 
     #if SharedQueue
+    /// How often a run whose working tables were lost with their connection starts again.
+    private static let restarts = 3
+
     /// Runs `body` with the library at `libraryRoot` (made when missing) and its catalog in PostgreSQL at `location`.
     /// Should another run take the library's lock in the database meanwhile, `cancellation` stops this one; a run
-    /// whose working tables went with their connection runs again, three times at most, unless a signal came.
+    /// whose working tables went with their connection runs again, `restarts` times at most, unless a signal came.
+
     static func running<Value: Sendable>(catalog location: PostgresLocation, libraryRoot: String, command: String,
                                          cancellation: PipelineCancellation? = nil,
                                          _ body: (Library, any LibraryCatalog) async throws -> Value) async throws -> Value {
         try await SharedCatalog.run(catalog: location, libraryRoot: libraryRoot, command: command, lockLost: { other in
             Output.error("the library's lock in PostgreSQL went to another run (\(other)): stopping")
             cancellation?.cancel(deadline: PipelineCancellation.defaultDeadline)
-        }, restarts: 3, restarting: { time in
+        }, restarts: restarts, restarting: { time in
             guard cancellation?.isCancelled != true else { return false }
             Output.error("the catalog lost this run's working tables with their connection; running again "
-                         + "(\(time) of 3): what was done is kept")
+                         + "(\(time) of \(restarts)): what was done is kept")
             return true
         }) {
             try await body($0, $1)
