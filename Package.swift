@@ -274,6 +274,8 @@ let package = Package(
         .testTarget(name: "CairnCatalogContractTests", dependencies: [
             "CairnCatalog", "CairnPostgresCatalog", "CairnQueue", "CairnCore", "CairnTesting", "CairnSync", "CairnReconcile",
             "CairnLibrary", "CairnTrash", "CairnStatus", "CairnMetrics",
+            // PostgresNIO itself: the lock-order tests hold a row in a transaction of their own.
+            .product(name: "PostgresNIO", package: "postgres-nio"),
         ]),
         .testTarget(name: "CairnNarrationTests", dependencies: ["CairnNarration", "CairnTesting"]),
         .testTarget(name: "CairnWorkerTests", dependencies: [

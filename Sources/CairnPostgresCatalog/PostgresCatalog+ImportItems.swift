@@ -5,7 +5,8 @@ import PostgresNIO
 
 /// The import items in PostgreSQL, as `ItemCatalog` describes them. A batch is one statement: its rows travel as
 /// one JSON array that `jsonb_to_recordset` unpacks (nullable columns included, which PostgreSQL's array binds
-/// cannot carry).
+/// cannot carry). In-flight marks and state saves run at once on two connections, and both lock their rows in id
+/// order first (`locked`): neither can then hold a row the other waits for while it waits for one the other holds.
 extension PostgresCatalog: ItemCatalog {
     typealias State = ItemState.Name
 
@@ -96,6 +97,8 @@ extension PostgresCatalog: ItemCatalog {
                 try await Self.saveStageRows(rows, on: connection, logger: logger)
                 guard !records.isEmpty else { return }
                 try await connection.query("""
+                    WITH locked AS MATERIALIZED (
+                      SELECT id FROM cairn.import_item WHERE id = ANY(\(states.ids)::bigint[]) ORDER BY id FOR UPDATE)
                     UPDATE cairn.import_item i SET state = x.state, phase = NULLIF(x.phase, ''),
                       operation = NULLIF(x.operation, ''), reason = NULLIF(x.reason, ''), attempts = x.attempts,
                       retryable = x.retryable, in_flight = x.in_flight, in_flight_alone = x.in_flight_alone,
@@ -105,8 +108,8 @@ extension PostgresCatalog: ItemCatalog {
                       \(states.retryable)::boolean[], \(states.inFlight)::boolean[], \(states.inFlightAlone)::boolean[],
                       \(states.crashCounts)::bigint[], \(states.killCounts)::bigint[], \(states.duplicate)::boolean[])
                       AS x(id, state, phase, operation, reason, attempts, retryable, in_flight, in_flight_alone,
-                        crash_count, kill_count, duplicate)
-                    WHERE i.id = x.id
+                        crash_count, kill_count, duplicate), locked l
+                    WHERE i.id = l.id AND x.id = l.id
                     """, logger: logger)
             }
         }
@@ -115,11 +118,9 @@ extension PostgresCatalog: ItemCatalog {
     public func markImportItemsInFlight(_ marks: [InFlightMark]) async throws {
         guard !marks.isEmpty else { return }
         return try await failing("mark \(marks.count) items in flight") {
-            let ids = marks.map(\.id.rawValue), alone = marks.map(\.alone)
-            try await client.query("""
-                UPDATE cairn.import_item i SET in_flight = true, in_flight_alone = x.alone
-                FROM unnest(\(ids)::bigint[], \(alone)::boolean[]) AS x(id, alone) WHERE i.id = x.id
-                """, logger: logger)
+            let statement = MarkInFlight(ids: marks.map(\.id.rawValue),
+                                         alone: marks.filter(\.alone).map(\.id.rawValue))
+            for try await _ in try await client.execute(statement, logger: logger) {}
         }
     }
 
@@ -214,4 +215,28 @@ private struct SavedStates {
             duplicate.append(record.isDuplicate)
         }
     }
+}
+
+/// In-flight marks, the import's most frequent statement (about one per item and lane that waits for its mark):
+/// prepared, so the server parses and plans it once per connection.
+private struct MarkInFlight: PostgresPreparedStatement {
+    static let sql = """
+        WITH locked AS MATERIALIZED (
+          SELECT id FROM cairn.import_item WHERE id = ANY($1::bigint[]) ORDER BY id FOR UPDATE)
+        UPDATE cairn.import_item i SET in_flight = true, in_flight_alone = i.id = ANY($2::bigint[])
+        FROM locked l WHERE i.id = l.id
+        """
+    typealias Row = Void
+
+    /// The items to mark; `alone`: those of them that run alone (crash suspects).
+    var ids: [Int64], alone: [Int64]
+
+    func makeBindings() throws -> PostgresBindings {
+        var bindings = PostgresBindings()
+        bindings.append(ids)
+        bindings.append(alone)
+        return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws {}
 }

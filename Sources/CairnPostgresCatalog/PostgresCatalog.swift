@@ -68,16 +68,17 @@ public final class PostgresCatalog: Sendable {
     static let reconnectPatience = Duration.seconds(60)
 
     /// Runs `body`, its errors named for `operation` in one line that helps (postgres-nio's own description says
-    /// nothing, on purpose). A connection lost under it runs `body` again on another, backing off, for up to
-    /// `reconnectPatience`. Most of the catalog's writes are upserts and updates by key, which change nothing the
-    /// second time; an insert whose commit went unanswered is refused by its key the second time, and so fails.
+    /// nothing, on purpose). A failure that running again can cure (`isTransient`) runs `body` again, backing off,
+    /// for up to `reconnectPatience`. Most of the catalog's writes are upserts and updates by key, which change
+    /// nothing the second time; an insert whose commit went unanswered is refused by its key the second time, and so
+    /// fails.
     func failing<Value>(_ operation: String, _ body: () async throws -> Value) async throws -> Value {
         let deadline = ContinuousClock.now + Self.reconnectPatience
         var pause = Duration.milliseconds(250)
         while true {
             do {
                 return try await mapping(operation, body)
-            } catch let lost as PostgresCatalogError where lost.isConnectionLoss && ContinuousClock.now < deadline {
+            } catch let failed as PostgresCatalogError where failed.isTransient && ContinuousClock.now < deadline {
                 try await Task.sleep(for: pause)
                 pause = min(pause * 2, .seconds(4))
             }
@@ -96,25 +97,27 @@ public final class PostgresCatalog: Sendable {
             throw error.closureError!
         } catch {
             throw PostgresCatalogError.failed(operation: operation, reason: WorkQueueError.describe(error),
-                                              connectionLost: Self.isConnectionLoss(error))
+                                              transient: Self.isTransient(error))
         }
     }
 
     /// Whether `error` says the connection went (the server closed it, ended the session, or is shutting down or
-    /// starting up), as opposed to a statement the server refused.
-    static func isConnectionLoss(_ error: any Error) -> Bool {
+    /// starting up), or that the server rolled the transaction back to end a deadlock or a serialization conflict:
+    /// failures that running again can cure, as opposed to a statement the server refused.
+    static func isTransient(_ error: any Error) -> Bool {
         if let transaction = error as? PostgresTransactionError {
             return [transaction.closureError, transaction.beginError, transaction.commitError]
-                .contains { $0.map(isConnectionLoss) == true }
+                .contains { $0.map(isTransient) == true }
         }
         guard let error = error as? PSQLError else { return false }
         switch error.code {
         // A connection the server ended mid-statement reads as closed by the client to postgres-nio.
         case .serverClosedConnection, .clientClosedConnection, .connectionError, .uncleanShutdown: return true
         case .server:
-            // 08: connection exceptions; 57P01-57P03: admin or crash shutdown, cannot connect now.
+            // 08: connection exceptions; 57P01-57P03: admin or crash shutdown, cannot connect now; 40001 and
+            // 40P01: a serialization failure or a deadlock, the transaction rolled back.
             let state = error.serverInfo?[.sqlState] ?? ""
-            return state.hasPrefix("08") || ["57P01", "57P02", "57P03"].contains(state)
+            return state.hasPrefix("08") || ["57P01", "57P02", "57P03", "40001", "40P01"].contains(state)
         default: return false
         }
     }
@@ -141,8 +144,9 @@ public enum PostgresCatalogError: Error, CustomStringConvertible, Equatable {
     case otherLibrary(owner: String, library: String, location: String)
     /// A statement that returns a row returned none (the catalog changed under the call).
     case missingRow(String)
-    /// The server or the connection failed an operation; `reason` is PostgreSQL's word, never the password.
-    case failed(operation: String, reason: String, connectionLost: Bool = false)
+    /// The server or the connection failed an operation; `reason` is PostgreSQL's word, never the password;
+    /// `transient`: running it again may succeed (`PostgresCatalog.isTransient`).
+    case failed(operation: String, reason: String, transient: Bool = false)
     /// A command that only reads found no catalog in the database.
     case noCatalog(location: String)
     /// A command that only reads found the catalog's schema older than this cairn's.
@@ -150,8 +154,9 @@ public enum PostgresCatalogError: Error, CustomStringConvertible, Equatable {
     /// The connection that held the run's own tables closed (the server restarted, or ended the session).
     case runConnectionLost
 
-    /// The operation failed because its connection went, not because of what it asked.
-    var isConnectionLoss: Bool {
+    /// The operation failed because its connection went or its transaction was rolled back, not because of what it
+    /// asked.
+    var isTransient: Bool {
         if case .failed(_, _, true) = self { return true }
         return false
     }
