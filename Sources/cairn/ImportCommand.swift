@@ -252,31 +252,15 @@ struct ImportCommand: AsyncParsableCommand {
             await runMetrics?.finish(exitStatus: .failure)
             throw error
         }
-        let failedEarlier = summary.exitStatus == .success ? failedFiles.failedOnlyEarlier : 0
-        let exitStatus = failedEarlier > 0 ? ExitStatus.someFilesFailed : summary.exitStatus
+        let (exitStatus, failedEarlier) = failedFiles.settled(summary.exitStatus)
         await runMetrics?.finish(exitStatus: exitStatus)
         ticker?.cancel()
         pipeline.writeReport(summary)
         if narration.printsSummary {
             Output.line(SummaryText.render(summary, libraryRoot: opened.layout.root))
-            if failedEarlier > 0 { Output.line("  failed       \(failedEarlier) in the try before this one (above)") }
+            if failedEarlier > 0 { Output.line(FailedFiles.summaryLine(failedEarlier)) }
         }
         if exitStatus != .success { throw ExitCode(exitStatus.rawValue) }
-    }
-}
-
-/// The files a command's narration reported failed, in its earlier tries and in the one under way.
-final class FailedFiles: NarrationHandler {
-    private let paths = Locked((earlier: Set<String>(), current: Set<String>()))
-
-    /// A new try begins: what the last one failed becomes earlier.
-    func beginTry() { paths.withLock { $0 = ($0.earlier.union($0.current), []) } }
-
-    /// Files an earlier try failed that this one did not report again.
-    var failedOnlyEarlier: Int { paths.withLock { $0.earlier.subtracting($0.current).count } }
-
-    func handle(_ record: NarrationRecord) {
-        if case .error(_, _, let file?) = record.event { paths.withLock { _ = $0.current.insert(file) } }
     }
 }
 

@@ -206,16 +206,17 @@ struct SyncInvocation {
         let settings = try reconcile.resolve(libraryRoot: root, source: source)
         guard let sourcePath = settings.source else { throw ReconcileOptions.noSource(libraryRoot: root) }
         let metricsSettings = try metrics?.settings(libraryRoot: root, quarantineDays: settings.reconcile.quarantineDays)
+        let failedFiles = FailedFiles()
         try await CatalogAccess.reportingFailures {
             try await CatalogAccess.running(catalog: location, libraryRoot: root, command: "sync", cancellation: cancellation,
                                             metrics: metricsSettings, sourceRoot: sourcePath) { opened, catalog, runMetrics in
                 guard let shared, shared.isSharing(libraryRoot: root, configFile: reconcile.config) else {
                     return try await run(opened: opened, catalog: catalog, immich: nil, shared: nil, metrics: runMetrics,
-                                         cancellation: cancellation)
+                                         cancellation: cancellation, failedFiles: failedFiles)
                 }
                 try await shared.takingPart(command: "sync", library: opened, configFile: reconcile.config) { destination in
                     try await run(opened: opened, catalog: catalog, immich: nil, shared: destination, metrics: runMetrics,
-                                  cancellation: cancellation)
+                                  cancellation: cancellation, failedFiles: failedFiles)
                 }
             }
         }
@@ -247,10 +248,11 @@ struct SyncInvocation {
                       cancellation: cancellation)
     }
 
-    /// The run on the opened library, its records in `catalog` (the library's SQLite catalog when nil).
+    /// The run on the opened library, its records in `catalog` (the library's SQLite catalog when nil);
+    /// `failedFiles` hears every try's file failures (`FailedFiles`).
     private func run(opened: Library, catalog: (any ImportCatalog)?, immich: ImmichDestination?,
                      shared: (any ImportDestination)?, metrics runMetrics: RunMetricsSession?,
-                     cancellation: PipelineCancellation) async throws {
+                     cancellation: PipelineCancellation, failedFiles: FailedFiles = FailedFiles()) async throws {
         let settingsRoot = library.resolvedPath
         let settings = try reconcile.resolve(libraryRoot: settingsRoot, source: source)
         guard let sourcePath = settings.source else { throw ReconcileOptions.noSource(libraryRoot: settingsRoot) }
@@ -282,7 +284,8 @@ struct SyncInvocation {
             Output.error("\(name): stopping; work in flight gets a few seconds to finish (again to exit at once)")
         } : nil
         defer { signals?.uninstall() }
-        let output = MultiplexNarrationHandler([renderer] + (runMetrics.map { [$0.handler] } ?? []) + observers)
+        failedFiles.beginTry()
+        let output = MultiplexNarrationHandler([renderer, failedFiles] + (runMetrics.map { [$0.handler] } ?? []) + observers)
         let summary: SyncSummary
         do {
             var run = SyncRun(library: opened, options: options, output: output)
@@ -300,8 +303,8 @@ struct SyncInvocation {
             await runMetrics?.finish(exitStatus: .failure)
             throw error
         }
-        await runMetrics?.finish(exitStatus: summary.exitStatus,
-                                 sourceHealth: LibraryMetricsReader.sourceHealth(summary.plan.verdict))
+        let (exitStatus, failedEarlier) = failedFiles.settled(summary.exitStatus)
+        await runMetrics?.finish(exitStatus: exitStatus, sourceHealth: LibraryMetricsReader.sourceHealth(summary.plan.verdict))
         ticker?.cancel()
         pipeline?.writeReport(summary.imported)
         if planAsJSON {
@@ -313,8 +316,9 @@ struct SyncInvocation {
             let names = try await PlanText.names(in: summary, catalog: catalog ?? opened.sqliteCatalog as any ImportCatalog)
             Output.line(PlanText.render(summary, names: names))
             if let imported = summary.imported { Output.line(SummaryText.render(imported, libraryRoot: opened.layout.root)) }
+            if failedEarlier > 0 { Output.line(FailedFiles.summaryLine(failedEarlier)) }
         }
-        if summary.exitStatus != .success { throw ExitCode(summary.exitStatus.rawValue) }
+        if exitStatus != .success { throw ExitCode(exitStatus.rawValue) }
     }
 }
 

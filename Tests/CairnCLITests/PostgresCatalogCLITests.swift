@@ -210,14 +210,15 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: LibraryLayout(root: library).catalogPath))
     }
 
-    @Test func aRunWhoseConnectionsTheServerEndsRunsAgainAndLosesNothing() throws {
+    @Test(arguments: ["import", "sync"])
+    func aRunWhoseConnectionsTheServerEndsRunsAgainAndLosesNothing(_ command: String) throws {
         // Every connection ended while the lanes work (`pg_terminate_backend`): the run's working tables went with
         // theirs, so the run cannot finish as it was; it neither hangs nor fails the command, but runs again, and
         // the second try finds the first one's items done, and exits as the first one's damaged file says.
         for index in 3..<16 { try MediaFixtures.jpeg(at: "\(source)/IMG_\(index).JPG", width: 640 + 8 * index, height: 480) }
         try Data((0..<30_000).map { UInt8(truncatingIfNeeded: $0 &* 7919) }).write(to: URL(fileURLWithPath: source + "/BROKEN.JPG"))
-        let importing = try ServiceProcess(CairnBinary.path, ["import", source, "--library", library, "--plain", "--catalog", url],
-                                           logPath: folder.path + "/import.log")
+        let importing = try ServiceProcess(CairnBinary.path, [command, source, "--library", library, "--plain", "--catalog", url],
+                                           logPath: folder.path + "/\(command).log")
         _ = try importing.waitForOutput(matching: "importing", timeout: 120)
         let ended = try rows("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
                              + "WHERE datname = current_database() AND pid <> pg_backend_pid()")
