@@ -21,6 +21,10 @@ public protocol ItemCatalog: Sendable {
     /// Sets these items' in-flight flags (and whether each runs alone), and nothing else.
     func markImportItemsInFlight(_ marks: [InFlightMark]) async throws
 
+    /// How long an import lets in-flight marks gather before it saves them (`PipelineConfiguration.gatherMarks`):
+    /// zero where a save is a local commit, a few milliseconds where each is a round trip to a server.
+    var inFlightMarkLinger: Duration { get }
+
     /// Every import item, by id.
     func importItems() async throws -> [ItemRecord]
 
@@ -73,6 +77,9 @@ public struct SQLiteCatalog: ItemCatalog {
     public func markImportItemsInFlight(_ marks: [InFlightMark]) async throws {
         try await BlockingPool.run { [catalog] in try catalog.markImportItemsInFlight(marks) }
     }
+
+    /// A save of marks is a small local commit: marks are saved as they come.
+    public var inFlightMarkLinger: Duration { .zero }
 
     public func importItems() async throws -> [ItemRecord] {
         try await BlockingPool.run { [catalog] in try catalog.importItems() }

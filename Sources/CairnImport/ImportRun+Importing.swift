@@ -24,11 +24,13 @@ extension ImportRun {
         let earlier = try await files.unfinishedImportItemCount(owingTransfer: archiveOnly)
         narrator.expectTotal(.importing, items: earlier + plan.newContent)
 
-        var pipeline = PipelineImport(library: library, configuration: options.pipeline, sourceID: context.sourceID)
+        var configuration = options.pipeline
+        configuration.gatherMarks(for: catalog.inFlightMarkLinger)
+        var pipeline = PipelineImport(library: library, configuration: configuration, sourceID: context.sourceID)
         pipeline.runID = context.record.id
         pipeline.itemCatalog = catalog
         pipeline.destination = options.destination
-        let narration = PipelineNarration(narrator: narrator, configuration: options.pipeline)
+        let narration = PipelineNarration(narrator: narrator, configuration: configuration)
         pipeline.onCopied = narration.copied
         pipeline.work = work
         let narrator = self.narrator

@@ -86,6 +86,23 @@ public struct PipelineConfiguration: Hashable, Sendable {
     public var commitBatchRecords = 4096
     /// Items of at most this many bytes may take a lane's `smallItemRunners`.
     public var smallItemBytes: Int64 = 1 << 20
+    /// How long in-flight marks gather before the writer saves them ahead (zero: at once); see `gatherMarks`.
+    public var markLinger: Duration = .zero
+    /// The fewest phases the lanes that wait for their marks start ahead while marks gather (`gatherMarks`).
+    public static let aheadWhileMarksGather = 12
+
+    /// Lets marks gather for `linger` before each save ahead, for a store where each save is a round trip to a
+    /// server (`ItemCatalog.inFlightMarkLinger`): one save then carries a dozen marks or more where it carried a
+    /// few. The phases waiting for their marks must cover the wait, so a lane that waits for its marks and starts
+    /// its default number ahead starts at least `aheadWhileMarksGather` (a number given with `--lanes` stays).
+    public mutating func gatherMarks(for linger: Duration) {
+        markLinger = linger
+        guard linger > .zero else { return }
+        for lane in Lane.allCases where lane.waitsForInFlightMark
+            && self[lane].ahead == lane.defaultAhead(forWidth: self[lane].width) {
+            self[lane].ahead = max(self[lane].ahead, Self.aheadWhileMarksGather)
+        }
+    }
 
     public init(transfer: LaneSettings, metadata: LaneSettings, thumbnail: LaneSettings, synthesis: LaneSettings,
                 clipsEnabled: Bool = true, maxAttempts: Int = 3, backoff: BackoffPolicy = BackoffPolicy(),

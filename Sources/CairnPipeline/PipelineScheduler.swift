@@ -97,7 +97,8 @@ public actor PipelineScheduler {
         hasRun = true
         self.pages = pages
         let writer = RecordWriter(store: store, linger: core.configuration.commitLinger,
-                                  maxBatch: core.configuration.commitBatchRecords) { [weak self] error in
+                                  maxBatch: core.configuration.commitBatchRecords,
+                                  markLinger: core.configuration.markLinger) { [weak self] error in
             await self?.storeFailed(error)
         }
         self.writer = writer

@@ -9,7 +9,8 @@ import CairnCore
 /// system's sync in the catalog's store), and a decoding phase that waited for that sync left its core idle. A
 /// mark saved ahead only sets the item's in-flight flag, never its state, so it claims nothing about files; and a
 /// full save starts only when no mark saved ahead is still in progress, so no mark can land after a later record
-/// of its item and leave a stale flag.
+/// of its item and leave a stale flag. Where each save of marks is a round trip to a server, marks gather for
+/// `markLinger` first (`PipelineConfiguration.markLinger`).
 final class RecordWriter: Sendable {
     private struct State {
         var pending: [ItemMove] = []
@@ -31,6 +32,8 @@ final class RecordWriter: Sendable {
         var idleMarker: CheckedContinuation<Void, Never>?
         /// The drainer's wait for more records (`linger`), cut short on close or once a batch is full.
         var lingering: StopSignal?
+        /// The wait for more marks (`markLinger`), cut short on close.
+        var gatheringMarks: StopSignal?
         var closed = false
 
         func isSaved(_ sequence: UInt64) -> Bool { sequence <= committed || savedAhead.contains(sequence) }
@@ -54,6 +57,7 @@ final class RecordWriter: Sendable {
 
     private let store: any ItemStateStore
     private let linger: Duration
+    private let markLinger: Duration
     /// The most records a full save takes (`PipelineConfiguration.commitBatchRecords`).
     let maxBatch: Int
     private let locked = Locked(State())
@@ -63,10 +67,12 @@ final class RecordWriter: Sendable {
     ///   - linger: how long a full save that found less than `maxBatch` records waits for more before it takes
     ///     them (`PipelineConfiguration.commitLinger`).
     ///   - maxBatch: the most records one full save takes (`PipelineConfiguration.commitBatchRecords`).
-    init(store: any ItemStateStore, linger: Duration, maxBatch: Int,
+    ///   - markLinger: how long marks gather before they are saved ahead (`PipelineConfiguration.markLinger`).
+    init(store: any ItemStateStore, linger: Duration, maxBatch: Int, markLinger: Duration = .zero,
          onFailure: @escaping @Sendable (any Error) async -> Void) {
         self.store = store
         self.linger = linger
+        self.markLinger = markLinger
         self.maxBatch = max(1, maxBatch)
         self.onFailure = onFailure
     }
@@ -152,15 +158,19 @@ final class RecordWriter: Sendable {
 
     /// Takes no more records: `run` saves what is queued, without lingering, and returns.
     func close() {
-        let (drainer, marker, lingering) = locked.withLock { state in
+        let (drainer, marker, lingering, gathering) = locked.withLock { state in
             state.closed = true
-            defer { state.idleDrainer = nil; state.idleMarker = nil; state.lingering = nil }
-            return (state.idleDrainer, state.idleMarker, state.lingering)
+            defer { state.idleDrainer = nil; state.idleMarker = nil; state.lingering = nil; state.gatheringMarks = nil }
+            return (state.idleDrainer, state.idleMarker, state.lingering, state.gatheringMarks)
         }
         drainer?.resume()
         marker?.resume()
         lingering?.stop()
+        gathering?.stop()
     }
+
+    /// Whether marks are gathering (`markLinger`) before a save ahead.
+    var isGatheringMarks: Bool { locked.withLock { $0.gatheringMarks != nil } }
 
     /// The store's error, if saving failed; call once `run` has returned.
     func rethrowFailure() throws {
@@ -247,6 +257,7 @@ final class RecordWriter: Sendable {
     private func saveMarksAhead() async {
         while true {
             await park(in: \.idleMarker) { $0.marks.isEmpty && !$0.closed && $0.failure == nil }
+            await gatherMoreMarks()
             let taken: [(sequence: UInt64, mark: InFlightMark)]? = locked.withLock { state in
                 guard !state.marks.isEmpty, state.failure == nil else { return nil }
                 defer { state.marks = [] }
@@ -276,18 +287,33 @@ final class RecordWriter: Sendable {
         }
     }
 
+    /// Waits up to `markLinger` for more marks, unless the writer is closing: one save then carries them all.
+    private func gatherMoreMarks() async {
+        guard markLinger > .zero else { return }
+        let wait = StopSignal()
+        let closing = locked.withLock { state in
+            guard !state.closed, state.failure == nil else { return true }
+            state.gatheringMarks = wait
+            return false
+        }
+        if !closing { await withStop(wait) { [markLinger] in try? await Task.sleep(for: markLinger) } }
+        locked.withLock { $0.gatheringMarks = nil }
+    }
+
     /// The store failed: every waiter gets the error, both paths stop, the scheduler is told once.
     private func failed(_ error: any Error) async {
-        let (waiters, alreadyFailed, drainer, marker, lingering) = locked.withLock { state in
+        let (waiters, alreadyFailed, drainer, marker, lingering, gathering) = locked.withLock { state in
             let alreadyFailed = state.failure != nil
             if !alreadyFailed { state.failure = error }
             defer {
                 state.waiters = []; state.commitWaiters = []
-                state.idleDrainer = nil; state.idleMarker = nil; state.lingering = nil
+                state.idleDrainer = nil; state.idleMarker = nil; state.lingering = nil; state.gatheringMarks = nil
             }
-            return (state.waiters + state.commitWaiters, alreadyFailed, state.idleDrainer, state.idleMarker, state.lingering)
+            return (state.waiters + state.commitWaiters, alreadyFailed, state.idleDrainer, state.idleMarker, state.lingering,
+                    state.gatheringMarks)
         }
         lingering?.stop()
+        gathering?.stop()
         for waiter in waiters { waiter.continuation.resume(throwing: error) }
         drainer?.resume()
         marker?.resume()

@@ -124,6 +124,10 @@ extension PostgresCatalog: ItemCatalog {
         }
     }
 
+    /// Each save of marks is a round trip and a transaction on the server, which shares the machine's cores with
+    /// the decoders: marks gather briefly, so one save carries many.
+    public var inFlightMarkLinger: Duration { .milliseconds(2) }
+
     public func importItems() async throws -> [ItemRecord] { try await items(where: "true") }
 
     public func importItemsInFlight() async throws -> [ItemRecord] { try await items(where: "i.in_flight") }

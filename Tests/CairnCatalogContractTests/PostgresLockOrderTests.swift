@@ -56,15 +56,17 @@ import Testing
                 group.addTask { await holder.run() }
                 defer { group.cancelAll() }
                 try await holder.withConnection { connection in
-                    try await connection.query("BEGIN")
-                    try await connection.query("SELECT id FROM cairn.import_item WHERE id = \(first) FOR UPDATE")
+                    let logger = Logger(label: "lock-order")
+                    _ = try await connection.query("BEGIN", logger: logger)
+                    _ = try await connection.query("SELECT id FROM cairn.import_item WHERE id = \(first) FOR UPDATE",
+                                                   logger: logger)
                     let writing = Task { try await write(catalog, records) }
                     try await waitForALockWait(in: location.database)
                     let free = try TestPostgres.psql("""
                         SELECT count(*) FROM (SELECT id FROM cairn.import_item WHERE id <> \(first) FOR UPDATE SKIP LOCKED) s
                         """, database: location.database)
                     #expect(free == String(count - 1), "the waiting statement holds no other row")
-                    try await connection.query("COMMIT")
+                    _ = try await connection.query("COMMIT", logger: logger)
                     try await writing.value
                 }
             }

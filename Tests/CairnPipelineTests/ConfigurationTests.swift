@@ -47,6 +47,24 @@ struct ConfigurationTests {
         #expect(explicit.thumbnail.ahead == 0 && explicit.thumbnail.width == 3 && explicit.metadata.ahead == 1)
     }
 
+    @Test("while marks gather, the lanes that wait for them start more ahead, unless --lanes said how many")
+    func phasesAheadWhileMarksGather() throws {
+        var local = PipelineConfiguration.defaults(cores: 2)
+        local.gatherMarks(for: .zero)
+        #expect(local == PipelineConfiguration.defaults(cores: 2), "a local store changes nothing")
+
+        var server = PipelineConfiguration.defaults(cores: 2)
+        server.gatherMarks(for: .milliseconds(2))
+        #expect(server.markLinger == .milliseconds(2))
+        #expect([server.transfer.ahead, server.metadata.ahead, server.thumbnail.ahead, server.synthesis.ahead]
+                == [0, 12, 12, 12])
+
+        var given = try PipelineConfiguration.defaults(cores: 2).applying(laneSpec: "ahead.thumbnail=3,metadata=20")
+        given.gatherMarks(for: .milliseconds(2))
+        #expect(given.thumbnail.ahead == 3, "a number given with --lanes stays")
+        #expect(given.metadata.ahead == 20, "a wide lane's own default is more than enough")
+    }
+
     @Test("bad --lanes specs say what is wrong", arguments: [
         ("", "empty --lanes value (expected e.g. transfer=4,thumbnail=2)"),
         ("thumb=2", "unknown lane 'thumb' in 'thumb=2' (expected transfer (upload for Immich), metadata, thumbnail or synthesis)"),

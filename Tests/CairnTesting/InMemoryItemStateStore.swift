@@ -12,6 +12,8 @@ public actor InMemoryItemStateStore: ItemStateStore {
     public private(set) var batchCount = 0
     /// Marks set by `saveMarks` (they are not in `history`).
     public private(set) var marksSavedAhead = 0
+    /// Number of `saveMarks` calls.
+    public private(set) var markSaves = 0
     private var failure: (any Error)?
 
     public init(_ records: [ItemRecord] = []) {
@@ -30,6 +32,7 @@ public actor InMemoryItemStateStore: ItemStateStore {
 
     public func saveMarks(_ marks: [InFlightMark]) async throws {
         if let failure { throw failure }
+        markSaves += 1
         marksSavedAhead += marks.count
         for mark in marks {
             records[mark.id]?.inFlight = true
