@@ -221,14 +221,17 @@ private struct SavedStates {
     }
 }
 
-/// In-flight marks, the import's most frequent statement (about one per item and lane that waits for its mark):
-/// prepared, so the server parses and plans it once per connection.
+/// In-flight marks, the import's most frequent statement: prepared, so the server parses and plans it once per
+/// connection; committed without waiting for the write-ahead log's flush (`synchronous_commit` off for its own
+/// transaction), since a mark has to outlive this process, not the server, and the next save's commit flushes it
+/// anyway.
 private struct MarkInFlight: PostgresPreparedStatement {
     static let sql = """
-        WITH locked AS MATERIALIZED (
+        WITH unflushed AS (SELECT set_config('synchronous_commit', 'off', true)),
+        locked AS MATERIALIZED (
           SELECT id FROM cairn.import_item WHERE id = ANY($1::bigint[]) ORDER BY id FOR UPDATE)
         UPDATE cairn.import_item i SET in_flight = true, in_flight_alone = i.id = ANY($2::bigint[])
-        FROM locked l WHERE i.id = l.id
+        FROM locked l, unflushed WHERE i.id = l.id
         """
     typealias Row = Void
 
