@@ -218,17 +218,24 @@ final class RecordWriter: Sendable {
     /// save (the marks that phases wait for go ahead of it), so one sync and one transaction may as well cover many
     /// items: fewer syncs, and rows that share pages, which then go to the WAL once.
     private func lingerForMore() async {
-        guard linger > .zero else { return }
-        let wait = StopSignal()
-        let cutShort = locked.withLock { state in
-            guard !state.closed, state.failure == nil, state.pending.count < maxBatch, state.commitWaiters.isEmpty else {
-                return true
-            }
-            state.lingering = wait
-            return false
+        await wait(linger, stoppableIn: \.lingering) { state in
+            state.pending.count >= maxBatch || !state.commitWaiters.isEmpty
         }
-        if !cutShort { await withStop(wait) { [linger] in try? await Task.sleep(for: linger) } }
-        locked.withLock { $0.lingering = nil }
+    }
+
+    /// Waits up to `duration`, unless the writer is closing or failed or `cutShort` holds (checked under the lock);
+    /// whoever ends the wait early stops the signal it leaves in `slot`.
+    private func wait(_ duration: Duration, stoppableIn slot: WritableKeyPath<State, StopSignal?> & Sendable,
+                      unless cutShort: (State) -> Bool = { _ in false }) async {
+        guard duration > .zero else { return }
+        let signal = StopSignal()
+        let waits = locked.withLock { state in
+            guard !state.closed, state.failure == nil, !cutShort(state) else { return false }
+            state[keyPath: slot] = signal
+            return true
+        }
+        if waits { await withStop(signal) { try? await Task.sleep(for: duration) } }
+        locked.withLock { $0[keyPath: slot] = nil }
     }
 
     /// Returns once no save of marks ahead is in progress. A full save calls it once it has taken its batch (and so
@@ -257,7 +264,8 @@ final class RecordWriter: Sendable {
     private func saveMarksAhead() async {
         while true {
             await park(in: \.idleMarker) { $0.marks.isEmpty && !$0.closed && $0.failure == nil }
-            await gatherMoreMarks()
+            // Marks gather for `markLinger` first: one save then carries them all.
+            await wait(markLinger, stoppableIn: \.gatheringMarks)
             let taken: [(sequence: UInt64, mark: InFlightMark)]? = locked.withLock { state in
                 guard !state.marks.isEmpty, state.failure == nil else { return nil }
                 defer { state.marks = [] }
@@ -285,19 +293,6 @@ final class RecordWriter: Sendable {
                 return
             }
         }
-    }
-
-    /// Waits up to `markLinger` for more marks, unless the writer is closing: one save then carries them all.
-    private func gatherMoreMarks() async {
-        guard markLinger > .zero else { return }
-        let wait = StopSignal()
-        let closing = locked.withLock { state in
-            guard !state.closed, state.failure == nil else { return true }
-            state.gatheringMarks = wait
-            return false
-        }
-        if !closing { await withStop(wait) { [markLinger] in try? await Task.sleep(for: markLinger) } }
-        locked.withLock { $0.gatheringMarks = nil }
     }
 
     /// The store failed: every waiter gets the error, both paths stop, the scheduler is told once.
