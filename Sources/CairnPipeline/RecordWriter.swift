@@ -9,8 +9,11 @@ import CairnCore
 /// system's sync in the catalog's store), and a decoding phase that waited for that sync left its core idle. A
 /// mark saved ahead only sets the item's in-flight flag, never its state, so it claims nothing about files; and a
 /// full save starts only when no mark saved ahead is still in progress, so no mark can land after a later record
-/// of its item and leave a stale flag. Where each save of marks is a round trip to a server, marks gather for
-/// `markLinger` first (`PipelineConfiguration.markLinger`).
+/// of its item and leave a stale flag. The other way round, a full save whose batch holds an item's record older
+/// than a mark of its saves that record as in flight (the mark is the newer fact), and marks it again afterwards if
+/// a mark of its own batch's items landed while it ran; either way the store never reads an item as idle while its
+/// marked phase runs, which the crash-loop guard relies on. Where each save of marks is a round trip to a server,
+/// marks gather for `markLinger` first (`PipelineConfiguration.markLinger`).
 final class RecordWriter: Sendable {
     private struct State {
         var pending: [ItemMove] = []
@@ -19,9 +22,10 @@ final class RecordWriter: Sendable {
         /// Marks to save ahead, with their sequence numbers, oldest first.
         var marks: [(sequence: UInt64, mark: InFlightMark)] = []
         /// Marks saved ahead and not yet covered by `committed`, by sequence.
-        var savedAhead: Set<UInt64> = []
-        /// Whether a save of marks ahead is in progress.
-        var isSavingMarks = false
+        var savedAhead: [UInt64: InFlightMark] = [:]
+        /// The marks of the save ahead in progress, if one is.
+        var savingMarks: [(sequence: UInt64, mark: InFlightMark)]?
+        var isSavingMarks: Bool { savingMarks != nil }
         var failure: (any Error)?
         var waiters: [(sequence: UInt64, continuation: CheckedContinuation<Void, any Error>)] = []
         /// Waiting for full saves (`waitCommitted`), not for marks ahead.
@@ -36,7 +40,18 @@ final class RecordWriter: Sendable {
         var gatheringMarks: StopSignal?
         var closed = false
 
-        func isSaved(_ sequence: UInt64) -> Bool { sequence <= committed || savedAhead.contains(sequence) }
+        func isSaved(_ sequence: UInt64) -> Bool { sequence <= committed || savedAhead[sequence] != nil }
+
+        /// The newest mark after `sequence` of each item, among those saved ahead, being saved and still queued.
+        func marksAfter(_ sequence: UInt64) -> [ItemID: (sequence: UInt64, mark: InFlightMark)] {
+            var newest: [ItemID: (sequence: UInt64, mark: InFlightMark)] = [:]
+            let all = savedAhead.map { (sequence: $0.key, mark: $0.value) } + (savingMarks ?? []) + marks
+            for entry in all where entry.sequence > sequence {
+                if let known = newest[entry.mark.id], known.sequence > entry.sequence { continue }
+                newest[entry.mark.id] = entry
+            }
+            return newest
+        }
 
         /// The waiters whose marks are now saved, taken out.
         mutating func takeReadyWaiters() -> [CheckedContinuation<Void, any Error>] {
@@ -198,16 +213,27 @@ final class RecordWriter: Sendable {
                 continue
             }
             await marksAheadSettled()
-            if locked.withLock({ $0.failure != nil }) { return }
+            guard let known = locked.withLock({ $0.failure == nil ? $0.marksAfter(taken.last) : nil }) else { return }
             do {
-                try await store.save(taken.batch)
+                try await store.save(Self.keepingMarks(known, in: taken.batch))
+                // A mark of this batch's items saved (or saving) since `known` was read may have landed before the
+                // batch: marked again, it stands.
+                let overtaken = locked.withLock { state in
+                    let queued = Set(state.marks.map(\.sequence))
+                    return state.marksAfter(taken.last).values.filter { entry in
+                        known[entry.mark.id]?.sequence != entry.sequence && !queued.contains(entry.sequence)
+                    }
+                }
+                let items = overtaken.isEmpty ? [] : Set(taken.batch.map(\.record.id))
+                let again = overtaken.filter { items.contains($0.mark.id) }.map(\.mark)
+                if !again.isEmpty { try await store.saveMarks(again) }
             } catch {
                 await failed(error)
                 return
             }
             let ready = locked.withLock { state in
                 state.committed = taken.last
-                state.savedAhead = state.savedAhead.filter { $0 > taken.last }
+                state.savedAhead = state.savedAhead.filter { $0.key > taken.last }
                 return state.takeReadyWaiters()
             }
             for waiter in ready { waiter.resume() }
@@ -236,6 +262,22 @@ final class RecordWriter: Sendable {
         }
         if waits { await withStop(signal) { try? await Task.sleep(for: duration) } }
         locked.withLock { $0[keyPath: slot] = nil }
+    }
+
+    /// `batch` with the last record of each item that has a newer mark (`known`) saved as in flight, as that mark
+    /// says: saved as it was, the older record would clear a mark the store may already hold.
+    static func keepingMarks(_ known: [ItemID: (sequence: UInt64, mark: InFlightMark)],
+                             in batch: [ItemMove]) -> [ItemMove] {
+        guard !known.isEmpty else { return batch }
+        var batch = batch
+        var seen = Set<ItemID>()
+        for index in batch.indices.reversed() {
+            let id = batch[index].record.id
+            guard seen.insert(id).inserted, let newer = known[id] else { continue }
+            batch[index].record.inFlight = true
+            batch[index].record.runsAlone = newer.mark.alone
+        }
+        return batch
     }
 
     /// Returns once no save of marks ahead is in progress. A full save calls it once it has taken its batch (and so
@@ -269,7 +311,7 @@ final class RecordWriter: Sendable {
             let taken: [(sequence: UInt64, mark: InFlightMark)]? = locked.withLock { state in
                 guard !state.marks.isEmpty, state.failure == nil else { return nil }
                 defer { state.marks = [] }
-                state.isSavingMarks = true
+                state.savingMarks = state.marks
                 return state.marks
             }
             guard let taken else {
@@ -279,10 +321,10 @@ final class RecordWriter: Sendable {
             var failure: (any Error)?
             do { try await store.saveMarks(taken.map(\.mark)) } catch { failure = error }
             let (ready, fullSave) = locked.withLock { state in
-                state.isSavingMarks = false
+                state.savingMarks = nil
                 defer { state.fullSaveWaiting = nil }
                 if failure == nil {
-                    for mark in taken where mark.sequence > state.committed { state.savedAhead.insert(mark.sequence) }
+                    for entry in taken where entry.sequence > state.committed { state.savedAhead[entry.sequence] = entry.mark }
                 }
                 return (failure == nil ? state.takeReadyWaiters() : [], state.fullSaveWaiting)
             }

@@ -29,3 +29,91 @@ struct RecordWriterTests {
         #expect(await store.markSaves == 1)
     }
 }
+
+/// Stale marks: a full save carrying an item's older record must not leave the store reading the item as idle
+/// while the phase its newer mark is for runs.
+@Suite("Record writer's marks and full saves", .timeLimit(.minutes(1)))
+struct RecordWriterMarkOrderTests {
+    /// A record of an item between phases (its metadata's, not in flight), older than its thumbnail's mark.
+    static func between(_ id: Int64) -> ItemMove {
+        ItemMove(ItemRecord(item: item(id), state: .probing))
+    }
+
+    @Test("a full save of a record older than a mark saved ahead saves the item as in flight")
+    func olderRecordKeepsTheMark() async throws {
+        let store = GatedItemStateStore()
+        // One record a save: the item's older record and its mark go in separate saves.
+        let writer = RecordWriter(store: store, linger: .zero, maxBatch: 1) { _ in }
+        let running = Task { await writer.run() }
+        writer.enqueue(Self.between(99))
+        await store.waitForSaveToBegin()
+        let older = writer.enqueue(Self.between(1))
+        let mark = writer.enqueue(RecordWriterTests.marking(1))
+        try await writer.waitMarked(mark)
+        await store.open()
+        try await writer.waitCommitted(older)
+        let saved = try #require(await store.inner.history.first { $0.id == ItemID(1) })
+        #expect(saved.state == .probing)
+        #expect(saved.inFlight, "the older record's save would clear the mark saved ahead")
+        #expect(await store.inner.record(ItemID(1))?.inFlight == true)
+        writer.close()
+        await running.value
+    }
+
+    @Test("a mark saved while a full save of its item's older record runs is saved again after it")
+    func markOvertakenDuringASaveIsSavedAgain() async throws {
+        let store = GatedItemStateStore()
+        let writer = RecordWriter(store: store, linger: .zero, maxBatch: 4096) { _ in }
+        let running = Task { await writer.run() }
+        let older = writer.enqueue(Self.between(1))
+        await store.waitForSaveToBegin()
+        // The full save has its batch (the older record) and waits at the gate; the mark goes ahead of it.
+        let mark = writer.enqueue(RecordWriterTests.marking(1))
+        try await writer.waitMarked(mark)
+        #expect(await store.inner.markSaves == 1)
+        await store.open()
+        try await writer.waitCommitted(older)
+        #expect(await store.inner.markSaves == 2, "the mark is saved again once the older record is in")
+        #expect(await store.inner.record(ItemID(1))?.inFlight == true)
+        writer.close()
+        await running.value
+        #expect(await store.inner.record(ItemID(1))?.inFlight == true)
+    }
+}
+
+/// A store whose full saves wait at a gate until `open` (marks go straight through), so a test can land marks
+/// while a full save is in progress.
+actor GatedItemStateStore: ItemStateStore {
+    let inner = InMemoryItemStateStore()
+    private var isOpen = false
+    private var waitingSave: CheckedContinuation<Void, Never>?
+    private var saveBegan: CheckedContinuation<Void, Never>?
+    private var began = false
+
+    func save(_ moves: [ItemMove]) async throws {
+        if !isOpen {
+            began = true
+            saveBegan?.resume()
+            saveBegan = nil
+            await withCheckedContinuation { waitingSave = $0 }
+        }
+        try await inner.save(moves)
+    }
+
+    func saveMarks(_ marks: [InFlightMark]) async throws {
+        try await inner.saveMarks(marks)
+    }
+
+    /// Returns once a full save waits at the gate.
+    func waitForSaveToBegin() async {
+        if began { return }
+        await withCheckedContinuation { saveBegan = $0 }
+    }
+
+    /// Lets the waiting full save, and every later one, through.
+    func open() {
+        isOpen = true
+        waitingSave?.resume()
+        waitingSave = nil
+    }
+}
