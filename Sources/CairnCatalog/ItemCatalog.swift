@@ -22,7 +22,7 @@ public protocol ItemCatalog: Sendable {
     func markImportItemsInFlight(_ marks: [InFlightMark]) async throws
 
     /// How long an import lets in-flight marks gather before it saves them (`PipelineConfiguration.gatherMarks`):
-    /// zero where a save is a local commit, a few milliseconds where each is a round trip to a server.
+    /// a millisecond or two, so one save carries many marks.
     var inFlightMarkLinger: Duration { get }
 
     /// Every import item, by id.
@@ -78,8 +78,9 @@ public struct SQLiteCatalog: ItemCatalog {
         try await BlockingPool.run { [catalog] in try catalog.markImportItemsInFlight(marks) }
     }
 
-    /// A save of marks is a small local commit: marks are saved as they come.
-    public var inFlightMarkLinger: Duration { .zero }
+    /// A save of marks is a small local commit, but also a hop to the blocking pool and back (two threads woken):
+    /// saved as they come, each save carries a handful; gathered for a millisecond, several times as many.
+    public var inFlightMarkLinger: Duration { .milliseconds(1) }
 
     public func importItems() async throws -> [ItemRecord] {
         try await BlockingPool.run { [catalog] in try catalog.importItems() }

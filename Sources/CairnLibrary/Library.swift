@@ -145,6 +145,7 @@ public final class Library: Sendable {
 
     private static func makeFolders(of layout: LibraryLayout, unless readOnly: Bool) throws {
         guard !readOnly else { return }
+        TemporaryName.forgetShards()
         for directory in [layout.originalsDirectory, layout.derivedDirectory, layout.temporaryDirectory] {
             do { try FileSystem.makeDirectories(directory) } catch {
                 throw WorkerError.libraryUnusable(layout.root, error.description)

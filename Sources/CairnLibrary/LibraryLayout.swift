@@ -40,8 +40,8 @@ public struct LibraryLayout: Sendable {
     /// locks as the destinations are spread.
     public func temporaryDirectory(forFinal finalRelativePath: String) -> String {
         let parts = finalRelativePath.split(separator: "/")
-        guard parts.count >= 2, let shard = parts.dropLast().last, shard.count == 2,
-              shard.allSatisfy(\.isHexDigit) else { return temporaryDirectory }
+        guard parts.count >= 2, let shard = parts.dropLast().last, shard.utf8.count == 2,
+              shard.utf8.allSatisfy(\.isHexDigitASCII) else { return temporaryDirectory }
         return temporaryDirectory + "/" + shard
     }
     /// Damaged originals found at their content address, set aside and never emptied by cairn.
@@ -110,4 +110,8 @@ public struct LibraryLayout: Sendable {
         let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
         return home + "/.local/share/cairn/library"
     }
+}
+
+private extension UInt8 {
+    var isHexDigitASCII: Bool { (0x30...0x39).contains(self) || (0x61...0x66).contains(self) || (0x41...0x46).contains(self) }
 }

@@ -18,9 +18,19 @@ package enum TemporaryName {
         return folder + "/\(name).\(token).partial"
     }
 
+    /// Shards made or found since a library was last opened for writing: cairn never removes one
+    /// (`removeLeftoverTemporaryFiles` keeps them), so each is looked at once, not three times a file.
+    private static let shardsKnown = Mutex<Set<String>>([])
+
+    /// Forgets the shards known: a library opened anew may be one made again where another was removed.
+    package static func forgetShards() {
+        shardsKnown.withLock { $0.removeAll() }
+    }
+
     /// `folder`, made when missing (a failure shows when the file is created there, naming it).
     package static func shard(_ folder: String) -> String {
-        try? FileSystem.makeDirectories(folder)
+        if shardsKnown.withLock({ $0.contains(folder) }) { return folder }
+        if (try? FileSystem.makeDirectories(folder)) != nil { _ = shardsKnown.withLock { $0.insert(folder) } }
         return folder
     }
 }

@@ -91,9 +91,8 @@ public struct PipelineConfiguration: Hashable, Sendable {
     /// The fewest phases the lanes that wait for their marks start ahead while marks gather (`gatherMarks`).
     public static let aheadWhileMarksGather = 12
 
-    /// Lets marks gather for `linger` before each save ahead, for a store where each save is a round trip to a
-    /// server (`ItemCatalog.inFlightMarkLinger`): one save then carries a dozen marks or more where it carried a
-    /// few. The phases waiting for their marks must cover the wait, so a lane that waits for its marks and starts
+    /// Lets marks gather for `linger` before each save ahead (`ItemCatalog.inFlightMarkLinger`): one save, a round
+    /// trip to a server or a hop to the blocking pool, then carries many marks where it carried a few. The phases waiting for their marks must cover the wait, so a lane that waits for its marks and starts
     /// its default number ahead starts at least `aheadWhileMarksGather` (a number given with `--lanes` stays).
     public mutating func gatherMarks(for linger: Duration) {
         markLinger = linger

@@ -51,7 +51,7 @@ struct ConfigurationTests {
     func phasesAheadWhileMarksGather() throws {
         var local = PipelineConfiguration.defaults(cores: 2)
         local.gatherMarks(for: .zero)
-        #expect(local == PipelineConfiguration.defaults(cores: 2), "a local store changes nothing")
+        #expect(local == PipelineConfiguration.defaults(cores: 2), "no linger changes nothing")
 
         var server = PipelineConfiguration.defaults(cores: 2)
         server.gatherMarks(for: .milliseconds(2))

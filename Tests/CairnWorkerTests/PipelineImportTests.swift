@@ -44,7 +44,9 @@ import Testing
     }
 
     func runImport(_ content: [ImportItem], log: EventLog = EventLog(), clips: Bool = true, derivatives: Bool = true,
-                   cancellation: PipelineCancellation = PipelineCancellation()) async throws -> PipelineRunResult {
+                   cancellation: PipelineCancellation = PipelineCancellation(),
+                   into other: Library? = nil) async throws -> PipelineRunResult {
+        let library = other ?? library
         var configuration = PipelineConfiguration.defaults(cores: 2)
         configuration.clipsEnabled = clips
         configuration.derivativesEnabled = derivatives
@@ -137,6 +139,20 @@ import Testing
         let result = try await runImport(planned, clips: false)
         #expect(result.completion == .finished)
         #expect(try library.catalog.derivedFiles(planned[0].checksum).map(\.role) == [.preview, .thumbnail])
+    }
+
+    @Test("a library removed and made again at the same path in one process gets its tmp/ shards back")
+    func aLibraryMadeAgainGetsItsShardsBack() async throws {
+        try MediaFixtures.jpeg(at: source.subpath("a.jpg"), width: 200, height: 150)
+        let planned = try content(["a.jpg"])
+        #expect(try await runImport(planned, clips: false).completion == .finished)
+        try FileManager.default.removeItem(atPath: libraryFolder.path)
+        let again = try Library(root: libraryFolder.path)
+        defer { again.close() }
+        // The same bytes, so the same shard this process made for the library removed.
+        let result = try await runImport(planned, clips: false, into: again)
+        #expect(result.completion == .finished)
+        #expect(try again.catalog.derivedFiles(planned[0].checksum).map(\.role) == [.preview, .thumbnail])
     }
 
     // MARK: Corrupt media
