@@ -92,8 +92,9 @@ public struct PipelineConfiguration: Hashable, Sendable {
     public static let aheadWhileMarksGather = 12
 
     /// Lets marks gather for `linger` before each save ahead (`ItemCatalog.inFlightMarkLinger`): one save, a round
-    /// trip to a server or a hop to the blocking pool, then carries many marks where it carried a few. The phases waiting for their marks must cover the wait, so a lane that waits for its marks and starts
-    /// its default number ahead starts at least `aheadWhileMarksGather` (a number given with `--lanes` stays).
+    /// trip to a server or a hop to the blocking pool, then carries many marks where it carried a few. The phases
+    /// waiting for their marks must cover the wait, so a lane that waits for its marks and starts its default
+    /// number ahead starts at least `aheadWhileMarksGather` (a number given with `--lanes` stays).
     public mutating func gatherMarks(for linger: Duration) {
         markLinger = linger
         guard linger > .zero else { return }
