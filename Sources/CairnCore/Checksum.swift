@@ -63,7 +63,8 @@ public struct Checksum: Hashable, Comparable, Sendable {
         (lhs.high, lhs.middle, lhs.low) < (rhs.high, rhs.middle, rhs.low)
     }
 
-    private static func nibble(_ c: UInt8) -> UInt8? {
+    /// The value of one hex digit (either case), or nil for any other byte.
+    package static func nibble(_ c: UInt8) -> UInt8? {
         switch c {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): return c - UInt8(ascii: "0")
         case UInt8(ascii: "a")...UInt8(ascii: "f"): return c - UInt8(ascii: "a") + 10

@@ -41,7 +41,7 @@ public struct LibraryLayout: Sendable {
     public func temporaryDirectory(forFinal finalRelativePath: String) -> String {
         let parts = finalRelativePath.split(separator: "/")
         guard parts.count >= 2, let shard = parts.dropLast().last, shard.utf8.count == 2,
-              shard.utf8.allSatisfy(\.isHexDigitASCII) else { return temporaryDirectory }
+              shard.utf8.allSatisfy({ Checksum.nibble($0) != nil }) else { return temporaryDirectory }
         return temporaryDirectory + "/" + shard
     }
     /// Damaged originals found at their content address, set aside and never emptied by cairn.
@@ -110,8 +110,4 @@ public struct LibraryLayout: Sendable {
         let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
         return home + "/.local/share/cairn/library"
     }
-}
-
-private extension UInt8 {
-    var isHexDigitASCII: Bool { (0x30...0x39).contains(self) || (0x61...0x66).contains(self) || (0x41...0x46).contains(self) }
 }
