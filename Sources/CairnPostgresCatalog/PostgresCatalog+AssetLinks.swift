@@ -9,7 +9,7 @@ extension PostgresCatalog: AssetLinkCatalog {
     public func savePairs(_ pairs: [AssetPairRecord]) async throws {
         guard !pairs.isEmpty else { return }
         let rows = try Self.json(pairs)
-        return try await failing("save \(pairs.count) Live Photo pairs") {
+        return try await failing("save \(pairs.count) Live Photo pairs") { [self] in
             try await client.query("""
                 INSERT INTO cairn.asset_pair (still_sha1, motion_sha1, basis, paired_at)
                 SELECT x.still_sha1, x.motion_sha1, x.basis, to_timestamp(x.paired_at)
@@ -27,7 +27,7 @@ extension PostgresCatalog: AssetLinkCatalog {
     public func allPairs() async throws -> [AssetPairRecord] { try await pairs(where: "true", nil) }
 
     private func pairs(where condition: String, _ checksum: String?) async throws -> [AssetPairRecord] {
-        return try await failing("read Live Photo pairs") {
+        return try await failing("read Live Photo pairs") { [self] in
             var binds = PostgresBindings()
             if let checksum { binds.append(checksum) }
             let rows = try await client.query(PostgresQuery(unsafeSQL: """
@@ -41,7 +41,7 @@ extension PostgresCatalog: AssetLinkCatalog {
     }
 
     public func unpairedAssets(after checksum: Checksum?, limit: Int) async throws -> [PairingCandidate] {
-        return try await failing("read the assets not yet paired") {
+        return try await failing("read the assets not yet paired") { [self] in
             let after = checksum?.hex ?? ""
             // Checksums are lowercase hex: any collation orders them as bytes do.
             let rows = try await client.query("""
@@ -60,7 +60,7 @@ extension PostgresCatalog: AssetLinkCatalog {
 
     public func linkSidecar(_ sidecar: SidecarRecord) async throws {
         let rows = try Self.json([sidecar])
-        return try await failing("link sidecar \(sidecar.path)") {
+        return try await failing("link sidecar \(sidecar.path)") { [self] in
             try await client.query("""
                 INSERT INTO cairn.sidecar (sha1, asset_sha1, kind, path, source_path, source_size, source_mtime_ns, linked_at)
                 SELECT x.sha1, x.asset_sha1, x.kind, x.path, x.source_path, x.source_size, x.source_mtime_ns,
@@ -73,7 +73,7 @@ extension PostgresCatalog: AssetLinkCatalog {
     }
 
     public func sidecars(of asset: Checksum) async throws -> [SidecarRecord] {
-        return try await failing("read the sidecars of \(asset)") {
+        return try await failing("read the sidecars of \(asset)") { [self] in
             let rows = try await client.query("""
                 SELECT sha1, asset_sha1, kind, path, source_path, source_size, source_mtime_ns, linked_at
                 FROM cairn.sidecar WHERE asset_sha1 = \(asset.hex) ORDER BY path COLLATE "C"
@@ -86,7 +86,7 @@ extension PostgresCatalog: AssetLinkCatalog {
 
     public func fillFromSidecar(_ asset: Checksum, captureDate: Date?, latitude: Double?, longitude: Double?,
                                 probeJSON: String) async throws {
-        return try await failing("fill the probe of \(asset) from its sidecar") {
+        return try await failing("fill the probe of \(asset) from its sidecar") { [self] in
             try await client.query("""
                 UPDATE cairn.media_probe SET capture_date = COALESCE(capture_date, \(captureDate)),
                   latitude = COALESCE(latitude, \(latitude)), longitude = COALESCE(longitude, \(longitude)),
@@ -98,7 +98,7 @@ extension PostgresCatalog: AssetLinkCatalog {
 
     public func saveAlbum(_ album: AlbumRecord, members: [Checksum]) async throws -> Catalog.AlbumChange {
         let rows = try Self.json([album]), hexes = members.map(\.hex)
-        return try await failing("save album \(album.title)") {
+        return try await failing("save album \(album.title)") { [self] in
             try await client.withTransaction(logger: logger) { connection in
                 // `xmax = 0`: the row was inserted by this statement, not updated.
                 let saved = try await connection.query("""
@@ -132,7 +132,7 @@ extension PostgresCatalog: AssetLinkCatalog {
     }
 
     public func albums() async throws -> [AlbumSummary] {
-        return try await failing("read the albums") {
+        return try await failing("read the albums") { [self] in
             let rows = try await client.query("""
                 SELECT \(unescaped: Self.albumColumns), (SELECT count(*) FROM cairn.album_member m JOIN cairn.asset s
                   ON s.sha1 = m.asset_sha1 WHERE m.album_id = album.id) AS members
@@ -164,7 +164,7 @@ extension PostgresCatalog: AssetLinkCatalog {
         """
 
     private func albums(where condition: String, _ value: String, order: String) async throws -> [AlbumRecord] {
-        return try await failing("read albums") {
+        return try await failing("read albums") { [self] in
             let rows = try await client.query(PostgresQuery(unsafeSQL: """
                 SELECT \(Self.albumColumns) FROM cairn.album WHERE \(condition) ORDER BY \(order)
                 """, binds: try Self.binds(value)), logger: logger)

@@ -7,7 +7,7 @@ import PostgresNIO
 /// compared and ordered bytewise (`COLLATE "C"`), as SQLite does.
 extension PostgresCatalog: BrowseCatalog {
     public func sourcePaths(of checksum: Checksum) async throws -> [SourcePath] {
-        return try await failing("read the source paths of \(checksum)") {
+        return try await failing("read the source paths of \(checksum)") { [self] in
             let rows = try await client.query("""
                 SELECT s.root_path, f.relative_path FROM cairn.source_file f JOIN cairn.source s ON s.id = f.source_id
                 WHERE f.sha1 = \(checksum.hex) ORDER BY s.root_path COLLATE "C", f.relative_path COLLATE "C"
@@ -21,7 +21,7 @@ extension PostgresCatalog: BrowseCatalog {
     }
 
     public func checksums(atSourcePath path: String) async throws -> [Checksum] {
-        return try await failing("find the content at \(path)") {
+        return try await failing("find the content at \(path)") { [self] in
             let rows = try await client.query("""
                 SELECT DISTINCT f.sha1 FROM cairn.source_file f JOIN cairn.source s ON s.id = f.source_id
                 WHERE f.sha1 IS NOT NULL AND (f.relative_path = \(path) OR s.root_path || '/' || f.relative_path = \(path))
@@ -34,7 +34,7 @@ extension PostgresCatalog: BrowseCatalog {
 
     public func listedAssets(since: Date?, until: Date?, kind: MediaKind?, albums: [Int64]?) async throws
         -> [ListedAsset] {
-        return try await failing("list the library's assets") {
+        return try await failing("list the library's assets") { [self] in
             var binds = PostgresBindings()
             var conditions: [String] = []
             func bind(_ value: some PostgresEncodable & Sendable) throws -> String {
@@ -66,7 +66,7 @@ extension PostgresCatalog: BrowseCatalog {
     }
 
     public func importItem(_ checksum: Checksum) async throws -> ItemRecord? {
-        return try await failing("read the import item of \(checksum)") {
+        return try await failing("read the import item of \(checksum)") { [self] in
             try await Self.records(try await client.query(
                 Self.itemsQuery(where: "i.sha1 = $1", binds: try Self.binds(checksum.hex)), logger: logger)).first
         }
@@ -76,7 +76,7 @@ extension PostgresCatalog: BrowseCatalog {
 /// The status page's and the metrics' small aggregate reads, in PostgreSQL.
 extension PostgresCatalog {
     public func assetTally(broughtInBy runID: String?) async throws -> [MediaKind: (items: Int, bytes: Int64)] {
-        return try await failing("tally the library's assets") {
+        return try await failing("tally the library's assets") { [self] in
             var binds = PostgresBindings()
             if let runID { binds.append(runID) }
             let rows = try await client.query(PostgresQuery(unsafeSQL: """
@@ -93,7 +93,7 @@ extension PostgresCatalog {
     }
 
     public func newestAssets(limit: Int) async throws -> [AssetRecord] {
-        return try await failing("read the newest assets") {
+        return try await failing("read the newest assets") { [self] in
             let rows = try await client.query(PostgresQuery(unsafeSQL: """
                 SELECT \(Self.assetColumns) FROM cairn.asset ORDER BY imported_at DESC, sha1 COLLATE "C" LIMIT \(max(0, limit))
                 """), logger: logger)
@@ -106,7 +106,7 @@ extension PostgresCatalog {
     public func thumbnailed(_ checksums: [Checksum]) async throws -> Set<Checksum> {
         guard !checksums.isEmpty else { return [] }
         let hexes = checksums.map(\.hex)
-        return try await failing("look up \(checksums.count) thumbnails") {
+        return try await failing("look up \(checksums.count) thumbnails") { [self] in
             let rows = try await client.query("""
                 SELECT sha1 FROM cairn.derived_file WHERE role = \(DerivedFileRecord.Role.thumbnail.rawValue)
                 AND sha1 = ANY(\(hexes)::text[])

@@ -34,7 +34,7 @@ extension PostgresCatalog: ItemCatalog {
         """
 
     public func sourceID(forRoot rootPath: String) async throws -> Int64 {
-        return try await failing("register the source \(rootPath)") {
+        return try await failing("register the source \(rootPath)") { [self] in
             // The no-op update makes RETURNING name the row that was already there.
             let rows = try await client.query("""
                 INSERT INTO cairn.source (root_path) VALUES (\(rootPath))
@@ -47,7 +47,7 @@ extension PostgresCatalog: ItemCatalog {
 
     public func planImportItems(_ items: [ImportItem], sourceID: Int64) async throws -> [ItemRecord] {
         guard !items.isEmpty else { return [] }
-        return try await failing("plan \(items.count) import items") {
+        return try await failing("plan \(items.count) import items") { [self] in
             // One row per content: an insert may not touch a row twice, and a content planned twice is one item (its
             // last sighting, at its first place: new rows get their ids in the order given).
             let planned = items.lastOfEach(by: \.checksum)
@@ -91,7 +91,7 @@ extension PostgresCatalog: ItemCatalog {
 
     public func saveImportItemStates(_ records: [ItemRecord], with rows: StageRows) async throws {
         guard !records.isEmpty || !rows.isEmpty else { return }
-        return try await failing("save \(records.count) item states") {
+        return try await failing("save \(records.count) item states") { [self] in
             let states = SavedStates(ItemRecord.latestPerItem(records))
             try await client.withTransaction(logger: logger) { connection in
                 try await Self.saveStageRows(rows, on: connection, logger: logger)
@@ -117,7 +117,7 @@ extension PostgresCatalog: ItemCatalog {
 
     public func markImportItemsInFlight(_ marks: [InFlightMark]) async throws {
         guard !marks.isEmpty else { return }
-        return try await failing("mark \(marks.count) items in flight") {
+        return try await failing("mark \(marks.count) items in flight") { [self] in
             let statement = MarkInFlight(ids: marks.map(\.id.rawValue),
                                          alone: marks.filter(\.alone).map(\.id.rawValue))
             for try await _ in try await client.execute(statement, logger: logger) {}
@@ -133,7 +133,7 @@ extension PostgresCatalog: ItemCatalog {
     public func importItemsInFlight() async throws -> [ItemRecord] { try await items(where: "i.in_flight") }
 
     public func importItemsOwingDerivatives() async throws -> Int {
-        return try await failing("count the items that owe derivatives") {
+        return try await failing("count the items that owe derivatives") { [self] in
             let rows = try await client.query(PostgresQuery(unsafeSQL: """
                 SELECT count(*) FROM cairn.import_item i WHERE NOT \(Self.terminal) AND NOT \(Self.owingTransfer)
                 """), logger: logger)
@@ -143,7 +143,7 @@ extension PostgresCatalog: ItemCatalog {
     }
 
     public func retryCrashFailedImportItems(sourceID: Int64) async throws -> Int {
-        return try await failing("retry the items the crash-loop guard failed") {
+        return try await failing("retry the items the crash-loop guard failed") { [self] in
             let rows = try await client.query(PostgresQuery(unsafeSQL: """
                 UPDATE cairn.import_item i SET retryable = true, attempts = 0, crash_count = 0, kill_count = 0,
                   updated_at = now()
@@ -157,7 +157,7 @@ extension PostgresCatalog: ItemCatalog {
 
     /// `condition` names `import_item i`'s columns; rows by id.
     private func items(where condition: String) async throws -> [ItemRecord] {
-        return try await failing("read import items") {
+        return try await failing("read import items") { [self] in
             try await Self.records(try await client.query(Self.itemsQuery(where: condition), logger: logger))
         }
     }

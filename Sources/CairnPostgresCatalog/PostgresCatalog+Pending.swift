@@ -7,7 +7,7 @@ import PostgresNIO
 /// `cairn pending` in PostgreSQL: what waits as of each source's last sync, and the approve and exclude verbs.
 extension PostgresCatalog {
     public func pending(sourceID: Int64?) async throws -> [PendingItem] {
-        return try await failing("read what waits") {
+        return try await failing("read what waits") { [self] in
             var binds = PostgresBindings()
             if let sourceID { binds.append(sourceID) }
             let rows = try await client.query(PostgresQuery(unsafeSQL: """
@@ -23,14 +23,14 @@ extension PostgresCatalog {
     public func removePending(_ checksums: [Checksum]) async throws {
         guard !checksums.isEmpty else { return }
         let hexes = checksums.map(\.hex)
-        return try await failing("drop \(checksums.count) checksums from what waits") {
+        return try await failing("drop \(checksums.count) checksums from what waits") { [self] in
             try await client.query("DELETE FROM cairn.reconcile_pending WHERE sha1 = ANY(\(hexes)::text[])", logger: logger)
         }
     }
 
     public func approve(_ checksums: [Checksum], sourceIDs: [Int64], at now: Date) async throws {
         let hexes = checksums.map(\.hex)
-        return try await failing("approve \(checksums.count) deletions") {
+        return try await failing("approve \(checksums.count) deletions") { [self] in
             try await client.withTransaction(logger: logger) { connection in
                 let unseen = try await connection.query("""
                     SELECT c FROM unnest(\(hexes)::text[]) AS c WHERE NOT EXISTS (SELECT 1 FROM cairn.reconcile_observed o
@@ -59,7 +59,7 @@ extension PostgresCatalog {
     }
 
     public func exclude(_ checksums: [Checksum], sourceIDs: [Int64], at now: Date) async throws {
-        return try await failing("exclude \(checksums.count) checksums") {
+        return try await failing("exclude \(checksums.count) checksums") { [self] in
             try await client.withTransaction(logger: logger) { connection in
                 try await Self.exclude(checksums.map(\.hex), sourceIDs: sourceIDs, at: now, on: connection, logger: logger)
             }
@@ -67,7 +67,7 @@ extension PostgresCatalog {
     }
 
     public func excludeConfirmed(sinceRunID runID: String, sourceIDs: [Int64], at now: Date) async throws -> [Checksum] {
-        return try await failing("exclude what run \(runID) and later confirmed") {
+        return try await failing("exclude what run \(runID) and later confirmed") { [self] in
             try await client.withTransaction(logger: logger) { connection in
                 let since = try await connection.query("""
                     SELECT COALESCE((SELECT min(confirmed_at) FROM cairn.reconcile_confirmed WHERE run_id = \(runID)),

@@ -10,7 +10,7 @@ import PostgresNIO
 /// `PostgresCatalog+Pending.swift`.
 extension PostgresCatalog: ReconcileCatalog {
     public func reconcileState(sourceID: Int64) async throws -> ReconcileState {
-        return try await failing("read the reconciliation stores of source \(sourceID)") {
+        return try await failing("read the reconciliation stores of source \(sourceID)") { [self] in
             var stamps: [Checksum: Date] = [:]
             let confirmed = try await client.query("""
                 SELECT sha1, confirmed_at FROM cairn.reconcile_confirmed WHERE source_id = \(sourceID)
@@ -30,7 +30,7 @@ extension PostgresCatalog: ReconcileCatalog {
     }
 
     public func applyReconcileDelta(_ delta: StoreDelta, sourceID: Int64, runID: String?) async throws {
-        return try await failing("apply a sync's changes to the reconciliation stores of source \(sourceID)") {
+        return try await failing("apply a sync's changes to the reconciliation stores of source \(sourceID)") { [self] in
             try await client.withTransaction(logger: logger) { connection in
                 try await Self.apply(delta, sourceID: sourceID, runID: runID, on: connection, logger: logger)
             }
@@ -38,7 +38,7 @@ extension PostgresCatalog: ReconcileCatalog {
     }
 
     public func healthySnapshot(sourceID: Int64) async throws -> [String: Checksum] {
-        return try await failing("read the healthy snapshot of source \(sourceID)") {
+        return try await failing("read the healthy snapshot of source \(sourceID)") { [self] in
             try await client.withConnection {
                 try await Self.pathMap(in: "cairn.reconcile_healthy_snapshot", sourceID: sourceID, on: $0, logger: logger)
             }
@@ -46,7 +46,7 @@ extension PostgresCatalog: ReconcileCatalog {
     }
 
     public func replaceHealthySnapshot(sourceID: Int64, with snapshot: [String: Checksum]) async throws {
-        return try await failing("replace the healthy snapshot of source \(sourceID)") {
+        return try await failing("replace the healthy snapshot of source \(sourceID)") { [self] in
             try await client.withTransaction(logger: logger) { connection in
                 try await Self.replaceHealthySnapshot(sourceID: sourceID, with: snapshot, on: connection, logger: logger)
             }
@@ -54,19 +54,19 @@ extension PostgresCatalog: ReconcileCatalog {
     }
 
     public func reconcileFacts(sourceID: Int64) async throws -> ReconcileSourceFacts {
-        return try await failing("read what reconciliation remembers of source \(sourceID)") {
+        return try await failing("read what reconciliation remembers of source \(sourceID)") { [self] in
             try await client.withConnection { try await Self.facts(sourceID: sourceID, on: $0, logger: logger) }
         }
     }
 
     public func saveReconcileFacts(_ facts: ReconcileSourceFacts, sourceID: Int64) async throws {
-        return try await failing("save what reconciliation remembers of source \(sourceID)") {
+        return try await failing("save what reconciliation remembers of source \(sourceID)") { [self] in
             try await client.withConnection { try await Self.saveFacts(facts, sourceID: sourceID, on: $0, logger: logger) }
         }
     }
 
     public func commitSync(_ sync: SyncRecord, sourceID: Int64, current: [String: Checksum]) async throws {
-        return try await failing("record sync \(sync.runID) in the reconciliation stores of source \(sourceID)") {
+        return try await failing("record sync \(sync.runID) in the reconciliation stores of source \(sourceID)") { [self] in
             try await client.withTransaction(logger: logger) { connection in
                 try await Self.apply(sync.changes, sourceID: sourceID, runID: sync.runID, on: connection, logger: logger)
                 if sync.advanceSnapshot {

@@ -8,7 +8,7 @@ import PostgresNIO
 /// their records' own codecs (`SnapshotRow`, `RunRecord`, `RunFailureRecord`).
 extension PostgresCatalog: SnapshotCatalog, RunCatalog {
     public func snapshot(sourceID: Int64) async throws -> [String: SourceFile] {
-        return try await failing("read the snapshot of source \(sourceID)") {
+        return try await failing("read the snapshot of source \(sourceID)") { [self] in
             let rows = try await client.query("""
                 SELECT relative_path, device, inode, size, mtime_ns, sha1, kind FROM cairn.source_file
                 WHERE source_id = \(sourceID)
@@ -25,7 +25,7 @@ extension PostgresCatalog: SnapshotCatalog, RunCatalog {
     public func updateSnapshot(sourceID: Int64, upserting files: [SourceFile], removing removedPaths: [String]) async throws {
         guard !files.isEmpty || !removedPaths.isEmpty else { return }
         let columns = SnapshotColumns(files.lastOfEach(by: \.relativePath))
-        return try await failing("update the snapshot of source \(sourceID)") {
+        return try await failing("update the snapshot of source \(sourceID)") { [self] in
             try await client.withTransaction(logger: logger) { connection in
                 try await Self.upsertSnapshot(columns, sourceID: sourceID, on: connection, logger: logger)
                 try await connection.query("""
@@ -54,7 +54,7 @@ extension PostgresCatalog: SnapshotCatalog, RunCatalog {
     }
 
     public func markSnapshotContentInLibrary(sourceID: Int64) async throws {
-        return try await failing("mark the snapshot of source \(sourceID) in the library") {
+        return try await failing("mark the snapshot of source \(sourceID) in the library") { [self] in
             try await client.query("""
                 UPDATE cairn.source_file f SET in_library = true
                 WHERE f.source_id = \(sourceID) AND NOT f.in_library AND f.sha1 IS NOT NULL
@@ -64,7 +64,7 @@ extension PostgresCatalog: SnapshotCatalog, RunCatalog {
     }
 
     public func checksumsHeld(bySourcesOtherThan sourceID: Int64) async throws -> Set<Checksum> {
-        return try await failing("read the content other sources hold") {
+        return try await failing("read the content other sources hold") { [self] in
             let rows = try await client.query("""
                 SELECT DISTINCT sha1 FROM cairn.source_file WHERE source_id <> \(sourceID) AND sha1 IS NOT NULL
                 """, logger: logger)
@@ -85,7 +85,7 @@ extension PostgresCatalog: SnapshotCatalog, RunCatalog {
 
     public func startRun(_ run: RunRecord) async throws {
         let rows = try Self.json([run])
-        return try await failing("record the start of run \(run.id)") {
+        return try await failing("record the start of run \(run.id)") { [self] in
             try await client.query(PostgresQuery(unsafeSQL: """
                 INSERT INTO cairn.run (\(Self.runColumns))
                 SELECT x.id, x.command, x.source_id, to_timestamp(x.started_at), to_timestamp(x.ended_at), x.outcome,
@@ -97,7 +97,7 @@ extension PostgresCatalog: SnapshotCatalog, RunCatalog {
 
     public func finishRun(_ run: RunRecord, failures: [RunFailureRecord]) async throws {
         let rows = try Self.json([run]), failed = try Self.json(failures)
-        return try await failing("record how run \(run.id) ended") {
+        return try await failing("record how run \(run.id) ended") { [self] in
             try await client.withTransaction(logger: logger) { connection in
                 try await connection.query(PostgresQuery(unsafeSQL: """
                     UPDATE cairn.run r SET command = x.command, source_id = x.source_id,
@@ -128,7 +128,7 @@ extension PostgresCatalog: SnapshotCatalog, RunCatalog {
     }
 
     public func failures(runID: String) async throws -> [RunFailureRecord] {
-        return try await failing("read the failures of run \(runID)") {
+        return try await failing("read the failures of run \(runID)") { [self] in
             let rows = try await client.query("""
                 SELECT run_id, relative_path, phase, reason FROM cairn.run_failure WHERE run_id = \(runID)
                 ORDER BY relative_path
@@ -141,7 +141,7 @@ extension PostgresCatalog: SnapshotCatalog, RunCatalog {
 
     /// Runs matching `condition` (with `binds` as `$1`…), newest first.
     func runs(where condition: String, binds: [String], limit: Int) async throws -> [RunRecord] {
-        return try await failing("read runs") {
+        return try await failing("read runs") { [self] in
             var bindings = PostgresBindings()
             for bind in binds { bindings.append(bind) }
             let rows = try await client.query(PostgresQuery(unsafeSQL: """
@@ -160,7 +160,7 @@ extension PostgresCatalog {
     public func heldByAnySource(_ checksums: Set<Checksum>) async throws -> Set<Checksum> {
         guard !checksums.isEmpty else { return [] }
         let hexes = checksums.map(\.hex)
-        return try await failing("look up content the sources hold") {
+        return try await failing("look up content the sources hold") { [self] in
             let rows = try await client.query("""
                 SELECT DISTINCT sha1 FROM cairn.source_file WHERE sha1 = ANY(\(hexes)::text[])
                 """, logger: logger)
@@ -171,7 +171,7 @@ extension PostgresCatalog {
     }
 
     public func sources() async throws -> [SourceRecord] {
-        return try await failing("read the sources") {
+        return try await failing("read the sources") { [self] in
             var sources: [SourceRecord] = []
             let rows = try await client.query("SELECT id, root_path, created_at FROM cairn.source ORDER BY id", logger: logger)
             for try await row in rows { sources.append(try SourceRecord(from: PostgresRowDecoder(row))) }
@@ -180,7 +180,7 @@ extension PostgresCatalog {
     }
 
     public func existingSourceID(forRoot rootPath: String) async throws -> Int64? {
-        return try await failing("look up the source \(rootPath)") {
+        return try await failing("look up the source \(rootPath)") { [self] in
             let rows = try await client.query("SELECT id FROM cairn.source WHERE root_path = \(rootPath)", logger: logger)
             for try await id in rows.decode(Int64.self) { return id }
             return nil

@@ -79,7 +79,7 @@ extension PostgresCatalog {
     // MARK: Reads
 
     public func asset(_ checksum: Checksum) async throws -> AssetRecord? {
-        return try await failing("read asset \(checksum)") {
+        return try await failing("read asset \(checksum)") { [self] in
             let rows = try await client.query("""
                 SELECT sha1, kind, size, original_extension, first_source_path, original_path, imported_at, run_id,
                   no_preview_reason
@@ -91,7 +91,7 @@ extension PostgresCatalog {
     }
 
     public func mediaProbe(_ checksum: Checksum) async throws -> MediaProbeRecord? {
-        return try await failing("read the probe of \(checksum)") {
+        return try await failing("read the probe of \(checksum)") { [self] in
             let rows = try await client.query("""
                 SELECT sha1, container, width, height, duration_seconds, capture_date, camera_make, camera_model, latitude,
                   longitude, altitude, codec, probe_json, probed_at
@@ -103,7 +103,7 @@ extension PostgresCatalog {
     }
 
     public func derivedFiles(of checksum: Checksum) async throws -> [DerivedFileRecord] {
-        return try await failing("read the derived files of \(checksum)") {
+        return try await failing("read the derived files of \(checksum)") { [self] in
             let rows = try await client.query("""
                 SELECT sha1, role, path, format, width, height, byte_count, duration_seconds, created_at
                 FROM cairn.derived_file WHERE sha1 = \(checksum.hex) ORDER BY role
@@ -130,7 +130,7 @@ extension PostgresCatalog {
 
     public func insertAssets(_ assets: [AssetRecord]) async throws {
         guard !assets.isEmpty else { return }
-        return try await failing("record \(assets.count) assets") {
+        return try await failing("record \(assets.count) assets") { [self] in
             try await client.withTransaction(logger: logger) { connection in
                 try await Self.saveStageRows(StageRows(assets: assets), on: connection, logger: logger)
             }
@@ -138,7 +138,7 @@ extension PostgresCatalog {
     }
 
     public func assetChecksums() async throws -> Set<Checksum> {
-        return try await failing("read the library's content") {
+        return try await failing("read the library's content") { [self] in
             var checksums = Set<Checksum>()
             for try await hex in try await client.query("SELECT sha1 FROM cairn.asset", logger: logger).decode(String.self) {
                 if let checksum = Checksum(hex: hex) { checksums.insert(checksum) }
@@ -156,7 +156,7 @@ extension PostgresCatalog {
     public func assets(broughtInBy runID: String) async throws -> [AssetRecord] { try await assets(where: "run_id = $1", runID) }
 
     public func mediaProbes(ofRun runID: String, mentioning marker: String) async throws -> [MediaProbeRecord] {
-        return try await failing("read the probes of run \(runID)") {
+        return try await failing("read the probes of run \(runID)") { [self] in
             let rows = try await client.query("""
                 SELECT p.sha1, p.container, p.width, p.height, p.duration_seconds, p.capture_date, p.camera_make,
                   p.camera_model, p.latitude, p.longitude, p.altitude, p.codec, p.probe_json, p.probed_at
@@ -170,7 +170,7 @@ extension PostgresCatalog {
     }
 
     private func count(_ table: String) async throws -> Int {
-        return try await failing("count \(table)") {
+        return try await failing("count \(table)") { [self] in
             for try await count in try await client.query(PostgresQuery(unsafeSQL: "SELECT count(*) FROM \(table)"),
                                                           logger: logger).decode(Int.self) { return count }
             return 0
@@ -178,7 +178,7 @@ extension PostgresCatalog {
     }
 
     private func assets(where condition: String, _ value: String?) async throws -> [AssetRecord] {
-        return try await failing("read assets") {
+        return try await failing("read assets") { [self] in
             var binds = PostgresBindings()
             if let value { binds.append(value) }
             let rows = try await client.query(PostgresQuery(unsafeSQL: """

@@ -14,7 +14,7 @@ extension PostgresCatalog: TrashCatalog {
         let latest = items.lastOfEach(by: \.checksum)
         let checksums = latest.map(\.checksum.hex)
         let paths = try latest.map { String(decoding: try JSONEncoder().encode($0.libraryPaths), as: UTF8.self) }
-        return try await failing("move \(items.count) assets to the trash of run \(runID)") {
+        return try await failing("move \(items.count) assets to the trash of run \(runID)") { [self] in
             try await client.query(PostgresQuery(unsafeSQL: """
                 WITH moved AS (
                   DELETE FROM cairn.asset a USING unnest($1::text[], $2::text[]) AS x(sha1, library_paths)
@@ -33,7 +33,7 @@ extension PostgresCatalog: TrashCatalog {
     public func restoreTrashed(_ checksums: [Checksum], runID: String) async throws -> [Checksum] {
         guard !checksums.isEmpty else { return [] }
         let hexes = checksums.map(\.hex)
-        return try await failing("restore \(checksums.count) assets from the trash of run \(runID)") {
+        return try await failing("restore \(checksums.count) assets from the trash of run \(runID)") { [self] in
             let rows = try await client.query(PostgresQuery(unsafeSQL: """
                 WITH restored AS (
                   DELETE FROM cairn.trashed_asset WHERE trash_run_id = $2 AND sha1 = ANY($1::text[]) RETURNING *),
@@ -50,13 +50,13 @@ extension PostgresCatalog: TrashCatalog {
 
     public func forgetTrashed(runIDs: [String]) async throws {
         guard !runIDs.isEmpty else { return }
-        return try await failing("forget the trash of \(runIDs.count) runs") {
+        return try await failing("forget the trash of \(runIDs.count) runs") { [self] in
             try await client.query("DELETE FROM cairn.trashed_asset WHERE trash_run_id = ANY(\(runIDs)::text[])", logger: logger)
         }
     }
 
     public func trashedAssets(runID: String?) async throws -> [TrashedAssetRecord] {
-        return try await failing("read the trash") {
+        return try await failing("read the trash") { [self] in
             var binds = PostgresBindings()
             if let runID { binds.append(runID) }
             let rows = try await client.query(PostgresQuery(unsafeSQL: """

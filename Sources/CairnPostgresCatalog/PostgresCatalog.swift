@@ -17,9 +17,15 @@ public final class PostgresCatalog: Sendable {
     let client: PostgresClient
     let logger = Logger(label: "cairn.catalog", factory: { _ in SwiftLogNoOpLogHandler() })
 
-    init(library: String, client: PostgresClient) {
+    /// How long one try of an operation may take before it is given up and, as a lost connection is, tried again:
+    /// postgres-nio's query on a connection the server had just closed was seen never to end. Far above any one
+    /// statement's time, so only such a hang meets it.
+    let tryTimeLimit: Duration
+
+    init(library: String, client: PostgresClient, tryTimeLimit: Duration = .seconds(120)) {
         self.library = library
         self.client = client
+        self.tryTimeLimit = tryTimeLimit
     }
 
     /// Connects to `location`, brings the schema up to date, checks that the database holds `library`'s catalog
@@ -49,7 +55,7 @@ public final class PostgresCatalog: Sendable {
     public static func reading<Result: Sendable>(at location: PostgresLocation, library: String,
                                                  _ body: (PostgresCatalog) async throws -> Result) async throws -> Result {
         try await connected(to: location, library: library) { catalog in
-            let missing = try await catalog.failing("read its schema's version") {
+            let missing = try await catalog.failing("read its schema's version") { [self] in
                 try await CatalogSchema.migrations.missing(catalog.client, logger: catalog.logger)
             }
             if missing.count == CatalogSchema.migrations.migrations.count {
@@ -69,16 +75,26 @@ public final class PostgresCatalog: Sendable {
 
     /// Runs `body`, its errors named for `operation` in one line that helps (postgres-nio's own description says
     /// nothing, on purpose). A failure that running again can cure (`isTransient`) runs `body` again, backing off,
-    /// for up to `reconnectPatience`. Most of the catalog's writes are upserts and updates by key, which change
+    /// for up to `reconnectPatience` from the first failure. Most of the catalog's writes are upserts and updates by key, which change
     /// nothing the second time; an insert whose commit went unanswered is refused by its key the second time, and so
-    /// fails.
-    func failing<Value>(_ operation: String, _ body: () async throws -> Value) async throws -> Value {
-        let deadline = ContinuousClock.now + Self.reconnectPatience
+    /// fails. Each try gets `tryTimeLimit`.
+    func failing<Value: Sendable>(_ operation: String,
+                                  _ body: @escaping @Sendable () async throws -> Value) async throws -> Value {
+        try await retrying(operation) { try await withTimeLimit(tryTimeLimit, "the statement", body) }
+    }
+
+    /// As `failing`, with no limit on a try: for the lease that holds a run's own tables for the whole run.
+    func retrying<Value>(_ operation: String, _ body: () async throws -> Value) async throws -> Value {
+        // The patience counts from the first failure: a try that hung until its limit still gets tries after it.
+        var deadline: ContinuousClock.Instant?
         var pause = Duration.milliseconds(250)
         while true {
             do {
                 return try await mapping(operation, body)
-            } catch let failed as PostgresCatalogError where failed.isTransient && ContinuousClock.now < deadline {
+            } catch let failed as PostgresCatalogError where failed.isTransient {
+                let giveUpAt = deadline ?? ContinuousClock.now + Self.reconnectPatience
+                guard ContinuousClock.now < giveUpAt else { throw failed }
+                deadline = giveUpAt
                 try await Task.sleep(for: pause)
                 pause = min(pause * 2, .seconds(4))
             }
@@ -105,6 +121,7 @@ public final class PostgresCatalog: Sendable {
     /// starting up), or that the server rolled the transaction back to end a deadlock or a serialization conflict:
     /// failures that running again can cure, as opposed to a statement the server refused.
     static func isTransient(_ error: any Error) -> Bool {
+        if error is TimeLimitExceeded { return true }
         if let transaction = error as? PostgresTransactionError {
             return [transaction.closureError, transaction.beginError, transaction.commitError]
                 .contains { $0.map(isTransient) == true }

@@ -11,7 +11,7 @@ extension PostgresRunTables {
             line.checksum.map { HandledRow(sha1: $0.hex, leftUnfinished: line.outcome.kind == .unfinished) }
         }.lastOfEach(by: \.sha1)
         guard !handled.isEmpty else { return }
-        try await failing("note \(handled.count) items the lanes handled") {
+        try await failing("note \(handled.count) items the lanes handled") { [self] in
             let checksums = handled.map(\.sha1), leftUnfinished = handled.map(\.leftUnfinished)
             let logger = logger
             try await execute("CREATE INDEX IF NOT EXISTS run_file_sha1 ON pg_temp.run_file (sha1)")
@@ -39,7 +39,7 @@ extension PostgresRunTables {
     }
 
     func outcomeCounts() async throws -> [FileOutcome.Kind: Int] {
-        try await failing("count the run's outcomes") {
+        try await failing("count the run's outcomes") { [self] in
             var counts: [FileOutcome.Kind: Int] = [:]
             for row in try await all(HandledItemsRow.self, """
                 SELECT \(RunFileTable.itemColumns), count(*) AS files
@@ -74,7 +74,7 @@ extension PostgresRunTables {
     }
 
     func outcomes() async throws -> [FileOutcomeEntry] {
-        try await failing("read the run's outcomes") {
+        try await failing("read the run's outcomes") { [self] in
             var entries = try await all(WalkOutcomeRow.self, """
                 SELECT r.path, r.sha1 AS walk_sha1, r.hashed, r.failed, r.failure_operation, r.failure_reason,
                   r.id = c.first_id AS is_first, c.in_library, \(RunFileTable.itemColumns)
@@ -98,7 +98,7 @@ extension PostgresRunTables {
     }
 
     func failedItems() async throws -> [ImportFailure] {
-        try await failing("read the run's failed items") {
+        try await failing("read the run's failed items") { [self] in
             try await all(HandledItemsRow.self, """
                 SELECT \(RunFileTable.itemColumns), i.relative_path FROM pg_temp.run_item ri
                 JOIN cairn.import_item i ON i.sha1 = ri.sha1
@@ -110,7 +110,7 @@ extension PostgresRunTables {
     // MARK: Sidecars
 
     func sidecarsToLink(after last: RunSidecar?, limit: Int) async throws -> [RunSidecar] {
-        try await failing("read the sidecars to link") {
+        try await failing("read the sidecars to link") { [self] in
             try await all(RunSidecarRow.self, """
                 SELECT folder, path AS relative_path, device, inode, size, mtime_ns, 'other' AS kind
                 FROM pg_temp.run_sidecar r
@@ -123,7 +123,7 @@ extension PostgresRunTables {
     }
 
     func checksums(inFolder folder: String) async throws -> [String: Checksum] {
-        try await failing("read the checksums of the folder \(folder)") {
+        try await failing("read the checksums of the folder \(folder)") { [self] in
             let rows: [PathChecksumRow]
             if folder.isEmpty {
                 rows = try await all(PathChecksumRow.self, """

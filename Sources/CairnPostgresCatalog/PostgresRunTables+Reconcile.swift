@@ -11,7 +11,7 @@ import PostgresNIO
 // - `run_protected`: the content the edit anchors of the changed live paths protect.
 extension PostgresRunTables {
     func compareWithHealthySnapshot() async throws -> SnapshotComparison {
-        try await failing("compare the scan with the last healthy snapshot") {
+        try await failing("compare the scan with the last healthy snapshot") { [self] in
             for statement in [
                 "DROP TABLE IF EXISTS pg_temp.run_current, pg_temp.run_path_change, pg_temp.run_protected",
                 "CREATE TEMP TABLE run_current (path text PRIMARY KEY, sha1 text NOT NULL)",
@@ -55,7 +55,7 @@ extension PostgresRunTables {
     }
 
     func scanSignals(sourceIsHealthy: Bool) async throws -> ScanSignals {
-        try await failing("work out the scan's deletion signals") {
+        try await failing("work out the scan's deletion signals") { [self] in
             var signals = ScanSignals()
             signals.reappeared = try await checksums("""
                 SELECT sha1 FROM cairn.reconcile_confirmed f WHERE f.source_id = $1
@@ -94,7 +94,7 @@ extension PostgresRunTables {
 
     func absentContent(stamped: [Checksum], at now: Date) async throws -> [AbsentContent] {
         let stampedNow = Set(stamped)
-        return try await failing("list the content the source no longer holds") {
+        return try await failing("list the content the source no longer holds") { [self] in
             try await all(AbsentContentRow.self, """
                 SELECT o.sha1,
                   (SELECT f.confirmed_at FROM cairn.reconcile_confirmed f WHERE f.source_id = $1 AND f.sha1 = o.sha1)
@@ -112,7 +112,7 @@ extension PostgresRunTables {
     }
 
     func contentMissingFromLibrary() async throws -> [Checksum] {
-        try await failing("list the scan's content the library lacks") {
+        try await failing("list the scan's content the library lacks") { [self] in
             try await checksums("""
                 SELECT sha1 FROM pg_temp.run_content WHERE NOT in_library
                 UNION
@@ -125,7 +125,7 @@ extension PostgresRunTables {
 
     func lastSourcePaths(of checksums: [Checksum]) async throws -> [Checksum: String] {
         guard !checksums.isEmpty else { return [:] }
-        return try await failing("find where \(checksums.count) deleted files lived") {
+        return try await failing("find where \(checksums.count) deleted files lived") { [self] in
             var paths: [Checksum: String] = [:]
             for row in try await all(PathChecksumRow.self, """
                 SELECT k.previous_sha1 AS sha1, min(k.path COLLATE "C") AS relative_path FROM pg_temp.run_path_change k
@@ -138,7 +138,7 @@ extension PostgresRunTables {
     }
 
     func commit(_ sync: SyncRecord, currentFiles: Int) async throws {
-        try await failing("record sync \(sync.runID) in the reconciliation stores") {
+        try await failing("record sync \(sync.runID) in the reconciliation stores") { [self] in
             let (sourceID, logger) = (sourceID, logger)
             try await connection.withTransaction(logger: logger) { connection in
                 func run(_ sql: String) async throws {

@@ -25,7 +25,7 @@ struct PostgresRunTables: RunTables {
 
     /// Starts the tables empty (dropping what an earlier use of the pooled connection left).
     func create() async throws {
-        try await failing("start the run's tables") {
+        try await failing("start the run's tables") { [self] in
             for statement in [
                 Self.dropAll,
                 """
@@ -54,7 +54,7 @@ struct PostgresRunTables: RunTables {
 
     /// Drops the tables, so the pooled connection goes back clean.
     func drop() async throws {
-        try await failing("drop the run's tables") {
+        try await failing("drop the run's tables") { [self] in
             try await execute(Self.dropAll)
         }
     }
@@ -69,7 +69,7 @@ struct PostgresRunTables: RunTables {
 
     func append(_ files: [SourceFile]) async throws {
         guard !files.isEmpty else { return }
-        try await failing("add \(files.count) walked files to the run's tables") {
+        try await failing("add \(files.count) walked files to the run's tables") { [self] in
             let first = try await scalar(Int64.self, "SELECT COALESCE(max(id), 0) + 1 FROM pg_temp.run_file")
             let columns = SnapshotColumns(files), ids = (0..<Int64(files.count)).map { first + $0 }
             try await execute("""
@@ -89,7 +89,7 @@ struct PostgresRunTables: RunTables {
 
     func appendSidecars(_ files: [SourceFile]) async throws {
         guard !files.isEmpty else { return }
-        try await failing("add \(files.count) sidecars to the run's tables") {
+        try await failing("add \(files.count) sidecars to the run's tables") { [self] in
             let rows = try PostgresCatalog.json(files.lastOfEach(by: \.relativePath).map(SidecarRow.init))
             try await execute("""
                 INSERT INTO pg_temp.run_sidecar (folder, path, device, inode, size, mtime_ns)
@@ -103,7 +103,7 @@ struct PostgresRunTables: RunTables {
     }
 
     func matchSnapshot() async throws -> SnapshotMatch {
-        try await failing("match the walk against the snapshot") {
+        try await failing("match the walk against the snapshot") { [self] in
             try await execute("ANALYZE pg_temp.run_file")
             let row = try await one(SnapshotMatchRow.self, """
                 SELECT count(*) AS files, COALESCE(sum(size), 0)::float8 AS bytes,
@@ -120,7 +120,7 @@ struct PostgresRunTables: RunTables {
     }
 
     func vanishedPaths() async throws -> [String] {
-        try await failing("list the files gone from the source") {
+        try await failing("list the files gone from the source") { [self] in
             let rows = try await query("""
                 SELECT relative_path FROM cairn.source_file s
                 WHERE s.source_id = $1 AND NOT EXISTS (SELECT 1 FROM pg_temp.run_file r WHERE r.path = s.relative_path)
@@ -135,7 +135,7 @@ struct PostgresRunTables: RunTables {
     // MARK: Hashing
 
     func filesToHash(after id: Int64, limit: Int, byteLimit: Int64) async throws -> [RunFile] {
-        try await failing("read the files left to hash") {
+        try await failing("read the files left to hash") { [self] in
             let rows = try await all(RunFileRow.self, """
                 SELECT id, path AS relative_path, device, inode, size, mtime_ns, kind FROM pg_temp.run_file
                 WHERE id > $1 AND sha1 IS NULL AND NOT failed ORDER BY id LIMIT $2
@@ -153,7 +153,7 @@ struct PostgresRunTables: RunTables {
 
     func recordHashes(_ hashed: [RunFile], failed: [Int64: FailureReason], updatingSnapshot: Bool) async throws {
         guard !hashed.isEmpty || !failed.isEmpty else { return }
-        try await failing("record \(hashed.count) checksums and \(failed.count) hashing failures") {
+        try await failing("record \(hashed.count) checksums and \(failed.count) hashing failures") { [self] in
             let done = SnapshotColumns(hashed.map(\.record)), ids = hashed.map(\.id)
             let failures = try PostgresCatalog.json(failed.map { HashFailureRow(id: $0.key, reason: $0.value) })
             let snapshot = SnapshotColumns(hashed.map(\.record).lastOfEach(by: \.relativePath))
@@ -181,7 +181,7 @@ struct PostgresRunTables: RunTables {
     // MARK: Content
 
     func classify() async throws -> ContentCounts {
-        try await failing("sort the walk's content into new, duplicate and unchanged") {
+        try await failing("sort the walk's content into new, duplicate and unchanged") { [self] in
             try await execute("DELETE FROM pg_temp.run_content")
             try await execute("""
                 INSERT INTO pg_temp.run_content \(Self.groupColumns)
@@ -226,7 +226,7 @@ struct PostgresRunTables: RunTables {
     }
 
     func newContent(after id: Int64, limit: Int) async throws -> [RunFile] {
-        try await failing("read the run's new content") {
+        try await failing("read the run's new content") { [self] in
             try await all(RunFileRow.self, """
                 SELECT r.id, r.path AS relative_path, r.device, r.inode, r.size, r.mtime_ns, r.kind, r.sha1
                 FROM pg_temp.run_content c JOIN pg_temp.run_file r ON r.id = c.first_id
@@ -243,7 +243,7 @@ struct PostgresRunTables: RunTables {
     }
 
     func unfinishedImportItems(after id: ItemID, limit: Int, owingTransfer: Bool) async throws -> [ItemRecord] {
-        try await failing("read the items earlier runs left unfinished") {
+        try await failing("read the items earlier runs left unfinished") { [self] in
             try await PostgresCatalog.records(try await connection.query(PostgresCatalog.itemsQuery(
                 where: Self.unfinished(owingTransfer: owingTransfer) + " AND i.id > $1",
                 binds: try PostgresCatalog.binds(id.rawValue), limit: limit), logger: logger))
@@ -251,13 +251,13 @@ struct PostgresRunTables: RunTables {
     }
 
     func unfinishedImportItemCount(owingTransfer: Bool) async throws -> Int {
-        try await failing("count the items earlier runs left unfinished") {
+        try await failing("count the items earlier runs left unfinished") { [self] in
             try await scalar(Int.self, "SELECT count(*) FROM cairn.import_item i WHERE \(Self.unfinished(owingTransfer: owingTransfer))")
         }
     }
 
     func crashFailedImportItems() async throws -> [ItemRecord] {
-        try await failing("read the items the crash-loop guard failed") {
+        try await failing("read the items the crash-loop guard failed") { [self] in
             try await execute("CREATE INDEX IF NOT EXISTS run_file_sha1 ON pg_temp.run_file (sha1)")
             return try await PostgresCatalog.records(try await connection.query(PostgresCatalog.itemsQuery(
                 where: "i.source_id = $1 AND \(PostgresCatalog.crashFailed)"
@@ -301,7 +301,7 @@ extension PostgresCatalog: RunTablesCatalog {
     /// errors reach the caller as they are.
     public func withRunTables<Value: Sendable>(sourceID: Int64, _ body: (any RunTables) async throws -> Value)
         async throws -> Value {
-        let leased: Result<Value, any Error> = try await failing("lease a connection for the run's tables") {
+        let leased: Result<Value, any Error> = try await retrying("lease a connection for the run's tables") {
             try await client.withConnection { connection in
                 let tables = PostgresRunTables(sourceID: sourceID, run: RunConnection(connection), catalog: self)
                 try await tables.create()

@@ -16,20 +16,31 @@ public final class PostgresWorkQueue: Sendable {
     /// The channel a NOTIFY wakes those waiting for jobs to end on: one per batch of completions or failures.
     public static let endedChannel = "cairn_work_ended"
 
+    /// How long one call (a claim, a completion, a heartbeat…) may take before it is cancelled and throws
+    /// `TimeLimitExceeded`, which a worker meets as it meets a lost server: it tries again after a pause.
+    public static let defaultCallTimeLimit: Duration = .seconds(30)
+
     let client: PostgresClient
     let logger = Logger(label: "cairn.queue", factory: { _ in SwiftLogNoOpLogHandler() })
+    /// Why a limit at all: after its connections were terminated, the pool was once seen never to make a new one,
+    /// and a call without a limit waited for it for ever.
+    let callTimeLimit: Duration
 
-    init(client: PostgresClient) { self.client = client }
+    init(client: PostgresClient, callTimeLimit: Duration = PostgresWorkQueue.defaultCallTimeLimit) {
+        self.client = client
+        self.callTimeLimit = callTimeLimit
+    }
 
     /// Connects to `location`, brings the schema up to date and runs `body` with the queue; the connections
     /// close when `body` returns.
     public static func withQueue<Result: Sendable>(at location: PostgresLocation,
+                                                   callTimeLimit: Duration = PostgresWorkQueue.defaultCallTimeLimit,
                                                    _ body: (PostgresWorkQueue) async throws -> Result) async throws -> Result {
         let client = PostgresClient(configuration: location.clientConfiguration())
         return try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await client.run() }
             defer { group.cancelAll() }
-            let queue = PostgresWorkQueue(client: client)
+            let queue = PostgresWorkQueue(client: client, callTimeLimit: callTimeLimit)
             try await QueueSchema.migrate(client, logger: queue.logger)
             return try await body(queue)
         }
@@ -43,65 +54,69 @@ public final class PostgresWorkQueue: Sendable {
     /// when something was queued.
     @discardableResult
     public func enqueue(_ work: [QueuedWork], maxAttempts: Int = 3) async throws -> [Int64] {
-        guard !work.isEmpty else { return [] }
-        let libraries = work.map(\.library), checksums = work.map(\.checksum)
-        let kinds = work.map(\.kind.rawValue), payloads = work.map(\.payload), reuses = work.map(\.reusesDoneJob)
-        return try await client.withTransaction(logger: logger) { connection in
-            // The newest job of a key is its unfinished one when there is one: a key gets a new job only once the
-            // last has ended, and not even then when that one is done and may stand for the work.
-            let rows = try await connection.query("""
-                WITH input AS (
-                  SELECT * FROM unnest(\(libraries)::text[], \(checksums)::text[], \(kinds)::text[], \(payloads)::text[],
-                                       \(reuses)::boolean[])
-                    WITH ORDINALITY AS w(l, c, k, p, r, n)),
-                reused AS (
-                  SELECT i.n, newest.id FROM input i
-                  CROSS JOIN LATERAL (SELECT j.id, j.state, j.payload FROM cairn_job j
-                                      WHERE j.library = i.l AND j.checksum = i.c AND j.kind = i.k
-                                      ORDER BY j.id DESC LIMIT 1) newest
-                  WHERE i.r AND newest.state = 'done' AND newest.payload = i.p),
-                queued AS (
-                  INSERT INTO cairn_job (library, checksum, kind, payload, max_attempts)
-                  SELECT l, c, k, p, \(maxAttempts) FROM input WHERE n NOT IN (SELECT n FROM reused) ORDER BY n
-                  ON CONFLICT (library, checksum, kind) WHERE state IN ('waiting', 'running') DO NOTHING
-                  RETURNING id, library, checksum, kind)
-                SELECT i.n, COALESCE(r.id, q.id, (SELECT max(j.id) FROM cairn_job j
-                                                  WHERE j.library = i.l AND j.checksum = i.c AND j.kind = i.k)),
-                  q.id IS NOT NULL
-                FROM input i LEFT JOIN reused r ON r.n = i.n
-                  LEFT JOIN queued q ON r.n IS NULL AND q.library = i.l AND q.checksum = i.c AND q.kind = i.k
-                ORDER BY i.n
-                """, logger: logger)
-            var jobs = [Int64](repeating: 0, count: work.count)
-            var queued = false, unseen: [Int] = []
-            for try await (position, job, isNew) in rows.decode((Int, Int64?, Bool).self) {
-                if let job { jobs[position - 1] = job } else { unseen.append(position - 1) }
-                queued = queued || isNew
+        try await bounded("queueing work") { [self] in
+            guard !work.isEmpty else { return [] }
+            let libraries = work.map(\.library), checksums = work.map(\.checksum)
+            let kinds = work.map(\.kind.rawValue), payloads = work.map(\.payload), reuses = work.map(\.reusesDoneJob)
+            return try await client.withTransaction(logger: logger) { connection in
+                // The newest job of a key is its unfinished one when there is one: a key gets a new job only once the
+                // last has ended, and not even then when that one is done and may stand for the work.
+                let rows = try await connection.query("""
+                    WITH input AS (
+                      SELECT * FROM unnest(\(libraries)::text[], \(checksums)::text[], \(kinds)::text[], \(payloads)::text[],
+                                           \(reuses)::boolean[])
+                        WITH ORDINALITY AS w(l, c, k, p, r, n)),
+                    reused AS (
+                      SELECT i.n, newest.id FROM input i
+                      CROSS JOIN LATERAL (SELECT j.id, j.state, j.payload FROM cairn_job j
+                                          WHERE j.library = i.l AND j.checksum = i.c AND j.kind = i.k
+                                          ORDER BY j.id DESC LIMIT 1) newest
+                      WHERE i.r AND newest.state = 'done' AND newest.payload = i.p),
+                    queued AS (
+                      INSERT INTO cairn_job (library, checksum, kind, payload, max_attempts)
+                      SELECT l, c, k, p, \(maxAttempts) FROM input WHERE n NOT IN (SELECT n FROM reused) ORDER BY n
+                      ON CONFLICT (library, checksum, kind) WHERE state IN ('waiting', 'running') DO NOTHING
+                      RETURNING id, library, checksum, kind)
+                    SELECT i.n, COALESCE(r.id, q.id, (SELECT max(j.id) FROM cairn_job j
+                                                      WHERE j.library = i.l AND j.checksum = i.c AND j.kind = i.k)),
+                      q.id IS NOT NULL
+                    FROM input i LEFT JOIN reused r ON r.n = i.n
+                      LEFT JOIN queued q ON r.n IS NULL AND q.library = i.l AND q.checksum = i.c AND q.kind = i.k
+                    ORDER BY i.n
+                    """, logger: logger)
+                var jobs = [Int64](repeating: 0, count: work.count)
+                var queued = false, unseen: [Int] = []
+                for try await (position, job, isNew) in rows.decode((Int, Int64?, Bool).self) {
+                    if let job { jobs[position - 1] = job } else { unseen.append(position - 1) }
+                    queued = queued || isNew
+                }
+                // A job another producer queued while this statement ran is outside its snapshot: the next sees it.
+                for index in unseen {
+                    let item = work[index]
+                    for try await job in try await connection.query("""
+                        SELECT max(id) FROM cairn_job
+                        WHERE library = \(item.library) AND checksum = \(item.checksum) AND kind = \(item.kind.rawValue)
+                        """, logger: logger).decode(Int64.self) { jobs[index] = job }
+                }
+                if queued { try await connection.query("SELECT pg_notify(\(Self.channel), '')", logger: logger) }
+                return jobs
             }
-            // A job another producer queued while this statement ran is outside its snapshot: the next sees it.
-            for index in unseen {
-                let item = work[index]
-                for try await job in try await connection.query("""
-                    SELECT max(id) FROM cairn_job
-                    WHERE library = \(item.library) AND checksum = \(item.checksum) AND kind = \(item.kind.rawValue)
-                    """, logger: logger).decode(Int64.self) { jobs[index] = job }
-            }
-            if queued { try await connection.query("SELECT pg_notify(\(Self.channel), '')", logger: logger) }
-            return jobs
         }
     }
 
     /// How the jobs among `jobs` that have ended ended; those still waiting or running are absent.
     public func outcomes(of jobs: [Int64]) async throws -> [Int64: JobOutcome] {
-        guard !jobs.isEmpty else { return [:] }
-        var outcomes: [Int64: JobOutcome] = [:]
-        for try await (id, state, result, reason, damaged) in try await client.query("""
-            SELECT id, state, result, coalesce(last_error, ''), damaged FROM cairn_job
-            WHERE id = ANY(\(jobs)::bigint[]) AND state IN ('done', 'failed')
-            """, logger: logger).decode((Int64, String, String, String, Bool).self) {
-            outcomes[id] = state == "done" ? .done(result: result) : .failed(reason: reason, damaged: damaged)
+        try await bounded("reading outcomes") { [self] in
+            guard !jobs.isEmpty else { return [:] }
+            var outcomes: [Int64: JobOutcome] = [:]
+            for try await (id, state, result, reason, damaged) in try await client.query("""
+                SELECT id, state, result, coalesce(last_error, ''), damaged FROM cairn_job
+                WHERE id = ANY(\(jobs)::bigint[]) AND state IN ('done', 'failed')
+                """, logger: logger).decode((Int64, String, String, String, Bool).self) {
+                outcomes[id] = state == "done" ? .done(result: result) : .failed(reason: reason, damaged: damaged)
+            }
+            return outcomes
         }
-        return outcomes
     }
 
     // MARK: Workers
@@ -109,77 +124,87 @@ public final class PostgresWorkQueue: Sendable {
     /// Records a worker as alive (its first heartbeat), and forgets workers silent for a day: a killed worker never
     /// says goodbye, and `status` would list it for ever.
     public func register(worker: UUID, host: String, pid: Int) async throws {
-        try await client.query("""
-            WITH forgotten AS (DELETE FROM cairn_worker WHERE last_beat < now() - interval '1 day' AND id <> \(worker))
-            INSERT INTO cairn_worker (id, host, pid) VALUES (\(worker), \(host), \(pid))
-            ON CONFLICT (id) DO UPDATE SET last_beat = now()
-            """, logger: logger)
+        try await bounded("registering the worker") { [self] in
+            try await client.query("""
+                WITH forgotten AS (DELETE FROM cairn_worker WHERE last_beat < now() - interval '1 day' AND id <> \(worker))
+                INSERT INTO cairn_worker (id, host, pid) VALUES (\(worker), \(host), \(pid))
+                ON CONFLICT (id) DO UPDATE SET last_beat = now()
+                """, logger: logger)
+        }
     }
 
     /// Removes a worker that stopped cleanly (its leases ended or went back) from the list `status` shows.
     public func unregister(worker: UUID) async throws {
-        try await client.query("DELETE FROM cairn_worker WHERE id = \(worker)", logger: logger)
+        try await bounded("unregistering the worker") { [self] in
+            try await client.query("DELETE FROM cairn_worker WHERE id = \(worker)", logger: logger)
+        }
     }
 
     /// Claims up to `limit` waiting jobs for `worker` (of `library` only, when given), each under a lease of its own
     /// that expires `ttl` from now.
     public func claim(worker: UUID, library: String? = nil, limit: Int, ttl: Duration) async throws -> [Lease] {
-        let rows = try await client.query("""
-            WITH picked AS (
-              SELECT id FROM cairn_job WHERE state = 'waiting' AND run_after <= now()
-                AND (\(library)::text IS NULL OR library = \(library))
-              ORDER BY run_after, id LIMIT \(limit) FOR UPDATE SKIP LOCKED)
-            UPDATE cairn_job j SET state = 'running', attempts = j.attempts + 1, lease_token = gen_random_uuid(),
-              leased_by = \(worker), lease_expires = now() + \(ttl.seconds)::float8 * interval '1 second'
-            FROM picked WHERE j.id = picked.id
-            RETURNING j.id, j.lease_token, j.library, j.checksum, j.kind, j.payload, j.attempts
-            """, logger: logger)
-        var leases: [Lease] = []
-        for try await (id, token, library, checksum, kind, payload, attempt)
-            in rows.decode((Int64, UUID, String, String, String, String, Int).self) {
-            guard let kind = QueuedWork.Kind(rawValue: kind) else { continue }
-            leases.append(Lease(job: id, token: token, work: QueuedWork(library: library, checksum: checksum, kind: kind, payload: payload),
-                                attempt: attempt))
+        try await bounded("a claim") { [self] in
+            let rows = try await client.query("""
+                WITH picked AS (
+                  SELECT id FROM cairn_job WHERE state = 'waiting' AND run_after <= now()
+                    AND (\(library)::text IS NULL OR library = \(library))
+                  ORDER BY run_after, id LIMIT \(limit) FOR UPDATE SKIP LOCKED)
+                UPDATE cairn_job j SET state = 'running', attempts = j.attempts + 1, lease_token = gen_random_uuid(),
+                  leased_by = \(worker), lease_expires = now() + \(ttl.seconds)::float8 * interval '1 second'
+                FROM picked WHERE j.id = picked.id
+                RETURNING j.id, j.lease_token, j.library, j.checksum, j.kind, j.payload, j.attempts
+                """, logger: logger)
+            var leases: [Lease] = []
+            for try await (id, token, library, checksum, kind, payload, attempt)
+                in rows.decode((Int64, UUID, String, String, String, String, Int).self) {
+                guard let kind = QueuedWork.Kind(rawValue: kind) else { continue }
+                leases.append(Lease(job: id, token: token, work: QueuedWork(library: library, checksum: checksum, kind: kind, payload: payload),
+                                    attempt: attempt))
+            }
+            return leases.sorted { $0.job < $1.job }
         }
-        return leases.sorted { $0.job < $1.job }
     }
 
     /// Pushes back the expiry of `leases` (a worker's heartbeat) and records the worker alive; returns the tokens
     /// still held. A lease missing from the answer was lost: its work should stop, its result will be dropped.
     public func heartbeat(worker: UUID, leases: [Lease], ttl: Duration) async throws -> Set<UUID> {
-        try await client.query("UPDATE cairn_worker SET last_beat = now() WHERE id = \(worker)", logger: logger)
-        guard !leases.isEmpty else { return [] }
-        let rows = try await client.query("""
-            UPDATE cairn_job SET lease_expires = now() + \(ttl.seconds)::float8 * interval '1 second'
-            WHERE state = 'running' AND leased_by = \(worker) AND lease_token = ANY(\(leases.map(\.token))::uuid[])
-            RETURNING lease_token
-            """, logger: logger)
-        var held = Set<UUID>()
-        for try await token in rows.decode(UUID.self) { held.insert(token) }
-        return held
+        try await bounded("a heartbeat") { [self] in
+            try await client.query("UPDATE cairn_worker SET last_beat = now() WHERE id = \(worker)", logger: logger)
+            guard !leases.isEmpty else { return [] }
+            let rows = try await client.query("""
+                UPDATE cairn_job SET lease_expires = now() + \(ttl.seconds)::float8 * interval '1 second'
+                WHERE state = 'running' AND leased_by = \(worker) AND lease_token = ANY(\(leases.map(\.token))::uuid[])
+                RETURNING lease_token
+                """, logger: logger)
+            var held = Set<UUID>()
+            for try await token in rows.decode(UUID.self) { held.insert(token) }
+            return held
+        }
     }
 
     /// Finishes jobs with their results in one statement, and wakes those waiting for them; returns the leases
     /// finished. A lease whose token is no longer its job's finishes nothing (another worker holds the job now,
     /// or it was released): its result is dropped.
     public func complete(_ finished: [(lease: Lease, result: String)]) async throws -> [Lease] {
-        guard !finished.isEmpty else { return [] }
-        let leases = finished.map(\.lease), results = finished.map(\.result)
-        let ids = leases.map(\.job), tokens = leases.map(\.token)
-        // One statement: the NOTIFY (only when something finished) is sent when it commits.
-        let rows = try await client.query("""
-            WITH finished AS (
-              UPDATE cairn_job j SET state = 'done', finished_at = now(), result = c.result, lease_token = NULL,
-                leased_by = NULL, lease_expires = NULL
-              FROM unnest(\(ids)::bigint[], \(tokens)::uuid[], \(results)::text[]) AS c(id, token, result)
-              WHERE j.id = c.id AND j.lease_token = c.token AND j.state = 'running'
-              RETURNING j.id),
-            told AS (SELECT pg_notify(\(Self.endedChannel), '') FROM (SELECT 1 FROM finished LIMIT 1) AS first_finished)
-            SELECT id FROM finished, (SELECT count(*) FROM told) AS notified
-            """, logger: logger)
-        var done = Set<Int64>()
-        for try await id in rows.decode(Int64.self) { done.insert(id) }
-        return leases.filter { done.contains($0.job) }
+        try await bounded("a completion") { [self] in
+            guard !finished.isEmpty else { return [] }
+            let leases = finished.map(\.lease), results = finished.map(\.result)
+            let ids = leases.map(\.job), tokens = leases.map(\.token)
+            // One statement: the NOTIFY (only when something finished) is sent when it commits.
+            let rows = try await client.query("""
+                WITH finished AS (
+                  UPDATE cairn_job j SET state = 'done', finished_at = now(), result = c.result, lease_token = NULL,
+                    leased_by = NULL, lease_expires = NULL
+                  FROM unnest(\(ids)::bigint[], \(tokens)::uuid[], \(results)::text[]) AS c(id, token, result)
+                  WHERE j.id = c.id AND j.lease_token = c.token AND j.state = 'running'
+                  RETURNING j.id),
+                told AS (SELECT pg_notify(\(Self.endedChannel), '') FROM (SELECT 1 FROM finished LIMIT 1) AS first_finished)
+                SELECT id FROM finished, (SELECT count(*) FROM told) AS notified
+                """, logger: logger)
+            var done = Set<Int64>()
+            for try await id in rows.decode(Int64.self) { done.insert(id) }
+            return leases.filter { done.contains($0.job) }
+        }
     }
 
     /// Finishes `leases` with empty results.
@@ -204,79 +229,87 @@ public final class PostgresWorkQueue: Sendable {
     /// attempts or when no attempt can do better (`final`: damaged media). False if the lease was lost (nothing
     /// recorded).
     public func fail(_ lease: Lease, reason: String, retryAfter: Duration, final: Bool = false) async throws -> Bool {
-        let rows = try await client.query("""
-            UPDATE cairn_job SET state = CASE WHEN \(final) OR attempts >= max_attempts THEN 'failed' ELSE 'waiting' END,
-              finished_at = CASE WHEN \(final) OR attempts >= max_attempts THEN now() END,
-              run_after = now() + \(retryAfter.seconds)::float8 * interval '1 second',
-              last_error = \(reason), damaged = \(final), lease_token = NULL, leased_by = NULL, lease_expires = NULL
-            WHERE id = \(lease.job) AND lease_token = \(lease.token) AND state = 'running'
-            RETURNING state
-            """, logger: logger)
-        var recorded: String?
-        for try await state in rows.decode(String.self) { recorded = state }
-        guard let recorded else { return false }
-        if recorded == "failed" { try await client.query("SELECT pg_notify(\(Self.endedChannel), '')", logger: logger) }
-        return true
+        try await bounded("recording a failure") { [self] in
+            let rows = try await client.query("""
+                UPDATE cairn_job SET state = CASE WHEN \(final) OR attempts >= max_attempts THEN 'failed' ELSE 'waiting' END,
+                  finished_at = CASE WHEN \(final) OR attempts >= max_attempts THEN now() END,
+                  run_after = now() + \(retryAfter.seconds)::float8 * interval '1 second',
+                  last_error = \(reason), damaged = \(final), lease_token = NULL, leased_by = NULL, lease_expires = NULL
+                WHERE id = \(lease.job) AND lease_token = \(lease.token) AND state = 'running'
+                RETURNING state
+                """, logger: logger)
+            var recorded: String?
+            for try await state in rows.decode(String.self) { recorded = state }
+            guard let recorded else { return false }
+            if recorded == "failed" { try await client.query("SELECT pg_notify(\(Self.endedChannel), '')", logger: logger) }
+            return true
+        }
     }
 
     /// Takes back every lease past its expiry (its worker stopped beating): the job waits again, or fails for good
     /// once it has had its attempts. Any worker may call it; returns how many were taken back.
     @discardableResult
     public func rescueExpired() async throws -> Int {
-        let rows = try await client.query("""
-            UPDATE cairn_job SET state = CASE WHEN attempts >= max_attempts THEN 'failed' ELSE 'waiting' END,
-              finished_at = CASE WHEN attempts >= max_attempts THEN now() END,
-              last_error = 'lease expired: worker ' || leased_by::text || ' stopped beating',
-              lease_token = NULL, leased_by = NULL, lease_expires = NULL
-            WHERE state = 'running' AND lease_expires < now()
-            RETURNING id
-            """, logger: logger)
-        var rescued = 0
-        for try await _ in rows.decode(Int64.self) { rescued += 1 }
-        return rescued
+        try await bounded("a rescue") { [self] in
+            let rows = try await client.query("""
+                UPDATE cairn_job SET state = CASE WHEN attempts >= max_attempts THEN 'failed' ELSE 'waiting' END,
+                  finished_at = CASE WHEN attempts >= max_attempts THEN now() END,
+                  last_error = 'lease expired: worker ' || leased_by::text || ' stopped beating',
+                  lease_token = NULL, leased_by = NULL, lease_expires = NULL
+                WHERE state = 'running' AND lease_expires < now()
+                RETURNING id
+                """, logger: logger)
+            var rescued = 0
+            for try await _ in rows.decode(Int64.self) { rescued += 1 }
+            return rescued
+        }
     }
 
     /// Deletes up to `limit` jobs that ended (done or failed) more than `keptFor` ago, oldest first; returns how
     /// many. What they made is in the libraries' catalogs by then, or is made again by the next import that asks.
     @discardableResult
     public func pruneFinished(keptFor: Duration, limit: Int = 10_000) async throws -> Int {
-        let seconds = Double(keptFor.components.seconds)
-        let rows = try await client.query("""
-            DELETE FROM cairn_job WHERE id IN (
-              SELECT id FROM cairn_job
-              WHERE state IN ('done', 'failed') AND finished_at < now() - make_interval(secs => \(seconds))
-              ORDER BY finished_at LIMIT \(limit))
-            RETURNING id
-            """, logger: logger)
-        var deleted = 0
-        for try await _ in rows.decode(Int64.self) { deleted += 1 }
-        return deleted
+        try await bounded("pruning finished jobs") { [self] in
+            let seconds = Double(keptFor.components.seconds)
+            let rows = try await client.query("""
+                DELETE FROM cairn_job WHERE id IN (
+                  SELECT id FROM cairn_job
+                  WHERE state IN ('done', 'failed') AND finished_at < now() - make_interval(secs => \(seconds))
+                  ORDER BY finished_at LIMIT \(limit))
+                RETURNING id
+                """, logger: logger)
+            var deleted = 0
+            for try await _ in rows.decode(Int64.self) { deleted += 1 }
+            return deleted
+        }
     }
 
     /// Counts by state, the oldest waiting job's age, and each worker's leases and silence.
     public func status() async throws -> QueueStatus {
-        var status = QueueStatus()
-        for try await (state, count, oldest) in try await client.query("""
-            SELECT state, count(*)::bigint, extract(epoch FROM now() - min(enqueued_at))::float8
-            FROM cairn_job GROUP BY state
-            """, logger: logger).decode((String, Int, Double?).self) {
-            switch state {
-            case "waiting": status.waiting = count; status.oldestWaitingAge = oldest
-            case "running": status.running = count
-            case "done": status.done = count
-            default: status.failed = count
+        try await bounded("reading the status") { [self] in
+            var status = QueueStatus()
+            for try await (state, count, oldest) in try await client.query("""
+                SELECT state, count(*)::bigint, extract(epoch FROM now() - min(enqueued_at))::float8
+                FROM cairn_job GROUP BY state
+                """, logger: logger).decode((String, Int, Double?).self) {
+                switch state {
+                case "waiting": status.waiting = count; status.oldestWaitingAge = oldest
+                case "running": status.running = count
+                case "done": status.done = count
+                default: status.failed = count
+                }
             }
+            for try await (id, host, pid, leases, silence) in try await client.query("""
+                SELECT w.id, w.host, w.pid,
+                  (SELECT count(*) FROM cairn_job j WHERE j.state = 'running' AND j.leased_by = w.id)::bigint,
+                  extract(epoch FROM now() - w.last_beat)::float8
+                FROM cairn_worker w ORDER BY w.started_at
+                """, logger: logger).decode((UUID, String, Int, Int, Double).self) {
+                status.workers.append(.init(id: id, host: host, pid: pid, leases: leases, silentFor: silence))
+            }
+            status.imports = try await LibraryRunLock.holders(client, logger: logger)
+            return status
         }
-        for try await (id, host, pid, leases, silence) in try await client.query("""
-            SELECT w.id, w.host, w.pid,
-              (SELECT count(*) FROM cairn_job j WHERE j.state = 'running' AND j.leased_by = w.id)::bigint,
-              extract(epoch FROM now() - w.last_beat)::float8
-            FROM cairn_worker w ORDER BY w.started_at
-            """, logger: logger).decode((UUID, String, Int, Int, Double).self) {
-            status.workers.append(.init(id: id, host: host, pid: pid, leases: leases, silentFor: silence))
-        }
-        status.imports = try await LibraryRunLock.holders(client, logger: logger)
-        return status
     }
 
     /// Listens for NOTIFYs on `channel` until the task is cancelled, again after a growing pause (0.1 s doubling to
@@ -306,11 +339,20 @@ public final class PostgresWorkQueue: Sendable {
         }
     }
 
+    /// Runs one call under the time limit.
+    private func bounded<Value: Sendable>(_ operation: String,
+                                          _ body: @escaping @Sendable () async throws -> Value) async throws -> Value {
+        try await withTimeLimit(callTimeLimit, "the queue's \(operation)", body)
+    }
+
     private func finish(_ leases: [Lease], sql: ([Int64], [UUID]) -> PostgresQuery) async throws -> [Lease] {
         guard !leases.isEmpty else { return [] }
-        let rows = try await client.query(sql(leases.map(\.job), leases.map(\.token)), logger: logger)
-        var finished = Set<Int64>()
-        for try await id in rows.decode(Int64.self) { finished.insert(id) }
-        return leases.filter { finished.contains($0.job) }
+        let query = sql(leases.map(\.job), leases.map(\.token))
+        return try await bounded("giving leases back") { [self] in
+            let rows = try await client.query(query, logger: logger)
+            var finished = Set<Int64>()
+            for try await id in rows.decode(Int64.self) { finished.insert(id) }
+            return leases.filter { finished.contains($0.job) }
+        }
     }
 }

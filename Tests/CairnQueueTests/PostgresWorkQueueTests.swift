@@ -211,13 +211,15 @@ import Testing
     }
 
     @Test func theQueueGoesOnAfterItsConnectionsAreTerminated() async throws {
-        try await PostgresWorkQueue.withQueue(at: location) { queue in
+        try await PostgresWorkQueue.withQueue(at: location, callTimeLimit: .seconds(5)) { queue in
             try await queue.enqueue(Self.work(2))
             try TestPostgres.psql("""
                 SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
                 WHERE datname = '\(location.database)' AND pid <> pg_backend_pid()
                 """)
-            // A pooled connection may still be found dead once; the next call gets a new one.
+            // A pooled connection may still be found dead once; the next call gets a new one. A call sent on it
+            // just after it closed never ends (postgres-nio) until the time limit gives it up: without the limit,
+            // this test hung now and then on a busy machine.
             var claimed: [Lease] = []
             for _ in 0..<5 where claimed.isEmpty {
                 claimed = (try? await queue.claim(worker: UUID(), limit: 2, ttl: .seconds(15))) ?? []

@@ -1,0 +1,75 @@
+/// An operation that ran past the time it was given, and was given up.
+public struct TimeLimitExceeded: Error, CustomStringConvertible, Equatable {
+    public var operation: String
+    public var limit: Duration
+
+    public init(operation: String, limit: Duration) {
+        self.operation = operation
+        self.limit = limit
+    }
+
+    public var description: String {
+        let seconds = limit.seconds
+        let shown = seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)
+        return "\(operation) took longer than \(shown) s"
+    }
+}
+
+/// Runs `body`, and throws `TimeLimitExceeded` if it has not ended within `limit`. At the limit `body` is cancelled
+/// and abandoned, not awaited: it may run on, or never end, its result dropped.
+///
+/// Why abandoned, unlike everything else in a run's tree of tasks: the calls this bounds are a client library's,
+/// and one of them was seen to ignore cancellation and never end (postgres-nio's query on a connection the server
+/// had just closed). A limit that waited for the body would hang with it.
+public func withTimeLimit<Value: Sendable>(_ limit: Duration, _ operation: String,
+                                           _ body: @escaping @Sendable () async throws -> Value) async throws -> Value {
+    let race = TimeLimitRace<Value>()
+    let work = Task {
+        do { race.finish(.success(try await body())) } catch { race.finish(.failure(error)) }
+    }
+    let timer = Task {
+        // Cancelled when the work ends first: the dispatch timer goes at once (`DispatchTimerClock`).
+        guard (try? await DispatchTimerClock().sleep(for: limit)) != nil else { return }
+        race.finish(.failure(TimeLimitExceeded(operation: operation, limit: limit)))
+        work.cancel()
+    }
+    defer { timer.cancel() }
+    return try await withTaskCancellationHandler {
+        try await race.value()
+    } onCancel: {
+        // The caller's cancel reaches the work; the limit still bounds how long the caller waits for it.
+        work.cancel()
+    }
+}
+
+/// The first of the work's end and the limit, handed to the one caller waiting.
+private final class TimeLimitRace<Value: Sendable>: Sendable {
+    private struct State {
+        var outcome: Result<Value, any Error>?
+        var waiter: CheckedContinuation<Value, any Error>?
+    }
+
+    private let state = Locked(State())
+
+    /// Records `outcome` unless one came first, and resumes the waiter with it.
+    func finish(_ outcome: Result<Value, any Error>) {
+        let waiter = state.withLock { state -> CheckedContinuation<Value, any Error>? in
+            guard state.outcome == nil else { return nil }
+            state.outcome = outcome
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume(with: outcome)
+    }
+
+    /// The first outcome, waiting for it.
+    func value() async throws -> Value {
+        try await withCheckedThrowingContinuation { continuation in
+            let outcome = state.withLock { state -> Result<Value, any Error>? in
+                if state.outcome == nil { state.waiter = continuation }
+                return state.outcome
+            }
+            if let outcome { continuation.resume(with: outcome) }
+        }
+    }
+}
