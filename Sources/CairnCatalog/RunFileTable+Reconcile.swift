@@ -170,8 +170,8 @@ extension RunFileTable {
 extension RunFileTable {
     /// Fills `run_path_change` with one pass over the scan, the snapshot and the anchors side by side, each read in
     /// path order (their keys' order): a row for every path where the three do not all agree. Looking each scanned
-    /// path up in the other two instead cost 6 s for a million files (two B-tree searches a path, mostly missing
-    /// SQLite's page cache); the pass reads each table once.
+    /// path up in the other two instead was far slower on a million files (two B-tree searches a path, mostly
+    /// missing SQLite's page cache); the pass reads each table once.
     /// Returns how many rows the scan and the snapshot had.
     static func listChangedPaths(sourceID: Int64, _ db: Database) throws -> (current: Int, previous: Int) {
         let streams = try [

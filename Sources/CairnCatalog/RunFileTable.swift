@@ -9,8 +9,8 @@ import GRDB
 /// The tables are `TEMP` tables of the catalog's writer connection (in SQLite's temporary file, never in
 /// `catalog.sqlite`), so they need no migration, vanish with the connection, and can be joined with `source_file`,
 /// `asset` and `import_item` in one statement. Only this run's writer uses them; `init` starts them empty. A run
-/// leaves them to the connection rather than dropping them: dropping a million rows cost 0.3 s at the end of a
-/// rescan, and closing the connection deletes SQLite's temporary file in one go.
+/// leaves them to the connection rather than dropping them: dropping a million rows held up the end of a rescan,
+/// and closing the connection deletes SQLite's temporary file in one go.
 public struct RunFileTable: Sendable {
     public let catalog: Catalog
     /// The run's source, whose snapshot the walk is matched against.
@@ -183,9 +183,9 @@ public struct RunFileTable: Sendable {
     /// Groups the files by checksum and sorts them into new content, duplicates and unchanged files.
     ///
     /// Settled files (unchanged, their content in the library by the snapshot's word) need nothing and are not
-    /// grouped: they count as unchanged whatever else holds their content, so a rescan groups next to nothing (a
-    /// million of them took 2.2 s to group). The grouping sorts by checksum, so the library lookups walk `asset`
-    /// in its own order (looking each file up where it stood cost twice as long on a million files). A group is
+    /// grouped: they count as unchanged whatever else holds their content, so a rescan groups next to nothing.
+    /// The grouping sorts by checksum, so the library lookups walk `asset` in its own order (looking each file up
+    /// where it stood was much slower on a million files). A group is
     /// kept (a row in `run_content`) unless all its files were cached and its content is in the library.
     /// `recordItems` groups such content, with its settled files, when an outcome needs it.
     public func classify() throws -> ContentCounts {

@@ -37,8 +37,8 @@ public final class FileHasher {
     /// 128 KiB keeps the buffer in L2 (shared by a core's two hyperthreads) while the hash reads it straight
     /// after the kernel's copy; measured best of 64 KiB to 1 MiB with `cairn-bench hash --buffer-kib`.
     public static let defaultBufferSize = 128 * 1024
-    /// Files from this size on are hashed from a mapping, which skips the kernel's copy out of the page cache
-    /// (about 12 % of the time on page-cached files); below it, one `read` costs less than `mmap` + `munmap`.
+    /// Files from this size on are hashed from a mapping, which skips the kernel's copy out of the page cache;
+    /// below it, one `read` costs less than `mmap` + `munmap`.
     public static let defaultMappingThreshold: Int64 = 512 * 1024
     /// Mapped and populated a window at a time, so a huge video never maps (or faults in) all at once.
     static let mappingWindow = 16 * 1024 * 1024

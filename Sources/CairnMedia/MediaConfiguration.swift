@@ -9,13 +9,13 @@ public struct MediaConfiguration: Sendable, Equatable {
     /// libwebp quality (0...100) for WebP thumbnails.
     public var webpQuality = 75
     /// libwebp's effort (`method`, 0 fastest ... 6 smallest) for WebP thumbnails. On real photos' thumbnails 2
-    /// encodes 2.2x faster than libwebp's default of 4, with files 3 % larger and 0.27 dB less PSNR
-    /// (`Benchmarks/scripts/webp-effort`; README, Stills).
+    /// encodes much faster than libwebp's default of 4, its files a little larger and a little less sharp
+    /// (`Benchmarks/scripts/webp-effort`; figures in `Benchmarks/README.md`).
     public var webpMethod = 2
     /// libwebp's segments (1...4): parts of the picture that each get their own quantizer. For real photos'
-    /// thumbnails one segment encodes 1.27x faster than libwebp's default of 4 (1.75x for a 96x64 picture), with
-    /// files 13 % larger and 0.52 dB more PSNR: about the same bytes for the quality (`Benchmarks/scripts/webp-effort`;
-    /// README, Stills).
+    /// thumbnails one segment encodes faster than libwebp's default of 4 (more so for small pictures), with
+    /// larger and sharper files: about the same bytes for the quality (`Benchmarks/scripts/webp-effort`; figures in
+    /// `Benchmarks/README.md`).
     public var webpSegments = 1
     /// A plain JPEG no larger than a preview is its own preview only within this many bits a pixel (about what a
     /// quality-90 JPEG of a photo takes); a heavier file, 13 bits a pixel from a noisy sensor, gets a lighter preview.

@@ -79,7 +79,7 @@ public struct PipelineConfiguration: Hashable, Sendable {
     /// would hold fewer than `commitBatchRecords`. A crash loses at most that much more work, which the next run
     /// redoes. Each sync writes every metadata block the batch's files changed (inode tables, bitmaps and folders,
     /// spread over the 256 folders of each store), and a batch of a few hundred small files changes nearly as many
-    /// as one of a thousand: on 10,000 small JPEGs, 100 ms and 512 records wrote 512 MB, 500 ms and 4,096 279 MB.
+    /// as one of a thousand: longer, larger batches write far less in all.
     public var commitLinger: Duration = .milliseconds(500)
     /// The most item records one group commit takes (an item of a small-file import makes five to eight); more
     /// wait for the next. Bounds the memory and the transaction of a batch.
@@ -124,16 +124,16 @@ public struct PipelineConfiguration: Hashable, Sendable {
     ///
     /// Chosen with `cairn-bench import --no-shell --lanes ...` on 2 cores (58 12 MP stills, 2 clips): clips
     /// are most of an import's work and start only once no thumbnail waits, so a synthesis lane as wide as
-    /// the cores took the import from 44 s to 33 s; a clip lane of cores / 2 left a core idle for the whole
-    /// tail. Wider thumbnail (3) or narrower transfer and metadata lanes (2) changed it by under 3 %.
+    /// the cores ends the import much sooner; a clip lane of cores / 2 left a core idle for the whole tail.
+    /// Wider thumbnail (3) or narrower transfer and metadata lanes (2) changed it within the noise.
     ///
     /// The lanes that wait for their in-flight mark start as many phases again ahead of their runners
-    /// (`LaneSettings.ahead`): on 10,000 small JPEGs with previews, each thumbnail otherwise waited for the
-    /// commit before it (and its sync) with its core idle, 25 to 27 s against 18 s with marks ahead.
+    /// (`LaneSettings.ahead`): otherwise each thumbnail of a small-file import waits for the commit before it
+    /// (and its sync) with its core idle.
     ///
     /// The thumbnail lane has one more runner for files of at most 1 MiB (`smallItemRunners`): on 100,000 small
-    /// JPEGs a third thumbnail runner (`--lanes thumbnail=3`) took the import from 61.4 to 53.9 s in one sitting,
-    /// and a small file's decode takes a few megabytes at most, where a big photo's may take hundreds.
+    /// JPEGs a third thumbnail runner (`--lanes thumbnail=3`) ended the import sooner, and a small file's decode
+    /// takes a few megabytes at most, where a big photo's may take hundreds.
     public static func defaults(cores: Int) -> PipelineConfiguration {
         let cores = max(1, cores)
         func lane(_ which: Lane, _ width: Int, _ timeout: LaneTimeout, inbox: Int? = nil,

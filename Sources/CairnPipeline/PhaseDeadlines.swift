@@ -3,7 +3,7 @@ import CairnCore
 /// The timeouts of the phases whose stage work runs, watched by one task that sleeps until the earliest of them.
 ///
 /// Why one: a timer per phase (a task and a timer source, armed and torn down for every phase of every file) cost
-/// about 7 % of the CPU of a small-file import, and nearly all of them are cancelled long before they fire.
+/// a small-file import a visible share of its CPU, and nearly all of them are cancelled long before they fire.
 /// Arming and disarming here only take a lock; the watcher wakes when a deadline passes, or when a phase arms a
 /// deadline earlier than the one it sleeps for.
 protocol PhaseDeadlines: Sendable {

@@ -2,7 +2,7 @@ import CFFmpeg
 import CJXL
 
 // libjxl calls live here and nowhere else. FFmpeg's libjxl wrapper decodes a whole frame at its own bit depth
-// (a 16-bit 12 MP file took 308 MB); here rows stream out as they are rendered and are shrunk on arrival.
+// (hundreds of MB for a 16-bit 12 MP file); here rows stream out as they are rendered and are shrunk on arrival.
 
 /// A libjxl decoder (`JxlDecoder *`), destroyed in deinit.
 final class JXLHandle {

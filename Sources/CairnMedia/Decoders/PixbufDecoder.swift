@@ -4,7 +4,7 @@ import CPixbuf
 // gdk-pixbuf calls live here and nowhere else. It is the last resort for stills FFmpeg's decoders refuse:
 // BMPs with V4/V5 bit-field headers or odd plane counts, a PNG with an empty iCCP chunk, GIF frames that
 // reach outside their screen. Only for those containers: on files of no known container its sniffing can
-// take seconds (a gdk-pixbuf regression file took 9 s).
+// take seconds (a gdk-pixbuf regression file did).
 
 /// A decoded `GdkPixbuf`, unreferenced in deinit; frames borrow its pixels.
 final class Pixbuf {
