@@ -40,7 +40,12 @@ public enum LibraryRunLock {
             }
             group.cancelAll()
             if let connection {
-                _ = try? await connection.query("SELECT pg_advisory_unlock(\(key.value))", logger: session.logger)
+                // Bounded: a query on a connection the server has just closed never returns, and the run's end
+                // must not wait for it (closing the connection lets the lock go anyway).
+                let logger = session.logger
+                _ = try? await withTimeLimit(.seconds(5), "letting the library's lock go") {
+                    try await connection.query("SELECT pg_advisory_unlock(\(key.value))", logger: logger)
+                }
                 try? await connection.close()
             }
             try? await group.waitForAll()
