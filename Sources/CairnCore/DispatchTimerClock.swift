@@ -49,9 +49,7 @@ final class CancellableTimer: Sendable {
         guard delay > .zero else { return finish(throwing: nil) }
 
         let source = DispatchSource.makeTimerSource(queue: .global())
-        let nanoseconds = delay.components.seconds.multipliedReportingOverflow(by: 1_000_000_000)
-        let total = nanoseconds.overflow ? Int64.max : nanoseconds.partialValue + delay.components.attoseconds / 1_000_000_000
-        source.schedule(deadline: .now() + .nanoseconds(Int(clamping: total)), leeway: .milliseconds(1))
+        source.schedule(deadline: .now() + delay.dispatchInterval, leeway: .milliseconds(1))
         source.setEventHandler { [weak self] in self?.finish(throwing: nil) }
         let armed = state.withLock { state -> Bool in
             guard state.continuation != nil else { return false }  // cancelled meanwhile
@@ -76,5 +74,14 @@ final class CancellableTimer: Sendable {
         source?.cancel()
         guard let continuation else { return }
         if let error { continuation.resume(throwing: error) } else { continuation.resume() }
+    }
+}
+
+extension Duration {
+    /// The duration for a dispatch timer, in nanoseconds (clamped: a century is as good as for ever).
+    var dispatchInterval: DispatchTimeInterval {
+        let nanoseconds = components.seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        let total = nanoseconds.overflow ? Int64.max : nanoseconds.partialValue + components.attoseconds / 1_000_000_000
+        return .nanoseconds(Int(clamping: total))
     }
 }

@@ -1,3 +1,5 @@
+import Dispatch
+
 /// An operation that ran past the time it was given, and was given up.
 public struct TimeLimitExceeded: Error, CustomStringConvertible, Equatable {
     public var operation: String
@@ -27,12 +29,14 @@ public func withTimeLimit<Value: Sendable>(_ limit: Duration, _ operation: Strin
     let work = Task {
         do { race.finish(.success(try await body())) } catch { race.finish(.failure(error)) }
     }
-    let timer = Task {
-        // Cancelled when the work ends first: the dispatch timer goes at once (`DispatchTimerClock`).
-        guard (try? await DispatchTimerClock().sleep(for: limit)) != nil else { return }
+    // A dispatch timer rather than a sleeping task: one task a call is all the limit costs.
+    let timer = DispatchSource.makeTimerSource(queue: .global())
+    timer.schedule(deadline: .now() + limit.dispatchInterval, leeway: .milliseconds(10))
+    timer.setEventHandler {
         race.finish(.failure(TimeLimitExceeded(operation: operation, limit: limit)))
         work.cancel()
     }
+    timer.resume()
     defer { timer.cancel() }
     return try await withTaskCancellationHandler {
         try await race.value()
