@@ -55,7 +55,7 @@ public final class PostgresCatalog: Sendable {
     public static func reading<Result: Sendable>(at location: PostgresLocation, library: String,
                                                  _ body: (PostgresCatalog) async throws -> Result) async throws -> Result {
         try await connected(to: location, library: library) { catalog in
-            let missing = try await catalog.failing("read its schema's version") { [self] in
+            let missing = try await catalog.failing("read its schema's version") {
                 try await CatalogSchema.migrations.missing(catalog.client, logger: catalog.logger)
             }
             if missing.count == CatalogSchema.migrations.migrations.count {
@@ -75,15 +75,17 @@ public final class PostgresCatalog: Sendable {
 
     /// Runs `body`, its errors named for `operation` in one line that helps (postgres-nio's own description says
     /// nothing, on purpose). A failure that running again can cure (`isTransient`) runs `body` again, backing off,
-    /// for up to `reconnectPatience` from the first failure. Most of the catalog's writes are upserts and updates by key, which change
-    /// nothing the second time; an insert whose commit went unanswered is refused by its key the second time, and so
-    /// fails. Each try gets `tryTimeLimit`.
+    /// for up to `reconnectPatience` from the first failure. Most of the catalog's writes are upserts and updates by
+    /// key, which change nothing the second time; an insert whose commit went unanswered is refused by its key the
+    /// second time, and so fails. Each try gets `tryTimeLimit`, on a pooled connection: a try given up there leaves
+    /// its connection to the pool, never to the next try.
     func failing<Value: Sendable>(_ operation: String,
                                   _ body: @escaping @Sendable () async throws -> Value) async throws -> Value {
         try await retrying(operation) { try await withTimeLimit(tryTimeLimit, "the statement", body) }
     }
 
-    /// As `failing`, with no limit on a try: for the lease that holds a run's own tables for the whole run.
+    /// As `failing`, with no limit on a try: for the lease that holds a run's own tables for the whole run, and for
+    /// the statements on that connection.
     func retrying<Value>(_ operation: String, _ body: () async throws -> Value) async throws -> Value {
         // The patience counts from the first failure: a try that hung until its limit still gets tries after it.
         var deadline: ContinuousClock.Instant?

@@ -17,10 +17,12 @@ struct PostgresRunTables: RunTables {
     var logger: Logger { catalog.logger }
     var connection: PostgresConnection { run.connection }
 
-    /// `PostgresCatalog.failing` for an operation on the run's own connection, which ends when the connection does.
+    /// `PostgresCatalog.failing` for an operation on the run's own connection, which ends when the connection does
+    /// (`RunConnection.watching`), so it needs no time limit; nor may it have one: a slow statement given up would
+    /// run on, on this same connection, beside its second try.
     func failing<Value: Sendable>(_ operation: String, _ body: @escaping @Sendable () async throws -> Value)
         async throws -> Value {
-        try await catalog.failing(operation) { try await run.watching(body) }
+        try await catalog.retrying(operation) { try await run.watching(body) }
     }
 
     /// Starts the tables empty (dropping what an earlier use of the pooled connection left).
