@@ -44,10 +44,20 @@ public final class QueueWorker: Sendable {
     /// A job's work: returns its result (what waiters read), or throws (`JobFailure` says whether to retry).
     public typealias Job = @Sendable (Lease) async throws -> String
 
+    /// What the worker tells of its server: once when a call fails (and it starts trying again), once when a call
+    /// works again; not at every failed try of an outage.
+    public enum ServerEvent: Sendable, Equatable {
+        case lost(reason: String)
+        case back
+    }
+
     public let id: UUID
     private let queue: PostgresWorkQueue
     private let settings: Settings
     private let job: Job
+    private let onServer: @Sendable (ServerEvent) -> Void
+    /// Whether the last call to the queue failed: an outage is told once, and its end once.
+    private let outage = Atomic<Bool>(false)
     private let stopped = Atomic<Bool>(false)
     private let state = Locked(State())
     private let wakeup = Wakeup()
@@ -60,10 +70,12 @@ public final class QueueWorker: Sendable {
         var report = Report()
     }
 
-    public init(queue: PostgresWorkQueue, settings: Settings = Settings(), id: UUID = UUID(), job: @escaping Job) {
+    public init(queue: PostgresWorkQueue, settings: Settings = Settings(), id: UUID = UUID(),
+                onServer: @escaping @Sendable (ServerEvent) -> Void = { _ in }, job: @escaping Job) {
         self.queue = queue
         self.settings = settings
         self.id = id
+        self.onServer = onServer
         self.job = job
     }
 
@@ -229,12 +241,19 @@ public final class QueueWorker: Sendable {
     }
 
     /// Runs `operation`, again after a growing pause (0.1 s doubling to 5 s) while the server cannot be reached,
-    /// until it succeeds or the worker is stopped.
+    /// until it succeeds or the worker is stopped; tells `onServer` when an outage starts and when it ends.
     private func retrying<Value: Sendable>(_ operation: @Sendable () async throws -> Value) async throws -> Value {
         var pause = Duration.milliseconds(100)
         while true {
-            do { return try await operation() } catch {
+            do {
+                let value = try await operation()
+                if outage.exchange(false, ordering: .sequentiallyConsistent) { onServer(.back) }
+                return value
+            } catch {
                 if isStopped || Task.isCancelled { throw error }
+                if !outage.exchange(true, ordering: .sequentiallyConsistent) {
+                    onServer(.lost(reason: WorkQueueError.describe(error)))
+                }
                 try? await Task.sleep(for: pause)
                 pause = min(pause * 2, .seconds(5))
             }

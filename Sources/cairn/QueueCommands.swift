@@ -185,7 +185,12 @@ struct WorkerCommand: AsyncParsableCommand {
         }
         do {
             try await PostgresWorkQueue.withQueue(at: location) { queue in
-                let worker = QueueWorker(queue: queue, settings: settings, id: id) { lease in
+                let worker = QueueWorker(queue: queue, settings: settings, id: id, onServer: { event in
+                    switch event {
+                    case .lost(let reason): Output.error("\(location): \(reason); trying again until it answers")
+                    case .back: Output.line("\(location): answering again")
+                    }
+                }) { lease in
                     guard let log else { return try await jobs.run(lease) }
                     return try await log.record(lease) { try await jobs.run(lease) }
                 }

@@ -182,4 +182,46 @@ import Testing
             #expect(try await run.value.completed == 3)
         }
     }
+
+    /// A server that refuses the worker's database for a while: the worker says so once, however many tries fail,
+    /// says once that it answers again, and then runs what was queued meanwhile.
+    @Test func aWorkerTellsAnOutageOnceAndItsEndOnceThenWorksOn() async throws {
+        let database = location.database
+        // Short calls: a claim that waits for a connection the pool cannot make fails at its limit.
+        try await PostgresWorkQueue.withQueue(at: location, callTimeLimit: .seconds(1)) { queue in
+            let events = AsyncStream<QueueWorker.ServerEvent>.makeStream()
+            let told = Mutex<[QueueWorker.ServerEvent]>([])
+            let worker = QueueWorker(queue: queue, settings: Self.settings(lanes: 1), onServer: { event in
+                told.withLock { $0.append(event) }
+                events.continuation.yield(event)
+            }) { _ in "" }
+            let run = Task { try await worker.run() }
+            // Should the worker never tell, the stream ends after a minute and the test fails instead of hanging.
+            let guardian = Task {
+                try await Task.sleep(for: .seconds(60))
+                events.continuation.finish()
+            }
+            defer { guardian.cancel() }
+            var heard = events.stream.makeAsyncIterator()
+            _ = try TestPostgres.psql("ALTER DATABASE \(database) ALLOW_CONNECTIONS false")
+            _ = try TestPostgres.psql("""
+                SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = '\(database)'
+                """)
+            guard case .lost(let reason)? = await heard.next() else {
+                Issue.record("the outage was not told")
+                worker.stop()
+                return
+            }
+            #expect(!reason.isEmpty)
+            // Let several tries fail (the pauses start at 0.1 s) before the server lets the worker back in.
+            try await Task.sleep(for: .seconds(2))
+            _ = try TestPostgres.psql("ALTER DATABASE \(database) ALLOW_CONNECTIONS true")
+            #expect(await heard.next() == .back)
+            try await queue.enqueue(PostgresWorkQueueTests.work(2))
+            #expect(try await Self.waitUntil(queue) { $0.done == 2 })
+            worker.stop()
+            _ = try await run.value
+            #expect(told.withLock { $0.count } == 2)
+        }
+    }
 }
