@@ -106,7 +106,7 @@ public final class PostgresWorkQueue: Sendable {
 
     /// How the jobs among `jobs` that have ended ended; those still waiting or running are absent.
     public func outcomes(of jobs: [Int64]) async throws -> [Int64: JobOutcome] {
-        try await bounded("reading outcomes") { [self] in
+        try await bounded("reading jobs' outcomes") { [self] in
             guard !jobs.isEmpty else { return [:] }
             var outcomes: [Int64: JobOutcome] = [:]
             for try await (id, state, result, reason, damaged) in try await client.query("""
@@ -124,7 +124,7 @@ public final class PostgresWorkQueue: Sendable {
     /// Records a worker as alive (its first heartbeat), and forgets workers silent for a day: a killed worker never
     /// says goodbye, and `status` would list it for ever.
     public func register(worker: UUID, host: String, pid: Int) async throws {
-        try await bounded("registering the worker") { [self] in
+        try await bounded("registering a worker") { [self] in
             try await client.query("""
                 WITH forgotten AS (DELETE FROM cairn_worker WHERE last_beat < now() - interval '1 day' AND id <> \(worker))
                 INSERT INTO cairn_worker (id, host, pid) VALUES (\(worker), \(host), \(pid))
@@ -135,7 +135,7 @@ public final class PostgresWorkQueue: Sendable {
 
     /// Removes a worker that stopped cleanly (its leases ended or went back) from the list `status` shows.
     public func unregister(worker: UUID) async throws {
-        try await bounded("unregistering the worker") { [self] in
+        try await bounded("unregistering a worker") { [self] in
             try await client.query("DELETE FROM cairn_worker WHERE id = \(worker)", logger: logger)
         }
     }
@@ -229,7 +229,7 @@ public final class PostgresWorkQueue: Sendable {
     /// attempts or when no attempt can do better (`final`: damaged media). False if the lease was lost (nothing
     /// recorded).
     public func fail(_ lease: Lease, reason: String, retryAfter: Duration, final: Bool = false) async throws -> Bool {
-        try await bounded("recording a failure") { [self] in
+        try await bounded("recording a failed job") { [self] in
             let rows = try await client.query("""
                 UPDATE cairn_job SET state = CASE WHEN \(final) OR attempts >= max_attempts THEN 'failed' ELSE 'waiting' END,
                   finished_at = CASE WHEN \(final) OR attempts >= max_attempts THEN now() END,
@@ -250,7 +250,7 @@ public final class PostgresWorkQueue: Sendable {
     /// once it has had its attempts. Any worker may call it; returns how many were taken back.
     @discardableResult
     public func rescueExpired() async throws -> Int {
-        try await bounded("a rescue") { [self] in
+        try await bounded("a rescue of expired leases") { [self] in
             let rows = try await client.query("""
                 UPDATE cairn_job SET state = CASE WHEN attempts >= max_attempts THEN 'failed' ELSE 'waiting' END,
                   finished_at = CASE WHEN attempts >= max_attempts THEN now() END,
@@ -286,7 +286,7 @@ public final class PostgresWorkQueue: Sendable {
 
     /// Counts by state, the oldest waiting job's age, and each worker's leases and silence.
     public func status() async throws -> QueueStatus {
-        try await bounded("reading the status") { [self] in
+        try await bounded("reading the queue's status") { [self] in
             var status = QueueStatus()
             for try await (state, count, oldest) in try await client.query("""
                 SELECT state, count(*)::bigint, extract(epoch FROM now() - min(enqueued_at))::float8
@@ -342,7 +342,7 @@ public final class PostgresWorkQueue: Sendable {
     /// Runs one call under the time limit.
     private func bounded<Value: Sendable>(_ operation: String,
                                           _ body: @escaping @Sendable () async throws -> Value) async throws -> Value {
-        try await withTimeLimit(callTimeLimit, "the queue's \(operation)", body)
+        try await withTimeLimit(callTimeLimit, operation, body)
     }
 
     private func finish(_ leases: [Lease], sql: ([Int64], [UUID]) -> PostgresQuery) async throws -> [Lease] {
