@@ -57,9 +57,11 @@ package enum FileSystem {
         }
     }
 
+    /// The last component of `path`. Paths are split on the byte `/`, as the kernel splits them, not on the
+    /// character (a `/` followed by a combining mark is one character), and a byte search costs far less.
     package static func baseName(of path: String) -> String {
-        guard let slash = path.lastIndex(of: "/") else { return path }
-        return String(path[path.index(after: slash)...])
+        guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return path }
+        return String(path[path.utf8.index(after: slash)...])
     }
 
     package static func exists(_ path: String) -> Bool {
@@ -72,8 +74,9 @@ package enum FileSystem {
         return lstat(path, &info) == 0 ? Int64(info.st_size) : nil
     }
 
+    /// All of `path` before its last component (split as `baseName` splits).
     package static func parentDirectory(of path: String) -> String {
-        guard let slash = path.lastIndex(of: "/") else { return "." }
+        guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return "." }
         return slash == path.startIndex ? "/" : String(path[..<slash])
     }
 

@@ -39,9 +39,12 @@ public struct LibraryLayout: Sendable {
     /// `tmp/` for every lane, an import of small files queued on that one folder's lock; 256 folders spread the
     /// locks as the destinations are spread.
     public func temporaryDirectory(forFinal finalRelativePath: String) -> String {
-        let parts = finalRelativePath.split(separator: "/")
-        guard parts.count >= 2, let shard = parts.dropLast().last, shard.utf8.count == 2,
-              shard.utf8.allSatisfy({ Checksum.nibble($0) != nil }) else { return temporaryDirectory }
+        // The component before the last, found by bytes (three temporaries a file come through here).
+        let slash = UInt8(ascii: "/")
+        guard let last = finalRelativePath.utf8.lastIndex(of: slash) else { return temporaryDirectory }
+        let folder = finalRelativePath[..<last]
+        let shard = folder.utf8.lastIndex(of: slash).map { folder[folder.utf8.index(after: $0)...] } ?? folder
+        guard shard.utf8.count == 2, shard.utf8.allSatisfy({ Checksum.nibble($0) != nil }) else { return temporaryDirectory }
         return temporaryDirectory + "/" + shard
     }
     /// Damaged originals found at their content address, set aside and never emptied by cairn.

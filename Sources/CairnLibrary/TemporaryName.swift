@@ -9,10 +9,11 @@ package enum TemporaryName {
     private static let sequence = Atomic<UInt64>(0)
 
     package static func make(in layout: LibraryLayout, for finalRelativePath: String) -> String {
-        let name = finalRelativePath.split(separator: "/").last.map(String.init) ?? "derived"
+        let last = FileSystem.baseName(of: finalRelativePath)
+        let name = last.isEmpty ? "derived" : last
         let token = "\(getpid())-\(sequence.add(1, ordering: .relaxed).newValue)"
         let folder = shard(layout.temporaryDirectory(forFinal: finalRelativePath))
-        if let dot = name.lastIndex(of: ".") {
+        if let dot = name.utf8.lastIndex(of: UInt8(ascii: ".")) {
             return folder + "/\(name[..<dot]).\(token).partial\(name[dot...])"
         }
         return folder + "/\(name).\(token).partial"

@@ -133,8 +133,10 @@ public struct MediaEngine: Sendable {
 
     /// A name any viewer opens as a JPEG (what is inside was checked by the decode).
     static func namesJPEG(_ path: String) -> Bool {
-        let name = path.lowercased()
-        return name.hasSuffix(".jpg") || name.hasSuffix(".jpeg") || name.hasSuffix(".jpe")
+        // Only the extension is lowercased, not the whole path.
+        guard let dot = path.utf8.lastIndex(of: UInt8(ascii: ".")) else { return false }
+        let fileExtension = path[path.utf8.index(after: dot)...]
+        return fileExtension.utf8.count <= 4 && ["jpg", "jpeg", "jpe"].contains(fileExtension.lowercased())
     }
 
     private func decode(source: String, kind: MediaKind, targetShortSide: Int) throws(MediaError) -> DecodedPicture {

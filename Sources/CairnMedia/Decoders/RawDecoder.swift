@@ -135,8 +135,10 @@ struct RawDecoder {
     ]
 
     static func isRaw(path: String, header: [UInt8]) -> Bool {
-        let name = path.split(separator: "/").last.map(String.init) ?? path
-        if let dot = name.lastIndex(of: "."), extensions.contains(name[name.index(after: dot)...].lowercased()) { return true }
+        // The name's extension, found by bytes: every still's probe asks.
+        let name = path.utf8.lastIndex(of: UInt8(ascii: "/")).map { path[path.utf8.index(after: $0)...] } ?? path[...]
+        if let dot = name.utf8.lastIndex(of: UInt8(ascii: ".")),
+           extensions.contains(name[name.utf8.index(after: dot)...].lowercased()) { return true }
         // Formats with magic of their own: Fujifilm RAF, Olympus ORF, Panasonic RW2, Canon CR3.
         func starts(_ text: [UInt8], at offset: Int = 0) -> Bool {
             header.count >= offset + text.count && Array(header[offset..<(offset + text.count)]) == text
