@@ -11,7 +11,7 @@ import Testing
         let location = try CatalogBackend.freshDatabase()
         // The tries below never touch the client, so it need not run.
         let catalog = PostgresCatalog(library: "lib", client: PostgresClient(configuration: location.clientConfiguration()),
-                                      tryTimeLimit: .milliseconds(100))
+                                      tryTimeLimit: .seconds(2))
         let tries = Locked(0)
         let stuck = Locked<CheckedContinuation<Void, Never>?>(nil)
         let answer = try await catalog.failing("count its tries") {
@@ -23,10 +23,12 @@ import Testing
             if attempt == 1 { await withCheckedContinuation { continuation in stuck.withLock { $0 = continuation } } }
             return attempt
         }
-        #expect(answer == 2)
+        // A later try's answer: on a loaded machine a quick try may meet its limit too before one gets through.
+        #expect(answer >= 2)
+        // Let the abandoned first try end, so nothing outlives the test (it may not have started waiting yet).
         while true {
             if let continuation = stuck.withLock({ $0 }) { continuation.resume(); break }
-            await Task.yield()
+            try await Task.sleep(for: .milliseconds(10))
         }
     }
 }

@@ -24,7 +24,7 @@ import Testing
         // Let the abandoned work end, so nothing outlives the test. It may not have started waiting yet.
         while true {
             if let continuation = stuck.withLock({ $0 }) { continuation.resume(); break }
-            await Task.yield()
+            try await Task.sleep(for: .milliseconds(10))
         }
     }
 

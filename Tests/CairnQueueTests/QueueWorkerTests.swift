@@ -184,11 +184,12 @@ import Testing
     }
 
     /// A server that refuses the worker's database for a while: the worker says so once, however many tries fail,
-    /// says once that it answers again, and then runs what was queued meanwhile.
+    /// says once that it answers again, and then runs what was queued meanwhile. (On a loaded machine a call may also
+    /// run past its limit on its own: that is an outage of its own, told and ended the same way.)
     @Test func aWorkerTellsAnOutageOnceAndItsEndOnceThenWorksOn() async throws {
         let database = location.database
         // Short calls: a claim that waits for a connection the pool cannot make fails at its limit.
-        try await PostgresWorkQueue.withQueue(at: location, callTimeLimit: .seconds(1)) { queue in
+        try await PostgresWorkQueue.withQueue(at: location, callTimeLimit: .seconds(2)) { queue in
             let events = AsyncStream<QueueWorker.ServerEvent>.makeStream()
             let told = Mutex<[QueueWorker.ServerEvent]>([])
             let worker = QueueWorker(queue: queue, settings: Self.settings(lanes: 1), onServer: { event in
@@ -213,15 +214,20 @@ import Testing
                 return
             }
             #expect(!reason.isEmpty)
-            // Let several tries fail (the pauses start at 0.1 s) before the server lets the worker back in.
-            try await Task.sleep(for: .seconds(2))
+            // Let more tries fail (each waits out its 2 s limit) before the server lets the worker back in.
+            try await Task.sleep(for: .seconds(5))
             _ = try TestPostgres.psql("ALTER DATABASE \(database) ALLOW_CONNECTIONS true")
             #expect(await heard.next() == .back)
             try await queue.enqueue(PostgresWorkQueueTests.work(2))
             #expect(try await Self.waitUntil(queue) { $0.done == 2 })
             worker.stop()
             _ = try await run.value
-            #expect(told.withLock { $0.count } == 2)
+            // Never told twice in a row: each outage once, each end once.
+            let all = told.withLock { $0 }
+            #expect(all.count >= 2 && all.count % 2 == 0)
+            #expect(all.enumerated().allSatisfy { index, event in
+                if case .lost = event { return index % 2 == 0 } else { return index % 2 == 1 }
+            })
         }
     }
 }
