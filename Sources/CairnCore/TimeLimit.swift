@@ -25,15 +25,15 @@ public struct TimeLimitExceeded: Error, CustomStringConvertible, Equatable {
 /// had just closed). A limit that waited for the body would hang with it.
 public func withTimeLimit<Value: Sendable>(_ limit: Duration, _ operation: String,
                                            _ body: @escaping @Sendable () async throws -> Value) async throws -> Value {
-    let race = TimeLimitRace<Value>()
+    let race = FirstOutcome<Value>()
     let work = Task {
-        do { race.finish(.success(try await body())) } catch { race.finish(.failure(error)) }
+        do { race.give(.success(try await body())) } catch { race.give(.failure(error)) }
     }
     // A dispatch timer rather than a sleeping task: one task a call is all the limit costs.
     let timer = DispatchSource.makeTimerSource(queue: .global())
     timer.schedule(deadline: .now() + limit.dispatchInterval, leeway: .milliseconds(10))
     timer.setEventHandler {
-        race.finish(.failure(TimeLimitExceeded(operation: operation, limit: limit)))
+        race.give(.failure(TimeLimitExceeded(operation: operation, limit: limit)))
         work.cancel()
     }
     timer.resume()
@@ -43,37 +43,5 @@ public func withTimeLimit<Value: Sendable>(_ limit: Duration, _ operation: Strin
     } onCancel: {
         // The caller's cancel reaches the work; the limit still bounds how long the caller waits for it.
         work.cancel()
-    }
-}
-
-/// The first of the work's end and the limit, handed to the one caller waiting.
-private final class TimeLimitRace<Value: Sendable>: Sendable {
-    private struct State {
-        var outcome: Result<Value, any Error>?
-        var waiter: CheckedContinuation<Value, any Error>?
-    }
-
-    private let state = Locked(State())
-
-    /// Records `outcome` unless one came first, and resumes the waiter with it.
-    func finish(_ outcome: Result<Value, any Error>) {
-        let waiter = state.withLock { state -> CheckedContinuation<Value, any Error>? in
-            guard state.outcome == nil else { return nil }
-            state.outcome = outcome
-            defer { state.waiter = nil }
-            return state.waiter
-        }
-        waiter?.resume(with: outcome)
-    }
-
-    /// The first outcome, waiting for it.
-    func value() async throws -> Value {
-        try await withCheckedThrowingContinuation { continuation in
-            let outcome = state.withLock { state -> Result<Value, any Error>? in
-                if state.outcome == nil { state.waiter = continuation }
-                return state.outcome
-            }
-            if let outcome { continuation.resume(with: outcome) }
-        }
     }
 }

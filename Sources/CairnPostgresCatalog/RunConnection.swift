@@ -30,7 +30,7 @@ final class RunConnection: Sendable {
 
     /// Runs `body` (statements on `connection`), unless the connection closes or the task is cancelled first.
     func watching<Value: Sendable>(_ body: @escaping @Sendable () async throws -> Value) async throws -> Value {
-        let answer = Answer<Value>()
+        let answer = FirstOutcome<Value>()
         let work = Locked<Task<Void, Never>?>(nil)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Value, any Error>) in
@@ -67,31 +67,3 @@ final class RunConnection: Sendable {
     private func unregister(_ id: Int) { waiting.withLock { _ = $0.failures.removeValue(forKey: id) } }
 }
 
-/// An answer given once: by the work, by the connection's close, or by cancellation, whichever comes first.
-private final class Answer<Value: Sendable>: Sendable {
-    private let state = Locked<(continuation: CheckedContinuation<Value, any Error>?, early: Result<Value, any Error>?, given: Bool)>(
-        (nil, nil, false))
-
-    func wait(_ continuation: CheckedContinuation<Value, any Error>) {
-        let early = state.withLock { state -> Result<Value, any Error>? in
-            if let early = state.early { return early }
-            state.continuation = continuation
-            return nil
-        }
-        if let early { continuation.resume(with: early) }
-    }
-
-    func give(_ result: Result<Value, any Error>) {
-        let continuation = state.withLock { state -> CheckedContinuation<Value, any Error>? in
-            guard !state.given else { return nil }
-            state.given = true
-            guard let continuation = state.continuation else {
-                state.early = result
-                return nil
-            }
-            state.continuation = nil
-            return continuation
-        }
-        continuation?.resume(with: result)
-    }
-}
