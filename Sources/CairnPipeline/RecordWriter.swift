@@ -200,9 +200,16 @@ final class RecordWriter: Sendable {
             await lingerForMore()
             let taken: (batch: [ItemMove], last: UInt64)? = locked.withLock { state in
                 if state.pending.isEmpty || state.failure != nil { return nil }
-                let count = min(state.pending.count, maxBatch)
-                let batch = Array(state.pending.prefix(count))
-                state.pending.removeFirst(count)
+                // All of it taken, the queue starts again empty: a copy would share the buffer, and the removal
+                // would then allocate a second one as large, kept for the rest of the run.
+                let batch: [ItemMove]
+                if state.pending.count <= maxBatch {
+                    batch = state.pending
+                    state.pending = []
+                } else {
+                    batch = Array(state.pending[..<maxBatch])
+                    state.pending.removeFirst(maxBatch)
+                }
                 let last = state.enqueued - UInt64(state.pending.count)
                 // The batch saves its own marks; the path ahead no longer needs to.
                 state.marks.removeAll { $0.sequence <= last }
