@@ -236,21 +236,9 @@ struct ImportCommand: AsyncParsableCommand {
         failedFiles.beginTry()
         let handlers: [any NarrationHandler] = [renderer, failedFiles] + (runMetrics.map { [$0.handler] } ?? [])
         let output = MultiplexNarrationHandler(handlers)
-        let summary: ImportSummary
-        do {
-            summary = try await ImportRun(library: opened, options: options,
-                                          narration: RunNarration(layout: opened.layout, output: output), catalog: catalog).run()
-        } catch let locked as LibraryLockedError {
-            Output.error(locked.description)
-            await runMetrics?.finish(exitStatus: locked.exitStatus)
-            throw ExitCode(locked.exitStatus.rawValue)
-        } catch let error as WorkerError {
-            Output.error(error.description)
-            await runMetrics?.finish(exitStatus: error.exitStatus)
-            throw ExitCode(error.exitStatus.rawValue)
-        } catch {
-            await runMetrics?.finish(exitStatus: .failure)
-            throw error
+        let summary = try await RunExit.reportingFailure(metrics: runMetrics) {
+            try await ImportRun(library: opened, options: options,
+                                narration: RunNarration(layout: opened.layout, output: output), catalog: catalog).run()
         }
         let (exitStatus, failedEarlier) = failedFiles.settled(summary.exitStatus)
         await runMetrics?.finish(exitStatus: exitStatus)

@@ -286,22 +286,10 @@ struct SyncInvocation {
         defer { signals?.uninstall() }
         failedFiles.beginTry()
         let output = MultiplexNarrationHandler([renderer, failedFiles] + (runMetrics.map { [$0.handler] } ?? []) + observers)
-        let summary: SyncSummary
-        do {
+        let summary = try await RunExit.reportingFailure(metrics: runMetrics) {
             var run = SyncRun(library: opened, options: options, output: output)
             run.catalog = catalog
-            summary = try await run.run()
-        } catch let locked as LibraryLockedError {
-            Output.error(locked.description)
-            await runMetrics?.finish(exitStatus: locked.exitStatus)
-            throw ExitCode(locked.exitStatus.rawValue)
-        } catch let error as WorkerError {
-            Output.error(error.description)
-            await runMetrics?.finish(exitStatus: error.exitStatus)
-            throw ExitCode(error.exitStatus.rawValue)
-        } catch {
-            await runMetrics?.finish(exitStatus: .failure)
-            throw error
+            return try await run.run()
         }
         let (exitStatus, failedEarlier) = failedFiles.settled(summary.exitStatus)
         await runMetrics?.finish(exitStatus: exitStatus, sourceHealth: LibraryMetricsReader.sourceHealth(summary.plan.verdict))
