@@ -13,8 +13,10 @@ import PostgresNIO
 public final class PostgresWorkQueue: Sendable {
     /// The channel a NOTIFY on enqueue wakes idle workers on: one per enqueued batch, never one per job.
     public static let channel = "cairn_work"
-    /// The channel a NOTIFY wakes those waiting for jobs to end on: one per batch of completions or failures.
+    /// The channel a NOTIFY wakes those waiting for jobs to end on: at most one per `endedNoticeInterval` from each
+    /// process whose workers finished or failed jobs meanwhile.
     public static let endedChannel = "cairn_work_ended"
+    public static let endedNoticeInterval: Duration = .milliseconds(20)
 
     /// How long one call (a claim, a completion, a heartbeat…) may take before it is cancelled and throws
     /// `TimeLimitExceeded`, which a worker meets as it meets a lost server: it tries again after a pause.
@@ -25,6 +27,7 @@ public final class PostgresWorkQueue: Sendable {
     /// Why a limit at all: after its connections were terminated, the pool was once seen never to make a new one,
     /// and a call without a limit waited for it for ever.
     let callTimeLimit: Duration
+    let endedNotice = EndedNotice(interval: PostgresWorkQueue.endedNoticeInterval)
 
     init(client: PostgresClient, callTimeLimit: Duration = PostgresWorkQueue.defaultCallTimeLimit) {
         self.client = client
@@ -42,7 +45,10 @@ public final class PostgresWorkQueue: Sendable {
             defer { group.cancelAll() }
             let queue = PostgresWorkQueue(client: client, callTimeLimit: callTimeLimit)
             try await QueueSchema.migrate(client, logger: queue.logger)
-            return try await body(queue)
+            group.addTask { await queue.endedNotice.run { await queue.tellEnded() } }
+            let result = try await body(queue)
+            await queue.endedNotice.flush { await queue.tellEnded() }
+            return result
         }
     }
 
@@ -190,19 +196,16 @@ public final class PostgresWorkQueue: Sendable {
             guard !finished.isEmpty else { return [] }
             let leases = finished.map(\.lease), results = finished.map(\.result)
             let ids = leases.map(\.job), tokens = leases.map(\.token)
-            // One statement: the NOTIFY (only when something finished) is sent when it commits.
             let rows = try await client.query("""
-                WITH finished AS (
-                  UPDATE cairn_job j SET state = 'done', finished_at = now(), result = c.result, lease_token = NULL,
-                    leased_by = NULL, lease_expires = NULL
-                  FROM unnest(\(ids)::bigint[], \(tokens)::uuid[], \(results)::text[]) AS c(id, token, result)
-                  WHERE j.id = c.id AND j.lease_token = c.token AND j.state = 'running'
-                  RETURNING j.id),
-                told AS (SELECT pg_notify(\(Self.endedChannel), '') FROM (SELECT 1 FROM finished LIMIT 1) AS first_finished)
-                SELECT id FROM finished, (SELECT count(*) FROM told) AS notified
+                UPDATE cairn_job j SET state = 'done', finished_at = now(), result = c.result, lease_token = NULL,
+                  leased_by = NULL, lease_expires = NULL
+                FROM unnest(\(ids)::bigint[], \(tokens)::uuid[], \(results)::text[]) AS c(id, token, result)
+                WHERE j.id = c.id AND j.lease_token = c.token AND j.state = 'running'
+                RETURNING j.id
                 """, logger: logger)
             var done = Set<Int64>()
             for try await id in rows.decode(Int64.self) { done.insert(id) }
+            if !done.isEmpty { endedNotice.jobsEnded() }
             return leases.filter { done.contains($0.job) }
         }
     }
@@ -241,7 +244,7 @@ public final class PostgresWorkQueue: Sendable {
             var recorded: String?
             for try await state in rows.decode(String.self) { recorded = state }
             guard let recorded else { return false }
-            if recorded == "failed" { try await client.query("SELECT pg_notify(\(Self.endedChannel), '')", logger: logger) }
+            if recorded == "failed" { endedNotice.jobsEnded() }
             return true
         }
     }
@@ -336,6 +339,13 @@ public final class PostgresWorkQueue: Sendable {
                 notified()
                 for try await _ in notifications { notified() }
             }
+        }
+    }
+
+    /// Wakes those waiting for jobs to end; a NOTIFY lost to a failed call is made up by their polls.
+    private func tellEnded() async {
+        _ = try? await bounded("telling that jobs ended") { [self] in
+            try await client.query("SELECT pg_notify(\(Self.endedChannel), '')", logger: logger)
         }
     }
 

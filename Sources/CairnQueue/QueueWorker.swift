@@ -100,40 +100,61 @@ public final class QueueWorker: Sendable {
         return state.withLock { $0.report }
     }
 
-    private enum Event { case jobEnded, woken, drainEnded }
+    private enum Event { case jobEnded, claimed(leases: [Lease], asked: Int), woken, drainEnded }
 
     private func work() async {
         await withTaskGroup(of: Event.self) { group in
             var running = 0
+            /// Lanes kept for the claims on their way.
+            var claiming = 0
+            /// A claim came back short: the next waits for a reason to look again (a NOTIFY, the poll, a job's end).
+            var dry = false
             var waiting = false
             while !isStopped {
-                // Claims wait for half a batch of free lanes (or an idle worker): a claim per freed lane would
-                // make every batch a batch of one.
-                let free = settings.lanes - running
-                let claimsNow = running == 0 || free >= max(1, min(settings.batch, settings.lanes) / 2)
-                let leases = claimsNow ? ((try? await retrying { try await self.queue.claim(worker: self.id, library: self.settings.library, limit: min(free, self.settings.batch), ttl: self.settings.leaseTTL) }) ?? []) : []
-                for lease in leases {
-                    state.withLock { $0.held[lease.token] = lease }
-                    running += 1
-                    group.addTask { await self.execute(lease); return .jobEnded }
+                // A claim waits for half a batch of free lanes (or an idle worker): a claim per freed lane would make
+                // every batch a batch of one. Claims go out while others are on their way: claims of one job
+                // (unbatched), one at a time, would each wait for the last one's commit to reach the disk.
+                let free = settings.lanes - running - claiming
+                let batchFree = free >= max(1, min(settings.batch, settings.lanes) / 2)
+                if !dry && free > 0 && (running + claiming == 0 || batchFree) {
+                    for size in stride(from: 0, to: free, by: settings.batch).map({ min(settings.batch, free - $0) }) {
+                        claiming += size
+                        group.addTask { .claimed(leases: await self.claim(size), asked: size) }
+                    }
                 }
-                if !leases.isEmpty && running < settings.lanes { continue }
                 // One waiter at all times, even with every lane busy: it is what sees a stop.
                 if !waiting {
                     waiting = true
                     group.addTask { await self.waitForWork(); return .woken }
                 }
                 switch await group.next() {
-                case .jobEnded: running -= 1
-                case .woken, .drainEnded: waiting = false
+                case .jobEnded:
+                    running -= 1
+                    dry = false
+                case .claimed(let leases, let asked):
+                    claiming -= asked
+                    dry = leases.count < asked
+                    for lease in leases {
+                        state.withLock { $0.held[lease.token] = lease }
+                        running += 1
+                        group.addTask { await self.execute(lease); return .jobEnded }
+                    }
+                case .woken, .drainEnded:
+                    waiting = false
+                    dry = false
                 case nil: break
                 }
             }
-            // Stopped: the jobs running get the drain timeout, then their leases go back.
+            // Stopped: the jobs running get the drain timeout, then their leases go back, as do those of claims
+            // that come back meanwhile.
             group.addTask { try? await Task.sleep(for: self.settings.drainTimeout); return .drainEnded }
-            drain: while running > 0, let event = await group.next() {
+            drain: while running > 0 || claiming > 0, let event = await group.next() {
                 switch event {
                 case .jobEnded: running -= 1
+                case .claimed(let leases, let asked):
+                    claiming -= asked
+                    let released = (try? await queue.release(leases)) ?? []
+                    state.withLock { $0.report.released += released.count }
                 case .woken: continue
                 case .drainEnded: break drain
                 }
@@ -149,6 +170,13 @@ public final class QueueWorker: Sendable {
             // What is left (jobs given back, the drain's timer, a waiter) ends now.
             group.cancelAll()
         }
+    }
+
+    /// One claim of up to `limit` jobs; none when the server cannot be reached and the worker is stopping.
+    private func claim(_ limit: Int) async -> [Lease] {
+        (try? await retrying {
+            try await self.queue.claim(worker: self.id, library: self.settings.library, limit: limit, ttl: self.settings.leaseTTL)
+        }) ?? []
     }
 
     private func execute(_ lease: Lease) async {
