@@ -161,6 +161,36 @@ import Testing
         }
     }
 
+    /// Claims of one (unbatched) go out together as lanes free: every lane fills; and a stop while claims are on
+    /// their way leaves no job running, those claimed too late given back with their attempts unchanged.
+    @Test func claimsOfOneFillEveryLaneAndAStopLeavesNoJobRunning() async throws {
+        try await PostgresWorkQueue.withQueue(at: location) { queue in
+            try await queue.enqueue(PostgresWorkQueueTests.work(300))
+            var settings = Self.settings(lanes: 12)
+            settings.batch = 1
+            settings.batchesCompletions = false
+            let running = Atomic<Int>(0)
+            let most = Atomic<Int>(0)
+            let worker = QueueWorker(queue: queue, settings: settings) { _ in
+                let now = running.add(1, ordering: .sequentiallyConsistent).newValue
+                most.max(now, ordering: .sequentiallyConsistent)
+                try await Task.sleep(for: .milliseconds(20))
+                running.subtract(1, ordering: .sequentiallyConsistent)
+                return ""
+            }
+            let run = Task { try await worker.run() }
+            #expect(try await Self.waitUntil(queue) { $0.done >= 60 })
+            worker.stop()
+            let report = try await run.value
+            #expect(most.load(ordering: .sequentiallyConsistent) == 12)
+            let status = try await queue.status()
+            #expect(status.running == 0)
+            #expect(status.done == report.completed && status.done + status.waiting == 300)
+            let again = try await queue.claim(worker: UUID(), limit: 300, ttl: .seconds(15))
+            #expect(again.count == status.waiting && again.allSatisfy { $0.attempt == 1 })
+        }
+    }
+
     @Test func anIdleWorkerIsWokenByTheNotifyOfAnEnqueueNotByItsPoll() async throws {
         try await PostgresWorkQueue.withQueue(at: location) { queue in
             var settings = Self.settings(lanes: 1)
