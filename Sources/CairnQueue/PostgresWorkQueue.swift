@@ -188,8 +188,8 @@ public final class PostgresWorkQueue: Sendable {
         }
     }
 
-    /// Finishes jobs with their results in one statement, and wakes those waiting for them; returns the leases
-    /// finished. A lease whose token is no longer its job's finishes nothing (another worker holds the job now,
+    /// Finishes jobs with their results in one statement (those waiting for them are woken by the next "ended"
+    /// NOTIFY, `EndedNotice`); returns the leases finished. A lease whose token is no longer its job's finishes nothing (another worker holds the job now,
     /// or it was released): its result is dropped.
     public func complete(_ finished: [(lease: Lease, result: String)]) async throws -> [Lease] {
         try await bounded("a completion") { [self] in
@@ -229,8 +229,8 @@ public final class PostgresWorkQueue: Sendable {
     }
 
     /// Records a failed attempt: the job waits `retryAfter` and runs again, or fails for good once it has had its
-    /// attempts or when no attempt can do better (`final`: damaged media). False if the lease was lost (nothing
-    /// recorded).
+    /// attempts or when no attempt can do better (`final`: damaged media; its waiters are told as for a completion).
+    /// False if the lease was lost (nothing recorded).
     public func fail(_ lease: Lease, reason: String, retryAfter: Duration, final: Bool = false) async throws -> Bool {
         try await bounded("recording a failed job") { [self] in
             let rows = try await client.query("""
