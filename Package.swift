@@ -252,6 +252,10 @@ let package = Package(
             .target(name: "CairnQueue", condition: .when(traits: ["SharedQueue"])),
             .target(name: "CairnPostgresCatalog", condition: .when(traits: ["SharedQueue"])),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ], linkerSettings: [
+            // lld, which ships with the Swift toolchain, packs the relative relocations that the loader applies at every
+            // start; the default linker's table of them stays resident for the whole run.
+            .unsafeFlags(["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"]),
         ]),
         .executableTarget(name: "cairn-fuzz", dependencies: ["CairnCore", "CairnMedia"]),
 

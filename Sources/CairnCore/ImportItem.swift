@@ -147,12 +147,12 @@ extension ItemRecord {
 
 extension Array {
     /// The last element of each key, in the order the keys first appear: what a batch that may name a row several
-    /// times writes (one statement may not write a row twice, and only the last word counts).
+    /// times writes (one statement may not write a row twice, and only the last word counts). Nothing is reserved
+    /// for all of `self`: in the batches this serves, keys repeat, and the result is a fraction of the input.
     @inlinable
     public func lastOfEach<Key: Hashable>(by key: (Element) -> Key) -> [Element] {
-        var position = [Key: Int](minimumCapacity: count)
+        var position = [Key: Int]()
         var latest: [Element] = []
-        latest.reserveCapacity(count)
         for element in self {
             let key = key(element)
             if let index = position[key] {

@@ -20,6 +20,9 @@ extension Lane {
     /// are now saved ahead of the group commits: `RecordWriter`.)
     public var waitsForInFlightMark: Bool { self != .transfer }
 
+    /// Whether the lane's work decodes content (and so holds frames while it runs): every lane but the transfer.
+    public var decodes: Bool { self != .transfer }
+
     /// Phases started ahead of the runners when nothing says otherwise (`LaneSettings.ahead`): as many as run, in
     /// a lane whose phases wait for their marks; none in the transfer, which has nothing to wait for.
     public func defaultAhead(forWidth width: Int) -> Int { waitsForInFlightMark ? width : 0 }

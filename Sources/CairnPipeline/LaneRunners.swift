@@ -80,36 +80,48 @@ final class LaneRunners: Sendable {
     }
 }
 
-/// One phase's hold on a runner, given back once: when its work returns, or when the grace after its timeout runs
-/// out with the work still hung (the core then frees its slot, and a hung runner must not stall the lane).
+/// One phase's hold on a runner of its lane, and on one of the decoders the decoding lanes share when they are
+/// bounded together: taken in that order, given back once, when its work returns, or when the grace after its
+/// timeout runs out with the work still hung (the core then frees its slot, and a hung runner must not stall the
+/// lane).
 final class RunnerLease: Sendable {
-    private let runners: LaneRunners
+    /// Taken in this order; a phase never waits for one while a holder of a later one waits for it.
+    private let pools: [LaneRunners]
     private let small: Bool
-    private let state = Locked((held: false, released: false, smallRunner: false))
+    /// The runners held, by pool, with whether each is a small items' own; `released` once given back.
+    private let state = Locked((held: [(pool: Int, smallRunner: Bool)](), released: false))
 
-    /// `small`: the phase's item may take one of the small items' runners.
-    init(_ runners: LaneRunners, small: Bool = false) {
-        self.runners = runners
+    /// `small`: the phase's item may take the small items' runners.
+    init(_ pools: [LaneRunners], small: Bool = false) {
+        self.pools = pools
         self.small = small
     }
 
-    /// Waits for a runner; throws `CancellationError` if the task is cancelled first.
+    /// Waits for a runner of each pool; throws `CancellationError` if the task is cancelled first, holding none.
     func acquire() async throws {
-        let smallRunner = try await runners.acquire(small: small)
-        let releasedMeanwhile = state.withLock { state in
-            if state.released { return true }
-            state.held = true
-            state.smallRunner = smallRunner
-            return false
+        for (index, pool) in pools.enumerated() {
+            let smallRunner: Bool
+            do { smallRunner = try await pool.acquire(small: small) } catch {
+                release()
+                throw error
+            }
+            let releasedMeanwhile = state.withLock { state in
+                if state.released { return true }
+                state.held.append((index, smallRunner))
+                return false
+            }
+            if releasedMeanwhile {
+                pool.release(smallRunner: smallRunner)
+                return
+            }
         }
-        if releasedMeanwhile { runners.release(smallRunner: smallRunner) }
     }
 
     func release() {
-        let (held, smallRunner) = state.withLock { state in
-            defer { state = (held: false, released: true, smallRunner: false) }
-            return (state.held, state.smallRunner)
+        let held = state.withLock { state in
+            defer { state = (held: [], released: true) }
+            return state.held
         }
-        if held { runners.release(smallRunner: smallRunner) }
+        for runner in held.reversed() { pools[runner.pool].release(smallRunner: runner.smallRunner) }
     }
 }

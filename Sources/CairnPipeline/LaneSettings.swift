@@ -86,6 +86,13 @@ public struct PipelineConfiguration: Hashable, Sendable {
     public var commitBatchRecords = 4096
     /// Items of at most this many bytes may take a lane's `smallItemRunners`.
     public var smallItemBytes: Int64 = 1 << 20
+    /// Phases of the lanes that decode (metadata, thumbnail, synthesis) running their stage work at once for items
+    /// bigger than `smallItemBytes`, all three lanes together; nil: only each lane's own width bounds them. The
+    /// blocking pool has more threads than cores (for reads), so without this bound the three lanes' widths decode
+    /// big pictures at once on cores that cannot run them faster, each holding its frames. A small file's phase is
+    /// short and its decode small: bounded too, its lanes lost more to the hand-offs than memory gained.
+    /// (Measured with `/usr/bin/time` imports of a folder of real pictures and one of small photos on 2 cores.)
+    public var decoders: Int?
     /// How long in-flight marks gather before the writer saves them ahead (zero: at once); see `gatherMarks`.
     public var markLinger: Duration = .zero
     /// The fewest phases the lanes that wait for their marks start ahead while marks gather (`gatherMarks`).
@@ -106,7 +113,7 @@ public struct PipelineConfiguration: Hashable, Sendable {
 
     public init(transfer: LaneSettings, metadata: LaneSettings, thumbnail: LaneSettings, synthesis: LaneSettings,
                 clipsEnabled: Bool = true, maxAttempts: Int = 3, backoff: BackoffPolicy = BackoffPolicy(),
-                maxErrors: Int? = nil, progressWeights: ProgressWeights = ProgressWeights()) {
+                maxErrors: Int? = nil, progressWeights: ProgressWeights = ProgressWeights(), decoders: Int? = nil) {
         self.transfer = transfer
         self.metadata = metadata
         self.thumbnail = thumbnail
@@ -116,11 +123,13 @@ public struct PipelineConfiguration: Hashable, Sendable {
         self.backoff = backoff
         self.maxErrors = maxErrors
         self.progressWeights = progressWeights
+        self.decoders = decoders
     }
 
     /// Defaults that scale with cores: transfer 4 and metadata 4 (I/O bound), thumbnail = cores,
-    /// synthesis = cores. Transfer timeout max(15 s, bytes / 20 MB/s); metadata 30 s, thumbnail 60 s,
-    /// synthesis 120 s. Synthesis gets a deep inbox so thumbnails rarely wait on clips.
+    /// synthesis = cores, and as many decoders as cores over the three decoding lanes (`decoders`). Transfer timeout
+    /// max(15 s, bytes / 20 MB/s); metadata 30 s, thumbnail 60 s, synthesis 120 s. Synthesis gets a deep inbox so
+    /// thumbnails rarely wait on clips.
     ///
     /// Chosen with `cairn-bench import --no-shell --lanes ...` on 2 cores (58 12 MP stills, 2 clips): clips
     /// are most of an import's work and start only once no thumbnail waits, so a synthesis lane as wide as
@@ -145,7 +154,8 @@ public struct PipelineConfiguration: Hashable, Sendable {
             transfer: lane(.transfer, 4, .scaled(minimum: .seconds(15), bytesPerSecond: 20_000_000)),
             metadata: lane(.metadata, 4, .fixed(.seconds(30))),
             thumbnail: lane(.thumbnail, cores, .fixed(.seconds(60)), smallItemRunners: 1),
-            synthesis: lane(.synthesis, cores, .fixed(.seconds(120)), inbox: 1024))
+            synthesis: lane(.synthesis, cores, .fixed(.seconds(120)), inbox: 1024),
+            decoders: cores)
     }
 
     public subscript(lane: Lane) -> LaneSettings {

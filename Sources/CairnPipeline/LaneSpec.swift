@@ -15,7 +15,9 @@ extension PipelineConfiguration {
     ///   for transfer it sets the floor, the size-scaled rule stays;
     /// - `inbox.<lane>=N`: inbox capacity (1...1,000,000);
     /// - `ahead.<lane>=N`: phases started ahead of the lane's runners (0...256; see `LaneSettings.ahead`). A new
-    ///   width brings as many ahead with it in the lanes that wait for their in-flight mark, unless this is given.
+    ///   width brings as many ahead with it in the lanes that wait for their in-flight mark, unless this is given;
+    /// - `decoders=N`: phases of the decoding lanes running at once for files over `smallItemBytes`, the three
+    ///   lanes together (1...256; see `decoders`).
     public func applying(laneSpec spec: String) throws(LaneSpecError) -> PipelineConfiguration {
         var result = self
         var seen = Set<String>()
@@ -39,6 +41,8 @@ extension PipelineConfiguration {
             }
             let keyParts = key.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
             switch keyParts.count {
+            case 1 where key == "decoders":
+                result.decoders = try Self.count(value, in: entry, range: 1...256, what: "decoders")
             case 1:
                 let lane = try Self.lane(named: keyParts[0], in: entry)
                 result[lane].width = try Self.count(value, in: entry, range: 1...256, what: "width")
@@ -58,7 +62,8 @@ extension PipelineConfiguration {
                                                             what: "inbox capacity")
             default:
                 throw LaneSpecError(message: "unknown key '\(key)' in --lanes (expected <lane>, timeout.<lane>, "
-                                    + "inbox.<lane> or ahead.<lane>; lanes: transfer, metadata, thumbnail, synthesis)")
+                                    + "inbox.<lane>, ahead.<lane> or decoders; lanes: transfer, metadata, thumbnail, "
+                                    + "synthesis)")
             }
         }
         return result

@@ -26,6 +26,9 @@ public actor PipelineScheduler {
     /// Per lane, the phases that may run stage work at once (the core starts `ahead` more, which wait here), small
     /// items' own runners included.
     private let runners: [Lane: LaneRunners]
+    /// The decoders the decoding lanes share for items bigger than `smallItemBytes` (`PipelineConfiguration.decoders`),
+    /// if they are bounded together.
+    private let decoders: LaneRunners?
 
     private var writer: RecordWriter?
     private var pages: (any PlannedPageSource)?
@@ -63,6 +66,7 @@ public actor PipelineScheduler {
         self.runners = Dictionary(uniqueKeysWithValues: Lane.allCases.map {
             ($0, LaneRunners(count: configuration[$0].width, smallItemRunners: configuration[$0].smallItemRunners))
         })
+        self.decoders = configuration.decoders.map { LaneRunners(count: $0) }
         self.stages = stages
         self.store = store
         self.clock = clock
@@ -255,7 +259,8 @@ public actor PipelineScheduler {
     private func startPhase(_ token: UInt64, item: ImportItem, lane: Lane, timeout: Duration, alone: Bool) {
         guard let writer, let timeouts, let runners = runners[lane] else { return }
         let mark = lane.waitsForInFlightMark || alone ? lastPersisted : 0
-        let lease = RunnerLease(runners, small: item.byteCount <= core.configuration.smallItemBytes)
+        let small = item.byteCount <= core.configuration.smallItemBytes
+        let lease = RunnerLease([runners] + (lane.decodes && !small ? decoders.map { [$0] } ?? [] : []), small: small)
         leases[token] = lease
         phases[token] = children?.spawn { [self, stages, abandonment] in
             do {

@@ -16,7 +16,7 @@ import CairnCore
 /// marks gather for `markLinger` first (`PipelineConfiguration.markLinger`).
 final class RecordWriter: Sendable {
     private struct State {
-        var pending: [ItemMove] = []
+        var pending: BatchQueue<ItemMove>
         var enqueued: UInt64 = 0
         var committed: UInt64 = 0
         /// Marks to save ahead, with their sequence numbers, oldest first.
@@ -75,7 +75,7 @@ final class RecordWriter: Sendable {
     private let markLinger: Duration
     /// The most records a full save takes (`PipelineConfiguration.commitBatchRecords`).
     let maxBatch: Int
-    private let locked = Locked(State())
+    private let locked: Locked<State>
     private let onFailure: @Sendable (any Error) async -> Void
 
     /// - Parameters:
@@ -90,6 +90,7 @@ final class RecordWriter: Sendable {
         self.markLinger = markLinger
         self.maxBatch = max(1, maxBatch)
         self.onFailure = onFailure
+        locked = Locked(State(pending: BatchQueue(limit: self.maxBatch)))
     }
 
     /// Saves records as they come, until closed and every queued record is saved (or the store failed); the
@@ -198,40 +199,34 @@ final class RecordWriter: Sendable {
         while true {
             await park(in: \.idleDrainer) { $0.pending.isEmpty && !$0.closed && $0.failure == nil }
             await lingerForMore()
-            let taken: (batch: [ItemMove], last: UInt64)? = locked.withLock { state in
+            // The batch has one binding, so `keepMarks` changes its buffer in place rather than a copy.
+            var batch: [ItemMove] = []
+            let taken: UInt64? = locked.withLock { state in
                 if state.pending.isEmpty || state.failure != nil { return nil }
-                // All of it taken, the queue starts again empty: a copy would share the buffer, and the removal
-                // would then allocate a second one as large, kept for the rest of the run.
-                let batch: [ItemMove]
-                if state.pending.count <= maxBatch {
-                    batch = state.pending
-                    state.pending = []
-                } else {
-                    batch = Array(state.pending[..<maxBatch])
-                    state.pending.removeFirst(maxBatch)
-                }
+                batch = state.pending.takeBatch()
                 let last = state.enqueued - UInt64(state.pending.count)
                 // The batch saves its own marks; the path ahead no longer needs to.
                 state.marks.removeAll { $0.sequence <= last }
-                return (batch, last)
+                return last
             }
-            guard let taken else {
+            guard let last = taken else {
                 if locked.withLock({ $0.closed || $0.failure != nil }) { return }
                 continue
             }
             await marksAheadSettled()
-            guard let known = locked.withLock({ $0.failure == nil ? $0.marksAfter(taken.last) : nil }) else { return }
+            guard let known = locked.withLock({ $0.failure == nil ? $0.marksAfter(last) : nil }) else { return }
             do {
-                try await store.save(Self.keepingMarks(known, in: taken.batch))
+                Self.keepMarks(known, in: &batch)
+                try await store.save(batch)
                 // A mark of this batch's items saved (or saving) since `known` was read may have landed before the
                 // batch: marked again, it stands.
                 let overtaken = locked.withLock { state in
                     let queued = Set(state.marks.map(\.sequence))
-                    return state.marksAfter(taken.last).values.filter { entry in
+                    return state.marksAfter(last).values.filter { entry in
                         known[entry.mark.id]?.sequence != entry.sequence && !queued.contains(entry.sequence)
                     }
                 }
-                let items = overtaken.isEmpty ? [] : Set(taken.batch.map(\.record.id))
+                let items = overtaken.isEmpty ? [] : Set(batch.map(\.record.id))
                 let again = overtaken.filter { items.contains($0.mark.id) }.map(\.mark)
                 if !again.isEmpty { try await store.saveMarks(again) }
             } catch {
@@ -239,8 +234,8 @@ final class RecordWriter: Sendable {
                 return
             }
             let ready = locked.withLock { state in
-                state.committed = taken.last
-                state.savedAhead = state.savedAhead.filter { $0.key > taken.last }
+                state.committed = last
+                state.savedAhead = state.savedAhead.filter { $0.key > last }
                 return state.takeReadyWaiters()
             }
             for waiter in ready { waiter.resume() }
@@ -271,12 +266,10 @@ final class RecordWriter: Sendable {
         locked.withLock { $0[keyPath: slot] = nil }
     }
 
-    /// `batch` with the last record of each item that has a newer mark (`known`) saved as in flight, as that mark
-    /// says: saved as it was, the older record would clear a mark the store may already hold.
-    static func keepingMarks(_ known: [ItemID: (sequence: UInt64, mark: InFlightMark)],
-                             in batch: [ItemMove]) -> [ItemMove] {
-        guard !known.isEmpty else { return batch }
-        var batch = batch
+    /// Sets the last record of each item in `batch` that has a newer mark (`known`) in flight, as that mark says:
+    /// saved as it was, the older record would clear a mark the store may already hold.
+    static func keepMarks(_ known: [ItemID: (sequence: UInt64, mark: InFlightMark)], in batch: inout [ItemMove]) {
+        guard !known.isEmpty else { return }
         var seen = Set<ItemID>()
         for index in batch.indices.reversed() {
             let id = batch[index].record.id
@@ -284,7 +277,6 @@ final class RecordWriter: Sendable {
             batch[index].record.inFlight = true
             batch[index].record.runsAlone = newer.mark.alone
         }
-        return batch
     }
 
     /// Returns once no save of marks ahead is in progress. A full save calls it once it has taken its batch (and so

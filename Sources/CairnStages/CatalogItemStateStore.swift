@@ -22,12 +22,13 @@ public struct CatalogItemStateStore: ItemStateStore {
 
     public func save(_ moves: [ItemMove]) async throws {
         var rows = StageRows()
-        for case let made as StageRows in moves.map(\.products) { rows.append(made) }
+        for move in moves { if let made = move.products as? StageRows { rows.append(made) } }
         if let groupCommit, rows.pointsAtFiles {
             let durable = rows
             try await BlockingWork.run { try groupCommit.makeDurable(durable) }
         }
-        try await catalog.saveImportItemStates(moves.map(\.record), with: rows)
+        // Each item's last record only, taken before the copy out of the moves: a batch moves an item several times.
+        try await catalog.saveImportItemStates(moves.lastOfEach(by: \.record.id).map(\.record), with: rows)
     }
 
     /// One small commit with no sync: a mark only has to outlive a crash of this process, and it points at no

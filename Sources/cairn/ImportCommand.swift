@@ -31,7 +31,9 @@ struct ImportCommand: AsyncParsableCommand {
             timeout.thumbnail=2m (defaults scale with cores); the decoding lanes also start as many phases again \
             ahead of their runners, whose in-flight marks commit while the work before them runs (ahead.<lane>=N \
             sets that; 0 turns it off), and the thumbnail lane has one more runner that only files of at most \
-            1 MiB take. The library's cairn.toml `lanes` and `clips` apply \
+            1 MiB take. Files bigger than that are decoded at most one per core at once over the three decoding \
+            lanes together, so each picture in flight holds its memory on a core that works on it (decoders=N \
+            sets that). The library's cairn.toml `lanes` and `clips` apply \
             as they do for `cairn sync`; options given here win. A timed-out or I/O-failed phase is retried with \
             backoff (--max-attempts); corrupt or unsupported media fails at once.
 

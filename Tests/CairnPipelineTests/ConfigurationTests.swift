@@ -74,7 +74,7 @@ struct ConfigurationTests {
         ("transfer=2,transfer=3", "'transfer' appears twice in --lanes 'transfer=2,transfer=3'"),
         ("timeout.transfer=30x", "timeout in 'timeout.transfer=30x' is not a positive duration (use e.g. 500ms, 30s, 2m, 1h)"),
         ("transfer=2,,", "empty entry in --lanes 'transfer=2,,'"),
-        ("speed.transfer=2", "unknown key 'speed.transfer' in --lanes (expected <lane>, timeout.<lane>, inbox.<lane> or ahead.<lane>; lanes: transfer, metadata, thumbnail, synthesis)"),
+        ("speed.transfer=2", "unknown key 'speed.transfer' in --lanes (expected <lane>, timeout.<lane>, inbox.<lane>, ahead.<lane> or decoders; lanes: transfer, metadata, thumbnail, synthesis)"),
         ("ahead.thumbnail=-1", "ahead in 'ahead.thumbnail=-1' must be a whole number from 0 to 256"),
     ])
     func badLaneSpecs(spec: String, message: String) {

@@ -117,3 +117,31 @@ actor GatedItemStateStore: ItemStateStore {
         waitingSave = nil
     }
 }
+
+@Suite("Batch queue")
+struct BatchQueueTests {
+    @Test("batches leave oldest first, each at most the limit, in the order the elements came")
+    func batchesInOrder() {
+        var queue = BatchQueue<Int>(limit: 4)
+        #expect(queue.takeBatch().isEmpty)
+        for value in 0..<10 { queue.append(value) }
+        #expect(queue.count == 10)
+        #expect(queue.takeBatch() == [0, 1, 2, 3])
+        #expect(queue.count == 6)
+        // An element that comes after a batch left joins the last batch, not a new one.
+        queue.append(10)
+        #expect(queue.takeBatch() == [4, 5, 6, 7])
+        #expect(queue.takeBatch() == [8, 9, 10])
+        #expect(queue.isEmpty)
+        #expect(queue.takeBatch().isEmpty)
+    }
+
+    @Test("a limit below one takes one element a batch")
+    func limitOfAtLeastOne() {
+        var queue = BatchQueue<Int>(limit: 0)
+        queue.append(1)
+        queue.append(2)
+        #expect(queue.takeBatch() == [1])
+        #expect(queue.takeBatch() == [2])
+    }
+}

@@ -111,6 +111,21 @@ struct SchedulerTests {
         runners.release(smallRunner: false)
     }
 
+    /// A harness whose stage work in the lanes `counted` picks holds at a gate, counting how many run at once.
+    static func gated(_ configuration: PipelineConfiguration, counted: @escaping @Sendable (Lane) -> Bool)
+        -> (Harness, Gate, Locked<(running: Int, most: Int)>) {
+        let signal = TestSignal()
+        let gate = Gate(signal: signal)
+        let counts = Locked((running: 0, most: 0))
+        let harness = Harness(signal: signal, configuration: configuration) { _, lane, _ in
+            guard counted(lane) else { return }
+            counts.withValue { $0.running += 1; $0.most = max($0.most, $0.running) }
+            defer { counts.withValue { $0.running -= 1 } }
+            try await gate.pass()
+        }
+        return (harness, gate, counts)
+    }
+
     @Test("small items run one more thumbnail at once than the width; big items only as many as the width")
     func smallItemsTakeTheExtraRunner() async throws {
         for bytes: Int64 in [1_000, 50_000_000] {
@@ -119,20 +134,12 @@ struct SchedulerTests {
             configuration.thumbnail.smallItemRunners = 1
             configuration.thumbnail.ahead = 2
             configuration.smallItemBytes = 1 << 20
-            let signal = TestSignal()
-            let gate = Gate(signal: signal)
-            let thumbnails = Locked((running: 0, most: 0))
-            let harness = Harness(signal: signal, configuration: configuration) { _, lane, _ in
-                guard lane == .thumbnail else { return }
-                thumbnails.withValue { $0.running += 1; $0.most = max($0.most, $0.running) }
-                defer { thumbnails.withValue { $0.running -= 1 } }
-                try await gate.pass()
-            }
+            let (harness, gate, thumbnails) = Self.gated(configuration) { $0 == .thumbnail }
             let records = (1...4).map { ItemRecord(item: item(Int64($0), bytes: bytes)) }
             let running = Task { try await harness.scheduler.run(records) }
             let expected = bytes <= configuration.smallItemBytes ? 2 : 1
             // Both small thumbnails reach the gate together (one alone would leave this wait to the time limit).
-            await signal.wait { gate.arrivals == expected }
+            await harness.signal.wait { gate.arrivals == expected }
             // Let every started phase settle: no further thumbnail may join while the gate holds.
             #expect(await harness.scheduler.slotsUsed(in: .thumbnail) >= expected)
             #expect(thumbnails.current.running == expected)
@@ -140,6 +147,29 @@ struct SchedulerTests {
             let result = try await running.value
             #expect(result.report.count(.imported) == 4)
             #expect(thumbnails.current.most == expected)
+        }
+    }
+
+    @Test("the decoding lanes share their decoders: with each lane four wide, two big items decode at once; small ones are not bounded")
+    func decodersAreShared() async throws {
+        for bytes: Int64 in [1_000, 50_000_000] {
+            var configuration = testConfiguration(width: 4)
+            configuration.decoders = 2
+            configuration.smallItemBytes = 1 << 20
+            let (harness, gate, decoding) = Self.gated(configuration) { $0.decodes }
+            let records = (1...12).map { ItemRecord(item: item(Int64($0), bytes: bytes)) }
+            let running = Task { try await harness.scheduler.run(records) }
+            let expected = bytes <= configuration.smallItemBytes ? 4 : 2
+            await harness.signal.wait { gate.arrivals == expected }
+            // Every transfer ends while the gate holds, and the metadata lane (four wide) holds four phases: big
+            // items beyond the decoders wait for one, and may not join.
+            await harness.signal.wait { harness.stages.finished(.transfer) == 12 }
+            #expect(await harness.scheduler.slotsUsed(in: .metadata) == 4)
+            #expect(decoding.current.running == expected)
+            gate.open()
+            let result = try await running.value
+            #expect(result.report.count(.imported) == 12)
+            #expect(decoding.current.most == expected)
         }
     }
 
