@@ -293,7 +293,7 @@ let package = Package(
         .testTarget(name: "CairnCLITests", dependencies: [
             "cairn", "CairnCore", "CairnCatalog", "CairnReconcile", "CairnLibrary", "CairnTrash", "CairnStages",
             "CairnConfiguration", "CairnStatus", "CairnImmichDestination", "CairnImport", "CairnSync",
-            "CairnQueue", "CairnSharedWork", "CairnTesting",
+            "CairnQueue", "CairnSharedWork", "CairnPipeline", "CairnTesting",
         ]),
     ],
     swiftLanguageModes: [.v6]

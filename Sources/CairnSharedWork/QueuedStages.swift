@@ -106,8 +106,9 @@ struct QueuedStages: PipelineStages {
 }
 
 /// An import's thumbnail and synthesis lanes when their work is queued: a phase there only waits for a job, so
-/// the lanes are as wide as the jobs worth keeping queued for the workers, and their timeouts cover the wait
-/// behind the jobs queued before. `--lanes` still has the last word.
+/// the lanes are as wide as the jobs worth keeping queued for the workers, their timeouts cover the wait behind
+/// the jobs queued before, and they take none of the decoders (`PipelineConfiguration.decoders`): the workers'
+/// own lanes bound their decoding. `--lanes` still has the last word.
 package enum SharedQueueLanes {
     package static let width = 32
 
@@ -120,5 +121,6 @@ package enum SharedQueueLanes {
         }
         configuration.thumbnail.timeout = .fixed(.seconds(600))
         configuration.synthesis.timeout = .fixed(.seconds(1800))
+        configuration.decoders = nil
     }
 }

@@ -1,6 +1,7 @@
 import CairnCatalog
 import CairnCore
 import CairnLibrary
+import CairnPipeline
 import CairnQueue
 @testable import CairnSharedWork
 import CairnTesting
@@ -317,6 +318,17 @@ enum QueueDatabase {
         #expect(rows.derivedFiles.map(\.durationSeconds) == [nil, 3])
         let kept = DerivativeOutput(StageRows(keptWithoutPreview: [(checksum, "no decoder for this RAW")]))
         #expect(DerivativeOutput(result: kept.result)?.rows(for: checksum).keptWithoutPreview.first?.reason == "no decoder for this RAW")
+    }
+
+    @Test func queuedLanesWaitForJobsWithoutTakingTheDecoders() throws {
+        var configuration = PipelineConfiguration.defaults(cores: 2)
+        #expect(configuration.decoders == 2)
+        SharedQueueLanes.apply(to: &configuration)
+        // A phase of these lanes waits for a worker's job: bounded by the decoders, 32 would wait as 2.
+        #expect(configuration.decoders == nil)
+        #expect(configuration.thumbnail.width == SharedQueueLanes.width)
+        let given = try configuration.applying(laneSpec: "decoders=3")
+        #expect(given.decoders == 3, "--lanes still has the last word")
     }
 
     @Test func aLibrarysIdentityIsMadeOnceAndAFolderWithoutOneHasNone() throws {
