@@ -260,7 +260,9 @@ public actor PipelineScheduler {
         guard let writer, let timeouts, let runners = runners[lane] else { return }
         let mark = lane.waitsForInFlightMark || alone ? lastPersisted : 0
         let small = item.byteCount <= core.configuration.smallItemBytes
-        let lease = RunnerLease([runners] + (lane.decodes && !small ? decoders.map { [$0] } ?? [] : []), small: small)
+        var pools = [runners]
+        if lane.decodes, !small, let decoders { pools.append(decoders) }
+        let lease = RunnerLease(pools, small: small)
         leases[token] = lease
         phases[token] = children?.spawn { [self, stages, abandonment] in
             do {
