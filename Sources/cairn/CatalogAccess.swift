@@ -58,14 +58,27 @@ enum CatalogAccess {
         }
         #if SharedQueue
         if let location = try catalog.location(libraryRoot: root) {
-            let library = try Library.openForReadingPostgresCatalog(root: root, postgres: location.description)
-            return try await SharedCatalog.reading(layout: library.layout, catalog: location) { try await body(library, $0) }
+            return try await readingExisting(root: root, catalog: location, body)
         }
         #endif
         let library = try Library(root: root, readOnly: true)
         defer { library.close() }
         return try await body(library, library.sqliteCatalog)
     }
+
+    #if SharedQueue
+    /// As `readingExisting`, for the folder at `root` (a library, or an Immich destination's state in one) whose
+    /// catalog is in PostgreSQL at `location`.
+    static func readingExisting<Value: Sendable>(root: String, catalog location: PostgresLocation,
+                                                 _ body: (Library, any LibraryCatalog) async throws -> Value)
+        async throws -> Value {
+        guard LibraryLayout.holdsLibrary(root) else {
+            throw CommandError("\(root): no cairn library here (nothing imported yet, or a different --library?)")
+        }
+        let library = try Library.openForReadingPostgresCatalog(root: root, postgres: location.description)
+        return try await SharedCatalog.reading(layout: library.layout, catalog: location) { try await body(library, $0) }
+    }
+    #endif
 
     /// Where what reads the library while it may be running (`serve`, `watch --listen`, a locked run's metrics) reads
     /// its catalog: opened afresh for each read, without the lock, from its SQLite file or its PostgreSQL database.
@@ -104,23 +117,25 @@ enum CatalogAccess {
 
     /// As `running`, for an import or a sync: with the run's metrics, when `metrics` asks for them, read from the
     /// catalog as the run starts (and by the session as it ends), and a lock another run holds reported in them.
+    /// `labelRoot`: the library the metrics name, when `libraryRoot` is an Immich destination's state inside it.
     static func running<Value: Sendable>(catalog location: PostgresLocation, libraryRoot: String, command: String,
                                          cancellation: PipelineCancellation?, metrics: RunMetricsSession.Settings?,
-                                         sourceRoot: String,
+                                         labelRoot: String? = nil, sourceRoot: String,
                                          _ body: (Library, any LibraryCatalog, RunMetricsSession?) async throws -> Value)
         async throws -> Value {
+        let labelRoot = labelRoot ?? libraryRoot
         do {
             return try await running(catalog: location, libraryRoot: libraryRoot, command: command,
                                      cancellation: cancellation) { opened, catalog in
                 let session = try await RunMetricsSession.starting(metrics, layout: opened.layout, catalog: catalog,
-                                                                   labelRoot: libraryRoot, sourceRoot: sourceRoot)
+                                                                   labelRoot: labelRoot, sourceRoot: sourceRoot)
                 return try await body(opened, catalog, session)
             }
         } catch let locked as LibraryLockedError {
             if let metrics {
                 await RunMetricsSession.reportLocked(settings: metrics,
                                                      source: PostgresStatusSource(libraryRoot: libraryRoot, location: location),
-                                                     labelRoot: libraryRoot, sourceRoot: sourceRoot)
+                                                     labelRoot: labelRoot, sourceRoot: sourceRoot)
             }
             throw locked
         }

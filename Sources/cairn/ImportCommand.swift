@@ -1,6 +1,7 @@
 import ArgumentParser
 import CairnConfiguration
 import CairnCore
+import CairnImmichDestination
 import CairnImport
 import CairnLibrary
 import CairnNarration
@@ -79,7 +80,9 @@ struct ImportCommand: AsyncParsableCommand {
         read side, status, ls, asset, albums, pending list, dry-run and serve, without changing it), and a \
         library whose catalog is its SQLite file is not moved. With \
         --queue as well, the jobs go through the queue and their files are recorded in this catalog (the two may \
-        share one database). Metrics (--metrics-file, --metrics-push) read it too. Not yet with Immich.
+        share one database). Metrics (--metrics-file, --metrics-push) read it too. With --destination immich it keeps \
+        cairn's state for that server and user instead, recorded in <library>/immich/<server>/<user id>/, and needs \
+        a database of its own: one database holds one catalog.
 
 
         """
@@ -122,7 +125,6 @@ struct ImportCommand: AsyncParsableCommand {
         let root = library.resolvedPath
         let immich = (try? destination.isImmich(libraryRoot: root)) ?? false
         try shared.check(immich: immich, libraryRoot: root)
-        try catalog.checkCombination(libraryRoot: root, immich: immich)
         #endif
         _ = try pipelineConfiguration()
         var isDirectory: ObjCBool = false
@@ -159,10 +161,23 @@ struct ImportCommand: AsyncParsableCommand {
                                                    uploads: options.pipeline.transfer.width,
                                                    cancellation: options.cancellation)
         if let immich { options.destination = immich }
+        do {
+            try await run(options, immich: immich)
+            await immich?.close()
+        } catch {
+            await immich?.close()
+            throw error
+        }
+    }
+
+    /// The run on whichever catalog keeps the library's records (or, with `immich`, cairn's state for that server
+    /// and user): a PostgreSQL database, else the folder's SQLite file.
+    private func run(_ options: ImportOptions, immich: ImmichDestination?) async throws {
+        let root = immich?.stateRoot ?? library.resolvedPath
         #if SharedQueue
-        if let location = try catalog.location(libraryRoot: library.resolvedPath) {
+        if let location = try catalog.location(libraryRoot: library.resolvedPath, stateRoot: immich?.stateRoot) {
             catalog.warnOfExposedPassword()
-            try await run(options, catalog: location)
+            try await run(options, catalog: location, root: root)
             return
         }
         if immich == nil, shared.isSharing(libraryRoot: library.resolvedPath) {
@@ -174,27 +189,21 @@ struct ImportCommand: AsyncParsableCommand {
             return
         }
         #endif
-        do {
-            try await run(options, root: immich?.stateRoot ?? library.resolvedPath)
-            await immich?.close()
-        } catch {
-            await immich?.close()
-            throw error
-        }
+        try await run(options, root: root)
     }
 
     #if SharedQueue
-    /// The run with the library's catalog in PostgreSQL at `location`: the library's lock held there, no SQLite
-    /// catalog opened or made in its folder.
-    private func run(_ options: ImportOptions, catalog location: PostgresLocation) async throws {
-        let root = library.resolvedPath
-        let metricsSettings = try metrics.settings(libraryRoot: root, quarantineDays: nil)
+    /// The run with the catalog of `root` (the library, or an Immich destination's state in it) in PostgreSQL at
+    /// `location`: its lock held there, no SQLite catalog opened or made in its folder.
+    private func run(_ options: ImportOptions, catalog location: PostgresLocation, root: String) async throws {
+        let metricsSettings = try metrics.settings(libraryRoot: library.resolvedPath, quarantineDays: nil)
         let failedFiles = FailedFiles()
         try await CatalogAccess.reportingFailures {
             try await CatalogAccess.running(catalog: location, libraryRoot: root, command: "import",
                                             cancellation: options.cancellation, metrics: metricsSettings,
+                                            labelRoot: library.resolvedPath,
                                             sourceRoot: source) { opened, catalog, runMetrics in
-                guard shared.isSharing(libraryRoot: root) else {
+                guard shared.isSharing(libraryRoot: library.resolvedPath) else {
                     return try await run(options, opened: opened, catalog: catalog, metrics: runMetrics,
                                          failedFiles: failedFiles)
                 }

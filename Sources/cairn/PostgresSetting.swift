@@ -53,19 +53,28 @@ enum PostgresSetting {
 /// or `catalog` in the library's cairn.toml.
 struct CatalogLocationOption: ParsableArguments {
     @Option(name: .customLong("catalog"),
-            help: "The PostgreSQL database that keeps the library's catalog instead of its SQLite file (a new library's first import puts it there), e.g. postgres://cairn@db.lan/photos (also $CAIRN_CATALOG, or `catalog` in the library's cairn.toml; a password in $PGPASSWORD).")
+            help: "The PostgreSQL database that keeps the library's catalog instead of its SQLite file (a new library's first import puts it there; with --destination immich, cairn's state for that server and user, in a database of its own), e.g. postgres://cairn@db.lan/photos (also $CAIRN_CATALOG, or `catalog` in the library's cairn.toml; a password in $PGPASSWORD).")
     var url: String?
 
-    /// The catalog named by the flag, `$CAIRN_CATALOG` or cairn.toml; else the one the library folder records
+    /// The catalog named by the flag, `$CAIRN_CATALOG` or cairn.toml; else the one the folder records
     /// (`.cairn-catalog`, written by its first `import --catalog`), so a library that keeps its catalog in
-    /// PostgreSQL is never imported into a new SQLite catalog by a run that forgot the flag.
-    func location(libraryRoot: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws
-        -> PostgresLocation? {
+    /// PostgreSQL is never imported into a new SQLite catalog by a run that forgot the flag. `stateRoot`: the folder
+    /// whose catalog is meant when it is not the library's own (an Immich destination's state, under the library
+    /// whose cairn.toml is read).
+    func location(libraryRoot: String, stateRoot: String? = nil,
+                  environment: [String: String] = ProcessInfo.processInfo.environment) throws -> PostgresLocation? {
         if let named = try PostgresSetting.location(flag: url, flagName: "--catalog", key: .catalog, libraryRoot: libraryRoot,
                                                     configFile: nil, environment: environment, configured: { $0.catalog }) {
             return named
         }
-        let layout = LibraryLayout(root: libraryRoot)
+        return try Self.recorded(in: stateRoot ?? libraryRoot, environment: environment)
+    }
+
+    /// The catalog a folder records (`.cairn-catalog`), with `$PGPASSWORD`; nil for a folder whose catalog is its
+    /// SQLite file.
+    static func recorded(in root: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws
+        -> PostgresLocation? {
+        let layout = LibraryLayout(root: root)
         guard let recorded = layout.postgresCatalogNamed else { return nil }
         var location: PostgresLocation
         do { location = try PostgresLocation(url: recorded) } catch {
@@ -75,15 +84,6 @@ struct CatalogLocationOption: ParsableArguments {
         return location
     }
 
-    /// Refuses, at validation, what does not work with a catalog in PostgreSQL yet: what keeps a catalog of its own
-    /// beside the run's (Immich's state).
-    func checkCombination(libraryRoot: String, immich: Bool) throws {
-        guard try location(libraryRoot: libraryRoot) != nil else { return }
-        if immich {
-            throw ValidationError("--catalog does not work with --destination immich yet: Immich's state is kept in SQLite.")
-        }
-    }
-
     func warnOfExposedPassword() { PostgresSetting.warnOfExposedPassword(flag: url, flagName: "--catalog", key: .catalog) }
 }
 #else
@@ -91,7 +91,6 @@ import ArgumentParser
 
 /// Without the `SharedQueue` trait a library's catalog is its SQLite file: there is no `--catalog`.
 struct CatalogLocationOption: ParsableArguments {
-    func location(libraryRoot: String) throws -> Never? { nil }
-    func checkCombination(libraryRoot: String, immich: Bool) throws {}
+    func location(libraryRoot: String, stateRoot: String? = nil) throws -> Never? { nil }
 }
 #endif

@@ -115,20 +115,36 @@ struct RestoreCommand: AsyncParsableCommand {
         }
     }
 
+    /// The state cairn keeps for the server and user opened under its lock: in PostgreSQL when `--catalog` (or the
+    /// state's record of it) says so, else in its SQLite file.
     private func restore(from immich: ImmichDestination) async throws {
         guard LibraryLayout.holdsLibrary(immich.stateRoot) else {
             throw CommandError("\(immich.stateRoot): cairn has no state for this Immich server and user (nothing synced yet?)")
         }
+        #if SharedQueue
+        if let location = try catalog.location(libraryRoot: library.resolvedPath, stateRoot: immich.stateRoot) {
+            catalog.warnOfExposedPassword()
+            try await CatalogAccess.reportingFailures {
+                try await CatalogAccess.running(catalog: location, libraryRoot: immich.stateRoot, command: "restore") {
+                    try await restore(from: immich, opened: $0, catalog: $1)
+                }
+            }
+            return
+        }
+        #endif
         let opened: Library
         do { opened = try await Library.openExclusive(root: immich.stateRoot) } catch let locked as LibraryLockedError {
             Output.error(locked.description)
             throw ExitCode(locked.exitStatus.rawValue)
         }
         defer { opened.close() }
+        try await restore(from: immich, opened: opened, catalog: opened.sqliteCatalog)
+    }
+
+    private func restore(from immich: ImmichDestination, opened: Library, catalog: any LibraryCatalog) async throws {
         let summary: ImmichDestination.RestoreSummary
         do {
-            summary = try await immich.restore(runID: runID, library: opened, catalog: opened.sqliteCatalog,
-                                               now: Date())
+            summary = try await immich.restore(runID: runID, library: opened, catalog: catalog, now: Date())
         } catch let failure as ImmichFailure {
             Output.error(failure.description)
             throw ExitCode(failure.kind == .needsAuth ? ExitStatus.needsAuth.rawValue : ExitStatus.failure.rawValue)

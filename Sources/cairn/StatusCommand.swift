@@ -43,12 +43,27 @@ struct StatusCommand: AsyncParsableCommand {
         // (as plain text; --json stays the library's one object).
         guard !json else { return }
         for (server, user, root) in immich {
-            let opened = try Library(root: root, readOnly: true)
-            defer { opened.close() }
             Output.line("\nImmich destination \(server), user \(user):")
-            let report = try await LibraryStatus.report(layout: opened.layout, catalog: opened.sqliteCatalog)
-            FileHandle.standardOutput.write(Data(report.text(now: now).utf8))
+            try await CatalogAccess.reportingFailures {
+                let report = try await Self.report(stateRoot: root)
+                FileHandle.standardOutput.write(Data(report.text(now: now).utf8))
+            }
         }
+    }
+
+    /// The status of the state kept for one Immich server and user, read where it keeps its catalog (the catalog it
+    /// records in PostgreSQL, else its SQLite file), changing nothing.
+    private static func report(stateRoot root: String) async throws -> StatusReport {
+        #if SharedQueue
+        if let location = try CatalogLocationOption.recorded(in: root) {
+            return try await CatalogAccess.readingExisting(root: root, catalog: location) { opened, catalog in
+                try await LibraryStatus.report(layout: opened.layout, catalog: catalog)
+            }
+        }
+        #endif
+        let opened = try Library(root: root, readOnly: true)
+        defer { opened.close() }
+        return try await LibraryStatus.report(layout: opened.layout, catalog: opened.sqliteCatalog)
     }
 
     /// `<library>/immich/<server>/<user id>` folders that hold cairn's state for an Immich destination.

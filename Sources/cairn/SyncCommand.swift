@@ -38,7 +38,8 @@ struct SyncCommand: AsyncParsableCommand {
             `cairn restore --run-id ID --destination immich` brings a run back. cairn never empties Immich's trash.
 
             With --catalog (see `cairn import --help`), the sync reads and writes the library's catalog in that \
-            PostgreSQL database, its deletions and trash included, under the library's lock held there.
+            PostgreSQL database, its deletions and trash included, under the library's lock held there; with \
+            --destination immich, cairn's state for that server and user (a database of its own).
 
             \(ImportCommand.queueHelp)Exit codes: 0 done; 3 some files failed; 4 a safety rail held every deletion; 64 bad command line or \
             configuration; 75 another cairn process holds the library; 77 the Immich server refused the API key; \
@@ -76,7 +77,6 @@ struct SyncRunOptions: ParsableArguments {
         let root = library.resolvedPath
         let immich = (try? destination.isImmich(libraryRoot: root)) ?? false
         try shared.check(immich: immich, libraryRoot: root, configFile: reconcile.config)
-        try catalog.checkCombination(libraryRoot: root, immich: immich)
         #endif
     }
 
@@ -119,8 +119,6 @@ struct DryRunCommand: AsyncParsableCommand {
     func validate() throws {
         if let source, source.isEmpty { throw ValidationError("SOURCE needs a folder path.") }
         try reconcile.check(libraryRoot: library.resolvedPath, source: source, needsSource: true)
-        try catalog.checkCombination(libraryRoot: library.resolvedPath,
-                                     immich: (try? destination.isImmich(libraryRoot: library.resolvedPath)) ?? false)
     }
 
     func run() async throws {
@@ -166,30 +164,6 @@ struct SyncInvocation {
         }
         let immich = try await destination.connect(libraryRoot: library.resolvedPath, uploads: uploads,
                                                    cancellation: cancellation)
-        #if SharedQueue
-        if immich == nil, dryRun, let catalog, try catalog.location(libraryRoot: library.resolvedPath) != nil {
-            // A dry run of a library whose catalog is in PostgreSQL reads it as it stands: no lock, no migration.
-            try await CatalogAccess.reportingFailures {
-                try await CatalogAccess.readingExisting(library, catalog: catalog) { opened, catalog in
-                    try await run(opened: opened, catalog: catalog, immich: nil, shared: nil, metrics: nil,
-                                  cancellation: cancellation)
-                }
-            }
-            return
-        }
-        if immich == nil, !dryRun, let location = try catalog?.location(libraryRoot: library.resolvedPath) {
-            catalog?.warnOfExposedPassword()
-            try await run(catalog: location, cancellation: cancellation)
-            return
-        }
-        if immich == nil, !dryRun, let shared, shared.isSharing(libraryRoot: library.resolvedPath, configFile: reconcile.config) {
-            try await shared.run(command: "sync", libraryRoot: library.resolvedPath, configFile: reconcile.config,
-                                 cancellation: cancellation) { destination in
-                try await run(immich: nil, shared: destination, cancellation: cancellation)
-            }
-            return
-        }
-        #endif
         do {
             try await run(immich: immich, cancellation: cancellation)
             await immich?.close()
@@ -199,19 +173,53 @@ struct SyncInvocation {
         }
     }
 
+    /// The run on whichever catalog keeps the library's records (or, with `immich`, cairn's state for that server
+    /// and user): a PostgreSQL database, else the folder's SQLite file.
+    private func run(immich: ImmichDestination?, cancellation: PipelineCancellation) async throws {
+        #if SharedQueue
+        let root = immich?.stateRoot ?? library.resolvedPath
+        if let catalog, let location = try catalog.location(libraryRoot: library.resolvedPath, stateRoot: immich?.stateRoot) {
+            guard !dryRun else {
+                // A dry run of a catalog in PostgreSQL reads it as it stands: no lock, no migration.
+                try await CatalogAccess.reportingFailures {
+                    try await CatalogAccess.readingExisting(root: root, catalog: location) { opened, catalog in
+                        try await run(opened: opened, catalog: catalog, immich: immich, shared: nil, metrics: nil,
+                                      cancellation: cancellation)
+                    }
+                }
+                return
+            }
+            catalog.warnOfExposedPassword()
+            try await run(catalog: location, root: root, immich: immich, cancellation: cancellation)
+            return
+        }
+        if immich == nil, !dryRun, let shared, shared.isSharing(libraryRoot: library.resolvedPath, configFile: reconcile.config) {
+            try await shared.run(command: "sync", libraryRoot: library.resolvedPath, configFile: reconcile.config,
+                                 cancellation: cancellation) { destination in
+                try await runWithSQLite(immich: nil, shared: destination, cancellation: cancellation)
+            }
+            return
+        }
+        #endif
+        try await runWithSQLite(immich: immich, cancellation: cancellation)
+    }
+
     #if SharedQueue
-    /// The sync with the library's catalog in PostgreSQL at `location`, the library's lock held there.
-    private func run(catalog location: PostgresLocation, cancellation: PipelineCancellation) async throws {
-        let root = library.resolvedPath
-        let settings = try reconcile.resolve(libraryRoot: root, source: source)
-        guard let sourcePath = settings.source else { throw ReconcileOptions.noSource(libraryRoot: root) }
-        let metricsSettings = try metrics?.settings(libraryRoot: root, quarantineDays: settings.reconcile.quarantineDays)
+    /// The sync with the catalog of `root` (the library, or an Immich destination's state in it) in PostgreSQL at
+    /// `location`, its lock held there.
+    private func run(catalog location: PostgresLocation, root: String, immich: ImmichDestination?,
+                     cancellation: PipelineCancellation) async throws {
+        let settingsRoot = library.resolvedPath
+        let settings = try reconcile.resolve(libraryRoot: settingsRoot, source: source)
+        guard let sourcePath = settings.source else { throw ReconcileOptions.noSource(libraryRoot: settingsRoot) }
+        let metricsSettings = try metrics?.settings(libraryRoot: settingsRoot, quarantineDays: settings.reconcile.quarantineDays)
         let failedFiles = FailedFiles()
         try await CatalogAccess.reportingFailures {
             try await CatalogAccess.running(catalog: location, libraryRoot: root, command: "sync", cancellation: cancellation,
-                                            metrics: metricsSettings, sourceRoot: sourcePath) { opened, catalog, runMetrics in
-                guard let shared, shared.isSharing(libraryRoot: root, configFile: reconcile.config) else {
-                    return try await run(opened: opened, catalog: catalog, immich: nil, shared: nil, metrics: runMetrics,
+                                            metrics: metricsSettings, labelRoot: settingsRoot,
+                                            sourceRoot: sourcePath) { opened, catalog, runMetrics in
+                guard let shared, shared.isSharing(libraryRoot: settingsRoot, configFile: reconcile.config) else {
+                    return try await run(opened: opened, catalog: catalog, immich: immich, shared: nil, metrics: runMetrics,
                                          cancellation: cancellation, failedFiles: failedFiles)
                 }
                 try await shared.takingPart(command: "sync", library: opened, configFile: reconcile.config) { destination in
@@ -223,9 +231,10 @@ struct SyncInvocation {
     }
     #endif
 
-    /// `shared`: the destination that queues the thumbnails and clips (`--queue`).
-    private func run(immich: ImmichDestination?, shared: (any ImportDestination)? = nil,
-                     cancellation: PipelineCancellation) async throws {
+    /// The run with the SQLite catalog of the library, or of `immich`'s state in it; `shared`: the destination that
+    /// queues the thumbnails and clips (`--queue`).
+    private func runWithSQLite(immich: ImmichDestination?, shared: (any ImportDestination)? = nil,
+                               cancellation: PipelineCancellation) async throws {
         // cairn.toml is the library's; the state of an Immich destination is a folder of its own inside it.
         let settingsRoot = library.resolvedPath
         let root = immich?.stateRoot ?? settingsRoot

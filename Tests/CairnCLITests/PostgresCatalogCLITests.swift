@@ -219,7 +219,9 @@ import Testing
         try Data((0..<30_000).map { UInt8(truncatingIfNeeded: $0 &* 7919) }).write(to: URL(fileURLWithPath: source + "/BROKEN.JPG"))
         let importing = try ServiceProcess(CairnBinary.path, [command, source, "--library", library, "--plain", "--catalog", url],
                                            logPath: folder.path + "/\(command).log")
-        _ = try importing.waitForOutput(matching: "importing", timeout: 120)
+        // Once the damaged file has failed (its name sorts first, so the lanes hold the rest still): a first try
+        // ended before that would leave it to the second, which would then fail it itself.
+        _ = try importing.waitForOutput(matching: "error: BROKEN.JPG", timeout: 120)
         let ended = try rows("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
                              + "WHERE datname = current_database() AND pid <> pg_backend_pid()")
         importing.process.waitUntilExit()
@@ -253,11 +255,5 @@ import Testing
         #expect(elsewhere.status == ExitStatus.failure.rawValue)
         #expect(elsewhere.standardError.contains("its catalog is in PostgreSQL at \(location.description), not at"),
                 "\(elsewhere.standardError)")
-
-        // What still reads SQLite beside the run is refused up front.
-        let immich = try CairnBinary.run(["import", source, "--library", folder.path + "/other", "--catalog", url,
-                                          "--destination", "immich", "--immich-url", "http://127.0.0.1:9"])
-        #expect(immich.status == ExitStatus.usage.rawValue && immich.standardError.contains("--catalog does not work with --destination immich"),
-                "\(immich.standardError)")
     }
 }
