@@ -19,9 +19,7 @@ enum CatalogAccess {
                                                         _ body: (Library, any LibraryCatalog) async throws -> Value)
         async throws -> Value {
         let root = option.resolvedPath
-        guard LibraryLayout.holdsLibrary(root) else {
-            throw CommandError("\(root): no cairn library here (nothing imported yet, or a different --library?)")
-        }
+        try LibraryAccess.requireLibrary(at: root)
         return try await Library.withExclusiveAccess(root: root) { library in
             try await body(library, library.sqliteCatalog)
         }
@@ -36,9 +34,7 @@ enum CatalogAccess {
         #if SharedQueue
         let root = option.resolvedPath
         if let location = try catalog.location(libraryRoot: root) {
-            guard LibraryLayout.holdsLibrary(root) else {
-                throw CommandError("\(root): no cairn library here (nothing imported yet, or a different --library?)")
-            }
+            try LibraryAccess.requireLibrary(at: root)
             catalog.warnOfExposedPassword()
             return try await running(catalog: location, libraryRoot: root, command: command, body)
         }
@@ -53,14 +49,12 @@ enum CatalogAccess {
                                                  _ body: (Library, any LibraryCatalog) async throws -> Value)
         async throws -> Value {
         let root = option.resolvedPath
-        guard LibraryLayout.holdsLibrary(root) else {
-            throw CommandError("\(root): no cairn library here (nothing imported yet, or a different --library?)")
-        }
         #if SharedQueue
         if let location = try catalog.location(libraryRoot: root) {
             return try await readingExisting(root: root, catalog: location, body)
         }
         #endif
+        try LibraryAccess.requireLibrary(at: root)
         let library = try Library(root: root, readOnly: true)
         defer { library.close() }
         return try await body(library, library.sqliteCatalog)
@@ -72,9 +66,7 @@ enum CatalogAccess {
     static func readingExisting<Value: Sendable>(root: String, catalog location: PostgresLocation,
                                                  _ body: (Library, any LibraryCatalog) async throws -> Value)
         async throws -> Value {
-        guard LibraryLayout.holdsLibrary(root) else {
-            throw CommandError("\(root): no cairn library here (nothing imported yet, or a different --library?)")
-        }
+        try LibraryAccess.requireLibrary(at: root)
         let library = try Library.openForReadingPostgresCatalog(root: root, postgres: location.description)
         return try await SharedCatalog.reading(layout: library.layout, catalog: location) { try await body(library, $0) }
     }
@@ -89,6 +81,17 @@ enum CatalogAccess {
         }
         #endif
         return SQLiteStatusSource(libraryRoot: libraryRoot)
+    }
+
+    /// As `statusSource(libraryRoot:catalog:)`, for a folder whose catalog is the one it records (an Immich
+    /// destination's state): no flag, variable or cairn.toml names it.
+    static func statusSource(recordedIn root: String) throws -> any StatusCatalogSource {
+        #if SharedQueue
+        if let location = try CatalogLocationOption.recorded(in: root) {
+            return PostgresStatusSource(libraryRoot: root, location: location)
+        }
+        #endif
+        return SQLiteStatusSource(libraryRoot: root)
     }
 
     #if SharedQueue

@@ -14,12 +14,18 @@ enum LibraryAccess {
         return LibraryLayout(root: FileSystem.resolved(root) ?? root)
     }
 
-    /// `option`'s path, once it holds a library; an error naming the folder otherwise.
-    private static func existingRoot(_ option: LibraryOption) throws -> String {
-        let root = option.resolvedPath
+    /// Throws an error naming `root` unless a library was ever made there (a folder with no import yet, a wrong
+    /// --library, an unmounted disk).
+    static func requireLibrary(at root: String) throws {
         guard LibraryLayout.holdsLibrary(root) else {
             throw CommandError("\(root): no cairn library here (nothing imported yet, or a different --library?)")
         }
+    }
+
+    /// `option`'s path, once it holds a library; an error naming the folder otherwise.
+    private static func existingRoot(_ option: LibraryOption) throws -> String {
+        let root = option.resolvedPath
+        try LibraryAccess.requireLibrary(at: root)
         return root
     }
 

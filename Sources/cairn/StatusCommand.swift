@@ -54,16 +54,8 @@ struct StatusCommand: AsyncParsableCommand {
     /// The status of the state kept for one Immich server and user, read where it keeps its catalog (the catalog it
     /// records in PostgreSQL, else its SQLite file), changing nothing.
     private static func report(stateRoot root: String) async throws -> StatusReport {
-        #if SharedQueue
-        if let location = try CatalogLocationOption.recorded(in: root) {
-            return try await CatalogAccess.readingExisting(root: root, catalog: location) { opened, catalog in
-                try await LibraryStatus.report(layout: opened.layout, catalog: catalog)
-            }
-        }
-        #endif
-        let opened = try Library(root: root, readOnly: true)
-        defer { opened.close() }
-        return try await LibraryStatus.report(layout: opened.layout, catalog: opened.sqliteCatalog)
+        let source = try CatalogAccess.statusSource(recordedIn: root)
+        return try await source.reading { try await LibraryStatus.report(layout: source.layout, catalog: $0) }
     }
 
     /// `<library>/immich/<server>/<user id>` folders that hold cairn's state for an Immich destination.
