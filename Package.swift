@@ -154,7 +154,7 @@ let package = Package(
         .target(name: "CairnReconcile", dependencies: ["CairnCore"]),
         // Tapes: the one tape format, clips named by content and format, the append-only playlist and its
         // readiness, as a pure state machine (the encoding is the media engine's).
-        .target(name: "CairnTape"),
+        .target(name: "CairnTape", dependencies: ["CairnCore"]),
         .target(name: "CairnNarration", dependencies: ["CairnCore"]),
         // Metrics of a run and a library as values, rendered through swift-metrics and swift-prometheus; the metrics
         // file for node_exporter's textfile collector and the Pushgateway push. Its own target: the SQLite-only

@@ -3,7 +3,7 @@ import Foundation
 import GRDB
 
 /// An album a source describes: a folder of it, titled by the metadata file kept beside its photos.
-public struct AlbumRecord: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord {
+public struct AlbumRecord: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord, StoredDateColumns {
     public static let databaseTableName = "album"
     public var id: Int64?
     public var sourceID: Int64
@@ -93,7 +93,7 @@ extension Catalog {
                 """)
             var added = 0
             for member in members {
-                try insert.execute(arguments: [id, album.updatedAt, member.hex])
+                try insert.execute(arguments: [id, StoredDate.text(album.updatedAt), member.hex])
                 added += db.changesCount
             }
             return AlbumChange(id: id, created: existing == nil, membersAdded: added)
@@ -134,7 +134,7 @@ extension Catalog {
 }
 
 /// An album's member count, as `albums()` reads it.
-private struct AlbumCountRow: Decodable, FetchableRecord {
+private struct AlbumCountRow: Decodable, FetchableRecord, StoredDateColumns {
     var albumID: Int64
     var members: Int
 

@@ -38,8 +38,8 @@ extension Catalog {
                 conditions.append("asset.sha1 IN (SELECT asset_sha1 FROM album_member WHERE album_id IN (\(marks)))")
                 arguments += albums.isEmpty ? [Int64(-1)] : albums
             }
-            if let since { conditions.append("media_probe.capture_date >= ?"); arguments.append(since) }
-            if let until { conditions.append("media_probe.capture_date < ?"); arguments.append(until) }
+            if let since { conditions.append("media_probe.capture_date >= ?"); arguments.append(StoredDate.text(since)) }
+            if let until { conditions.append("media_probe.capture_date < ?"); arguments.append(StoredDate.text(until)) }
             if let kind { conditions.append("asset.kind = ?"); arguments.append(kind.rawValue) }
             let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
             let rows = try Row.fetchAll(db, sql: """
@@ -57,13 +57,13 @@ extension Catalog {
 }
 
 /// A source path as `sourcePaths` reads it.
-private struct SourcePathColumns: Decodable, FetchableRecord {
+private struct SourcePathColumns: Decodable, FetchableRecord, StoredDateColumns {
     var root: String
     var relative: String
 }
 
 /// The probe columns `assetsByCaptureDate` joins to each asset row.
-private struct ProbeColumns: Decodable, FetchableRecord {
+private struct ProbeColumns: Decodable, FetchableRecord, StoredDateColumns {
     var probeCaptureDate: Date?
     var probeJSON: String?
 

@@ -113,8 +113,8 @@ extension Catalog {
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, arguments: [
                 probe.checksum.hex, probe.container, probe.width, probe.height, probe.durationSeconds,
-                probe.captureDate, probe.cameraMake, probe.cameraModel, probe.latitude, probe.longitude,
-                probe.altitude, probe.codec, probe.probeJSON, probe.probedAt,
+                probe.captureDate.map(StoredDate.text), probe.cameraMake, probe.cameraModel, probe.latitude,
+                probe.longitude, probe.altitude, probe.codec, probe.probeJSON, StoredDate.text(probe.probedAt),
             ])
     }
 
@@ -155,7 +155,7 @@ extension Catalog {
         for file in files {
             try insert.execute(arguments: [
                 file.checksum.hex, file.role.rawValue, file.path, file.format, file.width, file.height,
-                file.byteCount, file.durationSeconds, file.createdAt,
+                file.byteCount, file.durationSeconds, StoredDate.text(file.createdAt),
             ])
         }
     }

@@ -3,7 +3,7 @@ import Foundation
 import GRDB
 
 /// A sidecar file linked to the asset it describes.
-public struct SidecarRecord: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord {
+public struct SidecarRecord: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord, StoredDateColumns {
     public static let databaseTableName = "sidecar"
     public var checksum: Checksum
     public var asset: Checksum
@@ -56,7 +56,7 @@ extension Catalog {
             try db.execute(sql: """
                 UPDATE media_probe SET capture_date = COALESCE(capture_date, ?), latitude = COALESCE(latitude, ?),
                     longitude = COALESCE(longitude, ?), probe_json = ? WHERE sha1 = ?
-                """, arguments: [captureDate, latitude, longitude, probeJSON, asset.hex])
+                """, arguments: [captureDate.map(StoredDate.text), latitude, longitude, probeJSON, asset.hex])
         }
     }
 }

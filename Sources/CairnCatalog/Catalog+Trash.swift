@@ -68,8 +68,9 @@ extension Catalog {
             INSERT OR REPLACE INTO trashed_asset (sha1, trash_run_id, trashed_at, library_paths, kind, size,
                 original_extension, first_source_path, original_path, imported_at, run_id)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """, arguments: [asset.checksum, record.trashRunID, record.trashedAt, paths, asset.kind, asset.size,
-                             asset.originalExtension, asset.firstSourcePath, asset.originalPath, asset.importedAt,
+            """, arguments: [asset.checksum, record.trashRunID, StoredDate.text(record.trashedAt), paths, asset.kind,
+                             asset.size, asset.originalExtension, asset.firstSourcePath, asset.originalPath,
+                             StoredDate.text(asset.importedAt),
                              asset.runID])
     }
 }

@@ -4,7 +4,7 @@ import GRDB
 
 /// An import item is read and written through its one codec (`ItemRecord`'s, in Core): a row of `import_item`
 /// with its source's `root_path` and its asset's `original_path`.
-extension ItemRecord: FetchableRecord, EncodableRecord {}
+extension ItemRecord: FetchableRecord, EncodableRecord, StoredDateColumns {}
 
 extension Catalog {
     private typealias State = ItemState.Name
@@ -80,12 +80,13 @@ extension Catalog {
         let terminal = "(\(Self.terminalCondition) AND NOT \(Self.crashFailedCondition))"
         return try pool.write { db in
             let upsert = try db.cachedStatement(sql: Self.planItemSQL(terminal: terminal))
+            let createdAt = StoredDate.text(now)
             var records: [ItemRecord] = []
             records.reserveCapacity(items.count)
             for item in items {
                 let checksum = item.checksum
                 let rows = try Row.fetchCursor(upsert, arguments: [
-                    checksum.hex, sourceID, item.relativePath, item.kind.rawValue, item.byteCount, now, checksum.hex,
+                    checksum.hex, sourceID, item.relativePath, item.kind.rawValue, item.byteCount, createdAt, checksum.hex,
                     item.sourceRoot,
                 ])
                 guard let row = try rows.next() else {
@@ -168,7 +169,7 @@ extension Catalog {
                 UPDATE import_item SET \(columns.map { "\($0) = ?" }.joined(separator: ", ")), updated_at = ?
                 WHERE id = ?
                 """)
-            let updatedAt = now.databaseValue
+            let updatedAt = StoredDate.text(now)
             for record in ItemRecord.latestPerItem(records) {
                 let state = record.state.storedColumns
                 // In `savedColumns`' order.
@@ -219,7 +220,7 @@ extension Catalog {
             try db.execute(sql: """
                 UPDATE import_item SET retryable = 1, attempts = 0, crash_count = 0, kill_count = 0, updated_at = ?
                 WHERE source_id = ? AND \(Self.crashFailedCondition)
-                """, arguments: [now, sourceID])
+                """, arguments: [StoredDate.text(now), sourceID])
             return db.changesCount
         }
     }

@@ -37,8 +37,9 @@ extension ReconcileStore {
             VALUES (?, ?, ?, ?, ?, ?)
             """)
         for entry in entries {
-            try insert.execute(arguments: [sourceID, entry.checksum, entry.status.rawValue, entry.confirmedAt,
-                                           entry.eligibleAt, runID])
+            try insert.execute(arguments: [sourceID, entry.checksum, entry.status.rawValue,
+                                           entry.confirmedAt.map(StoredDate.text),
+                                           entry.eligibleAt.map(StoredDate.text), runID])
         }
     }
 
@@ -60,7 +61,7 @@ extension ReconcileStore {
                 for checksum in checksums {
                     try db.execute(sql: """
                         INSERT OR IGNORE INTO reconcile_approval (source_id, sha1, approved_at) VALUES (?, ?, ?)
-                        """, arguments: [sourceID, checksum, now])
+                        """, arguments: [sourceID, checksum, StoredDate.text(now)])
                     try db.execute(sql: "DELETE FROM reconcile_exclusion WHERE source_id = ? AND sha1 = ?",
                                    arguments: [sourceID, checksum])
                     try db.execute(sql: """
@@ -81,7 +82,7 @@ extension ReconcileStore {
             for checksum in checksums {
                 try db.execute(sql: """
                     INSERT OR IGNORE INTO reconcile_exclusion (source_id, sha1, excluded_at) VALUES (?, ?, ?)
-                    """, arguments: [sourceID, checksum, now])
+                    """, arguments: [sourceID, checksum, StoredDate.text(now)])
                 try db.execute(sql: "DELETE FROM reconcile_approval WHERE source_id = ? AND sha1 = ?",
                                arguments: [sourceID, checksum])
                 try db.execute(sql: "DELETE FROM reconcile_pending WHERE source_id = ? AND sha1 = ?",
@@ -95,9 +96,9 @@ extension ReconcileStore {
     @discardableResult
     public func excludeConfirmed(sinceRunID runID: String, sourceIDs: [Int64], at now: Date) throws -> [Checksum] {
         try pool.write { db in
-            let stamped = try Date.fetchOne(
+            let stamped = try StoredDate.fetchOne(
                 db, sql: "SELECT MIN(confirmed_at) FROM reconcile_confirmed WHERE run_id = ?", arguments: [runID])
-            let started = try Date.fetchOne(db, sql: "SELECT started_at FROM run WHERE id = ?", arguments: [runID])
+            let started = try StoredDate.fetchOne(db, sql: "SELECT started_at FROM run WHERE id = ?", arguments: [runID])
             guard let since = stamped ?? started else {
                 throw ReconcileStoreError("no run \(runID) in this library (see `cairn journal list` or `cairn status`)")
             }
@@ -105,7 +106,7 @@ extension ReconcileStore {
             for sourceID in sourceIDs {
                 let hexes = try String.fetchAll(db, sql: """
                     SELECT sha1 FROM reconcile_confirmed WHERE source_id = ? AND confirmed_at >= ?
-                    """, arguments: [sourceID, since])
+                    """, arguments: [sourceID, StoredDate.text(since)])
                 let checksums = hexes.compactMap(Checksum.init(hex:))
                 try Self.exclude(checksums, sourceIDs: [sourceID], at: now, db)
                 excluded.formUnion(checksums)

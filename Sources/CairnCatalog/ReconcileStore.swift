@@ -55,7 +55,7 @@ public struct ReconcileStore: Sendable {
             INSERT OR IGNORE INTO reconcile_confirmed (source_id, sha1, confirmed_at, run_id) VALUES (?, ?, ?, ?)
             """)
         for checksum in delta.confirmedStamped {
-            try confirm.execute(arguments: [sourceID, checksum, delta.stampedAt, runID])
+            try confirm.execute(arguments: [sourceID, checksum, StoredDate.text(delta.stampedAt), runID])
         }
 
         let anchor = try db.cachedStatement(
@@ -114,7 +114,7 @@ public struct ReconcileStore: Sendable {
                 last_healthy_file_count = excluded.last_healthy_file_count,
                 last_healthy_scan_at = excluded.last_healthy_scan_at
             """, arguments: [sourceID, facts.hadMarker, facts.firstRunDone, facts.lastSyncRunID, facts.lastHealthyRunID,
-                             facts.lastHealthyFileCount, facts.lastHealthyScanAt])
+                             facts.lastHealthyFileCount, facts.lastHealthyScanAt.map(StoredDate.text)])
     }
 
     // MARK: One sync, committed at once

@@ -7,7 +7,7 @@ import GRDB
 
 /// A walk row of `temp.run_file`: its `id` and the columns of a snapshot row (`path AS relative_path`, `device`,
 /// `inode`, `size`, `mtime_ns`, `kind`, `sha1`).
-package struct RunFileRow: Decodable, FetchableRecord {
+package struct RunFileRow: Decodable, FetchableRecord, StoredDateColumns {
     package var id: Int64
     package var snapshot: SnapshotRow
 
@@ -22,7 +22,7 @@ package struct RunFileRow: Decodable, FetchableRecord {
 }
 
 /// A sidecar row of `temp.run_sidecar`: its `folder` and the columns of a snapshot row.
-package struct RunSidecarRow: Decodable, FetchableRecord {
+package struct RunSidecarRow: Decodable, FetchableRecord, StoredDateColumns {
     package var folder: String
     package var snapshot: SnapshotRow
 
@@ -37,7 +37,7 @@ package struct RunSidecarRow: Decodable, FetchableRecord {
 }
 
 /// The walk matched against the snapshot (`matchSnapshot`).
-package struct SnapshotMatchRow: Decodable, FetchableRecord {
+package struct SnapshotMatchRow: Decodable, FetchableRecord, StoredDateColumns {
     package var files: Int
     package var bytes: Double
     package var toHash: Int
@@ -48,7 +48,7 @@ package struct SnapshotMatchRow: Decodable, FetchableRecord {
 }
 
 /// The content of the walk, counted (`classify`).
-package struct ContentCountsRow: Decodable, FetchableRecord {
+package struct ContentCountsRow: Decodable, FetchableRecord, StoredDateColumns {
     package var newContent: Int
     package var newBytes: Double
     package var duplicates: Double
@@ -83,7 +83,7 @@ package struct HandledItemColumns: Decodable {
 }
 
 /// Handled items, grouped (`outcomeCounts`: `files`) or one each (`relative_path`, `sha1`).
-package struct HandledItemsRow: Decodable, FetchableRecord {
+package struct HandledItemsRow: Decodable, FetchableRecord, StoredDateColumns {
     package var item: HandledItemColumns
     package var files: Int
     package var relativePath: String?
@@ -108,20 +108,20 @@ package struct HandledItemsRow: Decodable, FetchableRecord {
 }
 
 /// Hashing failures and files left unread, counted (`outcomeCounts`).
-package struct WalkCountsRow: Decodable, FetchableRecord {
+package struct WalkCountsRow: Decodable, FetchableRecord, StoredDateColumns {
     package var failed: Int
     package var unread: Int
 }
 
 /// The files the pipeline did not handle, counted (`outcomeCounts`).
-package struct UnhandledCountsRow: Decodable, FetchableRecord {
+package struct UnhandledCountsRow: Decodable, FetchableRecord, StoredDateColumns {
     package var duplicate: Double
     package var unchanged: Double
     package var unfinished: Int
 }
 
 /// A walk file with its hashing, its content's group and its handled item (`forEachOutcome`).
-package struct WalkOutcomeRow: Decodable, FetchableRecord {
+package struct WalkOutcomeRow: Decodable, FetchableRecord, StoredDateColumns {
     package var path: String
     package var checksum: Checksum?
     package var hashed: Bool
@@ -169,7 +169,7 @@ package struct WalkOutcomeRow: Decodable, FetchableRecord {
 }
 
 /// Content observed at a source and absent from this walk (`absentContent`).
-package struct AbsentContentRow: Decodable, FetchableRecord {
+package struct AbsentContentRow: Decodable, FetchableRecord, StoredDateColumns {
     package var sha1: String
     package var confirmedAt: Date?
     package var approved: Bool
@@ -185,7 +185,7 @@ package struct AbsentContentRow: Decodable, FetchableRecord {
 }
 
 /// Items and bytes of one kind (`Catalog.assetTally`).
-struct KindTallyRow: Decodable, FetchableRecord {
+struct KindTallyRow: Decodable, FetchableRecord, StoredDateColumns {
     var kind: String
     var items: Int
     var bytes: Int64

@@ -12,7 +12,7 @@ public struct ImmichUploadFile: Sendable {
     public var checksum: Checksum
     /// The name Immich shows (`originalFileName`).
     public var filename: String
-    /// ISO 8601 with an offset (`ImmichTimestamp`): Immich v3 refuses naive times.
+    /// ISO 8601 with an offset (`Timestamp.withMilliseconds`): Immich v3 refuses naive times.
     public var createdAt: String
     public var modifiedAt: String
     /// A video's length in whole milliseconds (an integer since v3).
@@ -118,15 +118,5 @@ extension ImmichClient {
         }
         parts.append(.assetData(.init(payload: .init(body: body), filename: file.filename)))
         return parts
-    }
-}
-
-/// Immich's dates: ISO 8601 with milliseconds and an offset (the capture's own when known, else UTC's `Z`).
-public enum ImmichTimestamp {
-    public static func format(_ date: Date, offsetSeconds: Int? = nil) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        formatter.timeZone = offsetSeconds.flatMap { TimeZone(secondsFromGMT: $0) } ?? TimeZone(secondsFromGMT: 0)!
-        return formatter.string(from: date)
     }
 }

@@ -30,8 +30,7 @@ public final class ImmichClient: Sendable {
         configuration.decompression = .disabled
         let http = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
         let middlewares: [any ClientMiddleware] = [APIKeyMiddleware(key: key)]
-        // Immich's dates carry fractional seconds; the default transcoder refuses them.
-        let codec = Configuration(dateTranscoder: .iso8601WithFractionalSeconds)
+        let codec = Configuration(dateTranscoder: TimestampTranscoder())
         api = Client(serverURL: endpoint.apiURL, configuration: codec,
                      transport: AsyncHTTPClientTransport(configuration: .init(client: http, timeout: .seconds(90))),
                      middlewares: middlewares)
@@ -129,5 +128,18 @@ extension HTTPClientError {
     var shortDescription: String {
         let text = String(describing: self)
         return text.hasPrefix("HTTPClientError.") ? String(text.dropFirst("HTTPClientError.".count)) : text
+    }
+}
+
+/// Immich's dates (fractional seconds, which the runtime's default transcoder refuses) read and written by
+/// `Timestamp`, not by the runtime's ICU-backed formatter behind a lock.
+struct TimestampTranscoder: DateTranscoder {
+    func encode(_ date: Date) throws -> String { Timestamp.withMilliseconds(date) }
+
+    func decode(_ text: String) throws -> Date {
+        guard let date = Timestamp.parse(text) else {
+            throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "not an ISO 8601 time: \(text)"))
+        }
+        return date
     }
 }

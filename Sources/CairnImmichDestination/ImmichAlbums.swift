@@ -89,7 +89,7 @@ extension ImmichDestination {
             let place = probe.gpsSource == "takeout-json" ? probe.gps : nil
             guard time != nil || place != nil else { continue }
             do {
-                try await client.updateAsset(id, dateTimeOriginal: time.map { ImmichTimestamp.format($0) },
+                try await client.updateAsset(id, dateTimeOriginal: time.map { Timestamp.withMilliseconds($0) },
                                              latitude: place?.latitude, longitude: place?.longitude)
             } catch {
                 throw refusedOrFailed(error)

@@ -26,12 +26,13 @@ struct ImmichStages: PipelineStages {
         let probe = try? await BlockingWork.run(tracking: run.work) { () throws -> MediaProbe in try media.probe(path: path) }
         let modified = (try? FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date) ?? Date()
         let taken = probe?.captureTime
-        let createdAt = taken?.instant.map { ImmichTimestamp.format($0, offsetSeconds: Self.offsetSeconds(taken?.offset)) }
-            ?? ImmichTimestamp.format(modified)
+        let offset = taken?.offset.flatMap(UTCOffset.parse)
+        let createdAt = taken?.instant.map { Timestamp.withMilliseconds($0, offsetSeconds: offset) }
+            ?? Timestamp.withMilliseconds(modified)
         let file = ImmichUploadFile(
             path: path, byteCount: item.byteCount, checksum: item.checksum,
             filename: FileSystem.baseName(of: item.relativePath), createdAt: createdAt,
-            modifiedAt: ImmichTimestamp.format(modified),
+            modifiedAt: Timestamp.withMilliseconds(modified),
             durationMilliseconds: item.kind == .video ? probe?.durationSeconds.map { Int(($0 * 1000).rounded()) } : nil,
             sidecarPath: Self.xmpSidecar(of: path))
         let result: ImmichUploadResult
@@ -83,12 +84,5 @@ struct ImmichStages: PipelineStages {
             return sidecar
         }
         return nil
-    }
-
-    /// "+02:00" as seconds east of UTC.
-    static func offsetSeconds(_ offset: String?) -> Int? {
-        guard let offset, offset.count == 6, let sign = offset.first, sign == "+" || sign == "-",
-              let hours = Int(offset.dropFirst().prefix(2)), let minutes = Int(offset.suffix(2)) else { return nil }
-        return (sign == "-" ? -1 : 1) * (hours * 3600 + minutes * 60)
     }
 }

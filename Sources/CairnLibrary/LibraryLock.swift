@@ -136,7 +136,7 @@ public struct LibraryLockedError: Error, Equatable, CustomStringConvertible {
 private extension JSONEncoder {
     package static var holder: JSONEncoder {
         let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .iso8601
+        encoder.dateEncodingStrategy = Timestamp.jsonEncoding
         encoder.outputFormatting = [.sortedKeys]
         return encoder
     }
@@ -145,7 +145,7 @@ private extension JSONEncoder {
 private extension JSONDecoder {
     package static var holder: JSONDecoder {
         let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
+        decoder.dateDecodingStrategy = Timestamp.jsonDecoding
         return decoder
     }
 }

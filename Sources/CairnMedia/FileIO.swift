@@ -73,12 +73,18 @@ final class FileReader {
 
     deinit { close(descriptor) }
 
-    /// Up to `count` bytes at `offset` (fewer at the end of the file).
+    /// Up to `count` bytes at `offset` (fewer at the end of the file), read straight into the array's storage: a
+    /// whole still read for its embedded movie is held once, not twice.
     func bytes(at offset: Int, count: Int) throws(MediaError) -> [UInt8] {
-        let buffer = UnsafeMutableRawPointer.allocate(byteCount: max(count, 1), alignment: 16)
-        defer { buffer.deallocate() }
-        let read = try read(into: buffer, count: count, at: offset)
-        return Array(UnsafeRawBufferPointer(start: buffer, count: read))
+        var failure: MediaError?
+        let bytes = [UInt8](unsafeUninitializedCapacity: max(count, 1)) { buffer, initialized in
+            do throws(MediaError) { initialized = try read(into: buffer.baseAddress!, count: count, at: offset) } catch {
+                failure = error
+                initialized = 0
+            }
+        }
+        if let failure { throw failure }
+        return bytes
     }
 
     /// Reads up to `count` bytes at `offset` into `buffer`; returns how many were read (fewer at the end of the file).

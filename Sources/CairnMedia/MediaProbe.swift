@@ -143,37 +143,9 @@ enum CaptureDateParser {
             rest = String(rest.dropFirst(1 + digits.count))
         }
         let zone = rest.isEmpty ? (offset ?? "") : rest
-        let seconds = offsetSeconds(zone) ?? 0
-        let days = daysFromCivil(year: year, month: month, day: day)
-        let epoch = Double(days * 86_400 + hour * 3600 + minute * 60 + second - seconds) + fraction
-        return Date(timeIntervalSince1970: epoch)
-    }
-
-    /// Seconds east of UTC for "+02:00", "+0200", "+02", "-05:30" or "Z"; nil for anything else.
-    static func offsetSeconds(_ zone: String) -> Int? {
-        if zone == "Z" { return 0 }
-        guard let sign = zone.first, sign == "+" || sign == "-" else { return nil }
-        let digits = zone.dropFirst().filter { $0 != ":" }
-        guard digits.allSatisfy(\.isNumber), digits.count == 2 || digits.count == 4,
-              let hours = Int(digits.prefix(2)), let minutes = Int(digits.dropFirst(2).isEmpty ? "0" : String(digits.dropFirst(2))),
-              hours <= 14, minutes < 60 else { return nil }
-        return (sign == "-" ? -1 : 1) * (hours * 3600 + minutes * 60)
-    }
-
-    /// "+02:00" for 7200 seconds east of UTC.
-    static func offsetText(_ seconds: Int) -> String {
-        let magnitude = abs(seconds)
-        return String(format: "%@%02d:%02d", seconds < 0 ? "-" : "+", magnitude / 3600, magnitude % 3600 / 60)
-    }
-
-    /// Days since 1970-01-01 in the proleptic Gregorian calendar.
-    static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
+        let wall = CivilTime(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
+        let instant = wall.date(offsetSeconds: UTCOffset.parse(zone) ?? 0)
+        return Date(timeIntervalSince1970: instant.timeIntervalSince1970 + fraction)
     }
 }
 
@@ -226,12 +198,8 @@ public struct CaptureTime: Codable, Sendable, Equatable {
 
     /// "2023-07-14T09:44:00.814Z": UTC, with milliseconds when the second has a fraction.
     public static func instantText(_ instant: Date) -> String {
-        let milliseconds = (instant.timeIntervalSince1970 * 1000).rounded()
-        let whole = Date(timeIntervalSince1970: (milliseconds / 1000).rounded(.down))
-        let text = whole.formatted(Date.ISO8601FormatStyle())
-        let fraction = Int(milliseconds.truncatingRemainder(dividingBy: 1000) + 1000) % 1000
-        guard fraction != 0 else { return text }
-        return String(text.dropLast()) + String(format: ".%03dZ", fraction)
+        let nearest = Date(timeIntervalSince1970: (instant.timeIntervalSince1970 * 1000).rounded() / 1000)
+        return CivilTime(nearest).millisecond == 0 ? Timestamp.toTheSecond(nearest) : Timestamp.withMilliseconds(nearest)
     }
 
     /// A wall time with no zone and no other clock: sort it by `local`; it has no instant.
@@ -251,16 +219,16 @@ public struct CaptureTime: Codable, Sendable, Equatable {
         let fraction = exif.subSecTimeOriginal.map { $0.filter(\.isNumber) }.flatMap { $0.isEmpty ? nil : $0 }
         if let fraction { local += "." + fraction }
         let subSeconds = fraction.flatMap { Double("0." + $0) } ?? 0
-        if let offset = exif.offsetTimeOriginal, let seconds = CaptureDateParser.offsetSeconds(offset) {
+        if let offset = exif.offsetTimeOriginal, let seconds = UTCOffset.parse(offset) {
             return CaptureTime(instant: wall.addingTimeInterval(subSeconds - Double(seconds)), local: local,
-                               offset: CaptureDateParser.offsetText(seconds), source: source)
+                               offset: UTCOffset.text(seconds), source: source)
         }
         if let gps = exif.gpsInstant {
             let quarterHours = ((wall.timeIntervalSince(gps)) / 900).rounded()
             if abs(quarterHours) <= 14 * 4 {
                 let seconds = Int(quarterHours) * 900
                 return CaptureTime(instant: wall.addingTimeInterval(subSeconds - Double(seconds)), local: local,
-                                   offset: CaptureDateParser.offsetText(seconds), source: source + "+gps")
+                                   offset: UTCOffset.text(seconds), source: source + "+gps")
             }
         }
         return CaptureTime(instant: nil, local: local, offset: nil, source: source)
@@ -287,11 +255,11 @@ public struct CaptureTime: Codable, Sendable, Equatable {
             fraction = String(rest.prefix { $0 == "." || $0.isNumber })
             rest = rest.dropFirst(fraction.count)
         }
-        guard let seconds = CaptureDateParser.offsetSeconds(String(rest)) else {
+        guard let seconds = UTCOffset.parse(String(rest)) else {
             return CaptureTime(instant: nil, local: head + fraction, offset: nil, source: source)
         }
         if rest == "Z" { return CaptureTime(instant: instant, local: nil, offset: nil, source: source) }
-        return CaptureTime(instant: instant, local: head + fraction, offset: CaptureDateParser.offsetText(seconds), source: source)
+        return CaptureTime(instant: instant, local: head + fraction, offset: UTCOffset.text(seconds), source: source)
     }
 }
 

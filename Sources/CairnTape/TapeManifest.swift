@@ -1,3 +1,4 @@
+import CairnCore
 import Foundation
 
 /// The record of a tape kept beside its playlist (tapes/NAME/tape.json), for `tape show` and for a build that
@@ -143,13 +144,13 @@ public struct TapeManifest: Sendable, Hashable, Codable {
     public static func makeEncoder() -> JSONEncoder {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .iso8601
+        encoder.dateEncodingStrategy = Timestamp.jsonEncoding
         return encoder
     }
 
     public static func makeDecoder() -> JSONDecoder {
         let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
+        decoder.dateDecodingStrategy = Timestamp.jsonDecoding
         return decoder
     }
 

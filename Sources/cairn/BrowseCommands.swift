@@ -18,7 +18,7 @@ func browsing(_ library: LibraryOption, catalog: CatalogLocationOption,
 
 func browseJSONEncoder() -> JSONEncoder {
     let encoder = JSONEncoder()
-    encoder.dateEncodingStrategy = .iso8601
+    encoder.dateEncodingStrategy = Timestamp.jsonEncoding
     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
     return encoder
 }

@@ -22,7 +22,7 @@ struct ProbeCommand: ParsableCommand {
     func run() throws {
         let engine = MediaEngine()
         let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .iso8601
+        encoder.dateEncodingStrategy = Timestamp.jsonEncoding
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         var failures = 0
         for file in files {

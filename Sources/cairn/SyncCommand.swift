@@ -307,7 +307,7 @@ struct SyncInvocation {
         if planAsJSON {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
-            encoder.dateEncodingStrategy = .iso8601
+            encoder.dateEncodingStrategy = Timestamp.jsonEncoding
             Output.line(String(decoding: try encoder.encode(summary.plan), as: UTF8.self))
         } else if printsSummary {
             let names = try await PlanText.names(in: summary, catalog: catalog ?? opened.sqliteCatalog as any ImportCatalog)

@@ -57,8 +57,8 @@ import Testing
 
     @Test func timestampsCarryAnOffset() {
         let instant = Date(timeIntervalSince1970: 1_700_000_000.25)
-        #expect(ImmichTimestamp.format(instant) == "2023-11-14T22:13:20.250Z")
-        #expect(ImmichTimestamp.format(instant, offsetSeconds: 2 * 3600) == "2023-11-15T00:13:20.250+02:00")
+        #expect(Timestamp.withMilliseconds(instant) == "2023-11-14T22:13:20.250Z")
+        #expect(Timestamp.withMilliseconds(instant, offsetSeconds: 2 * 3600) == "2023-11-15T00:13:20.250+02:00")
     }
 
     @Test func theKeyNeverPrintsAndAKeyFileOthersCanReadWarns() throws {

@@ -1,3 +1,4 @@
+import CairnCore
 import Foundation
 import Testing
 @testable import CairnMedia
@@ -109,12 +110,12 @@ struct ExifTests {
     }
 
     @Test func offsetsInEveryFormCamerasAndMuxersWrite() throws {
-        #expect(CaptureDateParser.offsetSeconds("+02:00") == 7200)
-        #expect(CaptureDateParser.offsetSeconds("+0200") == 7200)  // QuickTime's creationdate
-        #expect(CaptureDateParser.offsetSeconds("-05:30") == -19800)
-        #expect(CaptureDateParser.offsetSeconds("+09") == 32400)
-        #expect(CaptureDateParser.offsetSeconds("Z") == 0)
-        #expect(CaptureDateParser.offsetSeconds("+2:00") == nil && CaptureDateParser.offsetSeconds("") == nil)
+        #expect(UTCOffset.parse("+02:00") == 7200)
+        #expect(UTCOffset.parse("+0200") == 7200)  // QuickTime's creationdate
+        #expect(UTCOffset.parse("-05:30") == -19800)
+        #expect(UTCOffset.parse("+09") == 32400)
+        #expect(UTCOffset.parse("Z") == 0)
+        #expect(UTCOffset.parse("+2:00") == nil && UTCOffset.parse("") == nil)
         // An iPhone movie's creationdate is its wall clock and offset: the instant is two hours earlier in UTC.
         let parsed = try #require(CaptureDateParser.parse("2023-07-14T10:44:00+0200"))
         #expect(parsed == CaptureDateParser.parse("2023-07-14T08:44:00Z"))

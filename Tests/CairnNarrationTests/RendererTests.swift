@@ -6,7 +6,7 @@ import Testing
 @Suite struct PlainRendererTests {
     @Test func pipeOutputHasNoEscapeCodesAndOneLinePerPhaseChange() {
         let sink = InMemoryTextSink()
-        let harness = NarratorHarness(extra: [PlainRenderer(sink: sink, timeZone: utc)])
+        let harness = NarratorHarness(extra: [PlainRenderer(sink: sink, utcOffset: utc)])
         NarratorTests().narrateSmallImport(harness)
         let text = sink.text
         #expect(!text.containsEscape)
@@ -22,7 +22,7 @@ import Testing
 
     @Test func progressLinesComeAtMostEveryFewSeconds() {
         let sink = InMemoryTextSink()
-        let harness = NarratorHarness(extra: [PlainRenderer(sink: sink, progressInterval: 5, timeZone: utc)])
+        let harness = NarratorHarness(extra: [PlainRenderer(sink: sink, progressInterval: 5, utcOffset: utc)])
         let narrator = harness.narrator
         narrator.runStarted(command: "import")
         narrator.sourceScanned(filesSeen: 400, bytesSeen: 400, toHash: 400, bytesToHash: 400)
@@ -39,7 +39,7 @@ import Testing
 
     @Test func quietKeepsOnlyErrorsAndTheSummary() {
         let sink = InMemoryTextSink()
-        let harness = NarratorHarness(extra: [PlainRenderer(sink: sink, verbosity: .quiet, timeZone: utc)])
+        let harness = NarratorHarness(extra: [PlainRenderer(sink: sink, verbosity: .quiet, utcOffset: utc)])
         NarratorTests().narrateSmallImport(harness)
         let lines = sink.lines.filter { !$0.isEmpty }
         #expect(lines.count == 2)

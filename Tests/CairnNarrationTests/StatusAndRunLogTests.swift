@@ -26,7 +26,7 @@ import Testing
     @Test func upToDateWithTimelineCountsFailuresAndReview() {
         let report = StatusReport(lastRun: successfulRun(), lastSuccessfulSync: nil)
         let now = testEpoch.addingTimeInterval(72 + 4 * 60)
-        let text = report.text(now: now, timeZone: utc)
+        let text = report.text(now: now, utcOffset: utc)
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         #expect(lines.first == "Up to date · last synced 4 min ago · 2 failed")
         #expect(lines.contains("Last run 20270115T080000Z-1 (sync) · started 2027-01-15 08:00 · took 1m 12s"))
@@ -45,7 +45,7 @@ import Testing
         run.status = .failed(message: "source /mnt/card is not mounted", needsAuth: false)
         let earlier = testEpoch.addingTimeInterval(-2 * 86_400)
         let report = StatusReport(lastRun: run, lastSuccessfulSync: earlier)
-        let text = report.text(now: testEpoch.addingTimeInterval(3 * 3600), timeZone: utc)
+        let text = report.text(now: testEpoch.addingTimeInterval(3 * 3600), utcOffset: utc)
         #expect(text.hasPrefix("Last sync failed 2 h ago: source /mnt/card is not mounted\n"))
         #expect(text.contains("Last successful sync 2 days ago (2027-01-13 08:00)"))
     }

@@ -14,7 +14,7 @@ import Glibc
         let terminal = try PseudoTerminal(columns: UInt16(Self.columns))
         #expect(Terminal.isTerminal(terminal.slave))
         #expect(Terminal.columns(of: terminal.slave) == Self.columns)
-        let renderer = TerminalRenderer(descriptor: terminal.slave, options: .init(colors: false, timeZone: utc))
+        let renderer = TerminalRenderer(descriptor: terminal.slave, options: .init(colors: false, utcOffset: utc))
         let harness = NarratorHarness(extra: [renderer])
         NarratorTests().narrateSmallImport(harness)
         let output = terminal.read(until: ControlSequence.showCursor)
@@ -43,7 +43,7 @@ import Glibc
 
     @Test func drawsAtMostTenTimesASecond() {
         let sink = InMemoryTextSink()
-        let renderer = TerminalRenderer(sink: sink, columns: { 80 }, options: .init(colors: false, timeZone: utc))
+        let renderer = TerminalRenderer(sink: sink, columns: { 80 }, options: .init(colors: false, utcOffset: utc))
         renderer.handle(record(.runStart(command: "run"), at: 0))
         renderer.handle(record(.phaseStart(.hashing, detail: nil), at: 0))
         for index in 1...200 {  // two seconds of notes, one every 10 ms
@@ -66,7 +66,7 @@ import Glibc
         let sink = InMemoryTextSink()
         let width = Locked(80)
         let renderer = TerminalRenderer(sink: sink, columns: { width.withLock { $0 } }, rows: { 4 },
-                                        options: .init(colors: false, activityLines: 10, timeZone: utc))
+                                        options: .init(colors: false, activityLines: 10, utcOffset: utc))
         renderer.handle(record(.runStart(command: "run"), at: 0))
         renderer.handle(record(.phaseStart(.hashing, detail: nil), at: 0))
         for index in 1...8 {
@@ -85,7 +85,7 @@ import Glibc
 
     @Test func tickMovesTheElapsedTimeWithoutEvents() {
         let sink = InMemoryTextSink()
-        let renderer = TerminalRenderer(sink: sink, columns: { 80 }, options: .init(colors: false, timeZone: utc))
+        let renderer = TerminalRenderer(sink: sink, columns: { 80 }, options: .init(colors: false, utcOffset: utc))
         renderer.handle(record(.runStart(command: "run"), at: 0))
         renderer.handle(record(.phaseStart(.reconciling, detail: nil), at: 0))
         renderer.tick(at: testEpoch.addingTimeInterval(5))
@@ -94,7 +94,7 @@ import Glibc
 
     @Test func coloursUnlessTurnedOff() {
         let sink = InMemoryTextSink()
-        let renderer = TerminalRenderer(sink: sink, columns: { 80 }, options: .init(colors: true, timeZone: utc))
+        let renderer = TerminalRenderer(sink: sink, columns: { 80 }, options: .init(colors: true, utcOffset: utc))
         renderer.handle(record(.runStart(command: "run"), at: 0))
         renderer.handle(record(.phaseStart(.hashing, detail: nil), at: 0.2))
         #expect(sink.text.contains("\u{1B}[1m● Hashing"))

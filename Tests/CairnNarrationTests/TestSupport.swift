@@ -5,7 +5,7 @@ import Foundation
 
 /// A fixed start so every test's times and relative texts are reproducible.
 let testEpoch = Date(timeIntervalSince1970: 1_800_000_000)
-let utc = TimeZone(identifier: "UTC")!
+let utc = UTCOffset.utc
 
 func record(_ event: NarrationEvent, at seconds: Double) -> NarrationRecord {
     NarrationRecord(event, time: testEpoch.addingTimeInterval(seconds), runID: "run-1")

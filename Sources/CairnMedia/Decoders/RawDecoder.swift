@@ -235,10 +235,7 @@ struct RawDecoder {
     /// LibRaw reads EXIF times with mktime (local time); turn the instant back into the wall clock the camera wrote.
     static func wallClock(_ timestamp: Int64) -> String? {
         guard timestamp > 0 else { return nil }
-        var time = time_t(timestamp)
-        var parts = tm()
-        guard localtime_r(&time, &parts) != nil else { return nil }
-        return String(format: "%04d:%02d:%02d %02d:%02d:%02d", parts.tm_year + 1900, parts.tm_mon + 1, parts.tm_mday,
-                      parts.tm_hour, parts.tm_min, parts.tm_sec)
+        let wall = UTCOffset.local.civilTime(Date(timeIntervalSince1970: Double(timestamp)))
+        return wall.dateText.replacingOccurrences(of: "-", with: ":") + " " + wall.clockText
     }
 }

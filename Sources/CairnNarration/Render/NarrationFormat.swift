@@ -11,8 +11,8 @@ public enum NarrationFormat {
         if seconds < 1 { return "\(Int((seconds * 1000).rounded())) ms" }
         if seconds < 60 { return "\(oneDecimal(seconds)) s" }
         let whole = Int(seconds.rounded())
-        if whole < 3600 { return "\(whole / 60)m \(twoDigits(whole % 60))s" }
-        return "\(whole / 3600)h \(twoDigits(whole % 3600 / 60))m"
+        if whole < 3600 { return "\(whole / 60)m \(CivilTime.twoDigits(whole % 60))s" }
+        return "\(whole / 3600)h \(CivilTime.twoDigits(whole % 3600 / 60))m"
     }
 
     /// "6,512".
@@ -56,17 +56,15 @@ public enum NarrationFormat {
         return delta >= 0 ? "\(text) ago" : "in \(text)"
     }
 
-    /// "03:20:15" in `timeZone`.
-    public static func clockTime(_ date: Date, timeZone: TimeZone) -> String {
-        let parts = calendar(timeZone).dateComponents([.hour, .minute, .second], from: date)
-        return "\(twoDigits(parts.hour ?? 0)):\(twoDigits(parts.minute ?? 0)):\(twoDigits(parts.second ?? 0))"
+    /// "03:20:15" on a clock at `utcOffset` (the second the time falls in).
+    public static func clockTime(_ date: Date, utcOffset: UTCOffset) -> String {
+        utcOffset.civilTime(Date(timeIntervalSince1970: date.timeIntervalSince1970.rounded(.down))).clockText
     }
 
-    /// "2026-11-22 03:20" in `timeZone`.
-    public static func dateTime(_ date: Date, timeZone: TimeZone) -> String {
-        let parts = calendar(timeZone).dateComponents([.year, .month, .day, .hour, .minute], from: date)
-        return "\(parts.year ?? 0)-\(twoDigits(parts.month ?? 0))-\(twoDigits(parts.day ?? 0)) "
-            + "\(twoDigits(parts.hour ?? 0)):\(twoDigits(parts.minute ?? 0))"
+    /// "2026-11-22 03:20" on a clock at `utcOffset`.
+    public static func dateTime(_ date: Date, utcOffset: UTCOffset) -> String {
+        let wall = utcOffset.civilTime(Date(timeIntervalSince1970: date.timeIntervalSince1970.rounded(.down)))
+        return wall.dateText + " " + wall.hourMinuteText
     }
 
     /// The last path component: activity lines name the file, the error lines keep the whole path.
@@ -139,13 +137,6 @@ public enum NarrationFormat {
         return "\(tenths / 10).\(tenths % 10)"
     }
 
-    static func twoDigits(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
-
-    private static func calendar(_ timeZone: TimeZone) -> Calendar {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = timeZone
-        return calendar
-    }
 }
 
 extension String {

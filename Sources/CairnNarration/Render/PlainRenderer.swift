@@ -14,14 +14,14 @@ public final class PlainRenderer: NarrationHandler {
 
     private let sink: any TextSink
     private let verbosity: Verbosity
-    private let timeZone: TimeZone
+    private let utcOffset: UTCOffset
     private let storage: Locked<Storage>
 
     public init(sink: any TextSink, verbosity: Verbosity = .normal, progressInterval: TimeInterval = 5,
-                timeZone: TimeZone = .current) {
+                utcOffset: UTCOffset = .local) {
         self.sink = sink
         self.verbosity = verbosity
-        self.timeZone = timeZone
+        self.utcOffset = utcOffset
         storage = Locked(Storage(progressThrottle: Throttle(interval: progressInterval)))
     }
 
@@ -30,7 +30,7 @@ public final class PlainRenderer: NarrationHandler {
             storage.state.apply(record)
             guard let text = line(for: record, storage: &storage) else { return nil }
             if record.kind == .runEnd { return text + "\n" }
-            return NarrationFormat.clockTime(record.time, timeZone: timeZone) + " " + text + "\n"
+            return NarrationFormat.clockTime(record.time, utcOffset: utcOffset) + " " + text + "\n"
         }
         if let output { sink.write(output) }
     }

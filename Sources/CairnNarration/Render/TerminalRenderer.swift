@@ -18,14 +18,14 @@ public final class TerminalRenderer: NarrationHandler {
         public var colors: Bool
         public var maxRedrawsPerSecond: Double
         public var activityLines: Int
-        public var timeZone: TimeZone
+        public var utcOffset: UTCOffset
 
         public init(colors: Bool = true, maxRedrawsPerSecond: Double = 10, activityLines: Int = 3,
-                    timeZone: TimeZone = .current) {
+                    utcOffset: UTCOffset = .local) {
             self.colors = colors
             self.maxRedrawsPerSecond = maxRedrawsPerSecond
             self.activityLines = activityLines
-            self.timeZone = timeZone
+            self.utcOffset = utcOffset
         }
     }
 
@@ -217,7 +217,7 @@ public final class TerminalRenderer: NarrationHandler {
         let recent = state.activity.entries.filter { $0.kind != .phaseEnd && $0.kind != .runStart }
             .prefix(options.activityLines)
         for entry in recent {
-            let text = NarrationFormat.clockTime(entry.time, timeZone: options.timeZone) + " "
+            let text = NarrationFormat.clockTime(entry.time, utcOffset: options.utcOffset) + " "
                 + pad(Self.label(entry.kind), 9) + entry.detail
             lines.append(TerminalStyle.dim.apply(text.truncated(toColumns: limit), colors: options.colors))
         }

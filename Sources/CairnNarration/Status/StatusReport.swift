@@ -66,16 +66,16 @@ public struct StatusReport: Codable, Sendable, Equatable {
     }
 
     /// The full text, ending in a newline.
-    public func text(now: Date, timeZone: TimeZone = .current) -> String {
+    public func text(now: Date, utcOffset: UTCOffset = .local) -> String {
         var lines = [headline(now: now)]
         guard let run = lastRun else { return lines.joined(separator: "\n") + "\n" }
         if case .failed = run.status, let success = lastSuccessfulSync {
             lines.append("Last successful sync \(NarrationFormat.relative(success, now: now))"
-                         + " (\(NarrationFormat.dateTime(success, timeZone: timeZone)))")
+                         + " (\(NarrationFormat.dateTime(success, utcOffset: utcOffset)))")
         }
         var runLine = "Last run \(run.runID)"
         if let command = run.command { runLine += " (\(command))" }
-        runLine += " · started \(NarrationFormat.dateTime(run.startedAt, timeZone: timeZone))"
+        runLine += " · started \(NarrationFormat.dateTime(run.startedAt, utcOffset: utcOffset))"
         if let duration = run.durationSeconds { runLine += " · took \(NarrationFormat.duration(duration))" }
         lines.append(runLine)
 
@@ -113,7 +113,7 @@ public struct StatusReport: Codable, Sendable, Equatable {
                          + " · \(NarrationFormat.count(review.quarantinedCount)) held by quarantine")
             if let eligible = review.nextQuarantineEligibility {
                 lines.append("  next quarantined item eligible for trash \(NarrationFormat.relative(eligible, now: now))"
-                             + " (\(NarrationFormat.dateTime(eligible, timeZone: timeZone)))")
+                             + " (\(NarrationFormat.dateTime(eligible, utcOffset: utcOffset)))")
             }
         }
         return lines.joined(separator: "\n") + "\n"
