@@ -3,7 +3,7 @@ import Foundation
 import GRDB
 
 /// An album a source describes: a folder of it, titled by the metadata file kept beside its photos.
-public struct AlbumRecord: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord, StoredDateColumns {
+public struct AlbumRecord: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord, CatalogRecord {
     public static let databaseTableName = "album"
     public var id: Int64?
     public var sourceID: Int64
@@ -134,7 +134,7 @@ extension Catalog {
 }
 
 /// An album's member count, as `albums()` reads it.
-private struct AlbumCountRow: Decodable, FetchableRecord, StoredDateColumns {
+private struct AlbumCountRow: Decodable, FetchableRecord, CatalogRecord {
     var albumID: Int64
     var members: Int
 

@@ -57,13 +57,13 @@ extension Catalog {
 }
 
 /// A source path as `sourcePaths` reads it.
-private struct SourcePathColumns: Decodable, FetchableRecord, StoredDateColumns {
+private struct SourcePathColumns: Decodable, FetchableRecord, CatalogRecord {
     var root: String
     var relative: String
 }
 
 /// The probe columns `assetsByCaptureDate` joins to each asset row.
-private struct ProbeColumns: Decodable, FetchableRecord, StoredDateColumns {
+private struct ProbeColumns: Decodable, FetchableRecord, CatalogRecord {
     var probeCaptureDate: Date?
     var probeJSON: String?
 

@@ -3,7 +3,7 @@ import Foundation
 import GRDB
 
 /// A still and its motion part, paired once and kept as one unit.
-public struct AssetPairRecord: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord, StoredDateColumns {
+public struct AssetPairRecord: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord, CatalogRecord {
     public static let databaseTableName = "asset_pair"
     public var still: Checksum
     public var motion: Checksum
@@ -24,7 +24,7 @@ public struct AssetPairRecord: Codable, Sendable, Equatable, FetchableRecord, Pe
 }
 
 /// An asset not yet paired, with what pairing looks at.
-public struct PairingCandidate: Decodable, Sendable, Equatable, FetchableRecord, StoredDateColumns {
+public struct PairingCandidate: Decodable, Sendable, Equatable, FetchableRecord, CatalogRecord {
     public var checksum: Checksum
     public var kind: MediaKind
     public var firstSourcePath: String

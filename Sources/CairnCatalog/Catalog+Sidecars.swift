@@ -3,7 +3,7 @@ import Foundation
 import GRDB
 
 /// A sidecar file linked to the asset it describes.
-public struct SidecarRecord: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord, StoredDateColumns {
+public struct SidecarRecord: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord, CatalogRecord {
     public static let databaseTableName = "sidecar"
     public var checksum: Checksum
     public var asset: Checksum

@@ -4,7 +4,7 @@ import GRDB
 
 /// An import item is read and written through its one codec (`ItemRecord`'s, in Core): a row of `import_item`
 /// with its source's `root_path` and its asset's `original_path`.
-extension ItemRecord: FetchableRecord, EncodableRecord, StoredDateColumns {}
+extension ItemRecord: FetchableRecord, EncodableRecord, CatalogRecord {}
 
 extension Catalog {
     private typealias State = ItemState.Name

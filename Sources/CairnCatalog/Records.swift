@@ -3,7 +3,7 @@ import Foundation
 import GRDB
 
 /// A source folder cairn imports from. Per-source state (snapshots, later reconciliation) hangs off its id.
-public struct SourceRecord: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord, StoredDateColumns {
+public struct SourceRecord: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord, CatalogRecord {
     public static let databaseTableName = "source"
     public var id: Int64?
     public var rootPath: String
@@ -19,7 +19,7 @@ public struct SourceRecord: Codable, Sendable, Equatable, FetchableRecord, Persi
 }
 
 /// One piece of content in the library, keyed by its SHA1.
-public struct AssetRecord: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord, StoredDateColumns {
+public struct AssetRecord: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord, CatalogRecord {
     public static let databaseTableName = "asset"
     public var checksum: Checksum
     public var kind: MediaKind
@@ -138,7 +138,7 @@ public struct ImportCounts: Codable, Sendable, Equatable {
 }
 
 /// One run of a command over the library.
-public struct RunRecord: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord, StoredDateColumns {
+public struct RunRecord: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord, CatalogRecord {
     public static let databaseTableName = "run"
     /// Sortable by start time, e.g. `20261122T032015Z-7f3a`; also names the run's log and trash folder.
     public var id: String
@@ -175,7 +175,7 @@ public struct RunRecord: Codable, Sendable, Equatable, FetchableRecord, Persista
 }
 
 /// A file that failed in a run, with the reason a person can act on.
-public struct RunFailureRecord: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord, StoredDateColumns {
+public struct RunFailureRecord: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord, CatalogRecord {
     public static let databaseTableName = "run_failure"
     public var runID: String
     public var relativePath: String

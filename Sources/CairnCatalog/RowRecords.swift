@@ -7,7 +7,7 @@ import GRDB
 // edge, where a checksum that does not parse leaves its row out rather than failing the whole read.
 
 /// One `source_file` row: a file of a source's last snapshot, the snapshot file's one codec in either catalog.
-package struct SnapshotRow: Codable, FetchableRecord, TableRecord, StoredDateColumns {
+package struct SnapshotRow: Codable, FetchableRecord, TableRecord, CatalogRecord {
     package static let databaseTableName = "source_file"
     var relativePath: String
     var device: Int64
@@ -46,7 +46,7 @@ package struct SnapshotRow: Codable, FetchableRecord, TableRecord, StoredDateCol
 
 /// One `media_probe` row: the probe's one codec, in either catalog (times as dates; a batch for PostgreSQL encodes
 /// them as seconds).
-package struct MediaProbeRow: Codable, FetchableRecord, TableRecord, StoredDateColumns {
+package struct MediaProbeRow: Codable, FetchableRecord, TableRecord, CatalogRecord {
     package static let databaseTableName = "media_probe"
     var sha1: String
     var container: String
@@ -100,7 +100,7 @@ package struct MediaProbeRow: Codable, FetchableRecord, TableRecord, StoredDateC
 }
 
 /// One `derived_file` row: the derived file's one codec, in either catalog.
-package struct DerivedFileRow: Codable, FetchableRecord, TableRecord, StoredDateColumns {
+package struct DerivedFileRow: Codable, FetchableRecord, TableRecord, CatalogRecord {
     package static let databaseTableName = "derived_file"
     var sha1: String
     var role: String
@@ -142,7 +142,7 @@ package struct DerivedFileRow: Codable, FetchableRecord, TableRecord, StoredDate
 }
 
 /// One `trashed_asset` row: the asset row as it was, where its files went, and when; its one codec, in either catalog.
-package struct TrashedAssetRow: Codable, FetchableRecord, TableRecord, StoredDateColumns {
+package struct TrashedAssetRow: Codable, FetchableRecord, TableRecord, CatalogRecord {
     package static let databaseTableName = "trashed_asset"
     var sha1: String
     var trashRunID: String
@@ -179,7 +179,7 @@ package struct TrashedAssetRow: Codable, FetchableRecord, TableRecord, StoredDat
 }
 
 /// A checksum and when its deletion was confirmed (`reconcile_confirmed`).
-struct ConfirmedRow: Codable, FetchableRecord, TableRecord, StoredDateColumns {
+struct ConfirmedRow: Codable, FetchableRecord, TableRecord, CatalogRecord {
     static let databaseTableName = "reconcile_confirmed"
     var sha1: String
     var confirmedAt: Date
@@ -192,7 +192,7 @@ struct ConfirmedRow: Codable, FetchableRecord, TableRecord, StoredDateColumns {
 }
 
 /// A relative path and its checksum (`reconcile_anchor` and tables shaped like it).
-package struct PathChecksumRow: Codable, FetchableRecord, StoredDateColumns {
+package struct PathChecksumRow: Codable, FetchableRecord, CatalogRecord {
     package var relativePath: String
     package var sha1: String
 
@@ -200,7 +200,7 @@ package struct PathChecksumRow: Codable, FetchableRecord, StoredDateColumns {
 }
 
 /// One `reconcile_source` row: what reconciliation remembers about a source.
-package struct ReconcileSourceRow: Codable, FetchableRecord, TableRecord, StoredDateColumns {
+package struct ReconcileSourceRow: Codable, FetchableRecord, TableRecord, CatalogRecord {
     package static let databaseTableName = "reconcile_source"
     var hadMarker: Bool
     var firstRunDone: Bool
@@ -232,7 +232,7 @@ package struct ReconcileSourceRow: Codable, FetchableRecord, TableRecord, Stored
 }
 
 /// One `reconcile_pending` row.
-package struct PendingRow: Codable, FetchableRecord, TableRecord, StoredDateColumns {
+package struct PendingRow: Codable, FetchableRecord, TableRecord, CatalogRecord {
     package static let databaseTableName = "reconcile_pending"
     var sourceID: Int64
     var sha1: String

@@ -7,7 +7,7 @@ import GRDB
 
 /// A walk row of `temp.run_file`: its `id` and the columns of a snapshot row (`path AS relative_path`, `device`,
 /// `inode`, `size`, `mtime_ns`, `kind`, `sha1`).
-package struct RunFileRow: Decodable, FetchableRecord, StoredDateColumns {
+package struct RunFileRow: Decodable, FetchableRecord, CatalogRecord {
     package var id: Int64
     package var snapshot: SnapshotRow
 
@@ -22,7 +22,7 @@ package struct RunFileRow: Decodable, FetchableRecord, StoredDateColumns {
 }
 
 /// A sidecar row of `temp.run_sidecar`: its `folder` and the columns of a snapshot row.
-package struct RunSidecarRow: Decodable, FetchableRecord, StoredDateColumns {
+package struct RunSidecarRow: Decodable, FetchableRecord, CatalogRecord {
     package var folder: String
     package var snapshot: SnapshotRow
 
@@ -37,7 +37,7 @@ package struct RunSidecarRow: Decodable, FetchableRecord, StoredDateColumns {
 }
 
 /// The walk matched against the snapshot (`matchSnapshot`).
-package struct SnapshotMatchRow: Decodable, FetchableRecord, StoredDateColumns {
+package struct SnapshotMatchRow: Decodable, FetchableRecord, CatalogRecord {
     package var files: Int
     package var bytes: Double
     package var toHash: Int
@@ -48,7 +48,7 @@ package struct SnapshotMatchRow: Decodable, FetchableRecord, StoredDateColumns {
 }
 
 /// The content of the walk, counted (`classify`).
-package struct ContentCountsRow: Decodable, FetchableRecord, StoredDateColumns {
+package struct ContentCountsRow: Decodable, FetchableRecord, CatalogRecord {
     package var newContent: Int
     package var newBytes: Double
     package var duplicates: Double
@@ -83,7 +83,7 @@ package struct HandledItemColumns: Decodable {
 }
 
 /// Handled items, grouped (`outcomeCounts`: `files`) or one each (`relative_path`, `sha1`).
-package struct HandledItemsRow: Decodable, FetchableRecord, StoredDateColumns {
+package struct HandledItemsRow: Decodable, FetchableRecord, CatalogRecord {
     package var item: HandledItemColumns
     package var files: Int
     package var relativePath: String?
@@ -108,20 +108,20 @@ package struct HandledItemsRow: Decodable, FetchableRecord, StoredDateColumns {
 }
 
 /// Hashing failures and files left unread, counted (`outcomeCounts`).
-package struct WalkCountsRow: Decodable, FetchableRecord, StoredDateColumns {
+package struct WalkCountsRow: Decodable, FetchableRecord, CatalogRecord {
     package var failed: Int
     package var unread: Int
 }
 
 /// The files the pipeline did not handle, counted (`outcomeCounts`).
-package struct UnhandledCountsRow: Decodable, FetchableRecord, StoredDateColumns {
+package struct UnhandledCountsRow: Decodable, FetchableRecord, CatalogRecord {
     package var duplicate: Double
     package var unchanged: Double
     package var unfinished: Int
 }
 
 /// A walk file with its hashing, its content's group and its handled item (`forEachOutcome`).
-package struct WalkOutcomeRow: Decodable, FetchableRecord, StoredDateColumns {
+package struct WalkOutcomeRow: Decodable, FetchableRecord, CatalogRecord {
     package var path: String
     package var checksum: Checksum?
     package var hashed: Bool
@@ -169,7 +169,7 @@ package struct WalkOutcomeRow: Decodable, FetchableRecord, StoredDateColumns {
 }
 
 /// Content observed at a source and absent from this walk (`absentContent`).
-package struct AbsentContentRow: Decodable, FetchableRecord, StoredDateColumns {
+package struct AbsentContentRow: Decodable, FetchableRecord, CatalogRecord {
     package var sha1: String
     package var confirmedAt: Date?
     package var approved: Bool
@@ -185,7 +185,7 @@ package struct AbsentContentRow: Decodable, FetchableRecord, StoredDateColumns {
 }
 
 /// Items and bytes of one kind (`Catalog.assetTally`).
-struct KindTallyRow: Decodable, FetchableRecord, StoredDateColumns {
+struct KindTallyRow: Decodable, FetchableRecord, CatalogRecord {
     var kind: String
     var items: Int
     var bytes: Int64

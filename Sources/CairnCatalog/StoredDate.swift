@@ -32,16 +32,17 @@ enum StoredDate {
     }
 }
 
-/// A record whose `Date` columns are read and written as `StoredDate` reads and writes them.
-public protocol StoredDateColumns {}
+/// Every record the SQLite catalog reads or writes (those without a date too, so that a date column added later
+/// cannot slip back to GRDB's default): its `Date` columns are read and written as `StoredDate` does.
+public protocol CatalogRecord {}
 
-extension StoredDateColumns where Self: FetchableRecord {
+extension CatalogRecord where Self: FetchableRecord {
     public static func databaseDateDecodingStrategy(for column: String) -> DatabaseDateDecodingStrategy {
         .custom(StoredDate.date)
     }
 }
 
-extension StoredDateColumns where Self: EncodableRecord {
+extension CatalogRecord where Self: EncodableRecord {
     public static func databaseDateEncodingStrategy(for column: String) -> DatabaseDateEncodingStrategy {
         .custom { StoredDate.text($0) }
     }

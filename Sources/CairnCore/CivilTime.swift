@@ -24,9 +24,11 @@ public struct CivilTime: Equatable, Sendable {
     }
 
     /// `date` on a clock `offsetSeconds` east of UTC, to the nearest millisecond (so that a time written with
-    /// milliseconds and read back is written the same again).
+    /// milliseconds and read back is written the same again). A date past any calendar's use (a damaged catalog
+    /// value) is held to some three million years either side of 1970 rather than trapping.
     public init(_ date: Date, offsetSeconds: Int = 0) {
-        let milliseconds = Int64(((date.timeIntervalSince1970 + Double(offsetSeconds)) * 1000).rounded())
+        let scaled = (date.timeIntervalSince1970 + Double(offsetSeconds)) * 1000
+        let milliseconds = scaled.isNaN ? 0 : Int64(min(max(scaled, -1e17), 1e17).rounded())
         let (seconds, millisecond) = Self.floorDivision(milliseconds, 1000)
         let (days, secondOfDay) = Self.floorDivision(seconds, 86_400)
         (year, month, day) = Self.civil(fromDays: Int(days))
@@ -77,7 +79,7 @@ public struct CivilTime: Equatable, Sendable {
 public struct UTCOffset: Sendable {
     private let seconds: @Sendable (Date) -> Int
 
-    public init(secondsAt seconds: @escaping @Sendable (Date) -> Int) { self.seconds = seconds }
+    private init(secondsAt seconds: @escaping @Sendable (Date) -> Int) { self.seconds = seconds }
 
     /// Seconds east of UTC at `date`.
     public func seconds(at date: Date) -> Int { seconds(date) }
@@ -86,8 +88,6 @@ public struct UTCOffset: Sendable {
     public func civilTime(_ date: Date) -> CivilTime { CivilTime(date, offsetSeconds: seconds(at: date)) }
 
     public static let utc = UTCOffset { _ in 0 }
-
-    public static func fixed(seconds: Int) -> UTCOffset { UTCOffset { _ in seconds } }
 
     /// The machine's local time; UTC if the C library cannot tell.
     public static let local = UTCOffset { date in

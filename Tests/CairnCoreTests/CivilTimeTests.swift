@@ -39,6 +39,9 @@ import Glibc
                     && civil.second == Int(parts.tm_sec))
             #expect(civil.date() == Date(timeIntervalSince1970: instant.rounded(.down)))
         }
+        // A damaged value is held to a far year instead of trapping.
+        #expect(CivilTime(Date(timeIntervalSince1970: .infinity)).year > 3_000_000)
+        #expect(CivilTime(Date(timeIntervalSince1970: -.greatestFiniteMagnitude)).year < -3_000_000)
     }
 
     @Test func timestampsAreWhatFoundationWritesAndReads() throws {

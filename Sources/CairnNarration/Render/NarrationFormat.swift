@@ -136,7 +136,6 @@ public enum NarrationFormat {
         let tenths = Int((value * 10).rounded())
         return "\(tenths / 10).\(tenths % 10)"
     }
-
 }
 
 extension String {
