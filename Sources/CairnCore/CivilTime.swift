@@ -38,6 +38,43 @@ public struct CivilTime: Equatable, Sendable {
         self.millisecond = Int(millisecond)
     }
 
+    /// The second `date` falls in, as a clock `offsetSeconds` east of UTC shows it (no rounding up to the next).
+    public init(secondOf date: Date, offsetSeconds: Int = 0) {
+        self.init(Date(timeIntervalSince1970: date.timeIntervalSince1970.rounded(.down)), offsetSeconds: offsetSeconds)
+    }
+
+    /// The wall time at the start of `bytes`, "YYYY?MM?DD?HH:MM:SS" with any separators (ISO 8601's, EXIF's), then
+    /// an optional fraction of a second; with the index where what follows (a zone, or nothing) begins. Nil when
+    /// a field is not digits or out of range.
+    public static func read(_ bytes: [UInt8]) -> (wall: CivilTime, fraction: Double, end: Int)? {
+        guard bytes.count >= 19 else { return nil }
+        func number(_ range: Range<Int>) -> Int? {
+            var value = 0
+            for index in range {
+                guard (48...57).contains(bytes[index]) else { return nil }
+                value = value * 10 + Int(bytes[index] - 48)
+            }
+            return value
+        }
+        guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
+              let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
+              (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61
+        else { return nil }
+        var end = 19
+        var fraction = 0.0
+        if end < bytes.count, bytes[end] == UInt8(ascii: ".") {
+            var scale = 0.1
+            end += 1
+            while end < bytes.count, (48...57).contains(bytes[end]) {
+                fraction += Double(bytes[end] - 48) * scale
+                scale /= 10
+                end += 1
+            }
+        }
+        let wall = CivilTime(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
+        return (wall, fraction, end)
+    }
+
     /// The instant this wall time names on a clock `offsetSeconds` east of UTC.
     public func date(offsetSeconds: Int = 0) -> Date {
         let days = Self.days(fromYear: year, month: month, day: day)
@@ -82,10 +119,10 @@ public struct UTCOffset: Sendable {
     private init(secondsAt seconds: @escaping @Sendable (Date) -> Int) { self.seconds = seconds }
 
     /// Seconds east of UTC at `date`.
-    public func seconds(at date: Date) -> Int { seconds(date) }
+    func seconds(at date: Date) -> Int { seconds(date) }
 
-    /// The wall time this clock shows at `date`.
-    public func civilTime(_ date: Date) -> CivilTime { CivilTime(date, offsetSeconds: seconds(at: date)) }
+    /// The wall time this clock shows at `date`, to the second.
+    public func civilTime(_ date: Date) -> CivilTime { CivilTime(secondOf: date, offsetSeconds: seconds(at: date)) }
 
     public static let utc = UTCOffset { _ in 0 }
 

@@ -13,7 +13,7 @@ public enum Timestamp {
 
     /// "2026-11-22T03:20:15Z": what a person reads. The second is the one the time falls in, as a clock shows it.
     public static func toTheSecond(_ date: Date) -> String {
-        let civil = CivilTime(Date(timeIntervalSince1970: date.timeIntervalSince1970.rounded(.down)))
+        let civil = CivilTime(secondOf: date)
         return "\(civil.dateText)T\(civil.clockText)Z"
     }
 
@@ -22,34 +22,11 @@ public enum Timestamp {
     public static func parse(_ text: String) -> Date? {
         let bytes = Array(text.utf8)
         guard bytes.count >= 20, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
-              bytes[10] == UInt8(ascii: "T"), bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":")
+              bytes[10] == UInt8(ascii: "T"), bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":"),
+              let read = CivilTime.read(bytes),
+              let offset = UTCOffset.parse(String(decoding: bytes[read.end...], as: UTF8.self))
         else { return nil }
-        func number(_ range: Range<Int>) -> Int? {
-            var value = 0
-            for index in range {
-                guard (48...57).contains(bytes[index]) else { return nil }
-                value = value * 10 + Int(bytes[index] - 48)
-            }
-            return value
-        }
-        guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
-              let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
-              (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61
-        else { return nil }
-        var end = 19
-        var fraction = 0.0
-        if bytes[end] == UInt8(ascii: ".") {
-            var scale = 0.1
-            end += 1
-            while end < bytes.count, (48...57).contains(bytes[end]) {
-                fraction += Double(bytes[end] - 48) * scale
-                scale /= 10
-                end += 1
-            }
-        }
-        guard let offset = UTCOffset.parse(String(decoding: bytes[end...], as: UTF8.self)) else { return nil }
-        let whole = CivilTime(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
-        return Date(timeIntervalSince1970: whole.date(offsetSeconds: offset).timeIntervalSince1970 + fraction)
+        return Date(timeIntervalSince1970: read.wall.date(offsetSeconds: offset).timeIntervalSince1970 + read.fraction)
     }
 
     /// For `JSONEncoder`: dates written as `toTheSecond` writes them (what `.iso8601` wrote, without ICU).

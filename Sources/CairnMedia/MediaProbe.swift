@@ -120,32 +120,11 @@ enum CaptureDateParser {
     /// "YYYY:MM:DD HH:MM:SS" (EXIF) or "YYYY-MM-DDTHH:MM:SS[.ffffff][Z|+HH:MM]" (ISO 8601, `creation_time`);
     /// `offset` ("+02:00") applies when the text carries none; otherwise UTC.
     static func parse(_ text: String, offset: String? = nil) -> Date? {
-        let scalars = Array(text.utf8)
-        guard scalars.count >= 19 else { return nil }
-        func number(_ range: Range<Int>) -> Int? {
-            var value = 0
-            for index in range {
-                let c = scalars[index]
-                guard c >= 48, c <= 57 else { return nil }
-                value = value * 10 + Int(c - 48)
-            }
-            return value
-        }
-        guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
-              let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
-              year > 1800, (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61
-        else { return nil }
-        var rest = String(decoding: scalars[19...], as: UTF8.self)
-        var fraction = 0.0
-        if rest.hasPrefix(".") {
-            let digits = rest.dropFirst().prefix { $0.isNumber }
-            fraction = Double("0." + digits) ?? 0
-            rest = String(rest.dropFirst(1 + digits.count))
-        }
-        let zone = rest.isEmpty ? (offset ?? "") : rest
-        let wall = CivilTime(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
-        let instant = wall.date(offsetSeconds: UTCOffset.parse(zone) ?? 0)
-        return Date(timeIntervalSince1970: instant.timeIntervalSince1970 + fraction)
+        let bytes = Array(text.utf8)
+        guard let read = CivilTime.read(bytes), read.wall.year > 1800 else { return nil }
+        let zone = read.end < bytes.count ? String(decoding: bytes[read.end...], as: UTF8.self) : (offset ?? "")
+        let instant = read.wall.date(offsetSeconds: UTCOffset.parse(zone) ?? 0)
+        return Date(timeIntervalSince1970: instant.timeIntervalSince1970 + read.fraction)
     }
 }
 

@@ -58,12 +58,12 @@ public enum NarrationFormat {
 
     /// "03:20:15" on a clock at `utcOffset` (the second the time falls in).
     public static func clockTime(_ date: Date, utcOffset: UTCOffset) -> String {
-        utcOffset.civilTime(Date(timeIntervalSince1970: date.timeIntervalSince1970.rounded(.down))).clockText
+        utcOffset.civilTime(date).clockText
     }
 
     /// "2026-11-22 03:20" on a clock at `utcOffset`.
     public static func dateTime(_ date: Date, utcOffset: UTCOffset) -> String {
-        let wall = utcOffset.civilTime(Date(timeIntervalSince1970: date.timeIntervalSince1970.rounded(.down)))
+        let wall = utcOffset.civilTime(date)
         return wall.dateText + " " + wall.hourMinuteText
     }
 
