@@ -30,7 +30,7 @@ extension Catalog {
     /// The columns an import item is read with, for the join of `import_item i` with `source s` and `asset a`.
     private static let itemSelection = """
         i.id, i.sha1, i.relative_path, s.root_path, i.kind, i.size, a.original_path, i.state, i.phase, i.operation,
-        i.reason, i.attempts, i.retryable, i.in_flight, i.in_flight_alone, i.crash_count, i.kill_count, i.duplicate
+        i.reason, i.category, i.attempts, i.retryable, i.in_flight, i.in_flight_alone, i.crash_count, i.kill_count, i.duplicate
         """
 
     /// The columns an item's save writes: its state's and its bookkeeping.
@@ -58,6 +58,7 @@ extension Catalog {
             phase = CASE WHEN \(terminal) THEN NULL ELSE phase END,
             operation = CASE WHEN \(terminal) THEN NULL ELSE operation END,
             reason = CASE WHEN \(terminal) THEN NULL ELSE reason END,
+            category = CASE WHEN \(terminal) THEN NULL ELSE category END,
             attempts = CASE WHEN \(terminal) THEN 0 ELSE attempts END,
             crash_count = CASE WHEN \(terminal) THEN 0 ELSE crash_count END,
             kill_count = CASE WHEN \(terminal) THEN 0 ELSE kill_count END,
@@ -174,7 +175,8 @@ extension Catalog {
                 let state = record.state.storedColumns
                 // In `savedColumns`' order.
                 try update.execute(arguments: [
-                    state.state, state.phase, state.operation, state.reason, state.attempts, state.retryable,
+                    state.state, state.phase, state.operation, state.reason, state.category, state.attempts,
+                    state.retryable,
                     record.inFlight, record.runsAlone, record.crashCount, record.killCount, record.isDuplicate,
                     updatedAt, record.id.rawValue,
                 ])

@@ -193,6 +193,14 @@ enum Migrations {
                 CREATE INDEX album_member_asset ON album_member(asset_sha1);
                 """)
         }
+        migrator.registerMigration("v11: failure categories") { db in
+            // A failure's category, decided where it happened; NULL for rows written before (read as `other`:
+            // their English is not parsed).
+            try db.execute(sql: """
+                ALTER TABLE import_item ADD COLUMN category TEXT;
+                ALTER TABLE run_failure ADD COLUMN category TEXT;
+                """)
+        }
         return migrator
     }
 }

@@ -181,16 +181,20 @@ public struct RunFailureRecord: Codable, Sendable, Equatable, FetchableRecord, P
     public var relativePath: String
     public var phase: FailurePhase
     public var reason: String
+    /// Nil for a failure recorded before categories were kept (counted as `other`).
+    public var category: FailureCategory?
 
-    public init(runID: String, relativePath: String, phase: FailurePhase, reason: String) {
+    public init(runID: String, relativePath: String, phase: FailurePhase, reason: String,
+                category: FailureCategory? = nil) {
         self.runID = runID
         self.relativePath = relativePath
         self.phase = phase
         self.reason = reason
+        self.category = category
     }
 
     enum CodingKeys: String, CodingKey {
-        case runID = "run_id", relativePath = "relative_path", phase, reason
+        case runID = "run_id", relativePath = "relative_path", phase, reason, category
     }
 
     public enum Columns {

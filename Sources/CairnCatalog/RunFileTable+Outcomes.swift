@@ -47,7 +47,7 @@ extension RunFileTable {
             let handled = try HandledItemsRow.fetchCursor(db, sql: """
                 SELECT \(Self.itemColumns), COUNT(*) AS files
                 FROM temp.run_item ri JOIN main.import_item i ON i.sha1 = ri.sha1
-                GROUP BY i.state, i.phase, i.operation, i.reason, i.attempts, i.retryable, i.duplicate,
+                GROUP BY i.state, i.phase, i.operation, i.reason, i.category, i.attempts, i.retryable, i.duplicate,
                     ri.left_unfinished
                 """)
             while let row = try handled.next() { counts[row.item.outcome.kind, default: 0] += row.files }
@@ -86,7 +86,7 @@ extension RunFileTable {
         try catalog.pool.write { db in
             let files = try WalkOutcomeRow.fetchCursor(db, sql: """
                 SELECT r.path, r.sha1 AS walk_sha1, r.hashed, r.failed, r.failure_operation, r.failure_reason,
-                    r.id = c.first_id AS is_first, c.in_library, \(Self.itemColumns)
+                  r.failure_category,                     r.id = c.first_id AS is_first, c.in_library, \(Self.itemColumns)
                 FROM temp.run_file r
                 LEFT JOIN temp.run_content c ON c.sha1 = r.sha1
                 LEFT JOIN temp.run_item ri ON ri.sha1 = r.sha1 AND r.id = c.first_id
@@ -120,6 +120,6 @@ extension RunFileTable {
     /// A handled item's columns: its state (in `ItemState`'s own column names), whether the transfer found it a
     /// duplicate, and whether the run left it unfinished.
     package static let itemColumns = """
-        i.state, i.phase, i.operation, i.reason, i.attempts, i.retryable, i.duplicate, ri.left_unfinished
+        i.state, i.phase, i.operation, i.reason, i.category, i.attempts, i.retryable, i.duplicate, ri.left_unfinished
         """
 }

@@ -132,7 +132,7 @@ package struct WalkOutcomeRow: Decodable, FetchableRecord, CatalogRecord {
 
     enum CodingKeys: String, CodingKey {
         case path, sha1 = "walk_sha1", hashed, failed, failureOperation = "failure_operation"
-        case failureReason = "failure_reason", isFirst = "is_first", inLibrary = "in_library"
+        case failureReason = "failure_reason", failureCategory = "failure_category", isFirst = "is_first", inLibrary = "in_library"
     }
 
     package init(from decoder: any Decoder) throws {
@@ -142,7 +142,8 @@ package struct WalkOutcomeRow: Decodable, FetchableRecord, CatalogRecord {
         hashed = try columns.decode(Bool.self, forKey: .hashed)
         hashFailure = try columns.decode(Bool.self, forKey: .failed)
             ? FailureReason(operation: try columns.decodeIfPresent(String.self, forKey: .failureOperation),
-                            try columns.decodeIfPresent(String.self, forKey: .failureReason) ?? "")
+                            try columns.decodeIfPresent(String.self, forKey: .failureReason) ?? "",
+                            category: FailureCategory(stored: try columns.decodeIfPresent(String.self, forKey: .failureCategory)))
             : nil
         isFirst = try columns.decodeIfPresent(Bool.self, forKey: .isFirst) ?? false
         inLibrary = try columns.decodeIfPresent(Bool.self, forKey: .inLibrary) ?? false

@@ -39,6 +39,7 @@ public struct RunFileTable: Sendable {
                     failed INTEGER NOT NULL DEFAULT 0,
                     failure_operation TEXT,
                     failure_reason TEXT,
+                    failure_category TEXT,
                     known INTEGER NOT NULL DEFAULT 0,
                     previous_sha1 TEXT,
                     settled INTEGER NOT NULL DEFAULT 0
@@ -169,10 +170,11 @@ public struct RunFileTable: Sendable {
                 ])
             }
             let fail = try db.cachedStatement(sql: """
-                UPDATE temp.run_file SET failed = 1, failure_operation = ?, failure_reason = ? WHERE id = ?
+                UPDATE temp.run_file SET failed = 1, failure_operation = ?, failure_reason = ?, failure_category = ?
+                WHERE id = ?
                 """)
             for (id, reason) in failed.sorted(by: { $0.key < $1.key }) {
-                try fail.execute(arguments: [reason.operation, reason.reason, id])
+                try fail.execute(arguments: [reason.operation, reason.reason, reason.category.rawValue, id])
             }
             if updatingSnapshot { try Catalog.upsertSnapshot(hashed.map(\.record), sourceID: sourceID, in: db) }
         }

@@ -87,7 +87,8 @@ extension FailurePhase {
 
 /// One file's line: where it is, its checksum when known, and what became of it. Written to `--report FILE` as
 /// one JSON object per line with the keys `path`, `outcome`, `checksum` (40 hexadecimal digits), `phase` (where it
-/// failed, or where it resumes) and `reason`, the last three when they apply.
+/// failed, or where it resumes), `reason` and `category` (a failure's `FailureCategory`), the last four when they
+/// apply.
 public struct FileOutcomeEntry: Hashable, Sendable {
     public var path: String
     /// Kept as 20 bytes, since a report may hold a line per file of a huge source.
@@ -121,14 +122,15 @@ public struct FileOutcomeEntry: Hashable, Sendable {
 }
 
 extension FileOutcomeEntry: Codable {
-    enum CodingKeys: String, CodingKey { case path, outcome, checksum, phase, reason }
+    enum CodingKeys: String, CodingKey { case path, outcome, checksum, phase, reason, category }
 
     public init(from decoder: any Decoder) throws {
         let line = try decoder.container(keyedBy: CodingKeys.self)
         path = try line.decode(String.self, forKey: .path)
         checksum = try line.decodeIfPresent(Checksum.self, forKey: .checksum)
         let phase = try line.decodeIfPresent(FailurePhase.self, forKey: .phase)
-        let reason = try line.decodeIfPresent(FailureReason.self, forKey: .reason)
+        var reason = try line.decodeIfPresent(FailureReason.self, forKey: .reason)
+        if let category = try line.decodeIfPresent(FailureCategory.self, forKey: .category) { reason?.category = category }
         switch try line.decode(FileOutcome.Kind.self, forKey: .outcome) {
         case .imported: outcome = .imported
         case .duplicate: outcome = .duplicate
@@ -147,5 +149,6 @@ extension FileOutcomeEntry: Codable {
         try line.encodeIfPresent(checksum, forKey: .checksum)
         try line.encodeIfPresent(outcome.phase, forKey: .phase)
         try line.encodeIfPresent(outcome.reason, forKey: .reason)
+        if case .failed(_, let reason) = outcome { try line.encode(reason.category, forKey: .category) }
     }
 }

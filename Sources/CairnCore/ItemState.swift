@@ -139,12 +139,13 @@ public enum Lane: String, CaseIterable, Codable, Sendable, Comparable {
 
 // MARK: The codec
 
-/// An item state is stored flat, in the columns `state`, `phase`, `operation`, `reason`, `attempts` and
-/// `retryable` (all but `state` set for `failed` only; `operation` when the failure names one). This is the one
+/// An item state is stored flat, in the columns `state`, `phase`, `operation`, `reason`, `category`, `attempts`
+/// and `retryable` (all but `state` set for `failed` only; `operation` when the failure names one; a failure
+/// stored before categories were kept has none, and reads as `other`). This is the one
 /// place that maps the two ways; a record that holds a state decodes it from the same decoder as its own columns.
 extension ItemState: Codable {
     public enum CodingKeys: String, CodingKey, CaseIterable {
-        case state, phase, operation, reason, attempts, retryable
+        case state, phase, operation, reason, category, attempts, retryable
     }
 
     public init(from decoder: any Decoder) throws {
@@ -165,7 +166,8 @@ extension ItemState: Codable {
             self = .failed(ItemFailure(
                 phase: phase,
                 reason: FailureReason(operation: try columns.decodeIfPresent(String.self, forKey: .operation),
-                                      try columns.decodeIfPresent(String.self, forKey: .reason) ?? ""),
+                                      try columns.decodeIfPresent(String.self, forKey: .reason) ?? "",
+                                      category: FailureCategory(stored: try columns.decodeIfPresent(String.self, forKey: .category))),
                 attempts: try columns.decodeIfPresent(Int.self, forKey: .attempts) ?? 0,
                 retryable: try columns.decodeIfPresent(Bool.self, forKey: .retryable) ?? false))
         }
@@ -178,6 +180,7 @@ extension ItemState: Codable {
         try columns.encode(stored.phase, forKey: .phase)
         try columns.encode(stored.operation, forKey: .operation)
         try columns.encode(stored.reason, forKey: .reason)
+        try columns.encode(stored.category, forKey: .category)
         try columns.encode(stored.attempts, forKey: .attempts)
         try columns.encode(stored.retryable, forKey: .retryable)
     }
@@ -185,10 +188,10 @@ extension ItemState: Codable {
     /// The values of `CodingKeys`' columns, in their order: what `encode(to:)` writes, for a save that binds them
     /// straight into a statement (an import saves a record per phase, and going through an encoder cost more than
     /// the SQL).
-    public var storedColumns: (state: String, phase: String?, operation: String?, reason: String?, attempts: Int,
-                               retryable: Bool) {
+    public var storedColumns: (state: String, phase: String?, operation: String?, reason: String?, category: String?,
+                               attempts: Int, retryable: Bool) {
         let failure = self.failure
         return (name.rawValue, failure?.phase.rawValue, failure?.reason.operation, failure?.reason.reason,
-                failure?.attempts ?? 0, failure?.retryable ?? false)
+                failure?.reason.category.rawValue, failure?.attempts ?? 0, failure?.retryable ?? false)
     }
 }

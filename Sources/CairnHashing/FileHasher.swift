@@ -224,6 +224,7 @@ public final class FileHasher {
     }
 
     /// A system call's result, its failure as this type's error.
+    @discardableResult
     private func system<T>(_ result: Result<T, Errno>, _ operation: String, _ path: String) throws(HashingError) -> T {
         do { return try result.get(operation, path) } catch { throw .system(error) }
     }

@@ -1,7 +1,7 @@
 import CairnCore
 
 /// Why a file could not be hashed or copied, naming the file.
-public enum HashingError: Error, CustomStringConvertible, Sendable {
+public enum HashingError: FailureDescribing, CustomStringConvertible, Sendable {
     case system(SystemCallError)
     case notRegularFile(path: String)
     /// Size, modification time or inode moved while the file was being read: the bytes are not trustworthy.

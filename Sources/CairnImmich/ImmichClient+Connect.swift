@@ -36,8 +36,7 @@ extension ImmichClient {
     /// the key fails with a message that says which.
     public func connect() async throws(ImmichFailure) -> ImmichIdentity {
         try await withRetries("reach the server") { () throws(ImmichFailure) in
-            // No `Accept: application/json`: Immich answers the ping 406 to it.
-            let output = try await call("reach the server") { try await api.pingServer(headers: .init(accept: [])) }
+            let output = try await call("reach the server") { try await api.pingServer() }
             switch output {
             case .ok: return ()
             case .undocumented(let status, let payload):

@@ -84,7 +84,8 @@ extension ImmichClient {
         } catch let error as FileSystemError {
             // The source file itself: gone or unreadable since it was hashed. Not Immich's failure, not retried.
             throw ImmichFailure(kind: .permanent, operation: "upload",
-                                message: "cannot read \(file.path): \(error.code)")
+                                message: "cannot read \(file.path): \(error.code)",
+                                category: Self.category(of: error.code))
         } catch {
             throw Self.transportFailure(error, operation: "upload")
         }
@@ -98,10 +99,26 @@ extension ImmichClient {
         }
     }
 
-    /// The form's fields first and the file last, so a server can refuse early without reading the bytes.
+    /// A source file that cannot be read, by what the file system said.
+    static func category(of code: FileSystemError.Code) -> FailureCategory {
+        switch code {
+        case .notFound: return .notFound
+        case .permissionDenied: return .permission
+        default: return .io
+        }
+    }
+
+    /// The sidecar first, then the form's fields, and the file last, so a server can refuse early without reading
+    /// the bytes. Immich judges each file part as it arrives by the `filename` field when one came before it, else
+    /// by the part's own name (`canUploadFile`): a sidecar sent after `filename=IMG_1.jpg` is judged as a JPEG, is
+    /// not a sidecar, and the whole upload is refused. Before that field, it is judged as the `.xmp` it is.
     static func parts(of file: ImmichUploadFile, body: HTTPBody, sidecar: Data?)
         -> [Components.Schemas.AssetMediaCreateDto] {
-        var parts: [Components.Schemas.AssetMediaCreateDto] = [
+        var parts: [Components.Schemas.AssetMediaCreateDto] = []
+        if let sidecar {
+            parts.append(.sidecarData(.init(payload: .init(body: HTTPBody(sidecar)), filename: file.filename + ".xmp")))
+        }
+        parts += [
             .fileCreatedAt(.init(payload: .init(body: HTTPBody(file.createdAt)))),
             .fileModifiedAt(.init(payload: .init(body: HTTPBody(file.modifiedAt)))),
             .filename(.init(payload: .init(body: HTTPBody(file.filename)))),
@@ -112,9 +129,6 @@ extension ImmichClient {
         if file.hidden { parts.append(.visibility(.init(payload: .init(body: HTTPBody("hidden"))))) }
         if let video = file.livePhotoVideoID {
             parts.append(.livePhotoVideoId(.init(payload: .init(body: HTTPBody(video)))))
-        }
-        if let sidecar {
-            parts.append(.sidecarData(.init(payload: .init(body: HTTPBody(sidecar)), filename: file.filename + ".xmp")))
         }
         parts.append(.assetData(.init(payload: .init(body: body), filename: file.filename)))
         return parts

@@ -93,7 +93,8 @@ public final class ImmichClient: Sendable {
             message = "connection problem (\(http.shortDescription))"
         } else if underlying is DecodingError {
             return ImmichFailure(kind: .permanent, operation: operation,
-                                 message: "the server's answer does not match Immich's API (is this an Immich server?)")
+                                 message: "the server's answer does not match Immich's API (is this an Immich server?)",
+                                 category: .server)
         } else {
             message = "connection problem (\(type(of: underlying)))"
         }

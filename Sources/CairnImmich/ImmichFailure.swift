@@ -4,7 +4,7 @@ import Foundation
 /// A request Immich did not carry out, in the three classes a run acts on. The spec documents only the success
 /// responses; everything else (validation 400s, 401, a proxy's 413, 429, 5xx, a dropped connection) arrives
 /// undocumented and is classified here, once, with the server's own message when it sent one.
-public struct ImmichFailure: Error, Sendable, CustomStringConvertible {
+public struct ImmichFailure: FailureDescribing, Sendable, CustomStringConvertible {
     public enum Kind: Sendable, Hashable {
         /// Worth trying again after a pause: 5xx, 429, 408, a reset or a timeout.
         case retryable
@@ -26,15 +26,23 @@ public struct ImmichFailure: Error, Sendable, CustomStringConvertible {
     /// The connection was lost after the request went out: the server may have carried it out. An upload in this
     /// state is settled by asking for its checksum, never by sending the body again blindly.
     public var outcomeUnknown: Bool
+    /// The category an item failed by this is counted in: by default the credentials (`auth`), a server's answer
+    /// (`server`) or none at all (`network`); a failure on cairn's side names its own.
+    public var category: FailureCategory
 
     public init(kind: Kind, operation: String, status: Int? = nil, message: String, retryAfter: Duration? = nil,
-                outcomeUnknown: Bool = false) {
+                outcomeUnknown: Bool = false, category: FailureCategory? = nil) {
         self.kind = kind
         self.operation = operation
         self.status = status
         self.message = message
         self.retryAfter = retryAfter
         self.outcomeUnknown = outcomeUnknown
+        self.category = category ?? {
+            if kind == .needsAuth { return .auth }
+            if status != nil { return .server }
+            return kind == .retryable ? .network : .other
+        }()
     }
 
     public var description: String {
@@ -43,8 +51,9 @@ public struct ImmichFailure: Error, Sendable, CustomStringConvertible {
     }
 
     /// The failure as an item's reason: the operation, then the status and the server's words.
-    public var failureReason: FailureReason {
-        FailureReason(operation: "immich \(operation)", (status.map { "HTTP \($0): " } ?? "") + message)
+    public var failure: FailureReason {
+        FailureReason(operation: "immich \(operation)", (status.map { "HTTP \($0): " } ?? "") + message,
+                      category: category)
     }
 
     /// The class of an answer with `status` and (part of) its body.

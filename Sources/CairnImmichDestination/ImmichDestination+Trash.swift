@@ -44,7 +44,7 @@ extension ImmichDestination {
         } catch {
             let failure = refusedOrFailed(error)
             summary.failures += items.map {
-                DeletionFailure(checksum: $0.checksum, path: $0.sourcePath ?? $0.checksum.hex, reason: failure.description)
+                DeletionFailure(checksum: $0.checksum, path: $0.sourcePath ?? $0.checksum.hex, reason: FailureReason(failure.description, category: failure.category))
             }
             return summary
         }

@@ -66,9 +66,9 @@ struct ImmichStages: PipelineStages {
         switch failure.kind {
         case .needsAuth:
             destination.cancellation.cancel(deadline: .seconds(5))
-            return .transient(failure.failureReason)
-        case .retryable: return .transient(failure.failureReason)
-        case .permanent: return .unusable(failure.failureReason)
+            return .transient(failure.failure)
+        case .retryable: return .transient(failure.failure)
+        case .permanent: return .unusable(failure.failure)
         }
     }
 

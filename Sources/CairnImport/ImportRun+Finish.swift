@@ -58,10 +58,12 @@ extension ImportRun {
         record.endedAt = now()
         record.summary = narration.summaryJSON(review: review)
         var failureRecords = failures.map {
-            RunFailureRecord(runID: record.id, relativePath: $0.relativePath, phase: $0.phase, reason: $0.reason.description)
+            RunFailureRecord(runID: record.id, relativePath: $0.relativePath, phase: $0.phase, reason: $0.reason.description,
+                             category: $0.reason.category)
         }
         failureRecords += hashed.report.issues.map {
-            RunFailureRecord(runID: record.id, relativePath: $0.relativePath, phase: .scanning, reason: $0.reason)
+            RunFailureRecord(runID: record.id, relativePath: $0.relativePath, phase: .scanning, reason: $0.reason,
+                             category: $0.category)
         }
         try await catalog.finishRun(record, failures: failureRecords)
         narration.close()
@@ -105,7 +107,8 @@ extension FileOutcomeEntry {
         report.symlinksSkipped.map {
             FileOutcomeEntry(path: $0, outcome: .skipped(reason: "symbolic link (never followed)"))
         } + report.issues.map {
-            FileOutcomeEntry(path: $0.relativePath, outcome: .failed(phase: .scanning, reason: FailureReason($0.reason)))
+            FileOutcomeEntry(path: $0.relativePath, outcome: .failed(phase: .scanning,
+                                                                  reason: FailureReason($0.reason, category: $0.category)))
         }
     }
 }

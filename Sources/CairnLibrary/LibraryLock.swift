@@ -134,7 +134,7 @@ public struct LibraryLockedError: Error, Equatable, CustomStringConvertible {
 }
 
 private extension JSONEncoder {
-    package static var holder: JSONEncoder {
+    static var holder: JSONEncoder {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = Timestamp.jsonEncoding
         encoder.outputFormatting = [.sortedKeys]
@@ -143,7 +143,7 @@ private extension JSONEncoder {
 }
 
 private extension JSONDecoder {
-    package static var holder: JSONDecoder {
+    static var holder: JSONDecoder {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = Timestamp.jsonDecoding
         return decoder

@@ -1,11 +1,25 @@
 import CairnCore
 import CFFmpeg
 import Foundation
+import SystemPackage
 
 /// Why a media operation on one file failed, in one line.
-public struct MediaError: Error, CustomStringConvertible, Sendable, Equatable, Codable {
+public struct MediaError: FailureDescribing, CustomStringConvertible, Sendable, Equatable, Codable {
     /// What failed and why, without the file (the holder of the error names it).
-    public var failure: FailureReason { FailureReason(operation: operation, reason) }
+    public var failure: FailureReason { FailureReason(operation: operation, reason, category: failureCategory) }
+
+    /// The run's category of this failure: the decoder's verdict, and for the system's failures the errno that
+    /// FFmpeg carried (`AVERROR(e)` is `-e`).
+    public var failureCategory: FailureCategory {
+        switch category {
+        case .corrupt: return .corrupt
+        case .unsupported, .tooLarge: return .unsupported
+        case .unreadable, .io:
+            guard let code, code < 0, code > -4096 else { return category == .io ? .io : .notFound }
+            return FailureCategory(Errno(rawValue: -code))
+        case .engine, .interrupted: return .other
+        }
+    }
 
     /// What sort of failure this is; decides whether trying again can help.
     public enum Category: String, Codable, Sendable {

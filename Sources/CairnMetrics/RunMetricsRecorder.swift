@@ -32,8 +32,8 @@ public final class RunMetricsRecorder: NarrationHandler, Sendable {
         let boundary = state.withLock { state -> LibraryMetrics? in
             state.narration.apply(record)
             switch record.event {
-            case .error(let message, let phase, _?):
-                let key = FailureKey(phase: phase?.rawValue ?? "unknown", reason: FailureCategory(message))
+            case .error(_, let phase, _?, let category):
+                let key = FailureKey(phase: phase?.rawValue ?? "unknown", reason: category ?? .other)
                 state.metrics.failures[key, default: 0] += 1
             case .progress(let phase, let snapshot, _, let lanes):
                 if let lanes { state.metrics.lanes = lanes }

@@ -16,7 +16,8 @@ import CairnCore
 /// Both counts reset whenever one of the item's phases returns. Recovery is applied to the store in one
 /// transaction before any work, so a death is counted once however often start-up is interrupted.
 public enum CrashLoopGuard {
-    public static let reason: FailureReason = "crashed the worker while it ran alone (`--retry-failed` tries it again)"
+    public static let reason = FailureReason("crashed the worker while it ran alone (`--retry-failed` tries it again)",
+                                             category: .crash)
     public static let killsBeforeSuspicion = 3
     public static let killsBeforeFailure = 5
 

@@ -63,8 +63,9 @@ public protocol RetryClassifiedError: Error {
 
 /// A ready-made stage error: what failed and why, as a value, and whether a retry may help. The reason does not
 /// name the item's file: every place that prints it has the item and names it once, in its own format.
-public struct StageFailure: RetryClassifiedError, Hashable, CustomStringConvertible {
+public struct StageFailure: RetryClassifiedError, FailureDescribing, Hashable, CustomStringConvertible {
     public var reason: FailureReason
+    public var failure: FailureReason { reason }
     public var isRetryable: Bool
 
     public init(reason: FailureReason, isRetryable: Bool) {
@@ -112,7 +113,7 @@ enum PhaseOutcome: Sendable {
             return (.leftToOthers, nil)
         } catch {
             let retryable = (error as? any RetryClassifiedError)?.isRetryable ?? true
-            return (.failed(reason: (error as? StageFailure)?.reason ?? FailureReason("\(error)"), retryable: retryable), nil)
+            return (.failed(reason: FailureReason(error), retryable: retryable), nil)
         }
     }
 }

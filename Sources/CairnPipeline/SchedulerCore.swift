@@ -198,7 +198,7 @@ struct SchedulerCore {
             fail(phase.id, in: phase.lane, reason: reason, retryable: retryable)
         case .timedOut(let limit):
             if let item = entries[phase.id]?.record.item { actions.append(.emit(.timedOut(item, phase.lane, after: limit))) }
-            fail(phase.id, in: phase.lane, reason: FailureReason("timed out after \(formatted(limit))"), retryable: true)
+            fail(phase.id, in: phase.lane, reason: FailureReason("timed out after \(formatted(limit))", category: .timeout), retryable: true)
         case .notStarted:
             break
         case .leftToOthers:

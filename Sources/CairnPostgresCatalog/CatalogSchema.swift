@@ -278,5 +278,10 @@ enum CatalogSchema {
             "DROP INDEX cairn.import_item_state",
             "ALTER TABLE cairn.import_item SET (fillfactor = 70)",
         ]),
+        (8, [
+            // A failure's category, decided where it happened; NULL for rows written before (read as `other`).
+            "ALTER TABLE cairn.import_item ADD COLUMN category text",
+            "ALTER TABLE cairn.run_failure ADD COLUMN category text",
+        ]),
     ])
 }

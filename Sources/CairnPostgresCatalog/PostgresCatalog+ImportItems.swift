@@ -30,7 +30,7 @@ extension PostgresCatalog: ItemCatalog {
     /// An item's columns (`ItemRecord`'s coding keys) for `import_item i` joined with `source s` and `asset a`.
     static let itemColumns = """
         i.id, i.sha1, i.relative_path, s.root_path, i.kind, i.size, a.original_path, i.state, i.phase, i.operation,
-        i.reason, i.attempts, i.retryable, i.in_flight, i.in_flight_alone, i.crash_count, i.kill_count, i.duplicate
+        i.reason, i.category, i.attempts, i.retryable, i.in_flight, i.in_flight_alone, i.crash_count, i.kill_count, i.duplicate
         """
 
     public func sourceID(forRoot rootPath: String) async throws -> Int64 {
@@ -68,7 +68,8 @@ extension PostgresCatalog: ItemCatalog {
                     source_id = excluded.source_id, relative_path = excluded.relative_path, kind = excluded.kind,
                     size = excluded.size, updated_at = now(),
                     \(restart("state", "'\(State.placeholder.rawValue)'")), \(restart("phase", "NULL")),
-                    \(restart("operation", "NULL")), \(restart("reason", "NULL")), \(restart("attempts", "0")),
+                    \(restart("operation", "NULL")), \(restart("reason", "NULL")), \(restart("category", "NULL")),
+                    \(restart("attempts", "0")),
                     \(restart("crash_count", "0")), \(restart("kill_count", "0")), \(restart("duplicate", "false")),
                     \(restart("retryable", "false"))
                   RETURNING i.*)
@@ -100,14 +101,16 @@ extension PostgresCatalog: ItemCatalog {
                     WITH locked AS MATERIALIZED (
                       SELECT id FROM cairn.import_item WHERE id = ANY(\(states.ids)::bigint[]) ORDER BY id FOR UPDATE)
                     UPDATE cairn.import_item i SET state = x.state, phase = NULLIF(x.phase, ''),
-                      operation = NULLIF(x.operation, ''), reason = NULLIF(x.reason, ''), attempts = x.attempts,
+                      operation = NULLIF(x.operation, ''), reason = NULLIF(x.reason, ''),
+                      category = NULLIF(x.category, ''), attempts = x.attempts,
                       retryable = x.retryable, in_flight = x.in_flight, in_flight_alone = x.in_flight_alone,
                       crash_count = x.crash_count, kill_count = x.kill_count, duplicate = x.duplicate, updated_at = now()
                     FROM unnest(\(states.ids)::bigint[], \(states.states)::text[], \(states.phases)::text[],
-                      \(states.operations)::text[], \(states.reasons)::text[], \(states.attempts)::bigint[],
+                      \(states.operations)::text[], \(states.reasons)::text[], \(states.categories)::text[],
+                      \(states.attempts)::bigint[],
                       \(states.retryable)::boolean[], \(states.inFlight)::boolean[], \(states.inFlightAlone)::boolean[],
                       \(states.crashCounts)::bigint[], \(states.killCounts)::bigint[], \(states.duplicate)::boolean[])
-                      AS x(id, state, phase, operation, reason, attempts, retryable, in_flight, in_flight_alone,
+                      AS x(id, state, phase, operation, reason, category, attempts, retryable, in_flight, in_flight_alone,
                         crash_count, kill_count, duplicate), locked l
                     WHERE i.id = l.id AND x.id = l.id
                     """, logger: logger)
@@ -196,10 +199,10 @@ extension PostgresCatalog: ItemCatalog {
 }
 
 /// Items' states and bookkeeping as a save writes them, a column each for `unnest` (the columns of
-/// `ItemState.storedColumns` and the record's; "" stands for no phase, operation or reason).
+/// `ItemState.storedColumns` and the record's; "" stands for no phase, operation, reason or category).
 private struct SavedStates {
     var ids: [Int64] = [], states: [String] = [], phases: [String] = [], operations: [String] = []
-    var reasons: [String] = [], attempts: [Int] = [], retryable: [Bool] = [], inFlight: [Bool] = []
+    var reasons: [String] = [], categories: [String] = [], attempts: [Int] = [], retryable: [Bool] = [], inFlight: [Bool] = []
     var inFlightAlone: [Bool] = [], crashCounts: [Int] = [], killCounts: [Int] = [], duplicate: [Bool] = []
 
     init(_ records: [ItemRecord]) {
@@ -210,6 +213,7 @@ private struct SavedStates {
             phases.append(stored.phase ?? "")
             operations.append(stored.operation ?? "")
             reasons.append(stored.reason ?? "")
+            categories.append(stored.category ?? "")
             attempts.append(stored.attempts)
             retryable.append(stored.retryable)
             inFlight.append(record.inFlight)

@@ -107,9 +107,10 @@ extension PostgresCatalog: SnapshotCatalog, RunCatalog {
                     WHERE r.id = x.id
                     """, binds: try Self.binds(rows)), logger: logger)
                 try await connection.query("""
-                    INSERT INTO cairn.run_failure (run_id, relative_path, phase, reason)
-                    SELECT x.run_id, x.relative_path, x.phase, x.reason
-                    FROM jsonb_to_recordset(\(failed)::jsonb) AS x(run_id text, relative_path text, phase text, reason text)
+                    INSERT INTO cairn.run_failure (run_id, relative_path, phase, reason, category)
+                    SELECT x.run_id, x.relative_path, x.phase, x.reason, x.category
+                    FROM jsonb_to_recordset(\(failed)::jsonb)
+                      AS x(run_id text, relative_path text, phase text, reason text, category text)
                     """, logger: logger)
             }
         }
@@ -130,7 +131,7 @@ extension PostgresCatalog: SnapshotCatalog, RunCatalog {
     public func failures(runID: String) async throws -> [RunFailureRecord] {
         return try await failing("read the failures of run \(runID)") { [self] in
             let rows = try await client.query("""
-                SELECT run_id, relative_path, phase, reason FROM cairn.run_failure WHERE run_id = \(runID)
+                SELECT run_id, relative_path, phase, reason, category FROM cairn.run_failure WHERE run_id = \(runID)
                 ORDER BY relative_path
                 """, logger: logger)
             var failures: [RunFailureRecord] = []

@@ -44,7 +44,8 @@ extension PostgresRunTables {
             for row in try await all(HandledItemsRow.self, """
                 SELECT \(RunFileTable.itemColumns), count(*) AS files
                 FROM pg_temp.run_item ri JOIN cairn.import_item i ON i.sha1 = ri.sha1
-                GROUP BY i.state, i.phase, i.operation, i.reason, i.attempts, i.retryable, i.duplicate, ri.left_unfinished
+                GROUP BY i.state, i.phase, i.operation, i.reason, i.category, i.attempts, i.retryable, i.duplicate,
+                  ri.left_unfinished
                 """) {
                 counts[row.item.outcome.kind, default: 0] += row.files
             }
@@ -77,7 +78,7 @@ extension PostgresRunTables {
         try await failing("read the run's outcomes") { [self] in
             var entries = try await all(WalkOutcomeRow.self, """
                 SELECT r.path, r.sha1 AS walk_sha1, r.hashed, r.failed, r.failure_operation, r.failure_reason,
-                  r.id = c.first_id AS is_first, c.in_library, \(RunFileTable.itemColumns)
+                  r.failure_category,                   r.id = c.first_id AS is_first, c.in_library, \(RunFileTable.itemColumns)
                 FROM pg_temp.run_file r
                 LEFT JOIN pg_temp.run_content c ON c.sha1 = r.sha1
                 LEFT JOIN pg_temp.run_item ri ON ri.sha1 = r.sha1 AND r.id = c.first_id

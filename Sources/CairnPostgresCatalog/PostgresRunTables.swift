@@ -35,7 +35,7 @@ struct PostgresRunTables: RunTables {
                   id bigint PRIMARY KEY, path text NOT NULL, device bigint NOT NULL, inode bigint NOT NULL,
                   size bigint NOT NULL, mtime_ns bigint NOT NULL, kind text NOT NULL, sha1 text,
                   hashed boolean NOT NULL DEFAULT false, failed boolean NOT NULL DEFAULT false, failure_operation text,
-                  failure_reason text, known boolean NOT NULL DEFAULT false, previous_sha1 text,
+                  failure_reason text, failure_category text, known boolean NOT NULL DEFAULT false, previous_sha1 text,
                   settled boolean NOT NULL DEFAULT false)
                 """,
                 """
@@ -170,8 +170,10 @@ struct PostgresRunTables: RunTables {
                     WHERE r.id = x.id
                     """, logger: logger)
                 try await connection.query(PostgresQuery(unsafeSQL: """
-                    UPDATE pg_temp.run_file r SET failed = true, failure_operation = x.operation, failure_reason = x.reason
-                    FROM jsonb_to_recordset($1::jsonb) AS x(id bigint, operation text, reason text) WHERE r.id = x.id
+                    UPDATE pg_temp.run_file r SET failed = true, failure_operation = x.operation, failure_reason = x.reason,
+                      failure_category = x.category
+                    FROM jsonb_to_recordset($1::jsonb) AS x(id bigint, operation text, reason text, category text)
+                    WHERE r.id = x.id
                     """, binds: try PostgresCatalog.binds(failures)), logger: logger)
                 if updatingSnapshot {
                     try await PostgresCatalog.upsertSnapshot(snapshot, sourceID: sourceID, on: connection, logger: logger)
@@ -341,10 +343,12 @@ private struct HashFailureRow: Encodable {
     var id: Int64
     var operation: String?
     var reason: String
+    var category: String
 
     init(id: Int64, reason: FailureReason) {
         self.id = id
         operation = reason.operation
         self.reason = reason.reason
+        category = reason.category.rawValue
     }
 }

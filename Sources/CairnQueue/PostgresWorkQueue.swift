@@ -350,6 +350,7 @@ public final class PostgresWorkQueue: Sendable {
     }
 
     /// Runs one call under the time limit.
+    @discardableResult
     private func bounded<Value: Sendable>(_ operation: String,
                                           _ body: @escaping @Sendable () async throws -> Value) async throws -> Value {
         try await withTimeLimit(callTimeLimit, operation, body)

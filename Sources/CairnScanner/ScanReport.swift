@@ -4,6 +4,7 @@ import CairnCore
 public struct ScanIssue: Sendable, Hashable, CustomStringConvertible {
     public var relativePath: String
     public var reason: String
+    public var category: FailureCategory = .other
     public var description: String { "\(relativePath): \(reason)" }
 }
 

@@ -222,7 +222,8 @@ private struct Walk {
         let child: Int32
         switch SystemCall.result({ openat(parent.fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) }) {
         case .success(let fd): child = fd
-        case .failure(let code): return Listing(issues: [ScanIssue(relativePath: prefix + name, reason: code.description)])
+        case .failure(let code): return Listing(issues: [ScanIssue(relativePath: prefix + name, reason: code.description,
+                                                                        category: FailureCategory(code))])
         }
         var info = stat()
         if fstat(child, &info) == 0, excluded.contains(SourceScanner.DirectoryIdentity(info)) {
@@ -244,7 +245,8 @@ private struct Walk {
         }
         guard case .success(let stream) = opened else {
             if case .failure(let code) = opened {
-                listing.issues.append(ScanIssue(relativePath: prefix.isEmpty ? "." : prefix, reason: code.description))
+                listing.issues.append(ScanIssue(relativePath: prefix.isEmpty ? "." : prefix, reason: code.description,
+                                                category: FailureCategory(code)))
             }
             return listing
         }
@@ -253,7 +255,8 @@ private struct Walk {
             let next = SystemCall.next { readdir(stream) }
             guard case .success(let found) = next, let entry = found else {
                 if case .failure(let code) = next {
-                    listing.issues.append(ScanIssue(relativePath: prefix, reason: "reading the folder failed: \(code)"))
+                    listing.issues.append(ScanIssue(relativePath: prefix, reason: "reading the folder failed: \(code)",
+                                                    category: FailureCategory(code)))
                 }
                 break
             }
@@ -276,7 +279,8 @@ private struct Walk {
             var haveInfo = false
             if type == Int32(DT_UNKNOWN) || type == Int32(DT_REG) {
                 if case .failure(let code) = SystemCall.result({ fstatat(handle.fd, name, &info, AT_SYMLINK_NOFOLLOW) }) {
-                    listing.issues.append(ScanIssue(relativePath: relative, reason: code.description))
+                    listing.issues.append(ScanIssue(relativePath: relative, reason: code.description,
+                                                    category: FailureCategory(code)))
                     continue
                 }
                 haveInfo = true

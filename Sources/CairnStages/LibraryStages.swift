@@ -75,7 +75,7 @@ public struct LibraryStages: PipelineStages {
             } catch let error as HashingError {
                 throw StageFailure(reason: error.failure, isRetryable: error.isTransient)
             } catch {
-                throw StageFailure.unusable(FailureReason("\(error)"))
+                throw StageFailure.unusable(FailureReason(error))
             }
             // `.alreadyPresent` too: an earlier run died after the copy and before cataloguing it.
             let asset = AssetRecord(
@@ -262,7 +262,7 @@ public struct LibraryStages: PipelineStages {
     }
 
     static func failure(_ error: any Error) -> StageFailure {
-        guard let error = error as? MediaError else { return .transient(FailureReason("\(error)")) }
+        guard let error = error as? MediaError else { return .transient(FailureReason(error)) }
         return StageFailure(reason: error.failure, isRetryable: error.isRetryable)
     }
 
@@ -278,7 +278,8 @@ public struct LibraryStages: PipelineStages {
             }
         } catch {
             // The library file is named: it is not the item's own.
-            throw StageFailure(reason: FailureReason(error.description), isRetryable: error.isTransient)
+            throw StageFailure(reason: FailureReason(error.description, category: FailureCategory(error.code)),
+                               isRetryable: error.isTransient)
         }
     }
 }

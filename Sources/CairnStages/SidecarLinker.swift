@@ -45,7 +45,7 @@ package struct SidecarLinker: Sendable {
                 page = try await runFiles.sidecarsToLink(after: last, limit: pageSize)
             } catch {
                 outcome.failures.append(ImportFailure(relativePath: last?.record.relativePath ?? "", phase: .sidecar,
-                                                      reason: FailureReason("\(error)"), retryable: true))
+                                                      reason: FailureReason(error), retryable: true))
                 return outcome
             }
             guard let end = page.last else { return outcome }
@@ -58,7 +58,7 @@ package struct SidecarLinker: Sendable {
                     } catch {
                         folder = nil
                         outcome.failures.append(ImportFailure(relativePath: sidecar.record.relativePath, phase: .sidecar,
-                                                              reason: FailureReason("\(error)"), retryable: true))
+                                                              reason: FailureReason(error), retryable: true))
                         continue
                     }
                 }
@@ -95,7 +95,7 @@ package struct SidecarLinker: Sendable {
             outcome.linked += 1
         } catch {
             outcome.failures.append(ImportFailure(relativePath: sidecar.relativePath, phase: .sidecar,
-                                                  reason: FailureReason("\(error)"), retryable: true))
+                                                  reason: FailureReason(error), retryable: true))
         }
     }
 
@@ -135,7 +135,7 @@ package struct SidecarLinker: Sendable {
             if change.created || change.membersAdded > 0 { outcome.albumsChanged.append(name) }
         } catch {
             outcome.failures.append(ImportFailure(relativePath: file.relativePath, phase: .sidecar,
-                                                  reason: FailureReason("\(error)"), retryable: true))
+                                                  reason: FailureReason(error), retryable: true))
         }
     }
 

@@ -49,7 +49,7 @@ public enum LibraryMetricsReader {
             metrics.importedByLastRun = tally(try await catalog.assetTally(broughtInBy: run.runID))
             metrics.bytesTransferred = try await catalog.run(id: run.runID)?.counts.bytesCopied ?? 0
             for failure in try await catalog.failures(runID: run.runID) {
-                metrics.failures[FailureKey(phase: failure.phase.rawValue, reason: FailureCategory(failure.reason)), default: 0] += 1
+                metrics.failures[FailureKey(phase: failure.phase.rawValue, reason: failure.category ?? .other), default: 0] += 1
             }
         }
         if let sourceRoot, let sourceID = try await catalog.existingSourceID(forRoot: sourceRoot) {

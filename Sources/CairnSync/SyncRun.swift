@@ -172,7 +172,7 @@ public struct SyncRun: Sendable {
             plan.deleteCandidates, runID: narration.runID, sourcePaths: sourcePaths, library: library,
             catalog: catalog, now: now())
         narrator.note(destination.trashNote(count: summary.trashed.count, runID: narration.runID))
-        for failure in summary.failures { narrator.failed(file: failure.path, reason: FailureReason(failure.reason), phase: .finalizing) }
+        for failure in summary.failures { narrator.failed(file: failure.path, reason: failure.reason, phase: .finalizing) }
         return summary
     }
 

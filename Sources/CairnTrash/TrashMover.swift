@@ -30,7 +30,7 @@ public struct TrashMover: Sendable {
             var blockers: [DeletionFailure] = []
             for path in item.libraryPaths {
                 func fail(_ reason: String) -> DeletionFailure {
-                    DeletionFailure(checksum: item.checksum, path: path, reason: reason)
+                    DeletionFailure(checksum: item.checksum, path: path, reason: FailureReason(reason))
                 }
                 if let problem = LibraryPaths.problem(with: path) {
                     blockers.append(fail(problem))
@@ -69,7 +69,7 @@ public struct TrashMover: Sendable {
                     try FileSystem.moveDurably(from: path, to: Self.trashPath(runID: runID, path), under: libraryRoot)
                     moved.append(path)
                 } catch {
-                    report.failures.append(DeletionFailure(checksum: item.checksum, path: path, reason: "\(error)"))
+                    report.failures.append(DeletionFailure(checksum: item.checksum, path: path, reason: FailureReason(error)))
                 }
             }
             if !moved.isEmpty {
@@ -103,7 +103,7 @@ public struct TrashMover: Sendable {
             var toMove: [String] = []
             for path in entry.paths {
                 func fail(_ reason: String) {
-                    report.failures.append(DeletionFailure(checksum: entry.checksum, path: path, reason: reason))
+                    report.failures.append(DeletionFailure(checksum: entry.checksum, path: path, reason: FailureReason(reason)))
                 }
                 guard LibraryPaths.problem(with: path) == nil else {
                     fail("the journal names an unsafe path; left alone")
@@ -145,7 +145,7 @@ public struct TrashMover: Sendable {
                     try FileSystem.moveDurably(from: Self.trashPath(runID: runID, path), to: path, under: libraryRoot)
                     moved.append(path)
                 } catch {
-                    report.failures.append(DeletionFailure(checksum: entry.checksum, path: path, reason: "\(error)"))
+                    report.failures.append(DeletionFailure(checksum: entry.checksum, path: path, reason: FailureReason(error)))
                 }
             }
             if let checksum = entry.checksum, !moved.isEmpty {

@@ -19,9 +19,9 @@ public struct TrashItem: Codable, Sendable, Equatable {
 public struct DeletionFailure: Sendable, Equatable, CustomStringConvertible {
     public var checksum: Checksum?
     public var path: String
-    public var reason: String
+    public var reason: FailureReason
 
-    public init(checksum: Checksum?, path: String, reason: String) {
+    public init(checksum: Checksum?, path: String, reason: FailureReason) {
         self.checksum = checksum
         self.path = path
         self.reason = reason

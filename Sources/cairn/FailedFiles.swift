@@ -24,6 +24,6 @@ final class FailedFiles: NarrationHandler {
     static func summaryLine(_ count: Int) -> String { "  failed       \(count) in the try before this one (above)" }
 
     func handle(_ record: NarrationRecord) {
-        if case .error(_, _, let file?) = record.event { paths.withLock { _ = $0.current.insert(file) } }
+        if case .error(_, _, let file?, _) = record.event { paths.withLock { _ = $0.current.insert(file) } }
     }
 }

@@ -12,6 +12,8 @@ struct FaultProfile: Codable, Sendable, Equatable {
     var seed: UInt64 = 1
     var status500: Double = 0
     var status429: Double = 0
+    /// A reverse proxy's answer when Immich behind it is down (nginx's HTML page).
+    var status502: Double = 0
     var retryAfterSeconds: Int = 1
     /// Performs the operation (an upload creates its asset), then drops the connection without a response.
     var resetBeforeResponse: Double = 0
@@ -21,6 +23,8 @@ struct FaultProfile: Codable, Sendable, Equatable {
     var stallRate: Double = 0
     /// A proxy's limit: a larger Content-Length gets 413 before the double reads anything.
     var maxBodyBytes: Int?
+    /// The paths faults are drawn for (`/api/assets`); nil: every Immich route but ping and version.
+    var paths: [String]?
 
     init() {}
 
@@ -30,12 +34,14 @@ struct FaultProfile: Codable, Sendable, Equatable {
         seed = try c.decodeIfPresent(UInt64.self, forKey: .seed) ?? 1
         status500 = try c.decodeIfPresent(Double.self, forKey: .status500) ?? 0
         status429 = try c.decodeIfPresent(Double.self, forKey: .status429) ?? 0
+        status502 = try c.decodeIfPresent(Double.self, forKey: .status502) ?? 0
         retryAfterSeconds = try c.decodeIfPresent(Int.self, forKey: .retryAfterSeconds) ?? 1
         resetBeforeResponse = try c.decodeIfPresent(Double.self, forKey: .resetBeforeResponse) ?? 0
         resetMidBody = try c.decodeIfPresent(Double.self, forKey: .resetMidBody) ?? 0
         stallSeconds = try c.decodeIfPresent(Double.self, forKey: .stallSeconds) ?? 0
         stallRate = try c.decodeIfPresent(Double.self, forKey: .stallRate) ?? 0
         maxBodyBytes = try c.decodeIfPresent(Int.self, forKey: .maxBodyBytes)
+        paths = try c.decodeIfPresent([String].self, forKey: .paths)
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -43,17 +49,19 @@ struct FaultProfile: Codable, Sendable, Equatable {
         try c.encode(seed, forKey: .seed)
         try c.encode(status500, forKey: .status500)
         try c.encode(status429, forKey: .status429)
+        try c.encode(status502, forKey: .status502)
         try c.encode(retryAfterSeconds, forKey: .retryAfterSeconds)
         try c.encode(resetBeforeResponse, forKey: .resetBeforeResponse)
         try c.encode(resetMidBody, forKey: .resetMidBody)
         try c.encode(stallSeconds, forKey: .stallSeconds)
         try c.encode(stallRate, forKey: .stallRate)
         try c.encode(maxBodyBytes, forKey: .maxBodyBytes)
+        try c.encodeIfPresent(paths, forKey: .paths)
     }
 
     private enum CodingKeys: String, CodingKey {
-        case seed, status500, status429, retryAfterSeconds, resetBeforeResponse, resetMidBody, stallSeconds, stallRate
-        case maxBodyBytes
+        case seed, status500, status429, status502, retryAfterSeconds, resetBeforeResponse, resetMidBody, stallSeconds
+        case stallRate, maxBodyBytes, paths
     }
 }
 
@@ -72,7 +80,9 @@ struct SplitMix64: Sendable {
 }
 
 final class FaultInjector: Sendable {
-    enum Fault: String, Sendable { case tooLarge = "maxBodyBytes", status500, status429, resetBeforeResponse, resetMidBody }
+    enum Fault: String, Sendable {
+        case tooLarge = "maxBodyBytes", status500, status429, status502, resetBeforeResponse, resetMidBody
+    }
 
     struct Decision: Sendable {
         var fault: Fault?
@@ -104,6 +114,8 @@ final class FaultInjector: Sendable {
             if pick < edge { decision.fault = .status500; return decision }
             edge += p.status429
             if pick < edge { decision.fault = .status429; return decision }
+            edge += p.status502
+            if pick < edge { decision.fault = .status502; return decision }
             edge += p.resetBeforeResponse
             if pick < edge { decision.fault = .resetBeforeResponse; return decision }
             edge += p.resetMidBody
@@ -146,7 +158,8 @@ struct FaultMiddleware: RouterMiddleware {
     func handle(_ request: Request, context: DoubleContext,
                 next: (Request, DoubleContext) async throws -> Response) async throws -> Response {
         let path = request.uri.path
-        guard path.hasPrefix("/api/"), !Self.exempt.contains(path) else { return try await next(request, context) }
+        guard path.hasPrefix("/api/"), !Self.exempt.contains(path),
+              injector.profile.paths.map({ $0.contains(path) }) ?? true else { return try await next(request, context) }
         let length = request.headers[.contentLength].flatMap { Int($0) }
         let decision = injector.decide(contentLength: length)
         if decision.stallSeconds > 0 { try await Task.sleep(for: .seconds(decision.stallSeconds)) }
@@ -170,6 +183,11 @@ struct FaultMiddleware: RouterMiddleware {
             return Self.tooLarge()
         case .status500:
             return Self.json(.internalServerError, #"{"message":"Internal server error","statusCode":500}"#)
+        case .status502:
+            let html = "<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n"
+                + "<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n"
+            return Response(status: .badGateway, headers: [.contentType: "text/html"],
+                            body: ResponseBody(byteBuffer: ByteBuffer(string: html)))
         case .status429:
             var response = Self.json(.tooManyRequests,
                                      #"{"message":"Too Many Requests","error":"Too Many Requests","statusCode":429}"#)

@@ -10,7 +10,6 @@ enum ImmichError: Error, HTTPResponseConvertible {
     case noAccess(permission: String)
     case badRequest(String)
     case validation([String])
-    case notAcceptable
     case other(status: HTTPResponse.Status, messages: [String])
 
     static var noAccess: ImmichError { .noAccess(permission: "asset.read") }
@@ -19,7 +18,6 @@ enum ImmichError: Error, HTTPResponseConvertible {
         switch self {
         case .unauthorized: .unauthorized
         case .noAccess, .badRequest, .validation: .badRequest
-        case .notAcceptable: .notAcceptable
         case .other(let status, _): status
         }
     }
@@ -30,7 +28,6 @@ enum ImmichError: Error, HTTPResponseConvertible {
         case .noAccess(let permission): .text("Not found or no \(permission) access")
         case .badRequest(let text): .text(text)
         case .validation(let list): .list(list)
-        case .notAcceptable: .text("Not Acceptable")
         case .other(_, let list): list.count == 1 ? .text(list[0]) : .list(list)
         }
     }

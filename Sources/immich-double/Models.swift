@@ -79,11 +79,9 @@ struct Asset: Sendable {
     var checksumHex: String { ChecksumText.hex(checksum) }
     var checksumBase64: String { Data(checksum).base64EncodedString() }
 
-    static let videoExtensions: Set<String> = ["mov", "mp4", "m4v", "avi", "mkv", "webm", "3gp"]
-
-    /// Immich decides the type from the file name's extension.
+    /// Immich decides the type from the file name's extension (`mime-types.ts` `assetType`).
     static func type(forFileName name: String) -> Components.Schemas.AssetTypeEnum {
-        videoExtensions.contains(fileExtension(name)) ? .video : .image
+        ImmichMediaTypes.isVideo(name) ? .video : .image
     }
 
     static func fileExtension(_ name: String) -> String {

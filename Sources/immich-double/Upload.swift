@@ -29,6 +29,7 @@ extension ImmichDouble {
             // stream in: Immich answers those as the bad request they are.
             throw ImmichError.validation([String(describing: error)])
         }
+        if let refusal = form.refusal { throw refusal }
         let fields = try form.validated()
         if let video = fields.livePhotoVideoId, let problem = await store.livePhotoProblem(video, owner: user.id) {
             throw ImmichError.validation([problem])
@@ -87,16 +88,25 @@ struct UploadForm {
 
     var file: File?
     var sidecarBytes = 0
+    /// The file filter's refusal of a part, answered for the whole upload.
+    var refusal: ImmichError?
     var text: [String: String] = [:]
 
     mutating func take(_ part: Components.Schemas.AssetMediaCreateDto, staging: URL) async throws {
         let traffic = RequestScope.traffic
         switch part {
         case .assetData(let file):
+            // `canUploadFile`'s ASSET_DATA case: an image or a video by the judged name, else the whole upload fails.
+            let judged = ImmichMediaTypes.judgedName(fieldsSoFar: text, partFilename: file.filename)
+            guard ImmichMediaTypes.isAsset(judged) else { return try await refuse(file.payload.body, judged) }
             let (bytes, digest) = try await Self.stream(file.payload.body, to: staging)
             self.file = File(filename: file.filename, bytes: bytes, digest: digest)
             traffic?.addFilePart(name: "assetData", filename: file.filename, bytes: bytes)
         case .sidecarData(let sidecar):
+            // `canUploadFile`'s SIDECAR_DATA case: `.xmp` by the judged name, which is the `filename` field's when
+            // that field came first: a sidecar after `filename=IMG_1.jpg` is judged as a JPEG and refused.
+            let judged = ImmichMediaTypes.judgedName(fieldsSoFar: text, partFilename: sidecar.filename)
+            guard ImmichMediaTypes.isSidecar(judged) else { return try await refuse(sidecar.payload.body, judged) }
             var count = 0
             for try await chunk in sidecar.payload.body { count += chunk.count }
             sidecarBytes = count
@@ -115,6 +125,13 @@ struct UploadForm {
         case .undocumented(let raw):
             for try await _ in raw.body {}
         }
+    }
+
+    /// A part the file filter refused: multer drains the rest of the request before the 400 goes out, so the
+    /// refusal is kept and answered once the form has been read (the first refusal wins).
+    private mutating func refuse(_ body: HTTPBody, _ judged: String) async throws {
+        for try await _ in body {}
+        refusal = refusal ?? ImmichError.badRequest("Unsupported file type \(judged)")
     }
 
     private mutating func keep(_ name: String, _ body: HTTPBody) async throws {

@@ -156,7 +156,8 @@ import Testing
                 let toHash = try await tables.filesToHash(after: 0, limit: 1000, byteLimit: 1 << 30)
                 #expect(toHash.map(\.record.relativePath) == paths.enumerated().filter { $0.offset != 70 }.map(\.element))
                 #expect(try await tables.matchSnapshot().toHash == 149)
-                let reason = FailureReason(operation: "read", "I/O error")
+                // Its category is kept with it (the equality below compares it too).
+                let reason = FailureReason(operation: "read", "I/O error", category: .io)
                 try await tables.recordHashes([], failed: [toHash[0].id: reason], updatingSnapshot: true)
                 #expect(try await tables.filesToHash(after: 0, limit: 1000, byteLimit: 1 << 30).count == 148)
                 #expect(try await tables.outcomeCounts() == [.failed: 1, .unchanged: 1, .unfinished: 148])
@@ -177,7 +178,7 @@ import Testing
     func aHandledItemsOutcomeIsReadFromItsStoredState(_ backend: CatalogBackend) async throws {
         try await backend.withCatalog { catalog in
             let source = try await catalog.sourceID(forRoot: "/src")
-            let failure = ItemFailure(phase: .thumbnail, reason: FailureReason(operation: "decode", "truncated"),
+            let failure = ItemFailure(phase: .thumbnail, reason: FailureReason(operation: "decode", "truncated", category: .corrupt),
                                       attempts: 2, retryable: false)
             let retryable = ItemFailure(phase: .metadata, reason: "busy", attempts: 1, retryable: true)
             // Left by an earlier run: one unfinished item of content this walk does not hold, one this walk holds as new.

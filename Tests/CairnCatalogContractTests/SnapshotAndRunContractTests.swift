@@ -63,7 +63,9 @@ import Testing
             imported.counts.bytesCopied = 9_876_543_210
             imported.summary = #"{"timeline":[]}"#
             let failures = [
-                RunFailureRecord(runID: imported.id, relativePath: "z/broken.jpg", phase: .thumbnail, reason: "not a JPEG"),
+                RunFailureRecord(runID: imported.id, relativePath: "z/broken.jpg", phase: .thumbnail, reason: "not a JPEG",
+                                 category: .corrupt),
+                // A failure without its category, as rows written before categories were kept.
                 RunFailureRecord(runID: imported.id, relativePath: "a/gone.mov", phase: .transfer, reason: "EIO"),
             ]
             try await catalog.finishRun(imported, failures: failures)

@@ -59,19 +59,90 @@ import Testing
         return try await send(double, "POST", "/api/assets", key: key, headers: headers, body: body)
     }
 
+    /// One part of a hand-made multipart upload, sent in the order given.
+    enum Part {
+        case field(String, String)
+        case file(field: String, filename: String, Data)
+    }
+
+    /// An upload whose parts go out exactly in `parts`' order (the dates are added first).
+    static func upload(_ double: ImmichDouble, parts: [Part]) async throws -> Reply {
+        let boundary = "cairn-\(UUID().uuidString)"
+        var body = Data()
+        for part in [.field("fileCreatedAt", "2024-05-06T07:08:09.000Z"), .field("fileModifiedAt", "2024-05-06T07:08:09.000Z")]
+            + parts {
+            switch part {
+            case .field(let name, let value):
+                body += Data("--\(boundary)\r\nContent-Disposition: form-data; name=\"\(name)\"\r\n\r\n\(value)\r\n".utf8)
+            case .file(let field, let filename, let bytes):
+                body += Data(("--\(boundary)\r\nContent-Disposition: form-data; name=\"\(field)\"; filename=\"\(filename)\"\r\n"
+                    + "Content-Type: application/octet-stream\r\n\r\n").utf8)
+                body += bytes + Data("\r\n".utf8)
+            }
+        }
+        body += Data("--\(boundary)--\r\n".utf8)
+        return try await send(double, "POST", "/api/assets",
+                              headers: ["content-type": "multipart/form-data; boundary=\(boundary)"], body: body)
+    }
+
+    /// Real server: `asset-media.service.ts` `canUploadFile` judges each file part as it arrives by
+    /// `body.filename || file.originalName`; a sidecar after a `filename` field is judged by that name.
+    @Test func aSidecarAfterTheFilenameFieldIsJudgedByThatNameAndTheUploadRefused() async throws {
+        let double = try ImmichDouble()
+        let photo = Data((0..<3000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+        let xmp = Data(#"<x:xmpmeta xmlns:x="adobe:ns:meta/"/>"#.utf8)
+        let refused = try await Self.upload(double, parts: [
+            .field("filename", "IMG_1.jpg"), .file(field: "sidecarData", filename: "IMG_1.jpg.xmp", xmp),
+            .file(field: "assetData", filename: "IMG_1.jpg", photo),
+        ])
+        #expect(refused.status == 400)
+        #expect(refused.object["message"] as? String == "Unsupported file type IMG_1.jpg")
+        #expect(try await double.state().assets.isEmpty, "a refused part refuses the whole upload")
+
+        let taken = try await Self.upload(double, parts: [
+            .file(field: "sidecarData", filename: "IMG_1.jpg.xmp", xmp), .field("filename", "IMG_1.jpg"),
+            .file(field: "assetData", filename: "IMG_1.jpg", photo),
+        ])
+        #expect(taken.status == 201, "\(String(decoding: taken.body, as: UTF8.self))")
+        let asset = try #require(try await double.state().assets.first)
+        #expect(asset.sidecarBytes == xmp.count && asset.originalFileName == "IMG_1.jpg")
+    }
+
+    /// Real server: `server/src/utils/mime-types.ts`: images, videos and `.xmp` sidecars by the last extension,
+    /// in any case; no extension, `.3g2` and Samsung's `.MP` are no type Immich takes.
+    @Test(arguments: [
+        ("IMG_2.HEIC", 201, "IMAGE"), ("DSC_3.NEF", 201, "IMAGE"), ("clip.MTS", 201, "VIDEO"), ("clip.3gpp", 201, "VIDEO"),
+        ("clip.3g2", 400, ""), ("20240101_120000.MP", 400, ""), ("noextension", 400, ""), (".jpg", 400, ""),
+        ("notes.xmp", 400, ""),
+    ])
+    func fileTypesAreJudgedByExtensionFromTheRealLists(_ name: String, _ status: Int, _ type: String) async throws {
+        let double = try ImmichDouble()
+        let reply = try await Self.upload(double, parts: [
+            .file(field: "assetData", filename: name, Data((0..<2000).map { UInt8(truncatingIfNeeded: $0 &* 13) })),
+        ])
+        #expect(reply.status == status, "\(name): \(String(decoding: reply.body, as: UTF8.self))")
+        if status == 400 {
+            #expect(reply.object["message"] as? String == "Unsupported file type \(name)")
+        } else {
+            #expect(try await double.state().assets.first?.type == type)
+        }
+    }
+
     static func sha1Hex(_ data: Data, in work: TemporaryDirectory) throws -> String {
         let path = try work.write(data, to: "sha1-\(UUID().uuidString)")
         return String(String(decoding: try ExternalTool.run(["sha1sum", path]), as: UTF8.self).prefix(40))
     }
 
-    @Test func pingAnswersPongButRefusesAnAcceptOfExactlyJSON() async throws {
+    /// Real server: `server/src/controllers/server.controller.ts` `pingServer` answers `{res: "pong"}` whatever the
+    /// `Accept` header (the 406 came only from the web app's routes outside `/api`).
+    @Test func pingAnswersPongWhateverTheAcceptHeader() async throws {
         let double = try ImmichDouble()
-        let pong = try await Self.send(double, "GET", "/api/server/ping", key: nil)
-        #expect(pong.status == 200)
-        #expect(pong.object["res"] as? String == "pong")
-        let refused = try await Self.send(double, "GET", "/api/server/ping", key: nil,
-                                          headers: ["accept": "application/json"])
-        #expect(refused.status == 406)
+        for accept in [nil, "application/json", "*/*", "text/html"] as [String?] {
+            let pong = try await Self.send(double, "GET", "/api/server/ping", key: nil,
+                                           headers: accept.map { ["accept": $0] } ?? [:])
+            #expect(pong.status == 200, "Accept: \(accept ?? "none")")
+            #expect(pong.object["res"] as? String == "pong")
+        }
         let version = try await Self.send(double, "GET", "/api/server/version", key: nil)
         #expect(version.object["major"] as? Int == 3 && version.object["patch"] as? Int == 3)
     }

@@ -51,7 +51,7 @@ import Testing
 @Suite struct JSONLinesRendererTests {
     static let allowedFields: Set<String> = [
         "event", "seq", "time", "runId", "command", "phase", "message", "file", "page", "pageCount", "count",
-        "durationSeconds", "progress", "counts", "lanes", "status", "needsAuth",
+        "durationSeconds", "progress", "counts", "lanes", "status", "needsAuth", "category",
     ]
 
     @Test func everyLineIsOneJSONObjectWithStableFields() throws {
@@ -90,6 +90,17 @@ import Testing
             """)
         let decoded = try NarrationJSON.decoder().decode(NarrationRecord.self, from: Data(line.utf8))
         #expect(decoded == progressEvent)
+    }
+
+    @Test func aFilesErrorCarriesItsCategoryBesideItsMessage() throws {
+        let failed = NarrationRecord(.error("write: No space left on device", phase: .importing, file: "a.jpg",
+                                            category: .noSpace), seq: 3, time: testEpoch, runID: "r")
+        let line = NarrationJSON.line(for: failed, encoder: NarrationJSON.encoder())
+        #expect(line.contains(#""category":"no_space""#) && line.contains(#""event":"error""#))
+        #expect(try NarrationJSON.decoder().decode(NarrationRecord.self, from: Data(line.utf8)) == failed)
+        // A run-level error names no file and no category.
+        let runLevel = NarrationRecord(.error("catalog locked", phase: nil, file: nil), seq: 4, time: testEpoch, runID: "r")
+        #expect(!NarrationJSON.line(for: runLevel, encoder: NarrationJSON.encoder()).contains("category"))
     }
 }
 

@@ -270,9 +270,10 @@ struct SchedulerTests {
         // Each timeout also arms a grace as long as itself (the gate honours cancellation, so it is not needed).
         #expect(harness.clock.requestedSleeps.filter { $0 != .seconds(50) } == [.milliseconds(1100)])
         #expect(harness.clock.requestedSleeps.count { $0 == .seconds(50) } == 4)
-        #expect(result.report.entries.first?.outcome == .failed(phase: .transfer, reason: "timed out after 50 s"))
+        let timedOut = FailureReason("timed out after 50 s", category: .timeout)
+        #expect(result.report.entries.first?.outcome == .failed(phase: .transfer, reason: timedOut))
         #expect(await harness.store.record(1)?.state
-            == .failed(ItemFailure(phase: .transfer, reason: "timed out after 50 s", attempts: 2, retryable: true)))
+            == .failed(ItemFailure(phase: .transfer, reason: timedOut, attempts: 2, retryable: true)))
         #expect(result.completion == .finishedWithFailures && result.exitStatus == .someFilesFailed)
         #expect(harness.events.count { if case .timedOut = $0 { true } else { false } } == 2)
     }
@@ -304,7 +305,7 @@ struct SchedulerTests {
         #expect(harness.stages.starts(.transfer) == [1, 2])
         #expect(result.report.count(.imported) == 1)
         #expect(result.report.entries.first { $0.path == "DCIM/IMG_1.jpg" }?.outcome
-            == .failed(phase: .transfer, reason: "timed out after 15 s"))
+            == .failed(phase: .transfer, reason: FailureReason("timed out after 15 s", category: .timeout)))
     }
 
     @Test("work that cannot be interrupted gives its slot back after a grace as long as its timeout")

@@ -24,19 +24,24 @@ public final class ImmichDouble: @unchecked Sendable {
         public var seed: UInt64 = 1
         public var status500: Double = 0
         public var status429: Double = 0
+        public var status502: Double = 0
         public var retryAfterSeconds: Int = 1
         public var resetBeforeResponse: Double = 0
         public var resetMidBody: Double = 0
         public var stallSeconds: Double = 0
         public var stallRate: Double = 0
         public var maxBodyBytes: Int?
+        /// The paths faults are drawn for; nil: every Immich route but ping and version.
+        public var paths: [String]?
 
-        public init(seed: UInt64 = 1, status500: Double = 0, status429: Double = 0, retryAfterSeconds: Int = 1,
-                    resetBeforeResponse: Double = 0, resetMidBody: Double = 0, stallSeconds: Double = 0,
-                    stallRate: Double = 0, maxBodyBytes: Int? = nil) {
+        public init(seed: UInt64 = 1, status500: Double = 0, status429: Double = 0, status502: Double = 0,
+                    retryAfterSeconds: Int = 1, resetBeforeResponse: Double = 0, resetMidBody: Double = 0,
+                    stallSeconds: Double = 0, stallRate: Double = 0, maxBodyBytes: Int? = nil, paths: [String]? = nil) {
             self.seed = seed
             self.status500 = status500
             self.status429 = status429
+            self.status502 = status502
+            self.paths = paths
             self.retryAfterSeconds = retryAfterSeconds
             self.resetBeforeResponse = resetBeforeResponse
             self.resetMidBody = resetMidBody

@@ -18,7 +18,7 @@ public final class ServiceProcess: @unchecked Sendable {
     /// Starts `executable` (a path, or a name looked up on PATH) with `arguments`; stdout and stderr go to `logPath`.
     public init(_ executable: String, _ arguments: [String], environment: [String: String] = [:], logPath: String) throws {
         let resolved = executable.contains("/") ? executable : try Self.which(executable)
-        FileManager.default.createFile(atPath: logPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: logPath, contents: nil)
         log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
         self.logPath = logPath
         process.executableURL = URL(fileURLWithPath: resolved)

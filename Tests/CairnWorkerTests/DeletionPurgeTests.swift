@@ -82,6 +82,6 @@ import Testing
         _ = try mover.purge(olderThan: 0, now: runTime)
         let report = try mover.restore(runID: "run-1", now: runTime)
         #expect(report.restored.isEmpty)
-        #expect(report.failures.first?.reason.contains("purged?") == true)
+        #expect(report.failures.first?.reason.description.contains("purged?") == true)
     }
 }

@@ -114,7 +114,7 @@ let runTime = Date(timeIntervalSince1970: 1_800_000_000)
         #expect(report.restored.isEmpty)
         #expect(report.alreadyPresent == [fixture.thumbnail])
         #expect(report.failures.map(\.path) == [fixture.original])
-        #expect(report.failures[0].reason.contains("refusing to overwrite"))
+        #expect(report.failures[0].reason.description.contains("refusing to overwrite"))
         #expect(try fixture.bytes(fixture.original) == Data("someone else".utf8))
         #expect(try fixture.bytes("trash/run-1/" + fixture.original) == fixture.originalBytes)
     }
@@ -147,7 +147,7 @@ let runTime = Date(timeIntervalSince1970: 1_800_000_000)
         let report = try TrashMover(libraryRoot: library.path).trash(
             [TrashItem(checksum: checksum("x"), libraryPaths: ["originals/ab/x.jpg"])], runID: "run-1", now: runTime)
         #expect(report.trashed.isEmpty)
-        #expect(report.failures.first?.reason.contains("symlink") == true)
+        #expect(report.failures.first?.reason.description.contains("symlink") == true)
         #expect(FileManager.default.fileExists(atPath: outside.subpath("ab/x.jpg")))
     }
 

@@ -13,9 +13,14 @@ final class Pixbuf {
     init(path: String, call: FFmpegCall) throws(MediaError) {
         var reason = [CChar](repeating: 0, count: 512)
         guard let loaded = CPixbuf_load(path, &reason, reason.count) else {
-            throw call.failure("gdk_pixbuf_new_from_file", String(cString: reason), .corrupt)
+            throw call.failure("gdk_pixbuf_new_from_file", Self.text(reason), .corrupt)
         }
         pointer = loaded
+    }
+
+    /// A C buffer's text up to its terminating zero.
+    static func text(_ buffer: [CChar]) -> String {
+        String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     deinit { CPixbuf_release(pointer) }
@@ -96,6 +101,6 @@ struct PixbufDecoder {
         var width: Int32 = 0, height: Int32 = 0
         var format = [CChar](repeating: 0, count: 64)
         guard CPixbuf_file_info(path, &width, &height, &format, format.count) != 0, width > 0, height > 0 else { return nil }
-        return (Int(width), Int(height), String(cString: format))
+        return (Int(width), Int(height), Pixbuf.text(format))
     }
 }

@@ -17,8 +17,8 @@ public enum NarrationEvent: Sendable, Equatable {
     case note(String, phase: SyncPhase?)
     /// `file`: the file it is about, if any (one kept without preview).
     case warning(String, phase: SyncPhase?, file: String?)
-    /// `file`: the file that failed, or nil for a run-level error.
-    case error(String, phase: SyncPhase?, file: String?)
+    /// `file`: the file that failed, or nil for a run-level error; `category`: the file's failure's category.
+    case error(String, phase: SyncPhase?, file: String?, category: FailureCategory? = nil)
     case runEnd(RunEnd)
 
     /// How a run ended: the last event of every run.
@@ -77,7 +77,7 @@ public enum NarrationEvent: Sendable, Equatable {
         case .phaseStart(let phase, _), .phaseEnd(let phase, _, _), .progress(let phase, _, _, _): phase
         case .hashed: .hashing
         case .imported: .importing
-        case .note(_, let phase), .warning(_, let phase, _), .error(_, let phase, _): phase
+        case .note(_, let phase), .warning(_, let phase, _), .error(_, let phase, _, _): phase
         case .runStart, .stamped, .runEnd: nil
         }
     }
@@ -86,7 +86,7 @@ public enum NarrationEvent: Sendable, Equatable {
     public var message: String? {
         switch self {
         case .phaseStart(_, let detail): detail
-        case .note(let text, _), .warning(let text, _, _), .error(let text, _, _): text
+        case .note(let text, _), .warning(let text, _, _), .error(let text, _, _, _): text
         case .runEnd(let end): end.message
         case .runStart, .phaseEnd, .progress, .hashed, .imported, .stamped: nil
         }
@@ -96,7 +96,7 @@ public enum NarrationEvent: Sendable, Equatable {
     public var file: String? {
         switch self {
         case .hashed(let file), .imported(let file): file
-        case .warning(_, _, let file), .error(_, _, let file): file
+        case .warning(_, _, let file), .error(_, _, let file, _): file
         default: nil
         }
     }

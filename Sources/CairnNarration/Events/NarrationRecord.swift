@@ -23,6 +23,7 @@ import Foundation
 /// | `lanes`      | array           | `progress` while lanes run          | `[{"name","busy","width","queued"}]` |
 /// | `status`     | string          | `runEnd`                            | `success` or `failed` |
 /// | `needsAuth`  | boolean         | `runEnd` when failed                | the failure needs credentials to be fixed |
+/// | `category`   | string          | `error` about a file                | the failure's category (`FailureCategory`): `timeout`, `crash`, `permission`, `not_found`, `no_space`, `io`, `unsupported`, `corrupt`, `server`, `network`, `auth`, `other` |
 ///
 /// `progress`: `completed`, `total` (absent while indeterminate), `bytesCompleted`, `bytesTotal` (absent while
 /// unknown), `fraction` (0…1, absent while indeterminate; never decreases within a phase),
@@ -48,7 +49,7 @@ public struct NarrationRecord: Codable, Sendable, Equatable {
 
     enum CodingKeys: String, CodingKey {
         case kind = "event", seq, time, runID = "runId", command, phase, message, file
-        case count, durationSeconds, progress, counts, lanes, status, needsAuth
+        case count, durationSeconds, progress, counts, lanes, status, needsAuth, category
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -72,7 +73,8 @@ public struct NarrationRecord: Codable, Sendable, Equatable {
             try container.encodeIfPresent(end.durationSeconds, forKey: .durationSeconds)
             try container.encode(end.status, forKey: .status)
             try container.encodeIfPresent(end.needsAuth, forKey: .needsAuth)
-        case .phaseStart, .hashed, .imported, .note, .warning, .error: break
+        case .error(_, _, _, let category): try container.encodeIfPresent(category, forKey: .category)
+        case .phaseStart, .hashed, .imported, .note, .warning: break
         }
     }
 
@@ -97,7 +99,9 @@ public struct NarrationRecord: Codable, Sendable, Equatable {
         case .stamped: event = .stamped(confirmedDeleted: try required(.count))
         case .note: event = .note(try required(.message), phase: try optional(.phase))
         case .warning: event = .warning(try required(.message), phase: try optional(.phase), file: try optional(.file))
-        case .error: event = .error(try required(.message), phase: try optional(.phase), file: try optional(.file))
+        case .error:
+            event = .error(try required(.message), phase: try optional(.phase), file: try optional(.file),
+                           category: try optional(.category))
         case .runEnd:
             event = .runEnd(NarrationEvent.RunEnd(
                 status: try required(.status), message: try optional(.message),

@@ -49,7 +49,7 @@ public struct NarrationState: Sendable {
         case .progress(let phase, let snapshot, _, let lanes):
             progress[phase] = snapshot
             if let lanes { self.lanes = lanes }
-        case .error(let message, _, let file?):
+        case .error(let message, _, let file?, _):
             if failures.count < Self.maximumRecordedFailures { failures.append(FileFailure(path: file, reason: message)) }
         case .runEnd(let end):
             endedAt = record.time
@@ -91,7 +91,7 @@ public struct NarrationState: Sendable {
         case .phaseEnd(let phase, let duration, _): return "\(phase.displayName) done in \(NarrationFormat.duration(duration))"
         case .hashed(let file), .imported(let file): return NarrationFormat.fileName(file)
         case .stamped(let count): return "\(NarrationFormat.count(count)) confirmed deleted"
-        case .error(let message, _, let file): return file.map { "\($0): \(message)" } ?? message
+        case .error(let message, _, let file, _): return file.map { "\($0): \(message)" } ?? message
         case .note(let message, _), .warning(let message, _, _): return message
         case .runEnd(let end): return end.status == .failed ? "failed: \(end.message ?? "")" : "finished"
         case .progress: return ""

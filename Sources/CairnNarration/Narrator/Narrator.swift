@@ -152,7 +152,7 @@ public struct Narrator: Sendable {
             if let phase {
                 state.trackers[phase].advance(items: 1, bytes: bytes)
             }
-            state.emit(.error(reason.description, phase: phase, file: file))
+            state.emit(.error(reason.description, phase: phase, file: file, category: reason.category))
             if let phase { state.emitProgressIfDue(phase) }
         }
     }
