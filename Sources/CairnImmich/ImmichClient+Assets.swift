@@ -53,6 +53,25 @@ extension ImmichClient {
         return result
     }
 
+    /// Sends `ids` through `send` in one request and, when Immich refuses the whole batch for ids it will not let
+    /// this key touch (400 "Not found or no asset.delete access": one id purged, in the Locked Folder or not this
+    /// user's; `server/src/utils/access.ts` `requireAccess` allows all or nothing), sends each half again, down to
+    /// the ids it refuses alone. Returns those; every other id was sent. A batch with k such ids costs about
+    /// 2k·log2(n) requests, and none beyond the first when there are none.
+    public func sendRefusingAlone(_ ids: [String], _ send: ([String]) async throws(ImmichFailure) -> Void)
+        async throws(ImmichFailure) -> [String] {
+        guard !ids.isEmpty else { return [] }
+        do {
+            try await send(ids)
+            return []
+        } catch where error.status == 400 {
+            guard ids.count > 1 else { return ids }
+            let half = ids.count / 2
+            let first = try await sendRefusingAlone(Array(ids[..<half]), send)
+            return try await first + sendRefusingAlone(Array(ids[half...]), send)
+        }
+    }
+
     /// Moves assets to Immich's trash (`force: false`: Immich keeps them restorable). cairn never purges.
     public func moveToTrash(_ assetIDs: [String]) async throws(ImmichFailure) {
         guard !assetIDs.isEmpty else { return }

@@ -37,20 +37,61 @@ extension ImmichDestination {
             try journal.append(JournalEntry(runID: runID, action: .trash, checksum: item.checksum,
                                             paths: item.libraryPaths, sourcePath: item.sourcePath, timestamp: now))
         }
+        func failed(_ items: [TrashItem], _ error: ImmichFailure) -> [DeletionFailure] {
+            let failure = refusedOrFailed(error)
+            return items.map {
+                DeletionFailure(checksum: $0.checksum, path: $0.sourcePath ?? $0.checksum.hex,
+                                reason: FailureReason(failure.description, category: failure.category))
+            }
+        }
+        // Immich refuses a whole batch for one id it will not let this key touch, so those are found and
+        // settled apart; a tag's bulk add drops such ids silently.
+        let refused: Set<String>
         do {
             let tag = try await client.upsertTag(Self.runTag(runID))
             try await client.tag(assetIDs, with: tag)
-            try await client.moveToTrash(assetIDs)
+            refused = Set(try await client.sendRefusingAlone(assetIDs) { ids throws(ImmichFailure) in
+                try await client.moveToTrash(ids)
+            })
         } catch {
-            let failure = refusedOrFailed(error)
-            summary.failures += items.map {
-                DeletionFailure(checksum: $0.checksum, path: $0.sourcePath ?? $0.checksum.hex, reason: FailureReason(failure.description, category: failure.category))
-            }
+            summary.failures += failed(items, error)
             return summary
         }
-        try await catalog.markTrashed(items.map { ($0.checksum, $0.libraryPaths) }, runID: runID, at: now)
-        try await catalog.removePending(items.map(\.checksum))
-        summary.trashed = items
+        var trashed: [TrashItem] = [], gone: [TrashItem] = [], kept: [TrashItem] = []
+        let refusedItems = zip(items, assetIDs).filter { refused.contains($0.1) }.map(\.0)
+        if refusedItems.isEmpty {
+            trashed = items
+        } else {
+            // Absent by checksum: purged from Immich (its trash emptied); present: in the Locked Folder, which
+            // search and every change refuse to an API key.
+            let presence: [Checksum: ImmichPresence]
+            do { presence = try await client.presence(of: refusedItems.map(\.checksum)) } catch {
+                summary.failures += failed(refusedItems, error)
+                presence = [:]
+            }
+            for (item, id) in zip(items, assetIDs) {
+                if !refused.contains(id) { trashed.append(item); continue }
+                switch presence[item.checksum] {
+                case nil: break
+                case .absent?: gone.append(item)
+                case .present?, .trashed?: kept.append(item)
+                }
+            }
+        }
+        // Gone for good is as trashed as it gets: the run records it, and its restore names it as purged.
+        try await catalog.markTrashed((trashed + gone).map { ($0.checksum, $0.libraryPaths) }, runID: runID, at: now)
+        try await catalog.removePending((trashed + gone + kept).map(\.checksum))
+        if !kept.isEmpty {
+            // The journal said "trash" before the batch went out; it says these stayed where they were.
+            for item in kept {
+                try journal.append(JournalEntry(runID: runID, action: .restore, checksum: item.checksum,
+                                                paths: item.libraryPaths, sourcePath: item.sourcePath, timestamp: now))
+            }
+            try await TrashMaintenance.excludeEverywhere(kept.map(\.checksum), catalog: catalog, at: now)
+        }
+        summary.trashed = trashed
+        summary.settled = gone.map { SettledDeletion(checksum: $0.checksum, path: $0.sourcePath ?? $0.checksum.hex, way: .alreadyGone) }
+            + kept.map { SettledDeletion(checksum: $0.checksum, path: $0.sourcePath ?? $0.checksum.hex, way: .keptByPerson) }
         return summary
     }
 
@@ -59,11 +100,15 @@ extension ImmichDestination {
             + "(restore with `cairn restore --run-id \(runID) --destination immich`)"
     }
 
-    /// What a restore brought back.
+    /// What a restore brought back, and what it could not.
     package struct RestoreSummary: Sendable {
         package var restored: [Checksum]
         /// Assets the run's tag found in Immich's trash that this catalog did not know (another machine's run).
         package var restoredByTagOnly: Int
+        /// Gone from Immich for good (its trash emptied, or its purge ran): nothing to restore.
+        package var purged: [Checksum] = []
+        /// Still in Immich, but refused to this key (the Locked Folder).
+        package var refused: [Checksum] = []
     }
 
     /// Brings a run's assets back from Immich's trash, journals it, puts their records back in the catalog and
@@ -85,14 +130,37 @@ extension ImmichDestination {
         } catch {
             throw refusedOrFailed(error)
         }
+        // What Immich purged since (a person emptied its trash, or its 30-day purge ran) is found by checksum first:
+        // one such id would make Immich refuse the whole restore.
+        let presence: [Checksum: ImmichPresence]
+        do { presence = try await client.presence(of: trashed.map(\.asset.checksum)) } catch { throw refusedOrFailed(error) }
+        let purged = trashed.filter { presence[$0.asset.checksum] == .absent }
+        for record in purged {
+            if let id = Self.assetID(inOriginalPath: record.asset.originalPath) { ids.remove(id) }
+        }
+        let restorable = trashed.filter { presence[$0.asset.checksum] != .absent }
         let journal = DeletionJournal(libraryRoot: library.layout.root)
-        for record in trashed {
+        for record in restorable {
             try journal.append(JournalEntry(runID: runID, action: .restore, checksum: record.asset.checksum,
                                             paths: record.libraryPaths, timestamp: now))
         }
-        do { try await client.restoreFromTrash(ids.sorted()) } catch { throw refusedOrFailed(error) }
-        let back = try await catalog.restoreTrashed(trashed.map(\.asset.checksum), runID: runID)
+        let refusedIDs: Set<String>
+        do {
+            refusedIDs = Set(try await client.sendRefusingAlone(ids.sorted()) { ids throws(ImmichFailure) in
+                _ = try await client.restoreFromTrash(ids)
+            })
+        } catch {
+            throw refusedOrFailed(error)
+        }
+        let refused = restorable.filter {
+            Self.assetID(inOriginalPath: $0.asset.originalPath).map(refusedIDs.contains) ?? false
+        }
+        let refusedSet = Set(refused.map(\.asset.checksum))
+        let back = try await catalog.restoreTrashed(
+            restorable.map(\.asset.checksum).filter { !refusedSet.contains($0) }, runID: runID)
         try await TrashMaintenance.excludeEverywhere(back, catalog: catalog, at: now)
-        return RestoreSummary(restored: back, restoredByTagOnly: taggedOnly)
+        let taggedRefused = refusedIDs.count - refused.count
+        return RestoreSummary(restored: back, restoredByTagOnly: taggedOnly - taggedRefused,
+                              purged: purged.map(\.asset.checksum), refused: refused.map(\.asset.checksum))
     }
 }

@@ -173,6 +173,7 @@ public struct SyncRun: Sendable {
             catalog: catalog, now: now())
         narrator.note(destination.trashNote(count: summary.trashed.count, runID: narration.runID))
         for failure in summary.failures { narrator.failed(file: failure.path, reason: failure.reason, phase: .finalizing) }
+        for settled in summary.settled { narrator.warning(settled.description) }
         return summary
     }
 

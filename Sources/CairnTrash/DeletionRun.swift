@@ -25,12 +25,15 @@ public struct DeletionRun: Sendable {
         /// Assets moved to the trash this run (or found there from an interrupted earlier run).
         public var trashed: [TrashItem] = []
         public var failures: [DeletionFailure] = []
+        /// Deletions the destination had already settled its own way: nothing left to do, and no failure.
+        public var settled: [SettledDeletion] = []
         public var movedFileCount: Int { trashed.reduce(0) { $0 + $1.libraryPaths.count } }
         public var exitStatus: ExitStatus { failures.isEmpty ? .success : .someFilesFailed }
 
-        public init(trashed: [TrashItem] = [], failures: [DeletionFailure] = []) {
+        public init(trashed: [TrashItem] = [], failures: [DeletionFailure] = [], settled: [SettledDeletion] = []) {
             self.trashed = trashed
             self.failures = failures
+            self.settled = settled
         }
     }
 

@@ -54,3 +54,32 @@ public struct PurgeReport: Sendable, Equatable {
     /// Entries of `trash/` left alone (unknown to the journal, not a folder...).
     public var skipped: [DeletionFailure] = []
 }
+
+/// A deletion the destination settled before cairn could carry it out: the asset is already gone there (a person
+/// emptied the trash, or a purge ran), or a person put it where this key may not touch it (Immich's Locked
+/// Folder), which cairn takes as the person's choice to keep it.
+public struct SettledDeletion: Sendable, Equatable, CustomStringConvertible {
+    public enum Way: String, Sendable, Equatable {
+        /// Gone for good at the destination: recorded as trashed by this run, with nothing to restore.
+        case alreadyGone
+        /// Kept out of cairn's reach at the destination: left alone, and kept from now on.
+        case keptByPerson
+    }
+
+    public var checksum: Checksum
+    public var path: String
+    public var way: Way
+
+    public init(checksum: Checksum, path: String, way: Way) {
+        self.checksum = checksum
+        self.path = path
+        self.way = way
+    }
+
+    public var description: String {
+        switch way {
+        case .alreadyGone: return "\(path): already gone from the destination (its trash was emptied); recorded as trashed"
+        case .keptByPerson: return "\(path): in the destination's Locked Folder (or not this key's); left alone and kept"
+        }
+    }
+}

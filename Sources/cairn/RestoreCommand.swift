@@ -150,7 +150,8 @@ struct RestoreCommand: AsyncParsableCommand {
             throw ExitCode(failure.kind == .needsAuth ? ExitStatus.needsAuth.rawValue : ExitStatus.failure.rawValue)
         }
         let total = summary.restored.count + summary.restoredByTagOnly
-        guard total > 0 else {
+        let missed = summary.purged.count + summary.refused.count
+        guard total > 0 || missed > 0 else {
             throw CommandError("run \(runID): nothing of it is in Immich's trash (see `cairn journal list`)")
         }
         var lines = ["Restored \(total) asset(s) of run \(runID) from Immich's trash"]
@@ -158,6 +159,13 @@ struct RestoreCommand: AsyncParsableCommand {
         if summary.restoredByTagOnly > 0 {
             lines.append("  \(summary.restoredByTagOnly) more carried the run's tag (a run this catalog did not record)")
         }
+        for checksum in summary.purged {
+            lines.append("  not restored \(checksum.hex): Immich purged it from its trash (emptied, or its 30-day purge ran)")
+        }
+        for checksum in summary.refused {
+            lines.append("  not restored \(checksum.hex): Immich refuses it to this key (moved to the Locked Folder?)")
+        }
         Output.line(lines.joined(separator: "\n"))
+        if missed > 0 { throw ExitCode(ExitStatus.someFilesFailed.rawValue) }
     }
 }

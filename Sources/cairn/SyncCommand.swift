@@ -352,6 +352,7 @@ enum PlanText {
         for candidate in plan.heldBySafetyRail { lines.append("  held by a safety rail: \(name(candidate.checksum))") }
         if let trashed = summary.trashed {
             for failure in trashed.failures { lines.append("  could not trash \(failure.path): \(failure.reason)") }
+            for settled in trashed.settled { lines.append("  settled: \(settled)") }
         }
         return lines.joined(separator: "\n")
     }

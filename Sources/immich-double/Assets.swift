@@ -5,9 +5,9 @@ import OpenAPIRuntime
 extension ImmichDouble {
     func getAssetInfo(_ input: Operations.GetAssetInfo.Input) async throws -> Operations.GetAssetInfo.Output {
         let user = try RequestScope.requireUser()
-        guard let asset = await store.asset(input.path.id.lowercased(), owner: user.id) else {
-            throw ImmichError.noAccess(permission: "asset.read")
-        }
+        let id = input.path.id.lowercased()
+        try await store.requireAccess([id], owner: user.id, permission: "asset.read")
+        guard let asset = await store.asset(id, owner: user.id) else { throw ImmichError.noAccess(permission: "asset.read") }
         return .ok(.init(body: .json(await wire(asset))))
     }
 
@@ -15,7 +15,7 @@ extension ImmichDouble {
         let user = try RequestScope.requireUser()
         guard case .json(let dto) = input.body else { throw ImmichError.badRequest("Expected JSON") }
         let id = input.path.id.lowercased()
-        guard await store.asset(id, owner: user.id) != nil else { throw ImmichError.noAccess(permission: "asset.update") }
+        try await store.requireAccess([id], owner: user.id, permission: "asset.update")
         let asset = try await store.update(id, owner: user.id, with: dto, now: now())
         return .ok(.init(body: .json(await wire(asset))))
     }
@@ -24,14 +24,14 @@ extension ImmichDouble {
     func deleteAssets(_ input: Operations.DeleteAssets.Input) async throws -> Operations.DeleteAssets.Output {
         let user = try RequestScope.requireUser()
         guard case .json(let dto) = input.body else { throw ImmichError.badRequest("Expected JSON") }
-        await store.delete(dto.ids.map { $0.lowercased() }, owner: user.id, force: dto.force ?? false, now: now())
+        try await store.delete(dto.ids.map { $0.lowercased() }, owner: user.id, force: dto.force ?? false, now: now())
         return .noContent(.init())
     }
 
     func restoreAssets(_ input: Operations.RestoreAssets.Input) async throws -> Operations.RestoreAssets.Output {
         let user = try RequestScope.requireUser()
         guard case .json(let dto) = input.body else { throw ImmichError.badRequest("Expected JSON") }
-        let count = await store.restore(dto.ids.map { $0.lowercased() }, owner: user.id, now: now())
+        let count = try await store.restore(dto.ids.map { $0.lowercased() }, owner: user.id, now: now())
         return .ok(.init(body: .json(.init(count: count))))
     }
 

@@ -21,6 +21,18 @@ enum DoubleRoutes {
             faults.set(profile)
             return json(try encoder.encode(profile))
         }
+        // A person's acts in Immich's web app, on the asset ids of the JSON array in the body.
+        for (path, act) in [("/_double/assets/purge", Act.purge), ("/_double/assets/lock", Act.lock)] {
+            router.post(RouterPath(path)) { request, _ -> Response in
+                var request = request
+                let ids = try JSONDecoder().decode([String].self, from: Data(buffer: try await request.collectBody(upTo: 1 << 20)))
+                switch act {
+                case .purge: await store.purge(ids.map { $0.lowercased() })
+                case .lock: await store.lock(ids.map { $0.lowercased() })
+                }
+                return json(Data("{}".utf8))
+            }
+        }
         // The body is the key: revoked, every request with it answers 401 until it is reinstated.
         for (path, isRevoked) in [("/_double/keys/revoke", true), ("/_double/keys/reinstate", false)] {
             router.post(RouterPath(path)) { request, _ -> Response in
@@ -31,6 +43,8 @@ enum DoubleRoutes {
             }
         }
     }
+
+    enum Act { case purge, lock }
 
     static var encoder: JSONEncoder {
         let encoder = JSONEncoder()

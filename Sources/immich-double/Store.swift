@@ -32,6 +32,35 @@ actor Store {
         return asset
     }
 
+    /// The all-or-nothing access check. Real server: `server/src/utils/access.ts` `requireAccess` (unless every id
+    /// is allowed, `400 Not found or no <permission> access` and nothing changes) over
+    /// `server/src/repositories/access.repository.ts` `AssetAccess.checkOwnerAccess`: the caller's own assets,
+    /// trashed ones included, and never a Locked Folder one to an API key (no session with an unlocked PIN).
+    func requireAccess(_ ids: [String], owner: String, permission: String) throws {
+        for id in ids {
+            guard let asset = asset(id, owner: owner), asset.visibility != .locked else {
+                throw ImmichError.noAccess(permission: permission)
+            }
+        }
+    }
+
+    /// What a person does in Immich's web app: empties the trash of these assets, or deletes them for good.
+    func purge(_ ids: [String]) {
+        for id in ids {
+            guard let asset = assets[id] else { continue }
+            assets[id] = nil
+            assetOrder.removeAll { $0 == id }
+            byChecksum[asset.ownerId]?[asset.checksumHex] = nil
+            for albumId in asset.albumIds { albums[albumId]?.assetIds.removeAll { $0 == id } }
+            try? FileManager.default.removeItem(atPath: asset.path)
+        }
+    }
+
+    /// What a person does in Immich's web app: moves these assets to the Locked Folder.
+    func lock(_ ids: [String]) {
+        for id in ids where assets[id] != nil { assets[id]?.visibility = .locked }
+    }
+
     enum Outcome: Sendable { case created(Asset), duplicate(Asset) }
 
     /// Keeps `candidate` (moving its staged file into place) unless its owner already has those bytes.
@@ -82,17 +111,15 @@ actor Store {
         return asset
     }
 
-    /// Trashes (force false) or deletes for good (force true) the caller's assets among `ids`; others are ignored.
-    func delete(_ ids: [String], owner: String, force: Bool, now: Date) {
+    /// Trashes (force false) or deletes for good (force true) the caller's assets `ids`, once `requireAccess`
+    /// allowed every one of them (`asset.service.ts` `deleteAll`).
+    func delete(_ ids: [String], owner: String, force: Bool, now: Date) throws {
+        try requireAccess(ids, owner: owner, permission: "asset.delete")
         if force { forceDeletes += 1 }
         for id in ids {
             guard var asset = asset(id, owner: owner) else { continue }
             if force {
-                assets[id] = nil
-                assetOrder.removeAll { $0 == id }
-                byChecksum[owner]?[asset.checksumHex] = nil
-                for albumId in asset.albumIds { albums[albumId]?.assetIds.removeAll { $0 == id } }
-                try? FileManager.default.removeItem(atPath: asset.path)
+                purge([id])
             } else if !asset.isTrashed {
                 asset.isTrashed = true
                 asset.deletedAt = now
@@ -102,17 +129,19 @@ actor Store {
         }
     }
 
-    func restore(_ ids: [String], owner: String, now: Date) -> Int {
-        var count = 0
+    /// Restores the caller's trashed assets among `ids` once `requireAccess` (permission `asset.delete`) allowed
+    /// every one; answers `ids.count` whatever was in the trash (`trash.service.ts` `restoreAssets`).
+    func restore(_ ids: [String], owner: String, now: Date) throws -> Int {
+        guard !ids.isEmpty else { return 0 }
+        try requireAccess(ids, owner: owner, permission: "asset.delete")
         for id in ids {
             guard var asset = asset(id, owner: owner), asset.isTrashed else { continue }
             asset.isTrashed = false
             asset.deletedAt = nil
             asset.updatedAt = now
             assets[id] = asset
-            count += 1
         }
-        return count
+        return ids.count
     }
 
     func ownedAssets(_ owner: String) -> [Asset] {

@@ -218,6 +218,43 @@ import Testing
         #expect(state.forceDeletes == 0)
     }
 
+    /// Real server: `server/src/utils/access.ts` `requireAccess` over `access.repository.ts` `checkOwnerAccess`:
+    /// delete, restore and one asset's read or update allow every id or none; a purged id, another user's or a
+    /// Locked Folder one (never reachable with an API key) refuses the whole batch and changes nothing.
+    @Test func deleteRestoreAndOneAssetsReadAllowEveryIdOrNone() async throws {
+        let double = try ImmichDouble(users: ["test-key": "tester", "other-key": "other"])
+        var ids: [String] = []
+        for index in 0..<4 {
+            let bytes = Data("photo \(index) standing in for a JPEG".utf8)
+            ids.append(try #require(try await Self.upload(double, bytes, name: "P\(index).jpg").object["id"] as? String))
+        }
+        let foreign = try #require(try await Self.upload(double, Data("another user's".utf8), name: "o.jpg",
+                                                         key: "other-key").object["id"] as? String)
+        try await double.purge(assetIDs: [ids[0]])
+        try await double.lock(assetIDs: [ids[1]])
+        for bad in [ids[0], ids[1], foreign] {
+            let refused = try await Self.send(double, "DELETE", "/api/assets", json: ["ids": [ids[2], bad], "force": false])
+            #expect(refused.status == 400)
+            #expect(refused.object["message"] as? String == "Not found or no asset.delete access")
+            let restore = try await Self.send(double, "POST", "/api/trash/restore/assets", json: ["ids": [ids[2], bad]])
+            #expect(restore.status == 400)
+            #expect(restore.object["message"] as? String == "Not found or no asset.delete access")
+            let read = try await Self.send(double, "GET", "/api/assets/\(bad)")
+            #expect(read.status == 400)
+            #expect(read.object["message"] as? String == "Not found or no asset.read access")
+        }
+        #expect(try await double.state().assets.allSatisfy { !$0.isTrashed }, "a refused batch changes nothing")
+
+        // Without the bad ids: trashed; restore answers the number of ids asked, trashed or not.
+        let trashed = try await Self.send(double, "DELETE", "/api/assets", json: ["ids": [ids[2]], "force": false])
+        #expect(trashed.status == 204)
+        let restored = try await Self.send(double, "POST", "/api/trash/restore/assets", json: ["ids": [ids[2], ids[3]]])
+        #expect(restored.status == 200 && restored.object["count"] as? Int == 2)
+        let none = try await Self.send(double, "POST", "/api/trash/restore/assets", json: ["ids": [String]()])
+        #expect(none.object["count"] as? Int == 0)
+        #expect(try await double.state().assets.allSatisfy { !$0.isTrashed })
+    }
+
     @Test func aBodyAboveMaxBodyBytesGets413() async throws {
         let double = try ImmichDouble(faults: .init(maxBodyBytes: 2000))
         let small = try await Self.upload(double, Data(repeating: 1, count: 100), name: "s.jpg")

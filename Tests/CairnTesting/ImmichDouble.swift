@@ -154,6 +154,16 @@ public final class ImmichDouble: @unchecked Sendable {
         _ = try await request("POST", revoked ? "/_double/keys/revoke" : "/_double/keys/reinstate", body: Data(key.utf8))
     }
 
+    /// Deletes these assets for good, as a person emptying Immich's trash (or its 30-day purge) does.
+    public func purge(assetIDs: [String]) async throws {
+        _ = try await request("POST", "/_double/assets/purge", body: try JSONEncoder().encode(assetIDs))
+    }
+
+    /// Moves these assets to the Locked Folder, as a person does in Immich's web app.
+    public func lock(assetIDs: [String]) async throws {
+        _ = try await request("POST", "/_double/assets/lock", body: try JSONEncoder().encode(assetIDs))
+    }
+
     /// A request to the double's test endpoints; the body of a 2xx answer.
     private func request(_ method: String, _ path: String, body: Data? = nil) async throws -> Data {
         var request = URLRequest(url: URL(string: baseURL + path)!)
