@@ -30,6 +30,11 @@ package final class ImmichDestination: ImportDestination {
 
     package var makesOwnDerivatives: Bool { true }
 
+    /// Immich makes its own clips: no still waits for pairing.
+    package func stillsAwaitingPairing() -> [ImportItem] { [] }
+
+    package func pairingSettled(paired: Set<Checksum>) {}
+
     package var credentialsRefused: String? { authRefused.withLock { $0?.description } }
 
     package var restoredFromTrash: Int { restored.withLock { $0 } }

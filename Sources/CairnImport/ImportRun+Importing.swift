@@ -48,8 +48,36 @@ extension ImportRun {
             pages: ImportPages(files: files, catalog: catalog, sourceID: context.sourceID,
                                sourceRoot: context.sourceRoot, archiveOnly: archiveOnly, size: pageSizes.import),
             refillBelow: pageSizes.import)
-        let result = try await pipeline.run(pages: feed, onEvent: narration.handle, cancellation: options.cancellation)
+        var result = try await pipeline.run(pages: feed, onEvent: narration.handle, cancellation: options.cancellation)
         try await files.recordItems(result.report.entries)
+        // Stills whose clip waited for Live Photo pairing: paired now, then through their synthesis phase again.
+        // Until then they are not ready, so a run stopped before this pass (or killed in it) resumes them.
+        let waiting = options.destination.stillsAwaitingPairing()
+        var pairedThisRun = false
+        if !waiting.isEmpty { await TestHooks.pauseBeforePairing(until: options.cancellation) }
+        if !waiting.isEmpty, options.cancellation.isCancelled || result.completion == .stoppedAtErrorLimit {
+            // Not ready: each resumes at its synthesis phase next run.
+            try await files.recordItems(waiting.map {
+                FileOutcomeEntry(path: $0.relativePath, checksum: $0.checksum, outcome: .unfinished(resumeAt: .synthesis))
+            })
+        } else if !waiting.isEmpty {
+            try await pair()
+            pairedThisRun = true
+            var paired = Set<Checksum>()
+            for item in waiting where try await catalog.pair(of: item.checksum) != nil { paired.insert(item.checksum) }
+            options.destination.pairingSettled(paired: paired)
+            let again = WaitingStillsFeed(stills: waiting, files: files, catalog: catalog, sourceID: context.sourceID)
+            let second = try await pipeline.run(pages: again, onEvent: narration.handle, cancellation: options.cancellation)
+            try await files.recordItems(second.report.entries)
+            if second.completion != .finished { result.completion = second.completion }
+            let made = (again.ended + second.report.entries).count { entry in
+                entry.outcome == .imported && !(entry.checksum.map(paired.contains) ?? false)
+            }
+            if made > 0 {
+                narrator.note("made \(made) clip\(made == 1 ? "" : "s") after pairing for stills whose same-named movie "
+                              + "was not their Live Photo")
+            }
+        }
         var imported = Imported(bytesCopied: 0, failures: [])
         imported.completion = result.completion
         if options.cancellation.isCancelled { imported.completion = .interrupted }
@@ -74,13 +102,7 @@ extension ImportRun {
         let unfinished = imported.outcomeCounts[.unfinished] ?? 0
 
         // Pairing looks at every unpaired asset: only worth it when this run brought something in.
-        if imported.completion != .interrupted, imported.ready > 0 {
-            let pairs = try await LivePhotoPairing.pair(catalog: catalog, now: now())
-            if !pairs.isEmpty {
-                narrator.note("paired \(pairs.count) Live Photo\(pairs.count == 1 ? "" : "s") (a still and its movie, one unit)")
-                _ = try await options.destination.link(pairs, catalog: catalog)
-            }
-        }
+        if imported.completion != .interrupted, imported.ready > 0, !pairedThisRun { try await pair() }
         if imported.completion != .interrupted, hashed.report.sidecarCount > 0 {
             let sidecars = await SidecarLinker(library: library, catalog: catalog, sourceID: context.sourceID, now: now())
                 .link(sidecarsOf: files, sourceRoot: context.sourceRoot)
@@ -124,6 +146,14 @@ extension ImportRun {
 }
 
 extension ImportRun {
+    /// Pairs the library's Live Photos (a still and its movie) and has the destination link what it found.
+    func pair() async throws {
+        let pairs = try await LivePhotoPairing.pair(catalog: catalog, now: now())
+        guard !pairs.isEmpty else { return }
+        narrator.note("paired \(pairs.count) Live Photo\(pairs.count == 1 ? "" : "s") (a still and its movie, one unit)")
+        _ = try await options.destination.link(pairs, catalog: catalog)
+    }
+
     /// Every file of the source that the crash-loop guard failed for good is a failure of this run too, until
     /// `--retry-failed` (or new content) takes it up again: listed with its reason in the summary, the run record
     /// (`cairn status`), `--report` and the events, counted once in each (noted as items of this run, read back
@@ -155,6 +185,33 @@ final class ImportPageFeed: PlannedPageSource {
     func nextPage(ended: [FileOutcomeEntry]) async throws -> [ItemRecord]? {
         try await pages.files.recordItems(ended)
         return try await pages.next()
+    }
+}
+
+/// The second pass's one page: the stills whose synthesis phase waited for pairing, read back as they stand (a
+/// plan of content the catalog holds keeps its state).
+final class WaitingStillsFeed: PlannedPageSource {
+    let refillBelow = 1
+    private let files: any RunTables
+    private let catalog: any ItemCatalog
+    private let sourceID: Int64
+    private let stills: Locked<[ImportItem]?>
+    private let endedSoFar = Locked<[FileOutcomeEntry]>([])
+    /// What became of the stills handed to the lanes so far (a line each: they are few).
+    var ended: [FileOutcomeEntry] { endedSoFar.withLock { $0 } }
+
+    init(stills: [ImportItem], files: any RunTables, catalog: any ItemCatalog, sourceID: Int64) {
+        self.stills = Locked(stills)
+        self.files = files
+        self.catalog = catalog
+        self.sourceID = sourceID
+    }
+
+    func nextPage(ended: [FileOutcomeEntry]) async throws -> [ItemRecord]? {
+        try await files.recordItems(ended)
+        endedSoFar.withLock { $0 += ended }
+        guard let page = stills.withLock({ stills in defer { stills = nil }; return stills }) else { return nil }
+        return try await catalog.planImportItems(page, sourceID: sourceID)
     }
 }
 

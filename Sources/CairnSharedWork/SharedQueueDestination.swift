@@ -34,6 +34,10 @@ package struct SharedQueueDestination: ImportDestination {
         try await library.prepare(records, run: run)
     }
 
+    package func stillsAwaitingPairing() -> [ImportItem] { library.stillsAwaitingPairing() }
+
+    package func pairingSettled(paired: Set<Checksum>) { library.pairingSettled(paired: paired) }
+
     package func link(_ pairs: [AssetPairRecord], catalog: any AssetCatalog) async throws -> Int {
         try await library.link(pairs, catalog: catalog)
     }

@@ -1,33 +1,54 @@
-import CairnCatalog
 import CairnCore
 import CairnLibrary
-import CairnMedia
-import Foundation
-import Synchronization
 
-/// Stills whose clip waits for Live Photo pairing. A still with a movie of the same name beside it in the source is
-/// most likely a Live Photo, and a Live Photo's clip is its own movie: synthesizing one would cost the run a video
-/// encode per photo for nothing. Pairing runs after the lanes; the stills it leaves unpaired get their clip then.
+/// Stills whose clip question waits for Live Photo pairing. A still with a movie of the same name beside it in the
+/// source is most likely a Live Photo, and a Live Photo's clip is its own movie: synthesizing one would cost the run
+/// a video encode per photo for nothing. Such a still's synthesis phase is left where it stands (the item is not
+/// ready, and a run that stops here resumes it); pairing runs after the lanes; then the run sends the stills
+/// through their synthesis phase again, where a paired still needs no clip and an unpaired one gets it, with the
+/// timeouts, retries, marks and crash guard of any phase.
 package final class DeferredClips: Sendable {
-    private let waiting = Mutex<(items: [ImportItem], stages: LibraryStages?)>(([], nil))
-
-    func add(_ item: ImportItem) { waiting.withLock { $0.items.append(item) } }
-
-    /// The stages that make the clips left to make after pairing (the run's newest page's).
-    /// Syncing each file (the group commit ends with the lanes) and without this box (no cycle, and no deferring).
-    func remember(_ stages: LibraryStages) {
-        var stages = stages
-        stages.syncsEachFile = true
-        stages.deferredClips = nil
-        waiting.withLock { $0.stages = stages }
+    /// What a still beside a same-named movie does in its synthesis phase.
+    package enum Decision: Sendable, Equatable {
+        /// Pairing has not run yet: the phase waits for the pass after it.
+        case waitForPairing
+        /// Paired: its movie is its clip.
+        case noClip
+        /// Not paired (the movie is not its motion): the clip is made.
+        case makeClip
     }
 
-    /// The stills deferred so far, emptied, with the stages to make their clips.
-    func take() -> (items: [ImportItem], stages: LibraryStages?) {
-        waiting.withLock { state in
-            defer { state.items = [] }
-            return state
+    private struct State {
+        var waiting: [ImportItem] = []
+        /// The stills found paired once pairing ran; nil before.
+        var paired: Set<Checksum>?
+    }
+
+    private let state = Locked(State())
+
+    package init() {}
+
+    func decide(_ item: ImportItem) -> Decision {
+        state.withLock { state in
+            guard let paired = state.paired else {
+                state.waiting.append(item)
+                return .waitForPairing
+            }
+            return paired.contains(item.checksum) ? .noClip : .makeClip
         }
+    }
+
+    /// The stills that waited so far, taken (each is asked for once, after the lanes).
+    package func takeWaiting() -> [ImportItem] {
+        state.withLock { state in
+            defer { state.waiting = [] }
+            return state.waiting
+        }
+    }
+
+    /// Pairing ran: `paired` are the waiting stills that have their movie; from now on a still decides at once.
+    package func pairingSettled(paired: Set<Checksum>) {
+        state.withLock { $0.paired = paired }
     }
 
     /// The extensions a Live Photo's motion part takes, as phones and cameras write them.
@@ -41,28 +62,5 @@ package final class DeferredClips: Sendable {
         guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return false }
         let stem = path.dropLast(name.distance(from: dot, to: name.endIndex))
         return motionExtensions.contains { FileSystem.size(stem + "." + $0) != nil }
-    }
-
-    /// Clips for the deferred stills that pairing left unpaired (their same-named movie was not their motion),
-    /// made by `stages` one at a time. Returns lines for the narration.
-    package static func finish(_ deferred: [ImportItem], stages: LibraryStages, catalog: any AssetCatalog) async -> [String] {
-        var made = 0, lines: [String] = []
-        for item in deferred {
-            do {
-                if try await catalog.pair(of: item.checksum) != nil { continue }
-                // No scheduler here: the clip's rows (its file already fsynced) are written at once.
-                if let rows = try await stages.synthesizeClip(item).products as? StageRows {
-                    try await catalog.saveImportItemStates([], with: rows)
-                }
-                made += 1
-            } catch {
-                lines.append("no clip for \(item.relativePath): \(error)")
-            }
-        }
-        if made > 0 {
-            lines.insert("made \(made) clip\(made == 1 ? "" : "s") after pairing for stills whose same-named movie was not "
-                         + "their Live Photo", at: 0)
-        }
-        return lines
     }
 }

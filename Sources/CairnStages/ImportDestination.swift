@@ -21,6 +21,11 @@ package protocol ImportDestination: Sendable {
     /// Live Photo pairs found after the lanes (a still and its movie): a destination that shows them as one links
     /// them. Returns how many it linked.
     func link(_ pairs: [AssetPairRecord], catalog: any AssetCatalog) async throws -> Int
+    /// The stills whose synthesis phase waited for Live Photo pairing this run, taken; the run pairs, tells
+    /// `pairingSettled`, and sends them through the lanes again. None where the destination makes no clips.
+    func stillsAwaitingPairing() -> [ImportItem]
+    /// Pairing ran: `paired` are the waiting stills that have their movie (they need no clip; the rest get one).
+    func pairingSettled(paired: Set<Checksum>)
     /// After the lanes: whatever the destination does with the run's assets as a whole (Immich's albums). Returns
     /// lines for the narration.
     func finishImport(runID: String, sourceRoot: String, catalog: any AssetCatalog) async throws -> [String]
@@ -53,7 +58,7 @@ package struct DestinationRun: Sendable {
 
 /// The library folder itself: originals copied into its content-addressed store, derivatives made by cairn.
 package struct LibraryDestination: ImportDestination {
-    /// This run's stills whose clip waits for pairing, and the stages that make it when they stay unpaired.
+    /// This run's stills whose clip waits for pairing.
     private let deferredClips = DeferredClips()
 
     package init() {}
@@ -65,13 +70,12 @@ package struct LibraryDestination: ImportDestination {
 
     package var credentialsRefused: String? { nil }
 
-    /// Runs after pairing: the deferred stills left unpaired get their clip now, written and recorded file by file
-    /// (the run's group commit has ended).
-    package func finishImport(runID: String, sourceRoot: String, catalog: any AssetCatalog) async throws -> [String] {
-        let deferred = deferredClips.take()
-        guard !deferred.items.isEmpty, let stages = deferred.stages else { return [] }
-        return await DeferredClips.finish(deferred.items, stages: stages, catalog: catalog)
-    }
+    package func stillsAwaitingPairing() -> [ImportItem] { deferredClips.takeWaiting() }
+
+    package func pairingSettled(paired: Set<Checksum>) { deferredClips.pairingSettled(paired: paired) }
+
+    /// The library's assets need nothing more once the lanes and pairing are done.
+    package func finishImport(runID: String, sourceRoot: String, catalog: any AssetCatalog) async throws -> [String] { [] }
 
     /// The library's trash is cairn's own: content found there is restored by `cairn restore`, not by an import.
     package var restoredFromTrash: Int { 0 }
@@ -98,7 +102,6 @@ package struct LibraryDestination: ImportDestination {
         stages.onKeptWithoutPreview = run.onKeptWithoutPreview
         stages.work = run.work
         stages.deferredClips = deferredClips
-        deferredClips.remember(stages)
         return stages
     }
 }

@@ -155,8 +155,11 @@ public struct LibraryStages: PipelineStages {
         let deferred = deferredClips
         return try await BlockingWork.run(tracking: work) { (interrupt) throws -> PhaseResult in
             if let deferred, DeferredClips.hasMotionSibling(item) {
-                deferred.add(item)
-                return .done
+                switch deferred.decide(item) {
+                case .waitForPairing: throw PhaseLeftToOthers()
+                case .noClip: return .done
+                case .makeClip: break
+                }
             }
             let clipPath = layout.derivedRelativePath(checksum, suffix: "clip.mp4")
             let temporary = TemporaryName.make(in: layout, for: clipPath)
