@@ -115,11 +115,13 @@ public final class PostgresWorkQueue: Sendable {
         try await bounded("reading jobs' outcomes") { [self] in
             guard !jobs.isEmpty else { return [:] }
             var outcomes: [Int64: JobOutcome] = [:]
-            for try await (id, state, result, reason, damaged) in try await client.query("""
-                SELECT id, state, result, coalesce(last_error, ''), damaged FROM cairn_job
+            for try await (id, state, result, reason, category, damaged) in try await client.query("""
+                SELECT id, state, result, coalesce(last_error, ''), failure_category, damaged FROM cairn_job
                 WHERE id = ANY(\(jobs)::bigint[]) AND state IN ('done', 'failed')
-                """, logger: logger).decode((Int64, String, String, String, Bool).self) {
-                outcomes[id] = state == "done" ? .done(result: result) : .failed(reason: reason, damaged: damaged)
+                """, logger: logger).decode((Int64, String, String, String, String?, Bool).self) {
+                outcomes[id] = state == "done"
+                    ? .done(result: result)
+                    : .failed(reason: reason, category: FailureCategory(stored: category), damaged: damaged)
             }
             return outcomes
         }
@@ -231,13 +233,14 @@ public final class PostgresWorkQueue: Sendable {
     /// Records a failed attempt: the job waits `retryAfter` and runs again, or fails for good once it has had its
     /// attempts or when no attempt can do better (`final`: damaged media; its waiters are told as for a completion).
     /// False if the lease was lost (nothing recorded).
-    public func fail(_ lease: Lease, reason: String, retryAfter: Duration, final: Bool = false) async throws -> Bool {
+    public func fail(_ lease: Lease, reason: String, category: FailureCategory = .other, retryAfter: Duration,
+                     final: Bool = false) async throws -> Bool {
         try await bounded("recording a failed job") { [self] in
             let rows = try await client.query("""
                 UPDATE cairn_job SET state = CASE WHEN \(final) OR attempts >= max_attempts THEN 'failed' ELSE 'waiting' END,
                   finished_at = CASE WHEN \(final) OR attempts >= max_attempts THEN now() END,
                   run_after = now() + \(retryAfter.seconds)::float8 * interval '1 second',
-                  last_error = \(reason), damaged = \(final), lease_token = NULL, leased_by = NULL, lease_expires = NULL
+                  last_error = \(reason), failure_category = \(category.rawValue), damaged = \(final), lease_token = NULL, leased_by = NULL, lease_expires = NULL
                 WHERE id = \(lease.job) AND lease_token = \(lease.token) AND state = 'running'
                 RETURNING state
                 """, logger: logger)

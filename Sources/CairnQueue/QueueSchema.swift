@@ -58,6 +58,10 @@ enum QueueSchema {
             // Jobs that ended, oldest first: the workers delete those past their keeping time.
             "CREATE INDEX cairn_job_finished ON cairn_job (finished_at) WHERE state IN ('done', 'failed')",
         ]),
+        (6, [
+            // The last failure's category (`FailureCategory`), for the waiter's catalog, report and metrics.
+            "ALTER TABLE cairn_job ADD COLUMN failure_category text",
+        ]),
     ]
 
     /// Brings the schema up to date, one migrator at a time (workers starting together wait for each other).

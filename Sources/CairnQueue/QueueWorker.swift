@@ -199,8 +199,10 @@ public final class QueueWorker: Sendable {
             if !lost {
                 let delay = settings.retryDelay * (1 << min(lease.attempt - 1, 10))
                 let final = (error as? JobFailure).map { !$0.isRetryable } ?? false
+                let category = (error as? JobFailure)?.category ?? FailureReason(error).category
                 let recorded = (try? await retrying {
-                    try await self.queue.fail(lease, reason: String(describing: error), retryAfter: delay, final: final)
+                    try await self.queue.fail(lease, reason: String(describing: error), category: category,
+                                              retryAfter: delay, final: final)
                 }) ?? false
                 state.withLock { recorded ? ($0.report.failed += 1) : ($0.report.lost += 1) }
             } else {

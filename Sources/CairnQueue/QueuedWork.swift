@@ -1,3 +1,4 @@
+import CairnCore
 import Foundation
 import PostgresNIO
 
@@ -42,9 +43,10 @@ public struct Lease: Sendable, Hashable {
 public enum JobOutcome: Sendable, Equatable {
     /// Done, with what the job returned.
     case done(result: String)
-    /// Failed for good, with the last reason: `damaged` when no attempt can mend it (the job said its input is
-    /// damaged); otherwise its tries ran out (workers killed under it, I/O errors), and a later job may do better.
-    case failed(reason: String, damaged: Bool)
+    /// Failed for good, with the last reason and its category: `damaged` when no attempt can mend it (the job said
+    /// its input is damaged); otherwise its tries ran out (workers killed under it, I/O errors), and a later job may
+    /// do better.
+    case failed(reason: String, category: FailureCategory, damaged: Bool)
 }
 
 /// A job's failure as the job throws it: whether another attempt may do better (an I/O error) or not (damaged
@@ -52,10 +54,13 @@ public enum JobOutcome: Sendable, Equatable {
 public struct JobFailure: Error, CustomStringConvertible {
     public var reason: String
     public var isRetryable: Bool
+    /// Carried to whoever waits for the job, beside the reason.
+    public var category: FailureCategory
 
-    public init(reason: String, isRetryable: Bool) {
+    public init(reason: String, isRetryable: Bool, category: FailureCategory = .other) {
         self.reason = reason
         self.isRetryable = isRetryable
+        self.category = category
     }
 
     public var description: String { reason }

@@ -43,7 +43,7 @@ public struct DerivativeJobs: Sendable {
                 throw JobFailure(reason: "cairn queues no \(lease.work.kind.rawValue) jobs of their own", isRetryable: false)
             }
         } catch let failure as StageFailure {
-            throw JobFailure(reason: failure.description, isRetryable: failure.isRetryable)
+            throw JobFailure(reason: failure.description, isRetryable: failure.isRetryable, category: failure.reason.category)
         }
         return DerivativeOutput(result.products as? StageRows).result
     }

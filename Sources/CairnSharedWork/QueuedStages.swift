@@ -89,11 +89,11 @@ struct QueuedStages: PipelineStages {
                 throw StageFailure.unusable(FailureReason(operation: "queue", "job \(id) returned no usable result"))
             }
             return (id, output)
-        case .failed(let reason, damaged: true):
-            throw StageFailure.unusable(FailureReason(reason))
-        case .failed(let reason, damaged: false):
+        case .failed(let reason, let category, damaged: true):
+            throw StageFailure.unusable(FailureReason(reason, category: category))
+        case .failed(let reason, let category, damaged: false):
             // Its tries ran out without a word against the file (workers killed under it): the phase may try again.
-            throw StageFailure.transient(FailureReason(operation: "queue", reason))
+            throw StageFailure.transient(FailureReason(operation: "queue", reason, category: category))
         }
     }
 

@@ -166,7 +166,7 @@ import Testing
             #expect(try await queue.claim(worker: worker, limit: 1, ttl: .seconds(15)).isEmpty)
             #expect(try await queue.status().failed == 1)
             // Failed for good, the content's work may be queued anew.
-            #expect(try await queue.outcomes(of: jobs) == [jobs[0]: .failed(reason: "decoder said no", damaged: false)])
+            #expect(try await queue.outcomes(of: jobs) == [jobs[0]: .failed(reason: "decoder said no", category: .other, damaged: false)])
             let anew = try await queue.enqueue(Self.work(1))
             #expect(try await queue.outcomes(of: anew).isEmpty)
         }
@@ -180,7 +180,7 @@ import Testing
                 #expect(try await queue.rescueExpired() == 1)
             }
             // A kill is no evidence against a file: the importer may try its work again.
-            guard case .failed(let reason, let damaged)? = try await queue.outcomes(of: jobs)[jobs[0]] else {
+            guard case .failed(let reason, _, let damaged)? = try await queue.outcomes(of: jobs)[jobs[0]] else {
                 Issue.record("the job did not fail")
                 return
             }
@@ -240,10 +240,10 @@ import Testing
                 let leases = try await queue.claim(worker: worker, limit: 2, ttl: .seconds(15))
                 #expect(try await queue.complete([(leases[0], "{\"made\":1}")]) == [leases[0]])
                 // Damaged media: no attempt can do better, so the job fails with four attempts left.
-                #expect(try await queue.fail(leases[1], reason: "truncated JPEG", retryAfter: .zero, final: true))
+                #expect(try await queue.fail(leases[1], reason: "truncated JPEG", category: .corrupt, retryAfter: .zero, final: true))
                 // The poll is 30 s: only the NOTIFY can have woken the waiter in time for this test to end.
                 #expect(try await first == .done(result: "{\"made\":1}"))
-                #expect(try await second == .failed(reason: "truncated JPEG", damaged: true))
+                #expect(try await second == .failed(reason: "truncated JPEG", category: .corrupt, damaged: true))
                 group.cancelAll()
             }
         }
