@@ -21,6 +21,9 @@ struct ImmichStages: PipelineStages {
         if let assetID = destination.takePresence(of: item.checksum)?.assetID {
             return PhaseResult(.alreadyInLibrary, products: rows(item, assetID: assetID, probe: nil))
         }
+        // Immich 3.0 keeps an empty upload as an asset it can never show, and 3.1 refuses it ("File is empty",
+        // `file-upload.interceptor.ts`): not sent, and said so.
+        guard item.byteCount > 0 else { throw Self.emptyFile }
         let media = run.media
         let path = item.sourcePath
         let probe = try? await BlockingWork.run(tracking: run.work) { () throws -> MediaProbe in try media.probe(path: path) }
@@ -50,6 +53,8 @@ struct ImmichStages: PipelineStages {
     func synthesizeClip(_ item: ImportItem) async throws -> PhaseResult { throw Self.notALane }
 
     static let notALane = StageFailure.unusable("an Immich destination makes no derivatives")
+    static let emptyFile = StageFailure.unusable(FailureReason(
+        "empty file (0 bytes): not sent to Immich, which cannot show it", category: .corrupt))
 
     /// The asset row (its original in Immich) and the probe, for the item's move.
     private func rows(_ item: ImportItem, assetID: String, probe: MediaProbe?) -> StageRows {

@@ -27,4 +27,18 @@ import Testing
             #expect(asset.sidecarBytes == withSidecar[name] ?? 0, "\(name)")
         }
     }
+
+    /// Immich 3.0 keeps an empty upload as an asset it cannot show, 3.1 refuses it: an empty file is not sent,
+    /// and the run names it with its reason; the others arrive.
+    @Test func anEmptyFileIsNotSentAndTheRunSaysWhy() async throws {
+        let fixture = try ImmichDestinationTests.Fixture()
+        try fixture.writeDistinctJPEGs(2, prefix: "OK_")
+        FileManager.default.createFile(atPath: fixture.folder.subpath("src/EMPTY.JPG"), contents: Data())
+        let result = try fixture.sync()
+        #expect(result.status == 3, "\(result.standardOutput)\(result.standardError)")
+        #expect((result.standardOutput + result.standardError).contains("EMPTY.JPG: empty file (0 bytes)"),
+                "\(result.standardOutput)\(result.standardError)")
+        let state = try await fixture.double.state()
+        #expect(state.assets.count == 2 && state.assets.allSatisfy { $0.bytes > 0 })
+    }
 }
