@@ -11,13 +11,7 @@ import Testing
     static func source(decoys: Int) throws -> TemporaryDirectory {
         let folder = try TemporaryDirectory()
         try FileManager.default.createDirectory(atPath: folder.subpath("src"), withIntermediateDirectories: true)
-        let identifier = "5F9B0D47-2C3E-4F6A-9B1D-0E7C8A6B5D42"
-        var still = ExifFields()
-        still.dateTimeOriginal = "2023:07:14 10:44:00"
-        still.appleContentIdentifier = identifier
-        try MediaFixtures.jpegWithExif(at: folder.subpath("src/LIVE.JPG"), orientation: 1, exif: still)
-        try MediaFixtures.liveMotion(at: folder.subpath("src/LIVE.MOV"), identifier: identifier,
-                                     creationDate: "2023-07-14T10:44:01+0200")
+        try MediaFixtures.livePhoto(in: folder.subpath("src"), stem: "LIVE")
         for index in 0..<decoys {
             var plain = ExifFields()
             plain.dateTimeOriginal = "2023:07:14 11:0\(index):00"

@@ -5,26 +5,23 @@ import Testing
 /// Issue 61: a failure's category is decided where it happens and reaches NDJSON, the report, the metrics file
 /// and `/metrics` unchanged; nothing reads it back out of the English reason.
 @Suite struct FailureCategoryCLITests {
-    /// The `category` of each file's `error` event, by file name.
-    static func eventCategories(_ ndjson: String) -> [String: String] {
+    /// The `category` of each JSON line whose `kind` field is `value`, by the file name in its `file` field.
+    static func categories(_ lines: String, _ kind: String, _ value: String, file: String) -> [String: String] {
         var found: [String: String] = [:]
-        for line in ndjson.split(separator: "\n") {
-            guard let event = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-                  event["event"] as? String == "error", let file = event["file"] as? String else { continue }
-            found[(file as NSString).lastPathComponent] = event["category"] as? String ?? "(none)"
+        for line in lines.split(separator: "\n") {
+            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                  object[kind] as? String == value, let path = object[file] as? String else { continue }
+            found[(path as NSString).lastPathComponent] = object["category"] as? String ?? "(none)"
         }
         return found
     }
 
+    /// The `category` of each file's `error` event, by file name.
+    static func eventCategories(_ ndjson: String) -> [String: String] { categories(ndjson, "event", "error", file: "file") }
+
     /// The `category` of each failed line of a `--report` file, by file name.
     static func reportCategories(_ report: String) -> [String: String] {
-        var found: [String: String] = [:]
-        for line in report.split(separator: "\n") {
-            guard let entry = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-                  entry["outcome"] as? String == "failed", let path = entry["path"] as? String else { continue }
-            found[(path as NSString).lastPathComponent] = entry["category"] as? String ?? "(none)"
-        }
-        return found
+        categories(report, "outcome", "failed", file: "path")
     }
 
     /// `cairn_failures_total`'s reasons with a count above zero.

@@ -74,13 +74,7 @@ import Testing
 
         /// Three photos (one with an XMP sidecar), a video, a Live Photo pair and a JPEG cairn cannot probe.
         func writeMedia() throws {
-            let identifier = "5F9B0D47-2C3E-4F6A-9B1D-0E7C8A6B5D42"
-            var still = ExifFields()
-            still.dateTimeOriginal = "2023:07:14 10:44:00"
-            still.appleContentIdentifier = identifier
-            try MediaFixtures.jpegWithExif(at: folder.subpath("src/IMG_0001.JPG"), orientation: 1, exif: still)
-            try MediaFixtures.liveMotion(at: folder.subpath("src/IMG_0001.MOV"), identifier: identifier,
-                                         creationDate: "2023-07-14T10:44:01+0200")
+            try MediaFixtures.livePhoto(in: folder.subpath("src"), stem: "IMG_0001")
             for index in 2..<5 {
                 try MediaFixtures.jpeg(at: folder.subpath("src/PHOTO_\(index).JPG"), width: 64 + index, height: 48)
             }

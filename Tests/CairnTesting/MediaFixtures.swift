@@ -49,6 +49,17 @@ public enum MediaFixtures {
         return path
     }
 
+    /// An iPhone Live Photo: `STEM.JPG` (taken 2023-07-14 10:44:00) and `STEM.MOV` (a second later, +02:00) sharing
+    /// Apple's content identifier, in `folder`.
+    public static func livePhoto(in folder: String, stem: String) throws {
+        let identifier = "5F9B0D47-2C3E-4F6A-9B1D-0E7C8A6B5D42"
+        var still = ExifFields()
+        still.dateTimeOriginal = "2023:07:14 10:44:00"
+        still.appleContentIdentifier = identifier
+        try jpegWithExif(at: "\(folder)/\(stem).JPG", orientation: 1, exif: still)
+        try liveMotion(at: "\(folder)/\(stem).MOV", identifier: identifier, creationDate: "2023-07-14T10:44:01+0200")
+    }
+
     /// A short QuickTime movie like a Live Photo's motion part: Apple's content identifier and creation date
     /// (with its offset) in `mdta` metadata, as an iPhone writes them.
     @discardableResult
