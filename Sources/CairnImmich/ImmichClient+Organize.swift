@@ -47,7 +47,9 @@ extension ImmichClient {
     /// first, so a try whose answer was lost after the album was made finds it instead of making a second.
     public func album(named name: String) async throws(ImmichFailure) -> String {
         try await withRetries("find or create an album") { () throws(ImmichFailure) in
-            let listed = try await call("list albums") { try await api.getAllAlbums() }
+            // Albums shared with the user are listed too, and one may carry the same name: only one of the user's
+            // own is theirs to fill.
+            let listed = try await call("list albums") { try await api.getAllAlbums(query: .init(isOwned: true, name: name)) }
             switch listed {
             case .ok(let ok):
                 let albums = try Self.json("list albums") { try ok.body.json }
@@ -66,7 +68,8 @@ extension ImmichClient {
         }
     }
 
-    /// Adds many assets to an album in one request (assets already in it are left as they are).
+    /// Adds many assets to an album in one request (assets already in it are left as they are). Immich answers 200
+    /// whatever happened; a `no_permission` in the answer is a refusal.
     public func addToAlbum(_ assetIDs: [String], albumID: String) async throws(ImmichFailure) {
         guard !assetIDs.isEmpty else { return }
         try await withRetries("fill an album") { () throws(ImmichFailure) in
@@ -74,7 +77,14 @@ extension ImmichClient {
                 try await api.addAssetsToAlbums(body: .json(.init(albumIds: [albumID], assetIds: assetIDs)))
             }
             switch output {
-            case .ok: return ()
+            case .ok(let ok):
+                let answer = try Self.json("fill an album") { try ok.body.json }
+                // `duplicate`: every asset was in it already.
+                guard answer.success || answer.error != .noPermission else {
+                    throw ImmichFailure(kind: .permanent, operation: "fill an album", status: 200,
+                                        message: "the server refused (no permission to add these assets to album \(albumID))")
+                }
+                return ()
             case .undocumented(let status, let payload):
                 throw await Self.undocumented(status, payload, operation: "fill an album")
             }

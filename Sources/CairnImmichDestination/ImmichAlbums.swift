@@ -61,18 +61,24 @@ extension ImmichDestination {
             if let pair = try await catalog.pair(of: asset.checksum), pair.motion == asset.checksum { continue }
             members[album, default: []].append(id)
         }
-        var added = 0
-        do {
-            for (name, ids) in members.sorted(by: { $0.key < $1.key }) {
+        var added = 0, filled = 0
+        var refused: [String] = []
+        for (name, ids) in members.sorted(by: { $0.key < $1.key }) {
+            // One album's refusal stops neither the others nor the run; a refused key does.
+            do {
                 try await client.addToAlbum(ids, albumID: try await client.album(named: name))
                 added += ids.count
+                filled += 1
+            } catch where error.kind != .needsAuth {
+                refused.append("album \(name) not filled: \(error.description)")
+            } catch {
+                throw refusedOrFailed(error)
             }
-        } catch {
-            throw refusedOrFailed(error)
         }
-        guard added > 0 else { return lines }
-        let albumCount = "\(members.count) Immich album\(members.count == 1 ? "" : "s")"
-        return lines + ["added \(added) asset\(added == 1 ? "" : "s") to \(albumCount)"]
+        if added > 0 {
+            lines.append("added \(added) asset\(added == 1 ? "" : "s") to \(filled) Immich album\(filled == 1 ? "" : "s")")
+        }
+        return lines + refused
     }
 
     /// A capture time or place that only a Google Takeout JSON knew (the sidecar linker filled it into the probe)

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import ImmichAPI
 
 /// The test-only endpoints under /_double: not Immich, never faulted, never in the traffic log.
 enum DoubleRoutes {
@@ -32,6 +33,19 @@ enum DoubleRoutes {
                 }
                 return json(Data("{}".utf8))
             }
+        }
+        // A person sharing an album: `{"albumId", "userName", "role"}` (role `editor` or `viewer`).
+        router.post("/_double/albums/share") { request, _ -> Response in
+            var request = request
+            struct Share: Decodable { var albumId: String, userName: String, role: String }
+            let share = try JSONDecoder().decode(Share.self, from: Data(buffer: try await request.collectBody(upTo: 4096)))
+            guard let user = users.user(named: share.userName),
+                  let role = Components.Schemas.AlbumUserRole(rawValue: share.role) else {
+                return Response(status: .badRequest, headers: [.contentType: "text/plain"],
+                                body: ResponseBody(byteBuffer: ByteBuffer(string: "unknown user or role\n")))
+            }
+            await store.share(share.albumId.lowercased(), with: user.id, as: role)
+            return json(Data("{}".utf8))
         }
         // The body is the key: revoked, every request with it answers 401 until it is reinstated.
         for (path, isRevoked) in [("/_double/keys/revoke", true), ("/_double/keys/reinstate", false)] {

@@ -46,6 +46,7 @@ struct Users: Sendable {
 
     func revoke(_ key: String, _ isRevoked: Bool) { revoked.set(key, isRevoked) }
     func user(id: String) -> User? { all.first { $0.id == id } }
+    func user(named name: String) -> User? { all.first { $0.name == name } }
 }
 
 /// One uploaded asset, with what Immich keeps that the tests look at.
@@ -128,6 +129,13 @@ struct Album: Sendable {
     var assetIds: [String] = []
     let createdAt: Date
     var updatedAt: Date
+    /// The users it is shared with, and as what (`editor` may add assets, `viewer` may not).
+    var sharedWith: [String: Components.Schemas.AlbumUserRole] = [:]
+
+    /// The caller's role in it, if it is theirs or shared with them (`album_user`, `access.repository.ts`).
+    func role(of user: String) -> Components.Schemas.AlbumUserRole? {
+        user == ownerId ? .owner : sharedWith[user]
+    }
 }
 
 final class Revocations: Sendable {

@@ -48,13 +48,15 @@ enum Wire {
             visibility: asset.visibility)
     }
 
-    static func album(_ album: Album, owner: User?, assets: [Asset], startedAt: Date) -> Components.Schemas.AlbumResponseDto {
+    static func album(_ album: Album, owner: User?, members: [(User, Components.Schemas.AlbumUserRole)], assets: [Asset],
+                      startedAt: Date) -> Components.Schemas.AlbumResponseDto {
         let dates = assets.map(\.fileCreatedAt)
         let ownerEntry = owner.map { Components.Schemas.AlbumUserResponseDto(role: .owner, user: user($0, at: startedAt)) }
+        let others = members.map { Components.Schemas.AlbumUserResponseDto(role: $0.1, user: user($0.0, at: startedAt)) }
         return .init(
             albumName: album.name,
             albumThumbnailAssetId: album.assetIds.first,
-            albumUsers: ownerEntry.map { [$0] } ?? [],
+            albumUsers: (ownerEntry.map { [$0] } ?? []) + others,
             assetCount: album.assetIds.count,
             createdAt: album.createdAt,
             description: album.description,
@@ -64,7 +66,7 @@ enum Wire {
             isActivityEnabled: true,
             lastModifiedAssetTimestamp: assets.map(\.updatedAt).max(),
             order: .desc,
-            shared: false,
+            shared: !members.isEmpty,
             startDate: dates.min(),
             updatedAt: album.updatedAt)
     }

@@ -206,9 +206,9 @@ actor Store {
         return albums[album.id] ?? album
     }
 
-    /// Adds the caller's assets to one album; true if any was not in it yet.
+    /// Adds the caller's assets to one album it owns or edits; true if any was not in it yet.
     func add(_ assetIds: [String], to albumId: String, owner: String, now: Date) -> Bool {
-        guard var album = albums[albumId], album.ownerId == owner else { return false }
+        guard var album = albums[albumId], [.owner, .editor].contains(album.role(of: owner)) else { return false }
         var added = false
         for assetId in assetIds where !album.assetIds.contains(assetId) {
             guard asset(assetId, owner: owner) != nil else { continue }
@@ -223,8 +223,15 @@ actor Store {
 
     func album(_ id: String) -> Album? { albums[id] }
 
-    func ownedAlbums(_ owner: String) -> [Album] {
-        albumOrder.compactMap { albums[$0] }.filter { $0.ownerId == owner }
+    /// The albums `user` owns or that are shared with them, newest first (`album.repository.ts` `getAll`:
+    /// `album_user` joined on the user, ordered by `createdAt desc`).
+    func albums(of user: String) -> [Album] {
+        albumOrder.reversed().compactMap { albums[$0] }.filter { $0.role(of: user) != nil }
+    }
+
+    /// A person sharing their album with another user, as Immich's web app does.
+    func share(_ albumId: String, with user: String, as role: Components.Schemas.AlbumUserRole) {
+        albums[albumId]?.sharedWith[user] = role
     }
 
     /// The albums' assets, for their date range and thumbnail.

@@ -1,5 +1,8 @@
 import CairnTesting
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import Testing
 
 /// Issue 60: photos with XMP sidecars (darktable, digiKam, Lightroom) arrive in Immich with their sidecars. The
@@ -40,5 +43,30 @@ import Testing
                 "\(result.standardOutput)\(result.standardError)")
         let state = try await fixture.double.state()
         #expect(state.assets.count == 2 && state.assets.allSatisfy { $0.bytes > 0 })
+    }
+}
+
+/// Issue 60: Immich lists albums shared with the user beside their own, and answers a refused album add with 200
+/// and `no_permission`: `--album NAME` fills the user's own album, never a same-named one shared with them.
+@Suite struct ImmichAlbumOwnershipTests {
+    @Test func anAlbumFlagBesideASameNamedSharedAlbumFillsTheUsersOwn() async throws {
+        let fixture = try ImmichDestinationTests.Fixture()
+        try fixture.writeDistinctJPEGs(2, prefix: "T")
+        // Another user's album "Trip", shared with this user to view.
+        var request = URLRequest(url: URL(string: fixture.double.apiURL + "/albums")!)
+        request.httpMethod = "POST"
+        request.setValue("other-key", forHTTPHeaderField: "x-api-key")
+        request.setValue("application/json", forHTTPHeaderField: "content-type")
+        request.httpBody = Data(#"{"albumName":"Trip"}"#.utf8)
+        let (data, _) = try await URLSession.shared.data(for: request)
+        let shared = try #require((try JSONSerialization.jsonObject(with: data) as? [String: Any])?["id"] as? String)
+        try await fixture.double.share(albumID: shared, with: "tester", role: "viewer")
+
+        let result = try fixture.sync(["--album", "Trip"])
+        #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
+        #expect(result.standardOutput.contains("added 2 assets to 1 Immich album"), "\(result.standardOutput)")
+        let state = try await fixture.double.state()
+        let mine = state.assets.filter { $0.owner == "tester" }
+        #expect(mine.count == 2 && mine.allSatisfy { $0.albums == ["Trip"] }, "\(mine.map(\.albums))")
     }
 }

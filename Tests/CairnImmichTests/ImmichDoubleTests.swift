@@ -255,6 +255,36 @@ import Testing
         #expect(try await double.state().assets.allSatisfy { !$0.isTrashed })
     }
 
+    /// Real server: `album.service.ts` `getAll` (owned and shared albums, `isOwned`/`isShared`/`name` filters) and
+    /// `addAssetsToAlbums` (200 with `no_permission` for a viewer's album, `duplicate` when nothing was new).
+    @Test func albumsSharedWithTheUserAreListedAndAViewerCannotAddToThem() async throws {
+        let double = try ImmichDouble(users: ["test-key": "tester", "other-key": "other"])
+        let mine = try #require(try await Self.upload(double, Data("my photo".utf8), name: "m.jpg").object["id"] as? String)
+        let theirs = try await Self.send(double, "POST", "/api/albums", key: "other-key", json: ["albumName": "Trip"])
+        let sharedID = try #require(theirs.object["id"] as? String)
+        try await double.share(albumID: sharedID, with: "tester", role: "viewer")
+        let own = try await Self.send(double, "POST", "/api/albums", json: ["albumName": "Trip"])
+        let ownID = try #require(own.object["id"] as? String)
+
+        func listed(_ query: String) async throws -> [String] {
+            let reply = try await Self.send(double, "GET", "/api/albums" + query)
+            return (reply.json as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
+        }
+        #expect(Set(try await listed("")) == [sharedID, ownID], "a shared album is listed beside one's own")
+        #expect(try await listed("?isOwned=true&name=Trip") == [ownID])
+        #expect(try await listed("?isOwned=false") == [sharedID])
+        #expect(try await listed("?isShared=true") == [sharedID])
+        #expect(try await listed("?name=Elsewhere").isEmpty)
+
+        let refused = try await Self.send(double, "PUT", "/api/albums/assets", json: ["albumIds": [sharedID], "assetIds": [mine]])
+        #expect(refused.status == 200)
+        #expect(refused.object["success"] as? Bool == false && refused.object["error"] as? String == "no_permission")
+        let added = try await Self.send(double, "PUT", "/api/albums/assets", json: ["albumIds": [ownID], "assetIds": [mine]])
+        #expect(added.object["success"] as? Bool == true)
+        let again = try await Self.send(double, "PUT", "/api/albums/assets", json: ["albumIds": [ownID], "assetIds": [mine]])
+        #expect(again.object["success"] as? Bool == false && again.object["error"] as? String == "duplicate")
+    }
+
     @Test func aBodyAboveMaxBodyBytesGets413() async throws {
         let double = try ImmichDouble(faults: .init(maxBodyBytes: 2000))
         let small = try await Self.upload(double, Data(repeating: 1, count: 100), name: "s.jpg")

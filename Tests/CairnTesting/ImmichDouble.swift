@@ -164,6 +164,12 @@ public final class ImmichDouble: @unchecked Sendable {
         _ = try await request("POST", "/_double/assets/lock", body: try JSONEncoder().encode(assetIDs))
     }
 
+    /// Shares an album with another user as `role` (`editor` or `viewer`), as its owner does in Immich's web app.
+    public func share(albumID: String, with userName: String, role: String) async throws {
+        let body = try JSONSerialization.data(withJSONObject: ["albumId": albumID, "userName": userName, "role": role])
+        _ = try await request("POST", "/_double/albums/share", body: body)
+    }
+
     /// A request to the double's test endpoints; the body of a 2xx answer.
     private func request(_ method: String, _ path: String, body: Data? = nil) async throws -> Data {
         var request = URLRequest(url: URL(string: baseURL + path)!)
