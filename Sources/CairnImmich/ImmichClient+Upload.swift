@@ -3,6 +3,8 @@ import Foundation
 import ImmichAPI
 import NIOCore
 import NIOFileSystem
+import HTTPTypes
+import OpenAPIAsyncHTTPClient
 import OpenAPIRuntime
 
 /// One file to upload, with everything Immich v3 takes beside its bytes.
@@ -69,17 +71,21 @@ extension ImmichClient {
     }
 
     private func uploadOnce(_ file: ImmichUploadFile) async throws(ImmichFailure) -> ImmichUploadResult {
-        let output: Operations.UploadAsset.Output
+        let response: HTTPResponse, answer: HTTPBody?
         do {
-            output = try await FileSystem.shared.withFileHandle(forReadingAt: FilePath(file.path)) { handle in
+            (response, answer) = try await FileSystem.shared.withFileHandle(forReadingAt: FilePath(file.path)) { handle in
                 let sidecar = try file.sidecarPath.map { try Data(contentsOf: URL(fileURLWithPath: $0)) }
-                let body = HTTPBody(
-                    handle.readChunks(in: 0..<file.byteCount, chunkLength: Self.uploadChunk)
-                        .map { ArraySlice($0.readableBytesView) },
-                    length: .known(file.byteCount), iterationBehavior: .single)
-                return try await uploads.uploadAsset(
-                    headers: .init(xImmichChecksum: file.checksum.hex),
-                    body: .multipartForm(MultipartBody(Self.parts(of: file, body: body, sidecar: sidecar))))
+                let framing = UploadFraming(file: file, sidecar: sidecar)
+                let chunks = handle.readChunks(in: 0..<file.byteCount, chunkLength: Self.uploadChunk)
+                    .map { ArraySlice($0.readableBytesView) }
+                let body = HTTPBody(FramedBody(framing: framing, file: chunks),
+                                    length: .known(framing.length(fileBytes: file.byteCount)), iterationBehavior: .single)
+                var request = HTTPRequest(method: .post, scheme: nil, authority: nil, path: "/assets")
+                request.headerFields[.contentType] = framing.contentType
+                request.headerFields[.accept] = "application/json"
+                request.headerFields[Self.checksumHeader] = file.checksum.hex
+                request.headerFields[APIKeyMiddleware.header] = key.value
+                return try await uploads.send(request, body: body, baseURL: endpoint.apiURL, operationID: "uploadAsset")
             }
         } catch let error as FileSystemError {
             // The source file itself: gone or unreadable since it was hashed. Not Immich's failure, not retried.
@@ -89,15 +95,24 @@ extension ImmichClient {
         } catch {
             throw Self.transportFailure(error, operation: "upload")
         }
-        switch output {
-        case .created(let created):
-            return .created(assetID: try Self.json("upload") { try created.body.json.id })
-        case .ok(let ok):
-            return .duplicate(assetID: try Self.json("upload") { try ok.body.json.id })
-        case .undocumented(let status, let payload):
-            throw await Self.undocumented(status, payload, operation: "upload")
+        let text: String
+        do { text = try await String(collecting: answer ?? HTTPBody(), upTo: 64 * 1024) } catch {
+            throw Self.transportFailure(error, operation: "upload")
+        }
+        switch response.status.code {
+        case 200, 201:
+            let created = try Self.json("upload") {
+                try JSONDecoder().decode(Components.Schemas.AssetMediaResponseDto.self, from: Data(text.utf8))
+            }
+            return response.status.code == 201 ? .created(assetID: created.id) : .duplicate(assetID: created.id)
+        default:
+            throw ImmichFailure.classify(status: response.status.code, body: text,
+                                         retryAfter: response.headerFields[HTTPField.Name("Retry-After")!],
+                                         operation: "upload")
         }
     }
+
+    static let checksumHeader = HTTPField.Name("x-immich-checksum")!
 
     /// A source file that cannot be read, by what the file system said.
     static func category(of code: FileSystemError.Code) -> FailureCategory {
@@ -106,31 +121,5 @@ extension ImmichClient {
         case .permissionDenied: return .permission
         default: return .io
         }
-    }
-
-    /// The sidecar first, then the form's fields, and the file last, so a server can refuse early without reading
-    /// the bytes. Immich judges each file part as it arrives by the `filename` field when one came before it, else
-    /// by the part's own name (`canUploadFile`): a sidecar sent after `filename=IMG_1.jpg` is judged as a JPEG, is
-    /// not a sidecar, and the whole upload is refused. Before that field, it is judged as the `.xmp` it is.
-    static func parts(of file: ImmichUploadFile, body: HTTPBody, sidecar: Data?)
-        -> [Components.Schemas.AssetMediaCreateDto] {
-        var parts: [Components.Schemas.AssetMediaCreateDto] = []
-        if let sidecar {
-            parts.append(.sidecarData(.init(payload: .init(body: HTTPBody(sidecar)), filename: file.filename + ".xmp")))
-        }
-        parts += [
-            .fileCreatedAt(.init(payload: .init(body: HTTPBody(file.createdAt)))),
-            .fileModifiedAt(.init(payload: .init(body: HTTPBody(file.modifiedAt)))),
-            .filename(.init(payload: .init(body: HTTPBody(file.filename)))),
-        ]
-        if let milliseconds = file.durationMilliseconds {
-            parts.append(.duration(.init(payload: .init(body: HTTPBody(String(milliseconds))))))
-        }
-        if file.hidden { parts.append(.visibility(.init(payload: .init(body: HTTPBody("hidden"))))) }
-        if let video = file.livePhotoVideoID {
-            parts.append(.livePhotoVideoId(.init(payload: .init(body: HTTPBody(video)))))
-        }
-        parts.append(.assetData(.init(payload: .init(body: body), filename: file.filename)))
-        return parts
     }
 }

@@ -15,9 +15,11 @@ import OpenAPIRuntime
 public final class ImmichClient: Sendable {
     public let endpoint: ImmichEndpoint
     let api: Client
-    /// Uploads ride a client of their own whose request deadline is long: a 2 GB video on a slow uplink takes
-    /// hours. A stalled upload is still caught, by the HTTP client's read timeout.
-    let uploads: Client
+    /// Uploads ride a transport of their own whose request deadline is long: a 2 GB video on a slow uplink takes
+    /// hours. A stalled upload is still caught: by the HTTP client's write timeout while the body will not go out,
+    /// by its read timeout while the answer does not come. Their bodies are framed by hand (`UploadFraming`).
+    let uploads: AsyncHTTPClientTransport
+    let key: ImmichAPIKey
     let http: HTTPClient
     let retry: RetryPolicy
     let clock: any Clock<Duration>
@@ -25,7 +27,7 @@ public final class ImmichClient: Sendable {
     public init(endpoint: ImmichEndpoint, key: ImmichAPIKey, retry: RetryPolicy = RetryPolicy(),
                 clock: any Clock<Duration> = ContinuousClock(), connections: Int = 8) {
         var configuration = HTTPClient.Configuration(
-            timeout: .init(connect: .seconds(10), read: .seconds(120)))
+            timeout: .init(connect: .seconds(10), read: .seconds(120), write: .seconds(120)))
         configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = max(connections + 2, 8)
         configuration.decompression = .disabled
         let http = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
@@ -34,9 +36,8 @@ public final class ImmichClient: Sendable {
         api = Client(serverURL: endpoint.apiURL, configuration: codec,
                      transport: AsyncHTTPClientTransport(configuration: .init(client: http, timeout: .seconds(90))),
                      middlewares: middlewares)
-        uploads = Client(serverURL: endpoint.apiURL, configuration: codec,
-                         transport: AsyncHTTPClientTransport(configuration: .init(client: http, timeout: .hours(48))),
-                         middlewares: middlewares)
+        uploads = AsyncHTTPClientTransport(configuration: .init(client: http, timeout: .hours(48)))
+        self.key = key
         self.endpoint = endpoint
         self.http = http
         self.retry = retry

@@ -29,6 +29,15 @@ import Testing
             let asset = try #require(state.assets(withChecksum: try fixture.sha1(name)).first, "\(name) did not arrive")
             #expect(asset.sidecarBytes == withSidecar[name] ?? 0, "\(name)")
         }
+        // Every upload said its length (no chunked body, which some proxies refuse).
+        let traffic = try String(contentsOfFile: try #require(fixture.double.trafficLog), encoding: .utf8)
+        let uploads = traffic.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }.filter { $0["method"] as? String == "POST" && $0["path"] as? String == "/api/assets" }
+        #expect(uploads.count == 8)
+        for upload in uploads {
+            #expect((upload["requestHeaders"] as? [String: String])?["content-length"] != nil, "\(upload)")
+        }
     }
 
     /// Immich 3.0 keeps an empty upload as an asset it cannot show, 3.1 refuses it: an empty file is not sent,
