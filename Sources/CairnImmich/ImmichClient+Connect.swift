@@ -8,6 +8,17 @@ public struct ImmichIdentity: Sendable, Hashable {
     public var userID: String
     public var email: String
     public var name: String
+    /// The API key's permissions (`all`, or names such as `asset.upload`); nil when the server did not say.
+    public var permissions: Set<String>?
+    /// The file name extensions the server takes (lowercased, dot included: `.jpg`), from `GET /server/media-types`;
+    /// empty when it did not say.
+    public var mediaExtensions: Set<String> = []
+
+    /// Of `needed`, the permissions the key lacks (none when the server did not say what it has).
+    public func missingPermissions(_ needed: Set<String>) -> Set<String> {
+        guard let permissions, !permissions.contains("all") else { return [] }
+        return needed.subtracting(permissions)
+    }
 }
 
 public struct ImmichVersion: Sendable, Hashable, Comparable, CustomStringConvertible {
@@ -67,7 +78,41 @@ extension ImmichClient {
                 throw await Self.undocumented(status, payload, operation: "identify the API key's user")
             }
         }
-        return ImmichIdentity(serverVersion: version, userID: user.id, email: user.email, name: user.name)
+        var identity = ImmichIdentity(serverVersion: version, userID: user.id, email: user.email, name: user.name)
+        identity.permissions = try await keyPermissions()
+        identity.mediaExtensions = try await mediaExtensions()
+        return identity
+    }
+
+    /// The key's permissions (`GET /api-keys/me`, which asks for none); nil when the server cannot say.
+    func keyPermissions() async throws(ImmichFailure) -> Set<String>? {
+        try await withRetries("read the API key's permissions") { () throws(ImmichFailure) -> Set<String>? in
+            let output = try await call("read the API key's permissions") { try await api.getMyApiKey() }
+            switch output {
+            case .ok(let ok):
+                return Set(try Self.json("read the API key's permissions") { try ok.body.json.permissions.map(\.rawValue) })
+            case .undocumented(let status, let payload):
+                let failure = await Self.undocumented(status, payload, operation: "read the API key's permissions")
+                guard failure.kind == .permanent else { throw failure }
+                return nil
+            }
+        }
+    }
+
+    /// The extensions the server takes (`GET /server/media-types`); empty when it cannot say.
+    func mediaExtensions() async throws(ImmichFailure) -> Set<String> {
+        try await withRetries("read the server's media types") { () throws(ImmichFailure) -> Set<String> in
+            let output = try await call("read the server's media types") { try await api.getSupportedMediaTypes() }
+            switch output {
+            case .ok(let ok):
+                let types = try Self.json("read the server's media types") { try ok.body.json }
+                return Set((types.image + types.video).map { $0.lowercased() })
+            case .undocumented(let status, let payload):
+                let failure = await Self.undocumented(status, payload, operation: "read the server's media types")
+                guard failure.kind == .permanent else { throw failure }
+                return []
+            }
+        }
     }
 
     /// A documented body read back: its shape is the spec's, so a mismatch means it is not Immich's answer.

@@ -46,7 +46,7 @@ extension ImmichDestination {
     /// Photo's movie stays out (it shows through its still).
     package func finishImport(runID: String, sourceRoot: String, catalog: any AssetCatalog) async throws -> [String] {
         let assets = try await catalog.assets(broughtInBy: runID)
-        var lines: [String] = []
+        var lines = renameNote.map { [$0] } ?? []
         let dated = try await sendSidecarMetadata(of: assets, runID: runID, catalog: catalog)
         if dated > 0 {
             lines.append("sent the Google Takeout dates and places of \(dated) asset\(dated == 1 ? "" : "s") to Immich")

@@ -21,6 +21,26 @@ package final class ImmichDestination: ImportDestination {
     let authRefused = Locked<ImmichFailure?>(nil)
     /// Trashed assets this run brought back because the source still holds them.
     let restored = Locked(0)
+    /// Files sent under another name this run (Immich types by extension): how many, and the first few.
+    private let renames = Locked<(count: Int, examples: [String])>((0, []))
+
+    /// `name` went to Immich as `uploadName`, an extension it takes.
+    func renamed(_ name: String, as uploadName: String) {
+        renames.withLock { renames in
+            renames.count += 1
+            if renames.examples.count < 3 { renames.examples.append("\(name) as \(uploadName)") }
+        }
+    }
+
+    /// The run's line about the files sent under another name, if any.
+    var renameNote: String? {
+        renames.withLock { renames in
+            guard renames.count > 0 else { return nil }
+            return "sent \(renames.count) file\(renames.count == 1 ? "" : "s") under a name whose extension Immich takes "
+                + "(\(renames.examples.joined(separator: ", "))\(renames.count > 3 ? ", ..." : "")); the library keeps "
+                + "each file's own name"
+        }
+    }
     /// What the server holds of the pages prepared and not yet uploaded.
     private let presence = Locked<[Checksum: ImmichPresence]>([:])
     /// The run's cancellation: a refused key stops the run as a signal would.
@@ -48,16 +68,27 @@ package final class ImmichDestination: ImportDestination {
         self.stateRoot = stateRoot
     }
 
-    /// Connects (ping, version, user) and names the state folder for this server and user under `libraryRoot`.
+    /// Connects (ping, version, user, the key's permissions, the media types) and names the state folder for this
+    /// server and user under `libraryRoot`. A key without a permission in `needs` is refused here, by name, before
+    /// anything is sent.
     package static func connect(endpoint: ImmichEndpoint, key: ImmichAPIKey, libraryRoot: String,
-                                uploads: Int, cancellation: PipelineCancellation, albums: ImmichAlbums? = nil)
-        async throws(ImmichFailure)
-        -> ImmichDestination {
+                                uploads: Int, cancellation: PipelineCancellation, albums: ImmichAlbums? = nil,
+                                needs: Set<String> = []) async throws(ImmichFailure) -> ImmichDestination {
         let client = ImmichClient(endpoint: endpoint, key: key, connections: uploads)
         let identity: ImmichIdentity
         do { identity = try await client.connect() } catch {
             await client.close()
             throw error
+        }
+        let missing = identity.missingPermissions(needs)
+        guard missing.isEmpty else {
+            await client.close()
+            let names = missing.sorted().joined(separator: ", ")
+            throw ImmichFailure(
+                kind: .needsAuth, operation: "connect", status: 403,
+                message: "the API key lacks the permission\(missing.count == 1 ? "" : "s") \(names) that this run needs: "
+                    + "give the key \(missing.count == 1 ? "it" : "them") in Immich (Account Settings, API Keys), or use "
+                    + "a key with `all`; nothing was sent")
         }
         return ImmichDestination(
             client: client, identity: identity,

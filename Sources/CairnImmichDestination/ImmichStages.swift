@@ -32,9 +32,16 @@ struct ImmichStages: PipelineStages {
         let offset = taken?.offset.flatMap(UTCOffset.parse)
         let createdAt = taken?.instant.map { Timestamp.withMilliseconds($0, offsetSeconds: offset) }
             ?? Timestamp.withMilliseconds(modified)
+        let name = FileSystem.baseName(of: item.relativePath)
+        guard let uploadName = ImmichUploadName.name(for: name, kind: item.kind, container: probe?.container,
+                                                     accepted: destination.identity.mediaExtensions) else {
+            throw StageFailure.unusable(FailureReason(
+                "not accepted by this Immich server (no file type it takes fits \(name))", category: .unsupported))
+        }
+        if uploadName != name { destination.renamed(name, as: uploadName) }
         let file = ImmichUploadFile(
             path: path, byteCount: item.byteCount, checksum: item.checksum,
-            filename: FileSystem.baseName(of: item.relativePath), createdAt: createdAt,
+            filename: uploadName, createdAt: createdAt,
             modifiedAt: Timestamp.withMilliseconds(modified),
             durationMilliseconds: item.kind == .video ? probe?.durationSeconds.map { Int(($0 * 1000).rounded()) } : nil,
             sidecarPath: Self.xmpSidecar(of: path))

@@ -89,8 +89,10 @@ struct DestinationOptions: ParsableArguments {
     func isImmich(libraryRoot: String) throws -> Bool { try resolve(libraryRoot: libraryRoot).kind == .immich }
 
     /// Connects to the destination a run names (nil: the library itself). A server that cannot be reached or is
-    /// too old stops the command with exit 1, a refused key with exit 77 (`needsAuth`), each in one line.
-    func connect(libraryRoot: String, uploads: Int, cancellation: PipelineCancellation) async throws -> ImmichDestination? {
+    /// too old stops the command with exit 1, a refused key, or one without a permission in `needs` (the albums'
+    /// added when albums are asked for), with exit 77 (`needsAuth`), each in one line.
+    func connect(libraryRoot: String, uploads: Int, cancellation: PipelineCancellation,
+                 needs: Set<String>) async throws -> ImmichDestination? {
         let environment = ProcessInfo.processInfo.environment
         let resolved = try resolve(libraryRoot: libraryRoot, environment: environment)
         guard resolved.kind == .immich else {
@@ -109,8 +111,9 @@ struct DestinationOptions: ParsableArguments {
         if let album, album.trimmingCharacters(in: .whitespaces).isEmpty { throw ValidationError("--album needs a name.") }
         let albums: ImmichAlbums? = album.map(ImmichAlbums.named) ?? albumFrom.map { $0 == .folder ? .sourceFolder : .takeout }
         do {
-            return try await ImmichDestination.connect(endpoint: endpoint, key: key, libraryRoot: libraryRoot,
-                                                       uploads: uploads, cancellation: cancellation, albums: albums)
+            return try await ImmichDestination.connect(
+                endpoint: endpoint, key: key, libraryRoot: libraryRoot, uploads: uploads, cancellation: cancellation,
+                albums: albums, needs: needs.union(albums == nil ? [] : ImmichPermissions.albums))
         } catch {
             Output.error("\(endpoint): \(error)")
             throw ExitCode(error.kind == .needsAuth ? ExitStatus.needsAuth.rawValue : ExitStatus.failure.rawValue)

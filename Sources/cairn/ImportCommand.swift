@@ -159,7 +159,7 @@ struct ImportCommand: AsyncParsableCommand {
         // folder of its own under the library, per server and user.
         let immich = try await destination.connect(libraryRoot: library.resolvedPath,
                                                    uploads: options.pipeline.transfer.width,
-                                                   cancellation: options.cancellation)
+                                                   cancellation: options.cancellation, needs: ImmichPermissions.bringIn)
         if let immich { options.destination = immich }
         do {
             try await run(options, immich: immich)

@@ -105,7 +105,8 @@ struct RestoreCommand: AsyncParsableCommand {
     /// The run's assets back from Immich's trash, the catalog and the journal told.
     private func restoreFromImmich() async throws {
         guard let immich = try await destination.connect(libraryRoot: library.resolvedPath, uploads: 1,
-                                                         cancellation: PipelineCancellation()) else { return }
+                                                         cancellation: PipelineCancellation(),
+                                                         needs: ImmichPermissions.restore) else { return }
         do {
             try await restore(from: immich)
             await immich.close()

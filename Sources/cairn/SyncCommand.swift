@@ -162,8 +162,10 @@ struct SyncInvocation {
            let configuration = try? PipelineConfiguration.defaults(cores: System.coreCount).applying(laneSpec: lanes) {
             uploads = configuration.transfer.width
         }
-        let immich = try await destination.connect(libraryRoot: library.resolvedPath, uploads: uploads,
-                                                   cancellation: cancellation)
+        let trashes = !dryRun && ((try? reconcile.resolve(libraryRoot: library.resolvedPath, source: source))?.applyDeletions ?? false)
+        let immich = try await destination.connect(
+            libraryRoot: library.resolvedPath, uploads: uploads, cancellation: cancellation,
+            needs: ImmichPermissions.bringIn.union(trashes ? ImmichPermissions.trash : []))
         do {
             try await run(immich: immich, cancellation: cancellation)
             await immich?.close()

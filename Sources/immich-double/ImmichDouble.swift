@@ -39,6 +39,22 @@ struct ImmichDouble: APIProtocol {
                                     prerelease: version.prerelease))))
     }
 
+    /// Real server: `server/src/services/server.service.ts` `getSupportedMediaTypes`: the extensions of
+    /// `mime-types.ts`, dot included, in its order.
+    func getSupportedMediaTypes(_ input: Operations.GetSupportedMediaTypes.Input) async throws
+        -> Operations.GetSupportedMediaTypes.Output {
+        .ok(.init(body: .json(.init(image: ImmichMediaTypes.image, sidecar: ImmichMediaTypes.sidecar,
+                                    video: ImmichMediaTypes.video))))
+    }
+
+    /// Real server: `server/src/services/api-key.service.ts` `getMine`: the calling key, its permissions included.
+    func getMyApiKey(_ input: Operations.GetMyApiKey.Input) async throws -> Operations.GetMyApiKey.Output {
+        let user = try RequestScope.requireUser()
+        let permissions = user.permissions.compactMap(Components.Schemas.Permission.init(rawValue:))
+        return .ok(.init(body: .json(.init(createdAt: startedAt, id: User.stableUUID("immich-double key \(user.key)"),
+                                           name: "cairn", permissions: permissions, updatedAt: startedAt))))
+    }
+
     func getMyUser(_ input: Operations.GetMyUser.Input) async throws -> Operations.GetMyUser.Output {
         let user = try RequestScope.requireUser()
         let usage = await store.ownedAssets(user.id).reduce(0) { $0 + $1.bytes }

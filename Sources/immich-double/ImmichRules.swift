@@ -17,7 +17,19 @@ enum RequestScope {
 /// errors for whatever the stubs or handlers throw, and the nulls Immich always sends.
 struct ImmichRules: ServerMiddleware {
     let users: Users
-    static let publicOperations: Set<String> = ["pingServer", "getServerVersion"]
+    static let publicOperations: Set<String> = ["pingServer", "getServerVersion", "getSupportedMediaTypes"]
+
+    /// The permission each operation asks of an API key: the `x-immich-permission` of each operation in Immich's
+    /// spec (`Sources/ImmichAPI/openapi.yaml`; a test holds the two equal), enforced as the real server's
+    /// `server/src/services/auth.service.ts` `authenticate` does (403 "Missing required permission: X"). `getMyApiKey`
+    /// asks none (`api-key.controller.ts`: `@Authenticated({ permission: false })`).
+    static let permissions: [String: String] = [
+        "getMyUser": "user.read", "checkBulkUpload": "asset.upload", "uploadAsset": "asset.upload",
+        "updateAsset": "asset.update", "getAssetInfo": "asset.read", "deleteAssets": "asset.delete",
+        "restoreAssets": "asset.delete", "upsertTags": "tag.create", "bulkTagAssets": "tag.asset",
+        "getAllAlbums": "album.read", "createAlbum": "album.create", "addAssetsToAlbums": "albumAsset.create",
+        "searchAssets": "asset.read",
+    ]
     static let apiKeyHeader = HTTPField.Name("x-api-key")!
 
     func intercept(
@@ -32,6 +44,9 @@ struct ImmichRules: ServerMiddleware {
         if !Self.publicOperations.contains(operationID) {
             guard let key = request.headerFields[Self.apiKeyHeader], let known = users.user(forKey: key) else {
                 return ImmichError.unauthorized.response
+            }
+            if let permission = Self.permissions[operationID], !known.isGranted(permission) {
+                return ImmichError.other(status: .forbidden, messages: ["Missing required permission: \(permission)"]).response
             }
             user = known
         }

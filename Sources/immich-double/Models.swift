@@ -7,6 +7,8 @@ struct User: Sendable, Hashable {
     let key: String
     let name: String
     let id: String
+    /// The API key's permissions (`all`, or Immich's permission names such as `asset.upload`).
+    var permissions: [String] = ["all"]
     var email: String { "\(name)@example.com" }
 
     init(key: String, name: String) {
@@ -14,6 +16,9 @@ struct User: Sendable, Hashable {
         self.name = name
         id = Self.stableUUID("immich-double user \(name)")
     }
+
+    /// Real server: `server/src/utils/access.ts` `isGranted`: `all` grants everything, else every requested one.
+    func isGranted(_ permission: String) -> Bool { permissions.contains("all") || permissions.contains(permission) }
 
     /// A version-4-shaped UUID from a name: Immich's spec only accepts v4 ids (its pattern checks the version nibble).
     static func stableUUID(_ seed: String) -> String {

@@ -10,16 +10,18 @@ struct Options {
     var faults = FaultProfile()
 
     static let usage = """
-        usage: immich-double --data DIR [--port 0] [--server-version 3.0.3] [--user KEY=NAME]... [--traffic FILE]
-                             [--faults JSON|@FILE]
+        usage: immich-double --data DIR [--port 0] [--server-version 3.0.3] [--user KEY=NAME]...
+                             [--key-permissions KEY=PERMISSION,...]... [--traffic FILE] [--faults JSON|@FILE]
           Serves Immich's API (the operations cairn uses) on 127.0.0.1, keeping uploads under DIR/files.
           Prints "immich-double listening on http://127.0.0.1:PORT" once ready. Without --user: test-key=tester.
+          A key's permissions are `all` unless --key-permissions names them (Immich's names: asset.upload, ...).
           Test endpoints: GET /_double/state, GET and POST /_double/faults.
         """
 
     static func parse(_ arguments: [String]) throws -> Options {
         var data: String?
         var options = Options(data: "")
+        var keyPermissions: [String: [String]] = [:]
         var rest = arguments[...]
         while let argument = rest.popFirst() {
             // Both "--name value" and "--name=value".
@@ -46,6 +48,11 @@ struct Options {
                 guard let equals = text.firstIndex(of: "="), equals != text.startIndex, text.index(after: equals) != text.endIndex
                 else { throw DoubleFailure("--user wants KEY=NAME, got \(text)") }
                 options.users.append(User(key: String(text[..<equals]), name: String(text[text.index(after: equals)...])))
+            case "--key-permissions":
+                let text = try value()
+                guard let equals = text.firstIndex(of: "="), equals != text.startIndex
+                else { throw DoubleFailure("--key-permissions wants KEY=PERMISSION,..., got \(text)") }
+                keyPermissions[String(text[..<equals])] = text[text.index(after: equals)...].split(separator: ",").map(String.init)
             case "--traffic": options.traffic = try value()
             case "--faults":
                 var text = try value()
@@ -62,6 +69,9 @@ struct Options {
         guard let data else { throw DoubleFailure("--data DIR is required") }
         options.data = data
         if options.users.isEmpty { options.users = [User(key: "test-key", name: "tester")] }
+        for index in options.users.indices {
+            if let permissions = keyPermissions[options.users[index].key] { options.users[index].permissions = permissions }
+        }
         return options
     }
 }

@@ -79,3 +79,49 @@ import Testing
         #expect(mine.count == 2 && mine.allSatisfy { $0.albums == ["Trip"] }, "\(mine.map(\.albums))")
     }
 }
+
+/// Issue 60: what Immich's rules would refuse is found before anything is sent, or sent in a form Immich takes.
+@Suite struct ImmichAcceptanceTests {
+    /// A key made without `tag.create` cannot tag a run's deletions: a sync that would trash is refused at connect,
+    /// naming the permission, with nothing uploaded; one that only brings content in goes ahead.
+    @Test func aKeyWithoutAPermissionTheRunNeedsIsRefusedAtConnectByName() async throws {
+        let folder = try TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: folder.subpath("src"), withIntermediateDirectories: true)
+        try MediaFixtures.jpeg(at: folder.subpath("src/A.JPG"), width: 64, height: 48)
+        let limited = ["user.read", "asset.upload", "asset.update", "asset.read", "asset.delete", "tag.asset"]
+        let double = try ImmichDouble(users: ["limited-key": "tester"], traffic: ImmichDestinationTests.trafficLog(),
+                                      keyPermissions: ["limited-key": limited])
+        func sync(_ extra: [String]) throws -> CairnBinary.Result {
+            try CairnBinary.run(["sync", folder.subpath("src"), "--plain", "--library", folder.subpath("lib"),
+                                 "--destination", "immich", "--immich-url", double.baseURL] + extra,
+                                environment: ["CAIRN_IMMICH_API_KEY": "limited-key"])
+        }
+        let refused = try sync(["--apply-deletions"])
+        #expect(refused.status == 77, "\(refused.standardOutput)\(refused.standardError)")
+        #expect(refused.standardError.contains("lacks the permission tag.create"), "\(refused.standardError)")
+        #expect(try await double.state().assets.isEmpty, "nothing was sent")
+        let plain = try sync([])
+        #expect(plain.status == 0, "\(plain.standardOutput)\(plain.standardError)")
+        #expect(try await double.state().assets.count == 1)
+    }
+
+    /// Immich types a file by its name: a JPEG without an extension, a `.3g2` clip and a Samsung `.MP` go under a
+    /// name it takes, and the run says so; the library keeps each file's own name.
+    @Test func filesImmichCannotTypeByTheirNameArriveUnderANameItTakes() async throws {
+        let fixture = try ImmichDestinationTests.Fixture()
+        try MediaFixtures.jpeg(at: fixture.folder.subpath("src/scan.jpg"), width: 80, height: 60)
+        try FileManager.default.moveItem(atPath: fixture.folder.subpath("src/scan.jpg"), toPath: fixture.folder.subpath("src/SCAN"))
+        try MediaFixtures.video(at: fixture.folder.subpath("src/clip.mp4"), seconds: 1)
+        try FileManager.default.moveItem(atPath: fixture.folder.subpath("src/clip.mp4"), toPath: fixture.folder.subpath("src/clip.3g2"))
+        try MediaFixtures.video(at: fixture.folder.subpath("src/motion.mp4"), width: 200, seconds: 1)
+        try FileManager.default.moveItem(atPath: fixture.folder.subpath("src/motion.mp4"),
+                                         toPath: fixture.folder.subpath("src/20240101_120000.MP"))
+        let result = try fixture.sync()
+        #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
+        #expect(result.standardOutput.contains("sent 3 files under a name whose extension Immich takes"), "\(result.standardOutput)")
+        let state = try await fixture.double.state()
+        let names = Set(state.assets.map(\.originalFileName))
+        #expect(names == ["SCAN.jpg", "clip.mp4", "20240101_120000.MP4"], "\(names)")
+        #expect(state.assets.first { $0.originalFileName == "clip.mp4" }?.type == "VIDEO")
+    }
+}

@@ -329,3 +329,54 @@ import Testing
         #expect(state.creations.values.reduce(0, +) == 1)
     }
 }
+
+/// The API key's permissions and the server's media types, as the real server enforces and publishes them.
+@Suite struct ImmichDoublePermissionTests {
+    /// Each operation of the filtered spec with the permission it asks (`x-immich-permission`), and a request for it.
+    static func specOperations() throws -> [(method: String, path: String, permission: String)] {
+        let spec = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Sources/ImmichAPI/openapi.yaml")
+        var found: [(String, String, String)] = []
+        var path = "", method = ""
+        for line in try String(contentsOf: spec, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix("  /"), line.hasSuffix(":") { path = String(line.dropFirst(2).dropLast()) }
+            if line.hasPrefix("    "), !line.hasPrefix("     "), line.hasSuffix(":") {
+                method = String(line.dropFirst(4).dropLast()).uppercased()
+            }
+            if line.hasPrefix("      x-immich-permission: ") {
+                found.append((method, path, String(line.dropFirst("      x-immich-permission: ".count))))
+            }
+        }
+        return found
+    }
+
+    /// Real server: `server/src/services/auth.service.ts` `authenticate`: an API key without an operation's
+    /// permission gets 403 "Missing required permission: X"; every operation's X is the spec's.
+    @Test func everyOperationAsksTheSpecsPermissionOfAKeyThatLacksIt() async throws {
+        let operations = try Self.specOperations()
+        #expect(operations.count >= 13, "\(operations)")
+        let double = try ImmichDouble(users: ["none-key": "limited"], keyPermissions: ["none-key": ["activity.read"]])
+        for operation in operations {
+            let path = "/api" + operation.path.replacingOccurrences(of: "{id}", with: "7c3b1a2e-4d5f-4a6b-8c9d-0e1f2a3b4c5d")
+            let reply = try await ImmichDoubleTests.send(double, operation.method, path, key: "none-key",
+                                                         json: operation.method == "GET" ? nil : [String: Any]())
+            #expect(reply.status == 403, "\(operation.method) \(path)")
+            #expect(reply.object["message"] as? String == "Missing required permission: \(operation.permission)",
+                    "\(operation.method) \(path): \(reply.object)")
+        }
+    }
+
+    /// Real server: `api-key.service.ts` `getMine` (no permission asked) and `server.service.ts`
+    /// `getSupportedMediaTypes` (no key asked).
+    @Test func aKeyReadsItsPermissionsAndAnyoneTheMediaTypes() async throws {
+        let double = try ImmichDouble(users: ["some-key": "limited"], keyPermissions: ["some-key": ["asset.upload", "user.read"]])
+        let mine = try await ImmichDoubleTests.send(double, "GET", "/api/api-keys/me", key: "some-key")
+        #expect(mine.status == 200)
+        #expect(Set(mine.object["permissions"] as? [String] ?? []) == ["asset.upload", "user.read"])
+        let types = try await ImmichDoubleTests.send(double, "GET", "/api/server/media-types", key: nil)
+        #expect(types.status == 200)
+        let image = types.object["image"] as? [String] ?? [], video = types.object["video"] as? [String] ?? []
+        #expect(image.contains(".jpg") && image.contains(".heic") && video.contains(".mp4") && !video.contains(".3g2"))
+        #expect(types.object["sidecar"] as? [String] == [".xmp"])
+    }
+}

@@ -99,12 +99,17 @@ public final class ImmichDouble: @unchecked Sendable {
 
     /// Starts the double. `users` maps API keys to user names (default `test-key` → `tester`); `data` defaults to a
     /// temporary folder removed with the double; `traffic` is a path for the NDJSON log.
+    /// `keyPermissions`: the permissions of some keys (Immich's names), where not `all`.
     public init(users: [String: String] = ["test-key": "tester"], data: String? = nil, traffic: String? = nil,
-                faults: Faults? = nil, serverVersion: String = "3.0.3", timeout: TimeInterval = 30) throws {
+                faults: Faults? = nil, serverVersion: String = "3.0.3", keyPermissions: [String: [String]] = [:],
+                timeout: TimeInterval = 30) throws {
         let owned = data == nil ? try TemporaryDirectory(prefix: "immich-double") : nil
         let dataDirectory = data ?? owned!.path
         var arguments = ["--data", dataDirectory, "--port", "0", "--server-version", serverVersion]
         for (key, name) in users.sorted(by: { $0.key < $1.key }) { arguments += ["--user", "\(key)=\(name)"] }
+        for (key, permissions) in keyPermissions.sorted(by: { $0.key < $1.key }) {
+            arguments += ["--key-permissions", "\(key)=\(permissions.joined(separator: ","))"]
+        }
         if let traffic { arguments += ["--traffic", traffic] }
         if let faults { arguments += ["--faults", String(decoding: try JSONEncoder().encode(faults), as: UTF8.self)] }
 

@@ -1,0 +1,13 @@
+/// The API key permissions a run asks of Immich, by what it does, in Immich's names (each operation's
+/// `x-immich-permission`). A key created with some permissions only is checked against them at connect, so a
+/// missing one is named before anything is sent instead of failing the run half-way.
+package enum ImmichPermissions {
+    /// Every import and sync: who the key is, what the server holds, the uploads, Live Photo links and dates.
+    package static let bringIn: Set<String> = ["user.read", "asset.upload", "asset.update"]
+    /// A sync that applies deletions: each trashed asset is tagged with its run first.
+    package static let trash: Set<String> = ["tag.create", "tag.asset", "asset.delete"]
+    /// `--album`, `--album-from`.
+    package static let albums: Set<String> = ["album.read", "album.create", "albumAsset.create"]
+    /// `cairn restore`: the run's tag and its assets, what the server still holds, the restore.
+    package static let restore: Set<String> = ["user.read", "tag.create", "asset.read", "asset.upload", "asset.delete"]
+}
