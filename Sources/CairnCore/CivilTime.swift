@@ -119,7 +119,7 @@ public struct UTCOffset: Sendable {
     private init(secondsAt seconds: @escaping @Sendable (Date) -> Int) { self.seconds = seconds }
 
     /// Seconds east of UTC at `date`.
-    func seconds(at date: Date) -> Int { seconds(date) }
+    public func seconds(at date: Date) -> Int { seconds(date) }
 
     /// The wall time this clock shows at `date`, to the second.
     public func civilTime(_ date: Date) -> CivilTime { CivilTime(secondOf: date, offsetSeconds: seconds(at: date)) }

@@ -78,6 +78,8 @@ struct Asset: Sendable {
     let path: String
     // Set through updateAsset; Immich keeps these in the asset's EXIF row.
     var dateTimeOriginal: Date?
+    /// The time zone Immich keeps with `dateTimeOriginal` (from its offset).
+    var timeZone: String?
     var latitude: Double?
     var longitude: Double?
     var description: String?

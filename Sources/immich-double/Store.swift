@@ -94,6 +94,7 @@ actor Store {
         if let text = dto.dateTimeOriginal {
             guard let date = DateText.parse(text) else { throw ImmichError.validation(["dateTimeOriginal must be a date"]) }
             asset.dateTimeOriginal = date
+            asset.timeZone = Self.fixedZone(of: text)
             asset.fileCreatedAt = date
         }
         if let latitude = dto.latitude { asset.latitude = latitude }
@@ -109,6 +110,19 @@ actor Store {
         asset.updatedAt = now
         assets[id] = asset
         return asset
+    }
+
+    /// The time zone Immich keeps for a `dateTimeOriginal`: its offset as Luxon names a fixed zone ("UTC",
+    /// "UTC+2", "UTC-5:30"). Real server: `server/src/utils/date.ts` `extractTimeZone`, used by
+    /// `asset.service.ts` `updateExif`.
+    static func fixedZone(of text: String) -> String? {
+        if text.hasSuffix("Z") { return "UTC" }
+        guard text.count >= 6 else { return nil }
+        let tail = text.suffix(6)
+        guard let sign = tail.first, sign == "+" || sign == "-", tail.dropFirst(3).first == ":",
+              let hours = Int(tail.dropFirst().prefix(2)), let minutes = Int(tail.suffix(2)) else { return nil }
+        if hours == 0 && minutes == 0 { return "UTC" }
+        return "UTC\(sign)\(hours)" + (minutes == 0 ? "" : ":" + (minutes < 10 ? "0" : "") + String(minutes))
     }
 
     /// Trashes (force false) or deletes for good (force true) the caller's assets `ids`, once `requireAccess`
@@ -247,7 +261,8 @@ actor Store {
                     originalFileName: asset.originalFileName, type: asset.type.rawValue, visibility: asset.visibility.rawValue,
                     livePhotoVideoId: asset.livePhotoVideoId, isTrashed: asset.isTrashed, sidecarBytes: asset.sidecarBytes,
                     bytes: asset.bytes, fileCreatedAt: DateText.format(asset.fileCreatedAt),
-                    dateTimeOriginal: asset.dateTimeOriginal.map(DateText.format), latitude: asset.latitude,
+                    dateTimeOriginal: asset.dateTimeOriginal.map(DateText.format), timeZone: asset.timeZone,
+                    latitude: asset.latitude,
                     longitude: asset.longitude, duration: asset.duration,
                     tags: asset.tagIds.compactMap { tags[$0]?.value }, albums: asset.albumIds.compactMap { albums[$0]?.name })
             },
@@ -271,6 +286,8 @@ struct DoubleState: Codable, Sendable {
         var fileCreatedAt: String
         /// Set by `PUT /assets/{id}` (what an upload cannot carry).
         var dateTimeOriginal: String?
+        /// The zone Immich keeps with it ("UTC+2"), from the offset it came with.
+        var timeZone: String?
         var latitude: Double?
         var longitude: Double?
         var duration: Int?
@@ -292,6 +309,7 @@ struct DoubleState: Codable, Sendable {
             try c.encode(bytes, forKey: .bytes)
             try c.encode(fileCreatedAt, forKey: .fileCreatedAt)
             try c.encode(dateTimeOriginal, forKey: .dateTimeOriginal)
+            try c.encode(timeZone, forKey: .timeZone)
             try c.encode(latitude, forKey: .latitude)
             try c.encode(longitude, forKey: .longitude)
             try c.encode(duration, forKey: .duration)

@@ -26,9 +26,10 @@ import Testing
                                       serverVersion: serverVersion)
         }
 
-        func cairn(_ arguments: [String], key: String = ImmichDestinationTests.key) throws -> CairnBinary.Result {
+        func cairn(_ arguments: [String], key: String = ImmichDestinationTests.key,
+                   environment: [String: String] = [:]) throws -> CairnBinary.Result {
             try CairnBinary.run(arguments + ["--library", library, "--destination", "immich", "--immich-url", double.baseURL],
-                                environment: ["CAIRN_IMMICH_API_KEY": key])
+                                environment: environment.merging(["CAIRN_IMMICH_API_KEY": key]) { $1 })
         }
 
         func sync(_ extra: [String] = []) throws -> CairnBinary.Result {
@@ -341,7 +342,9 @@ extension ImmichDestinationTests {
         try MediaFixtures.jpeg(at: lyon + "/L0.jpg", width: 70, height: 40)
         try #"{"title": "L0.jpg", "photoTakenTime": {"timestamp": "1562932800"}, "geoData": {"latitude": 45.76, "longitude": 4.83}}"#
             .write(toFile: lyon + "/L0.jpg.json", atomically: true, encoding: .utf8)
-        let result = try fixture.cairn(["sync", fixture.source, "--plain", "--album-from", "takeout"])
+        // In Lyon's zone (a Takeout date is an instant: with no EXIF offset, the machine's zone gives its wall time).
+        let result = try fixture.cairn(["sync", fixture.source, "--plain", "--album-from", "takeout"],
+                                       environment: ["TZ": "Europe/Paris"])
         #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
         let state = try await fixture.double.state()
         #expect(state.assets.filter { $0.albums == ["Paris 2019"] }.count == 3)
@@ -349,6 +352,7 @@ extension ImmichDestinationTests {
         // The Takeout JSON's date and place, which the upload could not carry, reached the asset.
         let lyonPhoto = try #require(state.assets.first { $0.originalFileName == "L0.jpg" })
         #expect(lyonPhoto.dateTimeOriginal?.hasPrefix("2019-07-12T12:00:00") == true, "\(lyonPhoto)")
+        #expect(lyonPhoto.timeZone == "UTC+2", "sent with the offset of its wall time, not as UTC: \(lyonPhoto)")
         #expect(lyonPhoto.latitude == 45.76 && lyonPhoto.longitude == 4.83)
 
         try MediaFixtures.jpeg(at: fixture.folder.subpath("src/NEW.jpg"), width: 90, height: 40)

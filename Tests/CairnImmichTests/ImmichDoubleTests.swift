@@ -285,6 +285,21 @@ import Testing
         #expect(again.object["success"] as? Bool == false && again.object["error"] as? String == "duplicate")
     }
 
+    /// Real server: `asset.service.ts` `updateExif` keeps the offset of `dateTimeOriginal` as the photo's time zone
+    /// (`utils/date.ts` `extractTimeZone`, Luxon's fixed-zone names): `Z` makes it UTC.
+    @Test func aDateSetWithAnOffsetKeepsThatOffsetAsItsZone() async throws {
+        let double = try ImmichDouble()
+        let id = try #require(try await Self.upload(double, Data("dated".utf8), name: "d.jpg").object["id"] as? String)
+        for (text, zone) in [("2019-07-12T14:00:00.000+02:00", "UTC+2"), ("2019-07-12T17:30:00.000+05:30", "UTC+5:30"),
+                             ("2019-07-12T07:00:00.000-05:00", "UTC-5"), ("2019-07-12T12:00:00.000Z", "UTC")] {
+            let reply = try await Self.send(double, "PUT", "/api/assets/\(id)", json: ["dateTimeOriginal": text])
+            #expect(reply.status == 200)
+            let asset = try #require(try await double.state().assets.first)
+            #expect(asset.timeZone == zone, "\(text)")
+            #expect(asset.dateTimeOriginal?.hasPrefix("2019-07-12T12:00:00") == true, "the same instant: \(text)")
+        }
+    }
+
     @Test func aBodyAboveMaxBodyBytesGets413() async throws {
         let double = try ImmichDouble(faults: .init(maxBodyBytes: 2000))
         let small = try await Self.upload(double, Data(repeating: 1, count: 100), name: "s.jpg")

@@ -72,6 +72,8 @@ public final class ImmichDouble: @unchecked Sendable {
             public var fileCreatedAt: String
             /// ISO 8601, set by `PUT /assets/{id}`.
             public var dateTimeOriginal: String?
+            /// The zone Immich keeps with it ("UTC+2").
+            public var timeZone: String?
             public var latitude: Double?
             public var longitude: Double?
             /// Milliseconds.
