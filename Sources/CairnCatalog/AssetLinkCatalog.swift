@@ -12,6 +12,10 @@ public protocol AssetLinkCatalog: Sendable {
     func pair(of checksum: Checksum) async throws -> AssetPairRecord?
     /// Every pair, by still.
     func allPairs() async throws -> [AssetPairRecord]
+    /// The pairs the destination has not linked yet (a failed link waits here for the next run), by still.
+    func pairsAwaitingLink() async throws -> [AssetPairRecord]
+    /// The destination linked the pairs of these stills.
+    func markPairsLinked(_ stills: [Checksum], at date: Date) async throws
     /// Up to `limit` probed stills and videos in no pair yet after `checksum`, by checksum, with their content
     /// identifier (from the stored probe).
     func unpairedAssets(after checksum: Checksum?, limit: Int) async throws -> [PairingCandidate]
@@ -50,6 +54,14 @@ extension SQLiteCatalog: AssetLinkCatalog {
 
     public func unpairedAssets(after checksum: Checksum?, limit: Int) async throws -> [PairingCandidate] {
         try await BlockingPool.run { [catalog] in try catalog.unpairedAssets(after: checksum, limit: limit) }
+    }
+
+    public func pairsAwaitingLink() async throws -> [AssetPairRecord] {
+        try await BlockingPool.run { [catalog] in try catalog.pairsAwaitingLink() }
+    }
+
+    public func markPairsLinked(_ stills: [Checksum], at date: Date) async throws {
+        try await BlockingPool.run { [catalog] in try catalog.markPairsLinked(stills, at: date) }
     }
 
     public func linkSidecar(_ sidecar: SidecarRecord) async throws {

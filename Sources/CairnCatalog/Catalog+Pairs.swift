@@ -10,16 +10,20 @@ public struct AssetPairRecord: Codable, Sendable, Equatable, FetchableRecord, Pe
     /// `content identifier` (Apple's, in both files) or `name and time` (same name, same folder, within 2 s).
     public var basis: String
     public var pairedAt: Date
+    /// When the destination linked the two as one (Immich: the still names its movie); nil until it has, so a link
+    /// that failed is tried again by the next run.
+    public var linkedAt: Date?
 
-    public init(still: Checksum, motion: Checksum, basis: String, pairedAt: Date) {
+    public init(still: Checksum, motion: Checksum, basis: String, pairedAt: Date, linkedAt: Date? = nil) {
         self.still = still
         self.motion = motion
         self.basis = basis
         self.pairedAt = pairedAt
+        self.linkedAt = linkedAt
     }
 
     enum CodingKeys: String, CodingKey {
-        case still = "still_sha1", motion = "motion_sha1", basis, pairedAt = "paired_at"
+        case still = "still_sha1", motion = "motion_sha1", basis, pairedAt = "paired_at", linkedAt = "linked_at"
     }
 }
 
@@ -72,6 +76,22 @@ extension Catalog {
 
     public func allPairs() throws -> [AssetPairRecord] {
         try pool.read { db in try AssetPairRecord.fetchAll(db) }
+    }
+
+    /// The pairs the destination has not linked yet, by still.
+    public func pairsAwaitingLink() throws -> [AssetPairRecord] {
+        try pool.read { db in
+            try AssetPairRecord.fetchAll(db, sql: "SELECT * FROM asset_pair WHERE linked_at IS NULL ORDER BY still_sha1")
+        }
+    }
+
+    /// The destination linked the pairs of these stills.
+    public func markPairsLinked(_ stills: [Checksum], at date: Date) throws {
+        guard !stills.isEmpty else { return }
+        try pool.write { db in
+            let mark = try db.cachedStatement(sql: "UPDATE asset_pair SET linked_at = ? WHERE still_sha1 = ?")
+            for still in stills { try mark.execute(arguments: [StoredDate.text(date), still.hex]) }
+        }
     }
 
     /// Which of `checksums` some source held at its last scan.

@@ -201,6 +201,15 @@ enum Migrations {
                 ALTER TABLE run_failure ADD COLUMN category TEXT;
                 """)
         }
+        migrator.registerMigration("v12: Live Photo links") { db in
+            // When the destination linked a pair (NULL: not yet, tried again next run). Pairs made before were
+            // linked then, as far as anyone can tell.
+            try db.execute(sql: """
+                ALTER TABLE asset_pair ADD COLUMN linked_at DATETIME;
+                UPDATE asset_pair SET linked_at = paired_at;
+                CREATE INDEX asset_pair_awaiting_link ON asset_pair(still_sha1) WHERE linked_at IS NULL;
+                """)
+        }
         return migrator
     }
 }

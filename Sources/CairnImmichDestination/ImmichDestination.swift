@@ -149,8 +149,9 @@ package final class ImmichDestination: ImportDestination {
     }
 
     /// Immich links a still to its movie (`livePhotoVideoId`) and hides the movie from the timeline.
-    package func link(_ pairs: [AssetPairRecord], catalog: any AssetCatalog) async throws -> Int {
-        var linked = 0
+    /// One pair's failure stops no other (the next run tries it again); a refused key stops the run.
+    package func link(_ pairs: [AssetPairRecord], catalog: any AssetCatalog) async throws -> [AssetPairRecord] {
+        var linked: [AssetPairRecord] = []
         for pair in pairs {
             guard let still = try await catalog.asset(pair.still).flatMap({ Self.assetID(inOriginalPath: $0.originalPath) }),
                   let motion = try await catalog.asset(pair.motion).flatMap({ Self.assetID(inOriginalPath: $0.originalPath) })
@@ -158,7 +159,9 @@ package final class ImmichDestination: ImportDestination {
             do {
                 try await client.updateAsset(motion, visibility: .hidden)
                 try await client.updateAsset(still, livePhotoVideoID: motion)
-                linked += 1
+                linked.append(pair)
+            } catch where error.kind != .needsAuth {
+                continue
             } catch {
                 throw refusedOrFailed(error)
             }

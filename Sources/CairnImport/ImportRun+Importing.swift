@@ -102,7 +102,9 @@ extension ImportRun {
         let unfinished = imported.outcomeCounts[.unfinished] ?? 0
 
         // Pairing looks at every unpaired asset: only worth it when this run brought something in.
-        if imported.completion != .interrupted, imported.ready > 0, !pairedThisRun { try await pair() }
+        if imported.completion != .interrupted, !pairedThisRun {
+            if imported.ready > 0 { try await pair() } else { try await linkPairs() }
+        }
         if imported.completion != .interrupted, hashed.report.sidecarCount > 0 {
             let sidecars = await SidecarLinker(library: library, catalog: catalog, sourceID: context.sourceID, now: now())
                 .link(sidecarsOf: files, sourceRoot: context.sourceRoot)
@@ -146,12 +148,27 @@ extension ImportRun {
 }
 
 extension ImportRun {
-    /// Pairs the library's Live Photos (a still and its movie) and has the destination link what it found.
+    /// Pairs the library's Live Photos (a still and its movie), then has the destination link them.
     func pair() async throws {
         let pairs = try await LivePhotoPairing.pair(catalog: catalog, now: now())
-        guard !pairs.isEmpty else { return }
-        narrator.note("paired \(pairs.count) Live Photo\(pairs.count == 1 ? "" : "s") (a still and its movie, one unit)")
-        _ = try await options.destination.link(pairs, catalog: catalog)
+        if !pairs.isEmpty {
+            narrator.note("paired \(pairs.count) Live Photo\(pairs.count == 1 ? "" : "s") (a still and its movie, one unit)")
+        }
+        try await linkPairs()
+    }
+
+    /// Every pair the destination has not linked yet, this run's and those whose link failed before, linked and
+    /// recorded; one that fails again waits for the next run.
+    func linkPairs() async throws {
+        let waiting = try await catalog.pairsAwaitingLink()
+        guard !waiting.isEmpty else { return }
+        let linked = try await options.destination.link(waiting, catalog: catalog)
+        try await catalog.markPairsLinked(linked.map(\.still), at: now())
+        if linked.count < waiting.count {
+            let left = waiting.count - linked.count
+            narrator.warning("\(left) Live Photo link\(left == 1 ? "" : "s") not made at the destination; the next run "
+                             + "tries again")
+        }
     }
 
     /// Every file of the source that the crash-loop guard failed for good is a failure of this run too, until

@@ -283,5 +283,11 @@ enum CatalogSchema {
             "ALTER TABLE cairn.import_item ADD COLUMN category text",
             "ALTER TABLE cairn.run_failure ADD COLUMN category text",
         ]),
+        (9, [
+            // When the destination linked a Live Photo pair (NULL: not yet, tried again next run).
+            "ALTER TABLE cairn.asset_pair ADD COLUMN linked_at timestamptz",
+            "UPDATE cairn.asset_pair SET linked_at = paired_at",
+            "CREATE INDEX asset_pair_awaiting_link ON cairn.asset_pair (still_sha1) WHERE linked_at IS NULL",
+        ]),
     ])
 }

@@ -26,12 +26,24 @@ extension PostgresCatalog: AssetLinkCatalog {
 
     public func allPairs() async throws -> [AssetPairRecord] { try await pairs(where: "true", nil) }
 
+    public func pairsAwaitingLink() async throws -> [AssetPairRecord] { try await pairs(where: "linked_at IS NULL", nil) }
+
+    public func markPairsLinked(_ stills: [Checksum], at date: Date) async throws {
+        guard !stills.isEmpty else { return }
+        return try await failing("record \(stills.count) Live Photo links") { [self] in
+            try await client.query("""
+                UPDATE cairn.asset_pair SET linked_at = to_timestamp(\(date.timeIntervalSince1970))
+                WHERE still_sha1 = ANY(\(stills.map(\.hex))::text[])
+                """, logger: logger)
+        }
+    }
+
     private func pairs(where condition: String, _ checksum: String?) async throws -> [AssetPairRecord] {
         return try await failing("read Live Photo pairs") { [self] in
             var binds = PostgresBindings()
             if let checksum { binds.append(checksum) }
             let rows = try await client.query(PostgresQuery(unsafeSQL: """
-                SELECT still_sha1, motion_sha1, basis, paired_at FROM cairn.asset_pair WHERE \(condition)
+                SELECT still_sha1, motion_sha1, basis, paired_at, linked_at FROM cairn.asset_pair WHERE \(condition)
                 ORDER BY still_sha1
                 """, binds: binds), logger: logger)
             var pairs: [AssetPairRecord] = []

@@ -38,7 +38,7 @@ package struct SharedQueueDestination: ImportDestination {
 
     package func pairingSettled(paired: Set<Checksum>) { library.pairingSettled(paired: paired) }
 
-    package func link(_ pairs: [AssetPairRecord], catalog: any AssetCatalog) async throws -> Int {
+    package func link(_ pairs: [AssetPairRecord], catalog: any AssetCatalog) async throws -> [AssetPairRecord] {
         try await library.link(pairs, catalog: catalog)
     }
 

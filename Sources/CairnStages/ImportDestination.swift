@@ -18,9 +18,9 @@ package protocol ImportDestination: Sendable {
     func prepare(_ records: [ItemRecord], run: DestinationRun) async throws
     /// Whether the destination makes its own thumbnails, previews and clips: items then end after the transfer.
     var makesOwnDerivatives: Bool { get }
-    /// Live Photo pairs found after the lanes (a still and its movie): a destination that shows them as one links
-    /// them. Returns how many it linked.
-    func link(_ pairs: [AssetPairRecord], catalog: any AssetCatalog) async throws -> Int
+    /// Live Photo pairs not linked yet (a still and its movie): a destination that shows them as one links them.
+    /// Returns those it linked; one that failed waits for the next run, and stops no other.
+    func link(_ pairs: [AssetPairRecord], catalog: any AssetCatalog) async throws -> [AssetPairRecord]
     /// The stills whose synthesis phase waited for Live Photo pairing this run, taken; the run pairs, tells
     /// `pairingSettled`, and sends them through the lanes again. None where the destination makes no clips.
     func stillsAwaitingPairing() -> [ImportItem]
@@ -66,7 +66,7 @@ package struct LibraryDestination: ImportDestination {
     package var makesOwnDerivatives: Bool { false }
 
     /// The catalog's pairs are the library's links: nothing more to do.
-    package func link(_ pairs: [AssetPairRecord], catalog: any AssetCatalog) async throws -> Int { pairs.count }
+    package func link(_ pairs: [AssetPairRecord], catalog: any AssetCatalog) async throws -> [AssetPairRecord] { pairs }
 
     package var credentialsRefused: String? { nil }
 

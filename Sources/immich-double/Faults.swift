@@ -23,8 +23,11 @@ struct FaultProfile: Codable, Sendable, Equatable {
     var stallRate: Double = 0
     /// A proxy's limit: a larger Content-Length gets 413 before the double reads anything.
     var maxBodyBytes: Int?
-    /// The paths faults are drawn for (`/api/assets`); nil: every Immich route but ping and version.
+    /// The paths faults are drawn for (`/api/assets`, or `/api/assets/*` for every path below it); nil: every
+    /// Immich route but ping and version.
     var paths: [String]?
+    /// The methods faults are drawn for (`PUT`); nil: every method.
+    var methods: [String]?
 
     init() {}
 
@@ -42,6 +45,13 @@ struct FaultProfile: Codable, Sendable, Equatable {
         stallRate = try c.decodeIfPresent(Double.self, forKey: .stallRate) ?? 0
         maxBodyBytes = try c.decodeIfPresent(Int.self, forKey: .maxBodyBytes)
         paths = try c.decodeIfPresent([String].self, forKey: .paths)
+        methods = try c.decodeIfPresent([String].self, forKey: .methods)
+    }
+
+    /// Whether a request to `path` with `method` may be faulted.
+    func covers(path: String, method: String) -> Bool {
+        let pathCovered = paths.map { $0.contains { $0 == path || ($0.hasSuffix("/*") && path.hasPrefix($0.dropLast())) } }
+        return (pathCovered ?? true) && (methods.map { $0.contains(method) } ?? true)
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -57,11 +67,12 @@ struct FaultProfile: Codable, Sendable, Equatable {
         try c.encode(stallRate, forKey: .stallRate)
         try c.encode(maxBodyBytes, forKey: .maxBodyBytes)
         try c.encodeIfPresent(paths, forKey: .paths)
+        try c.encodeIfPresent(methods, forKey: .methods)
     }
 
     private enum CodingKeys: String, CodingKey {
         case seed, status500, status429, status502, retryAfterSeconds, resetBeforeResponse, resetMidBody, stallSeconds
-        case stallRate, maxBodyBytes, paths
+        case stallRate, maxBodyBytes, paths, methods
     }
 }
 
@@ -159,7 +170,7 @@ struct FaultMiddleware: RouterMiddleware {
                 next: (Request, DoubleContext) async throws -> Response) async throws -> Response {
         let path = request.uri.path
         guard path.hasPrefix("/api/"), !Self.exempt.contains(path),
-              injector.profile.paths.map({ $0.contains(path) }) ?? true else { return try await next(request, context) }
+              injector.profile.covers(path: path, method: request.method.rawValue) else { return try await next(request, context) }
         let length = request.headers[.contentLength].flatMap { Int($0) }
         let decision = injector.decide(contentLength: length)
         if decision.stallSeconds > 0 { try await Task.sleep(for: .seconds(decision.stallSeconds)) }

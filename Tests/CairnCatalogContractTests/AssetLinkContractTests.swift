@@ -50,6 +50,12 @@ import Testing
             #expect(try await catalog.pair(of: Self.checksum(3)) == nil)
             #expect(try await catalog.allPairs() == [pair])
             #expect(try await catalog.unpairedAssets(after: nil, limit: 10).map(\.checksum) == [Self.checksum(3), Self.checksum(4)])
+            // A new pair waits for its destination's link until it is recorded as made.
+            #expect(try await catalog.pairsAwaitingLink() == [pair])
+            let linkedAt = Self.moment.addingTimeInterval(60)
+            try await catalog.markPairsLinked([pair.still], at: linkedAt)
+            #expect(try await catalog.pairsAwaitingLink().isEmpty)
+            #expect(try await catalog.pair(of: Self.checksum(1))?.linkedAt == linkedAt)
         }
     }
 

@@ -31,17 +31,21 @@ public final class ImmichDouble: @unchecked Sendable {
         public var stallSeconds: Double = 0
         public var stallRate: Double = 0
         public var maxBodyBytes: Int?
-        /// The paths faults are drawn for; nil: every Immich route but ping and version.
+        /// The paths faults are drawn for (`/api/assets/*`: every path below); nil: every Immich route but ping and version.
         public var paths: [String]?
+        /// The methods faults are drawn for; nil: every method.
+        public var methods: [String]?
 
         public init(seed: UInt64 = 1, status500: Double = 0, status429: Double = 0, status502: Double = 0,
                     retryAfterSeconds: Int = 1, resetBeforeResponse: Double = 0, resetMidBody: Double = 0,
-                    stallSeconds: Double = 0, stallRate: Double = 0, maxBodyBytes: Int? = nil, paths: [String]? = nil) {
+                    stallSeconds: Double = 0, stallRate: Double = 0, maxBodyBytes: Int? = nil, paths: [String]? = nil,
+                    methods: [String]? = nil) {
             self.seed = seed
             self.status500 = status500
             self.status429 = status429
             self.status502 = status502
             self.paths = paths
+            self.methods = methods
             self.retryAfterSeconds = retryAfterSeconds
             self.resetBeforeResponse = resetBeforeResponse
             self.resetMidBody = resetMidBody
