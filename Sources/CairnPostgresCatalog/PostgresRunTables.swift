@@ -293,7 +293,7 @@ struct PostgresRunTables: RunTables {
         return record
     }
 
-    func scalar<Value: PostgresDecodable>(_ type: Value.Type, _ sql: String,
+    func scalar<Value: PostgresDecodable & Sendable>(_ type: Value.Type, _ sql: String,
                                           _ binds: PostgresBindings = PostgresBindings()) async throws -> Value {
         for try await value in try await query(sql, binds).decode(Value.self) { return value }
         throw PostgresCatalogError.missingRow(sql)
