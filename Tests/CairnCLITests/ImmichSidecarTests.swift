@@ -45,7 +45,7 @@ import Testing
     @Test func anEmptyFileIsNotSentAndTheRunSaysWhy() async throws {
         let fixture = try ImmichDestinationTests.Fixture()
         try fixture.writeDistinctJPEGs(2, prefix: "OK_")
-        FileManager.default.createFile(atPath: fixture.folder.subpath("src/EMPTY.JPG"), contents: Data())
+        _ = FileManager.default.createFile(atPath: fixture.folder.subpath("src/EMPTY.JPG"), contents: Data())
         let result = try fixture.sync()
         #expect(result.status == 3, "\(result.standardOutput)\(result.standardError)")
         #expect((result.standardOutput + result.standardError).contains("EMPTY.JPG: empty file (0 bytes)"),
