@@ -95,21 +95,20 @@ extension ImmichClient {
         } catch {
             throw Self.transportFailure(error, operation: "upload")
         }
-        let text: String
-        do { text = try await String(collecting: answer ?? HTTPBody(), upTo: 64 * 1024) } catch {
+        guard response.status.code == 200 || response.status.code == 201 else {
+            // Classified as every other undocumented answer is.
+            throw await Self.undocumented(response.status.code,
+                                          UndocumentedPayload(headerFields: response.headerFields, body: answer),
+                                          operation: "upload")
+        }
+        let data: Data
+        do { data = try await Data(collecting: answer ?? HTTPBody(), upTo: 64 * 1024) } catch {
             throw Self.transportFailure(error, operation: "upload")
         }
-        switch response.status.code {
-        case 200, 201:
-            let created = try Self.json("upload") {
-                try JSONDecoder().decode(Components.Schemas.AssetMediaResponseDto.self, from: Data(text.utf8))
-            }
-            return response.status.code == 201 ? .created(assetID: created.id) : .duplicate(assetID: created.id)
-        default:
-            throw ImmichFailure.classify(status: response.status.code, body: text,
-                                         retryAfter: response.headerFields[HTTPField.Name("Retry-After")!],
-                                         operation: "upload")
+        let created = try Self.json("upload") {
+            try JSONDecoder().decode(Components.Schemas.AssetMediaResponseDto.self, from: data)
         }
+        return response.status.code == 201 ? .created(assetID: created.id) : .duplicate(assetID: created.id)
     }
 
     static let checksumHeader = HTTPField.Name("x-immich-checksum")!
