@@ -63,16 +63,15 @@ extension ImportRun {
         } else if !waiting.isEmpty {
             try await pair()
             pairedThisRun = true
-            var paired = Set<Checksum>()
-            for item in waiting where try await catalog.pair(of: item.checksum) != nil { paired.insert(item.checksum) }
+            // One read of the pairs, not one per still: most of a phone's photos may be Live Photos.
+            let paired = Set(try await catalog.allPairs().map(\.still)).intersection(waiting.map(\.checksum))
             options.destination.pairingSettled(paired: paired)
-            let again = WaitingStillsFeed(stills: waiting, files: files, catalog: catalog, sourceID: context.sourceID)
+            let again = WaitingStillsFeed(stills: waiting, paired: paired, files: files, catalog: catalog,
+                                          sourceID: context.sourceID, size: pageSizes.import)
             let second = try await pipeline.run(pages: again, onEvent: narration.handle, cancellation: options.cancellation)
             try await files.recordItems(second.report.entries)
             if second.completion != .finished { result.completion = second.completion }
-            let made = (again.ended + second.report.entries).count { entry in
-                entry.outcome == .imported && !(entry.checksum.map(paired.contains) ?? false)
-            }
+            let made = again.clipsMade + WaitingStillsFeed.clips(in: second.report.entries, paired: paired)
             if made > 0 {
                 narrator.note("made \(made) clip\(made == 1 ? "" : "s") after pairing for stills whose same-named movie "
                               + "was not their Live Photo")
@@ -205,30 +204,43 @@ final class ImportPageFeed: PlannedPageSource {
     }
 }
 
-/// The second pass's one page: the stills whose synthesis phase waited for pairing, read back as they stand (a
-/// plan of content the catalog holds keeps its state).
+/// The second pass's pages: the stills whose synthesis phase waited for pairing, a page at a time, read back as
+/// they stand (a plan of content the catalog holds keeps its state); counts the clips the pass made.
 final class WaitingStillsFeed: PlannedPageSource {
-    let refillBelow = 1
+    let refillBelow: Int
     private let files: any RunTables
     private let catalog: any ItemCatalog
     private let sourceID: Int64
-    private let stills: Locked<[ImportItem]?>
-    private let endedSoFar = Locked<[FileOutcomeEntry]>([])
-    /// What became of the stills handed to the lanes so far (a line each: they are few).
-    var ended: [FileOutcomeEntry] { endedSoFar.withLock { $0 } }
+    private let paired: Set<Checksum>
+    private let state: Locked<(rest: ArraySlice<ImportItem>, made: Int)>
 
-    init(stills: [ImportItem], files: any RunTables, catalog: any ItemCatalog, sourceID: Int64) {
-        self.stills = Locked(stills)
+    init(stills: [ImportItem], paired: Set<Checksum>, files: any RunTables, catalog: any ItemCatalog, sourceID: Int64,
+         size: Int) {
+        state = Locked((stills[...], 0))
+        refillBelow = size
+        self.paired = paired
         self.files = files
         self.catalog = catalog
         self.sourceID = sourceID
     }
 
+    /// Clips made so far: unpaired stills that ended imported.
+    var clipsMade: Int { state.withLock { $0.made } }
+
+    static func clips(in entries: [FileOutcomeEntry], paired: Set<Checksum>) -> Int {
+        entries.count { $0.outcome == .imported && !($0.checksum.map(paired.contains) ?? false) }
+    }
+
     func nextPage(ended: [FileOutcomeEntry]) async throws -> [ItemRecord]? {
         try await files.recordItems(ended)
-        endedSoFar.withLock { $0 += ended }
-        guard let page = stills.withLock({ stills in defer { stills = nil }; return stills }) else { return nil }
-        return try await catalog.planImportItems(page, sourceID: sourceID)
+        let made = Self.clips(in: ended, paired: paired)
+        let page = state.withLock { state -> ArraySlice<ImportItem> in
+            state.made += made
+            defer { state.rest = state.rest.dropFirst(refillBelow) }
+            return state.rest.prefix(refillBelow)
+        }
+        guard !page.isEmpty else { return nil }
+        return try await catalog.planImportItems(Array(page), sourceID: sourceID)
     }
 }
 
