@@ -210,6 +210,21 @@ enum Migrations {
                 CREATE INDEX asset_pair_awaiting_link ON asset_pair(still_sha1) WHERE linked_at IS NULL;
                 """)
         }
+        migrator.registerMigration("v13: destination drift") { db in
+            // What checks of the destination found of content cairn brought there (trashed or missing there), and
+            // when each kind of check last ran.
+            try db.execute(sql: """
+                CREATE TABLE destination_drift (
+                    sha1 TEXT PRIMARY KEY,
+                    state TEXT NOT NULL,
+                    seen_at DATETIME NOT NULL
+                );
+                CREATE TABLE destination_check (
+                    kind TEXT PRIMARY KEY,
+                    checked_at DATETIME NOT NULL
+                );
+                """)
+        }
         return migrator
     }
 }

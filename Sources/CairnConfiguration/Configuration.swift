@@ -1,3 +1,4 @@
+import CairnCore
 import CairnPipeline
 import CairnReconcile
 import Foundation
@@ -19,6 +20,9 @@ internal import TOMLKit
 /// destination = "immich"      # or "library" (the default)
 /// immich_url = "https://photos.example.com"
 /// immich_api_key_file = "/etc/cairn/immich.key"   # the key itself never goes in this file
+/// check_destination_days = 7  # days between full checks of the destination (1...365)
+/// destination_drift = "report"  # or "restore": bring back what the destination lost and a source holds
+/// time_zone = "Europe/Paris"  # the zone of dates without an offset sent to Immich (default: this machine's)
 /// metrics_file = "/var/lib/prometheus/node-exporter/cairn.prom"
 /// metrics_push = "http://127.0.0.1:9091"            # a Pushgateway
 /// queue = "postgres://cairn@db.lan/cairn"            # shared work; a password goes in $PGPASSWORD
@@ -44,6 +48,10 @@ public struct CairnConfiguration: Sendable, Equatable {
     public var queue: String?
     /// The PostgreSQL database the library's catalog lives in (`--catalog`), instead of its SQLite file.
     public var catalog: String?
+    /// When a sync checks the destination for drift (`check_destination_days`) and what it does (`destination_drift`).
+    public var destinationCheck = DestinationCheckPolicy()
+    /// The IANA zone of dates sent without an offset of their own (`time_zone`); nil: this machine's.
+    public var timeZone: String?
     /// The config file that was read, if one was.
     public var file: String?
 
@@ -82,11 +90,16 @@ public struct CairnConfiguration: Sendable, Equatable {
         public var immichAPIKeyFile: String?
         public var metricsFile: String?
         public var metricsPush: String?
+        public var destinationDrift: DriftMending?
+        public var timeZone: String?
 
         public init(source: String? = nil, quarantineDays: Int? = nil, strictness: DeletionStrictness? = nil, maxDelete: Int? = nil,
                     vanishThreshold: Double? = nil, applyDeletions: Bool? = nil, lanes: String? = nil, clips: Bool? = nil,
                     destination: String? = nil, immichURL: String? = nil, immichAPIKeyFile: String? = nil,
-                    metricsFile: String? = nil, metricsPush: String? = nil) {
+                    metricsFile: String? = nil, metricsPush: String? = nil, destinationDrift: DriftMending? = nil,
+                    timeZone: String? = nil) {
+            self.destinationDrift = destinationDrift
+            self.timeZone = timeZone
             self.metricsFile = metricsFile
             self.metricsPush = metricsPush
             self.destination = destination
@@ -109,6 +122,8 @@ public struct CairnConfiguration: Sendable, Equatable {
         case vanishThreshold = "vanish_threshold", applyDeletions = "apply_deletions", lanes, clips
         case destination, immichURL = "immich_url", immichAPIKeyFile = "immich_api_key_file"
         case metricsFile = "metrics_file", metricsPush = "metrics_push", queue, catalog
+        case checkDestinationDays = "check_destination_days", destinationDrift = "destination_drift"
+        case timeZone = "time_zone"
 
         public var environmentVariable: String { "CAIRN_" + rawValue.uppercased() }
     }
@@ -232,6 +247,8 @@ private struct Layer {
         layer.values[.immichAPIKeyFile] = flags.immichAPIKeyFile.map(Value.string)
         layer.values[.metricsFile] = flags.metricsFile.map(Value.string)
         layer.values[.metricsPush] = flags.metricsPush.map(Value.string)
+        layer.values[.destinationDrift] = flags.destinationDrift.map { Value.string($0.rawValue) }
+        layer.values[.timeZone] = flags.timeZone.map(Value.string)
         return layer
     }
 
@@ -338,6 +355,24 @@ private struct Layer {
         configuration.metricsPush = try string(.metricsPush).flatMap { $0.isEmpty ? nil : $0 }
         configuration.queue = try string(.queue).flatMap { $0.isEmpty ? nil : $0 }
         configuration.catalog = try string(.catalog).flatMap { $0.isEmpty ? nil : $0 }
+        if let days = try int(.checkDestinationDays) {
+            guard DestinationCheckPolicy.everyDaysRange.contains(days) else {
+                throw fail(.checkDestinationDays, "must be within 1...365 days, got \(days)")
+            }
+            configuration.destinationCheck.everyDays = days
+        }
+        if let text = try string(.destinationDrift) {
+            guard let mending = DriftMending(rawValue: text.lowercased()) else {
+                throw fail(.destinationDrift, "must be \"report\" or \"restore\", got '\(text)'")
+            }
+            configuration.destinationCheck.mending = mending
+        }
+        if let zone = try string(.timeZone).flatMap({ $0.isEmpty ? nil : $0 }) {
+            guard UTCOffset.zone(zone) != nil else {
+                throw fail(.timeZone, "not a time zone this machine knows (an IANA name such as Europe/Paris), got '\(zone)'")
+            }
+            configuration.timeZone = zone
+        }
         return configuration
     }
 }

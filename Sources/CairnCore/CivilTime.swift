@@ -134,6 +134,13 @@ public struct UTCOffset: Sendable {
         return Int(parts.tm_gmtoff)
     }
 
+    /// The time in the IANA zone `identifier` ("Europe/Paris"), by the zone files; nil for a zone this machine
+    /// does not know.
+    public static func zone(_ identifier: String) -> UTCOffset? {
+        guard !identifier.isEmpty, let zone = TimeZone(identifier: identifier) else { return nil }
+        return UTCOffset { date in zone.secondsFromGMT(for: date) }
+    }
+
     /// Seconds east of UTC for "+02:00", "+0200", "+02", "-05:30" or "Z"; nil for anything else.
     public static func parse(_ text: some StringProtocol) -> Int? {
         if text == "Z" { return 0 }

@@ -19,8 +19,10 @@ public enum ImmichPresence: Sendable, Hashable {
 }
 
 extension ImmichClient {
-    /// Checksums per bulk-upload-check request: Immich's own CLI uses the same page.
-    public static let presencePage = 5_000
+    /// Checksums per bulk-upload-check request. The server caps a JSON body at 10 MB (`server/src/app.common.ts`,
+    /// `json({ limit: '10mb' })`) and checks the whole list in one query; an item with its hex checksum and a
+    /// short id is under 70 bytes, so a page is about 1.4 MB.
+    public static let presencePage = 20_000
 
     /// What the server holds of each checksum, asked in pages.
     public func presence(of checksums: [Checksum]) async throws(ImmichFailure) -> [Checksum: ImmichPresence] {
@@ -30,7 +32,8 @@ extension ImmichClient {
         while start < checksums.count {
             let page = Array(checksums[start..<min(start + Self.presencePage, checksums.count)])
             start += page.count
-            let items = page.map { Components.Schemas.AssetBulkUploadCheckItem(checksum: $0.hex, id: $0.hex) }
+            // The id only matches an answer to its question: the page's index is shorter than the checksum.
+            let items = page.indices.map { Components.Schemas.AssetBulkUploadCheckItem(checksum: page[$0].hex, id: String($0)) }
             let results = try await withRetries("check which files the server has") { () throws(ImmichFailure) in
                 let output = try await call("check which files the server has") {
                     try await api.checkBulkUpload(body: .json(.init(assets: items)))
@@ -42,7 +45,8 @@ extension ImmichClient {
                 }
             }
             for item in results {
-                guard let checksum = Checksum(hex: item.id) else { continue }
+                guard let index = Int(item.id), page.indices.contains(index) else { continue }
+                let checksum = page[index]
                 switch (item.action, item.assetId) {
                 case (.reject, let id?):
                     result[checksum] = item.isTrashed == true ? .trashed(assetID: id) : .present(assetID: id)

@@ -1,3 +1,4 @@
+import CairnCore
 import Foundation
 import ImmichAPI
 import OpenAPIRuntime
@@ -5,9 +6,13 @@ import OpenAPIRuntime
 /// An asset as a search returns it: what a restore needs.
 public struct ImmichAssetSummary: Sendable, Hashable {
     public var id: String
+    /// The SHA1 as Immich answers it: base64.
     public var checksum: String
     public var isTrashed: Bool
     public var livePhotoVideoID: String?
+
+    /// The content's identity, read from the base64 Immich answers with.
+    public var contentChecksum: Checksum? { Data(base64Encoded: checksum).flatMap { Checksum(bytes: $0) } }
 }
 
 extension ImmichClient {
@@ -93,12 +98,24 @@ extension ImmichClient {
 
     /// Every asset carrying the tag, trashed ones included (a run's tag finds what it trashed).
     public func assets(taggedWith tagID: String) async throws(ImmichFailure) -> [ImmichAssetSummary] {
+        try await searchAll { page in Components.Schemas.MetadataSearchDto(page: page, size: 1000, tagIds: [tagID], withDeleted: true) }
+    }
+
+    /// Every asset the server's trash took at `since` or later, restored since or not yet purged (Immich searches the
+    /// trash by `deletedAt` when `trashedAfter` is given: `server/src/utils/database.ts` `searchAssetBuilder`).
+    public func assetsTrashed(since: Date) async throws(ImmichFailure) -> [ImmichAssetSummary] {
+        try await searchAll { page in Components.Schemas.MetadataSearchDto(page: page, size: 1000, trashedAfter: since, withDeleted: true) }
+    }
+
+    /// Every page of a metadata search.
+    private func searchAll(_ query: (Int) -> Components.Schemas.MetadataSearchDto) async throws(ImmichFailure)
+        -> [ImmichAssetSummary] {
         var found: [ImmichAssetSummary] = []
         var page = 1
         while true {
-            let query = Components.Schemas.MetadataSearchDto(page: page, size: 1000, tagIds: [tagID], withDeleted: true)
+            let body = query(page)
             let result = try await withRetries("search assets") { () throws(ImmichFailure) in
-                let output = try await call("search assets") { try await api.searchAssets(body: .json(query)) }
+                let output = try await call("search assets") { try await api.searchAssets(body: .json(body)) }
                 switch output {
                 case .ok(let ok): return try Self.json("search assets") { try ok.body.json.assets }
                 case .undocumented(let status, let payload):

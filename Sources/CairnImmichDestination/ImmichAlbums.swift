@@ -96,11 +96,11 @@ extension ImmichDestination {
             guard time != nil || place != nil else { continue }
             // With an offset, never `Z`: Immich keeps the offset as the photo's time zone (`asset.service.ts`
             // `updateExif`, `utils/date.ts` `extractTimeZone`) and shows the wall time there. The photo's own EXIF
-            // offset when it has one, else this machine's zone at that instant.
+            // offset when it has one, else the run's zone (`--time-zone`, else this machine's) at that instant.
             let offset = probe.captureTime?.offset.flatMap(UTCOffset.parse)
             do {
                 try await client.updateAsset(id, dateTimeOriginal: time.map {
-                    Timestamp.withMilliseconds($0, offsetSeconds: offset ?? UTCOffset.local.seconds(at: $0))
+                    Timestamp.withMilliseconds($0, offsetSeconds: offset ?? timeZone.seconds(at: $0))
                 },
                                              latitude: place?.latitude, longitude: place?.longitude)
             } catch {

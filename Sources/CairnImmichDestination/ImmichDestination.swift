@@ -47,6 +47,8 @@ package final class ImmichDestination: ImportDestination {
     let cancellation: PipelineCancellation
     /// Which album each of the run's assets goes into (`--album`, `--album-from`), if any.
     let albums: ImmichAlbums?
+    /// The zone of dates sent without an offset of their own (`--time-zone`, else this machine's).
+    let timeZone: UTCOffset
 
     package var makesOwnDerivatives: Bool { true }
 
@@ -60,7 +62,8 @@ package final class ImmichDestination: ImportDestination {
     package var restoredFromTrash: Int { restored.withLock { $0 } }
 
     init(client: ImmichClient, identity: ImmichIdentity, stateRoot: String, cancellation: PipelineCancellation,
-         albums: ImmichAlbums?) {
+         albums: ImmichAlbums?, timeZone: UTCOffset = .local) {
+        self.timeZone = timeZone
         self.cancellation = cancellation
         self.albums = albums
         self.client = client
@@ -73,7 +76,8 @@ package final class ImmichDestination: ImportDestination {
     /// anything is sent.
     package static func connect(endpoint: ImmichEndpoint, key: ImmichAPIKey, libraryRoot: String,
                                 uploads: Int, cancellation: PipelineCancellation, albums: ImmichAlbums? = nil,
-                                needs: Set<String> = []) async throws(ImmichFailure) -> ImmichDestination {
+                                needs: Set<String> = [], timeZone: UTCOffset = .local) async throws(ImmichFailure)
+        -> ImmichDestination {
         let client = ImmichClient(endpoint: endpoint, key: key, connections: uploads)
         let identity: ImmichIdentity
         do { identity = try await client.connect() } catch {
@@ -93,7 +97,7 @@ package final class ImmichDestination: ImportDestination {
         return ImmichDestination(
             client: client, identity: identity,
             stateRoot: stateRoot(libraryRoot: libraryRoot, endpoint: endpoint, userID: identity.userID),
-            cancellation: cancellation, albums: albums)
+            cancellation: cancellation, albums: albums, timeZone: timeZone)
     }
 
     /// `<library>/immich/<host and port>/<user id>`: readable, and a different folder per server and account.
@@ -108,7 +112,7 @@ package final class ImmichDestination: ImportDestination {
 
     // MARK: ImportDestination
 
-    /// Asks the server which of the page's contents it holds (one request per 5,000) and brings back from Immich's
+    /// Asks the server which of the page's contents it holds (one request per `ImmichClient.presencePage`) and brings back from Immich's
     /// trash what the source still holds; the upload lane finds the answers (`takePresence`).
     package func prepare(_ records: [ItemRecord], run: DestinationRun) async throws {
         let owing = records.filter { $0.state.owesTransfer }.map(\.item.checksum)

@@ -306,7 +306,7 @@ public struct ImportRun: Sendable {
 /// What a run (an import, a sync) asks of its catalog: items, snapshots, run records, run tables, what links to
 /// assets, the reconciliation stores, and the trash's records (a sync's deletions).
 public typealias ImportCatalog = ItemCatalog & SnapshotCatalog & RunCatalog & RunTablesCatalog & AssetLinkCatalog
-    & ReconcileCatalog & TrashCatalog
+    & ReconcileCatalog & TrashCatalog & DriftCatalog
 
 /// Everything a command may ask of a library's catalog: a run's needs, and the read side's.
 public typealias LibraryCatalog = ImportCatalog & BrowseCatalog

@@ -25,6 +25,9 @@ public struct LibraryMetrics: Sendable, Equatable {
     /// Lane occupancy while the run's lanes work.
     public var lanes: [LaneOccupancy] = []
     public var reconcile: ReconcileMetrics?
+    /// Content cairn brought to the destination and found deleted there, by state (`trashed`, `missing`); empty
+    /// when the destination was never checked.
+    public var destinationDrift: [String: Int] = [:]
     public var sourceHealth: SourceHealth?
     /// What the library holds, by kind.
     public var libraryContent: [MediaKind: ContentTally] = [:]

@@ -46,6 +46,8 @@ public enum MetricsExposition {
         "cairn_source_health": "How the source looked to the newest sync's safety rails: 1 for its state.",
         "cairn_library_assets": "Items the library holds, by kind.",
         "cairn_library_bytes": "Bytes of originals the library holds, by kind.",
+        "cairn_destination_drift_assets":
+            "Content cairn brought to the destination that its last checks found deleted there, by state.",
     ]
 
     private static func record(_ m: LibraryMetrics, factory: DescribedMetricsFactory) {
@@ -98,6 +100,9 @@ public enum MetricsExposition {
             gauge("cairn_lane_in_flight", Double(lane.busy), [("lane", lane.name)])
             gauge("cairn_lane_capacity", Double(lane.width), [("lane", lane.name)])
             gauge("cairn_lane_queued", Double(lane.queued), [("lane", lane.name)])
+        }
+        for (state, count) in m.destinationDrift.sorted(by: { $0.key < $1.key }) {
+            gauge("cairn_destination_drift_assets", Double(count), [("state", state)])
         }
         if let r = m.reconcile {
             let states: [(String, Int)] = [

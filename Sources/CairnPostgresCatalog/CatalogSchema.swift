@@ -289,5 +289,19 @@ enum CatalogSchema {
             "UPDATE cairn.asset_pair SET linked_at = paired_at",
             "CREATE INDEX asset_pair_awaiting_link ON cairn.asset_pair (still_sha1) WHERE linked_at IS NULL",
         ]),
+        (10, [
+            // What checks of the destination found of content cairn brought there, and when each kind last ran.
+            """
+            CREATE TABLE cairn.destination_drift (
+              sha1 text PRIMARY KEY,
+              state text NOT NULL,
+              seen_at timestamptz NOT NULL)
+            """,
+            """
+            CREATE TABLE cairn.destination_check (
+              kind text PRIMARY KEY,
+              checked_at timestamptz NOT NULL)
+            """,
+        ]),
     ])
 }

@@ -53,6 +53,14 @@ package struct SharedQueueDestination: ImportDestination {
     }
 
     package func trashNote(count: Int, runID: String) -> String { library.trashNote(count: count, runID: runID) }
+
+    package func findDrift(_ kind: DestinationCheckKind, since: Date?, library: Library, catalog: any AssetCatalog,
+                           now: Date) async throws -> [DriftRecord] {
+        try await self.library.findDrift(kind, since: since, library: library, catalog: catalog, now: now)
+    }
+
+    package func restoreDrift(_ trashed: [Checksum], runID: String, library: Library, catalog: any AssetCatalog,
+                              now: Date) async throws -> [Checksum] { [] }
 }
 
 /// An import's part in a shared queue, for as long as the import runs: the queue's connections, the waiter for

@@ -38,6 +38,14 @@ package protocol ImportDestination: Sendable {
                catalog: any DeletionCatalog, now: Date) async throws -> DeletionRun.Summary
     /// Where a run's trash went and how to bring it back, for the run's narration.
     func trashNote(count: Int, runID: String) -> String
+    /// What the destination no longer shows of the content the catalog counts as there: a `full` check looks at
+    /// every asset, a `trash` check only at what the destination's own trash took since `since`. Content cairn
+    /// trashed has no asset row, so it is never drift.
+    func findDrift(_ kind: DestinationCheckKind, since: Date?, library: Library, catalog: any AssetCatalog,
+                   now: Date) async throws -> [DriftRecord]
+    /// Brings `trashed` back from the destination's own trash, each journaled first; returns what came back.
+    func restoreDrift(_ trashed: [Checksum], runID: String, library: Library, catalog: any AssetCatalog,
+                      now: Date) async throws -> [Checksum]
 }
 
 /// What the stages share with the run: the catalog's group commit, the run's id, its media settings and the
@@ -89,6 +97,22 @@ package struct LibraryDestination: ImportDestination {
     package func trashNote(count: Int, runID: String) -> String {
         "moved \(count) assets to trash/\(runID) (restore with `cairn restore --run-id \(runID)`)"
     }
+
+    /// An original gone from the library folder (removed by hand, a disk restored from an old backup) is missing;
+    /// the library has no trash but cairn's own, so a `trash` check finds nothing.
+    package func findDrift(_ kind: DestinationCheckKind, since: Date?, library: Library, catalog: any AssetCatalog,
+                           now: Date) async throws -> [DriftRecord] {
+        guard kind == .full else { return [] }
+        let layout = library.layout
+        let assets = try await catalog.allAssets()
+        return try await BlockingPool.run {
+            assets.filter { !FileSystem.exists(layout.absolute($0.originalPath)) }
+                .map { DriftRecord(checksum: $0.checksum, state: .missing, seenAt: now) }
+        }
+    }
+
+    package func restoreDrift(_ trashed: [Checksum], runID: String, library: Library, catalog: any AssetCatalog,
+                              now: Date) async throws -> [Checksum] { [] }
 
     /// The library holds what its catalog says: nothing to ask before a page.
     package func prepare(_ records: [ItemRecord], run: DestinationRun) async throws {}

@@ -45,6 +45,7 @@ public enum LibraryMetricsReader {
         metrics.lastRunOutcome = finished.first.map { outcome(of: $0, report: report) }
 
         metrics.libraryContent = tally(try await catalog.assetTally(broughtInBy: nil))
+        if let drift = report.drift { metrics.destinationDrift = ["trashed": drift.trashed, "missing": drift.missing] }
         if let run = report.lastRun {
             metrics.importedByLastRun = tally(try await catalog.assetTally(broughtInBy: run.runID))
             metrics.bytesTransferred = try await catalog.run(id: run.runID)?.counts.bytesCopied ?? 0

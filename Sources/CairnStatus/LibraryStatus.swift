@@ -9,9 +9,16 @@ import Glibc
 public enum LibraryStatus {
     /// The report of the library at `layout`, whose catalog is any backend's.
     public static func report(layout: LibraryLayout, catalog: any ItemCatalog & RunCatalog) async throws -> StatusReport {
-        report(layout: layout, lastRun: try await catalog.lastRun(command: nil),
-               lastSuccess: try await catalog.lastRun(endedIn: [.success]),
-               owingDerivatives: try await catalog.importItemsOwingDerivatives())
+        var report = report(layout: layout, lastRun: try await catalog.lastRun(command: nil),
+                            lastSuccess: try await catalog.lastRun(endedIn: [.success]),
+                            owingDerivatives: try await catalog.importItemsOwingDerivatives())
+        if let drift = catalog as? any DriftCatalog, let checked = try await drift.lastDestinationCheck(.trash) {
+            let records = try await drift.destinationDrift()
+            report.drift = DriftStatus(trashed: records.count { $0.state == .trashed },
+                                       missing: records.count { $0.state == .missing },
+                                       lastFullCheck: try await drift.lastDestinationCheck(.full) ?? checked)
+        }
+        return report
     }
 
     static func report(layout: LibraryLayout, lastRun record: RunRecord?, lastSuccess: RunRecord?,

@@ -18,6 +18,8 @@ public struct SyncOptions: Sendable {
     public var acceptVanished = false
     /// Compute and report the plan; change nothing at all (no catalog write, no run log, no lock file).
     public var dryRun = false
+    /// When the destination is checked for drift, and what is done with it.
+    public var destinationCheck = DestinationCheckPolicy()
 
     public init(importOptions: ImportOptions, settings: ReconcileSettings) {
         self.importOptions = importOptions
@@ -33,6 +35,8 @@ public struct SyncSummary: Sendable {
     /// Nil for a dry run, or when the source could not be walked.
     public var imported: ImportSummary?
     public var trashed: DeletionRun.Summary?
+    /// What the check of the destination found (nil for a dry run, or when the check could not be made).
+    public var drift: DestinationDrift?
     public var dryRun: Bool
 
     /// The most serious of: interrupted, a rail held deletions, some files failed, success.
@@ -103,6 +107,7 @@ public struct SyncRun: Sendable {
             context = try await importRun.begin(command: "sync")
         }
         do {
+            let drift = options.dryRun ? nil : try await checkDestination(catalog: catalog)
             return try await catalog.withRunTables(sourceID: context.sourceID) { files in
                 let prepared = try await importRun.prepare(context, into: files)
                 let hashed = try await importRun.hash(prepared, context: context, keepsHashes: !options.dryRun)
@@ -144,7 +149,7 @@ public struct SyncRun: Sendable {
                 let summary = try await importRun.finish(context, hashed: hashed, imported: imported, plan: contentPlan,
                                                    review: review, held: held)
                 return SyncSummary(runID: narration.runID, sourceRoot: sourceRoot, plan: plan,
-                                   imported: summary, trashed: trashed, dryRun: false)
+                                   imported: summary, trashed: trashed, drift: drift, dryRun: false)
             }
         } catch {
             if options.dryRun {
@@ -154,6 +159,22 @@ public struct SyncRun: Sendable {
                 await importRun.fail(context, error)
             }
             throw error
+        }
+    }
+
+    /// Checks the destination for drift before the walk (so that content brought back in is walked as new). A check
+    /// that fails is a warning: the import goes on, and the next run checks again; a refused key stops the run.
+    private func checkDestination(catalog: any ImportCatalog) async throws -> DestinationDrift? {
+        let check = DestinationCheck(destination: options.importOptions.destination, policy: options.destinationCheck,
+                                     library: library, catalog: catalog, runID: narration.runID, now: now())
+        do {
+            let drift = try await check.run()
+            narration.narrator.destinationChecked(drift)
+            return drift
+        } catch {
+            if options.importOptions.destination.credentialsRefused != nil { throw error }
+            narration.narrator.warning("could not check the destination for drift (next run tries again): \(error)")
+            return nil
         }
     }
 

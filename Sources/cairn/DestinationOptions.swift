@@ -35,6 +35,10 @@ struct DestinationOptions: ParsableArguments {
             help: "Put each asset into an Immich album named after its source folder (folder), or its Google Takeout album's title (takeout).")
     var albumFrom: AlbumSource?
 
+    @Option(name: .customLong("time-zone"),
+            help: "The IANA zone (Europe/Paris) of Takeout dates sent to Immich for photos without an offset of their own (default: time_zone in cairn.toml, else this machine's).")
+    var timeZone: String?
+
     @Option(name: .customLong("immich-api-key-file"),
             help: "A file holding the Immich API key (else $CAIRN_IMMICH_API_KEY or $IMMICH_API_KEY); keep it chmod 600.")
     var apiKeyFile: String?
@@ -44,6 +48,7 @@ struct DestinationOptions: ParsableArguments {
         var kind: Kind
         var url: String?
         var keyFile: String?
+        var timeZone: String?
     }
 
     func resolve(libraryRoot: String, environment: [String: String] = ProcessInfo.processInfo.environment)
@@ -52,10 +57,12 @@ struct DestinationOptions: ParsableArguments {
         do {
             settings = try CairnConfiguration.resolve(
                 configFile: nil, libraryRoot: libraryRoot, environment: environment,
-                flags: .init(destination: kind?.rawValue, immichURL: immichURL, immichAPIKeyFile: apiKeyFile))
+                flags: .init(destination: kind?.rawValue, immichURL: immichURL, immichAPIKeyFile: apiKeyFile,
+                             timeZone: timeZone))
         } catch { throw ValidationError(error.description) }
         let kind = Kind(rawValue: settings.destination) ?? .library
-        return Resolved(kind: kind, url: settings.immichURL ?? environment["IMMICH_URL"], keyFile: settings.immichAPIKeyFile)
+        return Resolved(kind: kind, url: settings.immichURL ?? environment["IMMICH_URL"], keyFile: settings.immichAPIKeyFile,
+                        timeZone: settings.timeZone)
     }
 
     static func environmentKey(_ environment: [String: String]) -> ImmichAPIKey? {
@@ -96,8 +103,8 @@ struct DestinationOptions: ParsableArguments {
         let environment = ProcessInfo.processInfo.environment
         let resolved = try resolve(libraryRoot: libraryRoot, environment: environment)
         guard resolved.kind == .immich else {
-            if immichURL != nil || apiKeyFile != nil || album != nil || albumFrom != nil {
-                throw ValidationError("--immich-url, --immich-api-key-file, --album and --album-from need --destination immich.")
+            if immichURL != nil || apiKeyFile != nil || album != nil || albumFrom != nil || timeZone != nil {
+                throw ValidationError("--immich-url, --immich-api-key-file, --album, --album-from and --time-zone need --destination immich.")
             }
             return nil
         }
@@ -113,7 +120,8 @@ struct DestinationOptions: ParsableArguments {
         do {
             return try await ImmichDestination.connect(
                 endpoint: endpoint, key: key, libraryRoot: libraryRoot, uploads: uploads, cancellation: cancellation,
-                albums: albums, needs: needs.union(albums == nil ? [] : ImmichPermissions.albums))
+                albums: albums, needs: needs.union(albums == nil ? [] : ImmichPermissions.albums),
+                timeZone: resolved.timeZone.flatMap(UTCOffset.zone) ?? .local)
         } catch {
             Output.error("\(endpoint): \(error)")
             throw ExitCode(error.kind == .needsAuth ? ExitStatus.needsAuth.rawValue : ExitStatus.failure.rawValue)

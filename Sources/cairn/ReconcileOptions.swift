@@ -34,6 +34,14 @@ struct ReconcileOptions: ParsableArguments {
           help: "The files that vanished from the source were removed on purpose: stand the mass-vanish rail down for this run.")
     var acceptVanished = false
 
+    @Flag(name: .customLong("check-destination"),
+          help: "Check every asset at the destination this run, however recent the last full check (default: every check_destination_days).")
+    var checkDestination = false
+
+    @Option(name: .customLong("destination-drift"),
+            help: "What to do with content deleted at the destination after cairn brought it there: report (default) or restore.")
+    var destinationDrift: DriftMending?
+
     func validate() throws {
         if let config, config.isEmpty { throw ValidationError("--config needs a file path.") }
     }
@@ -66,9 +74,10 @@ struct ReconcileOptions: ParsableArguments {
     private func resolved(libraryRoot: String, source: String?) throws(ConfigurationError) -> CairnConfiguration {
         let flags = CairnConfiguration.Overrides(
             source: source, quarantineDays: quarantineDays, strictness: strictness, maxDelete: maxDelete,
-            vanishThreshold: vanishThreshold, applyDeletions: applyDeletions)
+            vanishThreshold: vanishThreshold, applyDeletions: applyDeletions, destinationDrift: destinationDrift)
         return try CairnConfiguration.resolve(configFile: config, libraryRoot: libraryRoot, flags: flags)
     }
 }
 
 extension DeletionStrictness: ExpressibleByArgument {}
+extension DriftMending: ExpressibleByArgument {}

@@ -37,6 +37,14 @@ struct SyncCommand: AsyncParsableCommand {
             deletions, after the same quarantine and rails, go to Immich's trash, tagged cairn/v1/run/<run-id>: \
             `cairn restore --run-id ID --destination immich` brings a run back. cairn never empties Immich's trash.
 
+            Each sync checks the destination against what cairn brought there: every asset once every \
+            check_destination_days (default 7; --check-destination: this run), only the destination's trash on \
+            the other runs. Content deleted there (in Immich's trash, purged from it, or an original removed from \
+            the library folder) is reported by the run and by `cairn status`, and left alone: such a deletion is \
+            usually a person's choice. With --destination-drift restore (destination_drift = "restore" in \
+            cairn.toml) it comes back while a source still holds it: restored from Immich's trash (journaled), or \
+            brought in again. What cairn itself trashed is never drift.
+
             With --catalog (see `cairn import --help`), the sync reads and writes the library's catalog in that \
             PostgreSQL database, its deletions and trash included, under the library's lock held there; with \
             --destination immich, cairn's state for that server and user (a database of its own).
@@ -287,6 +295,8 @@ struct SyncInvocation {
         }
         var options = SyncOptions(importOptions: importOptions, settings: settings.reconcile)
         options.applyDeletions = settings.applyDeletions
+        options.destinationCheck = settings.destinationCheck
+        options.destinationCheck.fullNow = reconcile.checkDestination
         options.acceptVanished = reconcile.acceptVanished
         options.dryRun = dryRun
         let (renderer, ticker) = planAsJSON ? (DiscardingNarrationHandler(), nil) : NarrationOptions.makeRenderer(mode: output)

@@ -36,7 +36,7 @@ extension ImmichDouble {
     }
 
     /// The filters cairn uses (checksum, ids, albums, tags, type, visibility, favourite, trash) with Immich's
-    /// defaults: trashed assets only when asked for, hidden and locked ones only by explicit visibility.
+    /// defaults: trashed assets only when asked for, locked ones only by explicit visibility.
     func searchAssets(_ input: Operations.SearchAssets.Input) async throws -> Operations.SearchAssets.Output {
         let user = try RequestScope.requireUser()
         guard case .json(let dto) = input.body else { throw ImmichError.badRequest("Expected JSON") }
@@ -66,9 +66,12 @@ extension ImmichDouble {
         if let name = dto.originalFileName, !asset.originalFileName.localizedCaseInsensitiveContains(name) { return false }
         if let type = dto._type, type != asset.type { return false }
         if let favorite = dto.isFavorite, favorite != asset.isFavorite { return false }
+        // No visibility asked: `not-locked` for a session without elevated permission, which an API key never
+        // has (`server/src/services/search.service.ts` `searchMetadata`, `utils/database.ts` `searchAssetBuilder`):
+        // hidden assets (a Live Photo's movie) are found, locked ones are not.
         if let visibility = dto.visibility {
             if visibility != asset.visibility { return false }
-        } else if asset.visibility == .hidden || asset.visibility == .locked {
+        } else if asset.visibility == .locked {
             return false
         }
         if let albumIds = dto.albumIds, !albumIds.allSatisfy({ asset.albumIds.contains($0.lowercased()) }) { return false }

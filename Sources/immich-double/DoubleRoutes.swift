@@ -34,6 +34,22 @@ enum DoubleRoutes {
                 return json(Data("{}".utf8))
             }
         }
+        // Assets a large library already holds: `{"userName", "checksums": [hex]}`, answered with their ids.
+        router.post("/_double/assets/seed") { request, _ -> Response in
+            var request = request
+            struct Seed: Decodable { var userName: String, checksums: [String] }
+            let seed = try JSONDecoder().decode(Seed.self, from: Data(buffer: try await request.collectBody(upTo: 64 << 20)))
+            guard let user = users.user(named: seed.userName) else {
+                return Response(status: .badRequest, headers: [.contentType: "text/plain"],
+                                body: ResponseBody(byteBuffer: ByteBuffer(string: "unknown user\n")))
+            }
+            let ids = await store.seed(seed.checksums.compactMap(ChecksumText.digest), owner: user.id, now: Date())
+            return json(try JSONEncoder().encode(ids))
+        }
+        // How many requests the Immich routes answered, without the whole state.
+        router.get("/_double/requests") { _, _ -> Response in
+            json(Data("{\"requests\":\(await store.requests)}".utf8))
+        }
         // A person sharing an album: `{"albumId", "userName", "role"}` (role `editor` or `viewer`).
         router.post("/_double/albums/share") { request, _ -> Response in
             var request = request

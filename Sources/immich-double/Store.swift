@@ -56,6 +56,23 @@ actor Store {
         }
     }
 
+    /// Assets another client uploaded long ago, one per checksum (no file kept): a large library without its uploads.
+    /// Returns their ids, in the checksums' order.
+    func seed(_ checksums: [[UInt8]], owner: String, now: Date) -> [String] {
+        checksums.enumerated().map { index, digest in
+            if let found = existing(owner: owner, digest: digest) { return found.id }
+            let id = UUID().uuidString.lowercased()
+            let asset = Asset(
+                id: id, ownerId: owner, checksum: digest, originalFileName: "SEED_\(index).JPG", fileCreatedAt: now,
+                fileModifiedAt: now, duration: nil, visibility: .timeline, livePhotoVideoId: nil, sidecarBytes: 0,
+                isFavorite: false, bytes: 0, type: .image, createdAt: now, updatedAt: now, path: "")
+            assets[id] = asset
+            assetOrder.append(id)
+            byChecksum[owner, default: [:]][asset.checksumHex] = id
+            return id
+        }
+    }
+
     /// What a person does in Immich's web app: moves these assets to the Locked Folder.
     func lock(_ ids: [String]) {
         for id in ids where assets[id] != nil { assets[id]?.visibility = .locked }

@@ -7,7 +7,7 @@ import Testing
 
 /// What the contract suite asks of a catalog.
 typealias CatalogUnderTest = ItemCatalog & SnapshotCatalog & RunCatalog & ReconcileCatalog & TrashCatalog
-    & AssetLinkCatalog & RunTablesCatalog & BrowseCatalog
+    & AssetLinkCatalog & RunTablesCatalog & BrowseCatalog & DriftCatalog
 
 /// The catalog backends the contract suite runs on: SQLite (a file in a temporary folder) and PostgreSQL (a fresh
 /// database of the suite's cluster, sorting text by ICU's en-US as production databases do rather than bytewise).

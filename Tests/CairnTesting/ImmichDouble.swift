@@ -170,6 +170,19 @@ public final class ImmichDouble: @unchecked Sendable {
         _ = try await request("POST", "/_double/assets/purge", body: try JSONEncoder().encode(assetIDs))
     }
 
+    /// Assets `userName` already holds, one per hex checksum, without their files (a large library uploaded by
+    /// another client). Returns their ids in the checksums' order.
+    public func seed(checksums: [String], userName: String) async throws -> [String] {
+        let body = try JSONSerialization.data(withJSONObject: ["userName": userName, "checksums": checksums])
+        return try JSONDecoder().decode([String].self, from: try await request("POST", "/_double/assets/seed", body: body))
+    }
+
+    /// How many requests the Immich routes have answered (faulted ones included), without the whole state.
+    public func requestCount() async throws -> Int {
+        struct Count: Decodable { var requests: Int }
+        return try JSONDecoder().decode(Count.self, from: try await request("GET", "/_double/requests")).requests
+    }
+
     /// Moves these assets to the Locked Folder, as a person does in Immich's web app.
     public func lock(assetIDs: [String]) async throws {
         _ = try await request("POST", "/_double/assets/lock", body: try JSONEncoder().encode(assetIDs))

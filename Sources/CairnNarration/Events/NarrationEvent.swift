@@ -14,6 +14,8 @@ public enum NarrationEvent: Sendable, Equatable {
     case imported(file: String)
     /// Checksums stamped "confirmed deleted" at the source.
     case stamped(confirmedDeleted: Int)
+    /// The destination was checked against what cairn brought there (`DestinationDrift`).
+    case destinationChecked(DestinationDrift)
     case note(String, phase: SyncPhase?)
     /// `file`: the file it is about, if any (one kept without preview).
     case warning(String, phase: SyncPhase?, file: String?)
@@ -50,7 +52,7 @@ public enum NarrationEvent: Sendable, Equatable {
     /// The event's name, as NDJSON's `event` field writes it.
     public enum Kind: String, Codable, Sendable, CaseIterable {
         case runStart, phaseStart, phaseEnd, progress
-        case hashed, imported, stamped
+        case hashed, imported, stamped, destinationChecked
         case note, warning, error
         case runEnd
     }
@@ -64,6 +66,7 @@ public enum NarrationEvent: Sendable, Equatable {
         case .hashed: .hashed
         case .imported: .imported
         case .stamped: .stamped
+        case .destinationChecked: .destinationChecked
         case .note: .note
         case .warning: .warning
         case .error: .error
@@ -78,7 +81,7 @@ public enum NarrationEvent: Sendable, Equatable {
         case .hashed: .hashing
         case .imported: .importing
         case .note(_, let phase), .warning(_, let phase, _), .error(_, let phase, _, _): phase
-        case .runStart, .stamped, .runEnd: nil
+        case .runStart, .stamped, .destinationChecked, .runEnd: nil
         }
     }
 
@@ -88,7 +91,7 @@ public enum NarrationEvent: Sendable, Equatable {
         case .phaseStart(_, let detail): detail
         case .note(let text, _), .warning(let text, _, _), .error(let text, _, _, _): text
         case .runEnd(let end): end.message
-        case .runStart, .phaseEnd, .progress, .hashed, .imported, .stamped: nil
+        case .runStart, .phaseEnd, .progress, .hashed, .imported, .stamped, .destinationChecked: nil
         }
     }
 
@@ -108,5 +111,42 @@ public enum NarrationEvent: Sendable, Equatable {
         case .runEnd(let end): end.counts
         default: nil
         }
+    }
+}
+
+/// What a check of the destination found: content cairn brought there that it no longer shows (drift), as the
+/// catalog records it after the check, and what this run did about it.
+public struct DestinationDrift: Sendable, Equatable, Codable {
+    /// Which check ran: every asset, or only the destination's trash since the last check.
+    public var check: DestinationCheckKind
+    /// In the destination's own trash (deleted there by a person).
+    public var trashed: Int
+    /// Gone from the destination for good (its trash emptied, a purge, a file removed from the library folder).
+    public var missing: Int
+    /// Brought back from the destination's trash this run (`--destination-drift restore`).
+    public var restored: Int
+    /// Lost content a source still holds, brought in again this run (`--destination-drift restore`).
+    public var broughtInAgain: Int
+
+    public init(check: DestinationCheckKind, trashed: Int = 0, missing: Int = 0, restored: Int = 0,
+                broughtInAgain: Int = 0) {
+        self.check = check
+        self.trashed = trashed
+        self.missing = missing
+        self.restored = restored
+        self.broughtInAgain = broughtInAgain
+    }
+
+    /// One line for people.
+    public var description: String {
+        let what = check == .full ? "checked every asset at the destination" : "checked the destination's trash"
+        var parts: [String] = []
+        if restored > 0 { parts.append("restored \(restored) from its trash") }
+        if broughtInAgain > 0 { parts.append("bringing \(broughtInAgain) lost there in again") }
+        if trashed > 0 { parts.append("\(trashed) deleted there (in its trash)") }
+        if missing > 0 { parts.append("\(missing) gone from it for good") }
+        guard !parts.isEmpty else { return what + ": nothing changed there" }
+        let left = trashed + missing > 0 ? "; left alone (`--destination-drift restore` brings back what a source still holds)" : ""
+        return what + ": " + parts.joined(separator: ", ") + left
     }
 }

@@ -49,7 +49,7 @@ public struct NarrationRecord: Codable, Sendable, Equatable {
 
     enum CodingKeys: String, CodingKey {
         case kind = "event", seq, time, runID = "runId", command, phase, message, file
-        case count, durationSeconds, progress, counts, lanes, status, needsAuth, category
+        case count, durationSeconds, progress, counts, lanes, status, needsAuth, category, drift
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -69,6 +69,7 @@ public struct NarrationRecord: Codable, Sendable, Equatable {
             try container.encode(snapshot, forKey: .progress)
             try container.encodeIfPresent(lanes, forKey: .lanes)
         case .stamped(let count): try container.encode(count, forKey: .count)
+        case .destinationChecked(let drift): try container.encode(drift, forKey: .drift)
         case .runEnd(let end):
             try container.encodeIfPresent(end.durationSeconds, forKey: .durationSeconds)
             try container.encode(end.status, forKey: .status)
@@ -97,6 +98,7 @@ public struct NarrationRecord: Codable, Sendable, Equatable {
         case .hashed: event = .hashed(file: try required(.file))
         case .imported: event = .imported(file: try required(.file))
         case .stamped: event = .stamped(confirmedDeleted: try required(.count))
+        case .destinationChecked: event = .destinationChecked(try required(.drift))
         case .note: event = .note(try required(.message), phase: try optional(.phase))
         case .warning: event = .warning(try required(.message), phase: try optional(.phase), file: try optional(.file))
         case .error:

@@ -61,7 +61,7 @@ public struct NarrationState: Sendable {
                 status = .success
                 lastSuccessfulSync = record.time
             }
-        case .hashed, .imported, .stamped, .note, .warning, .error:
+        case .hashed, .imported, .stamped, .destinationChecked, .note, .warning, .error:
             break
         }
         if record.kind != .progress {
@@ -91,6 +91,7 @@ public struct NarrationState: Sendable {
         case .phaseEnd(let phase, let duration, _): return "\(phase.displayName) done in \(NarrationFormat.duration(duration))"
         case .hashed(let file), .imported(let file): return NarrationFormat.fileName(file)
         case .stamped(let count): return "\(NarrationFormat.count(count)) confirmed deleted"
+        case .destinationChecked(let drift): return drift.description
         case .error(let message, _, let file, _): return file.map { "\($0): \(message)" } ?? message
         case .note(let message, _), .warning(let message, _, _): return message
         case .runEnd(let end): return end.status == .failed ? "failed: \(end.message ?? "")" : "finished"

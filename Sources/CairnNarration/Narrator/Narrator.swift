@@ -193,6 +193,11 @@ public struct Narrator: Sendable {
         }
     }
 
+    /// The destination was checked against what cairn brought there.
+    public func destinationChecked(_ drift: DestinationDrift) {
+        core?.record { $0.emit(.destinationChecked(drift)) }
+    }
+
     public func note(_ message: String) { core?.record { $0.emit(.note(message, phase: $0.currentPhase)) } }
     public func warning(_ message: String) {
         core?.record { $0.emit(.warning(message, phase: $0.currentPhase, file: nil)) }

@@ -54,7 +54,7 @@ public final class PlainRenderer: NarrationHandler {
             return "\(phase.displayName.lowercased()) "
                 + NarrationFormat.progressDetail(snapshot, unit: NarrationFormat.unit(for: phase)) + percent
         case .warning(let message, _, _): return "warning: " + message
-        case .note, .stamped: return NarrationState.activityDetail(record.event)
+        case .note, .stamped, .destinationChecked: return NarrationState.activityDetail(record.event)
         case .hashed, .imported, .error, .runEnd: return nil
         }
     }

@@ -10,6 +10,8 @@ public struct StatusReport: Codable, Sendable, Equatable {
     /// Originals in the library whose probe or derivatives are still to be made (archived with
     /// `--derivatives off`, or left by a stopped run); nil when not counted.
     public var awaitingDerivatives: Int?
+    /// Content cairn brought to the destination that the last checks found deleted there; nil when never checked.
+    public var drift: DriftStatus?
     /// Whether a run holds the library now; a run that has just started may not be in the catalog yet, so the
     /// newest run recorded can be an older, finished one.
     public var runInProgress: Bool?
@@ -92,6 +94,9 @@ public struct StatusReport: Codable, Sendable, Equatable {
         lines.append("")
         lines.append("Counts")
         lines.append("  " + NarrationFormat.countsLine(run.counts))
+        if let drift, drift.trashed + drift.missing > 0 {
+            lines.append("  " + drift.description)
+        }
         if let waiting = awaitingDerivatives, waiting > 0 {
             lines.append("  \(NarrationFormat.count(waiting)) original\(waiting == 1 ? "" : "s") in the library await"
                          + " \(waiting == 1 ? "its" : "their") previews: the next import or sync without --derivatives off makes them")
@@ -133,5 +138,29 @@ public struct StatusReport: Codable, Sendable, Equatable {
         var state: String
         var lastSuccessfulSync: Date?
         var lastRun: RunSummary?
+    }
+}
+
+/// What the checks of the destination found deleted there of what cairn brought there, as the catalog keeps it.
+public struct DriftStatus: Codable, Sendable, Equatable {
+    /// In the destination's own trash.
+    public var trashed: Int
+    /// Gone from the destination for good.
+    public var missing: Int
+    /// When every asset was last checked.
+    public var lastFullCheck: Date?
+
+    public init(trashed: Int, missing: Int, lastFullCheck: Date?) {
+        self.trashed = trashed
+        self.missing = missing
+        self.lastFullCheck = lastFullCheck
+    }
+
+    public var description: String {
+        var parts: [String] = []
+        if trashed > 0 { parts.append("\(NarrationFormat.count(trashed)) in its trash") }
+        if missing > 0 { parts.append("\(NarrationFormat.count(missing)) gone from it for good") }
+        return "deleted at the destination since cairn brought them there: " + parts.joined(separator: ", ")
+            + " (left alone; `cairn sync --destination-drift restore` brings back what a source still holds)"
     }
 }

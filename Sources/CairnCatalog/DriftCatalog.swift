@@ -1,0 +1,127 @@
+import CairnCore
+import Foundation
+import GRDB
+
+/// What became, at the destination, of content cairn brought there and still counts as there.
+public enum DriftState: String, Sendable, Hashable, CaseIterable {
+    /// In the destination's own trash (a person deleted it there): restorable there.
+    case trashed
+    /// Gone from the destination for good: its trash emptied or purged, or the file removed from the library folder.
+    case missing
+}
+
+/// One content the destination no longer shows, as a check found it.
+public struct DriftRecord: Sendable, Hashable {
+    public var checksum: Checksum
+    public var state: DriftState
+    /// When a check first saw it so.
+    public var seenAt: Date
+
+    public init(checksum: Checksum, state: DriftState, seenAt: Date) {
+        self.checksum = checksum
+        self.state = state
+        self.seenAt = seenAt
+    }
+}
+
+/// What a catalog keeps of the destination's drift: the checks' times and what they found.
+public protocol DriftCatalog: Sendable {
+    /// When a check of `kind` last finished (a full check counts as a trash check too).
+    func lastDestinationCheck(_ kind: DestinationCheckKind) async throws -> Date?
+    /// Records a check in one commit: a full check's findings replace every drift record, a trash check's are
+    /// added (a content already recorded keeps its first sighting).
+    func recordDestinationCheck(_ kind: DestinationCheckKind, found: [DriftRecord], at date: Date) async throws
+    /// Every drift record, by checksum.
+    func destinationDrift() async throws -> [DriftRecord]
+    /// The drift of these contents was mended (restored at the destination): their records go.
+    func clearDrift(_ checksums: [Checksum]) async throws
+    /// The destination lost these contents for good and a source still holds them: their asset rows and drift
+    /// records go, and their Live Photo pairs wait for a link again, so the next walk brings them in as new content.
+    func forgetLostContent(_ checksums: [Checksum]) async throws
+}
+
+extension Catalog {
+    public func lastDestinationCheck(_ kind: DestinationCheckKind) throws -> Date? {
+        let kinds = kind == .full ? [DestinationCheckKind.full] : [.full, .trash]
+        return try pool.read { db in
+            try StoredDate.fetchOne(db, sql: """
+                SELECT max(checked_at) FROM destination_check WHERE kind IN (\(kinds.map { "'\($0.rawValue)'" }.joined(separator: ",")))
+                """, arguments: [])
+        }
+    }
+
+    public func recordDestinationCheck(_ kind: DestinationCheckKind, found: [DriftRecord], at date: Date) throws {
+        try pool.write { db in
+            if kind == .full { try db.execute(sql: "DELETE FROM destination_drift") }
+            let insert = try db.cachedStatement(sql: """
+                INSERT INTO destination_drift (sha1, state, seen_at) VALUES (?, ?, ?)
+                ON CONFLICT (sha1) DO UPDATE SET state = excluded.state
+                """)
+            for record in found {
+                try insert.execute(arguments: [record.checksum.hex, record.state.rawValue, StoredDate.text(record.seenAt)])
+            }
+            try db.execute(sql: """
+                INSERT INTO destination_check (kind, checked_at) VALUES (?, ?)
+                ON CONFLICT (kind) DO UPDATE SET checked_at = excluded.checked_at
+                """, arguments: [kind.rawValue, StoredDate.text(date)])
+        }
+    }
+
+    public func destinationDrift() throws -> [DriftRecord] {
+        try pool.read { db in
+            try Row.fetchAll(db, sql: "SELECT sha1, state, seen_at FROM destination_drift ORDER BY sha1").compactMap { row in
+                let hex: String = row["sha1"], stateName: String = row["state"]
+                guard let checksum = Checksum(hex: hex), let state = DriftState(rawValue: stateName),
+                      let seen = StoredDate.date(row["seen_at"]) else { return nil }
+                return DriftRecord(checksum: checksum, state: state, seenAt: seen)
+            }
+        }
+    }
+
+    public func clearDrift(_ checksums: [Checksum]) throws {
+        guard !checksums.isEmpty else { return }
+        try pool.write { db in
+            let delete = try db.cachedStatement(sql: "DELETE FROM destination_drift WHERE sha1 = ?")
+            for checksum in checksums { try delete.execute(arguments: [checksum.hex]) }
+        }
+    }
+
+    public func forgetLostContent(_ checksums: [Checksum]) throws {
+        guard !checksums.isEmpty else { return }
+        try pool.write { db in
+            // Deleting the asset clears the snapshot's `in_library` (trigger `asset_deleted_leaves_library`).
+            let asset = try db.cachedStatement(sql: "DELETE FROM asset WHERE sha1 = ?")
+            let drift = try db.cachedStatement(sql: "DELETE FROM destination_drift WHERE sha1 = ?")
+            let pair = try db.cachedStatement(sql: """
+                UPDATE asset_pair SET linked_at = NULL WHERE still_sha1 = ? OR motion_sha1 = ?
+                """)
+            for checksum in checksums {
+                try asset.execute(arguments: [checksum.hex])
+                try drift.execute(arguments: [checksum.hex])
+                try pair.execute(arguments: [checksum.hex, checksum.hex])
+            }
+        }
+    }
+}
+
+extension SQLiteCatalog: DriftCatalog {
+    public func lastDestinationCheck(_ kind: DestinationCheckKind) async throws -> Date? {
+        try await BlockingPool.run { [catalog] in try catalog.lastDestinationCheck(kind) }
+    }
+
+    public func recordDestinationCheck(_ kind: DestinationCheckKind, found: [DriftRecord], at date: Date) async throws {
+        try await BlockingPool.run { [catalog] in try catalog.recordDestinationCheck(kind, found: found, at: date) }
+    }
+
+    public func destinationDrift() async throws -> [DriftRecord] {
+        try await BlockingPool.run { [catalog] in try catalog.destinationDrift() }
+    }
+
+    public func clearDrift(_ checksums: [Checksum]) async throws {
+        try await BlockingPool.run { [catalog] in try catalog.clearDrift(checksums) }
+    }
+
+    public func forgetLostContent(_ checksums: [Checksum]) async throws {
+        try await BlockingPool.run { [catalog] in try catalog.forgetLostContent(checksums) }
+    }
+}
