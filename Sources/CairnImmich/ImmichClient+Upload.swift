@@ -78,20 +78,40 @@ extension ImmichClient {
                 let framing = UploadFraming(file: file, sidecar: sidecar)
                 let chunks = handle.readChunks(in: 0..<file.byteCount, chunkLength: Self.uploadChunk)
                     .map { ArraySlice($0.readableBytesView) }
-                let body = HTTPBody(FramedBody(framing: framing, file: chunks),
+                let progress = BodyProgress()
+                let body = HTTPBody(FramedBody(framing: framing, file: chunks, progress: progress),
                                     length: .known(framing.length(fileBytes: file.byteCount)), iterationBehavior: .single)
                 var request = HTTPRequest(method: .post, scheme: nil, authority: nil, path: "/assets")
                 request.headerFields[.contentType] = framing.contentType
                 request.headerFields[.accept] = "application/json"
                 request.headerFields[Self.checksumHeader] = file.checksum.hex
                 request.headerFields[APIKeyMiddleware.header] = key.value
-                return try await uploads.send(request, body: body, baseURL: endpoint.apiURL, operationID: "uploadAsset")
+                let (uploads, endpoint, idle, sending) = (self.uploads, self.endpoint, timeouts.idleWrite, request)
+                // The send, raced against a body that stopped moving (the server no longer reads it).
+                return try await withThrowingTaskGroup(of: (HTTPResponse, HTTPBody?)?.self) { group in
+                    group.addTask {
+                        try await uploads.send(sending, body: body, baseURL: endpoint.apiURL, operationID: "uploadAsset")
+                    }
+                    group.addTask {
+                        try await progress.stalled(after: idle)
+                        return nil
+                    }
+                    defer { group.cancelAll() }
+                    guard let sent = try await group.next(), let answer = sent else {
+                        throw ImmichFailure(kind: .retryable, operation: "upload",
+                                            message: "the server stopped reading the upload (no progress for \(idle))",
+                                            outcomeUnknown: true, category: .timeout)
+                    }
+                    return answer
+                }
             }
         } catch let error as FileSystemError {
             // The source file itself: gone or unreadable since it was hashed. Not Immich's failure, not retried.
             throw ImmichFailure(kind: .permanent, operation: "upload",
                                 message: "cannot read \(file.path): \(error.code)",
                                 category: Self.category(of: error.code))
+        } catch let failure as ImmichFailure {
+            throw failure
         } catch {
             throw Self.transportFailure(error, operation: "upload")
         }

@@ -23,11 +23,29 @@ public final class ImmichClient: Sendable {
     let http: HTTPClient
     let retry: RetryPolicy
     let clock: any Clock<Duration>
+    let timeouts: Timeouts
+
+    /// How long a connection may take to open, and how long a request may wait for the server to read or to answer
+    /// before it fails (each an idle time, not a deadline: a long upload that keeps moving never times out).
+    public struct Timeouts: Sendable {
+        public var connect: Duration
+        public var idleRead: Duration
+        public var idleWrite: Duration
+
+        public init(connect: Duration = .seconds(10), idleRead: Duration = .seconds(120), idleWrite: Duration = .seconds(120)) {
+            self.connect = connect
+            self.idleRead = idleRead
+            self.idleWrite = idleWrite
+        }
+    }
 
     public init(endpoint: ImmichEndpoint, key: ImmichAPIKey, retry: RetryPolicy = RetryPolicy(),
-                clock: any Clock<Duration> = ContinuousClock(), connections: Int = 8) {
+                clock: any Clock<Duration> = ContinuousClock(), connections: Int = 8, timeouts: Timeouts = Timeouts()) {
+        func amount(_ duration: Duration) -> TimeAmount {
+            .nanoseconds(duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
+        }
         var configuration = HTTPClient.Configuration(
-            timeout: .init(connect: .seconds(10), read: .seconds(120), write: .seconds(120)))
+            timeout: .init(connect: amount(timeouts.connect), read: amount(timeouts.idleRead), write: amount(timeouts.idleWrite)))
         configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = max(connections + 2, 8)
         configuration.decompression = .disabled
         let http = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
@@ -42,6 +60,7 @@ public final class ImmichClient: Sendable {
         self.http = http
         self.retry = retry
         self.clock = clock
+        self.timeouts = timeouts
     }
 
     public func close() async {
@@ -91,6 +110,13 @@ public final class ImmichClient: Sendable {
         let underlying = (error as? ClientError)?.underlyingError ?? error
         let message: String
         if let http = underlying as? HTTPClientError {
+            // A server that stopped reading or answering: counted as a timeout, retried as any connection problem.
+            if [.readTimeout, .writeTimeout, .connectTimeout].contains(http) {
+                return ImmichFailure(kind: .retryable, operation: operation,
+                                     message: "the server stopped \(http == .writeTimeout ? "reading" : "answering") "
+                                        + "(\(http.shortDescription))",
+                                     outcomeUnknown: http != .connectTimeout, category: .timeout)
+            }
             message = "connection problem (\(http.shortDescription))"
         } else if underlying is DecodingError {
             return ImmichFailure(kind: .permanent, operation: operation,

@@ -1,3 +1,4 @@
+import CairnCore
 import Foundation
 
 /// One upload's `multipart/form-data` body, framed by hand around the file's bytes so that its length is known
@@ -60,24 +61,51 @@ struct FramedBody<File: AsyncSequence & Sendable>: AsyncSequence, Sendable where
     typealias Element = ArraySlice<UInt8>
     let framing: UploadFraming
     let file: File
+    /// Told of every chunk the transport takes, and of the end.
+    var progress: BodyProgress?
 
     struct AsyncIterator: AsyncIteratorProtocol {
         var head: [UInt8]?
         var file: File.AsyncIterator
         var tail: [UInt8]?
+        let progress: BodyProgress?
 
         mutating func next() async throws -> ArraySlice<UInt8>? {
+            progress?.pulled()
             if let head {
                 self.head = nil
                 return ArraySlice(head)
             }
             if tail != nil, let chunk = try await file.next() { return chunk }
             defer { tail = nil }
+            if tail == nil { progress?.finished() }
             return tail.map { ArraySlice($0) }
         }
     }
 
     func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(head: framing.head, file: file.makeAsyncIterator(), tail: framing.tail)
+        AsyncIterator(head: framing.head, file: file.makeAsyncIterator(), tail: framing.tail, progress: progress)
+    }
+}
+
+/// When the transport last took a chunk of a request body, and whether it took the last one. AsyncHTTPClient's
+/// write timeout only counts time the connection could take data and the body gave none; a server that stops
+/// reading makes the connection unwritable, which that timeout never counts: `stalled(after:)` does.
+final class BodyProgress: Sendable {
+    private let state: Locked<(last: ContinuousClock.Instant, done: Bool)>
+
+    init() { state = Locked((ContinuousClock.now, false)) }
+
+    func pulled() { state.withLock { $0.last = ContinuousClock.now } }
+
+    func finished() { state.withLock { $0.done = true } }
+
+    /// Waits until the body has not moved for `idle` (returns) or is all sent (waits until cancelled).
+    func stalled(after idle: Duration) async throws {
+        while true {
+            let (last, done) = state.withLock { ($0.last, $0.done) }
+            if !done, ContinuousClock.now - last >= idle { return }
+            try await Task.sleep(for: min(idle / 4, .seconds(1)))
+        }
     }
 }

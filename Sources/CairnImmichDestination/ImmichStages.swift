@@ -85,14 +85,15 @@ struct ImmichStages: PipelineStages {
     }
 
     /// The XMP sidecar beside a media file (`IMG_1.jpg.xmp` or `IMG_1.xmp`, either case), as the scanner's
-    /// matcher pairs them; Immich takes it with the upload.
+    /// matcher pairs them; Immich takes it with the upload. An empty one is left out: Immich 3.1 refuses the whole
+    /// upload for an empty file part.
     static func xmpSidecar(of path: String) -> String? {
         let folder = FileSystem.parentDirectory(of: path), name = FileSystem.baseName(of: path)
         let stem = name.lastIndex(of: ".").map { String(name[..<$0]) } ?? name
         for candidate in [name + ".xmp", name + ".XMP", stem + ".xmp", stem + ".XMP"] {
             let sidecar = folder + "/" + candidate
             guard FileSystem.exists(sidecar), SidecarMatcher.media(for: candidate, among: [name]) == name,
-                  (FileSystem.size(sidecar) ?? .max) <= Int64(SidecarMatcher.maxBytes) else { continue }
+                  let size = FileSystem.size(sidecar), size > 0, size <= Int64(SidecarMatcher.maxBytes) else { continue }
             return sidecar
         }
         return nil

@@ -17,7 +17,9 @@ struct ConfigCommand: ParsableCommand {
             vanish_threshold (CAIRN_VANISH_THRESHOLD), apply_deletions (CAIRN_APPLY_DELETIONS), lanes \
             (CAIRN_LANES), clips (CAIRN_CLIPS), destination (CAIRN_DESTINATION), immich_url (CAIRN_IMMICH_URL), \
             immich_api_key_file (CAIRN_IMMICH_API_KEY_FILE), metrics_file (CAIRN_METRICS_FILE), metrics_push \
-            (CAIRN_METRICS_PUSH), queue (CAIRN_QUEUE), catalog (CAIRN_CATALOG); the key itself is shown as ***, a \
+            (CAIRN_METRICS_PUSH), queue (CAIRN_QUEUE), catalog (CAIRN_CATALOG), check_destination_days \
+            (CAIRN_CHECK_DESTINATION_DAYS), destination_drift (CAIRN_DESTINATION_DRIFT), time_zone \
+            (CAIRN_TIME_ZONE); the key itself is shown as ***, a \
             queue's or catalog's password never. Exit code 64 names the file, variable or flag of a bad value.
             """
     )
@@ -63,6 +65,9 @@ struct ConfigCommand: ParsableCommand {
             metrics_push      \(immich.metricsPush ?? "(none)")
             queue             \(queue ?? "(none)")
             catalog           \(catalog ?? "(the library's SQLite file)")
+            check_destination_days \(resolved.destinationCheck.everyDays)
+            destination_drift \(resolved.destinationCheck.mending.rawValue)
+            time_zone         \(resolved.timeZone ?? "(this machine's)")
             """)
     }
 }

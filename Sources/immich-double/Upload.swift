@@ -19,7 +19,9 @@ extension ImmichDouble {
 
         let staging = store.files.stagingURL()
         defer { try? FileManager.default.removeItem(at: staging) }
-        var form = UploadForm()
+        // 3.1 refuses an empty file part, sidecar included; 3.0 keeps it (`middleware/file-upload.interceptor.ts`
+        // `_handleFile`: `if (size === 0) callback(new BadRequestException('File is empty'))`, from v3.1.0).
+        var form = UploadForm(refusesEmptyFiles: (version.major, version.minor) >= (3, 1))
         do {
             for try await part in parts { try await form.take(part, staging: staging) }
         } catch let error as ImmichError {
@@ -86,6 +88,8 @@ struct UploadForm {
         var visibility: Components.Schemas.AssetVisibility?
     }
 
+    /// Whether an empty file part fails the upload (Immich 3.1 and later).
+    let refusesEmptyFiles: Bool
     var file: File?
     var sidecarBytes = 0
     /// The file filter's refusal of a part, answered for the whole upload.
@@ -102,6 +106,7 @@ struct UploadForm {
             let (bytes, digest) = try await Self.stream(file.payload.body, to: staging)
             self.file = File(filename: file.filename, bytes: bytes, digest: digest)
             traffic?.addFilePart(name: "assetData", filename: file.filename, bytes: bytes)
+            if bytes == 0, refusesEmptyFiles { refusal = refusal ?? ImmichError.badRequest("File is empty") }
         case .sidecarData(let sidecar):
             // `canUploadFile`'s SIDECAR_DATA case: `.xmp` by the judged name, which is the `filename` field's when
             // that field came first: a sidecar after `filename=IMG_1.jpg` is judged as a JPEG and refused.
@@ -111,6 +116,7 @@ struct UploadForm {
             for try await chunk in sidecar.payload.body { count += chunk.count }
             sidecarBytes = count
             traffic?.addFilePart(name: "sidecarData", filename: sidecar.filename, bytes: count)
+            if count == 0, refusesEmptyFiles { refusal = refusal ?? ImmichError.badRequest("File is empty") }
         case .fileCreatedAt(let part): try await keep("fileCreatedAt", part.payload.body)
         case .fileModifiedAt(let part): try await keep("fileModifiedAt", part.payload.body)
         case .duration(let part): try await keep("duration", part.payload.body)

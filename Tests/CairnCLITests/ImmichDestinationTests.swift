@@ -361,6 +361,22 @@ extension ImmichDestinationTests {
         #expect(named.status == 0, "\(named.standardOutput)\(named.standardError)")
         #expect(try await fixture.double.state().assets.filter { $0.albums.contains("Phone") }.map(\.originalFileName) == ["NEW.jpg"])
     }
+
+    /// `--time-zone` (or `time_zone`) names the zone of Takeout dates that carry no offset, whatever the machine's.
+    @Test func aTakeoutDateTakesTheZoneNamedByTimeZone() async throws {
+        let fixture = try Fixture()
+        let trip = fixture.folder.subpath("src/Takeout/Google Photos/Trip")
+        try FileManager.default.createDirectory(atPath: trip, withIntermediateDirectories: true)
+        try MediaFixtures.jpeg(at: trip + "/N0.jpg", width: 70, height: 40)
+        try #"{"title": "N0.jpg", "photoTakenTime": {"timestamp": "1562932800"}}"#
+            .write(toFile: trip + "/N0.jpg.json", atomically: true, encoding: .utf8)
+        let result = try fixture.cairn(["sync", fixture.source, "--plain", "--time-zone", "America/New_York"],
+                                       environment: ["TZ": "Europe/Paris"])
+        #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
+        let photo = try #require(try await fixture.double.state().assets.first { $0.originalFileName == "N0.jpg" })
+        #expect(photo.dateTimeOriginal?.hasPrefix("2019-07-12T12:00:00") == true, "the same instant: \(photo)")
+        #expect(photo.timeZone == "UTC-4", "\(photo)")
+    }
 }
 
 extension ImmichDestinationTests {

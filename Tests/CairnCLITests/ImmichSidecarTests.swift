@@ -42,16 +42,21 @@ import Testing
 
     /// Immich 3.0 keeps an empty upload as an asset it cannot show, 3.1 refuses it: an empty file is not sent,
     /// and the run names it with its reason; the others arrive.
-    @Test func anEmptyFileIsNotSentAndTheRunSaysWhy() async throws {
-        let fixture = try ImmichDestinationTests.Fixture()
+    /// Immich 3.0 keeps an empty upload it can never show, 3.1 refuses any empty file part (sidecar included):
+    /// against either, an empty file is not sent, and a photo beside an empty sidecar arrives without it.
+    @Test(arguments: ["3.0.3", "3.1.0"])
+    func anEmptyFileIsNotSentAndTheRunSaysWhy(_ version: String) async throws {
+        let fixture = try ImmichDestinationTests.Fixture(serverVersion: version)
         try fixture.writeDistinctJPEGs(2, prefix: "OK_")
         _ = FileManager.default.createFile(atPath: fixture.folder.subpath("src/EMPTY.JPG"), contents: Data())
+        _ = FileManager.default.createFile(atPath: fixture.folder.subpath("src/OK_0.JPG.xmp"), contents: Data())
         let result = try fixture.sync()
         #expect(result.status == 3, "\(result.standardOutput)\(result.standardError)")
         #expect((result.standardOutput + result.standardError).contains("EMPTY.JPG: empty file (0 bytes)"),
                 "\(result.standardOutput)\(result.standardError)")
         let state = try await fixture.double.state()
         #expect(state.assets.count == 2 && state.assets.allSatisfy { $0.bytes > 0 })
+        #expect(state.assets(withChecksum: try fixture.sha1("OK_0.JPG")).first?.sidecarBytes == 0)
     }
 }
 

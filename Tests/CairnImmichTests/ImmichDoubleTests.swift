@@ -255,6 +255,51 @@ import Testing
         #expect(try await double.state().assets.allSatisfy { !$0.isTrashed })
     }
 
+    /// Real server: `search.service.ts` `searchMetadata` gives an API key `visibility: 'not-locked'` when none is
+    /// asked (`utils/database.ts` `searchAssetBuilder`): a hidden asset (a Live Photo's movie) is found, a locked one
+    /// is not; `trashedAfter` searches the trash by `deletedAt` (and implies `withDeleted`).
+    @Test func searchFindsHiddenAssetsNotLockedOnesAndTheTrashByItsDate() async throws {
+        let double = try ImmichDouble()
+        var ids: [String] = []
+        for index in 0..<3 {
+            ids.append(try #require(try await Self.upload(double, Data("search \(index)".utf8), name: "S\(index).jpg")
+                .object["id"] as? String))
+        }
+        #expect(try await Self.send(double, "PUT", "/api/assets/\(ids[0])", json: ["visibility": "hidden"]).status == 200)
+        try await double.lock(assetIDs: [ids[1]])
+        func found(_ query: [String: Any]) async throws -> Set<String> {
+            let reply = try await Self.send(double, "POST", "/api/search/metadata", json: query)
+            #expect(reply.status == 200, "\(String(decoding: reply.body, as: UTF8.self))")
+            let items = ((reply.object["assets"] as? [String: Any])?["items"] as? [[String: Any]]) ?? []
+            return Set(items.compactMap { $0["id"] as? String })
+        }
+        #expect(try await found([:]) == [ids[0], ids[2]])
+        let before = Date()
+        #expect(try await Self.send(double, "DELETE", "/api/assets", json: ["ids": [ids[2]], "force": false]).status == 204)
+        #expect(try await found([:]) == [ids[0]], "trashed assets only when asked for")
+        let iso = ISO8601DateFormatter()
+        iso.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        let since = iso.string(from: before.addingTimeInterval(-1))
+        #expect(try await found(["trashedAfter": since]) == [ids[2]])
+        let later = iso.string(from: Date().addingTimeInterval(60))
+        #expect(try await found(["trashedAfter": later]).isEmpty)
+    }
+
+    /// Real server: `middleware/file-upload.interceptor.ts` `_handleFile` refuses an empty file part with 400
+    /// "File is empty" from v3.1.0 on; 3.0.3 keeps it.
+    @Test(arguments: [("3.0.3", 201), ("3.1.0", 400)])
+    func anEmptyFileIsKeptBy3_0AndRefusedBy3_1(_ version: String, _ status: Int) async throws {
+        let double = try ImmichDouble(serverVersion: version)
+        let reply = try await Self.upload(double, Data(), name: "EMPTY.jpg")
+        #expect(reply.status == status, "\(version): \(String(decoding: reply.body, as: UTF8.self))")
+        if status == 400 { #expect(reply.object["message"] as? String == "File is empty") }
+        let sidecar = try await Self.upload(double, parts: [
+            .file(field: "sidecarData", filename: "S.xmp", Data()),
+            .file(field: "assetData", filename: "S.jpg", Data("a photo with an empty sidecar".utf8)),
+        ])
+        #expect(sidecar.status == status)
+    }
+
     /// Real server: `album.service.ts` `getAll` (owned and shared albums, `isOwned`/`isShared`/`name` filters) and
     /// `addAssetsToAlbums` (200 with `no_permission` for a viewer's album, `duplicate` when nothing was new).
     @Test func albumsSharedWithTheUserAreListedAndAViewerCannotAddToThem() async throws {

@@ -1,3 +1,4 @@
+import CairnCore
 import CairnReconcile
 import CairnTesting
 import Foundation
@@ -92,6 +93,30 @@ import Testing
             try CairnConfiguration.resolve(configFile: nil, libraryRoot: library.path, environment: [:],
                                            flags: .init(vanishThreshold: 50))
         }
+    }
+
+    /// The destination's checks and the zone of dates sent without an offset: file, environment, flag, each checked.
+    @Test func destinationCheckAndTimeZoneKeys() throws {
+        _ = try writeConfig("check_destination_days = 30\ndestination_drift = \"restore\"\ntime_zone = \"Asia/Tokyo\"\n")
+        let file = try CairnConfiguration.resolve(configFile: nil, libraryRoot: library.path, environment: [:])
+        #expect(file.destinationCheck == DestinationCheckPolicy(everyDays: 30, mending: .restore))
+        #expect(file.timeZone == "Asia/Tokyo")
+        let flagged = try CairnConfiguration.resolve(configFile: nil, libraryRoot: library.path,
+                                                     environment: ["CAIRN_CHECK_DESTINATION_DAYS": "2"],
+                                                     flags: .init(destinationDrift: .report, timeZone: "UTC"))
+        #expect(flagged.destinationCheck == DestinationCheckPolicy(everyDays: 2, mending: .report) && flagged.timeZone == "UTC")
+        #expect(try CairnConfiguration.resolve(configFile: nil, libraryRoot: library.path + "/none", environment: [:])
+            .destinationCheck == DestinationCheckPolicy(everyDays: 7, mending: .report))
+        #expect(throws: ConfigurationError(origin: "environment variable CAIRN_CHECK_DESTINATION_DAYS", key: nil,
+                                           reason: "must be within 1...365 days, got 0")) {
+            try CairnConfiguration.resolve(configFile: nil, libraryRoot: library.path,
+                                           environment: ["CAIRN_CHECK_DESTINATION_DAYS": "0"])
+        }
+        let zone = #expect(throws: ConfigurationError.self) {
+            try CairnConfiguration.resolve(configFile: nil, libraryRoot: library.path, environment: [:],
+                                           flags: .init(timeZone: "Mars/Olympus"))
+        }
+        #expect(zone?.origin == "flag --time-zone" && zone?.reason.contains("Mars/Olympus") == true)
     }
 
     @Test func anExplicitConfigFileMustExist() throws {
