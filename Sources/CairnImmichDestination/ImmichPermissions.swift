@@ -6,6 +6,10 @@ package enum ImmichPermissions {
     package static let bringIn: Set<String> = ["user.read", "asset.upload", "asset.update"]
     /// A sync that applies deletions: each trashed asset is tagged with its run first.
     package static let trash: Set<String> = ["tag.create", "tag.asset", "asset.delete"]
+    /// Every sync: the check of what cairn uploaded (a search of Immich's trash; the full check rides `asset.upload`).
+    package static let driftCheck: Set<String> = ["asset.read"]
+    /// `--destination-drift restore`: restoring from Immich's trash is `asset.delete`'s.
+    package static let driftRestore: Set<String> = ["asset.delete"]
     /// `--album`, `--album-from`.
     package static let albums: Set<String> = ["album.read", "album.create", "albumAsset.create"]
     /// `cairn restore`: the run's tag and its assets, what the server still holds, the restore.

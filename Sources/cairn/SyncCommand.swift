@@ -170,10 +170,15 @@ struct SyncInvocation {
            let configuration = try? PipelineConfiguration.defaults(cores: System.coreCount).applying(laneSpec: lanes) {
             uploads = configuration.transfer.width
         }
-        let trashes = !dryRun && ((try? reconcile.resolve(libraryRoot: library.resolvedPath, source: source))?.applyDeletions ?? false)
+        let settings = dryRun ? nil : try? reconcile.resolve(libraryRoot: library.resolvedPath, source: source)
+        var needs = ImmichPermissions.bringIn
+        if let settings {
+            needs.formUnion(ImmichPermissions.driftCheck)
+            if settings.applyDeletions { needs.formUnion(ImmichPermissions.trash) }
+            if settings.destinationCheck.mending == .restore { needs.formUnion(ImmichPermissions.driftRestore) }
+        }
         let immich = try await destination.connect(
-            libraryRoot: library.resolvedPath, uploads: uploads, cancellation: cancellation,
-            needs: ImmichPermissions.bringIn.union(trashes ? ImmichPermissions.trash : []))
+            libraryRoot: library.resolvedPath, uploads: uploads, cancellation: cancellation, needs: needs)
         do {
             try await run(immich: immich, cancellation: cancellation)
             await immich?.close()

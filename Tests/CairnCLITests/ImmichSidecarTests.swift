@@ -94,13 +94,22 @@ import Testing
         try FileManager.default.createDirectory(atPath: folder.subpath("src"), withIntermediateDirectories: true)
         try MediaFixtures.jpeg(at: folder.subpath("src/A.JPG"), width: 64, height: 48)
         let limited = ["user.read", "asset.upload", "asset.update", "asset.read", "asset.delete", "tag.asset"]
-        let double = try ImmichDouble(users: ["limited-key": "tester"], traffic: ImmichDestinationTests.trafficLog(),
-                                      keyPermissions: ["limited-key": limited])
-        func sync(_ extra: [String]) throws -> CairnBinary.Result {
+        // A key that may upload but neither read nor delete: a sync's drift check needs the first, mending the second.
+        let blind = ["user.read", "asset.upload", "asset.update"]
+        let double = try ImmichDouble(users: ["limited-key": "tester", "blind-key": "tester", "keeper-key": "tester"],
+                                      traffic: ImmichDestinationTests.trafficLog(),
+                                      keyPermissions: ["limited-key": limited, "blind-key": blind,
+                                                       "keeper-key": blind + ["asset.read"]])
+        func sync(_ extra: [String], key: String = "limited-key") throws -> CairnBinary.Result {
             try CairnBinary.run(["sync", folder.subpath("src"), "--plain", "--library", folder.subpath("lib"),
                                  "--destination", "immich", "--immich-url", double.baseURL] + extra,
-                                environment: ["CAIRN_IMMICH_API_KEY": "limited-key"])
+                                environment: ["CAIRN_IMMICH_API_KEY": key])
         }
+        let unread = try sync([], key: "blind-key")
+        #expect(unread.status == 77 && unread.standardError.contains("lacks the permission asset.read"), "\(unread.standardError)")
+        let unmended = try sync(["--destination-drift", "restore"], key: "keeper-key")
+        #expect(unmended.status == 77 && unmended.standardError.contains("lacks the permission asset.delete"),
+                "\(unmended.standardError)")
         let refused = try sync(["--apply-deletions"])
         #expect(refused.status == 77, "\(refused.standardOutput)\(refused.standardError)")
         #expect(refused.standardError.contains("lacks the permission tag.create"), "\(refused.standardError)")
