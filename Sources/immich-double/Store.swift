@@ -210,11 +210,15 @@ actor Store {
     }
 
     /// Adds every (tag, asset) pair the caller owns; counts the pairs that were new, as Immich does.
+    /// Real server: `server/src/services/tag.service.ts` `bulkTagAssets` keeps only the ids `checkAccess` allows
+    /// (the caller's tags; the caller's assets, never a Locked Folder one to an API key) and drops the rest
+    /// silently; `count` is the links it made.
     func tagAssets(tagIds: [String], assetIds: [String], owner: String, now: Date) -> Int {
         var count = 0
         for tagId in tagIds where tags[tagId]?.ownerId == owner {
             for assetId in assetIds {
-                guard var asset = asset(assetId, owner: owner), !asset.tagIds.contains(tagId) else { continue }
+                guard var asset = asset(assetId, owner: owner), asset.visibility != .locked,
+                      !asset.tagIds.contains(tagId) else { continue }
                 asset.tagIds.append(tagId)
                 asset.updatedAt = now
                 assets[assetId] = asset

@@ -58,7 +58,8 @@ extension ImmichDouble {
             if let role = await store.album(albumId)?.role(of: user.id), role != .viewer { albumIds.append(albumId) }
         }
         var assetIds: [String] = []
-        for assetId in dto.assetIds.map({ $0.lowercased() }) where await store.asset(assetId, owner: user.id) != nil {
+        for assetId in dto.assetIds.map({ $0.lowercased() }) {
+            guard let asset = await store.asset(assetId, owner: user.id), asset.visibility != .locked else { continue }
             assetIds.append(assetId)
         }
         guard !albumIds.isEmpty, !assetIds.isEmpty else {

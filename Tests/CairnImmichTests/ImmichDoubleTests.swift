@@ -255,6 +255,35 @@ import Testing
         #expect(try await double.state().assets.allSatisfy { !$0.isTrashed })
     }
 
+    /// Real server: `tag.service.ts` `bulkTagAssets` and `album.service.ts` `addAssetsToAlbums` keep the ids
+    /// `checkAccess` allows and drop the others silently (purged, locked, another user's): no 400 for the batch.
+    @Test func tagAndAlbumAddsDropInaccessibleIdsSilently() async throws {
+        let double = try ImmichDouble(users: ["test-key": "tester", "other-key": "other"])
+        var ids: [String] = []
+        for index in 0..<4 {
+            ids.append(try #require(try await Self.upload(double, Data("tagged \(index)".utf8), name: "T\(index).jpg")
+                .object["id"] as? String))
+        }
+        let foreign = try #require(try await Self.upload(double, Data("someone else's".utf8), name: "F.jpg",
+                                                         key: "other-key").object["id"] as? String)
+        try await double.purge(assetIDs: [ids[0]])
+        try await double.lock(assetIDs: [ids[1]])
+        let tags = try await Self.send(double, "PUT", "/api/tags", json: ["tags": ["cairn/v1/run/x"]])
+        let tagID = try #require((tags.json as? [[String: Any]])?.first?["id"] as? String)
+        let tagged = try await Self.send(double, "PUT", "/api/tags/assets", json: ["tagIds": [tagID], "assetIds": ids + [foreign]])
+        #expect(tagged.status == 200 && tagged.object["count"] as? Int == 2, "\(tagged.object)")
+        let state = try await double.state()
+        #expect(state.assets.filter { $0.tags.contains("cairn/v1/run/x") }.map(\.id).sorted() == [ids[2], ids[3]].sorted())
+
+        let album = try await Self.send(double, "POST", "/api/albums", json: ["albumName": "A"])
+        let albumID = try #require(album.object["id"] as? String)
+        let added = try await Self.send(double, "PUT", "/api/albums/assets", json: ["albumIds": [albumID], "assetIds": [ids[1], ids[2]]])
+        #expect(added.status == 200 && added.object["success"] as? Bool == true, "\(added.object)")
+        #expect(try await double.state().assets.filter { $0.albums == ["A"] }.map(\.id) == [ids[2]])
+        let none = try await Self.send(double, "PUT", "/api/albums/assets", json: ["albumIds": [albumID], "assetIds": [ids[1], foreign]])
+        #expect(none.object["error"] as? String == "no_permission", "\(none.object)")
+    }
+
     /// Real server: `search.service.ts` `searchMetadata` gives an API key `visibility: 'not-locked'` when none is
     /// asked (`utils/database.ts` `searchAssetBuilder`): a hidden asset (a Live Photo's movie) is found, a locked one
     /// is not; `trashedAfter` searches the trash by `deletedAt` (and implies `withDeleted`).
