@@ -21,7 +21,7 @@ package enum TemporaryName {
 
     /// Shards made or found since a library was last opened for writing: cairn never removes one
     /// (`removeLeftoverTemporaryFiles` keeps them), so each is looked at once, not three times a file.
-    private static let shardsKnown = Mutex<Set<String>>([])
+    private static let shardsKnown = Locked<Set<String>>([])
 
     /// Forgets the shards known: a library opened anew may be one made again where another was removed.
     package static func forgetShards() {

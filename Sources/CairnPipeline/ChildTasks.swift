@@ -47,38 +47,15 @@ func withStop(_ signal: StopSignal, _ body: @escaping @Sendable () async -> Void
     }
 }
 
-/// A handle on one child of the run's task group, which has none of its own: `stop()` cancels that child's task.
-/// Unlike `withStop`, which confines a stop to one wait of a longer task, it costs no task group: the scheduler
-/// starts a child for every phase of every file.
+/// A handle on one child of the run's task group, which has none of its own: `stop()` cancels that child's job
+/// (now, or as it starts) by the child's own `withStop`, so the cancellation stays inside the task tree.
 final class ChildTask: Sendable {
-    private struct State: @unchecked Sendable {
-        var stopped = false
-        /// The child's task, held only while its job runs: the task outlives that, so `stop` never reaches a task
-        /// that has ended.
-        var running: UnsafeCurrentTask?
-    }
+    private let signal = StopSignal()
 
-    private let state = Locked(State())
+    func stop() { signal.stop() }
 
-    /// Cancels the child (now, or as it starts). Its cancellation handlers run here and must not stop it again.
-    func stop() {
-        state.withLock { state in
-            state.stopped = true
-            state.running?.cancel()
-            state.running = nil
-        }
-    }
-
-    /// Runs `job` as the whole of the calling child task.
-    fileprivate func run(_ job: () async -> Void) async {
-        withUnsafeCurrentTask { task in
-            state.withLock { state in
-                if state.stopped { task?.cancel() } else { state.running = task }
-            }
-        }
-        await job()
-        state.withLock { $0.running = nil }
-    }
+    /// Runs `job` as the whole of the calling child task, until it returns or `stop()` ends it.
+    fileprivate func run(_ job: @escaping @Sendable () async -> Void) async { await withStop(signal, job) }
 }
 
 /// The scheduler's way into its run's task group: work that its actions start (phases, timers, page requests) is

@@ -1,6 +1,5 @@
 import CairnCore
 import CairnMedia
-import Synchronization
 
 /// Runs blocking work (a parallel hash, file copies, fsync, FFmpeg, SQLite) on `BlockingPool`, off Swift's cooperative
 /// pool, so slow system calls never starve the tasks that schedule and narrate, counted by the run's `WorkTracker`.
@@ -36,13 +35,30 @@ package enum BlockingWork {
 /// A run waits for it before it lets go of the library, so no abandoned phase writes the catalog after the
 /// lock is released and the catalog closed.
 package final class WorkTracker: Sendable {
-    private let inFlight = Atomic<Int>(0)
+    private struct State {
+        var running = 0
+        /// Tasks waiting for `running` to reach 0, by a number of their own (a cancelled wait leaves alone).
+        var waiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
+        var nextWaiter: UInt64 = 0
+    }
+
+    private let state = Locked(State())
 
     package init() {}
 
-    func started() { inFlight.add(1, ordering: .sequentiallyConsistent) }
-    func ended() { inFlight.subtract(1, ordering: .sequentiallyConsistent) }
-    var running: Int { inFlight.load(ordering: .sequentiallyConsistent) }
+    func started() { state.withLock { $0.running += 1 } }
+
+    func ended() {
+        let woken = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.running -= 1
+            guard state.running == 0 else { return [] }
+            defer { state.waiters = [:] }
+            return Array(state.waiters.values)
+        }
+        for waiter in woken { waiter.resume() }
+    }
+
+    var running: Int { state.withLock { $0.running } }
 
     /// Runs `body`, then waits (up to `limit`) until none of this run's work is running, whether `body` returned or
     /// threw: abandoned (timed-out) phases finish before the caller lets go of the library.
@@ -57,15 +73,36 @@ package final class WorkTracker: Sendable {
         }
     }
 
-    /// Waits (up to `limit`) until none of this run's work is running; returns whether it got there. It polls: the
-    /// wait is rare (a phase abandoned at a timeout) and short.
+    /// Waits (up to `limit`) until none of this run's work is running; returns whether it got there. Woken by the
+    /// last `ended()`, not by polling.
     @discardableResult
     func waitUntilIdle(limit: Duration) async -> Bool {
-        let deadline = ContinuousClock.now + limit
-        while running > 0 {
-            guard ContinuousClock.now < deadline else { return false }
-            try? await Task.sleep(for: .milliseconds(10))
+        await withTaskGroup(of: Bool.self) { group in
+            group.addTask { await self.idle(); return !Task.isCancelled }
+            group.addTask { try? await Task.sleep(for: limit); return false }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first || running == 0
         }
-        return true
+    }
+
+    /// Returns once nothing runs, or once the waiting task is cancelled.
+    private func idle() async {
+        let number = state.withLock { state in
+            defer { state.nextWaiter += 1 }
+            return state.nextWaiter
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let parked = state.withLock { state in
+                    guard state.running > 0, !Task.isCancelled else { return false }
+                    state.waiters[number] = continuation
+                    return true
+                }
+                if !parked { continuation.resume() }
+            }
+        } onCancel: {
+            state.withLock { $0.waiters.removeValue(forKey: number) }?.resume()
+        }
     }
 }

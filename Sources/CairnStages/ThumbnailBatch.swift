@@ -2,7 +2,6 @@ import CairnCore
 import CairnMedia
 import CairnPipeline
 import Foundation
-import Synchronization
 
 /// `cairn thumbnail FILE…`: the files go through the import's own lanes (metadata, then thumbnail, as wide as
 /// an import's), each decoded once, and each file's line is reported in the order the files were given.
@@ -81,7 +80,7 @@ private final class OrderedLines: Sendable {
         var waiting: [Int: ThumbnailBatch.Line] = [:]
     }
 
-    private let pending = Mutex(Pending())
+    private let pending = Locked(Pending())
     private let count: Int
     private let report: @Sendable (ThumbnailBatch.Line) -> Void
 
@@ -113,8 +112,8 @@ private final class ThumbnailStages: PipelineStages {
 
     private let media: MediaEngine
     private let targets: [Target]
-    private let kinds = Mutex<[Int: MediaKind]>([:])
-    private let thumbnails = Mutex<[Int: RenderedImage]>([:])
+    private let kinds = Locked<[Int: MediaKind]>([:])
+    private let thumbnails = Locked<[Int: RenderedImage]>([:])
 
     init(media: MediaEngine, targets: [Target]) {
         self.media = media

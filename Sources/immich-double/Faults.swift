@@ -1,7 +1,7 @@
+import CairnCore
 import Foundation
 import Hummingbird
 import NIOCore
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -101,9 +101,9 @@ final class FaultInjector: Sendable {
         var retryAfterSeconds: Int
     }
 
-    private let state: Mutex<(profile: FaultProfile, random: SplitMix64)>
+    private let state: Locked<(profile: FaultProfile, random: SplitMix64)>
 
-    init(_ profile: FaultProfile) { state = Mutex((profile, SplitMix64(state: profile.seed))) }
+    init(_ profile: FaultProfile) { state = Locked((profile, SplitMix64(state: profile.seed))) }
 
     var profile: FaultProfile { state.withLock { $0.profile } }
 
@@ -237,7 +237,7 @@ struct FaultMiddleware: RouterMiddleware {
 
 /// Set once a limited body went past its limit.
 final class LimitFlag: Sendable {
-    private let state = Mutex(false)
+    private let state = Locked(false)
     var isSet: Bool { state.withLock { $0 } }
     func set() { state.withLock { $0 = true } }
 }

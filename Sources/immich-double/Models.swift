@@ -1,5 +1,5 @@
+import CairnCore
 import Foundation
-import Synchronization
 import ImmichAPI
 
 /// A user the double knows by API key. Its id is derived from the name so that restarts and separate doubles agree.
@@ -146,7 +146,7 @@ struct Album: Sendable {
 }
 
 final class Revocations: Sendable {
-    private let keys = Mutex<Set<String>>([])
+    private let keys = Locked<Set<String>>([])
     func contains(_ key: String) -> Bool { keys.withLock { $0.contains(key) } }
     func set(_ key: String, _ isRevoked: Bool) {
         keys.withLock { keys in

@@ -2,7 +2,6 @@ import CairnCore
 import Foundation
 import HTTPTypes
 import Hummingbird
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -40,7 +39,7 @@ final class TrafficRecord: Sendable {
         var multipart = false
     }
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
     static let boundary = "immich-double-traffic-boundary"
     /// Only these request headers matter to the spec; the API key's value never reaches the log.
     static let loggedHeaders = ["content-type", "x-immich-checksum", "accept", "content-length"]
@@ -60,7 +59,7 @@ final class TrafficRecord: Sendable {
             state.multipart = true
             state.line.requestContentType = "multipart/form-data; boundary=\(Self.boundary)"
         }
-        self.state = Mutex(state)
+        self.state = Locked(state)
     }
 
     func setBody(_ text: String) { state.withLock { $0.line.requestBody = text } }
@@ -116,14 +115,14 @@ final class TrafficRecord: Sendable {
 
 /// The NDJSON file: one write(2) per line, so a killed double leaves only whole lines behind.
 final class TrafficLog: Sendable {
-    private let fd: Mutex<Int32>
+    private let fd: Locked<Int32>
 
     init(path: String) throws {
         let opened = SystemCall.result { open(path, O_WRONLY | O_CREAT | O_APPEND, 0o644) }
         guard case .success(let fd) = opened else {
             throw DoubleFailure("cannot open traffic log \(path): \(opened.failureReason)")
         }
-        self.fd = Mutex(fd)
+        self.fd = Locked(fd)
     }
 
     func append(_ record: TrafficRecord) {
@@ -196,7 +195,7 @@ struct TrafficMiddleware: RouterMiddleware {
     }
 
     final class Sink: Sendable {
-        let buffer = Mutex(ByteBuffer())
+        let buffer = Locked(ByteBuffer())
     }
 
     struct CollectingWriter: ResponseBodyWriter {
