@@ -158,37 +158,4 @@ extension BlockingPool {
             }
         }
     }
-
-    /// Runs jobs one at a time, in the order queued, on the pool (the run-table inserts behind a walk).
-    public final class SerialQueue: Sendable {
-        private struct State {
-            var jobs: [@Sendable () -> Void] = []
-            var running = false
-        }
-
-        private let state = Locked(State())
-
-        public init() {}
-
-        public func async(_ job: @escaping @Sendable () -> Void) {
-            let start = state.withLock { state in
-                state.jobs.append(job)
-                defer { state.running = true }
-                return !state.running
-            }
-            if start { BlockingPool.submit { self.drain() } }
-        }
-
-        /// Returns once every job queued so far has run.
-        public func waitUntilIdle() { state.withLock(when: { !$0.running }) { _ in } }
-
-        private func drain() {
-            while let job = state.withLockNotifying({ state -> (@Sendable () -> Void)? in
-                guard !state.jobs.isEmpty else { state.running = false; return nil }
-                return state.jobs.removeFirst()
-            }) {
-                job()
-            }
-        }
-    }
 }

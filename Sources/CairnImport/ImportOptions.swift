@@ -22,12 +22,6 @@ public struct ImportOptions: Sendable {
     /// Where new content goes (`--destination`): the library itself unless an Immich server is named.
     package var destination: any ImportDestination = LibraryDestination()
 
-    /// The transfer lane's width (copies are I/O bound, so wider than the cores helps a disk queue).
-    public var copyWorkers: Int {
-        get { pipeline.transfer.width }
-        set { pipeline.transfer.width = newValue }
-    }
-
     public init(source: String) { self.source = source }
 }
 

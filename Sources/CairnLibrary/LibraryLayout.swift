@@ -30,7 +30,6 @@ public struct LibraryLayout: Sendable {
     public var catalogPath: String { root + "/" + Self.catalogFileName }
     public var originalsDirectory: String { root + "/" + Self.originalsFolderName }
     public var derivedDirectory: String { root + "/" + Self.derivedFolderName }
-    public var trashDirectory: String { root + "/" + Self.trashFolderName }
     /// Work in progress; emptied at the start of every run (under the library lock).
     public var temporaryDirectory: String { root + "/" + Self.temporaryFolderName }
 
@@ -50,7 +49,6 @@ public struct LibraryLayout: Sendable {
     /// Damaged originals found at their content address, set aside and never emptied by cairn.
     public var quarantineDirectory: String { root + "/" + Self.quarantineFolderName }
     public var runLogDirectory: String { root + "/" + Self.runLogFolderName }
-    public var journalPath: String { root + "/" + Self.journalFileName }
     public var lockPath: String { root + "/" + Self.lockFileName }
     /// The library's identity in a shared work queue (a UUID, written by the first import that uses a queue): the
     /// same library whichever path a host mounts it at.

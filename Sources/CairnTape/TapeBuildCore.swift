@@ -75,9 +75,6 @@ public struct TapeBuildCore: Sendable {
         return summary
     }
 
-    /// Segments of `clip` on the playlist.
-    public func publishedSegments(of clip: Int) -> Int { clips[clip].published }
-
     // MARK: Inputs
 
     /// `clip`'s next segment file is complete on disk (a clip's segments come in order).

@@ -34,7 +34,6 @@ public struct TrashReport: Sendable, Equatable {
     /// What was moved into `trash/<run-id>/` (paths actually moved this call).
     public var trashed: [TrashItem] = []
     public var failures: [DeletionFailure] = []
-    public var movedFileCount: Int { trashed.reduce(0) { $0 + $1.libraryPaths.count } }
 }
 
 public struct RestoreReport: Sendable, Equatable {

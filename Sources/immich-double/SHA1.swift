@@ -48,9 +48,6 @@ enum ChecksumText {
         return nil
     }
 
-    /// The hex spelling of whatever SHA1 spelling a client sent (nil if it is not one).
-    static func normalizedHex(_ text: String) -> String? { digest(text).map(hex) }
-
     private static func hexBytes(_ text: String) -> [UInt8]? {
         var bytes = [UInt8]()
         var high: UInt8?

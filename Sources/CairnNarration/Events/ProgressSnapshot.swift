@@ -22,6 +22,4 @@ public struct ProgressSnapshot: Codable, Sendable, Equatable {
         self.fraction = fraction; self.itemsPerSecond = itemsPerSecond; self.bytesPerSecond = bytesPerSecond
         self.etaSeconds = etaSeconds
     }
-
-    public var isDeterminate: Bool { fraction != nil }
 }
