@@ -47,6 +47,11 @@ extension ImmichDestination {
     package func finishImport(runID: String, sourceRoot: String, catalog: any AssetCatalog) async throws -> [String] {
         let assets = try await catalog.assets(broughtInBy: runID)
         var lines = renameNote.map { [$0] } ?? []
+        let kept = keptInTrash.withLock { $0 }
+        if kept > 0 {
+            lines.append("\(kept) file\(kept == 1 ? " is" : "s are") in Immich's trash and this API key may not restore "
+                         + "\(kept == 1 ? "it" : "them") (it lacks asset.delete): left there")
+        }
         let dated = try await sendSidecarMetadata(of: assets, runID: runID, catalog: catalog)
         if dated > 0 {
             lines.append("sent the Google Takeout dates and places of \(dated) asset\(dated == 1 ? "" : "s") to Immich")

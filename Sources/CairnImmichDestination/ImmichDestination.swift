@@ -21,6 +21,8 @@ package final class ImmichDestination: ImportDestination {
     let authRefused = Locked<ImmichFailure?>(nil)
     /// Trashed assets this run brought back because the source still holds them.
     let restored = Locked(0)
+    /// Trashed assets the source holds that this key may not restore (no `asset.delete`): left in Immich's trash.
+    let keptInTrash = Locked(0)
     /// Files sent under another name this run (Immich types by extension): how many, and the first few.
     private let renames = Locked<(count: Int, examples: [String])>((0, []))
 
@@ -123,10 +125,13 @@ package final class ImmichDestination: ImportDestination {
                 if case .trashed(let id) = presence { return id }
                 return nil
             }
-            if !trashed.isEmpty {
+            if !trashed.isEmpty, identity.missingPermissions(ImmichPermissions.driftRestore).isEmpty {
                 try journalRestores(of: found, runID: run.runID, library: run.library)
                 let count = try await client.restoreFromTrash(trashed)
                 restored.withLock { $0 += count }
+            } else if !trashed.isEmpty {
+                // Restoring is `asset.delete`'s, which an import does not ask of a key: said, not failed.
+                keptInTrash.withLock { $0 += trashed.count }
             }
             presence.withLock { $0.merge(found) { _, new in new } }
         } catch let failure as ImmichFailure {

@@ -119,6 +119,27 @@ import Testing
         #expect(try await double.state().assets.count == 1)
     }
 
+    /// Restoring from Immich's trash is `asset.delete`'s, which an import does not ask of a key: with a key that lacks
+    /// it, content the source holds that sits in Immich's trash is left there and said so; the run still succeeds.
+    @Test func contentInImmichsTrashStaysThereForAKeyThatMayNotRestore() async throws {
+        let folder = try TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: folder.subpath("src"), withIntermediateDirectories: true)
+        try MediaFixtures.jpeg(at: folder.subpath("src/KEPT.JPG"), width: 80, height: 60)
+        let double = try ImmichDouble(users: ["full-key": "tester", "upload-key": "tester"],
+                                      traffic: ImmichDestinationTests.trafficLog(),
+                                      keyPermissions: ["upload-key": ["user.read", "asset.upload", "asset.update"]])
+        let id = try await double.upload(path: folder.subpath("src/KEPT.JPG"), key: "full-key")
+        try await double.trash([id], key: "full-key")
+        let result = try CairnBinary.run(["import", folder.subpath("src"), "--plain", "--library", folder.subpath("lib"),
+                                          "--destination", "immich", "--immich-url", double.baseURL],
+                                         environment: ["CAIRN_IMMICH_API_KEY": "upload-key"])
+        #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
+        #expect(result.standardOutput.contains("1 file is in Immich's trash and this API key may not restore it"),
+                "\(result.standardOutput)")
+        let state = try await double.state()
+        #expect(state.assets.count == 1 && state.assets[0].isTrashed)
+    }
+
     /// Immich types a file by its name: a JPEG without an extension, a `.3g2` clip and a Samsung `.MP` go under a
     /// name it takes, and the run says so; the library keeps each file's own name.
     @Test func filesImmichCannotTypeByTheirNameArriveUnderANameItTakes() async throws {
