@@ -178,7 +178,7 @@ public protocol RunTables: Sendable {
 
     // A sync's reconciliation, worked out over the run tables and the reconciliation stores so that no path →
     // checksum map of the source is held in memory. The pure engine (`DeletionSignals`, `ReconciliationEngine`)
-    // is the specification; `CatalogReconcileTests` checks each backend against it on random runs.
+    // is the specification; `ReconcileRunContractTests` checks each backend against it on random runs.
 
     /// Compares the scan (a file that could not be hashed counted with its last checksum) with the source's last
     /// healthy snapshot and its edit anchors, keeping the paths where they do not all agree; counts what the rails

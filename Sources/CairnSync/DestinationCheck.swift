@@ -28,7 +28,12 @@ struct DestinationCheck {
         try await catalog.recordDestinationCheck(kind, found: found, at: now)
         var report = DestinationDrift(check: kind)
         var drift = try await catalog.destinationDrift()
-        if policy.mending == .restore, !drift.isEmpty {
+        let missing = drift.count { $0.state == .missing }
+        if policy.mending == .restore, Self.looksUnmounted(missing: missing, assets: try await catalog.assetCount()) {
+            // An unmounted originals disk, a wrong server or account: bringing it all in again is not mending.
+            report.mendingHeld = "\(missing) of the destination's assets are missing at once (an unmounted disk, "
+                + "another server or account?): nothing brought back this run"
+        } else if policy.mending == .restore, !drift.isEmpty {
             let held = try await catalog.heldByAnySource(Set(drift.map(\.checksum)))
             let trashed = drift.filter { $0.state == .trashed && held.contains($0.checksum) }.map(\.checksum)
             let lost = drift.filter { $0.state == .missing && held.contains($0.checksum) }.map(\.checksum)
@@ -43,5 +48,11 @@ struct DestinationCheck {
         report.trashed = drift.count { $0.state == .trashed }
         report.missing = drift.count { $0.state == .missing }
         return report
+    }
+
+    /// More than half of the destination gone at once, past a handful: the shape of a disk or server that is not
+    /// the one cairn wrote to, as the mass-vanish rail judges a source.
+    static func looksUnmounted(missing: Int, assets: Int) -> Bool {
+        missing > 10 && missing * 2 > max(assets, 1)
     }
 }

@@ -36,4 +36,23 @@ import Testing
         let after = try CairnBinary.run(["status", "--library", folder.subpath("lib")])
         #expect(!after.standardOutput.contains("gone from it"), "\(after.standardOutput)")
     }
+
+    /// Every original gone at once looks like an unmounted disk, not like a person's deletions: even with
+    /// `--destination-drift restore`, nothing is brought in again, and the run says why.
+    @Test func everyOriginalGoneAtOnceIsHeldNotCopiedAgain() throws {
+        let (folder, _) = try SyncCommandTests.makeSource(count: 12)
+        func sync(_ extra: [String]) throws -> CairnBinary.Result {
+            try CairnBinary.run(["sync", folder.subpath("src"), "--library", folder.subpath("lib"), "--plain"] + extra)
+        }
+        #expect(try sync([]).status == 0)
+        let originals = folder.subpath("lib/originals")
+        try FileManager.default.removeItem(atPath: originals)
+        try FileManager.default.createDirectory(atPath: originals, withIntermediateDirectories: true)
+        let held = try sync(["--check-destination", "--destination-drift", "restore"])
+        #expect(held.status == 0, "\(held.standardOutput)\(held.standardError)")
+        #expect(held.standardOutput.contains("12 gone from it for good; held: 12 of the destination's assets are missing at once"),
+                "\(held.standardOutput)")
+        let copied = (FileManager.default.enumerator(atPath: originals)?.allObjects as? [String] ?? []).filter { $0.hasSuffix(".jpg") }
+        #expect(copied.isEmpty, "nothing brought in again: \(copied)")
+    }
 }

@@ -127,6 +127,8 @@ public struct DestinationDrift: Sendable, Equatable, Codable {
     public var restored: Int
     /// Lost content a source still holds, brought in again this run (`--destination-drift restore`).
     public var broughtInAgain: Int
+    /// Why nothing was brought back although asked (so much missing at once that the destination looks unmounted).
+    public var mendingHeld: String?
 
     public init(check: DestinationCheckKind, trashed: Int = 0, missing: Int = 0, restored: Int = 0,
                 broughtInAgain: Int = 0) {
@@ -146,6 +148,7 @@ public struct DestinationDrift: Sendable, Equatable, Codable {
         if trashed > 0 { parts.append("\(trashed) deleted there (in its trash)") }
         if missing > 0 { parts.append("\(missing) gone from it for good") }
         guard !parts.isEmpty else { return what + ": nothing changed there" }
+        if let mendingHeld { return what + ": " + parts.joined(separator: ", ") + "; held: " + mendingHeld }
         let left = trashed + missing > 0 ? "; left alone (`--destination-drift restore` brings back what a source still holds)" : ""
         return what + ": " + parts.joined(separator: ", ") + left
     }
