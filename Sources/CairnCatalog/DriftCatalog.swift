@@ -69,12 +69,7 @@ extension Catalog {
 
     public func destinationDrift() throws -> [DriftRecord] {
         try pool.read { db in
-            try Row.fetchAll(db, sql: "SELECT sha1, state, seen_at FROM destination_drift ORDER BY sha1").compactMap { row in
-                let hex: String = row["sha1"], stateName: String = row["state"]
-                guard let checksum = Checksum(hex: hex), let state = DriftState(rawValue: stateName),
-                      let seen = StoredDate.date(row["seen_at"]) else { return nil }
-                return DriftRecord(checksum: checksum, state: state, seenAt: seen)
-            }
+            try DriftRow.order(DriftRow.Columns.sha1).fetchAll(db).compactMap(\.record)
         }
     }
 
@@ -123,5 +118,26 @@ extension SQLiteCatalog: DriftCatalog {
 
     public func forgetLostContent(_ checksums: [Checksum]) async throws {
         try await BlockingPool.run { [catalog] in try catalog.forgetLostContent(checksums) }
+    }
+}
+
+/// One `destination_drift` row, decoded by column name; a row whose checksum or state does not parse is left out.
+struct DriftRow: Codable, FetchableRecord, TableRecord, CatalogRecord {
+    static let databaseTableName = "destination_drift"
+    var sha1: String
+    var state: String
+    var seenAt: Date
+
+    enum CodingKeys: String, CodingKey {
+        case sha1, state, seenAt = "seen_at"
+    }
+
+    enum Columns {
+        static let sha1 = Column(CodingKeys.sha1)
+    }
+
+    var record: DriftRecord? {
+        guard let checksum = Checksum(hex: sha1), let state = DriftState(rawValue: state) else { return nil }
+        return DriftRecord(checksum: checksum, state: state, seenAt: seenAt)
     }
 }

@@ -125,7 +125,7 @@ package final class ImmichDestination: ImportDestination {
                 if case .trashed(let id) = presence { return id }
                 return nil
             }
-            if !trashed.isEmpty, identity.missingPermissions(ImmichPermissions.driftRestore).isEmpty {
+            if !trashed.isEmpty, identity.missingPermissions(ImmichPermissions.restoreFromTrash).isEmpty {
                 try journalRestores(of: found, runID: run.runID, library: run.library)
                 let count = try await client.restoreFromTrash(trashed)
                 restored.withLock { $0 += count }

@@ -8,8 +8,8 @@ package enum ImmichPermissions {
     package static let trash: Set<String> = ["tag.create", "tag.asset", "asset.delete"]
     /// Every sync: the check of what cairn uploaded (a search of Immich's trash; the full check rides `asset.upload`).
     package static let driftCheck: Set<String> = ["asset.read"]
-    /// `--destination-drift restore`: restoring from Immich's trash is `asset.delete`'s.
-    package static let driftRestore: Set<String> = ["asset.delete"]
+    /// Bringing content back from Immich's trash (`--destination-drift restore`, an import's trashed content): `asset.delete`'s.
+    package static let restoreFromTrash: Set<String> = ["asset.delete"]
     /// `--album`, `--album-from`.
     package static let albums: Set<String> = ["album.read", "album.create", "albumAsset.create"]
     /// `cairn restore`: the run's tag and its assets, what the server still holds, the restore.

@@ -175,7 +175,7 @@ struct SyncInvocation {
         if let settings {
             needs.formUnion(ImmichPermissions.driftCheck)
             if settings.applyDeletions { needs.formUnion(ImmichPermissions.trash) }
-            if settings.destinationCheck.mending == .restore { needs.formUnion(ImmichPermissions.driftRestore) }
+            if settings.destinationCheck.mending == .restore { needs.formUnion(ImmichPermissions.restoreFromTrash) }
         }
         let immich = try await destination.connect(
             libraryRoot: library.resolvedPath, uploads: uploads, cancellation: cancellation, needs: needs)
