@@ -31,7 +31,8 @@ let layers: [[String]] = [
     ["CairnImmichDestination", "CairnSharedWork"],
     // The import run, then sync and dry-run over it.
     ["CairnImport"],
-    ["CairnSync"],
+    // Sync and dry-run over the import; a run opened on its library, catalog, queue and metrics in one place.
+    ["CairnSync", "CairnRun"],
     // Tapes: a tape's clips chosen from the library, made by the media engine, joined by the tape core's rules.
     ["CairnTapeBuild"],
     // The read-only web face of a library: status page, status.json, /metrics.
@@ -52,7 +53,7 @@ let package = Package(
             "CairnCore", "CairnHashing", "CairnMedia", "CairnScanner", "CairnCatalog",
             "CairnPipeline", "CairnReconcile", "CairnNarration", "CairnLibrary", "CairnTrash", "CairnMetrics", "CairnStages",
             "CairnConfiguration", "CairnStatus", "CairnImmichDestination", "CairnImport", "CairnSync", "CairnQueue",
-            "CairnSharedWork", "CairnTape", "CairnTapeBuild", "CairnPostgresCatalog",
+            "CairnSharedWork", "CairnTape", "CairnTapeBuild", "CairnPostgresCatalog", "CairnRun",
         ]),
     ],
     // `swift build --disable-default-traits` builds the SQLite-only cairn: no PostgreSQL client, no `--queue`.
@@ -205,6 +206,13 @@ let package = Package(
             "CairnCore", "CairnScanner", "CairnCatalog", "CairnReconcile", "CairnNarration", "CairnLibrary",
             "CairnTrash", "CairnMetrics", "CairnStages", "CairnImport",
         ]),
+        // Every run over a library opened in one place: the library and its lock, its catalog (SQLite or PostgreSQL),
+        // the shared queue, the run's metrics. The only module below the command line that the `SharedQueue` trait
+        // changes.
+        .target(name: "CairnRun", dependencies: [
+            "CairnCore", "CairnLibrary", "CairnPipeline", "CairnStages", "CairnStatus", "CairnImport",
+            .target(name: "CairnSharedWork", condition: .when(traits: ["SharedQueue"])),
+        ]),
         // `cairn tape build`: a tape's clips chosen from the library, made by the media engine a few at a time,
         // published by the tape core's rules, joined into one file at the end.
         .target(name: "CairnTapeBuild", dependencies: [
@@ -247,10 +255,10 @@ let package = Package(
         .executableTarget(name: "cairn", dependencies: [
             "CairnCore", "CairnHashing", "CairnMedia", "CairnPipeline", "CairnReconcile", "CairnNarration", "CairnLibrary",
             "CairnTrash", "CairnStages", "CairnConfiguration", "CairnStatus", "CairnImmichDestination", "CairnImport",
-            "CairnSync", "CairnImmich", "CairnMetrics", "CairnServe", "CairnWatch", "CairnTape", "CairnTapeBuild",
+            "CairnSync", "CairnImmich", "CairnMetrics", "CairnServe", "CairnWatch", "CairnTape", "CairnTapeBuild", "CairnRun",
+            // `cairn worker` and `cairn queue`, the commands only a build with PostgreSQL has.
             .target(name: "CairnSharedWork", condition: .when(traits: ["SharedQueue"])),
             .target(name: "CairnQueue", condition: .when(traits: ["SharedQueue"])),
-            .target(name: "CairnPostgresCatalog", condition: .when(traits: ["SharedQueue"])),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], linkerSettings: [
             // lld, which ships with the Swift toolchain, packs the relative relocations that the loader applies at every
@@ -272,7 +280,7 @@ let package = Package(
         .testTarget(name: "CairnTapeTests", dependencies: ["CairnTape", "CairnTesting"]),
         // PostgresNIO itself: the race tests inject delays into the queue's statements with a trigger.
         .testTarget(name: "CairnQueueTests", dependencies: [
-            "CairnQueue", "CairnTesting", .product(name: "PostgresNIO", package: "postgres-nio"),
+            "CairnQueue", "CairnCore", "CairnTesting", .product(name: "PostgresNIO", package: "postgres-nio"),
         ]),
         // One contract suite, run on every catalog backend (SQLite, and PostgreSQL on the suite's cluster).
         .testTarget(name: "CairnCatalogContractTests", dependencies: [
@@ -293,7 +301,7 @@ let package = Package(
         .testTarget(name: "CairnCLITests", dependencies: [
             "cairn", "CairnCore", "CairnCatalog", "CairnReconcile", "CairnLibrary", "CairnTrash", "CairnStages",
             "CairnConfiguration", "CairnStatus", "CairnImmichDestination", "CairnImport", "CairnSync",
-            "CairnQueue", "CairnSharedWork", "CairnPipeline", "CairnTesting",
+            "CairnQueue", "CairnSharedWork", "CairnPipeline", "CairnRun", "CairnTesting",
         ]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,9 +1,7 @@
 import ArgumentParser
 import CairnConfiguration
 import CairnCore
-#if SharedQueue
-import CairnQueue
-#endif
+import CairnRun
 import Foundation
 
 /// `cairn config`: the settings a sync would run with, after flags, environment and file.
@@ -42,11 +40,10 @@ struct ConfigCommand: ParsableCommand {
         let environment = ProcessInfo.processInfo.environment
         let keySource = immich.immichAPIKeyFile.map { "*** (from \($0))" }
             ?? (DestinationOptions.environmentKey(environment) != nil ? "*** (from the environment)" : "(none)")
-        #if SharedQueue
-        let postgres = { (url: String) in (try? PostgresLocation(url: url)).map(String.init(describing:)) ?? "(not a PostgreSQL URL)" }
-        #else
-        let postgres = { (_: String) in "(ignored: this cairn was built without PostgreSQL)" }
-        #endif
+        let postgres = { (url: String) in
+            guard RunAssembly.hasPostgres else { return "(refused: this cairn was built without PostgreSQL)" }
+            return (try? PostgresLocation(url: url)).map(String.init(describing:)) ?? "(not a PostgreSQL URL)"
+        }
         let queue = resolved.queue.map(postgres), catalog = resolved.catalog.map(postgres)
         Output.line("""
             config file       \(resolved.file ?? "(none)")

@@ -6,11 +6,7 @@ import CairnImport
 import CairnLibrary
 import CairnNarration
 import CairnPipeline
-#if SharedQueue
-import CairnQueue
-import CairnSharedWork
-import CairnStages
-#endif
+import CairnRun
 import Foundation
 
 /// `cairn import SOURCE`: bring a folder's photos and videos into the library.
@@ -62,8 +58,9 @@ struct ImportCommand: AsyncParsableCommand {
             """
     )
 
-    #if SharedQueue
-    static let queueHelp = """
+    static var queueHelp: String { RunAssembly.hasPostgres ? postgresHelp : "" }
+
+    private static let postgresHelp = """
         --queue postgres://… (or $CAIRN_QUEUE, or `queue` in the library's cairn.toml) shares the thumbnails and clips with `cairn worker` processes, on \
         this host or others that mount the library folder: each new file's derivative jobs go to that PostgreSQL \
         database, this import runs --work-lanes of them itself (default one per core), and it records each job's \
@@ -86,9 +83,6 @@ struct ImportCommand: AsyncParsableCommand {
 
 
         """
-    #else
-    static let queueHelp = ""
-    #endif
 
     @Argument(help: "The folder to import from (a phone dump, a camera card, a synced folder).")
     var source: String
@@ -110,22 +104,18 @@ struct ImportCommand: AsyncParsableCommand {
 
     @OptionGroup var metrics: MetricsOptions
 
-    #if SharedQueue
     @OptionGroup var shared: SharedWorkOptions
 
     @OptionGroup var catalog: CatalogLocationOption
-    #endif
 
     /// Uploads in flight to an Immich server unless --lanes or --copy-threads say otherwise.
     static let defaultUploads = 4
 
     func validate() throws {
         guard (hashThreads ?? 1) >= 1, (copyThreads ?? 1) >= 1 else { throw ValidationError("Thread counts must be at least 1.") }
-        #if SharedQueue
         let root = library.resolvedPath
         let immich = (try? destination.isImmich(libraryRoot: root)) ?? false
         try shared.check(immich: immich, libraryRoot: root)
-        #endif
         _ = try pipelineConfiguration()
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: source, isDirectory: &isDirectory) else {
@@ -143,15 +133,16 @@ struct ImportCommand: AsyncParsableCommand {
         }
         var configuration = try settings.pipelineConfiguration(cores: System.coreCount)
         if let copyThreads { configuration.transfer.width = copyThreads }
-        #if SharedQueue
         if shared.isSharing(libraryRoot: library.resolvedPath) { SharedQueueLanes.apply(to: &configuration) }
-        #endif
         return try pipeline.applied(to: configuration)
     }
 
     func run() async throws {
         var options = ImportOptions(source: source)
         options.pipeline = try pipelineConfiguration()
+        options.hashWorkers = hashThreads
+        options.keepsOutcomes = pipeline.report != nil
+        options.retryFailed = pipeline.retryFailed
         if try destination.isImmich(libraryRoot: library.resolvedPath), pipeline.lanes == nil, copyThreads == nil {
             options.pipeline.transfer.width = Self.defaultUploads
         }
@@ -170,96 +161,34 @@ struct ImportCommand: AsyncParsableCommand {
         }
     }
 
-    /// The run on whichever catalog keeps the library's records (or, with `immich`, cairn's state for that server
-    /// and user): a PostgreSQL database, else the folder's SQLite file.
+    /// The run, opened by `RunAssembly` on whichever catalog keeps the library's records (or, with `immich`,
+    /// cairn's state for that server and user), with the shared queue when one is named.
     private func run(_ options: ImportOptions, immich: ImmichDestination?) async throws {
-        let root = immich?.stateRoot ?? library.resolvedPath
-        #if SharedQueue
-        if let location = try catalog.location(libraryRoot: library.resolvedPath, stateRoot: immich?.stateRoot) {
-            catalog.warnOfExposedPassword()
-            try await run(options, catalog: location, root: root)
-            return
-        }
-        if immich == nil, shared.isSharing(libraryRoot: library.resolvedPath) {
-            try await shared.run(command: "import", libraryRoot: library.resolvedPath, cancellation: options.cancellation) { destination in
-                var options = options
-                options.destination = destination
-                try await run(options, root: library.resolvedPath)
-            }
-            return
-        }
-        #endif
-        try await run(options, root: root)
-    }
-
-    #if SharedQueue
-    /// The run with the catalog of `root` (the library, or an Immich destination's state in it) in PostgreSQL at
-    /// `location`: its lock held there, no SQLite catalog opened or made in its folder.
-    private func run(_ options: ImportOptions, catalog location: PostgresLocation, root: String) async throws {
-        let metricsSettings = try metrics.settings(libraryRoot: library.resolvedPath, quarantineDays: nil)
+        let root = library.resolvedPath
+        var request = RunRequest(command: "import", libraryRoot: root, stateRoot: immich?.stateRoot, sourceRoot: source)
+        request.catalog = try catalog.location(libraryRoot: root, stateRoot: immich?.stateRoot)
+        if request.catalog != nil { catalog.warnOfExposedPassword() }
+        request.sharedWork = immich == nil ? try shared.request(libraryRoot: root) : nil
+        request.metrics = try metrics.settings(libraryRoot: root, quarantineDays: nil)
+        request.cancellation = options.cancellation
         let failedFiles = FailedFiles()
+        let shell = RunShell(mode: narration.mode)
         try await CatalogAccess.reportingFailures {
-            try await CatalogAccess.running(catalog: location, libraryRoot: root, command: "import",
-                                            cancellation: options.cancellation, metrics: metricsSettings,
-                                            labelRoot: library.resolvedPath,
-                                            sourceRoot: source) { opened, catalog, runMetrics in
-                guard shared.isSharing(libraryRoot: library.resolvedPath) else {
-                    return try await run(options, opened: opened, catalog: catalog, metrics: runMetrics,
-                                         failedFiles: failedFiles)
-                }
-                try await shared.takingPart(command: "import", library: opened) { destination in
-                    var options = options
-                    options.destination = destination
-                    try await run(options, opened: opened, catalog: catalog, metrics: runMetrics, failedFiles: failedFiles)
-                }
+            try await RunAssembly.open(request, notice: { Output.error($0) }) { context in
+                var options = options
+                if let queued = context.sharedDestination { options.destination = queued }
+                try await shell.perform(context, cancellation: options.cancellation, failedFiles: failedFiles, run: { output in
+                    try await ImportRun(library: context.library, options: options,
+                                        narration: RunNarration(layout: context.library.layout, output: output),
+                                        catalog: context.catalog).run()
+                }, ending: { RunShell.Ending(exitStatus: $0.exitStatus) }, present: { summary, failedEarlier in
+                    pipeline.writeReport(summary)
+                    guard narration.printsSummary else { return }
+                    Output.line(SummaryText.render(summary, libraryRoot: context.library.layout.root))
+                    if failedEarlier > 0 { Output.line(FailedFiles.summaryLine(failedEarlier)) }
+                })
             }
         }
-    }
-    #endif
-
-    private func run(_ options: ImportOptions, root: String) async throws {
-        let metricsSettings = try metrics.settings(libraryRoot: library.resolvedPath, quarantineDays: nil)
-        // The lock comes before the catalog is opened (and migrated), and lasts the whole run.
-        let opened = try await LibraryAccess.openForRun(root: root, metrics: metricsSettings, labelRoot: library.resolvedPath,
-                                                        sourceRoot: source)
-        defer { opened.close() }
-        try await run(options, opened: opened, catalog: nil,
-                      metrics: try await RunMetricsSession.starting(metricsSettings, layout: opened.layout,
-                                                                    catalog: opened.sqliteCatalog,
-                                                                    labelRoot: library.resolvedPath, sourceRoot: source))
-    }
-
-    /// The run on the opened library, its records in `catalog` (the library's SQLite catalog when nil).
-    /// `failedFiles` hears every file failure of every try of this command (a run started again after its catalog
-    /// lost its working tables): the last try does not repeat what an earlier one failed, and the exit says it.
-    private func run(_ options: ImportOptions, opened: Library, catalog: (any ImportCatalog)?,
-                     metrics runMetrics: RunMetricsSession?, failedFiles: FailedFiles = FailedFiles()) async throws {
-        var options = options
-        options.hashWorkers = hashThreads
-        options.keepsOutcomes = pipeline.report != nil
-        options.retryFailed = pipeline.retryFailed
-        let (renderer, ticker) = narration.makeRenderer()
-        defer { ticker?.cancel() }
-        let signals = SignalHandling.install(cancellation: options.cancellation) { name in
-            Output.error("\(name): stopping; work in flight gets a few seconds to finish (again to exit at once)")
-        }
-        defer { signals.uninstall() }
-        failedFiles.beginTry()
-        let handlers: [any NarrationHandler] = [renderer, failedFiles] + (runMetrics.map { [$0.handler] } ?? [])
-        let output = MultiplexNarrationHandler(handlers)
-        let summary = try await RunExit.reportingFailure(metrics: runMetrics) {
-            try await ImportRun(library: opened, options: options,
-                                narration: RunNarration(layout: opened.layout, output: output), catalog: catalog).run()
-        }
-        let (exitStatus, failedEarlier) = failedFiles.settled(summary.exitStatus)
-        await runMetrics?.finish(exitStatus: exitStatus)
-        ticker?.cancel()
-        pipeline.writeReport(summary)
-        if narration.printsSummary {
-            Output.line(SummaryText.render(summary, libraryRoot: opened.layout.root))
-            if failedEarlier > 0 { Output.line(FailedFiles.summaryLine(failedEarlier)) }
-        }
-        if exitStatus != .success { throw ExitCode(exitStatus.rawValue) }
     }
 }
 

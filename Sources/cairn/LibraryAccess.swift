@@ -28,23 +28,6 @@ enum LibraryAccess {
         try LibraryAccess.requireLibrary(at: root)
         return root
     }
-
-    /// Opens the library for a run (`import`, `sync`; a dry run reads it): the lock first, then the catalog. Another
-    /// process holding it exits 75, and the run's metrics, when asked for, say `locked`.
-    static func openForRun(root: String, dryRun: Bool = false, metrics: RunMetricsSession.Settings?, labelRoot: String,
-                           sourceRoot: String) async throws -> Library {
-        do {
-            return dryRun ? try Library(root: root, readOnly: true) : try await Library.openExclusive(root: root)
-        } catch let locked as LibraryLockedError {
-            Output.error(locked.description)
-            if let metrics {
-                await RunMetricsSession.reportLocked(settings: metrics, source: SQLiteStatusSource(libraryRoot: root),
-                                                    labelRoot: labelRoot, sourceRoot: sourceRoot)
-            }
-            throw ExitCode(locked.exitStatus.rawValue)
-        }
-    }
-
 }
 
 /// A command-level failure with the sentence a person reads.

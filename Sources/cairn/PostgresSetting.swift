@@ -1,8 +1,8 @@
-#if SharedQueue
 import ArgumentParser
 import CairnConfiguration
+import CairnCore
 import CairnLibrary
-import CairnQueue
+import CairnRun
 import Foundation
 
 /// A PostgreSQL database a run is told of (`--queue`, `--catalog`): by its flag, else by its `CAIRN_*` variable,
@@ -30,6 +30,10 @@ enum PostgresSetting {
             (text, origin) = (named, "\(settings.file ?? CairnConfiguration.fileName): \(key.rawValue)")
         } else {
             return nil
+        }
+        guard RunAssembly.hasPostgres else {
+            throw ValidationError("\(origin): this cairn was built without PostgreSQL (--disable-default-traits); "
+                                  + "a build with the default traits reaches it")
         }
         var location: PostgresLocation
         do { location = try PostgresLocation(url: text) } catch { throw ValidationError("\(origin): \(error)") }
@@ -86,11 +90,3 @@ struct CatalogLocationOption: ParsableArguments {
 
     func warnOfExposedPassword() { PostgresSetting.warnOfExposedPassword(flag: url, flagName: "--catalog", key: .catalog) }
 }
-#else
-import ArgumentParser
-
-/// Without the `SharedQueue` trait a library's catalog is its SQLite file: there is no `--catalog`.
-struct CatalogLocationOption: ParsableArguments {
-    func location(libraryRoot: String, stateRoot: String? = nil) throws -> Never? { nil }
-}
-#endif

@@ -5,6 +5,7 @@ import CairnImmichDestination
 import CairnImport
 import CairnLibrary
 import CairnPipeline
+import CairnRun
 import CairnStages
 import CairnTrash
 import Foundation
@@ -122,24 +123,14 @@ struct RestoreCommand: AsyncParsableCommand {
         guard LibraryLayout.holdsLibrary(immich.stateRoot) else {
             throw CommandError("\(immich.stateRoot): cairn has no state for this Immich server and user (nothing synced yet?)")
         }
-        #if SharedQueue
-        if let location = try catalog.location(libraryRoot: library.resolvedPath, stateRoot: immich.stateRoot) {
-            catalog.warnOfExposedPassword()
-            try await CatalogAccess.reportingFailures {
-                try await CatalogAccess.running(catalog: location, libraryRoot: immich.stateRoot, command: "restore") {
-                    try await restore(from: immich, opened: $0, catalog: $1)
-                }
+        let location = try catalog.location(libraryRoot: library.resolvedPath, stateRoot: immich.stateRoot)
+        if location != nil { catalog.warnOfExposedPassword() }
+        try await CatalogAccess.reportingFailures {
+            try await RunAssembly.changingExisting(root: immich.stateRoot, catalog: location, command: "restore",
+                                                   notice: { Output.error($0) }) {
+                try await restore(from: immich, opened: $0, catalog: $1)
             }
-            return
         }
-        #endif
-        let opened: Library
-        do { opened = try await Library.openExclusive(root: immich.stateRoot) } catch let locked as LibraryLockedError {
-            Output.error(locked.description)
-            throw ExitCode(locked.exitStatus.rawValue)
-        }
-        defer { opened.close() }
-        try await restore(from: immich, opened: opened, catalog: opened.sqliteCatalog)
     }
 
     private func restore(from immich: ImmichDestination, opened: Library, catalog: any LibraryCatalog) async throws {

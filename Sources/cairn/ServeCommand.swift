@@ -53,9 +53,7 @@ struct ServeCommand: AsyncParsableCommand {
             throw ExitCode(1)
         }
         let token = try tokenFile.map(ServeCommand.readToken)
-        #if SharedQueue
         catalog.warnOfExposedPassword()
-        #endif
         let quarantine = (try? CairnConfiguration.resolve(configFile: nil, libraryRoot: root))?.reconcile.quarantineDays
         var server = StatusServer(catalog: try CatalogAccess.statusSource(libraryRoot: root, catalog: catalog),
                                   listen: ListenAddress(listen) ?? .default, token: token, quarantineDays: quarantine)

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CairnConfiguration
 import CairnCore
 import CairnImmichDestination
 import CairnImport
@@ -6,10 +7,7 @@ import CairnLibrary
 import CairnNarration
 import CairnPipeline
 import CairnReconcile
-#if SharedQueue
-import CairnQueue
-import CairnSharedWork
-#endif
+import CairnRun
 import CairnStages
 import CairnStatus
 import CairnSync
@@ -74,18 +72,14 @@ struct SyncRunOptions: ParsableArguments {
     @OptionGroup var destination: DestinationOptions
     @OptionGroup var metrics: MetricsOptions
     @OptionGroup var catalog: CatalogLocationOption
-    #if SharedQueue
     @OptionGroup var shared: SharedWorkOptions
-    #endif
 
     func check(source: String?) throws {
         if let source, source.isEmpty { throw ValidationError("SOURCE needs a folder path.") }
         try reconcile.check(libraryRoot: library.resolvedPath, source: source, needsSource: true)
-        #if SharedQueue
         let root = library.resolvedPath
         let immich = (try? destination.isImmich(libraryRoot: root)) ?? false
         try shared.check(immich: immich, libraryRoot: root, configFile: reconcile.config)
-        #endif
     }
 
     func invocation(source: String?) -> SyncInvocation {
@@ -93,9 +87,7 @@ struct SyncRunOptions: ParsableArguments {
                                         printsSummary: narration.printsSummary, dryRun: false, pipeline: pipeline,
                                         destination: destination, metrics: metrics)
         invocation.catalog = catalog
-        #if SharedQueue
         invocation.shared = shared
-        #endif
         return invocation
     }
 }
@@ -158,29 +150,42 @@ struct SyncInvocation {
     var observers: [any NarrationHandler] = []
     /// `--catalog`: the library's catalog in PostgreSQL (a dry run reads it without migrating or locking it).
     var catalog: CatalogLocationOption?
-    #if SharedQueue
     /// `--queue`: the thumbnails and clips shared with workers (a dry run queues nothing).
     var shared: SharedWorkOptions?
-    #endif
 
     func run() async throws {
         let cancellation = self.cancellation ?? PipelineCancellation()
+        // cairn.toml is the library's (the state of an Immich destination is a folder of its own inside it), read
+        // once for the whole run. `validate()` checked it and that a source is named; this guards a file edited since.
+        let settingsRoot = library.resolvedPath
+        let settings = try reconcile.resolve(libraryRoot: settingsRoot, source: source)
+        guard let sourcePath = settings.source else { throw ReconcileOptions.noSource(libraryRoot: settingsRoot) }
         var uploads = ImportCommand.defaultUploads
         if let lanes = pipeline?.lanes,
            let configuration = try? PipelineConfiguration.defaults(cores: System.coreCount).applying(laneSpec: lanes) {
             uploads = configuration.transfer.width
         }
-        let settings = dryRun ? nil : try? reconcile.resolve(libraryRoot: library.resolvedPath, source: source)
         var needs = ImmichPermissions.bringIn
-        if let settings {
+        if !dryRun {
             needs.formUnion(ImmichPermissions.driftCheck)
             if settings.applyDeletions { needs.formUnion(ImmichPermissions.trash) }
             if settings.destinationCheck.mending == .restore { needs.formUnion(ImmichPermissions.restoreFromTrash) }
         }
         let immich = try await destination.connect(
-            libraryRoot: library.resolvedPath, uploads: uploads, cancellation: cancellation, needs: needs)
+            libraryRoot: settingsRoot, uploads: uploads, cancellation: cancellation, needs: needs)
         do {
-            try await run(immich: immich, cancellation: cancellation)
+            var request = RunRequest(command: "sync", libraryRoot: settingsRoot, stateRoot: immich?.stateRoot,
+                                     sourceRoot: sourcePath)
+            request.readOnly = dryRun
+            request.catalog = try catalog?.location(libraryRoot: settingsRoot, stateRoot: immich?.stateRoot)
+            if request.catalog != nil, !dryRun { catalog?.warnOfExposedPassword() }
+            if immich == nil, !dryRun {
+                request.sharedWork = try shared?.request(libraryRoot: settingsRoot, configFile: reconcile.config)
+            }
+            request.metrics = dryRun ? nil
+                : try metrics?.settings(libraryRoot: settingsRoot, quarantineDays: settings.reconcile.quarantineDays)
+            request.cancellation = cancellation
+            try await run(request, settings: settings, immich: immich, cancellation: cancellation)
             await immich?.close()
         } catch {
             await immich?.close()
@@ -188,111 +193,17 @@ struct SyncInvocation {
         }
     }
 
-    /// The run on whichever catalog keeps the library's records (or, with `immich`, cairn's state for that server
-    /// and user): a PostgreSQL database, else the folder's SQLite file.
-    private func run(immich: ImmichDestination?, cancellation: PipelineCancellation) async throws {
-        #if SharedQueue
-        let root = immich?.stateRoot ?? library.resolvedPath
-        if let catalog, let location = try catalog.location(libraryRoot: library.resolvedPath, stateRoot: immich?.stateRoot) {
-            guard !dryRun else {
-                // A dry run of a catalog in PostgreSQL reads it as it stands: no lock, no migration.
-                try await CatalogAccess.reportingFailures {
-                    try await CatalogAccess.readingExisting(root: root, catalog: location) { opened, catalog in
-                        try await run(opened: opened, catalog: catalog, immich: immich, shared: nil, metrics: nil,
-                                      cancellation: cancellation)
-                    }
-                }
-                return
-            }
-            catalog.warnOfExposedPassword()
-            try await run(catalog: location, root: root, immich: immich, cancellation: cancellation)
-            return
-        }
-        if immich == nil, !dryRun, let shared, shared.isSharing(libraryRoot: library.resolvedPath, configFile: reconcile.config) {
-            try await shared.run(command: "sync", libraryRoot: library.resolvedPath, configFile: reconcile.config,
-                                 cancellation: cancellation) { destination in
-                try await runWithSQLite(immich: nil, shared: destination, cancellation: cancellation)
-            }
-            return
-        }
-        #endif
-        try await runWithSQLite(immich: immich, cancellation: cancellation)
-    }
-
-    #if SharedQueue
-    /// The sync with the catalog of `root` (the library, or an Immich destination's state in it) in PostgreSQL at
-    /// `location`, its lock held there.
-    private func run(catalog location: PostgresLocation, root: String, immich: ImmichDestination?,
+    /// The sync, opened by `RunAssembly` as `request` says; `failedFiles` hears every try's file failures.
+    private func run(_ request: RunRequest, settings: CairnConfiguration, immich: ImmichDestination?,
                      cancellation: PipelineCancellation) async throws {
-        let settingsRoot = library.resolvedPath
-        let settings = try reconcile.resolve(libraryRoot: settingsRoot, source: source)
-        guard let sourcePath = settings.source else { throw ReconcileOptions.noSource(libraryRoot: settingsRoot) }
-        let metricsSettings = try metrics?.settings(libraryRoot: settingsRoot, quarantineDays: settings.reconcile.quarantineDays)
-        let failedFiles = FailedFiles()
-        try await CatalogAccess.reportingFailures {
-            try await CatalogAccess.running(catalog: location, libraryRoot: root, command: "sync", cancellation: cancellation,
-                                            metrics: metricsSettings, labelRoot: settingsRoot,
-                                            sourceRoot: sourcePath) { opened, catalog, runMetrics in
-                guard let shared, shared.isSharing(libraryRoot: settingsRoot, configFile: reconcile.config) else {
-                    return try await run(opened: opened, catalog: catalog, immich: immich, shared: nil, metrics: runMetrics,
-                                         cancellation: cancellation, failedFiles: failedFiles)
-                }
-                try await shared.takingPart(command: "sync", library: opened, configFile: reconcile.config) { destination in
-                    try await run(opened: opened, catalog: catalog, immich: nil, shared: destination, metrics: runMetrics,
-                                  cancellation: cancellation, failedFiles: failedFiles)
-                }
-            }
-        }
-    }
-    #endif
-
-    /// The run with the SQLite catalog of the library, or of `immich`'s state in it; `shared`: the destination that
-    /// queues the thumbnails and clips (`--queue`).
-    private func runWithSQLite(immich: ImmichDestination?, shared: (any ImportDestination)? = nil,
-                               cancellation: PipelineCancellation) async throws {
-        // cairn.toml is the library's; the state of an Immich destination is a folder of its own inside it.
-        let settingsRoot = library.resolvedPath
-        let root = immich?.stateRoot ?? settingsRoot
-        if dryRun, !LibraryLayout.holdsLibrary(root) {
-            Output.error("\(root): no cairn library here yet; a dry run never creates one (run `cairn sync` or `cairn import`)")
-            throw ExitCode(ExitStatus.failure.rawValue)
-        }
-        // `validate()` checked the settings and that a source is named; this guards a file edited since.
-        let settings = try reconcile.resolve(libraryRoot: settingsRoot, source: source)
-        guard let sourcePath = settings.source else { throw ReconcileOptions.noSource(libraryRoot: settingsRoot) }
-        let metricsSettings = try metrics?.settings(libraryRoot: settingsRoot, quarantineDays: settings.reconcile.quarantineDays)
-        // A sync takes the lock before the catalog is opened (and migrated); a dry run shares it later.
-        let opened = try await LibraryAccess.openForRun(root: root, dryRun: dryRun, metrics: metricsSettings,
-                                                        labelRoot: settingsRoot, sourceRoot: sourcePath)
-        defer { opened.close() }
-        let runMetrics = try await RunMetricsSession.starting(metricsSettings, layout: opened.layout,
-                                                              catalog: opened.sqliteCatalog, labelRoot: settingsRoot,
-                                                              sourceRoot: sourcePath)
-        try await run(opened: opened, catalog: nil, immich: immich, shared: shared, metrics: runMetrics,
-                      cancellation: cancellation)
-    }
-
-    /// The run on the opened library, its records in `catalog` (the library's SQLite catalog when nil);
-    /// `failedFiles` hears every try's file failures (`FailedFiles`).
-    private func run(opened: Library, catalog: (any ImportCatalog)?, immich: ImmichDestination?,
-                     shared: (any ImportDestination)?, metrics runMetrics: RunMetricsSession?,
-                     cancellation: PipelineCancellation, failedFiles: FailedFiles = FailedFiles()) async throws {
-        let settingsRoot = library.resolvedPath
-        let settings = try reconcile.resolve(libraryRoot: settingsRoot, source: source)
-        guard let sourcePath = settings.source else { throw ReconcileOptions.noSource(libraryRoot: settingsRoot) }
-        var importOptions = ImportOptions(source: sourcePath)
+        var importOptions = ImportOptions(source: request.sourceRoot)
         importOptions.cancellation = cancellation
         importOptions.pipeline = try settings.pipelineConfiguration(cores: System.coreCount)
         if let immich {
             importOptions.destination = immich
             if pipeline?.lanes == nil { importOptions.pipeline.transfer.width = ImportCommand.defaultUploads }
         }
-        #if SharedQueue
-        if let shared {
-            importOptions.destination = shared
-            SharedQueueLanes.apply(to: &importOptions.pipeline)
-        }
-        #endif
+        if request.sharedWork != nil { SharedQueueLanes.apply(to: &importOptions.pipeline) }
         if let pipeline {
             importOptions.pipeline = try pipeline.applied(to: importOptions.pipeline)
             importOptions.keepsOutcomes = pipeline.report != nil
@@ -304,22 +215,27 @@ struct SyncInvocation {
         options.destinationCheck.fullNow = reconcile.checkDestination
         options.acceptVanished = reconcile.acceptVanished
         options.dryRun = dryRun
-        let (renderer, ticker) = planAsJSON ? (DiscardingNarrationHandler(), nil) : NarrationOptions.makeRenderer(mode: output)
-        defer { ticker?.cancel() }
-        let signals = handlesSignals ? SignalHandling.install(cancellation: importOptions.cancellation) { name in
-            Output.error("\(name): stopping; work in flight gets a few seconds to finish (again to exit at once)")
-        } : nil
-        defer { signals?.uninstall() }
-        failedFiles.beginTry()
-        let output = MultiplexNarrationHandler([renderer, failedFiles] + (runMetrics.map { [$0.handler] } ?? []) + observers)
-        let summary = try await RunExit.reportingFailure(metrics: runMetrics) {
-            var run = SyncRun(library: opened, options: options, output: output)
-            run.catalog = catalog
-            return try await run.run()
+        let failedFiles = FailedFiles()
+        let shell = RunShell(mode: output, handlesSignals: handlesSignals, observers: observers, silent: planAsJSON)
+        try await CatalogAccess.reportingFailures {
+            try await RunAssembly.open(request, notice: { Output.error($0) }) { context in
+                var options = options
+                if let queued = context.sharedDestination { options.importOptions.destination = queued }
+                try await shell.perform(context, cancellation: cancellation, failedFiles: failedFiles, run: { output in
+                    var run = SyncRun(library: context.library, options: options, output: output)
+                    run.catalog = context.catalog
+                    return try await run.run()
+                }, ending: {
+                    RunShell.Ending(exitStatus: $0.exitStatus, sourceHealth: LibraryMetricsReader.sourceHealth($0.plan.verdict))
+                }, present: { summary, failedEarlier in
+                    try await present(summary, failedEarlier: failedEarlier, context: context)
+                })
+            }
         }
-        let (exitStatus, failedEarlier) = failedFiles.settled(summary.exitStatus)
-        await runMetrics?.finish(exitStatus: exitStatus, sourceHealth: LibraryMetricsReader.sourceHealth(summary.plan.verdict))
-        ticker?.cancel()
+    }
+
+    /// What a person (or, with --json, a program) reads after the run.
+    private func present(_ summary: SyncSummary, failedEarlier: Int, context: RunContext) async throws {
         pipeline?.writeReport(summary.imported)
         if planAsJSON {
             let encoder = JSONEncoder()
@@ -327,12 +243,13 @@ struct SyncInvocation {
             encoder.dateEncodingStrategy = Timestamp.jsonEncoding
             Output.line(String(decoding: try encoder.encode(summary.plan), as: UTF8.self))
         } else if printsSummary {
-            let names = try await PlanText.names(in: summary, catalog: catalog ?? opened.sqliteCatalog as any ImportCatalog)
+            let names = try await PlanText.names(in: summary, catalog: context.catalog)
             Output.line(PlanText.render(summary, names: names))
-            if let imported = summary.imported { Output.line(SummaryText.render(imported, libraryRoot: opened.layout.root)) }
+            if let imported = summary.imported {
+                Output.line(SummaryText.render(imported, libraryRoot: context.library.layout.root))
+            }
             if failedEarlier > 0 { Output.line(FailedFiles.summaryLine(failedEarlier)) }
         }
-        if exitStatus != .success { throw ExitCode(exitStatus.rawValue) }
     }
 }
 

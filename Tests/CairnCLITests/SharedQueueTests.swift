@@ -3,6 +3,7 @@ import CairnCore
 import CairnLibrary
 import CairnPipeline
 import CairnQueue
+import CairnRun
 @testable import CairnSharedWork
 import CairnTesting
 import Foundation

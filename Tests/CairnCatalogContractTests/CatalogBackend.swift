@@ -1,4 +1,5 @@
 import CairnCatalog
+import CairnCore
 import CairnLibrary
 import CairnPostgresCatalog
 import CairnQueue

@@ -1,3 +1,4 @@
+import CairnCore
 import CairnQueue
 import CairnTesting
 import Foundation

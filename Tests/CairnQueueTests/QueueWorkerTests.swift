@@ -1,3 +1,4 @@
+import CairnCore
 @testable import CairnQueue
 import CairnTesting
 import Foundation
