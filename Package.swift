@@ -210,7 +210,7 @@ let package = Package(
         // the shared queue, the run's metrics. The only module below the command line that the `SharedQueue` trait
         // changes.
         .target(name: "CairnRun", dependencies: [
-            "CairnCore", "CairnLibrary", "CairnPipeline", "CairnStages", "CairnStatus", "CairnImport",
+            "CairnCatalog", "CairnCore", "CairnLibrary", "CairnPipeline", "CairnStages", "CairnStatus", "CairnImport",
             .target(name: "CairnSharedWork", condition: .when(traits: ["SharedQueue"])),
         ]),
         // `cairn tape build`: a tape's clips chosen from the library, made by the media engine a few at a time,

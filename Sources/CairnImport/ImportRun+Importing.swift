@@ -26,9 +26,9 @@ extension ImportRun {
 
         var configuration = options.pipeline
         configuration.gatherMarks(for: catalog.inFlightMarkLinger)
-        var pipeline = PipelineImport(library: library, configuration: configuration, sourceID: context.sourceID)
+        var pipeline = PipelineImport(library: library, catalog: catalog, configuration: configuration,
+                                      sourceID: context.sourceID)
         pipeline.runID = context.record.id
-        pipeline.itemCatalog = catalog
         pipeline.destination = options.destination
         let narration = PipelineNarration(narrator: narrator, configuration: configuration)
         pipeline.onCopied = narration.copied

@@ -16,8 +16,8 @@ import Foundation
 /// The catalog is reached through its interfaces (`ImportCatalog`), each call off the caller's thread.
 public struct ImportRun: Sendable {
     public let library: Library
-    /// Where the run keeps its items, snapshot, record and run tables: the library's SQLite catalog unless the run
-    /// was given another (PostgreSQL's, `CairnPostgresCatalog`).
+    /// Where the run keeps its items, snapshot, record and run tables: the library's SQLite catalog or PostgreSQL's
+    /// (`CairnPostgresCatalog`).
     package let catalog: any ImportCatalog
     public let options: ImportOptions
     public let narration: RunNarration
@@ -30,15 +30,16 @@ public struct ImportRun: Sendable {
     /// This run's blocking work, abandoned phases included.
     package let work = WorkTracker()
 
-    public init(library: Library, options: ImportOptions, output: any NarrationHandler = DiscardingNarrationHandler()) {
-        self.init(library: library, options: options, narration: RunNarration(layout: library.layout, output: output))
+    public init(library: Library, catalog: any ImportCatalog, options: ImportOptions,
+                output: any NarrationHandler = DiscardingNarrationHandler()) {
+        self.init(library: library, catalog: catalog, options: options,
+                  narration: RunNarration(layout: library.layout, output: output))
     }
 
-    /// An import narrated by a narration it shares with a larger run (`cairn sync`), its records in `catalog` (the
-    /// library's SQLite catalog when nil).
-    package init(library: Library, options: ImportOptions, narration: RunNarration, catalog: (any ImportCatalog)? = nil) {
+    /// An import narrated by a narration it shares with a larger run (`cairn sync`), its records in `catalog`.
+    package init(library: Library, catalog: any ImportCatalog, options: ImportOptions, narration: RunNarration) {
         self.library = library
-        self.catalog = catalog ?? SQLiteCatalog(catalog: library.catalog)
+        self.catalog = catalog
         self.options = options
         self.narration = narration
     }

@@ -3,40 +3,51 @@ import CairnCore
 import Foundation
 import Glibc
 
-/// An open library folder: its layout and its catalog.
+/// A library folder, and its lock while a command holds it. Its catalog is handed out beside it, never kept in
+/// it: the folder's SQLite file (`openCatalog`, `withExclusiveAccess`) or a PostgreSQL database (`SharedCatalog`).
+///
+/// The same folder shape, without media, is an Immich destination's state (`Contents.stateOnly`): its lock, its
+/// catalog, its run logs, never `originals/`, `derived/` or `tmp/`, since the media live on the server.
 public final class Library: Sendable {
-    public let layout: LibraryLayout
-    /// The SQLite catalog; nil for a library whose catalog is in PostgreSQL (`openForPostgresCatalog`).
-    private let sqlite: Catalog?
-
-    /// The library's SQLite catalog. A library opened for a PostgreSQL catalog has none: its runs reach their
-    /// catalog through the interfaces they were given (`ImportRun.catalog`), and the commands that read SQLite
-    /// alone refuse such a library when they open it (`WorkerError.libraryUnusable`), so reaching here for one is
-    /// a mistake in cairn.
-    public var catalog: Catalog {
-        guard let sqlite else {
-            preconditionFailure("library \(layout.root): its catalog is in PostgreSQL, not in \(layout.catalogPath)")
-        }
-        return sqlite
+    /// What the folder keeps.
+    public enum Contents: Sendable {
+        /// A library: the originals and derived files, with their temporary folder.
+        case media
+        /// An Immich destination's state.
+        case stateOnly
     }
 
-    /// The library's SQLite catalog behind the catalog interfaces (`ItemCatalog` and the rest), for what takes any
-    /// catalog.
-    public var sqliteCatalog: SQLiteCatalog { SQLiteCatalog(catalog: catalog) }
+    public let layout: LibraryLayout
 
-    /// The exclusive lock, when the library was opened through `openExclusive` or `withExclusiveAccess`: taken
-    /// before the catalog is opened, so no migration ever runs beside another process's run.
+    /// The exclusive lock, when the library was opened under it (`withExclusiveAccess`, `openForPostgresCatalog`):
+    /// taken before the catalog is opened, so no migration ever runs beside another process's run.
     public let lock: LibraryLock?
 
-    /// Opens the library at `root`, creating its folders and catalog on first use, without its lock: for reading
-    /// (`readOnly`), or for a caller that takes the lock itself (`ImportRun` takes `runLock()`).
+    /// Opens the library folder at `root` without its lock, creating its folders on first use: for reading
+    /// (`readOnly`: nothing is made or written), or for a caller that takes the lock itself (`ImportRun` takes
+    /// `runLock()`).
+    public convenience init(root: String, readOnly: Bool = false, contents: Contents = .media) throws {
+        let resolved = readOnly ? FileSystem.resolved(root) ?? root : try Self.makeRoot(root)
+        try self.init(resolved: resolved, makesFolders: !readOnly && contents == .media, lock: nil)
+    }
+
+    /// Opens the folder's SQLite catalog (made and migrated unless `readOnly`); the caller closes it. A folder
+    /// whose catalog is in PostgreSQL is refused with the reason.
     ///
-    /// - Parameter readOnly: open an existing library without writing anything to it (`dry-run`, `status`).
     /// - Parameter live: read-only, beside a run that may be writing (`cairn serve`): the catalog is never read as
     ///   an immutable file, even when its write-ahead log is empty at the time it is opened.
-    public convenience init(root: String, readOnly: Bool = false, live: Bool = false) throws {
-        let resolved = readOnly ? FileSystem.resolved(root) ?? root : try Self.makeRoot(root)
-        try self.init(resolved: resolved, readOnly: readOnly, live: live, lock: nil)
+    public func openCatalog(readOnly: Bool = false, live: Bool = false) throws -> Catalog {
+        if let postgres = layout.postgresCatalogNamed {
+            throw WorkerError.libraryUnusable(layout.root, "its catalog is in PostgreSQL at \(postgres); this command reads "
+                                              + "only a SQLite catalog so far (`cairn import --catalog` uses it)")
+        }
+        do {
+            return try Catalog(path: layout.catalogPath, readOnly: readOnly, live: live)
+        } catch let error as CatalogError {
+            throw WorkerError.libraryUnusable(layout.root, error.description)
+        } catch {
+            throw WorkerError.libraryUnusable(layout.root, "the catalog cannot be opened: \(error)")
+        }
     }
 
     /// Opens, for reading only, a library whose catalog is in PostgreSQL at `postgres` (`dry-run`, `status`): no lock,
@@ -44,22 +55,29 @@ public final class Library: Sendable {
     public static func openForReadingPostgresCatalog(root: String, postgres: String) throws -> Library {
         let resolved = FileSystem.resolved(root) ?? root
         try checkCatalog(of: LibraryLayout(root: resolved), isAt: postgres)
-        return Library(resolvedForReading: resolved)
+        return try Library(resolved: resolved, makesFolders: false, lock: nil)
     }
 
-    /// The one way a command that writes opens a library: its lock first (waiting up to a second for a holder
-    /// that is letting go), then its catalog, opened and migrated. Close it when done.
-    public static func openExclusive(root: String) async throws -> Library {
+    /// The one way a command that writes a SQLite library opens it: its lock first (waiting up to a second for a
+    /// holder that is letting go), then its catalog, opened and migrated; `body`; then the catalog closed and the
+    /// lock given up, whatever `body` did.
+    public static func withExclusiveAccess<Value>(root: String, contents: Contents = .media,
+                                                  _ body: (Library, Catalog) async throws -> Value) async throws -> Value {
         let resolved = try makeRoot(root)
-        let lock = try await LibraryLock.take(libraryRoot: resolved)
-        return try Library(resolved: resolved, readOnly: false, live: false, lock: lock)
+        let library = try Library(resolved: resolved, makesFolders: contents == .media,
+                                  lock: try await LibraryLock.take(libraryRoot: resolved))
+        defer { library.close() }
+        let catalog = try library.openCatalog()
+        defer { catalog.close() }
+        return try await body(library, catalog)
     }
 
     /// Opens a library whose catalog is in PostgreSQL (`postgres`, described without its password), its lock
     /// taken first: no SQLite catalog is opened or made in its folder, which may be shared over NFS. The first such
     /// open records `postgres` in the folder (`LibraryLayout.catalogMarkerPath`); a folder that already keeps its
     /// catalog in SQLite, or names another database, is refused.
-    public static func openForPostgresCatalog(root: String, postgres: String) async throws -> Library {
+    public static func openForPostgresCatalog(root: String, postgres: String, contents: Contents = .media) async throws
+        -> Library {
         let resolved = try makeRoot(root)
         let lock = try await LibraryLock.take(libraryRoot: resolved)
         do {
@@ -75,22 +93,12 @@ public final class Library: Sendable {
                     throw WorkerError.libraryUnusable(resolved, "cannot record its catalog in \(layout.catalogMarkerPath): \(error)")
                 }
             }
-            return try Library(resolved: resolved, lock: lock)
+            return try Library(resolved: resolved, makesFolders: contents == .media, lock: lock)
         } catch {
             lock.release()
             throw error
         }
     }
-
-    /// `openExclusive`, `body`, then the catalog closed and the lock given up, whatever `body` did.
-    public static func withExclusiveAccess<Value>(root: String, _ body: (Library) async throws -> Value) async throws
-        -> Value
-    {
-        let library = try await openExclusive(root: root)
-        defer { library.close() }
-        return try await body(library)
-    }
-
 
     /// Throws unless the library at `layout` may keep its catalog in PostgreSQL at `postgres`: it has no SQLite
     /// catalog, and names no other database. A caller checks before it claims the database for the library.
@@ -104,48 +112,22 @@ public final class Library: Sendable {
         }
     }
 
-    /// Makes the library's folder if it is missing; returns its resolved path.
+    /// Makes the library's folder if it is missing; returns its resolved path. Every open for writing passes here.
     private static func makeRoot(_ root: String) throws -> String {
+        // A folder opened anew may be one made again where another was removed: its temporary shards too.
+        TemporaryName.forgetShards()
         do { try FileSystem.makeDirectories(root, followingLinks: true) } catch { throw WorkerError.libraryUnusable(root, error.description) }
         return FileSystem.resolved(root) ?? root
     }
 
-    /// `resolved`: the library's folder, made (unless `readOnly`) and resolved.
-    private init(resolved: String, readOnly: Bool, live: Bool, lock: LibraryLock?) throws {
+    /// `resolved`: the library's folder, made and resolved; `makesFolders`: its media folders made when missing.
+    private init(resolved: String, makesFolders: Bool, lock: LibraryLock?) throws {
         layout = LibraryLayout(root: resolved)
         self.lock = lock
-        if let postgres = layout.postgresCatalogNamed {
-            throw WorkerError.libraryUnusable(resolved, "its catalog is in PostgreSQL at \(postgres); this command reads "
-                                              + "only a SQLite catalog so far (`cairn import --catalog` uses it)")
-        }
-        try Self.makeFolders(of: layout, unless: readOnly)
-        do {
-            sqlite = try Catalog(path: layout.catalogPath, readOnly: readOnly, live: live)
-        } catch let error as CatalogError {
-            throw WorkerError.libraryUnusable(resolved, error.description)
-        } catch {
-            throw WorkerError.libraryUnusable(resolved, "the catalog cannot be opened: \(error)")
-        }
+        if makesFolders { try Self.makeMediaFolders(of: layout) }
     }
 
-    /// A library whose catalog is in PostgreSQL: its folders, no SQLite catalog.
-    private init(resolved: String, lock: LibraryLock) throws {
-        layout = LibraryLayout(root: resolved)
-        self.lock = lock
-        sqlite = nil
-        try Self.makeFolders(of: layout, unless: false)
-    }
-
-    /// A library whose catalog is in PostgreSQL, for reading: its layout alone.
-    private init(resolvedForReading resolved: String) {
-        layout = LibraryLayout(root: resolved)
-        lock = nil
-        sqlite = nil
-    }
-
-    private static func makeFolders(of layout: LibraryLayout, unless readOnly: Bool) throws {
-        guard !readOnly else { return }
-        TemporaryName.forgetShards()
+    private static func makeMediaFolders(of layout: LibraryLayout) throws {
         for directory in [layout.originalsDirectory, layout.derivedDirectory, layout.temporaryDirectory] {
             do { try FileSystem.makeDirectories(directory) } catch {
                 throw WorkerError.libraryUnusable(layout.root, error.description)
@@ -153,9 +135,8 @@ public final class Library: Sendable {
         }
     }
 
-    /// Closes the catalog, then gives up the lock; call when the command is done with the library.
+    /// Gives up the lock, if held; call when the command is done with the library (after closing its catalog).
     public func close() {
-        sqlite?.close()
         lock?.release()
     }
 

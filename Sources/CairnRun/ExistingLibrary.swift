@@ -13,11 +13,12 @@ extension RunAssembly {
     /// library's lock: its SQLite file, or the PostgreSQL database `catalog` names (the lock then held there too;
     /// `command` names the run to other hosts).
     public static func changingExisting<Value: Sendable>(
-        root: String, catalog: PostgresLocation?, command: String, notice: @escaping @Sendable (String) -> Void,
-        _ body: (Library, any LibraryCatalog) async throws -> Value
+        root: String, contents: Library.Contents = .media, catalog: PostgresLocation?, command: String,
+        notice: @escaping @Sendable (String) -> Void, _ body: (Library, any LibraryCatalog) async throws -> Value
     ) async throws -> Value {
         guard LibraryLayout.holdsLibrary(root) else { throw RunAccessError.noLibrary(root) }
-        var request = RunRequest(command: command, libraryRoot: root, sourceRoot: root)
+        var request = RunRequest(command: command, libraryRoot: root, stateRoot: contents == .stateOnly ? root : nil,
+                                 sourceRoot: root)
         request.catalog = catalog
         return try await open(request, notice: notice) { try await body($0.library, $0.catalog) }
     }

@@ -1,3 +1,4 @@
+import CairnCatalog
 import CairnCore
 import CairnImport
 import CairnLibrary
@@ -46,6 +47,9 @@ public struct RunRequest: Sendable {
 
     /// The folder the run's records belong to.
     public var root: String { stateRoot ?? libraryRoot }
+
+    /// A library holds media; an Immich destination's state folder only cairn's records.
+    var contents: Library.Contents { stateRoot == nil ? .media : .stateOnly }
 }
 
 /// An opened run: the library folder (or an Immich destination's state folder) with its lock, the catalog beside
@@ -105,15 +109,15 @@ public enum RunAssembly {
                 queue: shared.queue, libraryRoot: request.libraryRoot, lanes: shared.lanes, waits: shared.waits,
                 command: request.command, warn: { notice("warning: \($0)") },
                 lockLost: lockLost(request, notice: notice)) { destination in
-                    try await openSQLite(request) { try await body(RunContext(library: $0, catalog: $0.sqliteCatalog,
-                                                                             sharedDestination: destination, metrics: $1)) }
+                    try await openSQLite(request) { try await body(RunContext(library: $0, catalog: $1,
+                                                                             sharedDestination: destination, metrics: $2)) }
                 }
             #else
             throw noPostgres
             #endif
         }
         return try await openSQLite(request) {
-            try await body(RunContext(library: $0, catalog: $0.sqliteCatalog, sharedDestination: nil, metrics: $1))
+            try await body(RunContext(library: $0, catalog: $1, sharedDestination: nil, metrics: $2))
         }
     }
 
@@ -123,27 +127,38 @@ public enum RunAssembly {
     /// The folder's SQLite catalog: the lock first, then the catalog (opened and migrated); a dry run reads an
     /// existing one without either.
     private static func openSQLite<Value: Sendable>(_ request: RunRequest,
-                                                    _ body: (Library, RunMetricsSession?) async throws -> Value)
+                                                    _ body: (Library, any LibraryCatalog, RunMetricsSession?) async throws -> Value)
         async throws -> Value {
         let root = request.root
-        let library: Library
-        if request.readOnly {
+        guard !request.readOnly else {
             guard LibraryLayout.holdsLibrary(root) else {
                 throw RunAccessError("\(root): no cairn library here yet; a dry run never creates one "
                                      + "(run `cairn sync` or `cairn import`)")
             }
-            library = try Library(root: root, readOnly: true)
-        } else {
-            do { library = try await Library.openExclusive(root: root) } catch let locked as LibraryLockedError {
-                await reportLocked(request, source: SQLiteStatusSource(libraryRoot: root))
-                throw locked
-            }
+            let library = try Library(root: root, readOnly: true, contents: request.contents)
+            let catalog = try library.openCatalog(readOnly: true)
+            defer { catalog.close() }
+            return try await withMetrics(request, library, catalog, body)
         }
-        defer { library.close() }
-        let metrics = try await RunMetricsSession.starting(request.metrics, layout: library.layout,
-                                                           catalog: library.sqliteCatalog,
+        do {
+            return try await Library.withExclusiveAccess(root: root, contents: request.contents) {
+                try await withMetrics(request, $0, $1, body)
+            }
+        } catch let locked as LibraryLockedError {
+            await reportLocked(request, source: SQLiteStatusSource(libraryRoot: root))
+            throw locked
+        }
+    }
+
+    /// `body` with the opened SQLite catalog and the run's metrics, read from it as the run starts.
+    private static func withMetrics<Value: Sendable>(
+        _ request: RunRequest, _ library: Library, _ catalog: Catalog,
+        _ body: (Library, any LibraryCatalog, RunMetricsSession?) async throws -> Value
+    ) async throws -> Value {
+        let catalog = SQLiteCatalog(catalog: catalog)
+        let metrics = try await RunMetricsSession.starting(request.metrics, layout: library.layout, catalog: catalog,
                                                            labelRoot: request.libraryRoot, sourceRoot: request.sourceRoot)
-        return try await body(library, metrics)
+        return try await body(library, catalog, metrics)
     }
 
     #if SharedQueue
@@ -161,7 +176,7 @@ public enum RunAssembly {
         }
         do {
             return try await SharedCatalog.run(
-                catalog: location, libraryRoot: request.root, command: request.command,
+                catalog: location, libraryRoot: request.root, contents: request.contents, command: request.command,
                 lockLost: lockLost(request, notice: notice), restarts: restarts,
                 restarting: { time in
                     guard request.cancellation?.isCancelled != true else { return false }

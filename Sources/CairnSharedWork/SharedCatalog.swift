@@ -19,7 +19,7 @@ package enum SharedCatalog {
     /// server restarted, or ended the session) runs again, up to `restarts` times, while `restarting` (told which
     /// time this is) agrees: what the first try did is in the catalog, and the next takes it up.
     package static func run<Value: Sendable>(
-        catalog location: PostgresLocation, libraryRoot: String, command: String,
+        catalog location: PostgresLocation, libraryRoot: String, contents: Library.Contents = .media, command: String,
         lockLost: @escaping @Sendable (String) -> Void = { _ in },
         restarts: Int = 0, restarting: (Int) -> Bool = { _ in false },
         _ body: (Library, PostgresCatalog) async throws -> Value
@@ -41,7 +41,8 @@ package enum SharedCatalog {
                                                  onLost: { other in takenBy.withLock { $0 = other }; lockLost(other) }) {
                     do {
                         let library = try await Library.openForPostgresCatalog(root: libraryRoot,
-                                                                               postgres: location.description)
+                                                                               postgres: location.description,
+                                                                               contents: contents)
                         defer { library.close() }
                         var tries = 0
                         while true {

@@ -82,12 +82,13 @@ public struct PipelineImport: Sendable {
     package var work: WorkTracker?
     /// Where new content goes: the library's own store unless a run says otherwise.
     package var destination: any ImportDestination = LibraryDestination()
-    /// Where the items' states and their stages' rows are kept: the library's SQLite catalog unless a run names
-    /// another (a PostgreSQL catalog several hosts share).
-    package var itemCatalog: (any ItemCatalog)?
+    /// Where the items' states and their stages' rows are kept: the library's SQLite catalog, or a PostgreSQL
+    /// catalog several hosts share.
+    package let itemCatalog: any ItemCatalog
 
-    public init(library: Library, configuration: PipelineConfiguration, sourceID: Int64) {
+    public init(library: Library, catalog: any ItemCatalog, configuration: PipelineConfiguration, sourceID: Int64) {
         self.library = library
+        itemCatalog = catalog
         self.configuration = configuration
         self.sourceID = sourceID
     }
@@ -112,7 +113,7 @@ public struct PipelineImport: Sendable {
             onKeptWithoutPreview: onKeptWithoutPreview, work: work)
         let scheduler = PipelineScheduler(
             configuration: configuration, stages: destination.stages(for: destinationRun),
-            store: CatalogItemStateStore(catalog: itemCatalog ?? SQLiteCatalog(catalog: library.catalog),
+            store: CatalogItemStateStore(catalog: itemCatalog,
                                          groupCommit: groupCommit),
             clock: clock,
             onEvent: onEvent)

@@ -15,8 +15,8 @@ public struct SQLiteStatusSource: StatusCatalogSource {
     public init(libraryRoot: String) { layout = LibraryLayout(root: libraryRoot) }
 
     public func reading<Value: Sendable>(_ body: (any StatusCatalog) async throws -> Value) async throws -> Value {
-        let library = try Library(root: layout.root, readOnly: true, live: true)
-        defer { library.close() }
-        return try await body(library.sqliteCatalog)
+        let catalog = try Library(root: layout.root, readOnly: true).openCatalog(readOnly: true, live: true)
+        defer { catalog.close() }
+        return try await body(SQLiteCatalog(catalog: catalog))
     }
 }

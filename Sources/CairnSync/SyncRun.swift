@@ -59,11 +59,13 @@ public struct SyncRun: Sendable {
     public let narration: RunNarration
     public var now: @Sendable () -> Date = { Date() }
     public var hooks = ImportHooks()
-    /// Where the run keeps its records: the library's SQLite catalog when nil.
-    package var catalog: (any ImportCatalog)?
+    /// Where the run keeps its records: the library's SQLite catalog or PostgreSQL's.
+    package let catalog: any ImportCatalog
 
-    public init(library: Library, options: SyncOptions, output: any NarrationHandler = DiscardingNarrationHandler()) {
+    public init(library: Library, catalog: any ImportCatalog, options: SyncOptions,
+                output: any NarrationHandler = DiscardingNarrationHandler()) {
         self.library = library
+        self.catalog = catalog
         self.options = options
         narration = RunNarration(layout: library.layout, output: output, keepsLog: !options.dryRun)
     }
@@ -74,8 +76,8 @@ public struct SyncRun: Sendable {
             // A dry run only shares the lock (a writer would change what it reads); sharing writes nothing.
             let lock: AnyObject? = options.dryRun
                 ? try ReaderLock(libraryRoot: library.layout.root) : try await library.runLock()
-            var importRun = ImportRun(library: library, options: options.importOptions, narration: narration,
-                                      catalog: catalog)
+            var importRun = ImportRun(library: library, catalog: catalog, options: options.importOptions,
+                                      narration: narration)
             importRun.now = now
             importRun.hooks = hooks
             defer { withExtendedLifetime(lock) {} }

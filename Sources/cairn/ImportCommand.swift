@@ -178,9 +178,8 @@ struct ImportCommand: AsyncParsableCommand {
                 var options = options
                 if let queued = context.sharedDestination { options.destination = queued }
                 try await shell.perform(context, cancellation: options.cancellation, failedFiles: failedFiles, run: { output in
-                    try await ImportRun(library: context.library, options: options,
-                                        narration: RunNarration(layout: context.library.layout, output: output),
-                                        catalog: context.catalog).run()
+                    try await ImportRun(library: context.library, catalog: context.catalog, options: options,
+                                        narration: RunNarration(layout: context.library.layout, output: output)).run()
                 }, ending: { RunShell.Ending(exitStatus: $0.exitStatus) }, present: { summary, failedEarlier in
                     pipeline.writeReport(summary)
                     guard narration.printsSummary else { return }

@@ -57,7 +57,7 @@ enum PostgresSetting {
 /// or `catalog` in the library's cairn.toml.
 struct CatalogLocationOption: ParsableArguments {
     @Option(name: .customLong("catalog"),
-            help: "The PostgreSQL database that keeps the library's catalog instead of its SQLite file (a new library's first import puts it there; with --destination immich, cairn's state for that server and user, in a database of its own), e.g. postgres://cairn@db.lan/photos (also $CAIRN_CATALOG, or `catalog` in the library's cairn.toml; a password in $PGPASSWORD).")
+            help: ArgumentHelp("The PostgreSQL database that keeps the library's catalog instead of its SQLite file (a new library's first import puts it there; with --destination immich, cairn's state for that server and user, in a database of its own), e.g. postgres://cairn@db.lan/photos (also $CAIRN_CATALOG, or `catalog` in the library's cairn.toml; a password in $PGPASSWORD).", visibility: RunAssembly.postgresOptionVisibility))
     var url: String?
 
     /// The catalog named by the flag, `$CAIRN_CATALOG` or cairn.toml; else the one the folder records

@@ -126,7 +126,8 @@ struct RestoreCommand: AsyncParsableCommand {
         let location = try catalog.location(libraryRoot: library.resolvedPath, stateRoot: immich.stateRoot)
         if location != nil { catalog.warnOfExposedPassword() }
         try await CatalogAccess.reportingFailures {
-            try await RunAssembly.changingExisting(root: immich.stateRoot, catalog: location, command: "restore",
+            try await RunAssembly.changingExisting(root: immich.stateRoot, contents: .stateOnly, catalog: location,
+                                                   command: "restore",
                                                    notice: { Output.error($0) }) {
                 try await restore(from: immich, opened: $0, catalog: $1)
             }

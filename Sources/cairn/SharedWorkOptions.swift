@@ -8,7 +8,7 @@ import Foundation
 /// password is best kept there or in `$PGPASSWORD` (a flag shows in `ps`).
 struct QueueLocationOption: ParsableArguments {
     @Option(name: .customLong("queue"),
-            help: "The PostgreSQL database thumbnails and clips are shared through, e.g. postgres://cairn@db.lan/cairn or postgres:///cairn?host=/run/postgresql (also $CAIRN_QUEUE, or `queue` in the library's cairn.toml).")
+            help: ArgumentHelp("The PostgreSQL database thumbnails and clips are shared through, e.g. postgres://cairn@db.lan/cairn or postgres:///cairn?host=/run/postgresql (also $CAIRN_QUEUE, or `queue` in the library's cairn.toml).", visibility: RunAssembly.postgresOptionVisibility))
     var url: String?
 
     /// The queue named by the flag, else by `$CAIRN_QUEUE`, else by the `queue` key of `configFile` (a sync's
@@ -36,11 +36,11 @@ struct SharedWorkOptions: ParsableArguments {
     @OptionGroup var queue: QueueLocationOption
 
     @Option(name: .customLong("work-lanes"),
-            help: "With --queue: queued jobs this run does itself (default: one per core; 0 leaves them all to workers).")
+            help: ArgumentHelp("With --queue: queued jobs this run does itself (default: one per core; 0 leaves them all to workers).", visibility: RunAssembly.postgresOptionVisibility))
     var workLanes: Int?
 
     @Flag(name: .customLong("no-wait"),
-          help: "With --queue: end once every new file is in the library and its thumbnail and clip jobs are queued, leaving them to workers; the next run records what they made.")
+          help: ArgumentHelp("With --queue: end once every new file is in the library and its thumbnail and clip jobs are queued, leaving them to workers; the next run records what they made.", visibility: RunAssembly.postgresOptionVisibility))
     var noWait = false
 
     /// For `validate()`: `immich`, the run's destination is an Immich server (which makes its own thumbnails);
@@ -70,4 +70,10 @@ struct SharedWorkOptions: ParsableArguments {
         queue.warnOfExposedPassword()
         return SharedWorkRequest(queue: location, lanes: noWait ? 0 : workLanes ?? System.coreCount, waits: !noWait)
     }
+}
+
+extension RunAssembly {
+    /// `--catalog`, `--queue` and their companions are listed in `--help` only by a build that reaches PostgreSQL;
+    /// another build still parses them, to refuse them with the reason.
+    static var postgresOptionVisibility: ArgumentVisibility { hasPostgres ? .default : .hidden }
 }

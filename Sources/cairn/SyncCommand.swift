@@ -222,9 +222,8 @@ struct SyncInvocation {
                 var options = options
                 if let queued = context.sharedDestination { options.importOptions.destination = queued }
                 try await shell.perform(context, cancellation: cancellation, failedFiles: failedFiles, run: { output in
-                    var run = SyncRun(library: context.library, options: options, output: output)
-                    run.catalog = context.catalog
-                    return try await run.run()
+                    try await SyncRun(library: context.library, catalog: context.catalog, options: options,
+                                      output: output).run()
                 }, ending: {
                     RunShell.Ending(exitStatus: $0.exitStatus, sourceHealth: LibraryMetricsReader.sourceHealth($0.plan.verdict))
                 }, present: { summary, failedEarlier in

@@ -320,6 +320,14 @@ extension ImmichDestinationTests {
             atPath: try #require(FileManager.default.subpaths(atPath: fixture.library + "/immich")?.first
                 .map { fixture.library + "/immich/" + $0 }))
         #expect(partitions.count == 2, "\(partitions)")
+        // A state folder keeps cairn's records, never a library's media folders (the media live on the server).
+        let serverFolder = try #require(FileManager.default.subpaths(atPath: fixture.library + "/immich")?.first)
+        for partition in partitions {
+            let entries = try FileManager.default.contentsOfDirectory(
+                atPath: fixture.library + "/immich/" + serverFolder + "/" + partition)
+            #expect(entries.contains("catalog.sqlite") && !entries.contains("originals")
+                    && !entries.contains("derived") && !entries.contains("tmp"), "\(entries)")
+        }
         // Purging never reaches Immich's trash.
         let purge = try fixture.cairn(["trash", "purge", "--older-than", "0"])
         #expect(purge.status == 0 && purge.standardOutput.contains("never purges Immich's trash"))

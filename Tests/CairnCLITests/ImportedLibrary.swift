@@ -30,11 +30,15 @@ struct ImportedLibrary {
         try CairnBinary.run(arguments + ["--library", root], environment: environment)
     }
 
-    func open() throws -> Library { try Library(root: root) }
+    /// The library folder and its SQLite catalog, opened as a run opens them (without the lock).
+    func open() throws -> (library: Library, catalog: Catalog) {
+        let library = try Library(root: root)
+        return (library, try library.openCatalog())
+    }
 
     /// The asset imported from `path`.
-    func asset(_ path: String, in library: Library) throws -> AssetRecord {
-        guard let asset = try library.catalog.allAssets().first(where: { $0.firstSourcePath == path }) else {
+    func asset(_ path: String, in catalog: Catalog) throws -> AssetRecord {
+        guard let asset = try catalog.allAssets().first(where: { $0.firstSourcePath == path }) else {
             throw FixtureError(description: "no asset imported from \(path)")
         }
         return asset

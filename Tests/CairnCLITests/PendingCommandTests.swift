@@ -11,17 +11,17 @@ import Testing
 @Suite struct PendingCommandTests {
     /// Two syncs' worth of reconciliation, committed as a sync commits it: b.jpg is deleted at the source in the second.
     func reconcileTwice(_ fixture: ImportedLibrary) throws -> (a: Checksum, b: Checksum, secondRun: String, now: Date) {
-        let library = try fixture.open()
-        let store = ReconcileStore(catalog: library.catalog)
-        let sourceID = try library.catalog.sourceID(forRoot: URL(fileURLWithPath: fixture.source).resolvingSymlinksInPath().path)
-        let a = try fixture.asset("a.jpg", in: library).checksum, b = try fixture.asset("b.jpg", in: library).checksum
+        let (_, catalog) = try fixture.open()
+        let store = ReconcileStore(catalog: catalog)
+        let sourceID = try catalog.sourceID(forRoot: URL(fileURLWithPath: fixture.source).resolvingSymlinksInPath().path)
+        let a = try fixture.asset("a.jpg", in: catalog).checksum, b = try fixture.asset("b.jpg", in: catalog).checksum
         let scan = SourceScanFacts(sourceRoot: fixture.source)
         let now = Date()
         var previous: [String: Checksum] = [:]
         for (runID, current, isFirstRun) in [("run-1", ["a.jpg": a, "b.jpg": b], true), ("run-2", ["a.jpg": a], false)] {
             let outcome = Reconciler.reconcile(.init(
                 state: try store.loadState(sourceID: sourceID), previous: previous, current: current,
-                library: try library.catalog.assetChecksums(), scan: scan, now: now, runID: runID, isFirstRun: isFirstRun,
+                library: try catalog.assetChecksums(), scan: scan, now: now, runID: runID, isFirstRun: isFirstRun,
                 acceptMassVanish: true))
             try store.commit(outcome, sourceID: sourceID, current: current, scan: scan)
             previous = current
@@ -46,8 +46,8 @@ import Testing
         #expect(exclude.status == 0, "\(exclude.standardError)")
         #expect(exclude.standardOutput.contains("Excluded 1 deletion(s) confirmed since run \(run)"))
         #expect(try fixture.cairn(["pending", "list"]).standardOutput.contains("0 pending"))
-        let library = try fixture.open()
-        let store = ReconcileStore(catalog: library.catalog)
+        let (_, catalog) = try fixture.open()
+        let store = ReconcileStore(catalog: catalog)
         let sourceID = try #require(try store.sources().first?.id)
         #expect(try store.loadState(sourceID: sourceID).exclusions == [b])
     }

@@ -13,9 +13,9 @@ import Testing
 
     /// Trashes the asset imported from a.jpg the way a sync does; returns its original's library path.
     func trashA(_ fixture: ImportedLibrary) async throws -> (Checksum, String) {
-        let library = try fixture.open()
-        let asset = try fixture.asset("a.jpg", in: library)
-        let summary = try await DeletionRun(library: library, catalog: SQLiteCatalog(catalog: library.catalog)).trash(
+        let (library, catalog) = try fixture.open()
+        let asset = try fixture.asset("a.jpg", in: catalog)
+        let summary = try await DeletionRun(library: library, catalog: SQLiteCatalog(catalog: catalog)).trash(
             [DeleteCandidate(checksum: asset.checksum, basis: .confirmed, confirmedAt: Date())], runID: runID, now: Date())
         #expect(summary.trashed.count == 1)
         return (asset.checksum, asset.originalPath)
@@ -53,9 +53,9 @@ import Testing
 
     @Test func restoreByFileNameOnlyTouchesMatchingAssets() async throws {
         let fixture = try ImportedLibrary()
-        let library = try fixture.open()
-        let assets = try library.catalog.allAssets()
-        _ = try await DeletionRun(library: library, catalog: SQLiteCatalog(catalog: library.catalog)).trash(
+        let (library, catalog) = try fixture.open()
+        let assets = try catalog.allAssets()
+        _ = try await DeletionRun(library: library, catalog: SQLiteCatalog(catalog: catalog)).trash(
             assets.map { DeleteCandidate(checksum: $0.checksum, basis: .unconfirmed) }, runID: runID, now: Date())
         let restore = try fixture.cairn(["restore", "--run-id", runID, "--file-name-matches", "^b\\."])
         #expect(restore.status == 0, "\(restore.standardError)")

@@ -29,9 +29,9 @@ enum QueueDatabase {
 
     /// The derived rows of a library, as (source-independent) facts: role, path, size in pixels.
     static func derived(_ root: String) throws -> [String] {
-        let library = try Library(root: root, readOnly: true)
-        defer { library.close() }
-        return try library.catalog.derivedFiles().map { "\($0.role.rawValue) \($0.path) \($0.width)x\($0.height)" }.sorted()
+        let catalog = try Library(root: root, readOnly: true).openCatalog(readOnly: true)
+        defer { catalog.close() }
+        return try catalog.derivedFiles().map { "\($0.role.rawValue) \($0.path) \($0.width)x\($0.height)" }.sorted()
     }
 
     /// `folder`'s source: `stills` JPEGs of distinct sizes (content) from `width`, and with `video` a short clip.

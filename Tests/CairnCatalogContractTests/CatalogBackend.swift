@@ -37,8 +37,10 @@ enum CatalogBackend: String, CaseIterable, CustomTestStringConvertible {
         switch self {
         case .sqlite:
             let library = try Library(root: folder.subpath("library"))
+            let catalog = try library.openCatalog()
+            defer { catalog.close() }
             defer { library.close() }
-            try await body(library, SQLiteCatalog(catalog: library.catalog))
+            try await body(library, SQLiteCatalog(catalog: catalog))
         case .postgres:
             let location = try Self.freshDatabase()
             let library = try await Library.openForPostgresCatalog(root: folder.subpath("library"),

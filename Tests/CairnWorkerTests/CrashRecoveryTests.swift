@@ -26,16 +26,18 @@ import Testing
     /// or not), the rest in flight among others.
     func leaveInFlight(poisonAlone: Bool, fault: String?) async throws {
         let library = try Library(root: libraryFolder.path)
+        let catalog = try library.openCatalog()
+        defer { catalog.close() }
         defer { library.close() }
-        let sourceID = try library.catalog.sourceID(forRoot: source.path)
+        let sourceID = try catalog.sourceID(forRoot: source.path)
         let items = try ["poison.jpg", "fine.jpg", "other.jpg"].map { name in
             ImportItem(relativePath: name, sourceRoot: source.path, kind: .photo,
                        byteCount: Int64(try Data(contentsOf: URL(fileURLWithPath: source.subpath(name))).count),
                        checksum: try #require(Checksum(hex: String(decoding: try ExternalTool.run(
                            ["sha1sum", source.subpath(name)]), as: UTF8.self).prefix(40))))
         }
-        let planned = try library.catalog.insertImportItems(items, sourceID: sourceID)
-        try library.catalog.saveImportItemStates(planned.map { record in
+        let planned = try catalog.insertImportItems(items, sourceID: sourceID)
+        try catalog.saveImportItemStates(planned.map { record in
             var record = record
             record.state = .queued
             record.inFlight = true
@@ -48,12 +50,14 @@ import Testing
 
     func importOnce(retryFailed: Bool = false) async throws -> (ImportSummary, [String: ItemRecord]) {
         let library = try Library(root: libraryFolder.path)
+        let catalog = try library.openCatalog()
+        defer { catalog.close() }
         defer { library.close() }
         var options = ImportOptions(source: source.path)
         options.pipeline.clipsEnabled = false
         options.retryFailed = retryFailed
-        let summary = try await ImportRun(library: library, options: options).run()
-        let rows = try library.catalog.importItems()
+        let summary = try await ImportRun(library: library, catalog: SQLiteCatalog(catalog: catalog), options: options).run()
+        let rows = try catalog.importItems()
         return (summary, Dictionary(uniqueKeysWithValues: rows.map { ($0.item.relativePath, $0) }))
     }
 

@@ -192,26 +192,28 @@ let runTime = Date(timeIntervalSince1970: 1_800_000_000)
     @Test func anAssetsSidecarsGoToTheTrashWithItAndComeBack() async throws {
         let folder = try TemporaryDirectory()
         let library = try Library(root: folder.path)
+        let catalog = try library.openCatalog()
+        defer { catalog.close() }
         let asset = try #require(Checksum(hex: String(repeating: "c3", count: 20)))
         let sidecar = try #require(Checksum(hex: String(repeating: "d4", count: 20)))
         let original = "originals/c3/c3/\(asset.hex).jpg", stored = "sidecars/d4/d4/\(sidecar.hex).xmp"
         try folder.write(Data("photo".utf8), to: original)
         try folder.write(Data("<xmp/>".utf8), to: stored)
-        try library.catalog.insertAssets([AssetRecord(
+        try catalog.insertAssets([AssetRecord(
             checksum: asset, kind: .photo, size: 5, originalExtension: "jpg", firstSourcePath: "IMG.jpg",
             originalPath: original, importedAt: Date(), runID: nil)])
-        try library.catalog.linkSidecar(SidecarRecord(checksum: sidecar, asset: asset, kind: "xmp", path: stored,
+        try catalog.linkSidecar(SidecarRecord(checksum: sidecar, asset: asset, kind: "xmp", path: stored,
                                                       sourcePath: "IMG.xmp", linkedAt: Date()))
 
-        let catalog = SQLiteCatalog(catalog: library.catalog)
-        let summary = try await DeletionRun(library: library, catalog: catalog).trash(
+        let sqlite = SQLiteCatalog(catalog: catalog)
+        let summary = try await DeletionRun(library: library, catalog: sqlite).trash(
             [DeleteCandidate(checksum: asset, basis: .approved)], runID: "run-9", now: runTime)
         #expect(summary.failures.isEmpty)
         #expect(!FileManager.default.fileExists(atPath: folder.subpath(stored)))
         #expect(try Data(contentsOf: URL(fileURLWithPath: folder.subpath("trash/run-9/" + stored))) == Data("<xmp/>".utf8))
 
-        _ = try await TrashMaintenance(library: library, catalog: catalog).restore(runID: "run-9", now: runTime + 60)
+        _ = try await TrashMaintenance(library: library, catalog: sqlite).restore(runID: "run-9", now: runTime + 60)
         #expect(try Data(contentsOf: URL(fileURLWithPath: folder.subpath(stored))) == Data("<xmp/>".utf8))
-        #expect(try library.catalog.sidecars(of: asset).map(\.path) == [stored])
+        #expect(try await sqlite.sidecars(of: asset).map(\.path) == [stored])
     }
 }

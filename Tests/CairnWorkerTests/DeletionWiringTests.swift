@@ -16,6 +16,7 @@ import Testing
     struct Harness {
         let folder: TemporaryDirectory
         let library: Library
+        let catalog: Catalog
         var sourceRoot: String { folder.subpath("src") }
         var clock = Date(timeIntervalSince1970: 1_800_000_000)
         var runs = 0
@@ -24,6 +25,7 @@ import Testing
             folder = try TemporaryDirectory()
             for (name, data) in files { try folder.write(data, to: "src/" + name) }
             library = try Library(root: folder.subpath("lib"))
+            catalog = try library.openCatalog()
         }
 
         /// One sync: import, then reconcile and commit; trashes when `apply`. Returns the plan and what was trashed.
@@ -32,23 +34,23 @@ import Testing
             clock = clock.addingTimeInterval(86_400)
             let runID = "sync-\(runs)"
             let resolved = FileSystem.resolved(sourceRoot)
-            let store = ReconcileStore(catalog: library.catalog)
+            let store = ReconcileStore(catalog: catalog)
             var current: [String: Checksum] = [:]
             let sourceID: Int64
             if let resolved {
-                _ = try await ImportRun(library: library, options: ImportOptions(source: resolved)).run()
-                sourceID = try library.catalog.sourceID(forRoot: resolved)
-                for (path, record) in try library.catalog.snapshot(sourceID: sourceID) { current[path] = record.checksum }
+                _ = try await ImportRun(library: library, catalog: SQLiteCatalog(catalog: catalog), options: ImportOptions(source: resolved)).run()
+                sourceID = try catalog.sourceID(forRoot: resolved)
+                for (path, record) in try catalog.snapshot(sourceID: sourceID) { current[path] = record.checksum }
             } else {
                 sourceID = try #require(try store.sources().first?.id)
             }
             let scan = ReconcileInputs.probe(sourceRoot: sourceRoot)
-            let input = try ReconcileInputs.load(library: library, sourceID: sourceID, current: current, scan: scan,
+            let input = try ReconcileInputs.load(catalog: catalog, sourceID: sourceID, current: current, scan: scan,
                                                  settings: settings, now: clock, runID: runID)
             let outcome = Reconciler.reconcile(input)
             try store.commit(outcome, sourceID: sourceID, current: current, scan: input.scan)
             let trashed = apply
-                ? try await DeletionRun(library: library, catalog: SQLiteCatalog(catalog: library.catalog))
+                ? try await DeletionRun(library: library, catalog: SQLiteCatalog(catalog: catalog))
                     .trash(outcome.plan.deleteCandidates, runID: runID, now: clock)
                 : DeletionRun.Summary()
             return (outcome.plan, trashed)
@@ -69,16 +71,16 @@ import Testing
         let (held, none) = try await harness.sync(settings: quarantine, apply: true)
         #expect(held.heldByQuarantine.count == 1 && held.deleteCandidates.isEmpty && none.trashed.isEmpty)
         #expect(held.heldByQuarantine.first?.eligibleAt == harness.clock.addingTimeInterval(14 * 86_400))
-        #expect(try ReconcileStore(catalog: harness.library.catalog).pending().map(\.status) == [.quarantine])
+        #expect(try ReconcileStore(catalog: harness.catalog).pending().map(\.status) == [.quarantine])
 
         let (plan, trashed) = try await harness.sync(settings: try ReconcileSettings(quarantineDays: 0), apply: true)
         #expect(plan.deleteCandidates.count == 1 && trashed.trashed.count == 1)
-        let asset = try #require(try harness.library.catalog.trashedAssets().first?.asset)
+        let asset = try #require(try harness.catalog.trashedAssets().first?.asset)
         #expect(asset.firstSourcePath == "IMG_1.JPG")
         #expect(!FileSystem.exists(harness.library.layout.absolute(asset.originalPath)))
-        #expect(try harness.library.catalog.assetCount() == 4)
+        #expect(try harness.catalog.assetCount() == 4)
 
-        let restored = try await TrashMaintenance(library: harness.library, catalog: SQLiteCatalog(catalog: harness.library.catalog))
+        let restored = try await TrashMaintenance(library: harness.library, catalog: SQLiteCatalog(catalog: harness.catalog))
             .restore(runID: "sync-3", now: harness.clock)
         #expect(restored.assetsBack == [asset.checksum])
         let back = try Data(contentsOf: URL(fileURLWithPath: harness.library.layout.absolute(asset.originalPath)))
@@ -104,6 +106,6 @@ import Testing
         try FileManager.default.moveItem(atPath: harness.sourceRoot, toPath: harness.folder.subpath("renamed"))
         let (missing, nothing) = try await harness.sync(settings: settings, apply: true)
         #expect(missing.verdict.holds.map(\.rail) == [.sourceMissing] && missing.exitStatus == .deletionsHeldBySafetyRail)
-        #expect(try nothing.trashed.isEmpty && harness.library.catalog.assetCount() == 5)
+        #expect(try nothing.trashed.isEmpty && harness.catalog.assetCount() == 5)
     }
 }

@@ -15,8 +15,10 @@ import Testing
     @Test func rowsReachTheCatalogWithTheirMovesAfterOneSync() async throws {
         let folder = try TemporaryDirectory(prefix: "cairn-group-commit")
         let library = try Library(root: folder.path)
+        let catalog = try library.openCatalog()
+        defer { catalog.close() }
         let commit = try GroupCommit(libraryRoot: library.layout.root)
-        let store = CatalogItemStateStore(catalog: SQLiteCatalog(catalog: library.catalog), groupCommit: commit)
+        let store = CatalogItemStateStore(catalog: SQLiteCatalog(catalog: catalog), groupCommit: commit)
         let checksum = try #require(Checksum(hex: String(repeating: "ab", count: 20)))
         let asset = AssetRecord(checksum: checksum, kind: .photo, size: 3, originalExtension: "jpg",
                                 firstSourcePath: "a.jpg", originalPath: "originals/ab/ab.jpg", importedAt: Date(), runID: nil)
@@ -29,8 +31,8 @@ import Testing
         }
 
         try await store.save([move(1, checksum, StageRows(assets: [asset])), move(2, second.checksum, StageRows(assets: [second]))])
-        #expect(try library.catalog.asset(checksum)?.originalPath == "originals/ab/ab.jpg")
-        #expect(try library.catalog.asset(second.checksum)?.originalPath == "originals/cd/cd.jpg")
+        #expect(try catalog.asset(checksum)?.originalPath == "originals/ab/ab.jpg")
+        #expect(try catalog.asset(second.checksum)?.originalPath == "originals/cd/cd.jpg")
         #expect(commit.syncCount == 1, "the batch of two was made durable by one sync")
 
         let probe = MediaProbeRecord(
@@ -38,8 +40,8 @@ import Testing
             cameraMake: nil, cameraModel: nil, latitude: nil, longitude: nil, altitude: nil, codec: nil,
             probeJSON: "{}", probedAt: Date())
         try await store.save([move(1, checksum, StageRows(probes: [probe], keptWithoutPreview: [(checksum, "no decoder")]))])
-        #expect(try library.catalog.mediaProbe(checksum)?.width == 4)
-        #expect(try library.catalog.noPreviewReason(checksum) == "no decoder")
+        #expect(try catalog.mediaProbe(checksum)?.width == 4)
+        #expect(try catalog.noPreviewReason(checksum) == "no decoder")
         #expect(commit.syncCount == 1, "a probe and a reason point at no file: their batch needs no sync")
     }
 
@@ -48,6 +50,8 @@ import Testing
         let source = try TemporaryDirectory(prefix: "cairn-group-source")
         let folder = try TemporaryDirectory(prefix: "cairn-group-library")
         let library = try Library(root: folder.path)
+        let catalog = try library.openCatalog()
+        defer { catalog.close() }
         var content: [ImportItem] = []
         for index in 0..<24 {
             let data = try DistinctJPEG.data(byteCount: 3000, seed: UInt8(index))
@@ -58,15 +62,15 @@ import Testing
         }
         var configuration = PipelineConfiguration.defaults(cores: 2)
         configuration.derivativesEnabled = false
-        let sourceID = try library.catalog.sourceID(forRoot: source.path)
-        let pipeline = PipelineImport(library: library, configuration: configuration, sourceID: sourceID)
+        let sourceID = try catalog.sourceID(forRoot: source.path)
+        let pipeline = PipelineImport(library: library, catalog: SQLiteCatalog(catalog: catalog), configuration: configuration, sourceID: sourceID)
         let result = try await pipeline.run(newItems: content, onEvent: { _ in }, cancellation: PipelineCancellation())
         #expect(result.report.count(.archived) == 24)
         for item in content {
-            let asset = try #require(try library.catalog.asset(item.checksum))
+            let asset = try #require(try catalog.asset(item.checksum))
             let stored = try Data(contentsOf: URL(fileURLWithPath: library.layout.absolute(asset.originalPath)))
             #expect(stored == (try Data(contentsOf: URL(fileURLWithPath: source.subpath(item.relativePath)))))
         }
-        #expect(try library.catalog.importItems().allSatisfy { $0.state == .probing }, "each owes its probe")
+        #expect(try catalog.importItems().allSatisfy { $0.state == .probing }, "each owes its probe")
     }
 }

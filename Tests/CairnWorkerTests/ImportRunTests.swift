@@ -17,9 +17,13 @@ import Testing
         String(String(decoding: try ExternalTool.run(["sha1sum", path]), as: UTF8.self).prefix(40))
     }
 
-    func importOnce(_ source: String, _ libraryRoot: String) async throws -> (ImportSummary, Library) {
+    /// One import into the library at `libraryRoot`; its summary, the library and its catalog, left open to read.
+    func importOnce(_ source: String, _ libraryRoot: String) async throws -> (ImportSummary, Library, Catalog) {
         let library = try Library(root: libraryRoot)
-        return (try await ImportRun(library: library, options: ImportOptions(source: source)).run(), library)
+        let catalog = try library.openCatalog()
+        let summary = try await ImportRun(library: library, catalog: SQLiteCatalog(catalog: catalog),
+                                          options: ImportOptions(source: source)).run()
+        return (summary, library, catalog)
     }
 
     func filesBelow(_ root: String) -> [String] {
@@ -41,7 +45,7 @@ import Testing
         try source.write(bytes(90_000, 3), to: "video/clip one.mp4")
         try source.write(bytes(300_000, 1), to: "copies/same as first.jpg")
         try source.write(Data("not media".utf8), to: "notes.txt")
-        let (summary, library) = try await importOnce(source.path, libraryFolder.path)
+        let (summary, library, catalog) = try await importOnce(source.path, libraryFolder.path)
 
         #expect(summary.counts.filesSeen == 4)
         #expect(summary.counts.imported == 3)
@@ -49,15 +53,15 @@ import Testing
         #expect(summary.counts.skipped == 1)
         #expect(summary.failures.isEmpty)
         #expect(summary.exitStatus == .success)
-        #expect(try library.catalog.assetCount() == 3)
+        #expect(try catalog.assetCount() == 3)
         for relative in ["DCIM/IMG_0001.JPG", "DCIM/IMG_0002.png", "video/clip one.mp4", "copies/same as first.jpg"] {
             let hex = try sha1sum(source.subpath(relative))
-            let asset = try #require(try library.catalog.asset(Checksum(hex: hex)!))
+            let asset = try #require(try catalog.asset(Checksum(hex: hex)!))
             let stored = library.layout.absolute(asset.originalPath)
             #expect(try sha1sum(stored) == hex)
             #expect(try Data(contentsOf: URL(fileURLWithPath: stored)) == Data(contentsOf: URL(fileURLWithPath: source.subpath(relative))))
         }
-        let first = try #require(try library.catalog.asset(Checksum(hex: try sha1sum(source.subpath("DCIM/IMG_0001.JPG")))!))
+        let first = try #require(try catalog.asset(Checksum(hex: try sha1sum(source.subpath("DCIM/IMG_0001.JPG")))!))
         #expect(first.originalPath.hasSuffix(".jpg"))
         #expect(first.firstSourcePath == "DCIM/IMG_0001.JPG")
         #expect(filesBelow(library.layout.temporaryDirectory).isEmpty)
@@ -67,7 +71,7 @@ import Testing
         let source = try TemporaryDirectory(), libraryFolder = try TemporaryDirectory()
         for index in 0..<20 { try source.write(bytes(5_000 + index, UInt8(index)), to: "f\(index).jpg") }
         _ = try await importOnce(source.path, libraryFolder.path)
-        let (second, _) = try await importOnce(source.path, libraryFolder.path)
+        let (second, _, _) = try await importOnce(source.path, libraryFolder.path)
         #expect(second.counts.filesHashed == 0)
         #expect(second.counts.bytesHashed == 0)
         #expect(second.counts.bytesCopied == 0)
@@ -81,10 +85,10 @@ import Testing
         _ = try await importOnce(source.path, libraryFolder.path)
         try source.write(bytes(4_100, 99), to: "f2.jpg")
         try source.write(bytes(4_200, 77), to: "new.jpg")
-        let (second, library) = try await importOnce(source.path, libraryFolder.path)
+        let (second, _, catalog) = try await importOnce(source.path, libraryFolder.path)
         #expect(second.counts.filesHashed == 2)
         #expect(second.counts.imported == 2)
-        #expect(try library.catalog.assetCount() == 7)
+        #expect(try catalog.assetCount() == 7)
     }
 
     @Test func symlinkOutsideTheSourceIsNeitherFollowedNorImported() async throws {
@@ -92,10 +96,10 @@ import Testing
         let secret = try outside.write(bytes(1_000, 5), to: "secret.jpg")
         try source.write(bytes(1_000, 6), to: "mine.jpg")
         try FileManager.default.createSymbolicLink(atPath: source.subpath("link.jpg"), withDestinationPath: secret)
-        let (summary, library) = try await importOnce(source.path, libraryFolder.path)
+        let (summary, _, catalog) = try await importOnce(source.path, libraryFolder.path)
         #expect(summary.symlinksSkipped == ["link.jpg"])
-        #expect(try library.catalog.assetCount() == 1)
-        #expect(try library.catalog.asset(Checksum(hex: try sha1sum(secret))!) == nil)
+        #expect(try catalog.assetCount() == 1)
+        #expect(try catalog.asset(Checksum(hex: try sha1sum(secret))!) == nil)
     }
 
     @Test func fileVanishingBetweenScanAndHashFailsWithReasonAndTheRunGoesOn() async throws {
@@ -103,7 +107,9 @@ import Testing
         try source.write(bytes(1_000, 1), to: "good.jpg")
         let doomed = try source.write(bytes(1_000, 2), to: "gone.jpg")
         let library = try Library(root: libraryFolder.path)
-        var run = ImportRun(library: library, options: ImportOptions(source: source.path))
+        let catalog = try library.openCatalog()
+        defer { catalog.close() }
+        var run = ImportRun(library: library, catalog: SQLiteCatalog(catalog: catalog), options: ImportOptions(source: source.path))
         run.hooks.afterScan = { _ in unlink(doomed) }  // the card is pulled right after the walk
         let summary = try await run.run()
         #expect(summary.failures.map(\.relativePath) == ["gone.jpg"])
@@ -113,8 +119,8 @@ import Testing
         #expect(summary.failures.first?.reason.description.contains("gone.jpg") == false)
         #expect(summary.failures.first?.phase == .hashing)
         #expect(summary.exitStatus == .someFilesFailed)
-        #expect(try library.catalog.assetCount() == 1)
-        #expect(try library.catalog.failures(runID: summary.runID).map(\.relativePath) == ["gone.jpg"])
+        #expect(try catalog.assetCount() == 1)
+        #expect(try catalog.failures(runID: summary.runID).map(\.relativePath) == ["gone.jpg"])
     }
 
     @Test func vanishedFileLeavesNoPartialOrFinalFile() async throws {
@@ -122,6 +128,8 @@ import Testing
         let source = try TemporaryDirectory(), libraryFolder = try TemporaryDirectory()
         try source.write(bytes(1_000, 1), to: "good.jpg")
         let library = try Library(root: libraryFolder.path)
+        let catalog = try library.openCatalog()
+        defer { catalog.close() }
         let store = OriginalsStore(layout: library.layout)
         let checksum = Checksum(bytes: [UInt8](repeating: 1, count: 20))!
         #expect(throws: (any Error).self) {
@@ -139,6 +147,8 @@ import Testing
         let data = bytes(30_000, 7)
         try source.write(data, to: "a.jpg")
         let library = try Library(root: libraryFolder.path)
+        let catalog = try library.openCatalog()
+        defer { catalog.close() }
         let checksum = try #require(Checksum(hex: try sha1sum(source.subpath("a.jpg"))))
         let relative = library.layout.originalRelativePath(checksum, fileExtension: "jpg")
         let damaged = Data("bit rot".utf8) + data.dropFirst(7)
@@ -154,7 +164,7 @@ import Testing
         #expect(try Data(contentsOf: URL(fileURLWithPath: quarantinedAt)) == damaged)
         #expect(try Data(contentsOf: URL(fileURLWithPath: library.layout.absolute(relative))) == data)
         // A later run empties tmp/, never quarantine/.
-        _ = try await ImportRun(library: library, options: ImportOptions(source: source.path)).run()
+        _ = try await ImportRun(library: library, catalog: SQLiteCatalog(catalog: catalog), options: ImportOptions(source: source.path)).run()
         #expect(FileManager.default.fileExists(atPath: quarantinedAt))
 
         // Something at the content address that cannot be hashed (here a folder) is an error, not damage.
@@ -175,16 +185,18 @@ import Testing
         let data = bytes(50_000, 4)
         try source.write(data, to: "a.jpg")
         let library = try Library(root: libraryFolder.path)
+        let catalog = try library.openCatalog()
+        defer { catalog.close() }
         // A run killed after the rename but before the catalog commit, and one killed mid-copy.
         let checksum = try #require(Checksum(hex: try sha1sum(source.subpath("a.jpg"))))
         let relative = library.layout.originalRelativePath(checksum, fileExtension: "jpg")
         try libraryFolder.write(data, to: relative)
         try libraryFolder.write(Data("partial".utf8), to: "tmp/\(checksum.hex).123-1.partial")
-        let summary = try await ImportRun(library: library, options: ImportOptions(source: source.path)).run()
+        let summary = try await ImportRun(library: library, catalog: SQLiteCatalog(catalog: catalog), options: ImportOptions(source: source.path)).run()
         #expect(summary.temporaryFilesRemoved == 1)
         #expect(summary.counts.imported == 1)
         #expect(summary.counts.bytesCopied == 0)
-        #expect(try library.catalog.asset(checksum)?.originalPath == relative)
+        #expect(try catalog.asset(checksum)?.originalPath == relative)
         #expect(filesBelow(library.layout.temporaryDirectory).isEmpty)
     }
 
@@ -193,10 +205,12 @@ import Testing
         let data = bytes(20_000, 8)
         try source.write(data, to: "a.jpg")
         let library = try Library(root: libraryFolder.path)
+        let catalog = try library.openCatalog()
+        defer { catalog.close() }
         let checksum = try #require(Checksum(hex: try sha1sum(source.subpath("a.jpg"))))
         let relative = library.layout.originalRelativePath(checksum, fileExtension: "jpg")
         try libraryFolder.write(Data("bit rot".utf8), to: relative)
-        _ = try await ImportRun(library: library, options: ImportOptions(source: source.path)).run()
+        _ = try await ImportRun(library: library, catalog: SQLiteCatalog(catalog: catalog), options: ImportOptions(source: source.path)).run()
         #expect(try Data(contentsOf: URL(fileURLWithPath: library.layout.absolute(relative))) == data)
     }
 
@@ -204,9 +218,9 @@ import Testing
         let source = try TemporaryDirectory()
         try source.write(bytes(2_000, 1), to: "photo.jpg")
         _ = try await importOnce(source.path, source.subpath("library"))
-        let (second, library) = try await importOnce(source.path, source.subpath("library"))
+        let (second, _, catalog) = try await importOnce(source.path, source.subpath("library"))
         #expect(second.counts.filesSeen == 1)
-        #expect(try library.catalog.assetCount() == 1)
+        #expect(try catalog.assetCount() == 1)
     }
 
     @Test func missingSourceStopsTheRunWithAClearMessage() async throws {
@@ -246,11 +260,12 @@ import Testing
 
     @Test func anExclusiveLibraryHoldsTheLockBeforeItsCatalogOpens() async throws {
         let folder = try TemporaryDirectory()
-        let first = try await Library.openExclusive(root: folder.path)
-        #expect(first.lock != nil)
-        await #expect(throws: LibraryLockedError.self) { try await Library.openExclusive(root: folder.path) }
-        await #expect(throws: LibraryLockedError.self) { try await Library.withExclusiveAccess(root: folder.path) { _ in } }
-        first.close()
+        try await Library.withExclusiveAccess(root: folder.path) { first, _ in
+            #expect(first.lock != nil)
+            await #expect(throws: LibraryLockedError.self) { try await Library.withExclusiveAccess(root: folder.path) { _, _ in } }
+        }
+        // Given up when the scope ends.
+        try await Library.withExclusiveAccess(root: folder.path) { again, _ in #expect(again.lock != nil) }
     }
 }
 
@@ -272,11 +287,13 @@ final class ReaderBox: @unchecked Sendable {
             try MediaFixtures.jpeg(at: source.subpath("IMG_\(index).jpg"), width: 4000 + 16 * index, height: 3000)
         }
         let library = try Library(root: libraryFolder.path)
+        let catalog = try library.openCatalog()
+        defer { catalog.close() }
         var options = ImportOptions(source: source.path)
         // A thumbnail timeout far below a real decode: every thumbnail phase times out and is abandoned.
         options.pipeline = try options.pipeline.applying(laneSpec: "timeout.thumbnail=1ms")
         options.pipeline.maxAttempts = 1
-        let run = ImportRun(library: library, options: options)
+        let run = ImportRun(library: library, catalog: SQLiteCatalog(catalog: catalog), options: options)
         let summary = try await run.run()
         #expect(summary.counts.failed > 0, "the thumbnails were expected to time out")
         #expect(summary.failures.contains { $0.reason.description.contains("timed out") })
@@ -295,7 +312,9 @@ final class ReaderBox: @unchecked Sendable {
         try MediaFixtures.jpeg(at: source.subpath("IMG_2.jpg"), width: 64, height: 64)
         #expect(mkfifo(outside.subpath("IMG_1.jpg"), 0o644) == 0)
         let library = try Library(root: libraryFolder.path)
-        var run = ImportRun(library: library, options: ImportOptions(source: source.path))
+        let catalog = try library.openCatalog()
+        defer { catalog.close() }
+        var run = ImportRun(library: library, catalog: SQLiteCatalog(catalog: catalog), options: ImportOptions(source: source.path))
         let sub = source.subpath("sub"), moved = source.subpath("sub-before"), target = outside.path
         run.hooks.afterScan = { _ in
             rename(sub, moved)
@@ -315,8 +334,10 @@ final class ReaderBox: @unchecked Sendable {
         let picture = try MediaFixtures.jpeg(at: source.subpath("IMG_1.jpg"), width: 64, height: 48)
         let hex = String(decoding: try ExternalTool.run(["sha1sum", picture]).prefix(40), as: UTF8.self)
         let library = try Library(root: libraryFolder.path)
+        let catalog = try library.openCatalog()
+        defer { catalog.close() }
         #expect(symlink(outside.path, libraryFolder.subpath("\(folder)/\(hex.prefix(2))")) == 0)
-        let run = ImportRun(library: library, options: ImportOptions(source: source.path))
+        let run = ImportRun(library: library, catalog: SQLiteCatalog(catalog: catalog), options: ImportOptions(source: source.path))
         let summary = try await run.run()
         #expect(summary.failures.map(\.relativePath) == ["IMG_1.jpg"])
         #expect(summary.failures.first?.reason.description.contains("a symbolic link in the library is refused") == true,

@@ -21,9 +21,11 @@ final class LibraryMetricsReaderTests: XCTestCase {
     private func seriesCount(assets: Int) async throws -> (series: Int, photos: Double?) {
         let folder = try TemporaryDirectory(prefix: "metrics-reader")
         let library = try Library(root: folder.subpath("library"))
+        let catalog = try library.openCatalog()
+        defer { catalog.close() }
         defer { library.close() }
-        try library.catalog.insertAssets((0..<assets).map { asset($0, kind: $0 % 10 == 0 ? .video : .photo) })
-        let metrics = try await LibraryMetricsReader.read(layout: library.layout, catalog: library.sqliteCatalog,
+        try catalog.insertAssets((0..<assets).map { asset($0, kind: $0 % 10 == 0 ? .video : .photo) })
+        let metrics = try await LibraryMetricsReader.read(layout: library.layout, catalog: SQLiteCatalog(catalog: catalog),
                                                           sourceRoot: nil, quarantineDays: 14)
         let text = MetricsExposition.render([metrics], version: "1")
         let samples = text.split(separator: "\n").filter { !$0.hasPrefix("#") }
@@ -43,17 +45,19 @@ final class LibraryMetricsReaderTests: XCTestCase {
     func testTheLastSuccessComesFromTheRunHistoryAndFailuresAreCountedInARow() async throws {
         let folder = try TemporaryDirectory(prefix: "metrics-runs")
         let library = try Library(root: folder.subpath("library"))
+        let catalog = try library.openCatalog()
+        defer { catalog.close() }
         defer { library.close() }
         let outcomes: [RunOutcome] = [.success, .someFailed, .failed, .held, .interrupted]
         for (index, outcome) in outcomes.enumerated() {
             var run = RunRecord(id: "run-\(index)", command: "sync", sourceID: nil,
                                 startedAt: Date(timeIntervalSince1970: 1_800_000_000 + Double(index) * 100))
-            try library.catalog.startRun(run)
+            try catalog.startRun(run)
             run.endedAt = run.startedAt.addingTimeInterval(10)
             run.outcome = outcome
-            try library.catalog.finishRun(run, failures: [])
+            try catalog.finishRun(run, failures: [])
         }
-        let metrics = try await LibraryMetricsReader.read(layout: library.layout, catalog: library.sqliteCatalog,
+        let metrics = try await LibraryMetricsReader.read(layout: library.layout, catalog: SQLiteCatalog(catalog: catalog),
                                                           sourceRoot: nil, quarantineDays: nil)
         XCTAssertEqual(metrics.lastSuccess, Date(timeIntervalSince1970: 1_800_000_110), "the partial run, not a later failure")
         XCTAssertEqual(metrics.failedRunsInARow, 3)

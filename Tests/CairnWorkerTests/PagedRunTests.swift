@@ -18,7 +18,9 @@ import Testing
         options.keepsOutcomes = report
         options.pipeline.derivativesEnabled = !archiveOnly
         if cancelled { options.cancellation.cancel(deadline: .zero) }
-        var run = ImportRun(library: library, options: options)
+        let catalog = try library.openCatalog()
+        defer { catalog.close() }
+        var run = ImportRun(library: library, catalog: SQLiteCatalog(catalog: catalog), options: options)
         run.pageSizes = ImportRun.PageSizes(walk: 2, hash: 2, import: 2)
         return try await run.run()
     }
@@ -30,7 +32,11 @@ import Testing
         try source.write(bytes(20_000, 1), to: "b/copy of 1.jpg")
         try source.write(bytes(20_000, 4), to: "b/copy of 4.jpg")
         let counting = try Library(root: try TemporaryDirectory().path)
+        let countingCatalog = try counting.openCatalog()
+        defer { countingCatalog.close() }
         let reporting = try Library(root: try TemporaryDirectory().path)
+        let reportingCatalog = try reporting.openCatalog()
+        defer { reportingCatalog.close() }
 
         for round in 1...2 {
             if round == 2 { try source.write(bytes(20_000, 9), to: "c/new.jpg") }
@@ -53,8 +59,8 @@ import Testing
                 #expect(counted.counts.filesHashed == 1)
             }
         }
-        #expect(try counting.catalog.assetCount() == 6)
-        #expect(try reporting.catalog.assetCount() == 6)
+        #expect(try countingCatalog.assetCount() == 6)
+        #expect(try reportingCatalog.assetCount() == 6)
     }
 
     /// A run stopped before it starts stops in its walk: it reads and imports nothing, says so with exit 130, and is
@@ -63,6 +69,8 @@ import Testing
         let source = try TemporaryDirectory()
         for seed in UInt8(1)...5 { try source.write(bytes(20_000, seed), to: "\(seed).jpg") }
         let library = try Library(root: try TemporaryDirectory().path)
+        let catalog = try library.openCatalog()
+        defer { catalog.close() }
         for report in [true, false] {
             do {
                 _ = try await run(source.path, library, report: report, cancelled: true)
@@ -71,15 +79,15 @@ import Testing
                 #expect(error.exitStatus == .interrupted)
                 #expect(error.description.contains("interrupted during the walk"))
             }
-            #expect(try library.catalog.lastRun()?.outcome == .interrupted)
-            #expect(try library.catalog.assetCount() == 0)
+            #expect(try catalog.lastRun()?.outcome == .interrupted)
+            #expect(try catalog.assetCount() == 0)
         }
 
         let next = try await run(source.path, library, report: false)
         #expect(next.counts.imported == 5)
         #expect(next.counts.filesHashed == 5)
         #expect(next.exitStatus == .success)
-        #expect(try library.catalog.assetCount() == 5)
+        #expect(try catalog.assetCount() == 5)
     }
 
     /// Cancelling the task that runs an import stops it as SIGINT does: the hashing stops, the run is recorded as
@@ -88,8 +96,10 @@ import Testing
         let source = try TemporaryDirectory()
         for seed in UInt8(1)...5 { try source.write(bytes(20_000, seed), to: "\(seed).jpg") }
         let library = try Library(root: try TemporaryDirectory().path)
+        let catalog = try library.openCatalog()
+        defer { catalog.close() }
         let task = Locked<Task<ImportSummary, any Error>?>(nil)
-        var run = ImportRun(library: library, options: ImportOptions(source: source.path))
+        var run = ImportRun(library: library, catalog: SQLiteCatalog(catalog: catalog), options: ImportOptions(source: source.path))
         run.pageSizes = ImportRun.PageSizes(walk: 2, hash: 2, import: 2)
         // After the walk, before any file is read: the run's own task is cancelled.
         run.hooks.afterScan = { _ in task.withLock(when: { $0 != nil }) { $0 }?.cancel() }
@@ -102,8 +112,8 @@ import Testing
         } catch let error as WorkerError {
             #expect(error.exitStatus == .interrupted)
         }
-        #expect(try library.catalog.lastRun()?.outcome == .interrupted)
-        #expect(try library.catalog.assetCount() == 0)
+        #expect(try catalog.lastRun()?.outcome == .interrupted)
+        #expect(try catalog.assetCount() == 0)
 
         let next = try await self.run(source.path, library, report: false)
         #expect(next.counts.imported == 5)
@@ -117,7 +127,11 @@ import Testing
         for seed in UInt8(1)...3 { try source.write(bytes(20_000, seed), to: "\(seed).jpg") }
         try source.write(bytes(20_000, 2), to: "z/copy of 2.jpg")
         let counting = try Library(root: try TemporaryDirectory().path)
+        let countingCatalog = try counting.openCatalog()
+        defer { countingCatalog.close() }
         let reporting = try Library(root: try TemporaryDirectory().path)
+        let reportingCatalog = try reporting.openCatalog()
+        defer { reportingCatalog.close() }
         for library in [counting, reporting] {
             let archived = try await run(source.path, library, report: false, archiveOnly: true)
             #expect(archived.counts.archived == 3)

@@ -15,11 +15,13 @@ import Testing
     let source: TemporaryDirectory
     let libraryFolder: TemporaryDirectory
     let library: Library
+    let catalog: Catalog
 
     init() throws {
         source = try TemporaryDirectory(prefix: "cairn-pipeline-source")
         libraryFolder = try TemporaryDirectory(prefix: "cairn-pipeline-library")
         library = try Library(root: libraryFolder.path)
+        catalog = try library.openCatalog()
     }
 
     /// Events as they came, for assertions.
@@ -45,14 +47,14 @@ import Testing
 
     func runImport(_ content: [ImportItem], log: EventLog = EventLog(), clips: Bool = true, derivatives: Bool = true,
                    cancellation: PipelineCancellation = PipelineCancellation(),
-                   into other: Library? = nil) async throws -> PipelineRunResult {
-        let library = other ?? library
+                   into other: (library: Library, catalog: Catalog)? = nil) async throws -> PipelineRunResult {
+        let (library, catalog) = other ?? (library, catalog)
         var configuration = PipelineConfiguration.defaults(cores: 2)
         configuration.clipsEnabled = clips
         configuration.derivativesEnabled = derivatives
         configuration.backoff = BackoffPolicy(base: .milliseconds(1), maximum: .milliseconds(5))
-        let sourceID = try library.catalog.sourceID(forRoot: source.path)
-        return try await PipelineImport(library: library, configuration: configuration, sourceID: sourceID)
+        let sourceID = try catalog.sourceID(forRoot: source.path)
+        return try await PipelineImport(library: library, catalog: SQLiteCatalog(catalog: catalog), configuration: configuration, sourceID: sourceID)
             .run(newItems: content, onEvent: log.record, cancellation: cancellation)
     }
 
@@ -85,7 +87,6 @@ import Testing
         #expect(result.completion == .finished)
         #expect(result.exitStatus == .success)
         #expect(result.report.count(.imported) == 4)
-        let catalog = library.catalog
         let items = try catalog.importItems()
         #expect(items.count == 4)
         #expect(items.allSatisfy { $0.state == .ready && !$0.inFlight })
@@ -138,7 +139,7 @@ import Testing
         let planned = try content(["a.jpg"])
         let result = try await runImport(planned, clips: false)
         #expect(result.completion == .finished)
-        #expect(try library.catalog.derivedFiles(planned[0].checksum).map(\.role) == [.preview, .thumbnail])
+        #expect(try catalog.derivedFiles(planned[0].checksum).map(\.role) == [.preview, .thumbnail])
     }
 
     @Test("a library removed and made again at the same path in one process gets its tmp/ shards back")
@@ -148,11 +149,12 @@ import Testing
         #expect(try await runImport(planned, clips: false).completion == .finished)
         try FileManager.default.removeItem(atPath: libraryFolder.path)
         let again = try Library(root: libraryFolder.path)
-        defer { again.close() }
+        let againCatalog = try again.openCatalog()
+        defer { againCatalog.close() }
         // The same bytes, so the same shard this process made for the library removed.
-        let result = try await runImport(planned, clips: false, into: again)
+        let result = try await runImport(planned, clips: false, into: (again, againCatalog))
         #expect(result.completion == .finished)
-        #expect(try again.catalog.derivedFiles(planned[0].checksum).map(\.role) == [.preview, .thumbnail])
+        #expect(try againCatalog.derivedFiles(planned[0].checksum).map(\.role) == [.preview, .thumbnail])
     }
 
     // MARK: Corrupt media
@@ -176,7 +178,7 @@ import Testing
         #expect(result.completion == .finishedWithFailures)
         #expect(result.exitStatus == .someFilesFailed)
         #expect(log.retries == 0)
-        let items = Dictionary(uniqueKeysWithValues: try library.catalog.importItems().map { ($0.item.relativePath, $0) })
+        let items = Dictionary(uniqueKeysWithValues: try catalog.importItems().map { ($0.item.relativePath, $0) })
         for good in ["good one.jpg", "good two.jpg"] {
             #expect(items[good]?.state.name == .ready, "\(good)")
         }
@@ -202,7 +204,6 @@ import Testing
     @Test func anItemLeftThumbnailingInFlightIsCompletedWithoutTransferringAgain() async throws {
         try MediaFixtures.jpeg(at: source.subpath("resume.jpg"), width: 320, height: 200)
         let planned = try content(["resume.jpg"])
-        let catalog = library.catalog
         // The "previous run": placeholder, transfer and probe done, then killed while thumbnailing.
         let sourceID = try catalog.sourceID(forRoot: source.path)
         let item = try #require(try catalog.insertImportItems(planned, sourceID: sourceID).first).item
@@ -244,7 +245,7 @@ import Testing
         var planned = try content(["first.JPG"])
         let archived = try await runImport(planned, clips: false, derivatives: false)
         #expect(archived.report.count(.archived) == 1)
-        let asset = try #require(try library.catalog.asset(planned[0].checksum))
+        let asset = try #require(try catalog.asset(planned[0].checksum))
         #expect(asset.originalPath.hasSuffix(".jpg"))
         try FileManager.default.moveItem(atPath: source.subpath("first.JPG"), toPath: source.subpath("renamed.jpeg"))
         planned[0].relativePath = "renamed.jpeg"
@@ -252,10 +253,10 @@ import Testing
         let result = try await runImport(planned, clips: false)
 
         #expect(result.completion == .finished)
-        let row = try #require(try library.catalog.importItem(planned[0].checksum))
+        let row = try #require(try catalog.importItem(planned[0].checksum))
         #expect(row.state == .ready && row.item.relativePath == "renamed.jpeg")
         #expect(row.item.originalPath == asset.originalPath)
-        #expect(Set(try library.catalog.derivedFiles(planned[0].checksum).map(\.role)) == [.thumbnail, .preview])
+        #expect(Set(try catalog.derivedFiles(planned[0].checksum).map(\.role)) == [.thumbnail, .preview])
         let renamedOriginal = library.layout.originalRelativePath(planned[0].checksum, fileExtension: "jpeg")
         #expect(!exists(renamedOriginal), "no second copy under the new name")
     }
@@ -267,23 +268,23 @@ import Testing
         let planned = try content(["old.jpg"])
         _ = try await runImport(planned, clips: false, derivatives: false)
         let hex = planned[0].checksum.hex
-        let current = try #require(try library.catalog.asset(planned[0].checksum)).originalPath
+        let current = try #require(try catalog.asset(planned[0].checksum)).originalPath
         #expect(current == "originals/\(hex.prefix(2))/\(hex).jpg")
         let older = "originals/\(hex.prefix(2))/\(hex.dropFirst(2).prefix(2))/\(hex).jpg"
         try FileManager.default.createDirectory(
             atPath: library.layout.absolute("originals/\(hex.prefix(2))/\(hex.dropFirst(2).prefix(2))"),
             withIntermediateDirectories: true)
         try FileManager.default.moveItem(atPath: library.layout.absolute(current), toPath: library.layout.absolute(older))
-        try await library.catalog.pool.write { db in
+        try await catalog.pool.write { db in
             try db.execute(sql: "UPDATE asset SET original_path = ? WHERE sha1 = ?", arguments: [older, hex])
         }
 
         let result = try await runImport(planned, clips: false)
 
         #expect(result.completion == .finished)
-        #expect(try library.catalog.importItem(planned[0].checksum)?.state == .ready)
-        #expect(Set(try library.catalog.derivedFiles(planned[0].checksum).map(\.role)) == [.thumbnail, .preview])
-        #expect(try library.catalog.asset(planned[0].checksum)?.originalPath == older)
+        #expect(try catalog.importItem(planned[0].checksum)?.state == .ready)
+        #expect(Set(try catalog.derivedFiles(planned[0].checksum).map(\.role)) == [.thumbnail, .preview])
+        #expect(try catalog.asset(planned[0].checksum)?.originalPath == older)
         #expect(exists(older) && !exists(current), "no second copy at the new layout's path")
     }
 
@@ -298,7 +299,6 @@ import Testing
     // MARK: Placeholders and cancellation
 
     @Test func aChecksumHasOneRowAcrossRunsAndAFinishedOneStartsAgain() throws {
-        let catalog = library.catalog
         let sourceID = try catalog.sourceID(forRoot: source.path)
         let checksum = try #require(Checksum(hex: String(repeating: "ab", count: 20)))
         let planned = ImportItem(relativePath: "a.jpg", sourceRoot: source.path, kind: .photo, byteCount: 10,
@@ -323,7 +323,6 @@ import Testing
     }
 
     @Test func aBatchWithSeveralRecordsOfAnItemSavesItsLastOnly() throws {
-        let catalog = library.catalog
         let sourceID = try catalog.sourceID(forRoot: source.path)
         let items = try (1...2).map { index in
             ImportItem(relativePath: "\(index).jpg", sourceRoot: source.path, kind: .photo, byteCount: 10,
@@ -362,11 +361,11 @@ import Testing
         #expect(result.completion == .interrupted)
         #expect(result.exitStatus == .interrupted)
         #expect(log.phasesStarted.isEmpty)
-        #expect(try library.catalog.importItems().isEmpty)
-        #expect(try library.catalog.assetCount() == 0)
+        #expect(try catalog.importItems().isEmpty)
+        #expect(try catalog.assetCount() == 0)
 
         let resumed = try await runImport(planned)
         #expect(resumed.completion == .finished)
-        #expect(try library.catalog.importItem(planned[0].checksum)?.state.name == .ready)
+        #expect(try catalog.importItem(planned[0].checksum)?.state.name == .ready)
     }
 }

@@ -34,6 +34,8 @@ import Testing
         let source = try TemporaryDirectory(prefix: "cairn-pg-pipeline-source")
         let libraryFolder = try TemporaryDirectory(prefix: "cairn-pg-pipeline-library")
         let library = try Library(root: libraryFolder.path)
+        let sqlite = try library.openCatalog()
+        defer { sqlite.close() }
         try MediaFixtures.jpegWithExif(at: source.subpath("IMG_0001.jpg"))
         try MediaFixtures.jpeg(at: source.subpath("IMG_0002.jpg"), width: 300, height: 200)
         try MediaFixtures.video(at: source.subpath("MOV_0003.mp4"), width: 160, height: 90, seconds: 1)
@@ -51,8 +53,7 @@ import Testing
             let planned = try await catalog.planImportItems(content, sourceID: sourceID)
             var configuration = PipelineConfiguration.defaults(cores: 2)
             configuration.backoff = BackoffPolicy(base: .milliseconds(1), maximum: .milliseconds(5))
-            var run = PipelineImport(library: library, configuration: configuration, sourceID: sourceID)
-            run.itemCatalog = catalog
+            let run = PipelineImport(library: library, catalog: catalog, configuration: configuration, sourceID: sourceID)
             let result = try await run.run(pages: OnePage(planned), onEvent: { _ in }, cancellation: PipelineCancellation())
 
             #expect(result.completion == .finished && result.exitStatus == .success)
@@ -72,8 +73,8 @@ import Testing
                 }
             }
         }
-        #expect(try library.catalog.importItems().isEmpty)
-        #expect(try library.catalog.assetCount() == 0)
+        #expect(try sqlite.importItems().isEmpty)
+        #expect(try sqlite.assetCount() == 0)
     }
 }
 
@@ -85,6 +86,8 @@ import Testing
         let source = try TemporaryDirectory(prefix: "cairn-pg-run-source")
         let libraryFolder = try TemporaryDirectory(prefix: "cairn-pg-run-library")
         let library = try Library(root: libraryFolder.path)
+        let sqlite = try library.openCatalog()
+        defer { sqlite.close() }
         try MediaFixtures.jpegWithExif(at: source.subpath("IMG_0001.jpg"))
         try MediaFixtures.jpeg(at: source.subpath("IMG_0002.jpg"), width: 300, height: 200)
         try MediaFixtures.video(at: source.subpath("MOV_0003.mp4"), width: 160, height: 90, seconds: 1)
@@ -98,9 +101,8 @@ import Testing
 
         try await PostgresCatalog.withCatalog(at: location, library: libraryFolder.path) { catalog in
             func importing() async throws -> ImportSummary {
-                try await ImportRun(library: library, options: options,
-                                    narration: RunNarration(layout: library.layout, output: DiscardingNarrationHandler()),
-                                    catalog: catalog).run()
+                try await ImportRun(library: library, catalog: catalog, options: options,
+                                    narration: RunNarration(layout: library.layout, output: DiscardingNarrationHandler())).run()
             }
             let first = try await importing()
             #expect(first.exitStatus == .success, "\(first.failures)")
@@ -123,9 +125,7 @@ import Testing
             var syncOptions = SyncOptions(importOptions: options, settings: try ReconcileSettings(quarantineDays: 14))
             syncOptions.importOptions.keepsOutcomes = false
             func syncing() async throws -> SyncSummary {
-                var run = SyncRun(library: library, options: syncOptions)
-                run.catalog = catalog
-                return try await run.run()
+                try await SyncRun(library: library, catalog: catalog, options: syncOptions).run()
             }
             let firstSync = try await syncing()
             #expect(firstSync.plan.deleteCandidates.isEmpty && firstSync.plan.heldByQuarantine.isEmpty)
@@ -138,8 +138,8 @@ import Testing
             #expect(try await catalog.snapshot(sourceID: sourceID)["IMG_0002.jpg"] == nil)
             #expect(try await catalog.runs(limit: 10).map(\.command) == ["sync", "sync", "import", "import"])
         }
-        #expect(try library.catalog.importItems().isEmpty)
-        #expect(try library.catalog.assetCount() == 0)
-        #expect(try library.catalog.lastRun(command: nil) == nil)
+        #expect(try sqlite.importItems().isEmpty)
+        #expect(try sqlite.assetCount() == 0)
+        #expect(try sqlite.lastRun(command: nil) == nil)
     }
 }

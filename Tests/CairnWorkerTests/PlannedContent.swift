@@ -9,7 +9,9 @@ extension PipelineImport {
     /// after what earlier runs left unfinished: for tests that give the pipeline their content directly.
     func run(newItems content: [ImportItem], onEvent: @escaping @Sendable (PipelineEvent) -> Void,
              cancellation: PipelineCancellation) async throws -> PipelineRunResult {
-        let pages = PlannedContent(catalog: library.catalog, content: content, sourceID: sourceID,
+        // These tests run on the SQLite catalog alone.
+        guard let sqlite = itemCatalog as? SQLiteCatalog else { preconditionFailure("a test pipeline on SQLite") }
+        let pages = PlannedContent(catalog: sqlite.catalog, content: content, sourceID: sourceID,
                                    owingTransfer: !configuration.derivativesEnabled)
         var result = try await run(pages: pages, onEvent: onEvent, cancellation: cancellation)
         // A paged run hands the lines of ended items to its pages; the result keeps only the rest.

@@ -78,11 +78,9 @@ struct ImportBenchmark: AsyncParsableCommand {
             options.hashWorkers = cores
             options.pipeline = PipelineConfiguration.defaults(cores: cores)
             if let spec { options.pipeline = try options.pipeline.applying(laneSpec: spec) }
-            let library = try Library(root: cairnLibrary)
             let start = ContinuousClock.now
-            let summary = try await ImportRun(library: library, options: options).run()
+            let summary = try await LibraryImport.run(root: cairnLibrary, options: options)
             let seconds = (ContinuousClock.now - start).seconds
-            library.close()
             guard summary.exitStatus == .success, summary.counts.imported == files.count else {
                 throw ValidationError("cairn imported \(summary.counts.imported) of \(files.count): \(summary.failures.prefix(3))")
             }
@@ -194,7 +192,7 @@ struct ImportBenchmark: AsyncParsableCommand {
         options.hashWorkers = cores
         options.pipeline = PipelineConfiguration.defaults(cores: cores)
         options.pipeline.clipsEnabled = false
-        let summary = try await ImportRun(library: try Library(root: root), options: options).run()
+        let summary = try await LibraryImport.run(root: root, options: options)
         guard summary.counts.imported == summary.counts.filesSeen else {
             throw ValidationError("imported \(summary.counts.imported) of \(summary.counts.filesSeen): \(summary.failures.prefix(3))")
         }

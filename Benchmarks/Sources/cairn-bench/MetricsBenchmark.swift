@@ -1,4 +1,5 @@
 import ArgumentParser
+import CairnCatalog
 import CairnCore
 import CairnLibrary
 import CairnMetrics
@@ -26,7 +27,8 @@ struct MetricsBenchmark: AsyncParsableCommand {
 
     func run() async throws {
         let opened = try Library(root: library, readOnly: true)
-        defer { opened.close() }
+        let sqlite = try opened.openCatalog(readOnly: true)
+        defer { sqlite.close() }
         let store = RunLogStore(directory: opened.layout.runLogDirectory)
         guard let runID = try store.runIDs().sorted().last else { throw ValidationError("\(library): no run log") }
         let events = try store.events(of: runID)
@@ -39,7 +41,7 @@ struct MetricsBenchmark: AsyncParsableCommand {
         for _ in 0..<repeats {
             let clock = ContinuousClock()
             let start = clock.now
-            let base = try await LibraryMetricsReader.read(layout: opened.layout, catalog: opened.sqliteCatalog,
+            let base = try await LibraryMetricsReader.read(layout: opened.layout, catalog: SQLiteCatalog(catalog: sqlite),
                                                            sourceRoot: nil, quarantineDays: 14)
             let counter = Locked(0)
             let recorder = RunMetricsRecorder(base: base) { metrics in
@@ -47,7 +49,7 @@ struct MetricsBenchmark: AsyncParsableCommand {
                 counter.withLock { $0 += 1 }
             }
             for event in events { recorder.handle(event) }
-            var final = try await LibraryMetricsReader.read(layout: opened.layout, catalog: opened.sqliteCatalog,
+            var final = try await LibraryMetricsReader.read(layout: opened.layout, catalog: SQLiteCatalog(catalog: sqlite),
                                                             sourceRoot: nil, quarantineDays: 14)
             final.lastRunOutcome = .success
             try MetricsFile.write(MetricsExposition.render([final], version: CairnVersion.current), to: file)

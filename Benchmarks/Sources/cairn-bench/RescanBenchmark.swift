@@ -24,14 +24,14 @@ struct RescanBenchmark: AsyncParsableCommand {
         let root = library ?? NSTemporaryDirectory() + "cairn-bench-rescan-\(UUID().uuidString)"
         defer { if library == nil { try? FileManager.default.removeItem(atPath: root) } }
         var start = ContinuousClock.now
-        let first: ImportSummary? = try await ImportRun(library: try Library(root: root), options: ImportOptions(source: corpus)).run()
+        let first: ImportSummary? = try await LibraryImport.run(root: root, options: ImportOptions(source: corpus))
         let firstTime = (ContinuousClock.now - start).seconds
         var times: [Double] = []
         var last: ImportSummary?
         for _ in 0..<max(1, repeats) {
             start = ContinuousClock.now
             // Everything a real `cairn import` does: open the library and catalog, walk, diff, record the run.
-            last = try await ImportRun(library: try Library(root: root), options: ImportOptions(source: corpus)).run()
+            last = try await LibraryImport.run(root: root, options: ImportOptions(source: corpus))
             times.append((ContinuousClock.now - start).seconds)
         }
         guard let first, let last else { return }

@@ -197,7 +197,7 @@ struct ScaleBenchmark: AsyncParsableCommand {
         options.pipeline.clipsEnabled = false
         options.pipeline.derivativesEnabled = !childArchiveOnly
         let narration = InMemoryNarrationHandler(keepsEvents: true)
-        let summary = try await ImportRun(library: try Library(root: library), options: options, output: narration).run()
+        let summary = try await LibraryImport.run(root: library, options: options, output: narration)
         guard summary.failures.isEmpty else { throw ValidationError("failures: \(summary.failures.prefix(3))") }
         for record in narration.events {
             if case .phaseEnd(let phase, let seconds, _) = record.event { print("PHASE \(phase.rawValue) \(format(seconds, 2))") }
