@@ -66,11 +66,10 @@ extension Catalog {
         let paths = String(decoding: try JSONEncoder().encode(record.libraryPaths), as: UTF8.self)
         try db.execute(sql: """
             INSERT OR REPLACE INTO trashed_asset (sha1, trash_run_id, trashed_at, library_paths, kind, size,
-                original_extension, first_source_path, original_path, imported_at, run_id)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                original_extension, first_source_path, original_path, remote_id, imported_at, run_id)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, arguments: [asset.checksum, record.trashRunID, StoredDate.text(record.trashedAt), paths, asset.kind,
                              asset.size, asset.originalExtension, asset.firstSourcePath, asset.originalPath,
-                             StoredDate.text(asset.importedAt),
-                             asset.runID])
+                             asset.remoteID, StoredDate.text(asset.importedAt), asset.runID])
     }
 }

@@ -225,6 +225,18 @@ enum Migrations {
                 );
                 """)
         }
+        migrator.registerMigration("v14: asset remote id") { db in
+            // A server's id for an asset (Immich's) in a column of its own; it was kept as `immich:<id>` in
+            // original_path, which now names only a file in the folder (empty for an asset the server keeps).
+            try db.execute(sql: """
+                ALTER TABLE asset ADD COLUMN remote_id TEXT;
+                ALTER TABLE trashed_asset ADD COLUMN remote_id TEXT;
+                UPDATE asset SET remote_id = substr(original_path, 8), original_path = ''
+                    WHERE original_path LIKE 'immich:%';
+                UPDATE trashed_asset SET remote_id = substr(original_path, 8), original_path = ''
+                    WHERE original_path LIKE 'immich:%';
+                """)
+        }
         return migrator
     }
 }

@@ -28,8 +28,10 @@ public struct AssetRecord: Codable, Sendable, Equatable, FetchableRecord, Persis
     public var originalExtension: String
     /// Where this content was first seen, relative to its source root.
     public var firstSourcePath: String
-    /// Where the original lives, relative to the library root.
+    /// Where the original lives, relative to the library root; empty when the destination keeps it (`remoteID`).
     public var originalPath: String
+    /// The destination's id for this asset when the destination is a server (an Immich asset id); nil in a library.
+    public var remoteID: String?
     public var importedAt: Date
     public var runID: String?
     /// Set when the original is kept but cannot be rendered here (no decoder, a RAW with no usable image).
@@ -37,8 +39,9 @@ public struct AssetRecord: Codable, Sendable, Equatable, FetchableRecord, Persis
 
     public init(
         checksum: Checksum, kind: MediaKind, size: Int64, originalExtension: String, firstSourcePath: String,
-        originalPath: String, importedAt: Date, runID: String?, noPreviewReason: String? = nil
+        originalPath: String, remoteID: String? = nil, importedAt: Date, runID: String?, noPreviewReason: String? = nil
     ) {
+        self.remoteID = remoteID
         self.noPreviewReason = noPreviewReason
         self.checksum = checksum
         self.kind = kind
@@ -52,7 +55,7 @@ public struct AssetRecord: Codable, Sendable, Equatable, FetchableRecord, Persis
 
     enum CodingKeys: String, CodingKey {
         case checksum = "sha1", kind, size, originalExtension = "original_extension",
-             firstSourcePath = "first_source_path", originalPath = "original_path",
+             firstSourcePath = "first_source_path", originalPath = "original_path", remoteID = "remote_id",
              importedAt = "imported_at", runID = "run_id", noPreviewReason = "no_preview_reason"
     }
 

@@ -153,13 +153,14 @@ package struct TrashedAssetRow: Codable, FetchableRecord, TableRecord, CatalogRe
     var originalExtension: String
     var firstSourcePath: String
     var originalPath: String
+    var remoteID: String?
     var importedAt: Date
     var runID: String?
 
     enum CodingKeys: String, CodingKey {
         case sha1, trashRunID = "trash_run_id", trashedAt = "trashed_at", libraryPaths = "library_paths", kind, size,
              originalExtension = "original_extension", firstSourcePath = "first_source_path",
-             originalPath = "original_path", importedAt = "imported_at", runID = "run_id"
+             originalPath = "original_path", remoteID = "remote_id", importedAt = "imported_at", runID = "run_id"
     }
 
     package enum Columns {
@@ -173,7 +174,8 @@ package struct TrashedAssetRow: Codable, FetchableRecord, TableRecord, CatalogRe
         let paths = (try? JSONDecoder().decode([String].self, from: Data(libraryPaths.utf8))) ?? []
         let asset = AssetRecord(
             checksum: checksum, kind: kind, size: size, originalExtension: originalExtension,
-            firstSourcePath: firstSourcePath, originalPath: originalPath, importedAt: importedAt, runID: runID)
+            firstSourcePath: firstSourcePath, originalPath: originalPath, remoteID: remoteID, importedAt: importedAt,
+            runID: runID)
         return TrashedAssetRecord(asset: asset, trashRunID: trashRunID, trashedAt: trashedAt, libraryPaths: paths)
     }
 }

@@ -60,7 +60,7 @@ extension ImmichDestination {
         var members: [String: [String]] = [:]
         var folders: [String: String] = [:]
         for asset in assets {
-            guard let id = Self.assetID(inOriginalPath: asset.originalPath),
+            guard let id = asset.remoteID,
                   let album = albums.album(of: asset.firstSourcePath, sourceRoot: sourceRoot, folders: &folders)
             else { continue }
             if let pair = try await catalog.pair(of: asset.checksum), pair.motion == asset.checksum { continue }
@@ -91,10 +91,11 @@ extension ImmichDestination {
     func sendSidecarMetadata(of assets: [AssetRecord], runID: String, catalog: any AssetCatalog) async throws -> Int {
         let filled = try await catalog.mediaProbes(ofRun: runID, mentioning: "\"takeout-json\"")
         guard !filled.isEmpty else { return 0 }
-        let originals = Dictionary(assets.map { ($0.checksum, $0.originalPath) }, uniquingKeysWith: { first, _ in first })
+        let remoteIDs = Dictionary(assets.compactMap { asset in asset.remoteID.map { (asset.checksum, $0) } },
+                                   uniquingKeysWith: { first, _ in first })
         var sent = 0
         for record in filled {
-            guard let id = originals[record.checksum].flatMap(Self.assetID(inOriginalPath:)),
+            guard let id = remoteIDs[record.checksum],
                   let probe = MediaProbe(storedJSON: record.probeJSON) else { continue }
             let time = probe.captureTime?.source == "takeout-json" ? probe.captureTime?.instant : nil
             let place = probe.gpsSource == "takeout-json" ? probe.gps : nil

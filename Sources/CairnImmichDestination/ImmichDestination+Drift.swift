@@ -31,7 +31,7 @@ extension ImmichDestination {
                 for asset in try await client.assetsTrashed(since: since) where asset.isTrashed {
                     guard let checksum = asset.contentChecksum,
                           let record = try await catalog.asset(checksum),
-                          Self.assetID(inOriginalPath: record.originalPath) == asset.id else { continue }
+                          record.remoteID == asset.id else { continue }
                     found.append(DriftRecord(checksum: checksum, state: .trashed, seenAt: now))
                 }
                 return found
@@ -48,10 +48,9 @@ extension ImmichDestination {
         var ids: [String: Checksum] = [:]
         let journal = DeletionJournal(libraryRoot: library.layout.root)
         for checksum in trashed {
-            guard let asset = try await catalog.asset(checksum),
-                  let id = Self.assetID(inOriginalPath: asset.originalPath) else { continue }
+            guard let id = try await catalog.asset(checksum)?.remoteID else { continue }
             try journal.append(JournalEntry(runID: runID, action: .restore, checksum: checksum,
-                                            paths: [asset.originalPath], timestamp: now))
+                                            paths: [Self.journalPath(assetID: id)], timestamp: now))
             ids[id] = checksum
         }
         do {

@@ -22,12 +22,12 @@ extension ImmichDestination {
         var assetIDs: [String] = []
         for candidate in candidates {
             guard let asset = try await catalog.asset(candidate.checksum),
-                  let assetID = Self.assetID(inOriginalPath: asset.originalPath) else {
+                  let assetID = asset.remoteID else {
                 summary.failures.append(DeletionFailure(checksum: candidate.checksum, path: candidate.checksum.hex,
                                                         reason: "not in this Immich destination's catalog; nothing to trash"))
                 continue
             }
-            items.append(TrashItem(checksum: candidate.checksum, libraryPaths: [asset.originalPath],
+            items.append(TrashItem(checksum: candidate.checksum, libraryPaths: [Self.journalPath(assetID: assetID)],
                                    sourcePath: sourcePaths[candidate.checksum] ?? asset.firstSourcePath))
             assetIDs.append(assetID)
         }
@@ -118,7 +118,7 @@ extension ImmichDestination {
         let trashed = try await catalog.trashedAssets(runID: runID)
         var byAssetID: [String: TrashedAssetRecord] = [:]
         for record in trashed {
-            if let id = Self.assetID(inOriginalPath: record.asset.originalPath) { byAssetID[id] = record }
+            if let id = record.asset.remoteID { byAssetID[id] = record }
         }
         var ids = Set(byAssetID.keys)
         var taggedOnly = 0
@@ -136,7 +136,7 @@ extension ImmichDestination {
         do { presence = try await client.presence(of: trashed.map(\.asset.checksum)) } catch { throw refusedOrFailed(error) }
         let purged = trashed.filter { presence[$0.asset.checksum] == .absent }
         for record in purged {
-            if let id = Self.assetID(inOriginalPath: record.asset.originalPath) { ids.remove(id) }
+            if let id = record.asset.remoteID { ids.remove(id) }
         }
         let restorable = trashed.filter { presence[$0.asset.checksum] != .absent }
         let journal = DeletionJournal(libraryRoot: library.layout.root)
@@ -153,7 +153,7 @@ extension ImmichDestination {
             throw refusedOrFailed(error)
         }
         let refused = restorable.filter {
-            Self.assetID(inOriginalPath: $0.asset.originalPath).map(refusedIDs.contains) ?? false
+            $0.asset.remoteID.map(refusedIDs.contains) ?? false
         }
         let refusedSet = Set(refused.map(\.asset.checksum))
         let back = try await catalog.restoreTrashed(

@@ -9,9 +9,9 @@ import CairnTrash
 import Foundation
 
 /// An Immich server and account as an import's destination. cairn's own state for it (catalog, snapshots,
-/// item states, run logs) lives in a library folder of its own under `<library>/immich/`, one per server and
-/// user, so a second account on the same server never sees the first one's; an asset row there records where
-/// the content lives in Immich (`immich:<asset id>` as its original's path).
+/// item states, run logs) lives in a state folder of its own under `<library>/immich/`, one per server and
+/// user, so a second account on the same server never sees the first one's; an asset row there records the
+/// content's Immich asset id (`AssetRecord.remoteID`).
 package final class ImmichDestination: ImportDestination {
     package let client: ImmichClient
     package let identity: ImmichIdentity
@@ -153,7 +153,7 @@ package final class ImmichDestination: ImportDestination {
         for (checksum, state) in presence {
             guard case .trashed(let id) = state else { continue }
             try journal.append(JournalEntry(runID: runID ?? "import", action: .restore, checksum: checksum,
-                                            paths: [Self.originalPath(assetID: id)], timestamp: Date()))
+                                            paths: [Self.journalPath(assetID: id)], timestamp: Date()))
         }
     }
 
@@ -162,8 +162,8 @@ package final class ImmichDestination: ImportDestination {
     package func link(_ pairs: [AssetPairRecord], catalog: any AssetCatalog) async throws -> [AssetPairRecord] {
         var linked: [AssetPairRecord] = []
         for pair in pairs {
-            guard let still = try await catalog.asset(pair.still).flatMap({ Self.assetID(inOriginalPath: $0.originalPath) }),
-                  let motion = try await catalog.asset(pair.motion).flatMap({ Self.assetID(inOriginalPath: $0.originalPath) })
+            guard let still = try await catalog.asset(pair.still)?.remoteID,
+                  let motion = try await catalog.asset(pair.motion)?.remoteID
             else { continue }
             do {
                 try await client.updateAsset(motion, visibility: .hidden)
@@ -186,11 +186,6 @@ package final class ImmichDestination: ImportDestination {
 
     // MARK: Where an asset lives
 
-    static let originalPathPrefix = "immich:"
-
-    static func originalPath(assetID: String) -> String { originalPathPrefix + assetID }
-
-    static func assetID(inOriginalPath path: String) -> String? {
-        path.hasPrefix(originalPathPrefix) ? String(path.dropFirst(originalPathPrefix.count)) : nil
-    }
+    /// How the deletion journal names an asset the server keeps (the asset's own id is `AssetRecord.remoteID`).
+    static func journalPath(assetID: String) -> String { "immich:" + assetID }
 }

@@ -68,7 +68,7 @@ struct ImmichStages: PipelineStages {
         let asset = AssetRecord(
             checksum: item.checksum, kind: item.kind, size: item.byteCount,
             originalExtension: LibraryStages.originalExtension(of: item), firstSourcePath: item.relativePath,
-            originalPath: ImmichDestination.originalPath(assetID: assetID), importedAt: Date(), runID: run.runID)
+            originalPath: "", remoteID: assetID, importedAt: Date(), runID: run.runID)
         return StageRows(assets: [asset], probes: probe.map { [LibraryStages.probeRecord(item.checksum, $0)] } ?? [])
     }
 

@@ -303,5 +303,18 @@ enum CatalogSchema {
               checked_at timestamptz NOT NULL)
             """,
         ]),
+        (11, [
+            // A server's id for an asset (Immich's) in a column of its own, no longer `immich:<id>` in original_path.
+            "ALTER TABLE cairn.asset ADD COLUMN remote_id text",
+            "ALTER TABLE cairn.trashed_asset ADD COLUMN remote_id text",
+            """
+            UPDATE cairn.asset SET remote_id = substr(original_path, 8), original_path = ''
+              WHERE original_path LIKE 'immich:%'
+            """,
+            """
+            UPDATE cairn.trashed_asset SET remote_id = substr(original_path, 8), original_path = ''
+              WHERE original_path LIKE 'immich:%'
+            """,
+        ]),
     ])
 }

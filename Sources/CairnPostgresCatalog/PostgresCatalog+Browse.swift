@@ -49,7 +49,7 @@ extension PostgresCatalog: BrowseCatalog {
             if let kind { conditions.append("a.kind = \(try bind(kind.rawValue))") }
             let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
             let rows = try await client.query(PostgresQuery(unsafeSQL: """
-                SELECT a.sha1, a.kind, a.size, a.original_extension, a.first_source_path, a.original_path, a.imported_at,
+                SELECT a.sha1, a.kind, a.size, a.original_extension, a.first_source_path, a.original_path, a.remote_id, a.imported_at,
                   a.run_id, a.no_preview_reason, p.capture_date AS probe_capture_date, p.probe_json AS probe_json
                 FROM cairn.asset a LEFT JOIN cairn.media_probe p ON p.sha1 = a.sha1
                 \(filter)

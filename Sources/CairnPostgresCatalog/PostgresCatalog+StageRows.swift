@@ -14,16 +14,17 @@ extension PostgresCatalog {
             let assets = rows.assets
             try await connection.query("""
                 INSERT INTO cairn.asset (sha1, kind, size, original_extension, first_source_path, original_path,
-                  imported_at, run_id, no_preview_reason)
+                  remote_id, imported_at, run_id, no_preview_reason)
                 SELECT x.sha1, x.kind, x.size, x.original_extension, x.first_source_path, x.original_path,
-                  x.imported_at, NULLIF(x.run_id, ''), NULLIF(x.no_preview_reason, '')
+                  NULLIF(x.remote_id, ''), x.imported_at, NULLIF(x.run_id, ''), NULLIF(x.no_preview_reason, '')
                 FROM unnest(\(assets.map(\.checksum.hex))::text[], \(assets.map(\.kind.rawValue))::text[],
                   \(assets.map(\.size))::bigint[], \(assets.map(\.originalExtension))::text[],
                   \(assets.map(\.firstSourcePath))::text[], \(assets.map(\.originalPath))::text[],
+                  \(assets.map { $0.remoteID ?? "" })::text[],
                   \(assets.map(\.importedAt))::timestamptz[], \(assets.map { $0.runID ?? "" })::text[],
                   \(assets.map { $0.noPreviewReason ?? "" })::text[])
-                  AS x(sha1, kind, size, original_extension, first_source_path, original_path, imported_at, run_id,
-                    no_preview_reason)
+                  AS x(sha1, kind, size, original_extension, first_source_path, original_path, remote_id, imported_at,
+                    run_id, no_preview_reason)
                 ON CONFLICT (sha1) DO NOTHING
                 """, logger: logger)
         }
@@ -81,8 +82,8 @@ extension PostgresCatalog {
     public func asset(_ checksum: Checksum) async throws -> AssetRecord? {
         return try await failing("read asset \(checksum)") { [self] in
             let rows = try await client.query("""
-                SELECT sha1, kind, size, original_extension, first_source_path, original_path, imported_at, run_id,
-                  no_preview_reason
+                SELECT sha1, kind, size, original_extension, first_source_path, original_path, remote_id, imported_at,
+                  run_id, no_preview_reason
                 FROM cairn.asset WHERE sha1 = \(checksum.hex)
                 """, logger: logger)
             for try await row in rows { return try AssetRecord(from: PostgresRowDecoder(row)) }
@@ -125,7 +126,8 @@ private struct DerivedKey: Hashable {
 /// The library's assets and probes as a whole, in PostgreSQL.
 extension PostgresCatalog {
     static let assetColumns = """
-        sha1, kind, size, original_extension, first_source_path, original_path, imported_at, run_id, no_preview_reason
+        sha1, kind, size, original_extension, first_source_path, original_path, remote_id, imported_at, run_id,
+        no_preview_reason
         """
 
     public func insertAssets(_ assets: [AssetRecord]) async throws {

@@ -7,7 +7,9 @@ import PostgresNIO
 /// deleted and its trashed copy written together.
 extension PostgresCatalog: TrashCatalog {
     /// The columns a trashed asset keeps of its asset row.
-    private static let trashedAssetColumns = "sha1, kind, size, original_extension, first_source_path, original_path, imported_at, run_id"
+    private static let trashedAssetColumns = """
+        sha1, kind, size, original_extension, first_source_path, original_path, remote_id, imported_at, run_id
+        """
 
     public func markTrashed(_ items: [(checksum: Checksum, libraryPaths: [String])], runID: String, at date: Date) async throws {
         guard !items.isEmpty else { return }
@@ -25,7 +27,7 @@ extension PostgresCatalog: TrashCatalog {
                 ON CONFLICT (sha1, trash_run_id) DO UPDATE SET trashed_at = excluded.trashed_at,
                   library_paths = excluded.library_paths, kind = excluded.kind, size = excluded.size,
                   original_extension = excluded.original_extension, first_source_path = excluded.first_source_path,
-                  original_path = excluded.original_path, imported_at = excluded.imported_at, run_id = excluded.run_id
+                  original_path = excluded.original_path, remote_id = excluded.remote_id, imported_at = excluded.imported_at, run_id = excluded.run_id
                 """, binds: try Self.binds(checksums, paths, runID, date)), logger: logger)
         }
     }

@@ -101,7 +101,7 @@ import Testing
         let catalog = try Catalog(path: fixture.library + "/immich/" + catalogPath)
         try catalog.insertAssets(zip(checksums, ids).map { checksum, id in
             AssetRecord(checksum: checksum, kind: .photo, size: 1, originalExtension: "jpg",
-                        firstSourcePath: "old/\(checksum.hex).jpg", originalPath: "immich:" + id, importedAt: Date(),
+                        firstSourcePath: "old/\(checksum.hex).jpg", originalPath: "", remoteID: id, importedAt: Date(),
                         runID: nil)
         })
         catalog.close()

@@ -17,8 +17,13 @@ import Testing
     @Test(arguments: CatalogBackend.allCases)
     func theLibrarysAssetsSourcesAndRunsAreListedAlike(_ backend: CatalogBackend) async throws {
         try await backend.withCatalog { catalog in
-            let assets = [Self.asset(3, runID: "import-1"), Self.asset(1, runID: "import-2"), Self.asset(2, runID: "import-1")]
+            var assets = [Self.asset(3, runID: "import-1"), Self.asset(1, runID: "import-2"), Self.asset(2, runID: "import-1")]
+            // An asset a server keeps: no file in the folder, the server's id in a column of its own.
+            assets[2].originalPath = ""
+            assets[2].remoteID = "9f0c2d3e-immich-asset"
             try await catalog.insertAssets(assets)
+            #expect(try await catalog.asset(Self.checksum(2))?.remoteID == "9f0c2d3e-immich-asset")
+            #expect(try await catalog.asset(Self.checksum(1))?.remoteID == nil)
             var moved = assets[0]
             moved.originalPath = "elsewhere"
             try await catalog.insertAssets([moved])
