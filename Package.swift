@@ -270,13 +270,19 @@ let package = Package(
         // Shared test support: temporary folders, media made with the ffmpeg CLI at test time, child processes, and
         // the doubles (an item store in memory, a hand-driven narration clock) the product never ships.
         .target(name: "CairnTesting", dependencies: ["CairnCore", "CairnPipeline", "CairnNarration"], path: "Tests/CairnTesting"),
+        // The reconciliation decided from sets held in memory, with the catalog reads it needs: the oracle the
+        // catalogs' SQL is tested against; the product never reconciles so.
+        .target(name: "CairnReconcileOracle", dependencies: [
+            "CairnCore", "CairnReconcile", "CairnCatalog", "CairnPostgresCatalog", "CairnSync",
+            .product(name: "GRDB", package: "GRDB.swift"),
+        ], path: "Tests/CairnReconcileOracle"),
         .testTarget(name: "CairnCoreTests", dependencies: ["CairnCore"]),
         .testTarget(name: "CairnHashingTests", dependencies: ["CairnHashing", "CairnTesting"]),
         .testTarget(name: "CairnMediaTests", dependencies: ["CairnMedia", "CairnTesting"]),
         .testTarget(name: "CairnScannerTests", dependencies: ["CairnScanner", "CairnTesting"]),
         .testTarget(name: "CairnCatalogTests", dependencies: ["CairnCatalog", "CairnTesting"]),
         .testTarget(name: "CairnPipelineTests", dependencies: ["CairnPipeline", "CairnTesting"]),
-        .testTarget(name: "CairnReconcileTests", dependencies: ["CairnReconcile", "CairnTesting"]),
+        .testTarget(name: "CairnReconcileTests", dependencies: ["CairnReconcile", "CairnReconcileOracle", "CairnTesting"]),
         .testTarget(name: "CairnTapeTests", dependencies: ["CairnTape", "CairnTesting"]),
         // PostgresNIO itself: the race tests inject delays into the queue's statements with a trigger.
         .testTarget(name: "CairnQueueTests", dependencies: [
@@ -285,7 +291,7 @@ let package = Package(
         // One contract suite, run on every catalog backend (SQLite, and PostgreSQL on the suite's cluster).
         .testTarget(name: "CairnCatalogContractTests", dependencies: [
             "CairnCatalog", "CairnPostgresCatalog", "CairnQueue", "CairnCore", "CairnTesting", "CairnSync", "CairnReconcile",
-            "CairnLibrary", "CairnTrash", "CairnStatus", "CairnMetrics",
+            "CairnLibrary", "CairnTrash", "CairnStatus", "CairnMetrics", "CairnReconcileOracle",
             // PostgresNIO itself: the lock-order tests hold a row in a transaction of their own.
             .product(name: "PostgresNIO", package: "postgres-nio"),
         ]),
@@ -293,7 +299,7 @@ let package = Package(
         .testTarget(name: "CairnWorkerTests", dependencies: [
             "CairnStages", "CairnConfiguration", "CairnStatus", "CairnImmichDestination", "CairnImport", "CairnSync",
             "CairnLibrary", "CairnTrash", "CairnCatalog", "CairnReconcile", "CairnTesting", "CairnPostgresCatalog",
-            "CairnQueue",
+            "CairnQueue", "CairnReconcileOracle",
         ]),
         .testTarget(name: "CairnMetricsTests", dependencies: ["CairnMetrics", "CairnCore", "CairnNarration", "CairnTesting"]),
         .testTarget(name: "CairnWatchTests", dependencies: ["CairnWatch", "CairnCore", "CairnTesting"]),
@@ -301,7 +307,7 @@ let package = Package(
         .testTarget(name: "CairnCLITests", dependencies: [
             "cairn", "CairnCore", "CairnCatalog", "CairnReconcile", "CairnLibrary", "CairnTrash", "CairnStages",
             "CairnConfiguration", "CairnStatus", "CairnImmichDestination", "CairnImport", "CairnSync",
-            "CairnQueue", "CairnSharedWork", "CairnPipeline", "CairnRun", "CairnTesting",
+            "CairnQueue", "CairnSharedWork", "CairnPipeline", "CairnRun", "CairnReconcileOracle", "CairnTesting",
         ]),
     ],
     swiftLanguageModes: [.v6]

@@ -4,34 +4,14 @@ import GRDB
 
 /// The reconciliation stores of one library's catalog, per source.
 ///
-/// Loads what the stores hold (`ReconcileState`) and writes a run's `StoreDelta` back with the stores' own
-/// semantics: observed is a union, confirmations and anchors are first-write-wins (`INSERT OR IGNORE`), a
-/// reappearance removes the stamp and any approval. Both values live in Core, where the engine reads them too.
+/// Writes a run's `StoreDelta` with the stores' own semantics: observed is a union, confirmations and anchors are
+/// first-write-wins (`INSERT OR IGNORE`), a reappearance removes the stamp and any approval.
 public struct ReconcileStore: Sendable {
     public let catalog: Catalog
 
     public init(catalog: Catalog) { self.catalog = catalog }
 
     var pool: any DatabaseWriter { catalog.pool }
-
-    // MARK: State
-
-    /// What the stores hold for source `sourceID`.
-    public func loadState(sourceID: Int64) throws -> ReconcileState {
-        try pool.read { db in
-            var stamps: [Checksum: Date] = [:]
-            let confirmed = try ConfirmedRow.filter(ConfirmedRow.Columns.sourceID == sourceID).fetchCursor(db)
-            while let row = try confirmed.next() {
-                if let checksum = Checksum(hex: row.sha1) { stamps[checksum] = row.confirmedAt }
-            }
-            return ReconcileState(
-                observed: try Self.checksums(db, table: "reconcile_observed", sourceID: sourceID),
-                confirmed: ConfirmedDeletions(stamps),
-                exclusions: try Self.checksums(db, table: "reconcile_exclusion", sourceID: sourceID),
-                approved: try Self.checksums(db, table: "reconcile_approval", sourceID: sourceID),
-                anchors: EditAnchors(try Self.pathMap(db, table: "reconcile_anchor", sourceID: sourceID)))
-        }
-    }
 
     /// Applies `delta` in one transaction; `runID` is recorded with each new confirmation
     /// (for `pending exclude --all-confirmed-since`).

@@ -5,8 +5,8 @@ import GRDB
 
 // A sync's reconciliation, worked out in SQL over the run tables and the reconciliation stores, so that a
 // million-file source is never held as path → checksum maps or checksum sets in memory. These statements follow the
-// rules of the pure engine (`DeletionSignals`, `ReconciliationEngine` in CairnReconcile), which stays their
-// specification: `ReconcileRunContractTests` checks them against it on random runs.
+// rules of the in-memory engine (`DeletionSignals` and `Reconciler.reconcile` in Tests/CairnReconcileOracle), which
+// stays their specification: `ReconcileRunContractTests` checks them against it on random runs.
 //
 // Temporary tables carry the work:
 // - `run_current`: this scan, path → checksum (a file that could not be hashed keeps its last checksum, so an

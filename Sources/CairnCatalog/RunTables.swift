@@ -88,7 +88,7 @@ public struct SnapshotComparison: Sendable, Equatable {
     }
 }
 
-/// What the scan says about deletions and edits (the `DeletionSignals` rules).
+/// What the scan says about deletions and edits (the rules of the tests' `DeletionSignals` oracle).
 public struct ScanSignals: Sendable, Equatable {
     /// Confirmed or approved content that is back in the source.
     public var reappeared: [Checksum] = []
@@ -177,7 +177,7 @@ public protocol RunTables: Sendable {
     func checksums(inFolder folder: String) async throws -> [String: Checksum]
 
     // A sync's reconciliation, worked out over the run tables and the reconciliation stores so that no path →
-    // checksum map of the source is held in memory. The pure engine (`DeletionSignals`, `ReconciliationEngine`)
+    // checksum map of the source is held in memory. The in-memory engine in `Tests/CairnReconcileOracle`
     // is the specification; `ReconcileRunContractTests` checks each backend against it on random runs.
 
     /// Compares the scan (a file that could not be hashed counted with its last checksum) with the source's last

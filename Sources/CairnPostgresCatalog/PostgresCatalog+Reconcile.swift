@@ -9,59 +9,9 @@ import PostgresNIO
 /// any approval, all of a delta (or of a sync) in one transaction. The `cairn pending` verbs are in
 /// `PostgresCatalog+Pending.swift`.
 extension PostgresCatalog: ReconcileCatalog {
-    public func reconcileState(sourceID: Int64) async throws -> ReconcileState {
-        return try await failing("read the reconciliation stores of source \(sourceID)") { [self] in
-            var stamps: [Checksum: Date] = [:]
-            let confirmed = try await client.query("""
-                SELECT sha1, confirmed_at FROM cairn.reconcile_confirmed WHERE source_id = \(sourceID)
-                """, logger: logger)
-            for try await (hex, date) in confirmed.decode((String, Date).self) {
-                if let checksum = Checksum(hex: hex) { stamps[checksum] = date }
-            }
-            return ReconcileState(
-                observed: try await checksums(in: "cairn.reconcile_observed", sourceID: sourceID),
-                confirmed: ConfirmedDeletions(stamps),
-                exclusions: try await checksums(in: "cairn.reconcile_exclusion", sourceID: sourceID),
-                approved: try await checksums(in: "cairn.reconcile_approval", sourceID: sourceID),
-                anchors: EditAnchors(try await client.withConnection {
-                    try await Self.pathMap(in: "cairn.reconcile_anchor", sourceID: sourceID, on: $0, logger: logger)
-                }))
-        }
-    }
-
-    public func applyReconcileDelta(_ delta: StoreDelta, sourceID: Int64, runID: String?) async throws {
-        return try await failing("apply a sync's changes to the reconciliation stores of source \(sourceID)") { [self] in
-            try await client.withTransaction(logger: logger) { connection in
-                try await Self.apply(delta, sourceID: sourceID, runID: runID, on: connection, logger: logger)
-            }
-        }
-    }
-
-    public func healthySnapshot(sourceID: Int64) async throws -> [String: Checksum] {
-        return try await failing("read the healthy snapshot of source \(sourceID)") { [self] in
-            try await client.withConnection {
-                try await Self.pathMap(in: "cairn.reconcile_healthy_snapshot", sourceID: sourceID, on: $0, logger: logger)
-            }
-        }
-    }
-
-    public func replaceHealthySnapshot(sourceID: Int64, with snapshot: [String: Checksum]) async throws {
-        return try await failing("replace the healthy snapshot of source \(sourceID)") { [self] in
-            try await client.withTransaction(logger: logger) { connection in
-                try await Self.replaceHealthySnapshot(sourceID: sourceID, with: snapshot, on: connection, logger: logger)
-            }
-        }
-    }
-
     public func reconcileFacts(sourceID: Int64) async throws -> ReconcileSourceFacts {
         return try await failing("read what reconciliation remembers of source \(sourceID)") { [self] in
             try await client.withConnection { try await Self.facts(sourceID: sourceID, on: $0, logger: logger) }
-        }
-    }
-
-    public func saveReconcileFacts(_ facts: ReconcileSourceFacts, sourceID: Int64) async throws {
-        return try await failing("save what reconciliation remembers of source \(sourceID)") { [self] in
-            try await client.withConnection { try await Self.saveFacts(facts, sourceID: sourceID, on: $0, logger: logger) }
         }
     }
 

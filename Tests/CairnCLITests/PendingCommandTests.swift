@@ -7,6 +7,7 @@ import Foundation
 import Testing
 
 @testable import CairnLibrary
+import CairnReconcileOracle
 
 @Suite struct PendingCommandTests {
     /// Two syncs' worth of reconciliation, committed as a sync commits it: b.jpg is deleted at the source in the second.

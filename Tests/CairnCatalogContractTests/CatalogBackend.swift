@@ -3,11 +3,12 @@ import CairnCore
 import CairnLibrary
 import CairnPostgresCatalog
 import CairnQueue
+import CairnReconcileOracle
 import CairnTesting
 import Testing
 
 /// What the contract suite asks of a catalog.
-typealias CatalogUnderTest = ItemCatalog & SnapshotCatalog & RunCatalog & ReconcileCatalog & TrashCatalog
+typealias CatalogUnderTest = ItemCatalog & SnapshotCatalog & RunCatalog & ReconcileOracleCatalog & TrashCatalog
     & AssetLinkCatalog & RunTablesCatalog & BrowseCatalog & DriftCatalog
 
 /// The catalog backends the contract suite runs on: SQLite (a file in a temporary folder) and PostgreSQL (a fresh

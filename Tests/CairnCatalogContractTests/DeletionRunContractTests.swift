@@ -2,6 +2,7 @@ import CairnCatalog
 import CairnCore
 import CairnLibrary
 import CairnReconcile
+import CairnReconcileOracle
 import CairnTesting
 import Foundation
 import Testing

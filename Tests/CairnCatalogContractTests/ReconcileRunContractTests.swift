@@ -6,6 +6,7 @@ import GRDB
 import Testing
 
 @testable import CairnCatalog
+import CairnReconcileOracle
 @testable import CairnSync
 
 /// A sync reconciles in each catalog's SQL over its run tables (`CatalogReconciliation`); the pure engine over

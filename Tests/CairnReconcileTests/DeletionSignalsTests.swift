@@ -1,5 +1,6 @@
 import CairnCore
 import CairnReconcile
+import CairnReconcileOracle
 import Foundation
 import Testing
 

@@ -1,5 +1,6 @@
 import CairnCore
 import CairnReconcile
+import CairnReconcileOracle
 import Foundation
 
 /// A readable checksum: the label's bytes, zero-padded to 20.

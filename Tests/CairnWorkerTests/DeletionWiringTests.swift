@@ -7,6 +7,7 @@ import Testing
 
 @testable import CairnImport
 @testable import CairnLibrary
+import CairnReconcileOracle
 @testable import CairnSync
 @testable import CairnTrash
 

@@ -12,6 +12,7 @@ import Testing
 
 @testable import CairnImport
 @testable import CairnLibrary
+import CairnReconcileOracle
 @testable import CairnStages
 @testable import CairnSync
 

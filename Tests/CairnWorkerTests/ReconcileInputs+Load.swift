@@ -2,6 +2,7 @@ import CairnCatalog
 import CairnCore
 import CairnLibrary
 import CairnReconcile
+import CairnReconcileOracle
 import Foundation
 
 @testable import CairnSync

@@ -5,6 +5,7 @@ import Foundation
 import Testing
 
 @testable import CairnCatalog
+import CairnReconcileOracle
 @testable import CairnSync
 
 @Suite struct ReconcileStoreTests {

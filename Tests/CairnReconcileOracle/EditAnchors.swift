@@ -1,3 +1,4 @@
+import CairnCore
 
 /// The first checksum ever seen at each source path (first write wins).
 ///

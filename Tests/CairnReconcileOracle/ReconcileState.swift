@@ -1,3 +1,4 @@
+import CairnCore
 import Foundation
 
 /// Everything reconciliation remembers about one (source, library) pair between runs.

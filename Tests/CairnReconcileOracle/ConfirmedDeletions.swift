@@ -1,3 +1,4 @@
+import CairnCore
 import Foundation
 
 /// Checksums proven deleted at the source, each with the moment it was first confirmed.
