@@ -703,7 +703,7 @@ struct SchedulerScaleTests {
             // thumbnail waits for both to be saved; were they held for the linger, it would wait for ever, and the
             // suite's time limit would fail the test.
             guard item.id == ItemID(Int64(total)), lane == .thumbnail, let store = box.current else { return }
-            while await store.batchCount < 2 { await Task.yield() }
+            await store.waitForBatches(2)
         }
         box.withValue { $0 = harness.store }
         let result = try await harness.scheduler.run(placeholders(total))

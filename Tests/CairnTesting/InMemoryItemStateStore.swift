@@ -15,6 +15,8 @@ public actor InMemoryItemStateStore: ItemStateStore {
     /// Number of `saveMarks` calls.
     public private(set) var markSaves = 0
     private var failure: (any Error)?
+    /// Who waits for a number of batches (`waitForBatches`).
+    private var batchWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
 
     public init(_ records: [ItemRecord] = []) {
         for record in records { self.records[record.id] = record }
@@ -28,6 +30,16 @@ public actor InMemoryItemStateStore: ItemStateStore {
             history.append(move.record)
             if let made = move.products { products[move.record.id, default: []].append(made) }
         }
+        let reached = batchWaiters.filter { $0.count <= batchCount }
+        batchWaiters.removeAll { $0.count <= batchCount }
+        for waiter in reached { waiter.continuation.resume() }
+    }
+
+    /// Returns once `count` batches have been saved: woken by the save that makes them, never by polling (a test
+    /// that spun here held a thread the scheduler it waits for needed).
+    public func waitForBatches(_ count: Int) async {
+        guard batchCount < count else { return }
+        await withCheckedContinuation { batchWaiters.append((count, $0)) }
     }
 
     public func saveMarks(_ marks: [InFlightMark]) async throws {
