@@ -193,7 +193,8 @@ struct SyncInvocation {
         }
     }
 
-    /// The sync, opened by `RunAssembly` as `request` says; `failedFiles` hears every try's file failures.
+    /// The sync, opened by `RunAssembly` as `request` says (again, should its PostgreSQL catalog lose its working
+    /// tables: `FailedFiles` carries what each try failed to the exit).
     private func run(_ request: RunRequest, settings: CairnConfiguration, immich: ImmichDestination?,
                      cancellation: PipelineCancellation) async throws {
         var importOptions = ImportOptions(source: request.sourceRoot)
