@@ -207,11 +207,12 @@ let package = Package(
             "CairnTrash", "CairnMetrics", "CairnStages", "CairnImport",
         ]),
         // Every run over a library opened in one place: the library and its lock, its catalog (SQLite or PostgreSQL),
-        // the shared queue, the run's metrics. The only module below the command line that the `SharedQueue` trait
+        // the shared queue, the run's metrics; a queue worker's loop and the queue's state. The only module below the command line that the `SharedQueue` trait
         // changes.
         .target(name: "CairnRun", dependencies: [
             "CairnCatalog", "CairnCore", "CairnLibrary", "CairnPipeline", "CairnStages", "CairnStatus", "CairnImport",
             .target(name: "CairnSharedWork", condition: .when(traits: ["SharedQueue"])),
+            .target(name: "CairnQueue", condition: .when(traits: ["SharedQueue"])),
         ]),
         // `cairn tape build`: a tape's clips chosen from the library, made by the media engine a few at a time,
         // published by the tape core's rules, joined into one file at the end.
@@ -256,9 +257,6 @@ let package = Package(
             "CairnCore", "CairnHashing", "CairnMedia", "CairnPipeline", "CairnReconcile", "CairnNarration", "CairnLibrary",
             "CairnTrash", "CairnStages", "CairnConfiguration", "CairnStatus", "CairnImmichDestination", "CairnImport",
             "CairnSync", "CairnImmich", "CairnMetrics", "CairnServe", "CairnWatch", "CairnTape", "CairnTapeBuild", "CairnRun",
-            // `cairn worker` and `cairn queue`, the commands only a build with PostgreSQL has.
-            .target(name: "CairnSharedWork", condition: .when(traits: ["SharedQueue"])),
-            .target(name: "CairnQueue", condition: .when(traits: ["SharedQueue"])),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], linkerSettings: [
             // lld, which ships with the Swift toolchain, packs the relative relocations that the loader applies at every

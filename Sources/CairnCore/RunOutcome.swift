@@ -1,4 +1,5 @@
-/// How a run ended: the `run` table's outcome, and what the status, the metrics and the run's summary say.
+/// How a run ended: the one type for it. The scheduler returns it, the `run` table keeps it, `runEnd` events and
+/// `cairn status` carry it, and the exit status and metrics follow from it.
 public enum RunOutcome: String, Codable, Sendable, CaseIterable {
     /// Started and not ended (or killed before it could say).
     case running
@@ -7,6 +8,8 @@ public enum RunOutcome: String, Codable, Sendable, CaseIterable {
     case someFailed
     /// A signal stopped it; the next run resumes.
     case interrupted
+    /// `--max-errors` failures: no new work was taken; what was not done resumes next run.
+    case stoppedAtErrorLimit
     /// A sync's safety rail held its deletions.
     case held
     /// It stopped on an error before its end.
@@ -18,7 +21,7 @@ extension RunOutcome {
     public var exitStatus: ExitStatus {
         switch self {
         case .success: return .success
-        case .someFailed: return .someFilesFailed
+        case .someFailed, .stoppedAtErrorLimit: return .someFilesFailed
         case .interrupted: return .interrupted
         case .held: return .deletionsHeldBySafetyRail
         case .running, .failed: return .failure

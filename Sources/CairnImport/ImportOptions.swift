@@ -52,10 +52,9 @@ public struct ImportSummary: Sendable {
     public var scanIssues: [ScanIssue]
     public var temporaryFilesRemoved: Int
     public var elapsedSeconds: Double
-    /// A signal stopped the run; unfinished items resume next run.
-    public var interrupted = false
-    /// `--max-errors` failures stopped new work; unfinished items resume next run.
-    public var stoppedAtErrorLimit = false
+    /// How the run ended, as its catalog record says (`interrupted` and `stoppedAtErrorLimit` leave items that
+    /// resume next run).
+    public var outcome: RunOutcome
     /// Every file's outcome, in path order (for `--report`); empty unless `ImportOptions.keepsOutcomes`.
     public var outcomes: [FileOutcomeEntry] = []
     /// Items the run stopped before finishing (interrupted, or at the error limit); they resume next run.
@@ -69,8 +68,11 @@ public struct ImportSummary: Sendable {
 
     public var exitStatus: ExitStatus {
         if credentialsRefused != nil { return .needsAuth }
-        if interrupted { return .interrupted }
-        return failures.isEmpty && scanIssues.isEmpty && !stoppedAtErrorLimit ? .success : .someFilesFailed
+        switch outcome {
+        case .interrupted: return .interrupted
+        case .stoppedAtErrorLimit: return .someFilesFailed
+        default: return failures.isEmpty && scanIssues.isEmpty ? .success : .someFilesFailed
+        }
     }
 }
 

@@ -38,9 +38,10 @@ extension ImportRun {
         var record = context.record
         record.counts = counts
         let interrupted = imported.completion == .interrupted
-        let stoppedAtErrorLimit = imported.completion == .stoppedAtErrorLimit
-        record.outcome = interrupted ? .interrupted : held != nil ? .held
-            : failures.isEmpty && hashed.report.isComplete && !stoppedAtErrorLimit ? .success : .someFailed
+        record.outcome = switch imported.completion {
+        case .interrupted, .stoppedAtErrorLimit: imported.completion
+        default: held != nil ? .held : failures.isEmpty && hashed.report.isComplete ? .success : .someFailed
+        }
         if !failures.isEmpty { record.message = "\(failures.count) files failed" }
         if let held { record.message = held }
         if interrupted { record.message = "interrupted by a signal; the next run resumes" + (record.message.map { " (\($0))" } ?? "") }
@@ -50,11 +51,8 @@ extension ImportRun {
             record.message = refused + "; nothing was lost, the next run resumes"
         }
         narrator.phaseEnded(.finalizing)
-        if record.outcome == .success {
-            narrator.runFinished()
-        } else {
-            narrator.runFailed(record.message ?? "some files could not be read", needsAuth: refused != nil)
-        }
+        narrator.runEnded(record.outcome, message: record.message ?? "some files could not be read",
+                          needsAuth: refused != nil)
         record.endedAt = now()
         record.summary = narration.summaryJSON(review: review)
         var failureRecords = failures.map {
@@ -74,7 +72,7 @@ extension ImportRun {
             symlinksSkipped: hashed.report.symlinksSkipped, otherFiles: hashed.report.otherFiles,
             junkSkipped: hashed.report.junkSkipped, scanIssues: hashed.report.issues,
             temporaryFilesRemoved: context.temporaryFilesRemoved, elapsedSeconds: (ContinuousClock.now - context.clockStart).seconds,
-            interrupted: interrupted, stoppedAtErrorLimit: stoppedAtErrorLimit,
+            outcome: record.outcome,
             outcomes: outcomes, unfinished: imported.outcomeCounts[.unfinished] ?? 0,
             keptWithoutPreview: keptWithoutPreview, credentialsRefused: refused)
         // With derivatives on, an item ends a run owing them only when the workers were left to make them.
@@ -85,15 +83,11 @@ extension ImportRun {
     /// Records a run that stopped on an error, so `cairn status` can say why.
     package func fail(_ context: Context, _ error: any Error) async {
         var record = context.record
-        if case WorkerError.interrupted(let message) = error {
-            narrator.warning(message)
-            narrator.runFinished()
-            record.outcome = .interrupted
-        } else {
-            narrator.runFailed("\(error)", needsAuth: options.destination.credentialsRefused != nil)
-            record.outcome = .failed
-        }
+        if case WorkerError.interrupted(let message) = error { narrator.warning(message) }
+        record.outcome = if case WorkerError.interrupted = error { .interrupted } else { .failed }
         record.message = "\(error)"
+        narrator.runEnded(record.outcome, message: record.message,
+                          needsAuth: options.destination.credentialsRefused != nil)
         record.endedAt = now()
         record.summary = narration.summaryJSON()
         try? await catalog.finishRun(record, failures: [])

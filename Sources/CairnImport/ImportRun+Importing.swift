@@ -70,7 +70,7 @@ extension ImportRun {
                                           sourceID: context.sourceID, size: pageSizes.import)
             let second = try await pipeline.run(pages: again, onEvent: narration.handle, cancellation: options.cancellation)
             try await files.recordItems(second.report.entries)
-            if second.completion != .finished { result.completion = second.completion }
+            if second.completion != .success { result.completion = second.completion }
             let made = again.clipsMade + WaitingStillsFeed.clips(in: second.report.entries, paired: paired)
             if made > 0 {
                 narrator.note("made \(made) clip\(made == 1 ? "" : "s") after pairing for stills whose same-named movie "
@@ -129,7 +129,7 @@ extension ImportRun {
         case .stoppedAtErrorLimit:
             narrator.warning("stopped after \(options.pipeline.maxErrors ?? 0) failures (--max-errors); "
                              + "\(unfinished) items resume next run")
-        case .finished, .finishedWithFailures: break
+        case .success, .someFailed, .held, .failed, .running: break
         }
         if imported.archived > 0 {
             let originals = "\(imported.archived) original\(imported.archived == 1 ? "" : "s")"
@@ -183,7 +183,7 @@ extension ImportRun {
                             bytes: record.item.byteCount)
         }
         try await files.recordItems(failed.map { FileOutcomeEntry($0, leftUnfinished: false) })
-        if imported.completion == .finished { imported.completion = .finishedWithFailures }
+        if imported.completion == .success { imported.completion = .someFailed }
     }
 }
 

@@ -100,7 +100,7 @@ public struct ImportRun: Sendable {
         narrator.runStarted(command: command)
         guard let sourceRoot = FileSystem.resolved(options.source) else {
             let message = ScanError.rootMissing(options.source).description
-            narrator.runFailed(message)
+            narrator.runEnded(.failed, message: message)
             narration.close()
             throw WorkerError.sourceUnusable(message)
         }
@@ -296,7 +296,7 @@ public struct ImportRun: Sendable {
         package var ready = 0
         /// Items whose original was put in place this run, derivatives left for later (`--derivatives off`).
         package var archived = 0
-        package var completion: RunCompletion = .finished
+        package var completion: RunOutcome = .success
         /// How many files ended each way.
         package var outcomeCounts: [FileOutcome.Kind: Int] = [:]
         /// Every file's outcome, for `--report`; kept only when `ImportOptions.keepsOutcomes`.

@@ -12,30 +12,16 @@ public struct OutcomeReport: Hashable, Sendable {
     public func count(_ kind: FileOutcome.Kind) -> Int { entries.count { $0.outcome.kind == kind } }
 }
 
-/// How a run ended.
-public enum RunCompletion: String, Hashable, Sendable, Codable {
-    case finished
-    case finishedWithFailures
-    /// `maxErrors` reached: no new work was taken; unfinished items resume next run.
-    case stoppedAtErrorLimit
-    /// `cancel(deadline:)`; unfinished items resume next run.
-    case interrupted
-}
-
 /// What `PipelineScheduler.run` returns.
 public struct PipelineRunResult: Hashable, Sendable {
-    public var completion: RunCompletion
+    /// `success`, `someFailed`, `stoppedAtErrorLimit` (no new work taken; the rest resumes next run) or
+    /// `interrupted` (`cancel(deadline:)`; the rest resumes next run).
+    public var completion: RunOutcome
     public var report: OutcomeReport
     public var progress: PipelineProgress
     public var statistics: LaneStatistics
 
-    public var exitStatus: ExitStatus {
-        switch completion {
-        case .finished: return .success
-        case .finishedWithFailures, .stoppedAtErrorLimit: return .someFilesFailed
-        case .interrupted: return .interrupted
-        }
-    }
+    public var exitStatus: ExitStatus { completion.exitStatus }
 }
 
 /// Lane occupancy seen during a run: evidence that back-pressure held.

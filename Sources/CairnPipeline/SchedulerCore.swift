@@ -296,12 +296,12 @@ struct SchedulerCore {
         }
         let report = OutcomeReport(entries: entriesOut)
         let snapshot = progress.snapshot()
-        let completion: RunCompletion
+        let completion: RunOutcome
         switch stopReason {
         case .interrupted, .storeFailed: completion = .interrupted
         case .errorLimit: completion = .stoppedAtErrorLimit
         // Counted over the whole run: a paged run's report holds only the lines not handed back to its pages.
-        case nil: completion = snapshot.count(.failed) > 0 || report.count(.failed) > 0 ? .finishedWithFailures : .finished
+        case nil: completion = snapshot.count(.failed) > 0 || report.count(.failed) > 0 ? .someFailed : .success
         }
         return PipelineRunResult(completion: completion, report: report, progress: snapshot, statistics: statistics)
     }

@@ -31,31 +31,14 @@ public final class QueueWorker: Sendable {
         public init() {}
     }
 
-    /// What the worker did, for its log and tests.
-    public struct Report: Sendable, Equatable {
-        public var completed = 0
-        public var failed = 0
-        /// Jobs whose lease was lost while they ran (their results dropped).
-        public var lost = 0
-        /// Leases given back at a stop.
-        public var released = 0
-    }
-
     /// A job's work: returns its result (what waiters read), or throws (`JobFailure` says whether to retry).
     public typealias Job = @Sendable (Lease) async throws -> String
-
-    /// What the worker tells of its server: once when a call fails (and it starts trying again), once when a call
-    /// works again; not at every failed try of an outage.
-    public enum ServerEvent: Sendable, Equatable {
-        case lost(reason: String)
-        case back
-    }
 
     public let id: UUID
     private let queue: PostgresWorkQueue
     private let settings: Settings
     private let job: Job
-    private let onServer: @Sendable (ServerEvent) -> Void
+    private let onServer: @Sendable (QueueServerEvent) -> Void
     /// Whether the last call to the queue failed: an outage is told once, and its end once.
     private let outage = Atomic<Bool>(false)
     private let stopped = Atomic<Bool>(false)
@@ -67,11 +50,11 @@ public final class QueueWorker: Sendable {
         var lost: Set<UUID> = []
         var finishing: [(lease: Lease, result: String)] = []
         var flushing = false
-        var report = Report()
+        var report = QueueWorkerReport()
     }
 
     public init(queue: PostgresWorkQueue, settings: Settings = Settings(), id: UUID = UUID(),
-                onServer: @escaping @Sendable (ServerEvent) -> Void = { _ in }, job: @escaping Job) {
+                onServer: @escaping @Sendable (QueueServerEvent) -> Void = { _ in }, job: @escaping Job) {
         self.queue = queue
         self.settings = settings
         self.id = id
@@ -87,7 +70,7 @@ public final class QueueWorker: Sendable {
     private var isStopped: Bool { stopped.load(ordering: .sequentiallyConsistent) }
 
     /// Works until stopped; returns what it did.
-    public func run(host: String = ProcessInfo.processInfo.hostName, pid: Int = Int(getpid())) async throws -> Report {
+    public func run(host: String = ProcessInfo.processInfo.hostName, pid: Int = Int(getpid())) async throws -> QueueWorkerReport {
         try await retrying { try await self.queue.register(worker: self.id, host: host, pid: pid) }
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.beat() }

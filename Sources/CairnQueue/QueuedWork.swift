@@ -66,38 +66,6 @@ public struct JobFailure: Error, CustomStringConvertible {
     public var description: String { reason }
 }
 
-/// The queue at a glance (`cairn queue status`).
-public struct QueueStatus: Sendable, Equatable {
-    public struct Worker: Sendable, Equatable {
-        public var id: UUID
-        public var host: String
-        public var pid: Int
-        public var leases: Int
-        /// Seconds since its last heartbeat.
-        public var silentFor: Double
-    }
-
-    public var waiting = 0
-    public var running = 0
-    public var done = 0
-    public var failed = 0
-    /// Seconds the oldest waiting job has waited; nil with none waiting.
-    public var oldestWaitingAge: Double?
-    public var workers: [Worker] = []
-
-    /// An import holding its library's lock in this database (`LibraryRunLock`).
-    public struct Import: Sendable, Equatable {
-        /// The import as it names itself: `cairn import (pid N on HOST)`.
-        public var holder: String
-        /// The address its lock's connection comes from, or `a local socket`.
-        public var from: String
-        /// Seconds its lock's connection has held it (since the import began, or since its last reconnect).
-        public var heldFor: Double
-    }
-
-    public var imports: [Import] = []
-}
-
 /// Why a queue operation could not be done.
 public struct WorkQueueError: Error, CustomStringConvertible {
     public var operation: String

@@ -36,7 +36,7 @@ public enum LibraryMetricsReader {
         var metrics = LibraryMetrics(library: names.library, source: names.source)
         metrics.lastRun = report.lastRun
         metrics.runInProgress = isRunning
-        metrics.lastSuccess = try await catalog.lastRun(endedIn: [.success, .someFailed]).map { $0.endedAt ?? $0.startedAt }
+        metrics.lastSuccess = try await catalog.lastRun(endedIn: [.success, .someFailed, .stoppedAtErrorLimit]).map { $0.endedAt ?? $0.startedAt }
 
         // A run record still "running" is the run in progress if it is the newest and the lock is held, else a
         // run that was killed: it failed.
@@ -72,7 +72,7 @@ public enum LibraryMetricsReader {
 
     /// How a finished run ended; a record still "running" is a run that was killed.
     static func outcome(of run: RunRecord, report: StatusReport) -> ExitStatus {
-        if run.outcome == .failed, report.lastRun?.runID == run.id, case .failed(_, true) = report.lastRun?.status {
+        if run.outcome == .failed, report.lastRun?.runID == run.id, case .ended(_, _, true) = report.lastRun?.status {
             return .needsAuth
         }
         return run.outcome == .running ? .failure : run.outcome.exitStatus

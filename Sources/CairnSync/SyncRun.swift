@@ -131,7 +131,7 @@ public struct SyncRun: Sendable {
                 narrator.phaseEnded(.reconciling)
 
                 if options.dryRun {
-                    narrator.runFinished()
+                    narrator.runEnded(.success)
                     narration.close()
                     return SyncSummary(runID: narration.runID, sourceRoot: sourceRoot, plan: plan,
                                        imported: nil, trashed: nil, dryRun: true)
@@ -155,7 +155,7 @@ public struct SyncRun: Sendable {
             }
         } catch {
             if options.dryRun {
-                narrator.runFailed("\(error)")
+                narrator.runEnded(.failed, message: "\(error)")
                 narration.close()
             } else {
                 await importRun.fail(context, error)
@@ -219,14 +219,14 @@ public struct SyncRun: Sendable {
         if !options.dryRun {
             var record = RunRecord(id: narration.runID, command: "sync", sourceID: sourceID, startedAt: now())
             let reason = plan.verdict.holds.first?.reason ?? "the source is missing"
-            narrator.runFailed(reason)
+            narrator.runEnded(.held, message: reason)
             record.outcome = .held
             record.message = reason
             record.endedAt = now()
             record.summary = narration.summaryJSON(review: Self.review(plan))
             try await catalog.startRun(record)
         } else {
-            narrator.runFinished()
+            narrator.runEnded(.success)
         }
         narration.close()
         return SyncSummary(runID: narration.runID, sourceRoot: root, plan: plan, imported: nil, trashed: nil,

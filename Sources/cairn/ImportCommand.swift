@@ -219,10 +219,10 @@ enum SummaryText {
             lines.insert("  archived     \(c.archived) originals only (\(why))", at: lines.count - 1)
         }
         let unfinished = summary.unfinished
-        if summary.interrupted {
-            lines.append("  interrupted  \(unfinished) items resume on the next run")
-        } else if summary.stoppedAtErrorLimit {
-            lines.append("  stopped      at the error limit; \(unfinished) items resume on the next run")
+        switch summary.outcome {
+        case .interrupted: lines.append("  interrupted  \(unfinished) items resume on the next run")
+        case .stoppedAtErrorLimit: lines.append("  stopped      at the error limit; \(unfinished) items resume on the next run")
+        default: break
         }
         for kept in summary.keptWithoutPreview {
             lines.append("  kept without preview: \(kept.relativePath): \(kept.reason)")

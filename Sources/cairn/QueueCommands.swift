@@ -1,12 +1,7 @@
-#if SharedQueue
 import ArgumentParser
-import CairnConfiguration
 import CairnCore
-import CairnLibrary
-import CairnPipeline
-import CairnQueue
-import CairnSharedWork
 import CairnStages
+import CairnRun
 import Foundation
 
 /// `cairn worker`: claims a library's queued thumbnails and clips until stopped.
@@ -64,48 +59,31 @@ struct WorkerCommand: AsyncParsableCommand {
     func run() async throws {
         let location = try queue.required(libraryRoot: library.resolvedPath)
         queue.warnOfExposedPassword()
-        let layout = LibraryLayout(root: library.resolvedPath)
-        guard let identity = LibraryIdentity.read(layout) else {
-            Output.error("\(layout.root): no shared library here (no \(LibraryLayout.identityFileName)); is the disk "
-                         + "mounted? A library joins a queue with its first `cairn import --queue`.")
-            throw ExitCode(ExitStatus.failure.rawValue)
-        }
-        var settings = QueueWorker.Settings()
-        settings.lanes = lanes ?? System.coreCount
-        settings.library = identity
-        settings.drainTimeout = .milliseconds(Int64(drainSeconds * 1000))
-        settings.leaseTTL = .milliseconds(Int64(leaseSeconds * 1000))
-        let jobs = DerivativeJobs(layout: layout)
-        let id = UUID()
-        let log: JobLog?
-        do { log = try jobLogPath.map { path throws(SystemCallError) in try JobLog(path: path, worker: id) } } catch {
-            Output.error("--job-log: \(error)")
-            throw ExitCode(ExitStatus.failure.rawValue)
-        }
+        let request = SharedQueueService.WorkerRequest(
+            queue: location, libraryRoot: library.resolvedPath, lanes: lanes ?? System.coreCount,
+            drainTimeout: .milliseconds(Int64(drainSeconds * 1000)), leaseTTL: .milliseconds(Int64(leaseSeconds * 1000)),
+            jobLogPath: jobLogPath)
+        var signals: SignalHandling?
+        defer { signals?.uninstall() }
         do {
-            try await PostgresWorkQueue.withQueue(at: location) { queue in
-                let worker = QueueWorker(queue: queue, settings: settings, id: id, onServer: { event in
-                    switch event {
-                    case .lost(let reason): Output.error("\(location): \(reason); trying again until it answers")
-                    case .back: Output.line("\(location): answering again")
-                    }
-                }) { lease in
-                    guard let log else { return try await jobs.run(lease) }
-                    return try await log.record(lease) { try await jobs.run(lease) }
+            let drain = drainSeconds
+            let report = try await SharedQueueService.runWorker(request, onServer: { event in
+                switch event {
+                case .lost(let reason): Output.error("\(location): \(reason); trying again until it answers")
+                case .back: Output.line("\(location): answering again")
                 }
-                let drain = drainSeconds
-                let signals = SignalHandling.install(cancellation: PipelineCancellation()) { name in
+            }) { worker in
+                signals = SignalHandling.install(cancellation: PipelineCancellation()) { name in
                     Output.error("\(name): no new claims; jobs running get \(drain) s, then go back to the queue")
                     worker.stop()
                 }
-                defer { signals.uninstall() }
-                Output.line("worker \(worker.id.uuidString.lowercased()) (pid \(getpid())): \(layout.root), \(settings.lanes) lanes, queue \(location)")
-                let report = try await worker.run()
-                Output.line("stopped: \(report.completed) done, \(report.failed) failed, \(report.lost) lost to other "
-                            + "workers, \(report.released) given back")
+                Output.line("worker \(worker.id.uuidString.lowercased()) (pid \(getpid())): \(library.resolvedPath), "
+                            + "\(request.lanes) lanes, queue \(location)")
             }
+            Output.line("stopped: \(report.completed) done, \(report.failed) failed, \(report.lost) lost to other "
+                        + "workers, \(report.released) given back")
         } catch {
-            Output.error("\(location): \(WorkQueueError.describe(error))")
+            Output.error("\(error)")
             throw ExitCode(ExitStatus.failure.rawValue)
         }
     }
@@ -145,8 +123,8 @@ struct QueueStatusCommand: AsyncParsableCommand {
         let location = try queue.required(libraryRoot: library.resolvedPath)
         queue.warnOfExposedPassword()
         let status: QueueStatus
-        do { status = try await PostgresWorkQueue.withQueue(at: location) { try await $0.status() } } catch {
-            Output.error("\(location): \(WorkQueueError.describe(error))")
+        do { status = try await SharedQueueService.status(at: location) } catch {
+            Output.error("\(error)")
             throw ExitCode(ExitStatus.failure.rawValue)
         }
         if json {
@@ -184,4 +162,3 @@ struct QueueStatusCommand: AsyncParsableCommand {
         return String(decoding: (try? browseJSONEncoder().encode(document)) ?? Data(), as: UTF8.self)
     }
 }
-#endif

@@ -47,7 +47,7 @@ import Testing
             #expect(later.timeIntervalSince(earlier) >= 0.249)
         }
         let end = try #require(objects.last)
-        #expect(end["status"] as? String == "success")
+        #expect(end["status"] as? String == "success" && end["outcome"] as? String == "success")
         #expect((end["counts"] as? [String: Any])?["new"] as? Int == 12)
     }
 

@@ -110,7 +110,7 @@ final class MetricsExpositionTests: XCTestCase {
         XCTAssertTrue(recorder.current.runInProgress)
         XCTAssertEqual(recorder.current.currentPhaseStartedAt, Date(timeIntervalSince1970: 1_800_000_000))
         narrator.phaseEnded(.hashing)
-        narrator.runFinished()
+        narrator.runEnded(.success)
 
         let written = boundaries.withLock { $0 }
         XCTAssertEqual(written.count, 4, "run start, phase start, phase end, run end")

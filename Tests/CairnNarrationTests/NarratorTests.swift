@@ -33,7 +33,7 @@ import Testing
         narrator.phaseEnded(.importing)
         narrator.phaseStarted(.finalizing)
         narrator.phaseEnded(.finalizing)
-        narrator.runFinished()
+        narrator.runEnded(.success)
     }
 
     @Test func phaseEventsComeInOrderWithIncreasingSeq() {
@@ -133,9 +133,9 @@ import Testing
         harness.narrator.runStarted(command: "sync")
         harness.narrator.phaseStarted(.preparing)
         harness.clock.advance(by: 2)
-        harness.narrator.runFailed("source /mnt/card is not mounted", needsAuth: false)
+        harness.narrator.runEnded(.failed, message: "source /mnt/card is not mounted", needsAuth: false)
         let end = try #require(harness.recorder.events.last)
-        #expect(end.end?.status == .failed && end.end?.durationSeconds == 2)
+        #expect(end.end?.outcome == .failed && end.end?.durationSeconds == 2)
         #expect(harness.recorder.state.status == .failed(message: "source /mnt/card is not mounted", needsAuth: false))
     }
 

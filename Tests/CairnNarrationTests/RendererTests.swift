@@ -51,7 +51,7 @@ import Testing
 @Suite struct JSONLinesRendererTests {
     static let allowedFields: Set<String> = [
         "event", "seq", "time", "runId", "command", "phase", "message", "file", "page", "pageCount", "count",
-        "durationSeconds", "progress", "counts", "lanes", "status", "needsAuth", "category",
+        "durationSeconds", "progress", "counts", "lanes", "status", "outcome", "needsAuth", "category",
     ]
 
     @Test func everyLineIsOneJSONObjectWithStableFields() throws {
@@ -101,6 +101,21 @@ import Testing
         // A run-level error names no file and no category.
         let runLevel = NarrationRecord(.error("catalog locked", phase: nil, file: nil), seq: 4, time: testEpoch, runID: "r")
         #expect(!NarrationJSON.line(for: runLevel, encoder: NarrationJSON.encoder()).contains("category"))
+    }
+
+    @Test func aRunEndSaysHowTheRunEndedAndStillSaysSuccessOrFailed() throws {
+        let stopped = NarrationRecord(.runEnd(NarrationEvent.RunEnd(
+            outcome: .stoppedAtErrorLimit, message: "3 files failed", counts: RunCounts(), needsAuth: false)),
+            seq: 9, time: testEpoch, runID: "r")
+        let line = NarrationJSON.line(for: stopped, encoder: NarrationJSON.encoder())
+        #expect(line.contains(#""outcome":"stoppedAtErrorLimit""#) && line.contains(#""status":"failed""#))
+        #expect(try NarrationJSON.decoder().decode(NarrationRecord.self, from: Data(line.utf8)) == stopped)
+        // A run log written before `outcome` existed reads its `status`.
+        let older = line.replacingOccurrences(of: #""outcome":"stoppedAtErrorLimit","#, with: "")
+        #expect(older != line)
+        let decoded = try NarrationJSON.decoder().decode(NarrationRecord.self, from: Data(older.utf8))
+        guard case .runEnd(let end) = decoded.event else { Issue.record("not a runEnd: \(older)"); return }
+        #expect(end.outcome == .failed && end.message == "3 files failed")
     }
 }
 

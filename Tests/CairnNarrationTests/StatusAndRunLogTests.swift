@@ -91,6 +91,19 @@ import Testing
         let decoded = try NarrationJSON.decoder().decode(StatusReport.Document.self, from: Data(json.utf8))
         #expect(decoded.lastRun == successfulRun())
     }
+
+    @Test func aRunStatusKeepsHowTheRunEndedAndReadsSummariesWrittenBeforeIt() throws {
+        let stopped = RunStatus.ended(.stoppedAtErrorLimit, message: "3 files failed", needsAuth: false)
+        let data = try NarrationJSON.encoder().encode(stopped)
+        let text = String(decoding: data, as: UTF8.self)
+        #expect(text.contains(#""state":"failed""#) && text.contains(#""outcome":"stoppedAtErrorLimit""#))
+        #expect(try NarrationJSON.decoder().decode(RunStatus.self, from: data) == stopped)
+        let older = Data(#"{"state":"failed","message":"source folder is gone","needsAuth":true}"#.utf8)
+        #expect(try NarrationJSON.decoder().decode(RunStatus.self, from: older)
+                == .ended(.failed, message: "source folder is gone", needsAuth: true))
+        let olderSuccess = Data(#"{"state":"success"}"#.utf8)
+        #expect(try NarrationJSON.decoder().decode(RunStatus.self, from: olderSuccess) == .success)
+    }
 }
 
 @Suite struct RunLogTests {
@@ -162,7 +175,7 @@ import Testing
             let narrator = Narrator(runID: "2027011\(index)T000000Z-a", handler: writer, clock: clock.clock)
             narrator.runStarted(command: "sync")
             clock.advance(by: 10)
-            if fails { narrator.runFailed("library is locked") } else { narrator.runFinished() }
+            if fails { narrator.runEnded(.failed, message: "library is locked") } else { narrator.runEnded(.success) }
             try writer.close()
         }
         let status = try store.latestStatus()

@@ -111,7 +111,7 @@ import Glibc
         narrator.runStarted(command: "sync")
         narrator.phaseStarted(.preparing)
         narrator.warning("source is on a slow mount")
-        narrator.runFinished()
+        narrator.runEnded(.success)
         close(ends[1])
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 4096)

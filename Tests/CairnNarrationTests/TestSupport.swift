@@ -11,9 +11,9 @@ func record(_ event: NarrationEvent, at seconds: Double) -> NarrationRecord {
     NarrationRecord(event, time: testEpoch.addingTimeInterval(seconds), runID: "run-1")
 }
 
-func runEnd(_ status: NarrationEvent.RunEnd.Status, at seconds: Double, message: String? = nil) -> NarrationRecord {
-    record(.runEnd(NarrationEvent.RunEnd(status: status, message: message, counts: RunCounts(),
-                                         needsAuth: status == .failed ? false : nil)), at: seconds)
+func runEnd(_ outcome: RunOutcome, at seconds: Double, message: String? = nil) -> NarrationRecord {
+    record(.runEnd(NarrationEvent.RunEnd(outcome: outcome, message: message, counts: RunCounts(),
+                                         needsAuth: outcome == .success ? nil : false)), at: seconds)
 }
 
 /// A narrator on a manual clock recording into memory.

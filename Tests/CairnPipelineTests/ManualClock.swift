@@ -52,6 +52,7 @@ final class ManualClock: Clock, @unchecked Sendable {
         } onCancel: {
             let sleeper = lock.withLock { sleepers.removeValue(forKey: id) }
             sleeper?.continuation.resume(throwing: CancellationError())
+            if sleeper != nil { signal.changed() }
         }
     }
 
@@ -69,5 +70,10 @@ final class ManualClock: Clock, @unchecked Sendable {
     /// Waits until someone sleeps for exactly `duration` (measured when asked) and is still asleep.
     func waitForSleeper(_ duration: Duration) async {
         await signal.wait { [self] in pendingSleeps.contains(duration) }
+    }
+
+    /// Waits until nobody sleeps (every sleeper woken or cancelled).
+    func waitUntilNobodySleeps() async {
+        await signal.wait { [self] in pendingSleeps.isEmpty }
     }
 }

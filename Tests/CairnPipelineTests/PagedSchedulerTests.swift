@@ -46,11 +46,12 @@ struct PagedSchedulerTests {
 
         await signal.wait { harness.stages.finished(.transfer) == 6 && clips.arrivals == 1 }
         #expect(harness.stages.finished(.synthesis) == 0, "the first page's clip is still being made")
-        #expect(harness.stages.starts(.transfer).suffix(3) == [4, 5, 6])
+        // The lane runs them at once: the order they record their starts in is theirs.
+        #expect(harness.stages.starts(.transfer).suffix(3).sorted() == [4, 5, 6])
         clips.open()
         let result = try await running
 
-        #expect(result.completion == .finished)
+        #expect(result.completion == .success)
         let lines = pages.handedOver + result.report.entries
         #expect(lines.map(\.path).sorted() == (first + second).map(\.item.relativePath).sorted())
         #expect(lines.allSatisfy { $0.outcome == .imported })

@@ -55,7 +55,7 @@ struct PhaseDeadlinesTests {
         await watch.clock.waitForSleeper(.seconds(30))
         #expect(watch.fired.current.isEmpty)
         watch.deadlines.stop()
-        while !watch.clock.pendingSleeps.isEmpty { await Task.yield() }
+        await watch.clock.waitUntilNobodySleeps()
         watch.clock.advance(by: .seconds(60))
         watch.deadlines.arm(3, timeout: .seconds(1))
         watch.clock.advance(by: .seconds(1))

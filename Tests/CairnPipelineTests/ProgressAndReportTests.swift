@@ -66,13 +66,13 @@ struct ProgressAndReportTests {
 
     @Test("run completions map onto exit statuses")
     func exitStatuses() {
-        func status(_ completion: RunCompletion) -> CairnCore.ExitStatus {
+        func status(_ completion: RunOutcome) -> CairnCore.ExitStatus {
             PipelineRunResult(completion: completion, report: OutcomeReport(entries: []),
                               progress: PipelineProgress(totalItems: 0, counts: [:], fraction: 1),
                               statistics: LaneStatistics()).exitStatus
         }
-        #expect(status(.finished) == .success)
-        #expect(status(.finishedWithFailures) == .someFilesFailed)
+        #expect(status(.success) == .success)
+        #expect(status(.someFailed) == .someFilesFailed)
         #expect(status(.stoppedAtErrorLimit) == .someFilesFailed)
         #expect(status(.interrupted) == .interrupted)
     }

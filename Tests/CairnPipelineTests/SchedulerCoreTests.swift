@@ -218,7 +218,7 @@ struct SchedulerCoreTests {
             #expect(last?.state == .thumbnailing && last?.inFlight == false, "item \(id): \(String(describing: last))")
         }
         let result = core.result()
-        #expect(result.completion == .finished)
+        #expect(result.completion == .success)
         #expect(result.report.entries.map(\.outcome) == [FileOutcome](repeating: .archived, count: 6))
     }
 

@@ -13,7 +13,7 @@ struct SchedulerTests {
         let harness = Harness(records: records, duplicates: [3])
         let result = try await harness.scheduler.run(records)
 
-        #expect(result.completion == .finished && result.exitStatus == .success)
+        #expect(result.completion == .success && result.exitStatus == .success)
         #expect(result.report.count(.imported) == 2 && result.report.count(.duplicate) == 1)
         // The store's history starts after the placeholders it was seeded with.
         #expect(await harness.store.states(of: 1) == [.queued, .transferring, .probing, .thumbnailing,
@@ -188,7 +188,7 @@ struct SchedulerTests {
         let scheduler = PipelineScheduler(configuration: testConfiguration(), stages: stages, store: store,
                                           clock: ManualClock(signal: signal), random: halfJitter)
         let result = try await scheduler.run(placeholders(1))
-        #expect(result.completion == .finished)
+        #expect(result.completion == .success)
         #expect(seen.current == [.transfer: false, .metadata: true, .thumbnail: true, .synthesis: true])
         #expect(await store.saved.record(1)?.state == .ready)
     }
@@ -203,7 +203,7 @@ struct SchedulerTests {
         let seen = Locked<[Lane: Bool]>([:])
         let signal = TestSignal()
         let stages = FakeStages(signal: signal) { item, lane, _ in
-            if lane == .transfer { while await store.heldCalls(.fullSaves) == 0 { await Task.yield() } }
+            if lane == .transfer { await store.untilHeld(.fullSaves) }
             let saved = await store.saved.record(item.id)
             seen.withValue { $0[lane] = saved?.inFlight == true }
             if lane == .metadata { await store.release(.fullSaves) }
@@ -211,7 +211,7 @@ struct SchedulerTests {
         let scheduler = PipelineScheduler(configuration: testConfiguration(), stages: stages, store: store,
                                           clock: ManualClock(signal: signal), random: halfJitter)
         let result = try await scheduler.run(placeholders(1))
-        #expect(result.completion == .finished)
+        #expect(result.completion == .success)
         #expect(seen.current[.metadata] == true)
         #expect(await store.saved.marksSavedAhead >= 1)
         let record = await store.saved.record(1)
@@ -225,13 +225,13 @@ struct SchedulerTests {
         await store.hold(.marks)
         let signal = TestSignal()
         let stages = FakeStages(signal: signal) { _, lane, _ in
-            if lane == .transfer { while await store.heldCalls(.fullSaves) == 0 { await Task.yield() } }
+            if lane == .transfer { await store.untilHeld(.fullSaves) }
         }
         let scheduler = PipelineScheduler(configuration: testConfiguration(), stages: stages, store: store,
                                           clock: ManualClock(signal: signal), random: halfJitter)
         async let running = scheduler.run(placeholders(1))
         // The metadata phase's mark is being saved ahead (held), and the phase waits for it.
-        while await store.heldCalls(.marks) == 0 { await Task.yield() }
+        await store.untilHeld(.marks)
         // Abandoning the phase queues a record that clears the mark. A full save that did not wait for the marks in
         // progress would write it now, and the held mark would then land on top of it.
         await scheduler.cancel(deadline: .zero)
@@ -274,7 +274,7 @@ struct SchedulerTests {
         #expect(result.report.entries.first?.outcome == .failed(phase: .transfer, reason: timedOut))
         #expect(await harness.store.record(1)?.state
             == .failed(ItemFailure(phase: .transfer, reason: timedOut, attempts: 2, retryable: true)))
-        #expect(result.completion == .finishedWithFailures && result.exitStatus == .someFilesFailed)
+        #expect(result.completion == .someFailed && result.exitStatus == .someFilesFailed)
         #expect(harness.events.count { if case .timedOut = $0 { true } else { false } } == 2)
     }
 
@@ -333,7 +333,7 @@ struct SchedulerTests {
         harness.clock.advance(by: .milliseconds(2200))
         let result = try await running
 
-        #expect(result.completion == .finished)
+        #expect(result.completion == .success)
         #expect(harness.stages.calls(.thumbnail) == 3)
         #expect(harness.stages.calls(.transfer) == 1 && harness.stages.calls(.metadata) == 1)
         let timeouts: Set<Duration> = [.seconds(15), .seconds(30), .seconds(60)]
@@ -622,7 +622,7 @@ struct SchedulerTests {
         #expect(harness.stages.calls(.transfer) == 0)
         #expect(harness.stages.calls(.metadata) == 1 && harness.stages.calls(.thumbnail) == 2)
         #expect(harness.stages.calls(.synthesis) == 2)
-        #expect(result.report.count(.imported) == 4 && result.completion == .finished)
+        #expect(result.report.count(.imported) == 4 && result.completion == .success)
     }
 
     @Test("progress events never exceed 1, never decrease, and end at 1")
@@ -774,6 +774,7 @@ private actor SplitStore: ItemStateStore {
     private var held: Set<Kind> = []
     private var waiting: [Kind: [CheckedContinuation<Void, Never>]] = [:]
     private var heldCount: [Kind: Int] = [:]
+    private var heldWatchers: [Kind: [CheckedContinuation<Void, Never>]] = [:]
 
     init(seeded records: [ItemRecord]) { saved = InMemoryItemStateStore(records) }
 
@@ -789,8 +790,11 @@ private actor SplitStore: ItemStateStore {
 
     func hold(_ kind: Kind) { held.insert(kind) }
 
-    /// Calls of `kind` that found it held.
-    func heldCalls(_ kind: Kind) -> Int { heldCount[kind, default: 0] }
+    /// Returns once a call of `kind` has found it held.
+    func untilHeld(_ kind: Kind) async {
+        guard heldCount[kind, default: 0] == 0 else { return }
+        await withCheckedContinuation { heldWatchers[kind, default: []].append($0) }
+    }
 
     func release(_ kind: Kind) {
         held.remove(kind)
@@ -801,6 +805,7 @@ private actor SplitStore: ItemStateStore {
     private func waitIfHeld(_ kind: Kind) async {
         guard held.contains(kind) else { return }
         heldCount[kind, default: 0] += 1
+        for watcher in heldWatchers.removeValue(forKey: kind) ?? [] { watcher.resume() }
         await withCheckedContinuation { waiting[kind, default: []].append($0) }
     }
 }

@@ -58,7 +58,7 @@ import Testing
             let runs = workers.map { worker in Task { try await worker.run() } }
             #expect(try await Self.waitUntil(queue) { $0.done == 60 })
             workers.forEach { $0.stop() }
-            var reports: [QueueWorker.Report] = []
+            var reports: [QueueWorkerReport] = []
             for run in runs { reports.append(try await run.value) }
             #expect(reports.map(\.completed).reduce(0, +) == 60)
             #expect(reports.allSatisfy { $0.lost == 0 && $0.failed == 0 && $0.released == 0 })
@@ -226,8 +226,8 @@ import Testing
         let database = location.database
         // Short calls: a claim that waits for a connection the pool cannot make fails at its limit.
         try await PostgresWorkQueue.withQueue(at: location, callTimeLimit: .seconds(2)) { queue in
-            let events = AsyncStream<QueueWorker.ServerEvent>.makeStream()
-            let told = Mutex<[QueueWorker.ServerEvent]>([])
+            let events = AsyncStream<QueueServerEvent>.makeStream()
+            let told = Mutex<[QueueServerEvent]>([])
             let worker = QueueWorker(queue: queue, settings: Self.settings(lanes: 1), onServer: { event in
                 told.withLock { $0.append(event) }
                 events.continuation.yield(event)

@@ -84,7 +84,7 @@ import Testing
 
         let result = try await runImport(planned)
 
-        #expect(result.completion == .finished)
+        #expect(result.completion == .success)
         #expect(result.exitStatus == .success)
         #expect(result.report.count(.imported) == 4)
         let items = try catalog.importItems()
@@ -138,7 +138,7 @@ import Testing
         try MediaFixtures.jpeg(at: source.subpath("a.jpg"), width: 200, height: 150)
         let planned = try content(["a.jpg"])
         let result = try await runImport(planned, clips: false)
-        #expect(result.completion == .finished)
+        #expect(result.completion == .success)
         #expect(try catalog.derivedFiles(planned[0].checksum).map(\.role) == [.preview, .thumbnail])
     }
 
@@ -146,14 +146,14 @@ import Testing
     func aLibraryMadeAgainGetsItsShardsBack() async throws {
         try MediaFixtures.jpeg(at: source.subpath("a.jpg"), width: 200, height: 150)
         let planned = try content(["a.jpg"])
-        #expect(try await runImport(planned, clips: false).completion == .finished)
+        #expect(try await runImport(planned, clips: false).completion == .success)
         try FileManager.default.removeItem(atPath: libraryFolder.path)
         let again = try Library(root: libraryFolder.path)
         let againCatalog = try again.openCatalog()
         defer { againCatalog.close() }
         // The same bytes, so the same shard this process made for the library removed.
         let result = try await runImport(planned, clips: false, into: (again, againCatalog))
-        #expect(result.completion == .finished)
+        #expect(result.completion == .success)
         #expect(try againCatalog.derivedFiles(planned[0].checksum).map(\.role) == [.preview, .thumbnail])
     }
 
@@ -175,7 +175,7 @@ import Testing
 
         let result = try await runImport(planned, log: log)
 
-        #expect(result.completion == .finishedWithFailures)
+        #expect(result.completion == .someFailed)
         #expect(result.exitStatus == .someFilesFailed)
         #expect(log.retries == 0)
         let items = Dictionary(uniqueKeysWithValues: try catalog.importItems().map { ($0.item.relativePath, $0) })
@@ -227,7 +227,7 @@ import Testing
 
         let result = try await runImport([], log: log)
 
-        #expect(result.completion == .finished)
+        #expect(result.completion == .success)
         #expect(log.phasesStarted.map(\.1) == [.thumbnail, .synthesis])
         let row = try #require(try catalog.importItem(planned[0].checksum))
         #expect(row.state.name == .ready)
@@ -252,7 +252,7 @@ import Testing
 
         let result = try await runImport(planned, clips: false)
 
-        #expect(result.completion == .finished)
+        #expect(result.completion == .success)
         let row = try #require(try catalog.importItem(planned[0].checksum))
         #expect(row.state == .ready && row.item.relativePath == "renamed.jpeg")
         #expect(row.item.originalPath == asset.originalPath)
@@ -281,7 +281,7 @@ import Testing
 
         let result = try await runImport(planned, clips: false)
 
-        #expect(result.completion == .finished)
+        #expect(result.completion == .success)
         #expect(try catalog.importItem(planned[0].checksum)?.state == .ready)
         #expect(Set(try catalog.derivedFiles(planned[0].checksum).map(\.role)) == [.thumbnail, .preview])
         #expect(try catalog.asset(planned[0].checksum)?.originalPath == older)
@@ -365,7 +365,7 @@ import Testing
         #expect(try catalog.assetCount() == 0)
 
         let resumed = try await runImport(planned)
-        #expect(resumed.completion == .finished)
+        #expect(resumed.completion == .success)
         #expect(try catalog.importItem(planned[0].checksum)?.state.name == .ready)
     }
 }

@@ -57,7 +57,7 @@ import CairnReconcileOracle
             let run = PipelineImport(library: library, catalog: catalog, configuration: configuration, sourceID: sourceID)
             let result = try await run.run(pages: OnePage(planned), onEvent: { _ in }, cancellation: PipelineCancellation())
 
-            #expect(result.completion == .finished && result.exitStatus == .success)
+            #expect(result.completion == .success && result.exitStatus == .success)
             let items = try await catalog.importItems()
             #expect(items.map(\.id) == planned.map(\.id))
             #expect(items.allSatisfy { $0.state == .ready && !$0.inFlight && $0.item.originalPath != nil })

@@ -62,7 +62,7 @@ struct HashBenchmark: ParsableCommand {
                     narrator.hashed(file: files[index], bytes: size)
                 }
             })
-            narrator.runFinished()
+            narrator.runEnded(.success)
             try log.close()
         }
         // The same hashing with `read` for every file, as before mappings: what the mapping saves.

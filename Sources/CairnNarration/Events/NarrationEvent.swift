@@ -25,28 +25,25 @@ public enum NarrationEvent: Sendable, Equatable {
 
     /// How a run ended: the last event of every run.
     public struct RunEnd: Sendable, Equatable {
-        /// The `status` field of `runEnd`: whether the run did its job.
-        public enum Status: String, Codable, Sendable {
-            case success
-            case failed
-        }
-
-        public var status: Status
-        /// Why it failed (nil on success).
+        public var outcome: RunOutcome
+        /// Why it did not succeed (nil on success).
         public var message: String?
         public var durationSeconds: Double?
         public var counts: RunCounts
         /// On a failure: whether credentials are needed to fix it.
         public var needsAuth: Bool?
 
-        public init(status: Status, message: String? = nil, durationSeconds: Double? = nil, counts: RunCounts,
+        public init(outcome: RunOutcome, message: String? = nil, durationSeconds: Double? = nil, counts: RunCounts,
                     needsAuth: Bool? = nil) {
-            self.status = status
+            self.outcome = outcome
             self.message = message
             self.durationSeconds = durationSeconds
             self.counts = counts
             self.needsAuth = needsAuth
         }
+
+        /// NDJSON's `status` field: `success` when the run did its whole job, else `failed`.
+        public var status: String { outcome == .success ? "success" : "failed" }
     }
 
     /// The event's name, as NDJSON's `event` field writes it.

@@ -21,7 +21,8 @@ import Foundation
 /// | `progress`   | object          | `progress`                          | see below |
 /// | `counts`     | object          | `progress`, `phaseEnd`, `runEnd`    | see below |
 /// | `lanes`      | array           | `progress` while lanes run          | `[{"name","busy","width","queued"}]` |
-/// | `status`     | string          | `runEnd`                            | `success` or `failed` |
+/// | `status`     | string          | `runEnd`                            | `success` or `failed` (anything but `success` in `outcome`) |
+/// | `outcome`    | string          | `runEnd`                            | how the run ended (`RunOutcome`): `success`, `someFailed`, `stoppedAtErrorLimit`, `interrupted`, `held`, `failed` |
 /// | `needsAuth`  | boolean         | `runEnd` when failed                | the failure needs credentials to be fixed |
 /// | `category`   | string          | `error` about a file                | the failure's category (`FailureCategory`): `timeout`, `crash`, `permission`, `not_found`, `no_space`, `io`, `unsupported`, `corrupt`, `server`, `network`, `auth`, `other` |
 ///
@@ -49,7 +50,7 @@ public struct NarrationRecord: Codable, Sendable, Equatable {
 
     enum CodingKeys: String, CodingKey {
         case kind = "event", seq, time, runID = "runId", command, phase, message, file
-        case count, durationSeconds, progress, counts, lanes, status, needsAuth, category, drift
+        case count, durationSeconds, progress, counts, lanes, status, outcome, needsAuth, category, drift
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -73,6 +74,7 @@ public struct NarrationRecord: Codable, Sendable, Equatable {
         case .runEnd(let end):
             try container.encodeIfPresent(end.durationSeconds, forKey: .durationSeconds)
             try container.encode(end.status, forKey: .status)
+            try container.encode(end.outcome, forKey: .outcome)
             try container.encodeIfPresent(end.needsAuth, forKey: .needsAuth)
         case .error(_, _, _, let category): try container.encodeIfPresent(category, forKey: .category)
         case .phaseStart, .hashed, .imported, .note, .warning: break
@@ -105,8 +107,11 @@ public struct NarrationRecord: Codable, Sendable, Equatable {
             event = .error(try required(.message), phase: try optional(.phase), file: try optional(.file),
                            category: try optional(.category))
         case .runEnd:
+            // Logs written before `outcome` existed say only `success` or `failed`.
+            let outcome: RunOutcome = try optional(.outcome)
+                ?? (try required(.status) as String == "success" ? .success : .failed)
             event = .runEnd(NarrationEvent.RunEnd(
-                status: try required(.status), message: try optional(.message),
+                outcome: outcome, message: try optional(.message),
                 durationSeconds: try optional(.durationSeconds), counts: try required(.counts),
                 needsAuth: try optional(.needsAuth)))
         }

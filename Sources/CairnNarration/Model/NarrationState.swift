@@ -55,11 +55,11 @@ public struct NarrationState: Sendable {
             endedAt = record.time
             timeline.endAll(at: record.time)
             lanes = []
-            if end.status == .failed {
-                status = .failed(message: end.message ?? "failed", needsAuth: end.needsAuth ?? false)
-            } else {
+            if end.outcome == .success {
                 status = .success
                 lastSuccessfulSync = record.time
+            } else {
+                status = .ended(end.outcome, message: end.message ?? "failed", needsAuth: end.needsAuth ?? false)
             }
         case .hashed, .imported, .stamped, .destinationChecked, .note, .warning, .error:
             break
@@ -94,7 +94,7 @@ public struct NarrationState: Sendable {
         case .destinationChecked(let drift): return drift.description
         case .error(let message, _, let file, _): return file.map { "\($0): \(message)" } ?? message
         case .note(let message, _), .warning(let message, _, _): return message
-        case .runEnd(let end): return end.status == .failed ? "failed: \(end.message ?? "")" : "finished"
+        case .runEnd(let end): return end.outcome == .success ? "finished" : "failed: \(end.message ?? "")"
         case .progress: return ""
         }
     }

@@ -1,24 +1,38 @@
+import CairnCore
 import Foundation
 
 /// Where a library's syncing stands, as `cairn status` and the live view say it.
 public enum RunStatus: Sendable, Equatable {
     case idle
     case syncing
-    case success
-    case failed(message: String, needsAuth: Bool)
+    /// The newest run ended: how, why when it did not succeed, and whether credentials are what is missing.
+    case ended(RunOutcome, message: String?, needsAuth: Bool)
 
+    public static let success = RunStatus.ended(.success, message: nil, needsAuth: false)
+
+    /// A run that did not do its whole job, for a reason a person reads.
+    public static func failed(message: String, needsAuth: Bool = false) -> RunStatus {
+        .ended(.failed, message: message, needsAuth: needsAuth)
+    }
+
+    /// How the run ended; nil while idle or running.
+    public var outcome: RunOutcome? {
+        if case .ended(let outcome, _, _) = self { return outcome }
+        return nil
+    }
+
+    /// The `state` field: `idle`, `syncing`, `success`, or `failed` for any other ending.
     public var name: String {
         switch self {
         case .idle: return "idle"
         case .syncing: return "syncing"
-        case .success: return "success"
-        case .failed: return "failed"
+        case .ended(let outcome, _, _): return outcome == .success ? "success" : "failed"
         }
     }
 }
 
 extension RunStatus: Codable {
-    enum CodingKeys: String, CodingKey { case state, message, needsAuth }
+    enum CodingKeys: String, CodingKey { case state, outcome, message, needsAuth }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -26,11 +40,12 @@ extension RunStatus: Codable {
         switch state {
         case "idle": self = .idle
         case "syncing": self = .syncing
-        case "success": self = .success
-        case "failed":
-            self = .failed(
-                message: try container.decodeIfPresent(String.self, forKey: .message) ?? "",
-                needsAuth: try container.decodeIfPresent(Bool.self, forKey: .needsAuth) ?? false)
+        case "success", "failed":
+            // Summaries written before `outcome` existed say only `success` or `failed`.
+            let outcome = try container.decodeIfPresent(RunOutcome.self, forKey: .outcome)
+                ?? (state == "success" ? .success : .failed)
+            self = .ended(outcome, message: try container.decodeIfPresent(String.self, forKey: .message),
+                          needsAuth: try container.decodeIfPresent(Bool.self, forKey: .needsAuth) ?? false)
         default:
             throw DecodingError.dataCorruptedError(
                 forKey: .state, in: container, debugDescription: "unknown run status: \(state)")
@@ -40,8 +55,10 @@ extension RunStatus: Codable {
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(name, forKey: .state)
-        if case .failed(let message, let needsAuth) = self {
-            try container.encode(message, forKey: .message)
+        guard case .ended(let outcome, let message, let needsAuth) = self else { return }
+        try container.encode(outcome, forKey: .outcome)
+        if outcome != .success {
+            try container.encode(message ?? "", forKey: .message)
             try container.encode(needsAuth, forKey: .needsAuth)
         }
     }

@@ -16,7 +16,7 @@ import Foundation
 ///     narrator.phaseStarted(.hashing)
 ///     narrator.hashed(file: path, bytes: size)          // hot path: per file, from any task
 ///     narrator.phaseEnded(.hashing)
-///     narrator.runFinished()                             // or runFailed("…", needsAuth: false)
+///     narrator.runEnded(.success)                         // or runEnded(.failed, message: "…")
 public struct Narrator: Sendable {
     public static let defaultActivityInterval: TimeInterval = 0.25
 
@@ -67,17 +67,14 @@ public struct Narrator: Sendable {
         }
     }
 
-    public func runFinished() { finish(status: .success, message: nil, needsAuth: nil) }
-
-    public func runFailed(_ message: String, needsAuth: Bool = false) {
-        finish(status: .failed, message: message, needsAuth: needsAuth)
-    }
-
-    private func finish(status: NarrationEvent.RunEnd.Status, message: String?, needsAuth: Bool?) {
+    /// The run ended: the last event. `message` says why on anything but success; `needsAuth` when credentials
+    /// are what is missing.
+    public func runEnded(_ outcome: RunOutcome, message: String? = nil, needsAuth: Bool = false) {
         core?.record { state in
             let duration = state.startedAt.map { max(0, state.now.timeIntervalSince($0)) }
-            state.emit(.runEnd(NarrationEvent.RunEnd(status: status, message: message, durationSeconds: duration,
-                                                     counts: state.counts, needsAuth: needsAuth)))
+            state.emit(.runEnd(NarrationEvent.RunEnd(
+                outcome: outcome, message: outcome == .success ? nil : message, durationSeconds: duration,
+                counts: state.counts, needsAuth: outcome == .success ? nil : needsAuth)))
         }
     }
 

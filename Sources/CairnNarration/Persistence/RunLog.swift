@@ -140,11 +140,11 @@ public struct RunLogStore: Sendable {
         guard let newest = ids.first else { return (nil, nil) }
         let lastRun = NarrationState.replay(try events(of: newest)).summary()
         var lastSuccess: Date?
-        if lastRun?.status == .success { lastSuccess = lastRun?.endedAt }
+        if lastRun?.status.outcome == .success { lastSuccess = lastRun?.endedAt }
         for id in ids.dropFirst() where lastSuccess == nil {
             guard let events = try? events(of: id) else { continue }
             if let last = events.last(where: { $0.kind == .runEnd }), case .runEnd(let end) = last.event,
-               end.status == .success { lastSuccess = last.time }
+               end.outcome == .success { lastSuccess = last.time }
         }
         return (lastRun, lastSuccess)
     }

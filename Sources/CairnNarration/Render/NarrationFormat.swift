@@ -125,8 +125,8 @@ public enum NarrationFormat {
         let name = state.command ?? "run"
         let took = duration(state.endedAt.flatMap { end in state.startedAt.map { end.timeIntervalSince($0) } } ?? 0)
         switch state.status {
-        case .failed(let message, let needsAuth):
-            return "✗ \(name) failed after \(took): \(message)" + (needsAuth ? " (credentials needed)" : "")
+        case .ended(let outcome, let message, let needsAuth) where outcome != .success:
+            return "✗ \(name) failed after \(took): \(message ?? "failed")" + (needsAuth ? " (credentials needed)" : "")
         default:
             return "✓ \(name) finished in \(took) · \(countsLine(state.counts))"
         }

@@ -29,7 +29,7 @@ public struct StatusReport: Codable, Sendable, Equatable {
             lastRun?.endedAt = run.endedAt ?? run.timeline.map { $0.startedAt.addingTimeInterval($0.durationSeconds ?? 0) }.max()
         }
         self.lastRun = lastRun
-        self.lastSuccessfulSync = lastSuccessfulSync ?? (lastRun?.status == .success ? lastRun?.endedAt : nil)
+        self.lastSuccessfulSync = lastSuccessfulSync ?? (lastRun?.status.outcome == .success ? lastRun?.endedAt : nil)
         runInProgress = isRunning
     }
 
@@ -56,13 +56,13 @@ public struct StatusReport: Codable, Sendable, Equatable {
         switch run.status {
         case .idle, .syncing:
             return "Syncing · started \(NarrationFormat.relative(run.startedAt, now: now))"
-        case .success:
+        case .ended(.success, _, _):
             let when = lastSuccessfulSync ?? run.endedAt ?? run.startedAt
             let failed = run.counts.failed > 0 ? " · \(NarrationFormat.count(run.counts.failed)) failed" : ""
             return "Up to date · last synced \(NarrationFormat.relative(when, now: now))" + failed
-        case .failed(let message, let needsAuth):
+        case .ended(_, let message, let needsAuth):
             let when = run.endedAt ?? run.startedAt
-            return "Last sync failed \(NarrationFormat.relative(when, now: now)): \(message)"
+            return "Last sync failed \(NarrationFormat.relative(when, now: now)): \(message ?? "failed")"
                 + (needsAuth ? " (credentials needed)" : "")
         }
     }
@@ -71,7 +71,7 @@ public struct StatusReport: Codable, Sendable, Equatable {
     public func text(now: Date, utcOffset: UTCOffset = .local) -> String {
         var lines = [headline(now: now)]
         guard let run = lastRun else { return lines.joined(separator: "\n") + "\n" }
-        if case .failed = run.status, let success = lastSuccessfulSync {
+        if let outcome = run.status.outcome, outcome != .success, let success = lastSuccessfulSync {
             lines.append("Last successful sync \(NarrationFormat.relative(success, now: now))"
                          + " (\(NarrationFormat.dateTime(success, utcOffset: utcOffset)))")
         }
