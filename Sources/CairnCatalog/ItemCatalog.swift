@@ -25,9 +25,6 @@ public protocol ItemCatalog: Sendable {
     /// a millisecond or two, so one save carries many marks.
     var inFlightMarkLinger: Duration { get }
 
-    /// Every import item, by id.
-    func importItems() async throws -> [ItemRecord]
-
     /// Items marked in flight: what a run may have been working on when it died.
     func importItemsInFlight() async throws -> [ItemRecord]
 
@@ -42,15 +39,12 @@ public protocol ItemCatalog: Sendable {
     /// The derived files of one original, by role.
     func derivedFiles(of checksum: Checksum) async throws -> [DerivedFileRecord]
 
-    /// Records assets whose originals are already durable in the library; an existing checksum is left as it is.
-    func insertAssets(_ assets: [AssetRecord]) async throws
     func assetChecksums() async throws -> Set<Checksum>
     func assetCount() async throws -> Int
     /// Every asset, by checksum.
     func allAssets() async throws -> [AssetRecord]
     /// The assets a run brought in or found at its destination, by checksum.
     func assets(broughtInBy runID: String) async throws -> [AssetRecord]
-    func mediaProbeCount() async throws -> Int
     /// The probes of a run's assets whose JSON holds `marker` (a sidecar's source, such as "takeout-json").
     func mediaProbes(ofRun runID: String, mentioning marker: String) async throws -> [MediaProbeRecord]
 }
@@ -82,10 +76,6 @@ public struct SQLiteCatalog: ItemCatalog {
     /// saved as they come, each save carries a handful; gathered for a millisecond, several times as many.
     public var inFlightMarkLinger: Duration { .milliseconds(1) }
 
-    public func importItems() async throws -> [ItemRecord] {
-        try await BlockingPool.run { [catalog] in try catalog.importItems() }
-    }
-
     public func importItemsInFlight() async throws -> [ItemRecord] {
         try await BlockingPool.run { [catalog] in try catalog.importItemsInFlight() }
     }
@@ -110,10 +100,6 @@ public struct SQLiteCatalog: ItemCatalog {
         try await BlockingPool.run { [catalog] in try catalog.derivedFiles(checksum) }
     }
 
-    public func insertAssets(_ assets: [AssetRecord]) async throws {
-        try await BlockingPool.run { [catalog] in try catalog.insertAssets(assets) }
-    }
-
     public func assetChecksums() async throws -> Set<Checksum> {
         try await BlockingPool.run { [catalog] in try catalog.assetChecksums() }
     }
@@ -128,10 +114,6 @@ public struct SQLiteCatalog: ItemCatalog {
 
     public func assets(broughtInBy runID: String) async throws -> [AssetRecord] {
         try await BlockingPool.run { [catalog] in try catalog.assets(broughtInBy: runID) }
-    }
-
-    public func mediaProbeCount() async throws -> Int {
-        try await BlockingPool.run { [catalog] in try catalog.mediaProbeCount() }
     }
 
     public func mediaProbes(ofRun runID: String, mentioning marker: String) async throws -> [MediaProbeRecord] {

@@ -2,9 +2,6 @@ import CairnCore
 
 /// A catalog's snapshots of its sources: the files each source held when it was last walked.
 public protocol SnapshotCatalog: Sendable {
-    /// The last snapshot of a source, keyed by relative path.
-    func snapshot(sourceID: Int64) async throws -> [String: SourceFile]
-
     /// Writes a snapshot's changes in one commit: new or changed files, and paths gone from the source. A file whose
     /// content changed is no longer known to be in the library.
     func updateSnapshot(sourceID: Int64, upserting files: [SourceFile], removing removedPaths: [String]) async throws
@@ -12,8 +9,6 @@ public protocol SnapshotCatalog: Sendable {
     /// a lookup.
     func markSnapshotContentInLibrary(sourceID: Int64) async throws
 
-    /// Content any source other than `sourceID` held when last walked: never a deletion candidate for `sourceID`.
-    func checksumsHeld(bySourcesOtherThan sourceID: Int64) async throws -> Set<Checksum>
     /// Which of `checksums` some source held when last walked.
     func heldByAnySource(_ checksums: Set<Checksum>) async throws -> Set<Checksum>
     /// The sources of this library, by id.
@@ -39,10 +34,6 @@ public protocol RunCatalog: Sendable {
 }
 
 extension SQLiteCatalog: SnapshotCatalog, RunCatalog {
-    public func snapshot(sourceID: Int64) async throws -> [String: SourceFile] {
-        try await BlockingPool.run { [catalog] in try catalog.snapshot(sourceID: sourceID) }
-    }
-
     public func updateSnapshot(sourceID: Int64, upserting files: [SourceFile], removing removedPaths: [String]) async throws {
         try await BlockingPool.run { [catalog] in
             try catalog.updateSnapshot(sourceID: sourceID, upserting: files, removing: removedPaths)
@@ -51,10 +42,6 @@ extension SQLiteCatalog: SnapshotCatalog, RunCatalog {
 
     public func markSnapshotContentInLibrary(sourceID: Int64) async throws {
         try await BlockingPool.run { [catalog] in try catalog.markSnapshotContentInLibrary(sourceID: sourceID) }
-    }
-
-    public func checksumsHeld(bySourcesOtherThan sourceID: Int64) async throws -> Set<Checksum> {
-        try await BlockingPool.run { [catalog] in try catalog.checksumsHeld(bySourcesOtherThan: sourceID) }
     }
 
     public func heldByAnySource(_ checksums: Set<Checksum>) async throws -> Set<Checksum> {

@@ -131,8 +131,6 @@ extension PostgresCatalog: ItemCatalog {
     /// the decoders: marks gather briefly, so one save carries many.
     public var inFlightMarkLinger: Duration { .milliseconds(2) }
 
-    public func importItems() async throws -> [ItemRecord] { try await items(where: "true") }
-
     public func importItemsInFlight() async throws -> [ItemRecord] { try await items(where: "i.in_flight") }
 
     public func importItemsOwingDerivatives() async throws -> Int {
@@ -159,7 +157,7 @@ extension PostgresCatalog: ItemCatalog {
     }
 
     /// `condition` names `import_item i`'s columns; rows by id.
-    private func items(where condition: String) async throws -> [ItemRecord] {
+    func items(where condition: String) async throws -> [ItemRecord] {
         return try await failing("read import items") { [self] in
             try await Self.records(try await client.query(Self.itemsQuery(where: condition), logger: logger))
         }

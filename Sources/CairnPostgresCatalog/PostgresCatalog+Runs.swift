@@ -7,21 +7,6 @@ import PostgresNIO
 /// Snapshots and runs in PostgreSQL, as `SnapshotCatalog` and `RunCatalog` describe them; rows travel through
 /// their records' own codecs (`SnapshotRow`, `RunRecord`, `RunFailureRecord`).
 extension PostgresCatalog: SnapshotCatalog, RunCatalog {
-    public func snapshot(sourceID: Int64) async throws -> [String: SourceFile] {
-        return try await failing("read the snapshot of source \(sourceID)") { [self] in
-            let rows = try await client.query("""
-                SELECT relative_path, device, inode, size, mtime_ns, sha1, kind FROM cairn.source_file
-                WHERE source_id = \(sourceID)
-                """, logger: logger)
-            var files: [String: SourceFile] = [:]
-            for try await row in rows {
-                let file = try SnapshotRow(from: PostgresRowDecoder(row)).record
-                files[file.relativePath] = file
-            }
-            return files
-        }
-    }
-
     public func updateSnapshot(sourceID: Int64, upserting files: [SourceFile], removing removedPaths: [String]) async throws {
         guard !files.isEmpty || !removedPaths.isEmpty else { return }
         let columns = SnapshotColumns(files.lastOfEach(by: \.relativePath))
@@ -60,17 +45,6 @@ extension PostgresCatalog: SnapshotCatalog, RunCatalog {
                 WHERE f.source_id = \(sourceID) AND NOT f.in_library AND f.sha1 IS NOT NULL
                   AND EXISTS (SELECT 1 FROM cairn.asset a WHERE a.sha1 = f.sha1)
                 """, logger: logger)
-        }
-    }
-
-    public func checksumsHeld(bySourcesOtherThan sourceID: Int64) async throws -> Set<Checksum> {
-        return try await failing("read the content other sources hold") { [self] in
-            let rows = try await client.query("""
-                SELECT DISTINCT sha1 FROM cairn.source_file WHERE source_id <> \(sourceID) AND sha1 IS NOT NULL
-                """, logger: logger)
-            var checksums = Set<Checksum>()
-            for try await hex in rows.decode(String.self) { if let checksum = Checksum(hex: hex) { checksums.insert(checksum) } }
-            return checksums
         }
     }
 

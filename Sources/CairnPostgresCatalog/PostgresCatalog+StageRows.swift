@@ -130,15 +130,6 @@ extension PostgresCatalog {
         no_preview_reason
         """
 
-    public func insertAssets(_ assets: [AssetRecord]) async throws {
-        guard !assets.isEmpty else { return }
-        return try await failing("record \(assets.count) assets") { [self] in
-            try await client.withTransaction(logger: logger) { connection in
-                try await Self.saveStageRows(StageRows(assets: assets), on: connection, logger: logger)
-            }
-        }
-    }
-
     public func assetChecksums() async throws -> Set<Checksum> {
         return try await failing("read the library's content") { [self] in
             var checksums = Set<Checksum>()
@@ -150,8 +141,6 @@ extension PostgresCatalog {
     }
 
     public func assetCount() async throws -> Int { try await count("cairn.asset") }
-
-    public func mediaProbeCount() async throws -> Int { try await count("cairn.media_probe") }
 
     public func allAssets() async throws -> [AssetRecord] { try await assets(where: "true", nil) }
 
@@ -171,7 +160,7 @@ extension PostgresCatalog {
         }
     }
 
-    private func count(_ table: String) async throws -> Int {
+    func count(_ table: String) async throws -> Int {
         return try await failing("count \(table)") { [self] in
             for try await count in try await client.query(PostgresQuery(unsafeSQL: "SELECT count(*) FROM \(table)"),
                                                           logger: logger).decode(Int.self) { return count }

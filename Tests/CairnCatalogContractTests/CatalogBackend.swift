@@ -9,6 +9,7 @@ import Testing
 
 /// What the contract suite asks of a catalog.
 typealias CatalogUnderTest = ItemCatalog & SnapshotCatalog & RunCatalog & ReconcileOracleCatalog & TrashCatalog
+    & CatalogInspection
     & AssetLinkCatalog & RunTablesCatalog & BrowseCatalog & DriftCatalog
 
 /// The catalog backends the contract suite runs on: SQLite (a file in a temporary folder) and PostgreSQL (a fresh
