@@ -76,13 +76,6 @@ public struct DerivedFileRecord: Sendable, Equatable, Codable {
 
 /// Probes, derived files and kept-without-preview reasons: what the media lanes learn and make of an original.
 extension Catalog {
-    /// What the media lanes made of some originals, in one transaction (the rows that point at files only once
-    /// those files are durable).
-    public func saveStageRows(_ rows: StageRows) throws {
-        guard !rows.isEmpty else { return }
-        try pool.write { db in try Self.saveStageRows(rows, in: db) }
-    }
-
     /// The assets first: a probe, a derived file or a kept-without-preview reason may be about one of them.
     static func saveStageRows(_ rows: StageRows, in db: Database) throws {
         for asset in rows.assets { try asset.insert(db, onConflict: .ignore) }
@@ -139,11 +132,6 @@ extension Catalog {
         try pool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM media_probe") ?? 0 }
     }
 
-    /// Records (or replaces) derived files in one transaction; call once the files are durable at `path`.
-    public func saveDerivedFiles(_ files: [DerivedFileRecord]) throws {
-        guard !files.isEmpty else { return }
-        try pool.write { db in try Self.saveDerivedFiles(files, in: db) }
-    }
 
     static func saveDerivedFiles(_ files: [DerivedFileRecord], in db: Database) throws {
         guard !files.isEmpty else { return }

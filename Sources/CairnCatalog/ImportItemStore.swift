@@ -39,11 +39,6 @@ extension Catalog {
 
     // MARK: Import items
 
-    /// The root path of the source with `id`, if there is one.
-    public func sourceRoot(_ id: Int64) throws -> String? {
-        try pool.read { db in try String.fetchOne(db, sql: "SELECT root_path FROM source WHERE id = ?", arguments: [id]) }
-    }
-
     /// The upsert that plans one item (see `insertImportItems`). The asset's path is looked up by the bound
     /// checksum, not by `import_item.sha1`: SQLite scans the whole `asset` table for a RETURNING subquery that
     /// names the row being written, which made planning quadratic in the library's size.

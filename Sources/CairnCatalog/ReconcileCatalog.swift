@@ -1,15 +1,12 @@
 import CairnCore
 import Foundation
 
-/// A catalog's reconciliation stores, per source: what a sync learned (its `StoreDelta`, with the stores' own
-/// semantics, the healthy snapshot and the safety rails' memory of the source, in one commit), and what waits for
-/// a person. (The stores read back whole, for the in-memory oracle, are the tests': `CairnReconcileOracle`.)
+/// A catalog's reconciliation stores, per source: what the safety rails remember of the source, and what waits for a
+/// person. A sync commits what it learned through its run tables (`RunTables.commit`); the stores written from an
+/// in-memory outcome and read back whole, for the oracle, are the tests' (`CairnReconcileOracle`).
 public protocol ReconcileCatalog: Sendable {
     func reconcileFacts(sourceID: Int64) async throws -> ReconcileSourceFacts
 
-    /// Everything a sync learned, in one commit: its store changes; when the scan was healthy, the new healthy
-    /// snapshot (`current`, path → checksum) and the marker fact; the run ids; and what waits, for `pending list`.
-    func commitSync(_ sync: SyncRecord, sourceID: Int64, current: [String: Checksum]) async throws
     /// What waits, for one source or all, as `cairn pending list` orders it.
     func pending(sourceID: Int64?) async throws -> [PendingItem]
     /// Drops checksums from every source's waiting list (they were trashed, or a person decided).
@@ -27,10 +24,6 @@ extension SQLiteCatalog: ReconcileCatalog {
 
     public func reconcileFacts(sourceID: Int64) async throws -> ReconcileSourceFacts {
         try await BlockingPool.run { [store] in try store.facts(sourceID: sourceID) }
-    }
-
-    public func commitSync(_ sync: SyncRecord, sourceID: Int64, current: [String: Checksum]) async throws {
-        try await BlockingPool.run { [store] in try store.commit(sync, sourceID: sourceID, current: current) }
     }
 
     public func pending(sourceID: Int64?) async throws -> [PendingItem] {

@@ -26,10 +26,6 @@ extension ReconcileStore {
         }
     }
 
-    public func replacePending(sourceID: Int64, runID: String, entries: [PendingEntry]) throws {
-        try pool.write { db in try Self.replacePending(sourceID: sourceID, runID: runID, entries: entries, db) }
-    }
-
     static func replacePending(sourceID: Int64, runID: String, entries: [PendingEntry], _ db: Database) throws {
         try db.execute(sql: "DELETE FROM reconcile_pending WHERE source_id = ?", arguments: [sourceID])
         let insert = try db.cachedStatement(sql: """
@@ -113,11 +109,6 @@ extension ReconcileStore {
             }
             return excluded.sorted()
         }
-    }
-
-    /// The exclusions of one source, sorted.
-    public func exclusions(sourceID: Int64) throws -> [Checksum] {
-        try pool.read { db in try Self.checksums(db, table: "reconcile_exclusion", sourceID: sourceID).sorted() }
     }
 
     static func requireObserved(_ checksums: [Checksum], sourceIDs: [Int64], _ db: Database) throws {

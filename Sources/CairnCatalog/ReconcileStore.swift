@@ -13,12 +13,6 @@ public struct ReconcileStore: Sendable {
 
     var pool: any DatabaseWriter { catalog.pool }
 
-    /// Applies `delta` in one transaction; `runID` is recorded with each new confirmation
-    /// (for `pending exclude --all-confirmed-since`).
-    public func apply(_ delta: StoreDelta, sourceID: Int64, runID: String? = nil) throws {
-        try pool.write { db in try Self.apply(delta, sourceID: sourceID, runID: runID, db) }
-    }
-
     static func apply(_ delta: StoreDelta, sourceID: Int64, runID: String?, _ db: Database) throws {
         let observe = try db.cachedStatement(
             sql: "INSERT OR IGNORE INTO reconcile_observed (source_id, sha1) VALUES (?, ?)")
@@ -48,39 +42,10 @@ public struct ReconcileStore: Sendable {
         for path in delta.anchorsReleased { try release.execute(arguments: [sourceID, path]) }
     }
 
-    // MARK: Healthy snapshot
-
-    /// The source as it looked at the last healthy scan: source-relative path → checksum.
-    /// Separate from the scanner's hash cache, which follows every scan.
-    public func healthySnapshot(sourceID: Int64) throws -> [String: Checksum] {
-        try pool.read { db in try Self.pathMap(db, table: "reconcile_healthy_snapshot", sourceID: sourceID) }
-    }
-
-    public func replaceHealthySnapshot(sourceID: Int64, with snapshot: [String: Checksum]) throws {
-        try pool.write { db in try Self.replaceHealthySnapshot(sourceID: sourceID, with: snapshot, db) }
-    }
-
-    /// Writes only the difference, so a sync of a large source that did not change writes nothing.
-    static func replaceHealthySnapshot(sourceID: Int64, with snapshot: [String: Checksum], _ db: Database) throws {
-        let existing = try pathMap(db, table: "reconcile_healthy_snapshot", sourceID: sourceID)
-        let delete = try db.cachedStatement(
-            sql: "DELETE FROM reconcile_healthy_snapshot WHERE source_id = ? AND relative_path = ?")
-        for path in existing.keys where snapshot[path] == nil { try delete.execute(arguments: [sourceID, path]) }
-        let upsert = try db.cachedStatement(
-            sql: "INSERT OR REPLACE INTO reconcile_healthy_snapshot (source_id, relative_path, sha1) VALUES (?, ?, ?)")
-        for (path, checksum) in snapshot where existing[path] != checksum {
-            try upsert.execute(arguments: [sourceID, path, checksum])
-        }
-    }
-
     // MARK: Source facts
 
     public func facts(sourceID: Int64) throws -> ReconcileSourceFacts {
         try pool.read { db in try Self.facts(db, sourceID: sourceID) }
-    }
-
-    public func saveFacts(_ facts: ReconcileSourceFacts, sourceID: Int64) throws {
-        try pool.write { db in try Self.saveFacts(facts, sourceID: sourceID, db) }
     }
 
     static func saveFacts(_ facts: ReconcileSourceFacts, sourceID: Int64, _ db: Database) throws {
@@ -97,20 +62,6 @@ public struct ReconcileStore: Sendable {
                              facts.lastHealthyFileCount, facts.lastHealthyScanAt.map(StoredDate.text)])
     }
 
-    // MARK: One sync, committed at once
-
-    /// Everything a sync learned, in one transaction: the store changes; when the scan was healthy, the
-    /// new healthy snapshot and the marker fact; the run ids; and the waiting items for `pending list`.
-    ///
-    /// - Parameter current: this scan, source-relative path → checksum (becomes the healthy snapshot).
-    public func commit(_ sync: SyncRecord, sourceID: Int64, current: [String: Checksum]) throws {
-        try pool.write { db in
-            try Self.apply(sync.changes, sourceID: sourceID, runID: sync.runID, db)
-            if sync.advanceSnapshot { try Self.replaceHealthySnapshot(sourceID: sourceID, with: current, db) }
-            try Self.recordSync(sync, sourceID: sourceID, healthyFileCount: current.count, db)
-        }
-    }
-
     /// A sync's bookkeeping, inside its transaction: the source's facts move on (a healthy scan also records the
     /// marker, the file count and that the first run is done), and the waiting items for `pending list` are replaced.
     static func recordSync(_ sync: SyncRecord, sourceID: Int64, healthyFileCount: Int, _ db: Database) throws {
@@ -123,24 +74,5 @@ public struct ReconcileStore: Sendable {
     static func facts(_ db: Database, sourceID: Int64) throws -> ReconcileSourceFacts {
         try ReconcileSourceRow.filter(ReconcileSourceRow.Columns.sourceID == sourceID).fetchOne(db)?.facts
             ?? ReconcileSourceFacts()
-    }
-
-    // MARK: Helpers
-
-    static func checksums(_ db: Database, table: String, sourceID: Int64) throws -> Set<Checksum> {
-        var result = Set<Checksum>()
-        let values = try String.fetchCursor(db, sql: "SELECT sha1 FROM \(table) WHERE source_id = ?", arguments: [sourceID])
-        while let hex = try values.next() { if let checksum = Checksum(hex: hex) { result.insert(checksum) } }
-        return result
-    }
-
-    static func pathMap(_ db: Database, table: String, sourceID: Int64) throws -> [String: Checksum] {
-        var result: [String: Checksum] = [:]
-        let rows = try PathChecksumRow.fetchCursor(
-            db, sql: "SELECT relative_path, sha1 FROM \(table) WHERE source_id = ?", arguments: [sourceID])
-        while let row = try rows.next() {
-            if let checksum = Checksum(hex: row.sha1) { result[row.relativePath] = checksum }
-        }
-        return result
     }
 }

@@ -96,50 +96,6 @@ public struct StageRows: Sendable {
     public var pointsAtFiles: Bool { !assets.isEmpty || !derivedFiles.isEmpty }
 }
 
-public struct ImportCounts: Codable, Sendable, Equatable {
-    public var filesSeen = 0
-    public var filesHashed = 0
-    public var bytesHashed: Int64 = 0
-    public var imported = 0
-    public var duplicates = 0
-    public var unchanged = 0
-    public var skipped = 0
-    public var failed = 0
-    public var bytesCopied: Int64 = 0
-    /// Imported and kept, but with no thumbnail or preview (counted in `imported` too).
-    public var keptWithoutPreview = 0
-    /// Originals brought in or kept by an archive-only run (`--derivatives off`), waiting for their derivatives.
-    public var archived = 0
-    /// Content the destination held in its trash and brought back because the source still holds it (Immich);
-    /// not counted as duplicates.
-    public var restored = 0
-
-    public init() {}
-
-    enum CodingKeys: String, CodingKey {
-        case filesSeen = "files_seen", filesHashed = "files_hashed", bytesHashed = "bytes_hashed",
-             imported, duplicates, unchanged, skipped, failed, bytesCopied = "bytes_copied",
-             keptWithoutPreview = "kept_without_preview", archived, restored
-    }
-
-    /// Runs recorded before a counter existed read it as 0.
-    public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        filesSeen = try c.decodeIfPresent(Int.self, forKey: .filesSeen) ?? 0
-        filesHashed = try c.decodeIfPresent(Int.self, forKey: .filesHashed) ?? 0
-        bytesHashed = try c.decodeIfPresent(Int64.self, forKey: .bytesHashed) ?? 0
-        imported = try c.decodeIfPresent(Int.self, forKey: .imported) ?? 0
-        duplicates = try c.decodeIfPresent(Int.self, forKey: .duplicates) ?? 0
-        unchanged = try c.decodeIfPresent(Int.self, forKey: .unchanged) ?? 0
-        skipped = try c.decodeIfPresent(Int.self, forKey: .skipped) ?? 0
-        failed = try c.decodeIfPresent(Int.self, forKey: .failed) ?? 0
-        bytesCopied = try c.decodeIfPresent(Int64.self, forKey: .bytesCopied) ?? 0
-        keptWithoutPreview = try c.decodeIfPresent(Int.self, forKey: .keptWithoutPreview) ?? 0
-        archived = try c.decodeIfPresent(Int.self, forKey: .archived) ?? 0
-        restored = try c.decodeIfPresent(Int.self, forKey: .restored) ?? 0
-    }
-}
-
 /// One run of a command over the library.
 public struct RunRecord: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord, CatalogRecord {
     public static let databaseTableName = "run"
@@ -151,7 +107,7 @@ public struct RunRecord: Codable, Sendable, Equatable, FetchableRecord, Persista
     public var endedAt: Date?
     public var outcome: RunOutcome
     public var message: String?
-    public var counts: ImportCounts
+    public var counts: RunCounts
     /// The narration's summary of the run (timeline, counts, failures) as JSON, for `cairn status`.
     public var summary: String?
 
@@ -161,7 +117,7 @@ public struct RunRecord: Codable, Sendable, Equatable, FetchableRecord, Persista
         self.sourceID = sourceID
         self.startedAt = startedAt
         self.outcome = .running
-        self.counts = ImportCounts()
+        self.counts = RunCounts()
     }
 
     enum CodingKeys: String, CodingKey {

@@ -122,18 +122,6 @@ package struct DerivedFileRow: Codable, FetchableRecord, TableRecord, CatalogRec
         static let role = Column(CodingKeys.role)
     }
 
-    package init(_ file: DerivedFileRecord) {
-        sha1 = file.checksum.hex
-        role = file.role.rawValue
-        path = file.path
-        format = file.format
-        width = file.width
-        height = file.height
-        byteCount = file.byteCount
-        durationSeconds = file.durationSeconds
-        createdAt = file.createdAt
-    }
-
     package var record: DerivedFileRecord? {
         guard let checksum = Checksum(hex: sha1), let role = DerivedFileRecord.Role(rawValue: role) else { return nil }
         return DerivedFileRecord(checksum: checksum, role: role, path: path, format: format, width: width, height: height,
@@ -177,19 +165,6 @@ package struct TrashedAssetRow: Codable, FetchableRecord, TableRecord, CatalogRe
             firstSourcePath: firstSourcePath, originalPath: originalPath, remoteID: remoteID, importedAt: importedAt,
             runID: runID)
         return TrashedAssetRecord(asset: asset, trashRunID: trashRunID, trashedAt: trashedAt, libraryPaths: paths)
-    }
-}
-
-/// A checksum and when its deletion was confirmed (`reconcile_confirmed`).
-struct ConfirmedRow: Codable, FetchableRecord, TableRecord, CatalogRecord {
-    static let databaseTableName = "reconcile_confirmed"
-    var sha1: String
-    var confirmedAt: Date
-
-    enum CodingKeys: String, CodingKey { case sha1, confirmedAt = "confirmed_at" }
-
-    enum Columns {
-        static let sourceID = Column("source_id")
     }
 }
 

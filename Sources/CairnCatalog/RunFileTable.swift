@@ -298,9 +298,4 @@ extension Catalog {
         let tables = try await BlockingPool.run { [self] in try RunFileTable(catalog: self, sourceID: sourceID) }
         return try await body(tables)
     }
-
-    /// The same, for a caller already on a blocking thread.
-    public func withRunTables<Value>(sourceID: Int64, _ body: (RunFileTable) throws -> Value) throws -> Value {
-        try body(RunFileTable(catalog: self, sourceID: sourceID))
-    }
 }

@@ -44,7 +44,7 @@ final class KeptWithoutPreviewList: Sendable {
 public struct ImportSummary: Sendable {
     public var runID: String
     public var sourceRoot: String
-    public var counts: ImportCounts
+    public var counts: RunCounts
     public var failures: [ImportFailure]
     public var symlinksSkipped: [String]
     public var otherFiles: Int

@@ -18,9 +18,10 @@ extension ImportRun {
         try await catalog.markSnapshotContentInLibrary(sourceID: context.sourceID)
 
         let failures = (hashed.failures + imported.failures).sorted { $0.relativePath < $1.relativePath }
-        var counts = ImportCounts()
+        // The narration's counts, with what only the end of the run knows.
+        var counts = narrator.counts
         counts.filesSeen = hashed.prepared.match.files
-        counts.filesHashed = hashed.hashedCount
+        counts.hashed = hashed.hashedCount
         counts.bytesHashed = hashed.bytesHashed
         counts.imported = imported.ready + imported.archived
         counts.archived = imported.archived

@@ -54,11 +54,6 @@ public final class RunMetricsRecorder: NarrationHandler, Sendable {
         if let boundary { onBoundary(boundary) }
     }
 
-    /// Sets what the worker knows beyond the narration (reconciliation, source health, library content, outcome).
-    public func update(_ body: (inout LibraryMetrics) -> Void) {
-        state.withLock { body(&$0.metrics) }
-    }
-
     /// The metrics now.
     public var current: LibraryMetrics { state.withLock { $0.snapshot } }
 }

@@ -21,10 +21,5 @@ struct FIFO<Element>: Sendable where Element: Sendable {
         return element
     }
 
-    mutating func removeAll() {
-        storage.removeAll()
-        head = 0
-    }
-
     var elements: ArraySlice<Element> { storage[head...] }
 }

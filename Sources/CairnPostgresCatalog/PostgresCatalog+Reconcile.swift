@@ -15,19 +15,6 @@ extension PostgresCatalog: ReconcileCatalog {
         }
     }
 
-    public func commitSync(_ sync: SyncRecord, sourceID: Int64, current: [String: Checksum]) async throws {
-        return try await failing("record sync \(sync.runID) in the reconciliation stores of source \(sourceID)") { [self] in
-            try await client.withTransaction(logger: logger) { connection in
-                try await Self.apply(sync.changes, sourceID: sourceID, runID: sync.runID, on: connection, logger: logger)
-                if sync.advanceSnapshot {
-                    try await Self.replaceHealthySnapshot(sourceID: sourceID, with: current, on: connection, logger: logger)
-                }
-                try await Self.recordSync(sync, sourceID: sourceID, healthyFileCount: current.count, on: connection,
-                                          logger: logger)
-            }
-        }
-    }
-
     /// A sync's bookkeeping, inside its transaction: the source's facts move on (a healthy scan also records the
     /// marker, the file count and that the first run is done), and the waiting items for `pending list` are replaced.
     static func recordSync(_ sync: SyncRecord, sourceID: Int64, healthyFileCount: Int, on connection: PostgresConnection,
@@ -72,24 +59,6 @@ extension PostgresCatalog: ReconcileCatalog {
             """, logger: logger)
     }
 
-    /// Writes only the difference, so a sync of a large source that did not change writes nothing.
-    static func replaceHealthySnapshot(sourceID: Int64, with snapshot: [String: Checksum],
-                                       on connection: PostgresConnection, logger: Logger) async throws {
-        let existing = try await pathMap(in: "cairn.reconcile_healthy_snapshot", sourceID: sourceID, on: connection,
-                                         logger: logger)
-        let gone = existing.keys.filter { snapshot[$0] == nil }
-        let changed = snapshot.filter { existing[$0.key] != $0.value }.sorted { $0.key < $1.key }
-        let paths = changed.map(\.key), checksums = changed.map(\.value.hex)
-        try await connection.query("""
-            DELETE FROM cairn.reconcile_healthy_snapshot WHERE source_id = \(sourceID) AND relative_path = ANY(\(gone)::text[])
-            """, logger: logger)
-        try await connection.query("""
-            INSERT INTO cairn.reconcile_healthy_snapshot (source_id, relative_path, sha1)
-            SELECT \(sourceID), x.path, x.sha1 FROM unnest(\(paths)::text[], \(checksums)::text[]) AS x(path, sha1)
-            ON CONFLICT (source_id, relative_path) DO UPDATE SET sha1 = excluded.sha1
-            """, logger: logger)
-    }
-
     static func facts(sourceID: Int64, on connection: PostgresConnection, logger: Logger) async throws -> ReconcileSourceFacts {
         let rows = try await connection.query("""
             SELECT had_marker, first_run_done, last_sync_run_id, last_healthy_run_id, last_healthy_file_count,
@@ -114,24 +83,5 @@ extension PostgresCatalog: ReconcileCatalog {
               last_healthy_file_count = excluded.last_healthy_file_count,
               last_healthy_scan_at = excluded.last_healthy_scan_at
             """, logger: logger)
-    }
-
-    /// The checksums of one store of source `sourceID` (`table` is one of the stores' names).
-    func checksums(in table: String, sourceID: Int64) async throws -> Set<Checksum> {
-        let rows = try await client.query(PostgresQuery(unsafeSQL: "SELECT sha1 FROM \(table) WHERE source_id = $1",
-                                                        binds: try Self.binds(sourceID)), logger: logger)
-        var checksums = Set<Checksum>()
-        for try await hex in rows.decode(String.self) { if let checksum = Checksum(hex: hex) { checksums.insert(checksum) } }
-        return checksums
-    }
-
-    /// A store of source `sourceID` that maps paths to checksums (`table` is one of the stores' names).
-    static func pathMap(in table: String, sourceID: Int64, on connection: PostgresConnection,
-                        logger: Logger) async throws -> [String: Checksum] {
-        let rows = try await connection.query(PostgresQuery(unsafeSQL: "SELECT relative_path, sha1 FROM \(table) WHERE source_id = $1",
-                                                            binds: try binds(sourceID)), logger: logger)
-        var paths: [String: Checksum] = [:]
-        for try await (path, hex) in rows.decode((String, String).self) { paths[path] = Checksum(hex: hex) }
-        return paths
     }
 }

@@ -17,15 +17,6 @@ public struct DerivativeJobs: Sendable {
         stages = LibraryStages(layout: layout, media: media, clipOptions: clipOptions)
     }
 
-    /// What cairn queues: a thumbnail job makes the thumbnail and the preview (one decode), a clip job the clip.
-    static func kind(of lane: Lane) -> QueuedWork.Kind? {
-        switch lane {
-        case .thumbnail: return .thumbnail
-        case .synthesis: return .clip
-        case .transfer, .metadata: return nil
-        }
-    }
-
     /// Runs one job; returns its result (`DerivativeOutput`), or throws a `JobFailure` that says whether another
     /// attempt may do better.
     public func run(_ lease: Lease) async throws -> String {

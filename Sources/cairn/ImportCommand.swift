@@ -201,7 +201,7 @@ enum SummaryText {
             "  new          \(c.imported)  (\(ByteCount.format(c.bytesCopied)) copied)",
             "  duplicates   \(c.duplicates)",
             "  unchanged    \(c.unchanged)",
-            "  hashed       \(c.filesHashed)  (\(ByteCount.format(c.bytesHashed)))",
+            "  hashed       \(c.hashed)  (\(ByteCount.format(c.bytesHashed)))",
             "  skipped      \(c.skipped)  (\(summary.otherFiles) not media, \(summary.symlinksSkipped.count) symbolic links)",
             "  failed       \(c.failed)",
         ]

@@ -27,10 +27,6 @@ struct NarrationOptions: ParsableArguments {
     }
 
     /// The renderer on stdout, and a ticker that keeps a live view's clock moving (cancel it when done).
-    func makeRenderer() -> (renderer: any NarrationHandler, ticker: Task<Void, Never>?) {
-        Self.makeRenderer(mode: mode)
-    }
-
     static func makeRenderer(mode: NarrationOutputMode) -> (renderer: any NarrationHandler, ticker: Task<Void, Never>?) {
         let renderer = NarrationOutput.renderer(mode: mode)
         let ticker = (renderer as? TerminalRenderer)?.startTicking()

@@ -39,6 +39,7 @@ do {
 
     let app = Application(
         router: router,
+        server: .http1WithFixedReceiveBuffers,
         configuration: .init(address: .hostname("127.0.0.1", port: options.port), serverName: nil),
         onServerRunning: { channel in
             // One unbuffered write: the tests read this line from a pipe as soon as the port is bound.

@@ -1,6 +1,7 @@
 import CairnCore
 import CairnTesting
 import Foundation
+import GRDB
 import Testing
 
 @testable import CairnCatalog
@@ -88,5 +89,28 @@ import Testing
         try catalog.startRun(later)
         #expect(try catalog.lastRun()?.id == later.id)
         #expect(try catalog.lastRun(endedIn: [.success])?.id == later.id)
+    }
+
+    /// Run rows written when the run table had a count type of its own (snake_case names, `files_hashed`) read into
+    /// the one `RunCounts`; new rows use the narration's names.
+    @Test func runRowsWrittenBeforeTheCountTypesWereOneReadTheirCounts() throws {
+        let directory = try TemporaryDirectory()
+        let catalog = try Catalog(path: directory.subpath("catalog.sqlite"))
+        try catalog.startRun(RunRecord(id: "19700101T000140Z-0001", command: "import", sourceID: nil,
+                                       startedAt: Date(timeIntervalSince1970: 100)))
+        try catalog.pool.write { db in
+            try db.execute(sql: """
+                UPDATE run SET counts = '{"files_seen":7,"files_hashed":6,"bytes_hashed":600,"imported":4,"duplicates":1,\
+                "unchanged":1,"skipped":1,"failed":0,"bytes_copied":400,"kept_without_preview":2,"archived":0,"restored":0}'
+                """)
+        }
+        let old = try #require(try catalog.lastRun()).counts
+        #expect([old.filesSeen, old.hashed, old.imported, old.duplicates, old.unchanged, old.keptWithoutPreview] == [7, 6, 4, 1, 1, 2] as [Int])
+        #expect(old.bytesHashed == 600 && old.bytesCopied == 400 && old.ready == 0)
+        var run = try #require(try catalog.lastRun())
+        run.counts.hashed = 3
+        try catalog.finishRun(run, failures: [])
+        let written = try catalog.pool.read { db in try String.fetchOne(db, sql: "SELECT counts FROM run") }
+        #expect(written?.contains("\"hashed\":3") == true && written?.contains("files_hashed") == false)
     }
 }

@@ -11,6 +11,9 @@ import GRDB
 
 /// What the oracle asks of a catalog beside `ReconcileCatalog`.
 public protocol ReconcileOracleCatalog: ReconcileCatalog {
+    /// Everything a sync learned, in one commit: its store changes; when the scan was healthy, the new healthy
+    /// snapshot (`current`, path → checksum) and the marker fact; the run ids; and what waits, for `pending list`.
+    func commitSync(_ sync: SyncRecord, sourceID: Int64, current: [String: Checksum]) async throws
     func reconcileState(sourceID: Int64) async throws -> ReconcileState
     /// Applies `delta` in one commit; `runID` is recorded with each new confirmation.
     func applyReconcileDelta(_ delta: StoreDelta, sourceID: Int64, runID: String?) async throws
@@ -25,6 +28,10 @@ extension SQLiteCatalog: ReconcileOracleCatalog {
 
     public func reconcileState(sourceID: Int64) async throws -> ReconcileState {
         try await BlockingPool.run { [store] in try store.loadState(sourceID: sourceID) }
+    }
+
+    public func commitSync(_ sync: SyncRecord, sourceID: Int64, current: [String: Checksum]) async throws {
+        try await BlockingPool.run { [store] in try store.commit(sync, sourceID: sourceID, current: current) }
     }
 
     public func applyReconcileDelta(_ delta: StoreDelta, sourceID: Int64, runID: String?) async throws {
@@ -101,9 +108,11 @@ extension ReconcileStore {
     public func loadState(sourceID: Int64) throws -> ReconcileState {
         try pool.read { db in
             var stamps: [Checksum: Date] = [:]
-            let confirmed = try ConfirmedRow.filter(ConfirmedRow.Columns.sourceID == sourceID).fetchCursor(db)
-            while let row = try confirmed.next() {
-                if let checksum = Checksum(hex: row.sha1) { stamps[checksum] = row.confirmedAt }
+            for row in try Row.fetchAll(db, sql: "SELECT sha1, confirmed_at FROM reconcile_confirmed WHERE source_id = ?",
+                                        arguments: [sourceID]) {
+                if let checksum = Checksum(hex: row["sha1"] as String) {
+                    stamps[checksum] = StoredDate.date(row["confirmed_at"] as DatabaseValue)
+                }
             }
             return ReconcileState(
                 observed: try Self.checksums(db, table: "reconcile_observed", sourceID: sourceID),

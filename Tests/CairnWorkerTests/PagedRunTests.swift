@@ -56,7 +56,7 @@ import Testing
             } else {
                 #expect(counted.counts.imported == 1)
                 #expect(counted.counts.unchanged == 7)
-                #expect(counted.counts.filesHashed == 1)
+                #expect(counted.counts.hashed == 1)
             }
         }
         #expect(try countingCatalog.assetCount() == 6)
@@ -85,7 +85,7 @@ import Testing
 
         let next = try await run(source.path, library, report: false)
         #expect(next.counts.imported == 5)
-        #expect(next.counts.filesHashed == 5)
+        #expect(next.counts.hashed == 5)
         #expect(next.exitStatus == .success)
         #expect(try catalog.assetCount() == 5)
     }

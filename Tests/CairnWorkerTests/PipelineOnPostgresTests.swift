@@ -107,7 +107,7 @@ import CairnReconcileOracle
             }
             let first = try await importing()
             #expect(first.exitStatus == .success, "\(first.failures)")
-            #expect(first.counts.filesSeen == 4 && first.counts.filesHashed == 4)
+            #expect(first.counts.filesSeen == 4 && first.counts.hashed == 4)
             #expect(first.counts.imported == 3 && first.counts.duplicates == 1)
             #expect(first.outcomes.filter { $0.outcome.kind == .imported }.count == 3)
             #expect(try await catalog.assetCount() == 3)
@@ -119,7 +119,7 @@ import CairnReconcileOracle
             // A rescan reads no file again and does no work.
             let again = try await importing()
             #expect(again.exitStatus == .success)
-            #expect(again.counts.filesHashed == 0 && again.counts.imported == 0 && again.counts.unchanged == 4)
+            #expect(again.counts.hashed == 0 && again.counts.imported == 0 && again.counts.unchanged == 4)
 
             // A sync: the first one finds nothing to delete; after IMG_0002.jpg goes, the next confirms its
             // deletion, which waits in quarantine.

@@ -142,9 +142,6 @@ final class HEIFImageHandle {
         return (x, y, shown.width, shown.height)
     }
     var hasAlpha: Bool { heif_image_handle_has_alpha_channel(pointer) != 0 }
-    /// Size before transformations (the `ispe` box).
-    var storedWidth: Int { Int(heif_image_handle_get_ispe_width(pointer)) }
-    var storedHeight: Int { Int(heif_image_handle_get_ispe_height(pointer)) }
     var lumaBits: Int { Int(heif_image_handle_get_luma_bits_per_pixel(pointer)) }
 
     /// The first metadata block of `type` ("Exif"), or nil.

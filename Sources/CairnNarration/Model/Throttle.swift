@@ -17,6 +17,4 @@ public struct Throttle: Sendable {
         lastFired = time
         return true
     }
-
-    public mutating func reset() { lastFired = nil }
 }

@@ -1,3 +1,4 @@
+import CairnCore
 import Foundation
 
 /// A file that failed, and why, in one line.
