@@ -122,7 +122,8 @@ public enum RunAssembly {
     }
 
     static let noPostgres = RunAccessError(
-        "this cairn was built without PostgreSQL (--disable-default-traits): it cannot reach a catalog or queue there")
+        "this cairn was built without PostgreSQL: it cannot reach a catalog or queue there (scripts/import --with-postgres, "
+        + "or swift build with the default traits, builds one that can)")
 
     /// The folder's SQLite catalog: the lock first, then the catalog (opened and migrated); a dry run reads an
     /// existing one without either.

@@ -32,8 +32,8 @@ enum PostgresSetting {
             return nil
         }
         guard RunAssembly.hasPostgres else {
-            throw ValidationError("\(origin): this cairn was built without PostgreSQL (--disable-default-traits); "
-                                  + "a build with the default traits reaches it")
+            throw ValidationError("\(origin): this cairn was built without PostgreSQL; scripts/import --with-postgres "
+                                  + "(or swift build with the default traits) builds one that reaches it")
         }
         var location: PostgresLocation
         do { location = try PostgresLocation(url: text) } catch { throw ValidationError("\(origin): \(error)") }
