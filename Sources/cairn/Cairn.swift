@@ -19,13 +19,7 @@ struct Cairn: AsyncParsableCommand {
 
 /// Every subcommand, in the order `--help` lists them.
 enum CommandRegistry {
-    static let all: [any ParsableCommand.Type] = common + shared
-
-    #if SharedQueue
-    static let shared: [any ParsableCommand.Type] = [WorkerCommand.self, QueueCommand.self]
-    #else
-    static let shared: [any ParsableCommand.Type] = []
-    #endif
+    static let all: [any ParsableCommand.Type] = common + [WorkerCommand.self, QueueCommand.self]
 
     private static let common: [any ParsableCommand.Type] = [
         ImportCommand.self,

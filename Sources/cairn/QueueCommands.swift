@@ -27,7 +27,9 @@ struct WorkerCommand: AsyncParsableCommand {
             queue with their tries unchanged. Exit codes: 0 stopped by a signal; 1 the queue could not be \
             reached, the folder holds no library that an import has shared (an unmounted disk), or --job-log \
             cannot be opened; 64 the command line was wrong.
-            """)
+            """,
+        // In a build without PostgreSQL it stays out of --help but still answers, with how to get one that has it.
+        shouldDisplay: RunAssembly.hasPostgres)
 
     @OptionGroup var queue: QueueLocationOption
 
@@ -94,6 +96,7 @@ struct QueueCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "queue",
         abstract: "Look at the shared work queue.",
+        shouldDisplay: RunAssembly.hasPostgres,
         subcommands: [QueueStatusCommand.self])
 }
 
