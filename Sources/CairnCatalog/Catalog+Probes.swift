@@ -132,7 +132,6 @@ extension Catalog {
         try pool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM media_probe") ?? 0 }
     }
 
-
     static func saveDerivedFiles(_ files: [DerivedFileRecord], in db: Database) throws {
         guard !files.isEmpty else { return }
         let insert = try db.cachedStatement(sql: """
