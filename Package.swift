@@ -73,6 +73,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
         .package(url: "https://github.com/swift-server/swift-openapi-async-http-client", from: "1.5.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.0"),
         .package(url: "https://github.com/hummingbird-project/swift-openapi-hummingbird", from: "2.1.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
@@ -239,12 +240,15 @@ let package = Package(
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "_NIOFileSystem", package: "swift-nio"),
         ]),
-        // `cairn serve` and `cairn watch --listen`: the status page, status.json and /metrics over Hummingbird, read-only.
+        // `cairn serve` and `cairn watch --listen`: the live status page, its event stream, status.json and /metrics over
+        // Hummingbird, read-only.
         .target(name: "CairnServe", dependencies: [
             "CairnCore", "CairnCatalog", "CairnNarration", "CairnLibrary", "CairnMetrics", "CairnStatus",
             .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         // A stand-in Immich server for the tests and benchmarks, built from the same spec's server stubs over
         // Hummingbird: it keeps files on disk, models what Immich does beyond the spec, logs its traffic as NDJSON

@@ -4,8 +4,14 @@ import CairnStatus
 import Foundation
 
 /// The status page: server-rendered HTML that works without JavaScript and loads nothing from elsewhere.
-/// Its chart is inline SVG; its thumbnails come from this server (`thumbnails/<sha1>`).
+/// Its chart is inline SVG; its thumbnails come from this server (`thumbnails/<sha1>`). With JavaScript, `live.js`
+/// follows `/events` and fills the live section in place; without, the page reloads itself (the refresh is inside
+/// `<noscript>`, so it never fires under the live page).
 enum StatusPage {
+    /// Only this server's own script, styles, pictures and stream; no frame, no plug-in, forms only to itself.
+    static let contentSecurityPolicy = "default-src 'none'; script-src 'self'; connect-src 'self'; img-src 'self'; "
+        + "style-src 'self' 'unsafe-inline'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+
     static func render(_ facts: StatusPageFacts, libraryName: String, libraryRoot: String, now: Date,
                        refreshSeconds: Int = 30) -> String {
         let report = facts.report
@@ -19,6 +25,7 @@ enum StatusPage {
                 + HTML.escape(NarrationFormat.relative(success, now: now)) + "</time></p>"
         }
         body += "</header>"
+        body += live
         body += timeline(facts.recentRuns, now: now)
         if let run { body += counts(run) }
         body += failures(facts.failures, total: max(run?.counts.failed ?? 0, facts.failures.count))
@@ -28,13 +35,29 @@ enum StatusPage {
             <!doctype html>
             <html lang="en"><head><meta charset="utf-8">
             <meta name="viewport" content="width=device-width, initial-scale=1">
-            <meta http-equiv="refresh" content="\(refreshSeconds)">
+            <noscript><meta http-equiv="refresh" content="\(refreshSeconds)"></noscript>
             <title>cairn · \(HTML.escape(libraryName))</title>
-            <style>\(style)</style></head>
-            <body>\(body)<footer>cairn \(CairnVersion.current) · read-only · refreshes every \(refreshSeconds) s ·
+            <style>\(style)</style><script src="live.js" defer></script></head>
+            <body>\(body)<footer>cairn \(CairnVersion.current) · read-only · <span id="refresh-note">refreshes every \(refreshSeconds) s</span> ·
             <a href="status.json">status.json</a> · <a href="metrics">metrics</a></footer></body></html>
             """
     }
+
+    /// What `live.js` fills from `/events`: hidden until the stream's first event.
+    private static let live = """
+        <section id="live" hidden aria-labelledby="live-title">
+        <h2 id="live-title">This run</h2>
+        <p id="live-state" role="status">connecting…</p>
+        <progress id="live-progress" max="1" value="0" aria-labelledby="live-figures"></progress>
+        <p id="live-figures"></p>
+        <p id="live-counts"></p>
+        <div class="columns"><div><h3>Phases</h3><ol id="live-phases"></ol></div>
+        <div><h3>Lanes</h3><table id="live-lanes"><tbody></tbody></table></div></div>
+        <div id="live-failed" hidden><h3>Failed (<span id="live-failed-count">0</span>)</h3><ul id="live-failures"></ul></div>
+        <h3>Activity</h3><ol id="live-feed" reversed></ol>
+        <div id="live-newest-box" hidden><h3>Just imported</h3><div id="live-newest" class="grid"></div></div>
+        </section>
+        """
 
     private static let phaseColours: [SyncPhase: String] = [
         .preparing: "#8da0cb", .hashing: "#66c2a5", .reconciling: "#ffd92f",
@@ -146,5 +169,9 @@ enum StatusPage {
         .no-thumb{display:flex;align-items:center;justify-content:center;color:#777}
         figcaption{font-size:12px;word-break:break-all}code{font-size:12px}.reason{color:#a4161a}
         footer{margin-top:2em;color:#777;font-size:12px}
+        #live{border:1px solid #ccd;border-radius:6px;padding:.2em 1em 1em;margin-top:1em}
+        #live progress{width:100%;height:1.2em}h3{font-size:1em;margin:1em 0 .3em}
+        .columns{display:flex;flex-wrap:wrap;gap:0 3em}#live-feed{max-height:16em;overflow:auto;font-size:12px;padding-left:2em}
+        #live-feed .warning{color:#8a5a00}#live-feed .error{color:#a4161a}#live-lanes td,#live-lanes th{padding:0 .6em 0 0}
         """
 }

@@ -2,14 +2,18 @@ import CairnCatalog
 import CairnCore
 import CairnLibrary
 import CairnMetrics
+import CairnNarration
 import CairnStatus
 import Foundation
+import HTTPTypes
 import Hummingbird
 import Logging
 import NIOCore
+import ServiceLifecycle
 
-/// The read-only web face of a library (`cairn serve`, `cairn watch --listen`): `/` the status page,
-/// `/status.json` what `cairn status --json` says, `/metrics` for Prometheus, `/healthz`, and `/thumbnails/<sha1>`.
+/// The read-only web face of a library (`cairn serve`, `cairn watch --listen`): `/` the status page (live through
+/// `/live.js`), `/events` the runs as they happen (Server-Sent Events, from the run logs), `/status.json` what
+/// `cairn status --json` says, `/metrics` for Prometheus, `/healthz`, and `/thumbnails/<sha1>`.
 /// Every request opens the catalog (`StatusCatalogSource`: the SQLite file, or the PostgreSQL database) read-only
 /// and without the run lock, so it answers while a sync runs, and writes nothing.
 public struct StatusServer: Sendable {
@@ -43,9 +47,33 @@ public struct StatusServer: Sendable {
     func makeRouter() -> Router<BasicRequestContext> {
         let router = Router()
         router.get("healthz") { _, _ in "ok\n" }
-        if let token { router.add(middleware: BearerTokenMiddleware(token: token)) }
+        router.add(middleware: AccessGuard(token: token, listen: listen))
         let source = catalog, quarantineDays = quarantineDays
         let root = source.layout.root
+        if token != nil {
+            router.get("signin") { _, _ in AccessGuard<BasicRequestContext>.signInPage(status: .ok, failed: false) }
+            router.post("signin") { request, _ -> Response in
+                try await AccessGuard<BasicRequestContext>(token: token, listen: listen).signIn(request)
+            }
+        }
+        let runLogs = RunLogStore(directory: source.layout.runLogDirectory)
+        router.get("events") { request, _ -> Response in
+            var headers = HTTPFields()
+            headers[.contentType] = "text/event-stream; charset=utf-8"
+            headers[.cacheControl] = "no-store"
+            // Proxies that buffer (nginx) would hold the stream back.
+            headers[HTTPField.Name("X-Accel-Buffering")!] = "no"
+            let resuming = request.headers[HTTPField.Name("Last-Event-ID")!].flatMap(RunEventID.init)
+            return Response(status: .ok, headers: headers,
+                            body: .init(asyncSequence: RunEventFrames(store: runLogs, resumingAfter: resuming)
+                                .cancelOnGracefulShutdown()))
+        }
+        router.get("live.js") { _, _ -> Response in
+            var headers = HTTPFields()
+            headers[.contentType] = "text/javascript; charset=utf-8"
+            headers[.cacheControl] = "no-cache"
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: LiveScript.source)))
+        }
         router.get("metrics") { _, _ -> Response in
             let text = try await Self.reading(source) { catalog in
                 let metrics = try await LibraryMetricsReader.read(layout: source.layout, catalog: catalog, labelRoot: root,
@@ -66,7 +94,9 @@ public struct StatusServer: Sendable {
                                   libraryName: URL(fileURLWithPath: root).lastPathComponent,
                                   libraryRoot: root, now: Date())
             }
-            return Self.response(html, type: "text/html; charset=utf-8")
+            var response = Self.response(html, type: "text/html; charset=utf-8")
+            response.headers[.contentSecurityPolicy] = StatusPage.contentSecurityPolicy
+            return response
         }
         router.get("thumbnails/:sha1") { _, context -> Response in
             let sha1 = try context.parameters.require("sha1")
@@ -106,25 +136,6 @@ public struct StatusServer: Sendable {
         headers[.contentType] = type
         headers[.cacheControl] = "no-store"
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: text)))
-    }
-}
-
-/// `Authorization: Bearer <token>` on every request it guards; compared in constant time.
-struct BearerTokenMiddleware<Context: RequestContext>: RouterMiddleware {
-    let token: String
-
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        let given = request.headers[.authorization] ?? ""
-        let expected = "Bearer " + token
-        var difference = UInt8(given.utf8.count == expected.utf8.count ? 0 : 1)
-        for (a, b) in zip(given.utf8, expected.utf8) { difference |= a ^ b }
-        guard difference == 0 else {
-            var headers = HTTPFields()
-            headers[.wwwAuthenticate] = "Bearer"
-            return Response(status: .unauthorized, headers: headers,
-                            body: .init(byteBuffer: ByteBuffer(string: "a bearer token is needed\n")))
-        }
-        return try await next(request, context)
     }
 }
 

@@ -90,6 +90,7 @@ public struct LibraryStages: PipelineStages {
         let media = media, onKept = onKeptWithoutPreview
         let original = originalPath(of: item, checksum: checksum)
         let crashes = Self.crashesForTests(item)
+        if let delay = Self.itemDelayForTests { try await Task.sleep(for: delay) }
         return try await BlockingWork.run(tracking: work) { (interrupt) throws -> PhaseResult in
             if crashes { CrashEvidence.faultForTests() }
             let probe: MediaProbe
@@ -228,6 +229,14 @@ public struct LibraryStages: PipelineStages {
     private static let crashOnName: String? = {
         guard let name = ProcessInfo.processInfo.environment["CAIRN_TEST_CRASH_ON"], !name.isEmpty else { return nil }
         return name
+    }()
+
+    /// The tests' brake: `CAIRN_TEST_ITEM_DELAY_MS=N` makes every file's metadata phase wait N ms first, so a test
+    /// that watches a run (the live page) sees it in progress on any machine. Unset, it does nothing.
+    private static let itemDelayForTests: Duration? = {
+        guard let text = ProcessInfo.processInfo.environment["CAIRN_TEST_ITEM_DELAY_MS"], let milliseconds = Int(text),
+              milliseconds > 0 else { return nil }
+        return .milliseconds(milliseconds)
     }()
 
     package static func originalExtension(of item: ImportItem) -> String {

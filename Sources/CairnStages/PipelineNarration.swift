@@ -26,7 +26,7 @@ package final class PipelineNarration: Sendable {
         case .transitioned(let item, _, let to):
             switch to {
             case .ready:
-                narrator.imported(file: item.relativePath, bytes: item.byteCount)
+                narrator.imported(file: item.relativePath, bytes: item.byteCount, sha1: item.checksum.hex)
             case .failed(let failure) where !failure.retryable || failure.attempts >= configuration.maxAttempts:
                 narrator.failed(file: item.relativePath,
                                 reason: failure.reason, phase: .importing, bytes: item.byteCount)

@@ -12,7 +12,10 @@ struct ServeCommand: AsyncParsableCommand {
         abstract: "Serve the library's status page, /status.json and /metrics over HTTP, read-only.",
         discussion: """
             Routes: / (the status page: last run, timeline of recent runs, counts, failed files, what waits for \
-            review and the newest imports, with thumbnails), /status.json (what `cairn status --json` says), \
+            review and the newest imports, with thumbnails; with JavaScript it also follows the running import or \
+            sync live: progress with the time left, phases, lanes, activity, failures and thumbnails as they come), \
+            /events (the runs as they happen, as Server-Sent Events: each line of the run logs under runs/, with \
+            ids a client resumes from with Last-Event-ID), /status.json (what `cairn status --json` says), \
             /metrics (Prometheus) and /healthz. It reads the catalog without the run lock, so it answers while a \
             sync runs, and it never writes: the library's SQLite file or, for a library whose catalog is in \
             PostgreSQL, that database (named as for `cairn import`, or as the library folder records it), connected \
@@ -21,7 +24,10 @@ struct ServeCommand: AsyncParsableCommand {
 
             It listens on 127.0.0.1:8080 unless told otherwise. To listen beyond this machine, give \
             --token-file: every request but /healthz must then carry `Authorization: Bearer <token>` (Prometheus: \
-            `authorization: {credentials_file: …}` in the scrape config). SIGINT or SIGTERM stops it (exit 0).
+            `authorization: {credentials_file: …}` in the scrape config), or a browser signs in once (the form at \
+            /signin, or one visit to /?token=…) and gets an HttpOnly, SameSite=Strict cookie. On loopback it \
+            answers only requests that name this machine (127.0.0.1, localhost, ::1), which keeps other sites' \
+            pages out. SIGINT or SIGTERM stops it (exit 0).
             """
     )
 

@@ -282,9 +282,9 @@ final class ReaderBox: @unchecked Sendable {
     @Test func theRunEndsOnlyWhenItsTimedOutWorkHasReturned() async throws {
         let source = try TemporaryDirectory(), libraryFolder = try TemporaryDirectory()
         // Big enough that a thumbnail's work outlasts its timeout by far even when the suite's load delays the
-        // timeout's watcher (at 1600x1200 the work sometimes returned first, and nothing timed out).
-        for index in 0..<4 {
-            try MediaFixtures.jpeg(at: source.subpath("IMG_\(index).jpg"), width: 4000 + 16 * index, height: 3000)
+        // timeout's watcher (at 1600x1200, and once at 4000x3000 under a full suite, the work returned first).
+        for index in 0..<6 {
+            try MediaFixtures.jpeg(at: source.subpath("IMG_\(index).jpg"), width: 4800 + 16 * index, height: 3600)
         }
         let library = try Library(root: libraryFolder.path)
         let catalog = try library.openCatalog()

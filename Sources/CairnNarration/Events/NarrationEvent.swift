@@ -10,8 +10,9 @@ public enum NarrationEvent: Sendable, Equatable {
     case progress(SyncPhase, ProgressSnapshot, counts: RunCounts, lanes: [LaneOccupancy]?)
     /// A file hashed (throttled: a sample of them).
     case hashed(file: String)
-    /// An item ready in the library (throttled: a sample of them).
-    case imported(file: String)
+    /// An item ready in the library (throttled: a sample of them); `sha1`: its checksum, which names its thumbnail
+    /// on the status page (`/thumbnails/<sha1>`), when the run knows it.
+    case imported(file: String, sha1: String? = nil)
     /// Checksums stamped "confirmed deleted" at the source.
     case stamped(confirmedDeleted: Int)
     /// The destination was checked against what cairn brought there (`DestinationDrift`).
@@ -95,7 +96,7 @@ public enum NarrationEvent: Sendable, Equatable {
     /// The source file it is about, if any.
     public var file: String? {
         switch self {
-        case .hashed(let file), .imported(let file): file
+        case .hashed(let file), .imported(let file, _): file
         case .warning(_, _, let file), .error(_, _, let file, _): file
         default: nil
         }

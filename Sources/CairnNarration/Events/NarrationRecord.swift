@@ -16,6 +16,7 @@ import Foundation
 /// | `phase`      | string          | `phaseStart`, `phaseEnd`, `progress`, `hashed`, `imported`; `note`, `warning`, `error` in a phase | `preparing`, `hashing`, `reconciling`, `importing`, `finalizing` |
 /// | `message`    | string          | `note`, `warning`, `error`, `phaseStart` (its detail), `runEnd` (failure) | human text, one line |
 /// | `file`       | string          | `hashed`, `imported`, `warning` or `error` about a file | source path of the file concerned |
+/// | `sha1`       | string          | `imported`, when the run knows it   | the item's checksum (40 hex digits): `cairn serve` shows its thumbnail at `/thumbnails/<sha1>` |
 /// | `count`      | integer         | `stamped` (checksums confirmed deleted) | |
 /// | `durationSeconds` | number     | `phaseEnd`, `runEnd`                | wall time of the phase / run |
 /// | `progress`   | object          | `progress`                          | see below |
@@ -50,7 +51,7 @@ public struct NarrationRecord: Codable, Sendable, Equatable {
 
     enum CodingKeys: String, CodingKey {
         case kind = "event", seq, time, runID = "runId", command, phase, message, file
-        case count, durationSeconds, progress, counts, lanes, status, outcome, needsAuth, category, drift
+        case count, durationSeconds, progress, counts, lanes, status, outcome, needsAuth, category, drift, sha1
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -77,7 +78,8 @@ public struct NarrationRecord: Codable, Sendable, Equatable {
             try container.encode(end.outcome, forKey: .outcome)
             try container.encodeIfPresent(end.needsAuth, forKey: .needsAuth)
         case .error(_, _, _, let category): try container.encodeIfPresent(category, forKey: .category)
-        case .phaseStart, .hashed, .imported, .note, .warning: break
+        case .imported(_, let sha1): try container.encodeIfPresent(sha1, forKey: .sha1)
+        case .phaseStart, .hashed, .note, .warning: break
         }
     }
 
@@ -98,7 +100,7 @@ public struct NarrationRecord: Codable, Sendable, Equatable {
             event = .progress(try required(.phase), try required(.progress), counts: try required(.counts),
                               lanes: try optional(.lanes))
         case .hashed: event = .hashed(file: try required(.file))
-        case .imported: event = .imported(file: try required(.file))
+        case .imported: event = .imported(file: try required(.file), sha1: try optional(.sha1))
         case .stamped: event = .stamped(confirmedDeleted: try required(.count))
         case .destinationChecked: event = .destinationChecked(try required(.drift))
         case .note: event = .note(try required(.message), phase: try optional(.phase))

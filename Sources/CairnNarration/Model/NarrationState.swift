@@ -89,7 +89,7 @@ public struct NarrationState: Sendable {
         case .runStart(let command): return "\(command) started"
         case .phaseStart(let phase, let detail): return detail.map { "\(phase.displayName): \($0)" } ?? phase.displayName
         case .phaseEnd(let phase, let duration, _): return "\(phase.displayName) done in \(NarrationFormat.duration(duration))"
-        case .hashed(let file), .imported(let file): return NarrationFormat.fileName(file)
+        case .hashed(let file), .imported(let file, _): return NarrationFormat.fileName(file)
         case .stamped(let count): return "\(NarrationFormat.count(count)) confirmed deleted"
         case .destinationChecked(let drift): return drift.description
         case .error(let message, _, let file, _): return file.map { "\($0): \(message)" } ?? message

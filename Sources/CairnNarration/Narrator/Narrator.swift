@@ -120,12 +120,12 @@ public struct Narrator: Sendable {
     }
 
     /// One item became ready in the library. `imported` activity is throttled like `hashed`.
-    public func imported(file: String, bytes: Int64 = 0) {
+    public func imported(file: String, bytes: Int64 = 0, sha1: String? = nil) {
         core?.record { state in
             state.counts.ready += 1
             state.trackers[.importing].advance(items: 1, bytes: bytes)
             if state.importedThrottle.shouldFire(at: state.now) {
-                state.emit(.imported(file: file))
+                state.emit(.imported(file: file, sha1: sha1))
             }
             state.emitProgressIfDue(.importing)
         }
