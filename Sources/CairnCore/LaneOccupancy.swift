@@ -5,8 +5,11 @@ public struct LaneOccupancy: Codable, Sendable, Hashable {
     public var busy: Int
     public var width: Int
     public var queued: Int
+    /// The source files (relative paths, sorted) whose phase in this lane is in flight, at most `width` of them; nil
+    /// where the lane's holder does not say (a queue's lanes).
+    public var holding: [String]?
 
-    public init(name: String, busy: Int, width: Int, queued: Int = 0) {
-        self.name = name; self.busy = busy; self.width = width; self.queued = queued
+    public init(name: String, busy: Int, width: Int, queued: Int = 0, holding: [String]? = nil) {
+        self.name = name; self.busy = busy; self.width = width; self.queued = queued; self.holding = holding
     }
 }

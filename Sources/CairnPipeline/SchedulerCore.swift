@@ -271,8 +271,10 @@ struct SchedulerCore {
             // Phases started ahead of the runners count as queued: busy is the work running, up to the width.
             let started = queue.inFlight.count, width = configuration[lane].width
             let waiting = notAdmitted + queue.backlog.count + queue.inbox.count + queue.retryReady.count
+            let holding = queue.inFlight.compactMap { entries[$0]?.record.item.relativePath }.sorted().prefix(width)
             result[lane] = LaneOccupancy(name: lane.rawValue, busy: min(started, width), width: width,
-                                         queued: waiting + queue.blocked.count + max(0, started - width))
+                                         queued: waiting + queue.blocked.count + max(0, started - width),
+                                         holding: Array(holding))
         }
         return result
     }

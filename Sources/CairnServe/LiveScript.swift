@@ -125,7 +125,13 @@ enum LiveScript {
     const picture = element('img');
     picture.width = 160; picture.height = 160;
     picture.alt = file.split('/').pop();
-    picture.addEventListener('error', () => figure.remove());
+    // The run may not have committed the thumbnail's row yet: one more try a little later, then let it go.
+    let tries = 0;
+    picture.addEventListener('error', () => {
+      tries += 1;
+      if (tries === 1) setTimeout(() => { picture.src = 'thumbnails/' + sha1 + '?again'; }, 3000);
+      else figure.remove();
+    });
     picture.src = 'thumbnails/' + sha1;
     figure.append(picture, element('figcaption', file.split('/').pop()));
     $('live-newest').prepend(figure);
@@ -209,8 +215,9 @@ enum LiveScript {
     const lanes = $('live-lanes').tBodies[0];
     lanes.replaceChildren(...run.lanes.map((lane) => {
       const row = element('tr');
+      const files = (lane.holding || []).map((file) => file.split('/').pop()).join(', ');
       row.append(element('th', lane.name), element('td', lane.busy + ' of ' + lane.width + ' busy'),
-                 element('td', lane.queued ? number(lane.queued) + ' waiting' : ''));
+                 element('td', lane.queued ? number(lane.queued) + ' waiting' : ''), element('td', files, 'holding'));
       return row;
     }));
   }

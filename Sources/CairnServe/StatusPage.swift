@@ -173,5 +173,6 @@ enum StatusPage {
         #live progress{width:100%;height:1.2em}h3{font-size:1em;margin:1em 0 .3em}
         .columns{display:flex;flex-wrap:wrap;gap:0 3em}#live-feed{max-height:16em;overflow:auto;font-size:12px;padding-left:2em}
         #live-feed .warning{color:#8a5a00}#live-feed .error{color:#a4161a}#live-lanes td,#live-lanes th{padding:0 .6em 0 0}
+        #live-lanes .holding{font-size:12px;color:#555;word-break:break-all}
         """
 }

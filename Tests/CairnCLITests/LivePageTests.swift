@@ -99,6 +99,8 @@ import Glibc
         #expect(int("second", "ready") >= int("first", "ready"))
         #expect(int("second", "feed") >= int("first", "feed") && int("first", "feed") > 0, "the feed has the run's events")
         #expect((state("first")["lanes"] as? Int ?? 0) > 0, "the lanes are shown while they run")
+        let holding = [state("first"), state("second")].compactMap { $0["holding"] as? String }.joined(separator: " ")
+        #expect(holding.contains("IMG_"), "the lanes say which files they hold: \(holding)")
         #expect(seen["failureBeforeEnd"] as? Bool == true, "the failing file was listed before the run ended")
         #expect((state("end")["headline"] as? String)?.hasPrefix("Import finished; some files failed") == true,
                 "the end's headline: \(state("end")["headline"] ?? "")")

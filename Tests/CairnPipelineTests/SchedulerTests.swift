@@ -381,8 +381,11 @@ struct SchedulerTests {
         #expect(await harness.scheduler.laneStatistics.maxInboxOccupancy[.metadata] == 2)
         let occupancy = await harness.scheduler.occupancy
         // Transfer: 15 not started and 2 done but held by back pressure wait; metadata: 1 running, 2 in its inbox.
-        #expect(occupancy[.transfer] == LaneOccupancy(name: "transfer", busy: 0, width: 2, queued: 17))
-        #expect(occupancy[.metadata] == LaneOccupancy(name: "metadata", busy: 1, width: 1, queued: 2))
+        #expect(occupancy[.transfer] == LaneOccupancy(name: "transfer", busy: 0, width: 2, queued: 17, holding: []))
+        let metadata = try #require(occupancy[.metadata])
+        #expect(metadata.busy == 1 && metadata.width == 1 && metadata.queued == 2)
+        #expect(metadata.holding?.count == 1 && harness.stages.calls(.metadata) == 1,
+                "the lane names the one file it probes: \(metadata.holding ?? [])")
         metadataGate.open()
         let result = try await running
 

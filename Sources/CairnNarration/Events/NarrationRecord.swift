@@ -21,7 +21,7 @@ import Foundation
 /// | `durationSeconds` | number     | `phaseEnd`, `runEnd`                | wall time of the phase / run |
 /// | `progress`   | object          | `progress`                          | see below |
 /// | `counts`     | object          | `progress`, `phaseEnd`, `runEnd`    | see below |
-/// | `lanes`      | array           | `progress` while lanes run          | `[{"name","busy","width","queued"}]` |
+/// | `lanes`      | array           | `progress` while lanes run          | `[{"name","busy","width","queued","holding"}]`; `holding`: the files in flight there |
 /// | `status`     | string          | `runEnd`                            | `success` or `failed` (anything but `success` in `outcome`) |
 /// | `outcome`    | string          | `runEnd`                            | how the run ended (`RunOutcome`): `success`, `someFailed`, `stoppedAtErrorLimit`, `interrupted`, `held`, `failed` |
 /// | `needsAuth`  | boolean         | `runEnd` when failed                | the failure needs credentials to be fixed |
