@@ -306,6 +306,9 @@ let package = Package(
             .product(name: "PostgresNIO", package: "postgres-nio"),
         ]),
         .testTarget(name: "CairnNarrationTests", dependencies: ["CairnNarration", "CairnTesting"]),
+        .testTarget(name: "CairnServeTests", dependencies: [
+            "CairnServe", "CairnNarration", "CairnTesting", .product(name: "Hummingbird", package: "hummingbird"),
+        ]),
         .testTarget(name: "CairnWorkerTests", dependencies: [
             "CairnStages", "CairnConfiguration", "CairnStatus", "CairnImmichDestination", "CairnImport", "CairnSync",
             "CairnLibrary", "CairnTrash", "CairnCatalog", "CairnReconcile", "CairnTesting", "CairnPostgresCatalog",
