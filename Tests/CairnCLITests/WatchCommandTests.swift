@@ -68,6 +68,10 @@ final class NotifySocket: @unchecked Sendable {
         let base = "http://127.0.0.1:" + (try watch.waitForOutput(matching: "serving on http://127\\.0\\.0\\.1:([0-9]+)/"))
         let served = try HTTPProbe.get(base + "/metrics").body
         #expect(served.contains("cairn_last_run_outcome{library=\"lib\",source=\"src\",outcome=\"success\"} 1"), "\(served)")
+        // The same server streams the runs (`/events`): the startup run from its log, then the next one as it happens.
+        let stream = try ServiceProcess("curl", ["-s", "-N", base + "/events"], logPath: folder.subpath("events.sse"))
+        defer { stream.send(SIGKILL); stream.stop() }
+        try stream.waitForOutput(matching: "\"event\":\"runEnd\"")
 
         // 1,000 files arriving over ten seconds.
         for index in 0..<1000 {
@@ -79,6 +83,10 @@ final class NotifySocket: @unchecked Sendable {
         eventually("the run that imported them says so") { watch.output.contains("(changes) ended") }
         let runs = watch.output.components(separatedBy: "(changes) ended").count - 1
         #expect((1...2).contains(runs), "1,000 files over 10 s make at most 2 runs, not \(runs):\n\(watch.output)")
+        eventually("the stream carried the runs that followed, to their ends") {
+            stream.output.components(separatedBy: "\"event\":\"runEnd\"").count - 1 >= 1 + runs
+        }
+        stream.send(SIGKILL)
 
         // SIGTERM while a run works: it stops between items, exits cleanly, and the next sync finds everything.
         for index in 0..<400 {
