@@ -5,7 +5,7 @@ public struct LaneOccupancy: Codable, Sendable, Hashable {
     public var busy: Int
     public var width: Int
     public var queued: Int
-    /// The source files (relative paths, sorted) whose phase in this lane is in flight, at most `width` of them; nil
+    /// The source files (relative paths, in no order) whose phase in this lane is in flight, at most `width` of them; nil
     /// where the lane's holder does not say (a queue's lanes).
     public var holding: [String]?
 

@@ -271,10 +271,11 @@ struct SchedulerCore {
             // Phases started ahead of the runners count as queued: busy is the work running, up to the width.
             let started = queue.inFlight.count, width = configuration[lane].width
             let waiting = notAdmitted + queue.backlog.count + queue.inbox.count + queue.retryReady.count
-            let holding = queue.inFlight.compactMap { entries[$0]?.record.item.relativePath }.sorted().prefix(width)
+            // Made on every transition, kept by the narration only when it emits: no sort here (the page sorts).
+            let holding = queue.inFlight.prefix(width).compactMap { entries[$0]?.record.item.relativePath }
             result[lane] = LaneOccupancy(name: lane.rawValue, busy: min(started, width), width: width,
                                          queued: waiting + queue.blocked.count + max(0, started - width),
-                                         holding: Array(holding))
+                                         holding: holding)
         }
         return result
     }

@@ -215,7 +215,7 @@ enum LiveScript {
     const lanes = $('live-lanes').tBodies[0];
     lanes.replaceChildren(...run.lanes.map((lane) => {
       const row = element('tr');
-      const files = (lane.holding || []).map((file) => file.split('/').pop()).join(', ');
+      const files = (lane.holding || []).map((file) => file.split('/').pop()).sort().join(', ');
       row.append(element('th', lane.name), element('td', lane.busy + ' of ' + lane.width + ' busy'),
                  element('td', lane.queued ? number(lane.queued) + ' waiting' : ''), element('td', files, 'holding'));
       return row;

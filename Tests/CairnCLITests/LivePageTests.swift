@@ -207,14 +207,7 @@ import Glibc
         #expect(!server.output.contains("s3cret"), "the token is never printed")
     }
 
-    static var python: String {
-        let venv = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent(".build/python-tools/bin/python").path
-        return venv
-    }
+    static var python: String { ExternalTool.packageRoot + "/.build/python-tools/bin/python" }
 
-    static func script(_ name: String) -> String {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("scripts/" + name).path
-    }
+    static func script(_ name: String) -> String { ExternalTool.packageRoot + "/scripts/" + name }
 }

@@ -4,7 +4,7 @@ import Foundation
 /// The product never spawns tools; tests and benchmarks may.
 public enum ExternalTool {
     /// The package's folder (its `scripts/` and `.build/`), from where this file is.
-    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    public static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().path
 
     public struct Failure: Error, CustomStringConvertible {
