@@ -23,6 +23,7 @@ internal import TOMLKit
 /// check_destination_days = 7  # days between full checks of the destination (1...365)
 /// destination_drift = "report"  # or "restore": bring back what the destination lost and a source holds
 /// time_zone = "Europe/Paris"  # the zone of dates without an offset sent to Immich (default: this machine's)
+/// memory = "1G"               # what decodes and encodes may hold at once (default: from the cgroup limit or RAM)
 /// metrics_file = "/var/lib/prometheus/node-exporter/cairn.prom"
 /// metrics_push = "http://127.0.0.1:9091"            # a Pushgateway
 /// queue = "postgres://cairn@db.lan/cairn"            # shared work; a password goes in $PGPASSWORD
@@ -52,6 +53,8 @@ public struct CairnConfiguration: Sendable, Equatable {
     public var destinationCheck = DestinationCheckPolicy()
     /// The IANA zone of dates sent without an offset of their own (`time_zone`); nil: this machine's.
     public var timeZone: String?
+    /// What decodes and encodes may hold at once (`memory`); nil only before `resolve`.
+    public var memory: MemoryBudget?
     /// The config file that was read, if one was.
     public var file: String?
 
@@ -73,6 +76,7 @@ public struct CairnConfiguration: Sendable, Equatable {
         var pipeline = PipelineConfiguration.defaults(cores: cores)
         if let lanes { pipeline = try pipeline.applying(laneSpec: lanes) }
         pipeline.clipsEnabled = clips
+        pipeline.memory = memory ?? .detected(.read())
         return pipeline
     }
 
@@ -123,7 +127,7 @@ public struct CairnConfiguration: Sendable, Equatable {
         case destination, immichURL = "immich_url", immichAPIKeyFile = "immich_api_key_file"
         case metricsFile = "metrics_file", metricsPush = "metrics_push", queue, catalog
         case checkDestinationDays = "check_destination_days", destinationDrift = "destination_drift"
-        case timeZone = "time_zone"
+        case timeZone = "time_zone", memory
 
         public var environmentVariable: String { "CAIRN_" + rawValue.uppercased() }
     }
@@ -131,9 +135,10 @@ public struct CairnConfiguration: Sendable, Equatable {
     /// Resolves the configuration.
     /// - Parameters:
     ///   - configFile: `--config FILE`; must exist when given. Without it `<libraryRoot>/cairn.toml` is read if present.
+    ///   - memoryLimits: the cgroup and physical limits a `memory` left unset is taken from.
     public static func resolve(
         configFile: String?, libraryRoot: String, environment: [String: String] = ProcessInfo.processInfo.environment,
-        flags: Overrides = Overrides()
+        flags: Overrides = Overrides(), memoryLimits: MemoryLimits = .read()
     ) throws(ConfigurationError) -> CairnConfiguration {
         let path = configFile ?? libraryRoot + "/" + fileName
         var layers: [Layer] = []
@@ -151,7 +156,7 @@ public struct CairnConfiguration: Sendable, Equatable {
                 origins[key] = layer.origin
             }
         }
-        var configuration = try merged.configuration(origins: origins)
+        var configuration = try merged.configuration(origins: origins, memoryLimits: memoryLimits)
         configuration.file = layers.first?.origin == path ? path : nil
         return configuration
     }
@@ -252,7 +257,8 @@ private struct Layer {
         return layer
     }
 
-    func configuration(origins: [CairnConfiguration.Key: String]) throws(ConfigurationError) -> CairnConfiguration {
+    func configuration(origins: [CairnConfiguration.Key: String],
+                       memoryLimits: MemoryLimits) throws(ConfigurationError) -> CairnConfiguration {
         func fail(_ key: CairnConfiguration.Key, _ reason: String) -> ConfigurationError {
             let origin = origins[key] ?? "default"
             switch origin {
@@ -342,6 +348,18 @@ private struct Layer {
                 throw fail(.lanes, error.message)
             }
             configuration.lanes = lanes
+        }
+        if let text = try string(.memory) {
+            let origin: MemoryBudget.Origin = switch origins[.memory] {
+            case "environment": .environment
+            case "command line": .option
+            default: .configurationFile
+            }
+            do { configuration.memory = try MemoryBudget.given(text, origin: origin, limits: memoryLimits) } catch {
+                throw fail(.memory, error.reason)
+            }
+        } else {
+            configuration.memory = .detected(memoryLimits)
         }
         if let destination = try string(.destination) {
             guard ["library", "immich"].contains(destination.lowercased()) else {

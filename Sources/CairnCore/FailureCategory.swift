@@ -22,6 +22,8 @@ public enum FailureCategory: String, Sendable, Codable, CaseIterable {
     case unsupported
     /// The bytes are damaged, truncated or not what they claim.
     case corrupt
+    /// The file's media work needs more memory than the run may have (the cgroup's limit less a margin).
+    case memory
     /// A server answered with an error (an Immich 5xx, a refusal).
     case server
     /// No answer from a server: the connection failed, dropped or timed out.

@@ -46,7 +46,10 @@ public struct ImportRun: Sendable {
 
     /// The run; cancelling the calling task stops it as SIGINT does (`PipelineCancellation.stoppingOnCancel`).
     public func run() async throws -> ImportSummary {
-        try await options.cancellation.stoppingOnCancel {
+        // The budget counts a phase's memory as given back when its work returns: under a limit, freed frames and
+        // encoder buffers must leave the process, not stay in glibc's heap for the next phase's peak to add to.
+        if options.pipeline.memory?.isLimit == true { MemoryTuning.returnLargeBlocksToTheSystem() }
+        return try await options.cancellation.stoppingOnCancel {
             let lock = try await library.runLock()
             defer { withExtendedLifetime(lock) {} }
             // Abandoned (timed-out) phases finish before the lock goes: none may write after it.

@@ -55,6 +55,10 @@ public struct MediaProbe: Codable, Sendable, Equatable {
     /// True for an animated GIF, WebP or PNG; the frame count when it is cheap to know.
     public var animated: Bool?
     public var frameCount: Int?
+    /// Bits a sample as stored, when the format says (10 or 12 for an HDR HEIF, AVIF or video).
+    public var bitDepth: Int?
+    /// What making its thumbnail (and a still's clip) is estimated to hold at the peak (`MemoryEstimate`).
+    public var memory: MemoryFootprint?
 
     public init(container: String, kind: MediaKind, streams: [Stream], width: Int? = nil, height: Int? = nil,
                 orientation: Orientation = .identity, durationSeconds: Double? = nil, frameRate: Double? = nil,

@@ -14,20 +14,24 @@ struct Prober {
         let size = try FileIO.size(of: path, call: call)
         guard size > 0 else { throw call.failure("probe", "empty file (0 bytes)", .corrupt) }
         let prefix = try FileIO.prefix(path, limit: min(size, Self.headerBytes), call: call)
-        let header = StillHeader(bytes: prefix)
+        var header = StillHeader(bytes: prefix)
+        var probe: MediaProbe
         if RawDecoder.isRaw(path: path, header: header.leadingBytes) {
             do {
-                return try RawDecoder(configuration: configuration).probe(path: path, header: header, call: call)
+                probe = try RawDecoder(configuration: configuration).probe(path: path, header: header, call: call)
             } catch where header.container.namesAnotherReader {
                 // Content over extension: a JPEG renamed `.nef` is still a JPEG; the bytes choose the next reader.
-                return try probeByContent(path: path, size: size, prefix: prefix, header: header, call: call)
+                probe = try probeByContent(path: path, size: size, prefix: prefix, header: &header, call: call)
             }
+        } else {
+            probe = try probeByContent(path: path, size: size, prefix: prefix, header: &header, call: call)
         }
-        return try probeByContent(path: path, size: size, prefix: prefix, header: header, call: call)
+        probe.memory = MemoryEstimate.footprint(of: probe, header: header, fileBytes: size, configuration: configuration)
+        return probe
     }
 
     /// Routes a file by its first bytes alone.
-    private func probeByContent(path: String, size: Int, prefix: [UInt8], header: StillHeader,
+    private func probeByContent(path: String, size: Int, prefix: [UInt8], header: inout StillHeader,
                                 call: FFmpegCall) throws(MediaError) -> MediaProbe {
         if header.container == .tiff {
             return try TIFFDecoder(configuration: configuration).probe(path: path, header: header, call: call)
@@ -50,7 +54,6 @@ struct Prober {
                 try JXLDecoder(configuration: configuration).probe(buffer.baseAddress!, count: buffer.count, call: call)
             }
         }
-        var header = header
         if header.container == .jpeg, let resume = header.jpegResumeOffset, resume < size {
             try header.readJPEGFrame(from: resume, reader: FileReader(path: path, call: call))
         }
@@ -131,6 +134,9 @@ struct Prober {
             probe.width = displayed.width
             probe.height = displayed.height
             probe.orientation = orientation
+            if let format = av_pix_fmt_desc_get(AVPixelFormat(rawValue: parameters.format)) {
+                probe.bitDepth = Int(format.pointee.comp.0.depth)
+            }
             probe.kind = Self.isStillContainer(format, header: header) ? .photo : .video
             if probe.kind == .video {
                 let rate = stream.pointee.avg_frame_rate.num > 0 ? stream.pointee.avg_frame_rate : stream.pointee.r_frame_rate

@@ -29,6 +29,9 @@ struct StillHeader: Equatable, Sendable {
     var animationFrames: Int?
     /// The JPEG's start-of-frame marker (0xC0 baseline, 0xC2 progressive, ...), when read.
     var jpegFrameMarker: UInt8?
+    /// Bytes a pixel of the JPEG's decoded planes (its components and their sampling: 1.5 at 4:2:0, 3 at 4:4:4, 1
+    /// for grey; 7 for CMYK, decoded to RGBA and converted to RGB), when the frame header was read whole.
+    var jpegBytesPerPixel: Double?
     /// Where the JPEG's next segment starts when the bytes given ended before its frame header did (megabytes
     /// of XMP can come first): ``readJPEGFrame(from:reader:)`` goes on from there.
     var jpegResumeOffset: Int?
@@ -104,6 +107,10 @@ struct StillHeader: Equatable, Sendable {
                     height = Int(b[body + 1]) << 8 | Int(b[body + 2])
                     width = Int(b[body + 3]) << 8 | Int(b[body + 4])
                 }
+                if body + 6 <= b.count {
+                    let count = Int(b[body + 5])
+                    if body + 6 + 3 * count <= b.count { readJPEGComponents(Array(b[(body + 5)..<(body + 6 + 3 * count)])) }
+                }
                 return
             case 0xE1 where exif == nil && end <= b.count && length >= 8
                 && Array(b[body..<(body + 6)]) == [0x45, 0x78, 0x69, 0x66, 0, 0]:
@@ -135,17 +142,37 @@ struct StillHeader: Equatable, Sendable {
             let length = Int(head[2]) << 8 | Int(head[3])
             guard length >= 2 else { return }
             if (0xC0...0xCF).contains(marker), marker != 0xC4, marker != 0xC8, marker != 0xCC {
-                let frame = try reader.bytes(at: at + 4, count: 5)
-                guard frame.count == 5 else { return }
+                let frame = try reader.bytes(at: at + 4, count: 6 + 3 * 4)
+                guard frame.count >= 6 else { return }
                 jpegFrameMarker = marker
                 height = Int(frame[1]) << 8 | Int(frame[2])
                 width = Int(frame[3]) << 8 | Int(frame[4])
+                let count = Int(frame[5])
+                if 6 + 3 * count <= frame.count { readJPEGComponents(Array(frame[5..<(6 + 3 * count)])) }
                 jpegResumeOffset = nil
                 return
             }
             at += 2 + length
         }
     }
+
+    /// The frame header's component count and each component's sampling factors: what the decoded planes hold.
+    private mutating func readJPEGComponents(_ fields: [UInt8]) {
+        let count = Int(fields[0])
+        guard count >= 1, fields.count >= 1 + 3 * count else { return }
+        switch count {
+        case 1: jpegBytesPerPixel = 1
+        case 3:
+            // Each chroma plane is the luma's size over its sampling ratio.
+            let factors = (0..<3).map { Int(fields[2 + 3 * $0] >> 4) * Int(fields[2 + 3 * $0] & 0x0F) }
+            guard factors.allSatisfy({ $0 > 0 }) else { return }
+            jpegBytesPerPixel = 1 + Double(factors[1] + factors[2]) / Double(factors[0])
+        default: jpegBytesPerPixel = 7
+        }
+    }
+
+    /// A progressive JPEG: decoded from coefficients held for the whole picture.
+    var isProgressiveJPEG: Bool { jpegFrameMarker.map { [0xC2, 0xC6, 0xCA, 0xCE].contains($0) } ?? false }
 
     private mutating func readPNG<Bytes: RandomAccessCollection>(_ b: Bytes) where Bytes.Element == UInt8, Bytes.Index == Int {
         // IHDR is always the first chunk: length(4) "IHDR" width(4) height(4).

@@ -21,5 +21,7 @@ struct FIFO<Element>: Sendable where Element: Sendable {
         return element
     }
 
+    var first: Element? { head < storage.count ? storage[head] : nil }
+
     var elements: ArraySlice<Element> { storage[head...] }
 }

@@ -93,6 +93,9 @@ public struct PipelineConfiguration: Hashable, Sendable {
     /// short and its decode small: bounded too, its lanes lost more to the hand-offs than memory gained.
     /// (Measured with `/usr/bin/time` imports of a folder of real pictures and one of small photos on 2 cores.)
     public var decoders: Int?
+    /// The memory the phases that decode and encode may hold at once, by their estimates (`MemoryFootprint`); nil:
+    /// unbounded (tests of other rules).
+    public var memory: MemoryBudget?
     /// How long in-flight marks gather before the writer saves them ahead (zero: at once); see `gatherMarks`.
     public var markLinger: Duration = .zero
     /// The fewest phases the lanes that wait for their marks start ahead while marks gather (`gatherMarks`).

@@ -28,10 +28,14 @@ public struct PhaseResult: Sendable {
     public var transfer: TransferResult
     /// What the store saves with the item's next state (nil: nothing).
     public var products: (any StageProducts)?
+    /// The probe's estimate of what the item's later phases hold (the metadata phase's word), for the memory budget.
+    public var footprint: MemoryFootprint?
 
-    public init(_ transfer: TransferResult = .copied, products: (any StageProducts)? = nil) {
+    public init(_ transfer: TransferResult = .copied, products: (any StageProducts)? = nil,
+                footprint: MemoryFootprint? = nil) {
         self.transfer = transfer
         self.products = products
+        self.footprint = footprint
     }
 
     /// Done, with nothing to save but the move.
@@ -89,7 +93,7 @@ public struct PhaseLeftToOthers: Error, Hashable {
 
 /// How one phase try ended.
 enum PhaseOutcome: Sendable {
-    case succeeded(TransferResult)
+    case succeeded(TransferResult, MemoryFootprint? = nil)
     case failed(reason: FailureReason, retryable: Bool)
     case timedOut(Duration)
     /// The start record could not be committed; the run is stopping.
@@ -108,7 +112,7 @@ enum PhaseOutcome: Sendable {
             case .thumbnail: result = try await stages.makeThumbnail(item)
             case .synthesis: result = try await stages.synthesizeClip(item)
             }
-            return (.succeeded(result.transfer), result.products)
+            return (.succeeded(result.transfer, result.footprint), result.products)
         } catch is PhaseLeftToOthers {
             return (.leftToOthers, nil)
         } catch {

@@ -110,23 +110,67 @@ extension SchedulerCore {
     mutating func startWork(in lane: Lane) -> Bool {
         var started = false
         while lanes[lane.index].slotsUsed < configuration[lane].slots, mayStart(in: lane) {
-            let id: ItemID
-            if let retry = lanes[lane.index].retryReady.popFirst() {
-                id = retry
-            } else if let waiting = lanes[lane.index].inbox.popFirst() {
-                id = waiting
-            } else {
-                break
+            let fromRetries = !lanes[lane.index].retryReady.isEmpty
+            guard let id = fromRetries ? lanes[lane.index].retryReady.first : lanes[lane.index].inbox.first else { break }
+            let admission = admitMemory(for: id, in: lane)
+            if case .waits = admission { break }
+            _ = fromRetries ? lanes[lane.index].retryReady.popFirst() : lanes[lane.index].inbox.popFirst()
+            switch admission {
+            case .waits: break
+            case .admitted(let bytes): start(id, in: lane, memory: bytes)
+            case .aboveLimit(let bytes, let limit): refuse(id, in: lane, needing: bytes, limit: limit)
             }
-            start(id, in: lane)
             started = true
         }
         return started
     }
 
+    enum MemoryAdmission {
+        case admitted(Int64)
+        /// The budget has no room yet.
+        case waits
+        /// More than the kernel allows media work: the phase would be killed.
+        case aboveLimit(Int64, limit: Int64)
+    }
+
+    /// Whether `id`'s phase in `lane` may start now, as far as memory goes, and with how much of it.
+    mutating func admitMemory(for id: ItemID, in lane: Lane) -> MemoryAdmission {
+        guard let budget = configuration.memory, let entry = entries[id] else { return .admitted(0) }
+        let bytes = entry.footprint?.bytes(in: lane) ?? MemoryFootprint.unprobed(entry.record.item, in: lane)
+        guard bytes > 0 else { return .admitted(0) }
+        if let limit = budget.hardLimit, bytes > limit { return .aboveLimit(bytes, limit: limit) }
+        // Behind a lane waiting for memory, unless that lane could not start its phase anyway (its slots full, or
+        // its clips behind thumbnails): then it holds nothing back.
+        if let waiter = memoryWaiter, waiter != lane, lanes[waiter.index].slotsUsed < configuration[waiter].slots,
+           lanes[waiter.index].hasWaitingWork, mayStart(in: waiter) { return .waits }
+        // One estimated above the budget runs alone: once nothing else holds memory.
+        // A budget given above what the cgroup allows is held to the cgroup's.
+        guard memoryInUse == 0 || memoryInUse + bytes <= min(budget.bytes, budget.hardLimit ?? .max) else {
+            memoryWaiter = lane
+            return .waits
+        }
+        memoryWaiter = nil
+        return .admitted(bytes)
+    }
+
+    /// Fails the phase before it starts: its estimate is above what the kernel lets media work hold, so running it
+    /// would have the worker killed (and every item in flight with it).
+    mutating func refuse(_ id: ItemID, in lane: Lane, needing bytes: Int64, limit: Int64) {
+        guard var entry = entries[id] else { return }
+        if entry.record.state != lane.activeState { move(&entry, to: lane.activeState) }
+        entry.attemptsInPhase += 1
+        entries[id] = entry
+        let work = lane == .synthesis ? "make its clip" : lane == .thumbnail ? "decode it for its thumbnail" : "read it"
+        fail(id, in: lane, reason: FailureReason(
+            "needs about \(MemoryBudget.formatted(bytes)) of memory to \(work), more than the "
+            + "\(MemoryBudget.formatted(limit)) the memory limit leaves this run (raise the cgroup's limit)",
+            category: .memory), retryable: false)
+    }
+
     /// Every thumbnail before any clip, except when thumbnails wait on a full synthesis inbox.
     func mayStart(in lane: Lane) -> Bool {
-        guard lane == .synthesis else { return true }
+        // A clip waiting for memory holds thumbnails back (`admitMemory`): it goes first.
+        guard lane == .synthesis, memoryWaiter != .synthesis else { return true }
         let thumbnail = lanes[Lane.thumbnail.index]
         return !thumbnail.hasWaitingWork || !thumbnail.blocked.isEmpty
     }
@@ -145,7 +189,7 @@ extension SchedulerCore {
         return true
     }
 
-    mutating func start(_ id: ItemID, in lane: Lane) {
+    mutating func start(_ id: ItemID, in lane: Lane, memory: Int64) {
         guard var entry = entries[id] else { return }
         if entry.record.state != lane.activeState { move(&entry, to: lane.activeState) }
         entry.record.inFlight = true
@@ -160,7 +204,8 @@ extension SchedulerCore {
         let token = nextToken
         nextToken += 1
         let item = entry.record.item
-        running[token] = RunningPhase(id: id, lane: lane)
+        running[token] = RunningPhase(id: id, lane: lane, memory: memory)
+        memoryInUse += memory
         actions.append(.startPhase(token: token, item: item, lane: lane,
                                    timeout: configuration[lane].timeout.duration(forBytes: item.byteCount), alone: alone))
     }
@@ -269,6 +314,8 @@ extension SchedulerCore {
             actions.append(.emit(.abandoned(entry.record.item, phase.lane)))
         }
         running = [:]
+        memoryInUse = 0
+        memoryWaiter = nil
         finishIfDone()
     }
 

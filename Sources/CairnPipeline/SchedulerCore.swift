@@ -36,6 +36,10 @@ enum SchedulerAction: Sendable {
 /// - each lane runs at most `width` items; an item that finished a lane waits, holding its slot,
 ///   while the next lane's inbox is full; a timed-out phase holds its slot until its work returns, or for
 ///   as long again as its timeout when the work cannot be interrupted (a decoder with no hook);
+/// - with a memory budget (`PipelineConfiguration.memory`), a phase starts only while the estimates of the phases
+///   started, its own added, stay within it (`MemoryFootprint`, from the item's probe); one estimated above the
+///   budget starts once nothing else holds memory (it runs alone, never starved: while it waits, no other lane starts
+///   a phase that holds memory); one estimated above the kernel's limit fails with a `.memory` reason;
 /// - synthesis starts no clip while thumbnail work is waiting, unless the thumbnail lane is itself
 ///   stuck on a full synthesis inbox (otherwise the two would wait on each other forever);
 /// - a phase that throws a retryable error or times out is retried from that phase only, after
@@ -56,6 +60,8 @@ struct SchedulerCore {
         var route: ItemRoute
         /// Tries of the current phase in this run.
         var attemptsInPhase = 0
+        /// What its decode and encode hold, from its probe in this run (nil: not probed in this run).
+        var footprint: MemoryFootprint?
     }
 
     struct RunningPhase {
@@ -63,6 +69,8 @@ struct SchedulerCore {
         var lane: Lane
         /// Timed out: the item has failed, but its blocking work has not returned yet, so it keeps its slot.
         var timedOut = false
+        /// Of the memory budget, what the phase was admitted with; given back when its work returns.
+        var memory: Int64 = 0
     }
 
     /// Fresh placeholders, in order, handed to the transfer lane only as its inbox has room: the core holds
@@ -79,6 +87,10 @@ struct SchedulerCore {
     var backoff: Set<ItemID> = []
     var suspects = FIFO<ItemID>()
     var activeSuspect: ItemID?
+    /// The memory the started phases were admitted with (`PipelineConfiguration.memory`).
+    var memoryInUse: Int64 = 0
+    /// The lane whose next phase waits for memory: the other lanes start no phase that holds any until it has.
+    var memoryWaiter: Lane?
     var finalFailures = 0
     var stopReason: StopReason?
     var progress: PipelineProgressTracker
@@ -187,12 +199,14 @@ struct SchedulerCore {
             actions.append(.armGrace(token: token, after: limit))
         } else {
             running[token] = nil
+            memoryInUse -= phase.memory
         }
         // Cancelling the phase interrupts media work (FFmpeg's interrupt callback and cairn's loops).
         actions.append(.cancelPhase(token: token))
         lanes[phase.lane.index].inFlight.remove(phase.id)
         switch outcome {
-        case .succeeded(let result):
+        case .succeeded(let result, let footprint):
+            if let footprint { entries[phase.id]?.footprint = footprint }
             succeed(phase.id, in: phase.lane, duplicate: result == .alreadyInLibrary)
         case .failed(let reason, let retryable):
             fail(phase.id, in: phase.lane, reason: reason, retryable: retryable)
@@ -219,6 +233,7 @@ struct SchedulerCore {
 
     mutating func releaseTimedOut(_ token: UInt64, _ phase: RunningPhase) {
         running[token] = nil
+        memoryInUse -= phase.memory
         lanes[phase.lane.index].timedOutWork -= 1
         pump()
         finishIfDone()

@@ -98,7 +98,7 @@ public struct LibraryStages: PipelineStages {
                 if let kept = Self.keptWithoutPreview(item, error, onKept: onKept) { return kept }
                 throw Self.failure(error)
             }
-            return PhaseResult(products: StageRows(probes: [Self.probeRecord(checksum, probe)]))
+            return PhaseResult(products: StageRows(probes: [Self.probeRecord(checksum, probe)]), footprint: probe.memory)
         }
     }
 

@@ -17,12 +17,16 @@ public struct ThumbnailBatch: Sendable {
     public let outputFolder: String
     public let makesPreviews: Bool
     public let media: MediaEngine
+    /// What the decodes may hold at once.
+    public let memory: MemoryBudget
 
-    public init(files: [String], outputFolder: String, makesPreviews: Bool, media: MediaEngine = MediaEngine()) {
+    public init(files: [String], outputFolder: String, makesPreviews: Bool, media: MediaEngine = MediaEngine(),
+                memory: MemoryBudget = .detected(.read())) {
         self.files = files
         self.outputFolder = outputFolder
         self.makesPreviews = makesPreviews
         self.media = media
+        self.memory = memory
     }
 
     /// Where each file's thumbnail goes: its name without extension, or its whole name when two files given share
@@ -42,6 +46,7 @@ public struct ThumbnailBatch: Sendable {
                     report: @escaping @Sendable (Line) -> Void) async throws -> Int {
         var configuration = PipelineConfiguration.defaults(cores: cores)
         configuration.clipsEnabled = false
+        configuration.memory = memory
         let stems = stems()
         let targets = files.indices.map { index in
             ThumbnailStages.Target(
@@ -127,11 +132,11 @@ private final class ThumbnailStages: PipelineStages {
 
     func readMetadata(_ item: ImportItem) async throws -> PhaseResult {
         let index = Int(item.id.rawValue) - 1, media = media, source = targets[index].source
-        let kind = try await BlockingWork.run(interruptible: { (interrupt) throws -> MediaKind in
-            do { return try media.probe(path: source, interrupt: interrupt).kind } catch { throw LibraryStages.failure(error) }
+        let probe = try await BlockingWork.run(interruptible: { (interrupt) throws -> MediaProbe in
+            do { return try media.probe(path: source, interrupt: interrupt) } catch { throw LibraryStages.failure(error) }
         })
-        kinds.withLock { $0[index] = kind }
-        return .done
+        kinds.withLock { $0[index] = probe.kind }
+        return PhaseResult(footprint: probe.memory)
     }
 
     func makeThumbnail(_ item: ImportItem) async throws -> PhaseResult {

@@ -17,7 +17,7 @@ struct ConfigCommand: ParsableCommand {
             immich_api_key_file (CAIRN_IMMICH_API_KEY_FILE), metrics_file (CAIRN_METRICS_FILE), metrics_push \
             (CAIRN_METRICS_PUSH), queue (CAIRN_QUEUE), catalog (CAIRN_CATALOG), check_destination_days \
             (CAIRN_CHECK_DESTINATION_DAYS), destination_drift (CAIRN_DESTINATION_DRIFT), time_zone \
-            (CAIRN_TIME_ZONE); the key itself is shown as ***, a \
+            (CAIRN_TIME_ZONE), memory (CAIRN_MEMORY, e.g. 512M or 2G); the key itself is shown as ***, a \
             queue's or catalog's password never. Exit code 64 names the file, variable or flag of a bad value.
             """
     )
@@ -65,6 +65,7 @@ struct ConfigCommand: ParsableCommand {
             check_destination_days \(resolved.destinationCheck.everyDays)
             destination_drift \(resolved.destinationCheck.mending.rawValue)
             time_zone         \(resolved.timeZone ?? "(this machine's)")
+            memory            \((immich.memory ?? .detected(.read())).description)
             """)
     }
 }

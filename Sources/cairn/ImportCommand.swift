@@ -30,8 +30,11 @@ struct ImportCommand: AsyncParsableCommand {
             sets that; 0 turns it off), and the thumbnail lane has one more runner that only files of at most \
             1 MiB take. Files bigger than that are decoded at most one per core at once over the three decoding \
             lanes together, so each picture in flight holds its memory on a core that works on it (decoders=N \
-            sets that). The library's cairn.toml `lanes` and `clips` apply \
-            as they do for `cairn sync`; options given here win. A timed-out or I/O-failed phase is retried with \
+            sets that). --memory 512M bounds what decodes and encodes hold at once, by each file's estimate from \
+            its probe (default: the cgroup's limit less a margin, or half the RAM; `cairn config` shows it): a \
+            phase waits for room, one larger than the budget runs alone, and one larger than the cgroup allows \
+            fails with its reason instead of the kernel killing the run. The library's cairn.toml `lanes`, \
+            `clips` and `memory` apply as they do for `cairn sync`; options given here win. A timed-out or I/O-failed phase is retried with \
             backoff (--max-attempts); corrupt or unsupported media fails at once.
 
             --derivatives off archives only: originals are hashed, deduplicated, copied and catalogued, and each \
@@ -52,7 +55,7 @@ struct ImportCommand: AsyncParsableCommand {
 
             \(Self.queueHelp)Exit codes: 0 all imported; 3 some files failed, or --max-errors stopped the run (each failure \
             is listed with its reason); 130 interrupted by a signal (the next run resumes); 75 another cairn \
-            process holds the library; 64 the command line was wrong (no such SOURCE folder, a bad --lanes); \
+            process holds the library; 64 the command line was wrong (no such SOURCE folder, a bad --lanes or --memory); \
             77 the Immich server refused the API key (nothing lost; the next run resumes); 1 the run could not \
             start (an unusable library, an unreachable or too old Immich server).
             """

@@ -19,6 +19,11 @@ struct PipelineOptions: ParsableArguments {
         valueName: "on|off"))
     var derivatives: Switch?
 
+    @Option(name: .customLong("memory"), help: ArgumentHelp(
+        "What decodes and encodes may hold at once, e.g. 512M or 2G (default: the cgroup's limit less a margin, or half the RAM).",
+        valueName: "size"))
+    var memory: String?
+
     @Option(name: .customLong("max-errors"), help: "Stop taking new work after this many files failed.")
     var maxErrors: Int?
 
@@ -64,6 +69,11 @@ struct PipelineOptions: ParsableArguments {
         if let derivatives { configuration.derivativesEnabled = derivatives == .on }
         if let maxErrors { configuration.maxErrors = maxErrors }
         if let maxAttempts { configuration.maxAttempts = maxAttempts }
+        if let memory {
+            do { configuration.memory = try MemoryBudget.given(memory, origin: .option, limits: .read()) } catch {
+                throw ValidationError("--memory: \(error.reason)")
+            }
+        }
         return configuration
     }
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import CairnCore
 import CairnStatus
+import Foundation
 
 /// `cairn version`: cairn's version, and with `--verbose` the libraries it runs with.
 struct VersionCommand: ParsableCommand {
@@ -18,5 +19,11 @@ struct VersionCommand: ParsableCommand {
         for (name, version) in versions {
             Output.line(name + String(repeating: " ", count: width - name.count + 2) + version)
         }
+        // Without a library, the budget a run would have from CAIRN_MEMORY or this machine's limits.
+        let budget: String
+        do { budget = try MemoryBudget.resolved(option: nil, environment: ProcessInfo.processInfo.environment).description } catch {
+            budget = "CAIRN_MEMORY: \(error.reason)"
+        }
+        Output.line("memory" + String(repeating: " ", count: max(2, width - 6 + 2)) + budget)
     }
 }

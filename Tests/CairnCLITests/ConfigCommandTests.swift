@@ -25,4 +25,26 @@ import Testing
         #expect(result.status == 64)
         #expect(result.standardError.contains("\(path): max_delete: must not be negative, got -1"))
     }
+
+    /// The memory budget: where it came from in `cairn config` and `cairn version --verbose`; a bad `--memory` is a
+    /// usage error naming the option, before anything runs.
+    @Test func theMemoryBudgetSaysWhereItCameFromAndABadOneIsAUsageError() throws {
+        let folder = try TemporaryDirectory()
+        try folder.write(Data("memory = \"768M\"\n".utf8), to: "lib/cairn.toml")
+        let library = ["--library", folder.subpath("lib")]
+        let file = try CairnBinary.run(["config"] + library)
+        #expect(file.standardOutput.contains("memory            768 MiB (memory in cairn.toml)"), "\(file.standardOutput)")
+        let environment = try CairnBinary.run(["config"] + library, environment: ["CAIRN_MEMORY": "2G"])
+        #expect(environment.standardOutput.contains("memory            2 GiB (CAIRN_MEMORY)"), "\(environment.standardOutput)")
+        let version = try CairnBinary.run(["version", "--verbose"], environment: ["CAIRN_MEMORY": "1.5G"])
+        #expect(version.standardOutput.contains("1.5 GiB (CAIRN_MEMORY)"), "\(version.standardOutput)")
+        let source = folder.subpath("source")
+        try FileManager.default.createDirectory(atPath: source, withIntermediateDirectories: true)
+        for bad in ["100M", "lots"] {
+            let result = try CairnBinary.run(["import", source, "--memory", bad] + library)
+            #expect(result.status == 64, "--memory \(bad): \(result.standardError)")
+            #expect(result.standardError.contains("--memory: "), "\(result.standardError)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: folder.subpath("lib/catalog.sqlite")), "a refused run wrote nothing")
+    }
 }

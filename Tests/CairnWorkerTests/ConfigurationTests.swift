@@ -16,8 +16,13 @@ import Testing
     }
 
     @Test func defaultsWithoutAnyFile() throws {
-        let configuration = try CairnConfiguration.resolve(configFile: nil, libraryRoot: library.path, environment: [:])
-        #expect(configuration == CairnConfiguration())
+        let limits = MemoryLimits(physicalMemory: 4 << 30)
+        let configuration = try CairnConfiguration.resolve(configFile: nil, libraryRoot: library.path, environment: [:],
+                                                           memoryLimits: limits)
+        var expected = CairnConfiguration()
+        expected.memory = .detected(limits)
+        #expect(configuration == expected)
+        #expect(configuration.memory == MemoryBudget(bytes: 2 << 30, origin: .physicalMemory))
         #expect(configuration.reconcile.quarantineDays == 14 && configuration.reconcile.strictness == .trusting)
         #expect(configuration.file == nil && !configuration.applyDeletions && configuration.clips)
     }
@@ -92,6 +97,29 @@ import Testing
                                            reason: "must be a fraction within 0...1 (0.5 is 50 %), got 50.0")) {
             try CairnConfiguration.resolve(configFile: nil, libraryRoot: library.path, environment: [:],
                                            flags: .init(vanishThreshold: 50))
+        }
+    }
+
+    /// `memory`: the file's, then CAIRN_MEMORY's, each said to be where the figure came from; a bad one named.
+    @Test func memoryFromTheFileOrTheEnvironmentAndItsErrors() throws {
+        let limits = MemoryLimits(cgroup: .init(bytes: 1 << 30, file: "/sys/fs/cgroup/memory.max"), physicalMemory: 8 << 30)
+        _ = try writeConfig("memory = \"768M\"\n")
+        let file = try CairnConfiguration.resolve(configFile: nil, libraryRoot: library.path, environment: [:],
+                                                  memoryLimits: limits)
+        #expect(file.memory == MemoryBudget(bytes: 768 << 20, hardLimit: 896 << 20, origin: .configurationFile))
+        let environment = try CairnConfiguration.resolve(configFile: nil, libraryRoot: library.path,
+                                                         environment: ["CAIRN_MEMORY": "1.5G"], memoryLimits: limits)
+        #expect(environment.memory?.bytes == 3 << 29 && environment.memory?.origin == .environment)
+        #expect(try CairnConfiguration.resolve(configFile: nil, libraryRoot: library.path, environment: [:],
+                                               memoryLimits: limits).pipelineConfiguration(cores: 2).memory == file.memory)
+        #expect(throws: ConfigurationError(origin: "environment variable CAIRN_MEMORY", key: nil,
+                                           reason: "100M is below the least a run needs, 128M")) {
+            try CairnConfiguration.resolve(configFile: nil, libraryRoot: library.path,
+                                           environment: ["CAIRN_MEMORY": "100M"], memoryLimits: limits)
+        }
+        let path = try writeConfig("memory = 512\n")
+        #expect(throws: ConfigurationError(origin: path, key: "memory", reason: "must be a string")) {
+            try CairnConfiguration.resolve(configFile: nil, libraryRoot: library.path, environment: [:], memoryLimits: limits)
         }
     }
 

@@ -252,13 +252,15 @@ struct HEIFDecoder {
         guard displayed.width > 0, displayed.height > 0 else { throw call.failure("probe", "picture has no dimensions", .corrupt) }
         let codec = brand == "avif" ? "av1" : "hevc"
         let exif = image.exif
-        return MediaProbe(
+        var probe = MediaProbe(
             container: codec == "av1" ? "avif" : "heif", kind: .photo,
             streams: [.init(index: 0, type: "video", codec: codec, width: displayed.width, height: displayed.height)],
             width: displayed.width, height: displayed.height, orientation: .identity,
             captureDate: exif?.captureTime?.sortDate, captureTime: exif?.captureTime,
             cameraMake: exif?.make, cameraModel: exif?.model, gps: exif?.gps, contentIdentifier: exif?.contentIdentifier,
             colourProfile: image.iccProfile.flatMap { ColourProfile(bytes: $0)?.name })
+        probe.bitDepth = image.lumaBits > 0 ? image.lumaBits : nil
+        return probe
     }
 
     /// The primary image, upright; an embedded thumbnail instead when it is large enough for `targetShortSide`
