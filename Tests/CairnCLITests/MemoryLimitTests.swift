@@ -111,13 +111,9 @@ struct TestCgroup: Sendable {
 
     init?(limit: Int64) {
         let name = "cairn-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        let manager = FileManager.default
         // v1: the memory controller's own hierarchy.
-        for root in ["/sys/fs/cgroup/memory"] where manager.fileExists(atPath: root + "/memory.limit_in_bytes") {
-            let folder = root + "/" + name
-            guard (try? manager.createDirectory(atPath: folder, withIntermediateDirectories: false)) != nil else { continue }
-            guard (try? "\(limit)".write(toFile: folder + "/memory.limit_in_bytes", atomically: false, encoding: .utf8)) != nil
-            else { try? manager.removeItem(atPath: folder); continue }
+        if FileManager.default.fileExists(atPath: "/sys/fs/cgroup/memory/memory.limit_in_bytes"),
+           let folder = Self.make("/sys/fs/cgroup/memory/" + name, limitFile: "memory.limit_in_bytes", limit: limit) {
             self.folder = folder
             isV2 = false
             return
@@ -125,18 +121,25 @@ struct TestCgroup: Sendable {
         // v2: the unified hierarchy, with the memory controller handed down to the new cgroup.
         for root in ["/sys/fs/cgroup", "/sys/fs/cgroup/unified"] {
             guard let controllers = try? String(contentsOfFile: root + "/cgroup.controllers", encoding: .utf8),
-                  controllers.split(separator: " ").contains(where: { $0.trimmingCharacters(in: .whitespacesAndNewlines) == "memory" })
-            else { continue }
+                  controllers.split(whereSeparator: \.isWhitespace).contains("memory") else { continue }
             _ = try? "+memory".write(toFile: root + "/cgroup.subtree_control", atomically: false, encoding: .utf8)
-            let folder = root + "/" + name
-            guard (try? manager.createDirectory(atPath: folder, withIntermediateDirectories: false)) != nil else { continue }
-            guard (try? "\(limit)".write(toFile: folder + "/memory.max", atomically: false, encoding: .utf8)) != nil
-            else { try? manager.removeItem(atPath: folder); continue }
-            self.folder = folder
-            isV2 = true
-            return
+            if let folder = Self.make(root + "/" + name, limitFile: "memory.max", limit: limit) {
+                self.folder = folder
+                isV2 = true
+                return
+            }
         }
         return nil
+    }
+
+    /// The cgroup's folder with its limit written, or nil (and nothing left behind) when the kernel refuses either.
+    private static func make(_ folder: String, limitFile: String, limit: Int64) -> String? {
+        guard mkdir(folder, 0o755) == 0 else { return nil }
+        guard (try? "\(limit)".write(toFile: folder + "/" + limitFile, atomically: false, encoding: .utf8)) != nil else {
+            rmdir(folder)
+            return nil
+        }
+        return folder
     }
 
     /// Processes the kernel's out-of-memory killer killed in the cgroup (v1 `memory.oom_control`, v2 `memory.events`).
