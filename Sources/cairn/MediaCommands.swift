@@ -115,10 +115,10 @@ struct ThumbnailCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let memory = try budget()
+        let limit = try budget()
         // As an import does under a limit: what a decode freed leaves the process before the next one is admitted.
-        if memory.isLimit { MemoryTuning.returnLargeBlocksToTheSystem() }
-        let batch = ThumbnailBatch(files: files, outputFolder: output, makesPreviews: preview, memory: memory)
+        if limit.isLimit { MemoryTuning.returnLargeBlocksToTheSystem() }
+        let batch = ThumbnailBatch(files: files, outputFolder: output, makesPreviews: preview, memory: limit)
         let failures = try await batch.run { line in
             switch line {
             case .made(let file, let thumbnail):
