@@ -321,6 +321,7 @@ let package = Package(
             "cairn", "CairnCore", "CairnCatalog", "CairnReconcile", "CairnLibrary", "CairnTrash", "CairnStages",
             "CairnConfiguration", "CairnStatus", "CairnImmichDestination", "CairnImport", "CairnSync",
             "CairnQueue", "CairnSharedWork", "CairnPipeline", "CairnRun", "CairnReconcileOracle", "CairnTesting",
+            "CairnMedia", "CairnTapeBuild",
         ]),
     ],
     swiftLanguageModes: [.v6]

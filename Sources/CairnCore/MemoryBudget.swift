@@ -1,5 +1,15 @@
 import Foundation
 
+/// Whether work may start, as far as memory goes (`MemoryBudget.admission`).
+public enum MemoryAdmission: Sendable, Equatable {
+    /// It may, holding this much of the budget.
+    case admitted(Int64)
+    /// The budget has no room yet.
+    case waits
+    /// More than the kernel allows media work: it would be killed.
+    case aboveLimit(Int64, limit: Int64)
+}
+
 /// The memory a run may give to decodes and encodes at once: the one bound on what media work holds. The scheduler
 /// admits a phase only while the estimates of the phases running, its own added, stay within `bytes` (one whose
 /// estimate is larger runs alone); a phase whose estimate is above `hardLimit` fails with a `.memory` reason instead
@@ -32,6 +42,16 @@ public struct MemoryBudget: Sendable, Hashable, CustomStringConvertible {
         self.bytes = bytes
         self.hardLimit = hardLimit
         self.origin = origin
+    }
+
+    /// Whether work estimated at `bytes` may start beside work already admitted with `inUse`: the one rule the
+    /// pipeline's scheduler and a queue worker's jobs both follow. Within the budget it starts; one estimated above
+    /// the budget starts once nothing else holds memory (it runs alone, never starved); one above `hardLimit` never
+    /// starts, as the kernel would kill the process. A budget given above the hard limit is held to it.
+    public func admission(of bytes: Int64, besides inUse: Int64) -> MemoryAdmission {
+        guard bytes > 0 else { return .admitted(0) }
+        if let hardLimit, bytes > hardLimit { return .aboveLimit(bytes, limit: hardLimit) }
+        return inUse == 0 || inUse + bytes <= min(self.bytes, hardLimit ?? .max) ? .admitted(bytes) : .waits
     }
 
     /// What a cgroup limit leaves to media work: the process's own libraries, catalog and buffers come first.

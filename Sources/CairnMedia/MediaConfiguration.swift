@@ -47,6 +47,10 @@ public struct MediaConfiguration: Sendable, Equatable {
     public var heifPlanarDecode = true
     /// Decoder threads per file; 1 suits a pipeline that runs one file per core.
     public var decoderThreads = 1
+    /// x264's frame threads for a still's clip; 0 lets x264 choose (1.5 a core). Each thread holds about 20 MiB more
+    /// for a 1080p clip, so a run under a memory limit gives each clip one (`MemoryBudget.isLimit`): slower for a
+    /// clip made alone, not for clips made beside other work.
+    public var clipEncoderThreads = 0
 
     public init() {}
 }
@@ -66,8 +70,6 @@ public struct ClipOptions: Sendable, Equatable, Codable {
     /// The clip fits inside maxLongSide x maxShortSide, in either orientation.
     public var maxLongSide = 1920
     public var maxShortSide = 1080
-    /// Encoder threads; 0 lets the encoder choose.
-    public var encoderThreads = 0
 
     public init(seconds: Double = 3, framesPerSecond: Int = 30, kenBurns: Bool = false) {
         self.seconds = seconds

@@ -161,7 +161,7 @@ public struct MediaEngine: Sendable {
     }
 
     private func writeClip(_ picture: DecodedPicture, options: ClipOptions, to path: String) throws(MediaError) -> RenderedClip {
-        let written = try ClipWriter().write(picture, options: options, to: path)
+        let written = try ClipWriter(threads: configuration.clipEncoderThreads).write(picture, options: options, to: path)
         // The clip counts only once it probes back as what was written.
         let probe = try Prober(configuration: configuration).probe(path: path)
         let call = FFmpegCall(file: path)

@@ -9,12 +9,16 @@ import CairnCore
 /// less that of the same command on a 64x48 JPEG; `MemoryEstimateTests` measures the large fixtures again, each in a
 /// process of its own, and holds every peak within 0.67 to 1.1 of its estimate.
 enum MemoryEstimate {
-    /// x264 (`preset veryfast`, `tune stillimage`) holds about this many bytes a pixel of the clip for each of its
-    /// frame threads (a 1620x1080 clip: 200 MiB with the 3 threads it takes on 2 cores).
-    static let encoderBytesPerPixelPerThread = 38.0
+    /// x264 (`preset veryfast`, `tune stillimage`, lookahead 3 in the encoding thread) holds about this many bytes
+    /// a pixel of the clip, and `encoderBytesPerPixelPerThread` more for each of its frame threads (a 1620x1080 clip:
+    /// 91 MiB with one thread, 132 MiB with the 3 it takes on 2 cores; with x264's own lookahead, 202 MiB).
+    static let encoderBytesPerPixel = 40.0
+    static let encoderBytesPerPixelPerThread = 12.0
     /// Of the decode for a clip, what is still held when the encoder peaks (the decoded picture is freed once the
     /// clip's master frame is made; what glibc keeps of it is not).
-    static let decodeHeldAtEncoderPeak = 0.5
+    static let decodeHeldAtEncoderPeak = 0.7
+    /// A HEIF's largest embedded thumbnail decoded (a phone's is 1–4 MP), when the picture is too large to decode whole.
+    static let embeddedThumbnailDecode = 4_000_000 * 5.5
 
     static func footprint(of probe: MediaProbe, header: StillHeader, fileBytes: Int, configuration: MediaConfiguration,
                           clip: ClipOptions = ClipOptions(), cores: Int = System.coreCount) -> MemoryFootprint {
@@ -25,8 +29,9 @@ enum MemoryEstimate {
         guard probe.kind == .photo else { return MemoryFootprint(thumbnail: thumbnail, clip: 0) }
         let size = SizePlanning.clipSize(width: max(1, probe.width ?? width), height: max(1, probe.height ?? height),
                                          maxLongSide: clip.maxLongSide, maxShortSide: clip.maxShortSide)
-        let threads = clip.encoderThreads > 0 ? clip.encoderThreads : max(1, cores * 3 / 2)
-        let encoder = Double(size.width * size.height) * encoderBytesPerPixelPerThread * Double(threads)
+        let threads = configuration.clipEncoderThreads > 0 ? configuration.clipEncoderThreads : max(1, cores * 3 / 2)
+        let encoder = Double(size.width * size.height)
+            * (encoderBytesPerPixel + encoderBytesPerPixelPerThread * Double(threads))
         let forClip = decode(probe, header: header, width: width, height: height, fileBytes: fileBytes,
                              targetShortSide: min(size.width, size.height), configuration: configuration)
         // The peak is the decode's or the encoder's, whichever is higher.
@@ -55,7 +60,10 @@ enum MemoryEstimate {
             bytes = held
         // libheif's planes and its conversion. At 10 and 12 bits the decoder's own 16-bit frame, libheif's copy and
         // its conversion to the 4:2:0 planes asked for: 13 bytes a pixel from 4:2:0, 17.5 from a camera's 4:2:2.
-        case "heif", "avif": bytes = file + pixels * (deep ? 17.5 : 5.5)
+        case "heif", "avif":
+            // Too large to decode whole (`maxDecodeBytes`): rendered from an embedded thumbnail, or refused.
+            let whole = pixels * HEIFDecoder.wholeDecodeBytesPerPixel(deep: deep) > Double(configuration.maxDecodeBytes)
+            bytes = file + (whole ? embeddedThumbnailDecode : pixels * (deep ? 17.5 : 5.5))
         // libtiff maps the file; the picture is converted to 8-bit RGBA.
         case "tiff": bytes = file + pixels * 4
         case "jxl": bytes = file + pixels * (deep ? 6.6 : 3.3)

@@ -15,6 +15,15 @@ public struct TapeClipEncoder: Sendable {
         self.configuration = configuration
     }
 
+    /// What one clip of the standard tape holds at its peak with `threads` encoder threads, by the clip encoder's
+    /// table (`MemoryEstimate`: x264 at 1080p with a short lookahead), and a still decoded at the clip's size.
+    public static func estimatedPeak(threads: Int, settings: TapeClipSettings = TapeClipSettings()) -> Int64 {
+        let pixels = Double(settings.width * settings.height)
+        let encoder = pixels * (MemoryEstimate.encoderBytesPerPixel
+                                + MemoryEstimate.encoderBytesPerPixelPerThread * Double(max(1, threads)))
+        return Int64(encoder + pixels * 4 * 5.5)
+    }
+
     /// Encodes `request`; `onSegment(index, seconds)` is called, in order, as each segment file is complete.
     /// Returns every segment's duration. On failure the segments already reported stay (a tape may show them).
     public func encode(_ request: TapeClipRequest, interrupt: MediaInterrupt? = nil,

@@ -43,6 +43,9 @@ public struct LaneSettings: Hashable, Sendable {
     /// picture's phase is short, and the hand-off between one phase and the next left a core idle for about as
     /// long as the work; a small decode takes little memory, so a further runner for small items costs little.
     public var smallItemRunners: Int
+    /// Whether the lane's phases do their work in this process, so the memory budget admits them by their estimates;
+    /// off for lanes that only wait for a shared queue's workers (`SharedQueueLanes`).
+    public var holdsMemory = true
 
     public init(width: Int, ahead: Int = 0, inboxCapacity: Int, timeout: LaneTimeout, smallItemRunners: Int = 0) {
         self.width = width
@@ -87,10 +90,10 @@ public struct PipelineConfiguration: Hashable, Sendable {
     /// Items of at most this many bytes may take a lane's `smallItemRunners`.
     public var smallItemBytes: Int64 = 1 << 20
     /// Phases of the lanes that decode (metadata, thumbnail, synthesis) running their stage work at once for items
-    /// bigger than `smallItemBytes`, all three lanes together; nil: only each lane's own width bounds them. The
-    /// blocking pool has more threads than cores (for reads), so without this bound the three lanes' widths decode
-    /// big pictures at once on cores that cannot run them faster, each holding its frames. A small file's phase is
-    /// short and its decode small: bounded too, its lanes lost more to the hand-offs than memory gained.
+    /// bigger than `smallItemBytes`, all three lanes together; nil: only each lane's own width bounds them. A bound
+    /// on cores, not on memory (that is `memory`'s): the blocking pool has more threads than cores (for reads), so
+    /// without it the three lanes' widths decode big pictures at once on cores that cannot run them faster. A small
+    /// file's phase is short: bounded too, its lanes lost more to the hand-offs than the cores gained.
     /// (Measured with `/usr/bin/time` imports of a folder of real pictures and one of small photos on 2 cores.)
     public var decoders: Int?
     /// The memory the phases that decode and encode may hold at once, by their estimates (`MemoryFootprint`); nil:

@@ -125,32 +125,22 @@ extension SchedulerCore {
         return started
     }
 
-    enum MemoryAdmission {
-        case admitted(Int64)
-        /// The budget has no room yet.
-        case waits
-        /// More than the kernel allows media work: the phase would be killed.
-        case aboveLimit(Int64, limit: Int64)
-    }
-
     /// Whether `id`'s phase in `lane` may start now, as far as memory goes, and with how much of it.
     mutating func admitMemory(for id: ItemID, in lane: Lane) -> MemoryAdmission {
-        guard let budget = configuration.memory, let entry = entries[id] else { return .admitted(0) }
+        // A lane whose work runs elsewhere (a shared queue's workers) holds none of this process's memory.
+        guard let budget = configuration.memory, configuration[lane].holdsMemory, let entry = entries[id] else {
+            return .admitted(0)
+        }
         let bytes = entry.footprint?.bytes(in: lane) ?? MemoryFootprint.unprobed(entry.record.item, in: lane)
+        let admission = budget.admission(of: bytes, besides: memoryInUse)
+        if case .aboveLimit = admission { return admission }
         guard bytes > 0 else { return .admitted(0) }
-        if let limit = budget.hardLimit, bytes > limit { return .aboveLimit(bytes, limit: limit) }
         // Behind a lane waiting for memory, unless that lane could not start its phase anyway (its slots full, or
         // its clips behind thumbnails): then it holds nothing back.
         if let waiter = memoryWaiter, waiter != lane, lanes[waiter.index].slotsUsed < configuration[waiter].slots,
            lanes[waiter.index].hasWaitingWork, mayStart(in: waiter) { return .waits }
-        // One estimated above the budget runs alone: once nothing else holds memory.
-        // A budget given above what the cgroup allows is held to the cgroup's.
-        guard memoryInUse == 0 || memoryInUse + bytes <= min(budget.bytes, budget.hardLimit ?? .max) else {
-            memoryWaiter = lane
-            return .waits
-        }
-        memoryWaiter = nil
-        return .admitted(bytes)
+        memoryWaiter = admission == .waits ? lane : nil
+        return admission
     }
 
     /// Fails the phase before it starts: its estimate is above what the kernel lets media work hold, so running it

@@ -19,11 +19,14 @@ public enum SharedQueueService {
         public var leaseTTL: Duration
         /// `--job-log`: a JSON line per job start and end.
         public var jobLogPath: String?
+        /// What the jobs' decodes and encodes may hold at once, by their estimates.
+        public var memory: MemoryBudget?
 
         public init(queue: PostgresLocation, libraryRoot: String, lanes: Int, drainTimeout: Duration,
-                    leaseTTL: Duration, jobLogPath: String?) {
+                    leaseTTL: Duration, jobLogPath: String?, memory: MemoryBudget? = nil) {
             self.queue = queue; self.libraryRoot = libraryRoot; self.lanes = lanes
             self.drainTimeout = drainTimeout; self.leaseTTL = leaseTTL; self.jobLogPath = jobLogPath
+            self.memory = memory
         }
     }
 
@@ -51,7 +54,7 @@ public enum SharedQueueService {
         settings.library = identity
         settings.drainTimeout = request.drainTimeout
         settings.leaseTTL = request.leaseTTL
-        let jobs = DerivativeJobs(layout: layout)
+        let jobs = DerivativeJobs(layout: layout, memory: request.memory)
         let id = UUID()
         let log: JobLog?
         do { log = try request.jobLogPath.map { path throws(SystemCallError) in try JobLog(path: path, worker: id) } } catch {

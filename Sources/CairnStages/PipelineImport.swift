@@ -70,7 +70,8 @@ public struct PipelineImport: Sendable {
     public let sourceID: Int64
     /// Written into new asset rows.
     public var runID: String?
-    public var media = MediaEngine()
+    /// The media engine: by default, the one the run's memory budget allows (`MediaConfiguration.within`).
+    public var media: MediaEngine
     public var clipOptions = ClipOptions()
     /// Times lane timeouts, backoff and the cancellation deadline.
     public var clock: any Clock<Duration> = DispatchTimerClock()
@@ -91,6 +92,7 @@ public struct PipelineImport: Sendable {
         itemCatalog = catalog
         self.configuration = configuration
         self.sourceID = sourceID
+        media = MediaEngine(configuration: configuration.memory.map { .within($0) } ?? MediaConfiguration())
     }
 
     /// Runs every page `pages` plans, as one run: one scheduler, one record writer and one group commit, the next

@@ -20,12 +20,13 @@ public struct ThumbnailBatch: Sendable {
     /// What the decodes may hold at once.
     public let memory: MemoryBudget
 
-    public init(files: [String], outputFolder: String, makesPreviews: Bool, media: MediaEngine = MediaEngine(),
+    /// `media` nil: the engine `memory` allows (`MediaConfiguration.within`).
+    public init(files: [String], outputFolder: String, makesPreviews: Bool, media: MediaEngine? = nil,
                 memory: MemoryBudget = .detected(.read())) {
         self.files = files
         self.outputFolder = outputFolder
         self.makesPreviews = makesPreviews
-        self.media = media
+        self.media = media ?? MediaEngine(configuration: .within(memory))
         self.memory = memory
     }
 

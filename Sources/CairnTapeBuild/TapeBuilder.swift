@@ -17,12 +17,28 @@ public struct TapeBuildSettings: Sendable, Equatable {
     /// Clips made at once once the tape is playable (before that, one, with every core). Each lane holds a 1080p
     /// encoder's frames, so one lane keeps memory lowest and more lanes trade it for speed.
     public var lanes: Int
+    /// The media engine's settings: `MediaConfiguration.within` the build's memory budget.
+    public var media: MediaConfiguration
 
-    public init(maxClipSeconds: Double = 6, stillSeconds: Double = 3, kenBurns: Bool = false, lanes: Int = 1) {
+    public init(maxClipSeconds: Double = 6, stillSeconds: Double = 3, kenBurns: Bool = false, lanes: Int = 1,
+                media: MediaConfiguration = MediaConfiguration()) {
         self.maxClipSeconds = maxClipSeconds
         self.stillSeconds = stillSeconds
         self.kenBurns = kenBurns
         self.lanes = lanes
+        self.media = media
+    }
+
+    /// `settings` within `budget`: as many lanes as its clips' estimates fit (at least one, which runs whatever
+    /// the budget), and the media engine the budget allows.
+    public static func within(_ budget: MemoryBudget, _ settings: TapeBuildSettings,
+                              cores: Int = System.coreCount) -> TapeBuildSettings {
+        var fitted = settings
+        let room = min(budget.bytes, budget.hardLimit ?? .max)
+        let perLane = TapeClipEncoder.estimatedPeak(threads: settings.lanes == 1 ? cores : max(1, cores * 3 / 2))
+        fitted.lanes = max(1, min(settings.lanes, Int(room / perLane)))
+        fitted.media = .within(budget)
+        return fitted
     }
 }
 

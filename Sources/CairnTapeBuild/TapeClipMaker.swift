@@ -21,6 +21,6 @@ struct TapeClipMaker: Sendable {
             : .video(maxSeconds: entry.kind == .still ? settings.stillSeconds : settings.maxClipSeconds)
         let request = TapeClipRequest(sourcePath: entry.mediaPath, source: source, settings: clipSettings, folder: folder,
                                       effort: effort)
-        return try TapeClipEncoder().encode(request, interrupt: interrupt) { _, duration in onSegment(duration) }
+        return try TapeClipEncoder(configuration: settings.media).encode(request, interrupt: interrupt) { _, duration in onSegment(duration) }
     }
 }

@@ -94,10 +94,7 @@ struct ThumbnailCommand: AsyncParsableCommand {
     @Flag(help: "Also write a 1440 px preview JPEG beside each thumbnail, from the same decode.")
     var preview = false
 
-    @Option(name: .customLong("memory"), help: ArgumentHelp(
-        "What the decodes may hold at once, e.g. 512M or 2G (default: $CAIRN_MEMORY, else the cgroup's limit less a margin, or half the RAM).",
-        valueName: "size"))
-    var memory: String?
+    @OptionGroup var memory: MemoryOption
 
     func validate() throws {
         guard !files.isEmpty else { throw ValidationError("Give at least one file.") }
@@ -105,19 +102,12 @@ struct ThumbnailCommand: AsyncParsableCommand {
         guard FileManager.default.fileExists(atPath: output, isDirectory: &isFolder), isFolder.boolValue else {
             throw ValidationError("--output \(output) is not an existing folder.")
         }
-        _ = try budget()
-    }
-
-    func budget() throws -> MemoryBudget {
-        do { return try MemoryBudget.resolved(option: memory, environment: ProcessInfo.processInfo.environment) } catch {
-            throw ValidationError((memory != nil ? "--memory: " : "CAIRN_MEMORY: ") + error.reason)
-        }
+        _ = try memory.budget()
     }
 
     func run() async throws {
-        let limit = try budget()
-        // As an import does under a limit: what a decode freed leaves the process before the next one is admitted.
-        if limit.isLimit { MemoryTuning.returnLargeBlocksToTheSystem() }
+        let limit = try memory.budget()
+        MemoryOption.tune(for: limit)
         let batch = ThumbnailBatch(files: files, outputFolder: output, makesPreviews: preview, memory: limit)
         let failures = try await batch.run { line in
             switch line {

@@ -20,7 +20,9 @@ struct WorkerCommand: AsyncParsableCommand {
             worker that dies are taken back by the others once its leases expire, and a worker that lost a \
             lease has its result dropped (the files are addressed by content, so nothing is written twice \
             differently). A job whose media is damaged fails at once with its reason; one that fails otherwise \
-            runs again after a pause, three tries in all. Jobs that ended are kept 7 days (for `cairn queue \
+            runs again after a pause, three tries in all. Each job waits until --memory has room for its estimate \
+            (from a probe of the original, as an import's); one larger than the cgroup allows fails with its \
+            memory reason. Jobs that ended are kept 7 days (for `cairn queue \
             status`, and for an import resumed after its jobs finished), then the workers delete them.
 
             SIGINT or SIGTERM: no new claims; jobs running get --drain-timeout to finish, then go back to the \
@@ -46,6 +48,8 @@ struct WorkerCommand: AsyncParsableCommand {
             help: "Seconds a lease lasts without a heartbeat before any worker may take its job back.")
     var leaseSeconds: Double = 15
 
+    @OptionGroup var memory: MemoryOption
+
     @Option(name: .customLong("job-log"),
             help: "Appends a JSON line to this file as each job starts and ends (job, lease token, worker, time).")
     var jobLogPath: String?
@@ -56,15 +60,18 @@ struct WorkerCommand: AsyncParsableCommand {
         // The heartbeat comes every 5 s: a shorter lease would expire between two beats of a live worker.
         guard leaseSeconds >= 6 else { throw ValidationError("--lease-ttl must be at least 6 seconds (heartbeats come every 5 s).") }
         _ = try queue.required(libraryRoot: library.resolvedPath)
+        _ = try memory.budget()
     }
 
     func run() async throws {
         let location = try queue.required(libraryRoot: library.resolvedPath)
         queue.warnOfExposedPassword()
+        let budget = try memory.budget()
+        MemoryOption.tune(for: budget)
         let request = SharedQueueService.WorkerRequest(
             queue: location, libraryRoot: library.resolvedPath, lanes: lanes ?? System.coreCount,
             drainTimeout: .milliseconds(Int64(drainSeconds * 1000)), leaseTTL: .milliseconds(Int64(leaseSeconds * 1000)),
-            jobLogPath: jobLogPath)
+            jobLogPath: jobLogPath, memory: budget)
         var signals: SignalHandling?
         defer { signals?.uninstall() }
         do {
@@ -80,7 +87,7 @@ struct WorkerCommand: AsyncParsableCommand {
                     worker.stop()
                 }
                 Output.line("worker \(worker.id.uuidString.lowercased()) (pid \(getpid())): \(library.resolvedPath), "
-                            + "\(request.lanes) lanes, queue \(location)")
+                            + "\(request.lanes) lanes, memory \(budget), queue \(location)")
             }
             Output.line("stopped: \(report.completed) done, \(report.failed) failed, \(report.lost) lost to other "
                         + "workers, \(report.released) given back")

@@ -29,7 +29,8 @@ struct TapeBuildCommand: AsyncParsableCommand {
         discussion: """
             Selects assets by capture time, kind and album, or as listed (paths or SHA1s), and orders them by \
             capture time. A clip that cannot be made is skipped with its reason and the tape goes on. Exit 0: \
-            every clip is in; 3: some were skipped; 130: interrupted (the next build resumes, keeping finished clips).
+            every clip is in; 3: some were skipped; 130: interrupted (the next build resumes, keeping finished clips). \
+            --lanes is held to what --memory has room for (each lane a 1080p encoder and a still's decode).
             """)
 
     @Argument(help: "The tape's name (a folder under <library>/tapes).")
@@ -52,6 +53,8 @@ struct TapeBuildCommand: AsyncParsableCommand {
     @Option(help: "Clips encoded at once once the tape plays; each more is faster but holds another 1080p encoder's frames.")
     var lanes: Int = 1
 
+    @OptionGroup var memory: MemoryOption
+
     @OptionGroup var library: LibraryOption
     @OptionGroup var narration: NarrationOptions
     @OptionGroup var catalog: CatalogLocationOption
@@ -61,14 +64,19 @@ struct TapeBuildCommand: AsyncParsableCommand {
         guard (0.5...60).contains(maxClipSeconds) else { throw ValidationError("--max-clip-seconds takes 0.5 to 60.") }
         guard (0.5...60).contains(stillSeconds) else { throw ValidationError("--still-seconds takes 0.5 to 60.") }
         guard (1...16).contains(lanes) else { throw ValidationError("--lanes takes 1 to 16.") }
+        _ = try memory.budget()
     }
 
     func run() async throws {
         MemoryTuning.returnLargeBlocksToTheSystem()
         let selection = TapeSelection(since: filter.sinceDate, until: filter.untilDate, kind: filter.mediaKind,
                                       album: filter.album, assets: assets)
-        let settings = TapeBuildSettings(maxClipSeconds: maxClipSeconds, stillSeconds: stillSeconds, kenBurns: kenBurns,
-                                         lanes: lanes)
+        let budget = try memory.budget()
+        let settings = TapeBuildSettings.within(budget, TapeBuildSettings(
+            maxClipSeconds: maxClipSeconds, stillSeconds: stillSeconds, kenBurns: kenBurns, lanes: lanes))
+        if settings.lanes < lanes {
+            Output.error("--lanes \(lanes): \(settings.lanes) fit in the memory budget (\(budget)); building with \(settings.lanes)")
+        }
         let root = library.resolvedPath
         guard LibraryLayout.holdsLibrary(root) else {
             Output.error("\(root): no library here yet (run `cairn import FOLDER` first)")

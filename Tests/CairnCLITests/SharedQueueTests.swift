@@ -321,13 +321,15 @@ enum QueueDatabase {
         #expect(DerivativeOutput(result: kept.result)?.rows(for: checksum).keptWithoutPreview.first?.reason == "no decoder for this RAW")
     }
 
-    @Test func queuedLanesWaitForJobsWithoutTakingTheDecoders() throws {
+    @Test func queuedLanesWaitForJobsWithoutTakingTheDecodersOrTheMemoryBudget() throws {
         var configuration = PipelineConfiguration.defaults(cores: 2)
         #expect(configuration.decoders == 2)
         SharedQueueLanes.apply(to: &configuration)
         // A phase of these lanes waits for a worker's job: bounded by the decoders, 32 would wait as 2.
         #expect(configuration.decoders == nil)
         #expect(configuration.thumbnail.width == SharedQueueLanes.width)
+        #expect(!configuration.thumbnail.holdsMemory && !configuration.synthesis.holdsMemory)
+        #expect(configuration.transfer.holdsMemory && configuration.metadata.holdsMemory, "the import still probes")
         let given = try configuration.applying(laneSpec: "decoders=3")
         #expect(given.decoders == 3, "--lanes still has the last word")
     }

@@ -22,10 +22,12 @@ struct SchedulerMemoryTests {
     /// Runs photos whose probes say `footprints`, ending phases in an order `seed` picks; the metadata phase hands
     /// the core each item's footprint, as the real stages do.
     static func run(_ footprints: [MemoryFootprint], budget: MemoryBudget, width: Int = 2, seed: UInt64,
-                    clips: Bool = true) -> Run {
+                    clips: Bool = true, queued: Bool = false) -> Run {
         var configuration = testConfiguration(width: width, inbox: 3)
         configuration.clipsEnabled = clips
         configuration.memory = budget
+        configuration.thumbnail.holdsMemory = !queued
+        configuration.synthesis.holdsMemory = !queued
         var core = SchedulerCore(configuration: configuration, random: halfJitter)
         var random = SplitMix64(seed: seed)
         let records = footprints.indices.map { ItemRecord(item: item(Int64($0 + 1))) }
@@ -99,6 +101,18 @@ struct SchedulerMemoryTests {
         #expect(thumbnails.count == 6)
         // Beside a probe's few bytes at most, never beside another thumbnail.
         #expect(thumbnails.allSatisfy { $0.others < 100 * Self.mebibyte }, "\(thumbnails.map(\.others))")
+    }
+
+    @Test func lanesWhoseWorkIsQueuedForWorkersHoldNoneOfTheBudget() {
+        // The same thumbnails, one at a time above; queued for a shared queue's workers, side by side (and none
+        // refused, though each is above the hard limit: the worker that runs it has its own).
+        let footprints = [MemoryFootprint](repeating: MemoryFootprint(thumbnail: 500 * Self.mebibyte, clip: 0), count: 6)
+        let budget = MemoryBudget(bytes: 400 * Self.mebibyte, hardLimit: 450 * Self.mebibyte, origin: .cgroup("memory.max"))
+        let run = Self.run(footprints, budget: budget, seed: 7, clips: false, queued: true)
+        #expect(run.finished)
+        #expect(run.final.values.allSatisfy { $0 == .ready }, "\(run.final)")
+        let thumbnails = run.starts.filter { $0.lane == .thumbnail }
+        #expect(thumbnails.count == 6 && thumbnails.allSatisfy { $0.memory == 0 })
     }
 
     @Test func aPhaseAboveTheKernelLimitFailsWithItsMemoryReasonAndTheOthersGoOn() {

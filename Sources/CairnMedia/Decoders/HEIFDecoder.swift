@@ -241,6 +241,11 @@ final class HEIFImage {
 /// upright; EXIF orientation is ignored, as the HEIF specification says and the reference readers (Pillow with
 /// pillow-heif) do. An embedded thumbnail is turned by what differs between its transformations and the primary's.
 struct HEIFDecoder {
+    /// What decides between a whole decode and an embedded thumbnail (`MediaConfiguration.maxDecodeBytes`): libheif's
+    /// decoded planes and its conversion's, about 4.5 bytes a pixel at 8 bits, twice that for 10/12-bit (camera .HIF,
+    /// 4:2:2), which it converts through 16-bit planes. (`MemoryEstimate` holds the measured peaks, higher.)
+    static func wholeDecodeBytesPerPixel(deep: Bool) -> Double { deep ? 9 : 4.5 }
+
     let configuration: MediaConfiguration
 
     func probe(path: String, brand: String?, call: FFmpegCall) throws(MediaError) -> MediaProbe {
@@ -273,9 +278,7 @@ struct HEIFDecoder {
             throw call.failure("decode", "picture claims \(primary.width)x\(primary.height) pixels", .corrupt)
         }
         let thumbnails = primary.thumbnails()
-        // libheif holds the decoded planes and its conversion's: about 4.5 bytes a pixel at 8 bits, twice that for
-        // 10/12-bit (camera .HIF, 4:2:2), which it converts through 16-bit planes.
-        let bytesPerPixel = primary.lumaBits > 8 ? 9.0 : 4.5
+        let bytesPerPixel = Self.wholeDecodeBytesPerPixel(deep: primary.lumaBits > 8)
         let chosen: (handle: HEIFImageHandle, residual: Orientation)
         // Never upscaled: the smallest scaled copy at least the target, else the primary image.
         if let copy = thumbnails.first(where: { $0.residual == .identity && min($0.handle.width, $0.handle.height) >= targetShortSide }) {
