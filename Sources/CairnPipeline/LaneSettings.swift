@@ -90,11 +90,11 @@ public struct PipelineConfiguration: Hashable, Sendable {
     /// Items of at most this many bytes may take a lane's `smallItemRunners`.
     public var smallItemBytes: Int64 = 1 << 20
     /// Phases of the lanes that decode (metadata, thumbnail, synthesis) running their stage work at once for items
-    /// bigger than `smallItemBytes`, all three lanes together; nil: only each lane's own width bounds them. A bound
-    /// on cores, not on memory (that is `memory`'s): the blocking pool has more threads than cores (for reads), so
-    /// without it the three lanes' widths decode big pictures at once on cores that cannot run them faster. A small
-    /// file's phase is short: bounded too, its lanes lost more to the hand-offs than the cores gained.
-    /// (Measured with `/usr/bin/time` imports of a folder of real pictures and one of small photos on 2 cores.)
+    /// bigger than `smallItemBytes`, all three lanes together (`--lanes decoders=N`); nil, the default: only each
+    /// lane's own width bounds them. Off by default since the memory budget (`memory`) bounds what those phases
+    /// hold: measured on 2 cores (`Benchmarks/scripts/memory-budget`'s corpus, 4 interleaved rounds), one decoder a
+    /// core held the import to about a quarter less memory and made it a few percent slower, a trade the budget
+    /// now makes only when memory is short.
     public var decoders: Int?
     /// The memory the phases that decode and encode may hold at once, by their estimates (`MemoryFootprint`); nil:
     /// unbounded (tests of other rules).
@@ -133,7 +133,7 @@ public struct PipelineConfiguration: Hashable, Sendable {
     }
 
     /// Defaults that scale with cores: transfer 4 and metadata 4 (I/O bound), thumbnail = cores,
-    /// synthesis = cores, and as many decoders as cores over the three decoding lanes (`decoders`). Transfer timeout
+    /// synthesis = cores, no bound on the decoders beyond those (`decoders`). Transfer timeout
     /// max(15 s, bytes / 20 MB/s); metadata 30 s, thumbnail 60 s, synthesis 120 s. Synthesis gets a deep inbox so
     /// thumbnails rarely wait on clips.
     ///
@@ -160,8 +160,7 @@ public struct PipelineConfiguration: Hashable, Sendable {
             transfer: lane(.transfer, 4, .scaled(minimum: .seconds(15), bytesPerSecond: 20_000_000)),
             metadata: lane(.metadata, 4, .fixed(.seconds(30))),
             thumbnail: lane(.thumbnail, cores, .fixed(.seconds(60)), smallItemRunners: 1),
-            synthesis: lane(.synthesis, cores, .fixed(.seconds(120)), inbox: 1024),
-            decoders: cores)
+            synthesis: lane(.synthesis, cores, .fixed(.seconds(120)), inbox: 1024))
     }
 
     public subscript(lane: Lane) -> LaneSettings {

@@ -5,6 +5,8 @@ import CairnCore
 public enum PipelineEvent: Sendable {
     /// Every persisted state change.
     case transitioned(ImportItem, from: ItemState, to: ItemState)
+    /// What a phase made (its stage's products), handed to the store with the item's move.
+    case produced(ImportItem, any StageProducts)
     /// A phase try began (`attempt` is 1-based).
     case phaseStarted(ImportItem, Lane, attempt: Int)
     case timedOut(ImportItem, Lane, after: Duration)

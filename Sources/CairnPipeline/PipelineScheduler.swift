@@ -212,6 +212,7 @@ public actor PipelineScheduler {
                     madeByEndedPhase = nil
                 }
                 lastPersisted = writer?.enqueue(ItemMove(record, products: products)) ?? 0
+                if let products { onEvent(.produced(record.item, products)) }
             case .emit(let event):
                 onEvent(event)
             case .startPhase(let token, let item, let lane, let timeout, let alone):

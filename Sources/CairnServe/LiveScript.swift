@@ -32,6 +32,12 @@ enum LiveScript {
   ];
   let run = null;
   let painting = false;
+  // Thumbnails shown, and the newest one waiting for its turn: at most four a second are added, the last always.
+  const shown = new Set();
+  let waitingThumbnail = null;
+  setInterval(() => {
+    if (waitingThumbnail) { thumbnail(waitingThumbnail.sha1, waitingThumbnail.file); waitingThumbnail = null; }
+  }, 250);
   // Runs that end after the page opened change what the server rendered (the runs, the last run, the newest).
   const openedAt = Date.now() - 2000;
   const recorded = ['last-synced', 'timeline', 'counts', 'failures', 'review', 'newest'];
@@ -100,7 +106,15 @@ enum LiveScript {
       case 'hashed': feed('hashed ' + event.file); break;
       case 'imported':
         feed('imported ' + event.file);
-        if (/^[0-9a-f]{40}$/.test(event.sha1 || '')) thumbnail(event.sha1, event.file);
+        if (/^[0-9a-f]{40}$/.test(event.sha1 || '') && !shown.has(event.sha1)) {
+          waitingThumbnail = { sha1: event.sha1, file: event.file };
+        }
+        break;
+      case 'derived':
+        // A thumbnail shows as soon as it is made, before the item's clip.
+        if (event.role === 'thumbnail' && /^[0-9a-f]{40}$/.test(event.sha1 || '') && !shown.has(event.sha1)) {
+          waitingThumbnail = { sha1: event.sha1, file: event.file };
+        }
         break;
       case 'stamped': feed(number(event.count) + ' confirmed deleted at the source'); break;
       case 'destinationChecked': feed('checked the destination'); break;
@@ -121,6 +135,8 @@ enum LiveScript {
   }
 
   function thumbnail(sha1, file) {
+    if (shown.has(sha1)) return;
+    shown.add(sha1);
     const figure = element('figure');
     const picture = element('img');
     picture.width = 160; picture.height = 160;

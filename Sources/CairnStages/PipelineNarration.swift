@@ -1,9 +1,10 @@
+import CairnCatalog
 import CairnCore
 import CairnNarration
 import CairnPipeline
 
-/// Turns the scheduler's events into narration: an item ready, an item failed for good, lane occupancy,
-/// and counts the bytes copied. (The importing total is the run's to announce: the scheduler sees a page at a time.)
+/// Turns the scheduler's events into narration: an item ready, an item failed for good, each derived file made,
+/// lane occupancy, and counts the bytes copied. (The importing total is the run's to announce: the scheduler sees a page at a time.)
 package final class PipelineNarration: Sendable {
     private let narrator: Narrator
     private let configuration: PipelineConfiguration
@@ -32,6 +33,11 @@ package final class PipelineNarration: Sendable {
                                 reason: failure.reason, phase: .importing, bytes: item.byteCount)
             default:
                 break
+            }
+        case .produced(let item, let products):
+            // The files a phase made, in place (synced and renamed) before it returned.
+            for file in (products as? StageRows)?.derivedFiles ?? [] {
+                narrator.derived(file: item.relativePath, sha1: item.checksum.hex, role: file.role.rawValue)
             }
         case .progress(let progress):
             narrator.lanes(Lane.allCases.compactMap { progress.lanes[$0] })

@@ -87,7 +87,7 @@ struct WorkerCommand: AsyncParsableCommand {
                     worker.stop()
                 }
                 Output.line("worker \(worker.id.uuidString.lowercased()) (pid \(getpid())): \(library.resolvedPath), "
-                            + "\(request.lanes) lanes, memory \(budget), queue \(location)")
+                            + "\(request.lanes) lanes, queue \(location), memory \(budget)")
             }
             Output.line("stopped: \(report.completed) done, \(report.failed) failed, \(report.lost) lost to other "
                         + "workers, \(report.released) given back")

@@ -12,6 +12,31 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: home.subpath("lib/catalog.sqlite")))
     }
 
+    /// Each file's outcome and each file made for it are events of their own (the stream's and the run log's).
+    @Test func theJSONNarrationHasEveryFilesOutcomeAndEachDerivedFile() throws {
+        let folder = try TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: folder.subpath("src"), withIntermediateDirectories: true)
+        for index in 0..<6 { try MediaFixtures.jpeg(at: folder.subpath("src/IMG_\(index).jpg"), width: 640 + 8 * index, height: 480) }
+        try Data("not a picture".utf8).write(to: URL(fileURLWithPath: folder.subpath("src/broken.jpg")))
+        let result = try CairnBinary.run(["import", folder.subpath("src"), "--library", folder.subpath("lib"), "--json"])
+        #expect(result.status == 3, "\(result.standardError)")
+        let events = result.standardOutput.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        func files(_ kind: String, role: String? = nil) -> [String] {
+            events.filter { $0["event"] as? String == kind && (role == nil || $0["role"] as? String == role) }
+                .compactMap { $0["file"] as? String }.sorted()
+        }
+        let stills = (0..<6).map { "IMG_\($0).jpg" }
+        #expect(files("imported") == stills)
+        #expect(files("error") == ["broken.jpg"])
+        #expect(files("derived", role: "thumbnail") == stills)
+        #expect(files("derived", role: "clip") == stills)
+        // Each names its item by checksum, the thumbnail the status page serves.
+        let checksums = Set(events.filter { $0["event"] as? String == "derived" }.compactMap { $0["sha1"] as? String })
+        #expect(checksums.count == 6 && checksums.allSatisfy { $0.count == 40 })
+    }
+
     @Test func missingSourceIsAUsageErrorNamingTheFolder() throws {
         let home = try TemporaryDirectory()
         let result = try CairnBinary.run(["import", home.subpath("nope"), "--library", home.subpath("lib")])

@@ -185,4 +185,24 @@ import Testing
         #expect(harness.recorder.state.lanes == [LaneOccupancy(name: "transfer", busy: 2, width: 4, queued: 7)])
         #expect(harness.recorder.state.progress[.importing]?.fraction == 0.5)
     }
+
+    @Test func everyFileReadyIsAnEventAndEachFileMadeForItToo() throws {
+        let harness = NarratorHarness()
+        harness.narrator.phaseStarted(.importing)
+        // A thousand in the same instant: none sampled away.
+        for index in 0..<1000 { harness.narrator.imported(file: "/src/\(index).jpg", sha1: String(repeating: "a", count: 40)) }
+        harness.narrator.derived(file: "/src/IMG_1.HEIC", sha1: String(repeating: "b", count: 40), role: "thumbnail")
+        let events = harness.recorder.events
+        #expect(events.filter { $0.kind == .imported }.count == 1000)
+        let derived = try #require(events.last)
+        #expect(derived.event == .derived(file: "/src/IMG_1.HEIC", sha1: String(repeating: "b", count: 40), role: "thumbnail"))
+        #expect(derived.phase == .importing && derived.event.file == "/src/IMG_1.HEIC")
+        // Through NDJSON and back, as the run log and the stream carry it.
+        let line = try JSONEncoder().encode(derived)
+        let object = try #require(try JSONSerialization.jsonObject(with: line) as? [String: Any])
+        #expect(object["event"] as? String == "derived" && object["role"] as? String == "thumbnail")
+        #expect(try JSONDecoder().decode(NarrationRecord.self, from: line).event == derived.event)
+        // Not activity a person follows: the feed keeps the files' lines.
+        #expect(!harness.recorder.state.activity.entries.contains { $0.kind == .derived })
+    }
 }

@@ -10,9 +10,11 @@ public enum NarrationEvent: Sendable, Equatable {
     case progress(SyncPhase, ProgressSnapshot, counts: RunCounts, lanes: [LaneOccupancy]?)
     /// A file hashed (throttled: a sample of them).
     case hashed(file: String)
-    /// An item ready in the library (throttled: a sample of them); `sha1`: its checksum, which names its thumbnail
-    /// on the status page (`/thumbnails/<sha1>`), when the run knows it.
+    /// An item ready in the library (every one); `sha1`: its checksum, which names its thumbnail on the status page
+    /// (`/thumbnails/<sha1>`), when the run knows it.
     case imported(file: String, sha1: String? = nil)
+    /// A derived file made for the item `sha1` (`file` in its source): `role` is `thumbnail`, `preview` or `clip`.
+    case derived(file: String, sha1: String, role: String)
     /// Checksums stamped "confirmed deleted" at the source.
     case stamped(confirmedDeleted: Int)
     /// The destination was checked against what cairn brought there (`DestinationDrift`).
@@ -50,7 +52,7 @@ public enum NarrationEvent: Sendable, Equatable {
     /// The event's name, as NDJSON's `event` field writes it.
     public enum Kind: String, Codable, Sendable, CaseIterable {
         case runStart, phaseStart, phaseEnd, progress
-        case hashed, imported, stamped, destinationChecked
+        case hashed, imported, derived, stamped, destinationChecked
         case note, warning, error
         case runEnd
     }
@@ -63,6 +65,7 @@ public enum NarrationEvent: Sendable, Equatable {
         case .progress: .progress
         case .hashed: .hashed
         case .imported: .imported
+        case .derived: .derived
         case .stamped: .stamped
         case .destinationChecked: .destinationChecked
         case .note: .note
@@ -77,7 +80,7 @@ public enum NarrationEvent: Sendable, Equatable {
         switch self {
         case .phaseStart(let phase, _), .phaseEnd(let phase, _, _), .progress(let phase, _, _, _): phase
         case .hashed: .hashing
-        case .imported: .importing
+        case .imported, .derived: .importing
         case .note(_, let phase), .warning(_, let phase, _), .error(_, let phase, _, _): phase
         case .runStart, .stamped, .destinationChecked, .runEnd: nil
         }
@@ -89,14 +92,14 @@ public enum NarrationEvent: Sendable, Equatable {
         case .phaseStart(_, let detail): detail
         case .note(let text, _), .warning(let text, _, _), .error(let text, _, _, _): text
         case .runEnd(let end): end.message
-        case .runStart, .phaseEnd, .progress, .hashed, .imported, .stamped, .destinationChecked: nil
+        case .runStart, .phaseEnd, .progress, .hashed, .imported, .derived, .stamped, .destinationChecked: nil
         }
     }
 
     /// The source file it is about, if any.
     public var file: String? {
         switch self {
-        case .hashed(let file), .imported(let file, _): file
+        case .hashed(let file), .imported(let file, _), .derived(let file, _, _): file
         case .warning(_, _, let file), .error(_, _, let file, _): file
         default: nil
         }

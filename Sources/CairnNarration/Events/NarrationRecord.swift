@@ -8,15 +8,16 @@ import Foundation
 ///
 /// | field        | type            | present on                          | meaning |
 /// |--------------|-----------------|-------------------------------------|---------|
-/// | `event`      | string          | every event                         | `runStart`, `phaseStart`, `phaseEnd`, `progress`, `hashed`, `imported`, `stamped`, `note`, `warning`, `error`, `runEnd` |
+/// | `event`      | string          | every event                         | `runStart`, `phaseStart`, `phaseEnd`, `progress`, `hashed`, `imported`, `derived`, `stamped`, `destinationChecked`, `note`, `warning`, `error`, `runEnd` |
 /// | `seq`        | integer         | every event                         | 1, 2, 3, … within a run, in emission order |
 /// | `time`       | string          | every event                         | ISO 8601 UTC with milliseconds, `2026-11-22T03:20:15.123Z` |
 /// | `runId`      | string          | every event                         | the run's id (also the run log's file name) |
 /// | `command`    | string          | `runStart`                          | `import`, `sync`, … |
-/// | `phase`      | string          | `phaseStart`, `phaseEnd`, `progress`, `hashed`, `imported`; `note`, `warning`, `error` in a phase | `preparing`, `hashing`, `reconciling`, `importing`, `finalizing` |
+/// | `phase`      | string          | `phaseStart`, `phaseEnd`, `progress`, `hashed`, `imported`, `derived`; `note`, `warning`, `error` in a phase | `preparing`, `hashing`, `reconciling`, `importing`, `finalizing` |
 /// | `message`    | string          | `note`, `warning`, `error`, `phaseStart` (its detail), `runEnd` (failure) | human text, one line |
-/// | `file`       | string          | `hashed`, `imported`, `warning` or `error` about a file | source path of the file concerned |
-/// | `sha1`       | string          | `imported`, when the run knows it   | the item's checksum (40 hex digits): `cairn serve` shows its thumbnail at `/thumbnails/<sha1>` |
+/// | `file`       | string          | `hashed`, `imported`, `derived`, `warning` or `error` about a file | source path of the file concerned |
+/// | `sha1`       | string          | `imported` (when the run knows it), `derived` | the item's checksum (40 hex digits): `cairn serve` shows its thumbnail at `/thumbnails/<sha1>` |
+/// | `role`       | string          | `derived`                           | `thumbnail`, `preview` or `clip` |
 /// | `count`      | integer         | `stamped` (checksums confirmed deleted) | |
 /// | `durationSeconds` | number     | `phaseEnd`, `runEnd`                | wall time of the phase / run |
 /// | `progress`   | object          | `progress`                          | see below |
@@ -25,7 +26,7 @@ import Foundation
 /// | `status`     | string          | `runEnd`                            | `success` or `failed` (anything but `success` in `outcome`) |
 /// | `outcome`    | string          | `runEnd`                            | how the run ended (`RunOutcome`): `success`, `someFailed`, `stoppedAtErrorLimit`, `interrupted`, `held`, `failed` |
 /// | `needsAuth`  | boolean         | `runEnd` when failed                | the failure needs credentials to be fixed |
-/// | `category`   | string          | `error` about a file                | the failure's category (`FailureCategory`): `timeout`, `crash`, `permission`, `not_found`, `no_space`, `io`, `unsupported`, `corrupt`, `server`, `network`, `auth`, `other` |
+/// | `category`   | string          | `error` about a file                | the failure's category (`FailureCategory`): `timeout`, `crash`, `permission`, `not_found`, `no_space`, `io`, `unsupported`, `corrupt`, `memory`, `server`, `network`, `auth`, `other` |
 ///
 /// `progress`: `completed`, `total` (absent while indeterminate), `bytesCompleted`, `bytesTotal` (absent while
 /// unknown), `fraction` (0…1, absent while indeterminate; never decreases within a phase),
@@ -51,7 +52,7 @@ public struct NarrationRecord: Codable, Sendable, Equatable {
 
     enum CodingKeys: String, CodingKey {
         case kind = "event", seq, time, runID = "runId", command, phase, message, file
-        case count, durationSeconds, progress, counts, lanes, status, outcome, needsAuth, category, drift, sha1
+        case count, durationSeconds, progress, counts, lanes, status, outcome, needsAuth, category, drift, sha1, role
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -79,6 +80,9 @@ public struct NarrationRecord: Codable, Sendable, Equatable {
             try container.encodeIfPresent(end.needsAuth, forKey: .needsAuth)
         case .error(_, _, _, let category): try container.encodeIfPresent(category, forKey: .category)
         case .imported(_, let sha1): try container.encodeIfPresent(sha1, forKey: .sha1)
+        case .derived(_, let sha1, let role):
+            try container.encode(sha1, forKey: .sha1)
+            try container.encode(role, forKey: .role)
         case .phaseStart, .hashed, .note, .warning: break
         }
     }
@@ -101,6 +105,7 @@ public struct NarrationRecord: Codable, Sendable, Equatable {
                               lanes: try optional(.lanes))
         case .hashed: event = .hashed(file: try required(.file))
         case .imported: event = .imported(file: try required(.file), sha1: try optional(.sha1))
+        case .derived: event = .derived(file: try required(.file), sha1: try required(.sha1), role: try required(.role))
         case .stamped: event = .stamped(confirmedDeleted: try required(.count))
         case .destinationChecked: event = .destinationChecked(try required(.drift))
         case .note: event = .note(try required(.message), phase: try optional(.phase))

@@ -61,10 +61,11 @@ public struct NarrationState: Sendable {
             } else {
                 status = .ended(end.outcome, message: end.message ?? "failed", needsAuth: end.needsAuth ?? false)
             }
-        case .hashed, .imported, .stamped, .destinationChecked, .note, .warning, .error:
+        case .hashed, .imported, .derived, .stamped, .destinationChecked, .note, .warning, .error:
             break
         }
-        if record.kind != .progress {
+        // A file's derivatives are not activity a person follows: its `imported` line says it is done.
+        if record.kind != .progress, record.kind != .derived {
             activity.append(ActivityEntry(time: record.time, kind: record.kind, detail: Self.activityDetail(record.event)))
         }
     }
@@ -90,6 +91,7 @@ public struct NarrationState: Sendable {
         case .phaseStart(let phase, let detail): return detail.map { "\(phase.displayName): \($0)" } ?? phase.displayName
         case .phaseEnd(let phase, let duration, _): return "\(phase.displayName) done in \(NarrationFormat.duration(duration))"
         case .hashed(let file), .imported(let file, _): return NarrationFormat.fileName(file)
+        case .derived(let file, _, let role): return "\(role) of \(NarrationFormat.fileName(file))"
         case .stamped(let count): return "\(NarrationFormat.count(count)) confirmed deleted"
         case .destinationChecked(let drift): return drift.description
         case .error(let message, _, let file, _): return file.map { "\($0): \(message)" } ?? message

@@ -124,11 +124,16 @@ public struct Narrator: Sendable {
         core?.record { state in
             state.counts.ready += 1
             state.trackers[.importing].advance(items: 1, bytes: bytes)
-            if state.importedThrottle.shouldFire(at: state.now) {
-                state.emit(.imported(file: file, sha1: sha1))
-            }
+            // Every one: each file's outcome is an event (a failure an `error`, a file kept without preview a
+            // `warning`), so a client of the stream can count them against the summary.
+            state.emit(.imported(file: file, sha1: sha1))
             state.emitProgressIfDue(.importing)
         }
+    }
+
+    /// A derived file (`role`: thumbnail, preview or clip) of the item `sha1` (`file` in its source) is in place.
+    public func derived(file: String, sha1: String, role: String) {
+        core?.record { state in state.emit(.derived(file: file, sha1: sha1, role: role)) }
     }
 
     /// A file was kept, byte-identical, without a preview (cairn cannot render its format here). It is ready,
@@ -217,7 +222,6 @@ final class NarratorCore: Sendable {
         var trackers = PhaseTable { ProgressTracker(phase: $0) }
         var progressThrottles: PhaseTable<Throttle>
         var hashedThrottle: Throttle
-        var importedThrottle: Throttle
         var lanes: [LaneOccupancy] = []
         /// Stamped events not yet handed to the handler, in `seq` order.
         var outbox: [NarrationRecord] = []
@@ -227,7 +231,6 @@ final class NarratorCore: Sendable {
             self.activityInterval = activityInterval
             hashedThrottle = Throttle(interval: activityInterval)
             progressThrottles = PhaseTable { _ in Throttle(interval: activityInterval) }
-            importedThrottle = Throttle(interval: activityInterval)
         }
 
         /// The newest open phase.
