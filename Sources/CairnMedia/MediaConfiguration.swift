@@ -47,9 +47,9 @@ public struct MediaConfiguration: Sendable, Equatable {
     public var heifPlanarDecode = true
     /// Decoder threads per file; 1 suits a pipeline that runs one file per core.
     public var decoderThreads = 1
-    /// x264's frame threads for a still's clip; 0 lets x264 choose (1.5 a core). Each thread holds about 20 MiB more
-    /// for a 1080p clip, so a run under a memory limit gives each clip one (`MemoryBudget.isLimit`): slower for a
-    /// clip made alone, not for clips made beside other work.
+    /// x264's frame threads for a still's clip; 0 lets x264 choose (1.5 a core). Each thread holds more frames, so a
+    /// run under a memory limit gives each clip one (`MediaConfiguration.within`): slower for a clip made alone, not
+    /// for clips made beside other work.
     public var clipEncoderThreads = 0
 
     public init() {}

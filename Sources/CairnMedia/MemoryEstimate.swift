@@ -10,8 +10,8 @@ import CairnCore
 /// process of its own, and holds every peak within 0.67 to 1.1 of its estimate.
 enum MemoryEstimate {
     /// x264 (`preset veryfast`, `tune stillimage`, lookahead 3 in the encoding thread) holds about this many bytes
-    /// a pixel of the clip, and `encoderBytesPerPixelPerThread` more for each of its frame threads (a 1620x1080 clip:
-    /// 91 MiB with one thread, 132 MiB with the 3 it takes on 2 cores; with x264's own lookahead, 202 MiB).
+    /// a pixel of the clip, and `encoderBytesPerPixelPerThread` more for each of its frame threads (fitted to
+    /// `/usr/bin/time` peaks of one 1620x1080 clip with 1 to 6 threads, less a tiny clip's).
     static let encoderBytesPerPixel = 40.0
     static let encoderBytesPerPixelPerThread = 12.0
     /// Of the decode for a clip, what is still held when the encoder peaks (the decoded picture is freed once the

@@ -92,9 +92,8 @@ public struct PipelineConfiguration: Hashable, Sendable {
     /// Phases of the lanes that decode (metadata, thumbnail, synthesis) running their stage work at once for items
     /// bigger than `smallItemBytes`, all three lanes together (`--lanes decoders=N`); nil, the default: only each
     /// lane's own width bounds them. Off by default since the memory budget (`memory`) bounds what those phases
-    /// hold: measured on 2 cores (`Benchmarks/scripts/memory-budget`'s corpus, 4 interleaved rounds), one decoder a
-    /// core held the import to about a quarter less memory and made it a few percent slower, a trade the budget
-    /// now makes only when memory is short.
+    /// hold: one decoder a core was a memory bound that cost time (`Benchmarks/README.md`, memory budget), a trade
+    /// the budget now makes only when memory is short.
     public var decoders: Int?
     /// The memory the phases that decode and encode may hold at once, by their estimates (`MemoryFootprint`); nil:
     /// unbounded (tests of other rules).
