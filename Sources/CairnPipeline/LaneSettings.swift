@@ -90,10 +90,11 @@ public struct PipelineConfiguration: Hashable, Sendable {
     /// Items of at most this many bytes may take a lane's `smallItemRunners`.
     public var smallItemBytes: Int64 = 1 << 20
     /// Phases of the lanes that decode (metadata, thumbnail, synthesis) running their stage work at once for items
-    /// bigger than `smallItemBytes`, all three lanes together (`--lanes decoders=N`); nil, the default: only each
-    /// lane's own width bounds them. Off by default since the memory budget (`memory`) bounds what those phases
-    /// hold: one decoder a core was a memory bound that cost time (`Benchmarks/README.md`, memory budget), a trade
-    /// the budget now makes only when memory is short.
+    /// bigger than `smallItemBytes`, all three lanes together (`--lanes decoders=N`); nil: only each lane's own
+    /// width bounds them. One a core by default: the blocking pool has more threads than cores (for reads), and
+    /// without the bound the three lanes' widths decode big pictures at once on cores that cannot run them faster.
+    /// Kept beside the memory budget, which bounds what the phases hold whatever their number: measured without
+    /// it, an import held more memory and ended no sooner (`Benchmarks/README.md`, memory budget).
     public var decoders: Int?
     /// The memory the phases that decode and encode may hold at once, by their estimates (`MemoryFootprint`); nil:
     /// unbounded (tests of other rules).
@@ -132,7 +133,7 @@ public struct PipelineConfiguration: Hashable, Sendable {
     }
 
     /// Defaults that scale with cores: transfer 4 and metadata 4 (I/O bound), thumbnail = cores,
-    /// synthesis = cores, no bound on the decoders beyond those (`decoders`). Transfer timeout
+    /// synthesis = cores, and as many decoders as cores over the three decoding lanes (`decoders`). Transfer timeout
     /// max(15 s, bytes / 20 MB/s); metadata 30 s, thumbnail 60 s, synthesis 120 s. Synthesis gets a deep inbox so
     /// thumbnails rarely wait on clips.
     ///
@@ -159,7 +160,8 @@ public struct PipelineConfiguration: Hashable, Sendable {
             transfer: lane(.transfer, 4, .scaled(minimum: .seconds(15), bytesPerSecond: 20_000_000)),
             metadata: lane(.metadata, 4, .fixed(.seconds(30))),
             thumbnail: lane(.thumbnail, cores, .fixed(.seconds(60)), smallItemRunners: 1),
-            synthesis: lane(.synthesis, cores, .fixed(.seconds(120)), inbox: 1024))
+            synthesis: lane(.synthesis, cores, .fixed(.seconds(120)), inbox: 1024),
+            decoders: cores)
     }
 
     public subscript(lane: Lane) -> LaneSettings {

@@ -28,8 +28,8 @@ struct ImportCommand: AsyncParsableCommand {
             timeout.thumbnail=2m (defaults scale with cores); the decoding lanes also start as many phases again \
             ahead of their runners, whose in-flight marks commit while the work before them runs (ahead.<lane>=N \
             sets that; 0 turns it off), and the thumbnail lane has one more runner that only files of at most \
-            1 MiB take; decoders=N bounds the files bigger than that decoded at once over the three decoding lanes \
-            together (no bound by default). --memory 512M bounds what decodes and encodes hold at once, by each file's estimate from \
+            1 MiB take. Files bigger than that are decoded at most one per core at once over the three decoding \
+            lanes together, as more would only wait for a core (decoders=N sets that). --memory 512M bounds what decodes and encodes hold at once, by each file's estimate from \
             its probe (default: the cgroup's limit less a margin, or half the RAM; `cairn config` shows it): a \
             phase waits for room, one larger than the budget runs alone, and one larger than the cgroup allows \
             fails with its reason instead of the kernel killing the run. The library's cairn.toml `lanes`, \

@@ -322,7 +322,7 @@ enum QueueDatabase {
     }
 
     @Test func queuedLanesWaitForJobsWithoutTakingTheDecodersOrTheMemoryBudget() throws {
-        var configuration = try PipelineConfiguration.defaults(cores: 2).applying(laneSpec: "decoders=2")
+        var configuration = PipelineConfiguration.defaults(cores: 2)
         #expect(configuration.decoders == 2)
         SharedQueueLanes.apply(to: &configuration)
         // A phase of these lanes waits for a worker's job: bounded by the decoders, 32 would wait as 2.
