@@ -81,7 +81,7 @@ struct ClipWriter {
         var encoderOptions: [String: String] = [:]
         if encoderName == "libx264" {
             // A still's clip has nothing for rate control to look ahead for: a short lookahead, not in a thread of
-            // its own, holds a third less memory and encodes no slower (`MemoryEstimate`).
+            // its own, holds less memory and encodes no slower (`MemoryEstimate`).
             encoderOptions = ["preset": "veryfast", "crf": "20", "tune": "stillimage",
                               "x264-params": "rc-lookahead=3:sync-lookahead=0"]
         } else {

@@ -6,7 +6,7 @@ import CairnCore
 /// peak, never far below it.
 ///
 /// Calibrated on 2 cores by the resident peak of `cairn thumbnail --preview` and `cairn synthesize` on one file each,
-/// less that of the same command on a 64x48 JPEG; `MemoryEstimateTests` measures the large fixtures again, each in a
+/// less that of the same command on a 64x48 JPEG; `MemoryLimitTests` measures the large fixtures again, each in a
 /// process of its own, and holds every peak within 0.67 to 1.1 of its estimate.
 enum MemoryEstimate {
     /// x264 (`preset veryfast`, `tune stillimage`, lookahead 3 in the encoding thread) holds about this many bytes

@@ -1,5 +1,4 @@
 import CairnCore
-import Synchronization
 
 /// A queue worker's memory budget: a job's decode or encode starts once the budget has room for its estimate, by
 /// the rule the import's scheduler follows (`MemoryBudget.admission`), in the order the jobs asked: one estimated
@@ -18,7 +17,7 @@ final class MemoryGate: Sendable {
     }
 
     let budget: MemoryBudget
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(budget: MemoryBudget) {
         self.budget = budget

@@ -6,7 +6,6 @@ import CairnMedia
 import CairnTapeBuild
 import CairnTesting
 import Foundation
-import Synchronization
 import Testing
 
 /// A queue worker's memory budget: its jobs wait for room by their estimates, by the rule the import's scheduler
@@ -16,7 +15,7 @@ import Testing
 
     /// Jobs running at once, and the most the gate held while more than one ran.
     final class Overlap: Sendable {
-        private let state = Mutex((running: 0, most: 0, heldBesideOthers: Int64(0)))
+        private let state = Locked((running: 0, most: 0, heldBesideOthers: Int64(0)))
         func enter(_ gate: MemoryGate) {
             state.withLock {
                 $0.running += 1
@@ -89,7 +88,7 @@ import Testing
     @Test func aJobAboveTheKernelLimitIsRefusedBeforeItStarts() async throws {
         let gate = MemoryGate(budget: MemoryBudget(bytes: 300 * Self.mebibyte, hardLimit: 384 * Self.mebibyte,
                                                    origin: .cgroup("memory.limit_in_bytes")))
-        let ran = Mutex(false)
+        let ran = Locked(false)
         await #expect(throws: MemoryRefusal.self) {
             try await gate.run(holding: 900 * Self.mebibyte) { ran.withLock { $0 = true } }
         }
