@@ -4,24 +4,27 @@ import CairnCore
 /// (`LaneSettings.smallItemRunners`). Phases the core started beyond that (`LaneSettings.ahead`), their in-flight
 /// marks committed, wait here for a runner, first come first served among those a freed runner may take.
 final class LaneRunners: Sendable {
-    private struct Waiter {
-        var ticket: UInt64
-        var small: Bool
-        /// Resumed with whether the runner it gets is one of the small items' own.
-        var continuation: CheckedContinuation<Bool, any Error>
-    }
-
-    private struct State {
+    private struct Runners: Sendable {
         var free: Int
         var smallFree: Int
-        var waiting: [Waiter] = []
-        var nextTicket: UInt64 = 0
     }
 
-    private let state: Locked<State>
+    /// A request says whether the item may take a small items' runner; a grant, whether it took one.
+    private let queue: AdmissionQueue<Runners, Bool, Bool>
 
     init(count: Int, smallItemRunners: Int = 0) {
-        state = Locked(State(free: max(1, count), smallFree: max(0, smallItemRunners)))
+        queue = AdmissionQueue(Runners(free: max(1, count), smallFree: max(0, smallItemRunners)),
+                               order: .firstThatFits) { runners, small in
+            if runners.free > 0 {
+                runners.free -= 1
+                return false
+            }
+            if small && runners.smallFree > 0 {
+                runners.smallFree -= 1
+                return true
+            }
+            return nil
+        }
     }
 
     /// Returns with a runner the caller must `release` (saying which kind it got: the returned value, true for a
@@ -29,54 +32,15 @@ final class LaneRunners: Sendable {
     /// none). `small`: the item may take a small items' runner.
     @discardableResult
     func acquire(small: Bool = false) async throws -> Bool {
-        let ticket = state.withLock { state in
-            state.nextTicket += 1
-            return state.nextTicket
-        }
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Bool, any Error>) in
-                enum Decision { case run(smallRunner: Bool), cancelled, wait }
-                // Cancellation is checked under the lock: a handler that ran before the wait was queued found
-                // nothing to remove, so the wait must not be queued at all.
-                let decision: Decision = state.withLock { state in
-                    if Task.isCancelled { return .cancelled }
-                    if state.free > 0 {
-                        state.free -= 1
-                        return .run(smallRunner: false)
-                    }
-                    if small && state.smallFree > 0 {
-                        state.smallFree -= 1
-                        return .run(smallRunner: true)
-                    }
-                    state.waiting.append(Waiter(ticket: ticket, small: small, continuation: continuation))
-                    return .wait
-                }
-                switch decision {
-                case .run(let smallRunner): continuation.resume(returning: smallRunner)
-                case .cancelled: continuation.resume(throwing: CancellationError())
-                case .wait: break
-                }
-            }
-        } onCancel: {
-            let continuation = state.withLock { state -> CheckedContinuation<Bool, any Error>? in
-                guard let index = state.waiting.firstIndex(where: { $0.ticket == ticket }) else { return nil }
-                return state.waiting.remove(at: index).continuation
-            }
-            continuation?.resume(throwing: CancellationError())
-        }
+        try await queue.acquire(small)
     }
 
     /// Gives a runner back (`smallRunner`: one of the small items' own), to the longest waiting phase that may take
     /// it, if there is one.
     func release(smallRunner: Bool = false) {
-        let next = state.withLock { state -> CheckedContinuation<Bool, any Error>? in
-            guard let index = state.waiting.firstIndex(where: { !smallRunner || $0.small }) else {
-                if smallRunner { state.smallFree += 1 } else { state.free += 1 }
-                return nil
-            }
-            return state.waiting.remove(at: index).continuation
+        queue.update { runners in
+            if smallRunner { runners.smallFree += 1 } else { runners.free += 1 }
         }
-        next?.resume(returning: smallRunner)
     }
 }
 
