@@ -94,7 +94,7 @@ public struct PipelineConfiguration: Hashable, Sendable {
     /// width bounds them. One a core by default: the blocking pool has more threads than cores (for reads), and
     /// without the bound the three lanes' widths decode big pictures at once on cores that cannot run them faster.
     /// Kept beside the memory budget, which bounds what the phases hold whatever their number: measured without
-    /// it, an import held more memory and ended no sooner (`Benchmarks/README.md`, memory budget).
+    /// it, an import held more memory for no steady gain in time (`Benchmarks/README.md`, memory budget).
     public var decoders: Int?
     /// The memory the phases that decode and encode may hold at once, by their estimates (`MemoryFootprint`); nil:
     /// unbounded (tests of other rules).
