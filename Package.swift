@@ -307,7 +307,8 @@ let package = Package(
         ]),
         .testTarget(name: "CairnNarrationTests", dependencies: ["CairnNarration", "CairnTesting"]),
         .testTarget(name: "CairnServeTests", dependencies: [
-            "CairnServe", "CairnNarration", "CairnTesting", .product(name: "Hummingbird", package: "hummingbird"),
+            "CairnServe", "CairnCore", "CairnLibrary", "CairnNarration", "CairnStatus", "CairnTesting",
+            .product(name: "Hummingbird", package: "hummingbird"),
         ]),
         .testTarget(name: "CairnWorkerTests", dependencies: [
             "CairnStages", "CairnConfiguration", "CairnStatus", "CairnImmichDestination", "CairnImport", "CairnSync",

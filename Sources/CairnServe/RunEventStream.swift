@@ -54,6 +54,9 @@ struct RunEventFollower {
         self.position = position
     }
 
+    /// The most of a run log read in one poll.
+    static let readLimit = 256 * 1024
+
     /// The frames of every event written since the last call: `id: <run-id>/<seq>` and `data: <the NDJSON line>`.
     mutating func poll() -> [String] {
         if following == nil {
@@ -66,12 +69,13 @@ struct RunEventFollower {
                 return []
             }
         }
-        var frames = readNewLines()
-        guard frames.isEmpty || following?.ended == true else { return frames }
+        var (frames, atEnd) = readNewLines()
+        // Frames first; a followed log is left only once it has been read to its end.
+        guard atEnd, frames.isEmpty || following?.ended == true else { return frames }
         // The run ended, or a newer one started (the one followed was killed and will never end): go on with the newest.
         if let newest = newestRunID(), let current = following, newest != current.runID {
             following = FollowedLog(runID: newest)
-            frames += readNewLines()
+            frames += readNewLines().frames
         }
         return frames
     }
@@ -92,12 +96,15 @@ struct RunEventFollower {
         return newest
     }
 
-    private mutating func readNewLines() -> [String] {
-        guard var log = following else { return [] }
+    /// The frames of the lines read, and whether the read reached what is written of the log so far.
+    private mutating func readNewLines() -> (frames: [String], atEnd: Bool) {
+        guard var log = following else { return ([], true) }
         defer { following = log }
-        guard let handle = FileHandle(forReadingAtPath: store.path(for: log.runID)) else { return [] }
+        guard let handle = FileHandle(forReadingAtPath: store.path(for: log.runID)) else { return ([], true) }
         defer { try? handle.close() }
-        guard (try? handle.seek(toOffset: log.offset)) != nil, let data = try? handle.readToEnd(), !data.isEmpty else { return [] }
+        // A bounded read: a client far behind (a long run, a reconnect) catches up a piece at a time.
+        guard (try? handle.seek(toOffset: log.offset)) != nil, let data = try? handle.read(upToCount: Self.readLimit),
+              !data.isEmpty else { return ([], true) }
         log.offset += UInt64(data.count)
         var pending = log.partial + data
         var frames: [String] = []
@@ -114,16 +121,16 @@ struct RunEventFollower {
             frames.append("id: \(id)\ndata: " + String(decoding: line, as: UTF8.self) + "\n\n")
         }
         log.partial = Data(pending)
-        return frames
+        return (frames, data.count < Self.readLimit)
     }
 }
 
-/// The body of one `/events` response: the follower's frames as they come, a comment now and then so proxies and
-/// browsers keep a quiet stream open, and an end for a client that reads too slowly.
+/// The body of one `/events` response: the follower's frames as they come, and a comment now and then so proxies
+/// and browsers keep a quiet stream open.
 ///
-/// Nothing is buffered for a client: the next frames are read from the run log only when the last ones were written,
-/// so a slow client lags behind in the log, not in memory. One that took longer than `slowClientLimit` to take a
-/// write is dropped (its browser reconnects with `Last-Event-ID` and resumes where it stood).
+/// Nothing is buffered for a client: the next frames are read from the run log only when the last ones were taken
+/// by the connection, so a slow client lags behind in the log, not in memory; one that stops taking them is closed
+/// by the connection's `SlowReaderGuard`.
 struct RunEventFrames: AsyncSequence, Sendable {
     typealias Element = ByteBuffer
     let store: RunLogStore
@@ -131,18 +138,15 @@ struct RunEventFrames: AsyncSequence, Sendable {
     /// How often the run log is looked at for new lines: the run is another process.
     var pollInterval: Duration = .milliseconds(200)
     var keepAliveInterval: Duration = .seconds(15)
-    var slowClientLimit: Duration = .seconds(30)
 
     struct AsyncIterator: AsyncIteratorProtocol {
         var follower: RunEventFollower
         let frames: RunEventFrames
         var started = false
-        var handedOut: ContinuousClock.Instant?
         var lastWrite = ContinuousClock.now
 
         mutating func next() async throws -> ByteBuffer? {
             let clock = ContinuousClock()
-            if let handedOut, clock.now - handedOut > frames.slowClientLimit { return nil }
             if !started {
                 started = true
                 // Tells the browser how soon to reconnect, and sends the headers at once.
@@ -158,7 +162,6 @@ struct RunEventFrames: AsyncSequence, Sendable {
         }
 
         private mutating func hand(_ text: String, clock: ContinuousClock) -> ByteBuffer {
-            handedOut = clock.now
             lastWrite = clock.now
             return ByteBuffer(string: text)
         }

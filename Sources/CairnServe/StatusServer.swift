@@ -24,6 +24,10 @@ public struct StatusServer: Sendable {
     public var quarantineDays: Int?
     /// Called with the port once the server listens (the port chosen when `listen` asked for 0).
     public var onListening: @Sendable (Int) -> Void = { _ in }
+    /// How long a connection may leave what was written to it untaken before it is closed (`SlowReaderGuard`).
+    public var slowClientLimit: Duration = .seconds(30)
+    /// Called when a connection is closed for reading too slowly.
+    public var onClientDropped: @Sendable () -> Void = {}
 
     public init(catalog: any StatusCatalogSource, listen: ListenAddress, token: String?, quarantineDays: Int?) {
         self.catalog = catalog
@@ -36,8 +40,10 @@ public struct StatusServer: Sendable {
     public func run(stopsOnSignals: Bool = true) async throws {
         var logger = Logger(label: "cairn.serve")
         logger.logLevel = .warning
+        let limit = TimeAmount(slowClientLimit), onDrop = onClientDropped
         let app = Application(
             router: makeRouter(),
+            server: .http1(configuration: .init(additionalChannelHandlers: [SlowReaderGuard(limit: limit, onDrop: onDrop)])),
             configuration: .init(address: .hostname(listen.host, port: listen.port), serverName: nil),
             onServerRunning: { [onListening, listen] channel in onListening(channel.localAddress?.port ?? listen.port) },
             logger: logger)

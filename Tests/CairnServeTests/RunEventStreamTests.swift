@@ -1,7 +1,13 @@
+import CairnCore
+import CairnLibrary
 import CairnNarration
+import CairnStatus
 @testable import CairnServe
 import CairnTesting
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import Hummingbird
 import Testing
 
@@ -87,19 +93,74 @@ import Testing
         #expect(Self.ids(follower.poll()) == ["\(run)/1", "\(run)/2"], "a pruned run: the newest from its start")
     }
 
-    @Test func aClientThatTakesLongerThanTheLimitIsDroppedAndOneWithinItIsNot() async throws {
+    @Test func aLogLongerThanOneReadComesInPiecesAndIsReadToItsEndBeforeTheNextRun() throws {
         let folder = try TemporaryDirectory()
         let store = RunLogStore(directory: folder.path)
+        let (first, second) = ("20261129T010000Z-aaaa", "20261129T020000Z-bbbb")
+        let count = RunEventFollower.readLimit / Self.line(first, 1).utf8.count * 3
+        try Self.append((1...count).map { Self.line(first, $0, $0 == 1 ? "runStart" : "note") }.joined(), to: store.path(for: first))
+        try Self.append(Self.line(second, 1, "runStart"), to: store.path(for: second))
+        // Resumed near the start of the older run, which was killed: its rest first, then the newer run.
+        var follower = RunEventFollower(store: store, resumingAfter: RunEventID(runID: first, seq: 2))
+        var seen: [String] = [], polls = 0
+        while seen.last != "\(second)/1", polls < 100 {
+            let frames = follower.poll()
+            #expect(frames.joined().utf8.count <= RunEventFollower.readLimit * 2, "one poll reads a bounded piece")
+            seen += Self.ids(frames)
+            polls += 1
+        }
+        #expect(polls > 1)
+        #expect(seen == (3...count).map { "\(first)/\($0)" } + ["\(second)/1"])
+    }
+
+    /// A client that stops reading while a run writes more than the socket's buffers hold is closed by the server
+    /// (it reconnects and resumes); one that reads gets every event and is not closed.
+    @Test(.timeLimit(.minutes(3))) func aClientThatStopsReadingIsClosedAndOneThatReadsIsNot() async throws {
+        let folder = try TemporaryDirectory()
+        let layout = LibraryLayout(root: folder.path)
+        try FileManager.default.createDirectory(atPath: layout.runLogDirectory, withIntermediateDirectories: true)
+        let store = RunLogStore(directory: layout.runLogDirectory)
         let run = "20261129T010000Z-aaaa"
-        try Self.append(Self.line(run, 1, "runStart"), to: store.path(for: run))
-        // A limit below zero: however fast the client took the first write, it took longer than that.
-        var dropped = RunEventFrames(store: store, resumingAfter: nil, slowClientLimit: .seconds(-1)).makeAsyncIterator()
-        #expect(try await dropped.next() != nil, "the opening comment")
-        #expect(try await dropped.next() == nil, "then the end of the stream")
-        var kept = RunEventFrames(store: store, resumingAfter: nil, slowClientLimit: .seconds(3600)).makeAsyncIterator()
-        _ = try await kept.next()
-        let frame = try #require(try await kept.next())
-        #expect(String(buffer: frame).hasPrefix("id: \(run)/1\n"))
+        let padding = String(repeating: "x", count: 1000)
+        let events = 16_000
+        try Self.append((1...events).map {
+            #"{"event":"note","message":"\#(padding)","runId":"\#(run)","seq":\#($0),"time":"2026-11-29T00:00:00.000Z"}"# + "\n"
+        }.joined(), to: store.path(for: run))
+        let logBytes = try #require(FileManager.default.attributesOfItem(atPath: store.path(for: run))[.size] as? Int)
+
+        let (listening, port) = AsyncStream.makeStream(of: Int.self)
+        let (dropping, drop) = AsyncStream.makeStream(of: Void.self)
+        let drops = Locked(0)
+        var server = StatusServer(catalog: SQLiteStatusSource(libraryRoot: folder.path),
+                                  listen: ListenAddress(host: "127.0.0.1", port: 0), token: nil, quarantineDays: nil)
+        server.slowClientLimit = .seconds(1)
+        server.onListening = { port.yield($0) }
+        server.onClientDropped = { drops.withLock { $0 += 1 }; drop.yield() }
+        let serving = Task { [server] in try await server.run(stopsOnSignals: false) }
+        defer { serving.cancel() }
+        var ports = listening.makeAsyncIterator()
+        let bound = try #require(await ports.next())
+
+        let stalled = try RawClient(port: bound, receiveBuffer: 4096)
+        try stalled.send("GET /events HTTP/1.1\r\nHost: 127.0.0.1:\(bound)\r\n\r\n")
+        // Waited for with a bound, so a server that never drops it fails here rather than hanging the suite.
+        let dropped = await withTaskGroup(of: Bool.self) { group in
+            group.addTask { var next = dropping.makeAsyncIterator(); return await next.next() != nil }
+            group.addTask { try? await Task.sleep(for: .seconds(90)); return false }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first
+        }
+        try #require(dropped, "the server closed the connection that stopped reading")
+        let cutShort = try await BlockingPool.run { try stalled.readToEnd(atMost: logBytes * 2) }
+        #expect(cutShort.endOfStream, "the server closed the stalled connection")
+        #expect(cutShort.bytes < logBytes, "before the run's events were all sent")
+
+        let reading = try RawClient(port: bound, receiveBuffer: 4096)
+        try reading.send("GET /events HTTP/1.1\r\nHost: 127.0.0.1:\(bound)\r\n\r\n")
+        let whole = try await BlockingPool.run { try reading.read(untilCounting: "\nid: ", times: events) }
+        #expect(whole, "a client that reads gets every event")
+        #expect(drops.withLock { $0 } == 1, "and is not closed")
     }
 
     @Test func theGuardTakesOnlyThisMachinesNamesAndReadsItsCookieAmongOthers() {
@@ -114,5 +175,67 @@ import Testing
         #expect(AccessGuard<BasicRequestContext>.cookie("cairn_token", in: ["xcairn_token=1"]) == nil)
         #expect(AccessGuard<BasicRequestContext>.same("secret", "secret"))
         #expect(!AccessGuard<BasicRequestContext>.same("secreT", "secret") && !AccessGuard<BasicRequestContext>.same("secret1", "secret"))
+    }
+}
+
+/// A blocking HTTP/1.1 client over one socket, with the receive buffer it is given (set before it connects, so the
+/// window it offers stays that small).
+private final class RawClient: @unchecked Sendable {
+    struct SocketError: Error { var code: Int32 }
+
+    private let socket: Int32
+
+    init(port: Int, receiveBuffer: Int32) throws {
+        socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var size = receiveBuffer
+        setsockopt(socket, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        var timeout = timeval(tv_sec: 60, tv_usec: 0)
+        setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { close(socket); throw SocketError(code: errno) }
+    }
+
+    deinit { close(socket) }
+
+    func send(_ text: String) throws {
+        let bytes = Array(text.utf8)
+        guard Glibc.send(socket, bytes, bytes.count, Int32(MSG_NOSIGNAL)) == bytes.count else { throw SocketError(code: errno) }
+    }
+
+    /// Reads until the server closes the connection or `limit` bytes came.
+    func readToEnd(atMost limit: Int) throws -> (bytes: Int, endOfStream: Bool) {
+        var buffer = [UInt8](repeating: 0, count: 65536), total = 0
+        while total < limit {
+            let count = recv(socket, &buffer, buffer.count, 0)
+            if count == 0 { return (total, true) }
+            // A reset is the server's close too, seen from a socket that still had unread bytes queued at the peer.
+            if count < 0 { if errno == ECONNRESET { return (total, true) }; throw SocketError(code: errno) }
+            total += count
+        }
+        return (total, false)
+    }
+
+    /// Reads until `marker` has been seen `times` times; false when the connection ended first.
+    func read(untilCounting marker: String, times: Int) throws -> Bool {
+        var buffer = [UInt8](repeating: 0, count: 65536), seen = 0
+        let needle = Array(marker.utf8)
+        var tail: [UInt8] = []
+        while seen < times {
+            let count = recv(socket, &buffer, buffer.count, 0)
+            if count <= 0 { return false }
+            let window = tail + buffer[0..<count]
+            var index = 0
+            while index + needle.count <= window.count {
+                if window[index..<(index + needle.count)].elementsEqual(needle) { seen += 1; index += needle.count } else { index += 1 }
+            }
+            tail = Array(window.suffix(needle.count - 1))
+        }
+        return true
     }
 }
