@@ -21,7 +21,8 @@ enum LiveScript {
     return Math.floor(s / 3600) + ' h ' + Math.round((s % 3600) / 60) + ' min';
   };
   const capital = (word) => word ? word[0].toUpperCase() + word.slice(1) : '';
-  const doing = { import: 'Importing', sync: 'Syncing', restore: 'Restoring', 'dry-run': 'Looking (dry run)' };
+  const doing = { import: 'Importing', sync: 'Syncing', restore: 'Restoring', 'dry-run': 'Looking (dry run)',
+                  'tape build': 'Building a tape' };
   const endings = {
     success: 'finished', someFailed: 'finished; some files failed', stoppedAtErrorLimit: 'stopped at the error limit',
     interrupted: 'was interrupted', held: 'was held by a safety rail', failed: 'failed',
@@ -68,11 +69,12 @@ enum LiveScript {
 
   function start(event) {
     run = { id: event.runId, command: event.command || 'run', phase: null, phases: [], progress: null, counts: null,
-            lanes: [], failed: 0, end: null };
+            lanes: [], failed: 0, end: null, tape: null };
     for (const id of ['live-phases', 'live-feed', 'live-failures', 'live-newest']) $(id).replaceChildren();
     $('live-lanes').tBodies[0].replaceChildren();
     $('live-failed').hidden = true;
     $('live-newest-box').hidden = true;
+    $('live-tape').hidden = true;
     live.hidden = false;
     const note = $('refresh-note');
     if (note) note.textContent = 'live';
@@ -124,6 +126,35 @@ enum LiveScript {
         feed((event.file ? event.file + ': ' : '') + event.message, 'error');
         if (event.file) failure(event);
         break;
+      case 'tapeStarted':
+        run.tape = { name: event.tape, player: null };
+        run.progress = { completed: 0, total: event.clips, fraction: 0 };
+        feed('tape ' + event.tape + ': ' + number(event.clips) + ' clips, ' + number(event.clips - event.toMake) + ' already made');
+        break;
+      case 'tapeClipReady':
+        // The run's counts, as its end will say them: a clip ready counts as ready, one left out as failed.
+        run.counts = Object.assign({}, run.counts, { ready: event.clipsReady });
+        run.progress = { completed: event.clipsReady, total: event.clips, fraction: event.clipsReady / Math.max(1, event.clips) };
+        feed('clip ' + number(event.clipsReady) + ' of ' + number(event.clips) + (event.how === 'reused' ? ' (reused) ' : ' ') + event.path);
+        break;
+      case 'tapeClipSkipped':
+        run.counts = Object.assign({}, run.counts, { failed: ((run.counts || {}).failed || 0) + 1 });
+        feed(event.path + ': ' + event.reason, 'error');
+        failure({ file: event.path, message: (event.cutShort ? 'cut short: ' : '') + event.reason });
+        break;
+      case 'tapePlayable':
+        feed('playable: ' + number(event.clipsReady) + ' of ' + number(event.clips) + ' clips');
+        if (run.tape && !run.tape.player) run.tape.player = playTape(run.tape.name);
+        break;
+      case 'tapeFinished':
+        feed('tape ' + event.tape + ': ' + number(event.encoded) + ' clips made, ' + number(event.reused) + ' reused'
+             + (event.movie ? '; tape.mp4 written' : ''));
+        if (run.tape) {
+          run.tape.movie = Boolean(event.movie);
+          if (!run.tape.player) run.tape.player = playTape(run.tape.name);
+          else if (run.tape.movie && run.tape.playMovie) run.tape.playMovie();
+        }
+        break;
       case 'runEnd':
         run.end = event;
         run.lanes = [];
@@ -153,6 +184,75 @@ enum LiveScript {
     $('live-newest').prepend(figure);
     keep($('live-newest'), 24);
     $('live-newest-box').hidden = false;
+  }
+
+  // The tape as it grows: its HLS playlist read again every few seconds, each clip's init segment and segments
+  // appended to one Media Source buffer in sequence (a clip's timestamps start at zero); tape.mp4 when the
+  // browser has no Media Source for H.264, once the build has written it.
+  const tapeType = 'video/mp4; codecs="avc1.640028,mp4a.40.2"';
+  const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+  async function playTape(name) {
+    const video = $('live-tape-player'), note = $('live-tape-note');
+    $('live-tape-title').textContent = 'The tape ' + name;
+    $('live-tape').hidden = false;
+    const folder = new URL('tapes/' + encodeURIComponent(name) + '/', location.href);
+    const tape = run.tape;
+    const playMovie = () => {
+      tape.playMovie = () => { video.src = new URL('tape.mp4', folder).href; note.textContent = 'tape.mp4'; };
+      if (tape.movie) tape.playMovie();
+      else note.textContent = 'It plays here once tape.mp4 is written.';
+    };
+    if (!window.MediaSource || !MediaSource.isTypeSupported(tapeType)) { playMovie(); return 'movie'; }
+    const source = new MediaSource();
+    video.src = URL.createObjectURL(source);
+    await new Promise((resolve) => source.addEventListener('sourceopen', resolve, { once: true }));
+    const buffer = source.addSourceBuffer(tapeType);
+    buffer.mode = 'sequence';
+    const settle = () => new Promise((resolve, reject) => {
+      buffer.addEventListener('updateend', resolve, { once: true });
+      buffer.addEventListener('error', () => reject(new Error('the browser refused a segment')), { once: true });
+    });
+    const append = async (uri) => {
+      const answer = await fetch(new URL(uri, folder), { credentials: 'same-origin', cache: 'no-store' });
+      if (!answer.ok) throw new Error(uri + ': ' + answer.status);
+      const data = await answer.arrayBuffer();
+      // What was played long ago goes, so a long tape stays within the browser's buffer quota.
+      if (video.currentTime > 60 && buffer.buffered.length && buffer.buffered.start(0) < video.currentTime - 30) {
+        const removed = settle();
+        buffer.remove(0, video.currentTime - 30);
+        await removed;
+      }
+      const appended = settle();
+      buffer.appendBuffer(data);
+      await appended;
+    };
+    let taken = 0, map = null, ended = false;
+    try {
+      while (!ended) {
+        const answer = await fetch(new URL('playlist.m3u8', folder), { credentials: 'same-origin', cache: 'no-store' });
+        if (!answer.ok) throw new Error('playlist.m3u8: ' + answer.status);
+        const segments = [];
+        let current = null;
+        for (const line of (await answer.text()).split('\n')) {
+          if (line.startsWith('#EXT-X-MAP:URI="')) current = line.slice(16, line.indexOf('"', 16));
+          else if (line === '#EXT-X-ENDLIST') ended = true;
+          else if (line && !line.startsWith('#')) segments.push({ uri: line, map: current });
+        }
+        for (; taken < segments.length; taken += 1) {
+          const segment = segments[taken];
+          if (segment.map && segment.map !== map) { await append(segment.map); map = segment.map; }
+          await append(segment.uri);
+          if (taken === 0) video.play().catch(() => {});
+        }
+        note.textContent = number(taken) + ' segments' + (ended ? ', the whole tape' : ', growing');
+        if (!ended) await sleep(2000);
+      }
+      source.endOfStream();
+    } catch (e) {
+      note.textContent = 'The player stopped: ' + e.message;
+      playMovie();
+    }
+    return 'stream';
   }
 
   function failure(event) {
@@ -200,11 +300,15 @@ enum LiveScript {
     } else if (progress) {
       bar.removeAttribute('value');
     }
-    if (run.end) {
+    const unit = run.tape ? ' clips' : ' items';
+    if (run.end && run.tape) {
+      figures.push(number(counts.ready) + ' clips ready', number(counts.failed) + ' left out');
+      if (run.end.durationSeconds) figures.push('in ' + duration(run.end.durationSeconds));
+    } else if (run.end) {
       figures.push(number(counts.ready) + ' imported', number(counts.failed) + ' failed');
       if (run.end.durationSeconds) figures.push('in ' + duration(run.end.durationSeconds));
     } else if (progress) {
-      figures.push(number(progress.completed) + (progress.total !== undefined ? ' of ' + number(progress.total) : '') + ' items');
+      figures.push(number(progress.completed) + (progress.total !== undefined ? ' of ' + number(progress.total) : '') + unit);
       if (progress.bytesTotal !== undefined) figures.push(bytes(progress.bytesCompleted) + ' of ' + bytes(progress.bytesTotal));
       if (progress.bytesPerSecond) figures.push(bytes(progress.bytesPerSecond) + '/s');
       else if (progress.itemsPerSecond) figures.push(progress.itemsPerSecond.toFixed(1) + ' items/s');
@@ -216,13 +320,15 @@ enum LiveScript {
 
     const line = $('live-counts');
     line.replaceChildren();
-    countNames.forEach(([key, name], index) => {
+    (run.tape ? [['ready', 'clips ready'], ['failed', 'left out']] : countNames).forEach(([key, name], index) => {
       if (index > 0) line.append(' · ');
       const value = element('span', number(counts[key]));
       value.id = 'live-count-' + key;
       line.append(value, ' ' + name);
     });
 
+    // A tape build has clips, not phases.
+    $('live-phases').parentElement.hidden = run.tape !== null;
     const phases = $('live-phases');
     phases.replaceChildren(...run.phases.map((p) =>
       element('li', capital(p.phase) + (p.seconds === null ? ' …' : ' ' + duration(p.seconds)))));

@@ -9,7 +9,9 @@ import Foundation
 /// `<noscript>`, so it never fires under the live page).
 enum StatusPage {
     /// Only this server's own script, styles, pictures and stream; no frame, no plug-in, forms only to itself.
+    /// `media-src blob:`: a tape plays through Media Source Extensions, whose source is a `blob:` URL.
     static let contentSecurityPolicy = "default-src 'none'; script-src 'self'; connect-src 'self'; img-src 'self'; "
+        + "media-src 'self' blob:; "
         + "style-src 'self' 'unsafe-inline'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
 
     static func render(_ facts: StatusPageFacts, libraryName: String, libraryRoot: String, now: Date,
@@ -56,6 +58,9 @@ enum StatusPage {
         <div id="live-failed" hidden><h3>Failed (<span id="live-failed-count">0</span>)</h3><ul id="live-failures"></ul></div>
         <h3>Activity</h3><ol id="live-feed" reversed></ol>
         <div id="live-newest-box" hidden><h3>Just imported</h3><div id="live-newest" class="grid"></div></div>
+        <div id="live-tape" hidden><h3 id="live-tape-title">The tape</h3>
+        <video id="live-tape-player" controls muted playsinline preload="auto" width="640" height="360"></video>
+        <p id="live-tape-note"></p></div>
         </section>
         """
 

@@ -62,6 +62,9 @@ public struct StatusServer: Sendable {
                 try await AccessGuard<BasicRequestContext>(token: token, listen: listen).signIn(request)
             }
         }
+        // A tape's playlist, segments and tape.mp4 (ranges too, for seeking), for the page's player. Only what is
+        // under tapes/: the playlist reaches its clips as ../.clips/…, which a browser resolves within it.
+        router.add(middleware: FileMiddleware(source.layout.tapesDirectory, urlBasePath: "/tapes"))
         let runLogs = RunLogStore(directory: source.layout.runLogDirectory)
         router.get("events") { request, _ -> Response in
             var headers = HTTPFields()

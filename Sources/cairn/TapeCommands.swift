@@ -2,6 +2,7 @@ import ArgumentParser
 import CairnCore
 import CairnImport
 import CairnLibrary
+import CairnNarration
 import CairnStages
 import CairnTape
 import CairnTapeBuild
@@ -83,11 +84,22 @@ struct TapeBuildCommand: AsyncParsableCommand {
             throw ExitCode(ExitStatus.failure.rawValue)
         }
         let view = TapeView(mode: narration.mode)
+        // The build is a run like an import: its events go to the run log (which `cairn serve`'s page follows) and,
+        // with --json, to stdout.
+        let output: any NarrationHandler = narration.mode == .json ? NarrationOutput.renderer(mode: .json)
+                                                                   : DiscardingNarrationHandler()
+        let told = RunNarration(layout: LibraryLayout(root: root), output: output)
+        defer { told.close() }
+        let narrator = told.narrator
+        narrator.runStarted(command: "tape build")
         let name = name, library = library, catalog = catalog
         let build = Task {
             try await CatalogAccess.changingExisting(library, catalog: catalog, command: "tape build") { opened, catalog in
                 try await TapeBuilder(layout: opened.layout, catalog: catalog, name: name, settings: settings)
-                    .build(selection) { view.show($0) }
+                    .build(selection) { news in
+                        view.show(news)
+                        narrator.tape(news.event)
+                    }
             }
         }
         let signals = SignalHandling.install(cancellation: PipelineCancellation()) { signal in
@@ -97,18 +109,24 @@ struct TapeBuildCommand: AsyncParsableCommand {
         defer { signals.uninstall() }
         do {
             let report = try await build.value
+            narrator.runEnded(report.skipped.isEmpty ? .success : .someFailed,
+                              message: report.skipped.isEmpty ? nil
+                                  : report.skipped.count == 1 ? "1 clip left out" : "\(report.skipped.count) clips left out")
             throw ExitCode(report.skipped.isEmpty ? ExitStatus.success.rawValue : ExitStatus.someFilesFailed.rawValue)
         } catch let exit as ExitCode {
             throw exit
         } catch is CancellationError {
             view.end()
+            narrator.runEnded(.interrupted, message: "interrupted; finished clips are kept")
             throw ExitCode(ExitStatus.interrupted.rawValue)
         } catch let locked as LibraryLockedError {
             Output.error(locked.description)
+            narrator.runEnded(.failed, message: locked.description)
             throw ExitCode(locked.exitStatus.rawValue)
         } catch {
             view.end()
             Output.error("tape \(name): \(error)")
+            narrator.runEnded(.failed, message: "tape \(name): \(error)")
             throw ExitCode(ExitStatus.failure.rawValue)
         }
     }

@@ -3,9 +3,9 @@ import CairnNarration
 import CairnTapeBuild
 import Foundation
 
-/// A tape build as the person or program watching it sees it: one redrawn line on a terminal ("playable · 4 of
-/// 20 clips · 0:24"), plain lines for cron and pipes, NDJSON events (`tapeStarted`, `tapeSegment`,
-/// `tapeClipReady`, `tapeClipSkipped`, `tapePlayable`, `tapeFinished`), or only skips and the summary.
+/// A tape build as the person watching it sees it: one redrawn line on a terminal ("playable · 4 of 20 clips ·
+/// 0:24"), plain lines for cron and pipes, or only skips and the summary. `--json` is the run's narration
+/// (`TapeNews.event`), as its run log keeps it.
 final class TapeView: Sendable {
     private struct Status {
         var clips = 0
@@ -31,7 +31,7 @@ final class TapeView: Sendable {
     }
 
     func show(_ news: TapeNews) {
-        if mode == .json { return json(news) }
+        if mode == .json { return }
         let line = status.withLock { status -> String? in
             switch news {
             case .started(let name, let clips, let toMake, let playlist):
@@ -78,32 +78,29 @@ final class TapeView: Sendable {
         if mode == .live || mode == .automatic { write("\n") }
     }
 
-    private func json(_ news: TapeNews) {
-        var fields: [String: Any] = ["at": Timestamp.withMilliseconds(Date())]
-        switch news {
-        case .started(let name, let clips, let toMake, let playlist):
-            fields.merge(["event": "tapeStarted", "tape": name, "clips": clips, "toMake": toMake, "playlist": playlist]) { $1 }
-        case .segment(let clip, let index, let duration, let seconds):
-            fields.merge(["event": "tapeSegment", "clip": clip, "segment": index, "durationSeconds": duration,
-                          "tapeSeconds": seconds]) { $1 }
-        case .clipReady(let clip, let path, let how, let ready, let clips):
-            fields.merge(["event": "tapeClipReady", "clip": clip, "path": path, "how": how.rawValue,
-                          "clipsReady": ready, "clips": clips]) { $1 }
-        case .clipSkipped(let clip, let path, let reason, let cutShort):
-            fields.merge(["event": "tapeClipSkipped", "clip": clip, "path": path, "reason": reason,
-                          "cutShort": cutShort]) { $1 }
-        case .playable(let ready, let clips, let seconds):
-            fields.merge(["event": "tapePlayable", "clipsReady": ready, "clips": clips, "tapeSeconds": seconds]) { $1 }
-        case .finished(let report):
-            fields.merge(["event": "tapeFinished", "tape": report.name, "clips": report.clips, "encoded": report.encoded,
-                          "reused": report.reused, "skipped": report.skipped.count, "tapeSeconds": report.seconds,
-                          "playlist": report.playlist, "movie": report.movie ?? NSNull()]) { $1 }
-        }
-        guard let data = try? JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys, .withoutEscapingSlashes]) else { return }
-        write(String(decoding: data, as: UTF8.self) + "\n")
-    }
-
     private func write(_ text: String) {
         FileHandle.standardOutput.write(Data(text.utf8))
+    }
+}
+
+extension TapeNews {
+    /// The news as the run's narration says it (the `tape…` events of NDJSON and the run log).
+    var event: TapeEvent {
+        switch self {
+        case .started(let name, let clips, let toMake, let playlist):
+            TapeEvent(stage: .started, tape: name, clips: clips, toMake: toMake, playlist: playlist)
+        case .segment(let clip, let index, let duration, let seconds):
+            TapeEvent(stage: .segment, clip: clip, segment: index, durationSeconds: duration, tapeSeconds: seconds)
+        case .clipReady(let clip, let path, let how, let ready, let clips):
+            TapeEvent(stage: .clipReady, clips: clips, clip: clip, path: path, how: how.rawValue, clipsReady: ready)
+        case .clipSkipped(let clip, let path, let reason, let cutShort):
+            TapeEvent(stage: .clipSkipped, clip: clip, path: path, reason: reason, cutShort: cutShort)
+        case .playable(let ready, let clips, let seconds):
+            TapeEvent(stage: .playable, clips: clips, tapeSeconds: seconds, clipsReady: ready)
+        case .finished(let report):
+            TapeEvent(stage: .finished, tape: report.name, clips: report.clips, playlist: report.playlist,
+                      movie: report.movie, tapeSeconds: report.seconds, encoded: report.encoded, reused: report.reused,
+                      skipped: report.skipped.count)
+        }
     }
 }

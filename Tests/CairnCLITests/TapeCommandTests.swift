@@ -36,6 +36,11 @@ import Testing
         }
     }
 
+    /// A build's `tapeFinished` event.
+    static func finished(_ events: [[String: Any]]) -> [String: Any]? {
+        events.last { $0["event"] as? String == "tapeFinished" }
+    }
+
     /// FFmpeg decodes every segment `playlist` lists; `-xerror` makes any decoding error fail it (and the throw).
     static func decodesWithoutError(_ playlist: String) throws {
         try ExternalTool.run(["ffmpeg", "-hide_banner", "-v", "error", "-xerror", "-i", playlist, "-f", "null", "-"])
@@ -57,11 +62,17 @@ import Testing
         #expect(build.status == 0, "\(build.standardError)")
         let events = try Self.events(build.standardOutput)
         let names = events.compactMap { $0["event"] as? String }
-        #expect(names.first == "tapeStarted" && names.last == "tapeFinished", "\(names)")
+        // A run like an import's: its NDJSON is its run log's, line for line.
+        #expect(names.prefix(2) == ["runStart", "tapeStarted"] && names.suffix(2) == ["tapeFinished", "runEnd"], "\(names)")
+        let runID = try #require(events.first?["runId"] as? String)
+        let log = try String(contentsOfFile: root + "/runs/\(runID).ndjson", encoding: .utf8)
+        #expect(log == build.standardOutput, "the run log holds what --json printed")
+        #expect(events.last?["outcome"] as? String == "success"
+                && (events.last?["counts"] as? [String: Any])?["ready"] as? Int == 4)
         let playable = try #require(names.firstIndex(of: "tapePlayable"))
         #expect(names.filter { $0 == "tapeSegment" }.count >= 4)
         #expect(names.firstIndex(of: "tapeSegment")! < playable)
-        let finished = try #require(events.last)
+        let finished = try #require(Self.finished(events))
         #expect(finished["clips"] as? Int == 4 && finished["encoded"] as? Int == 4 && finished["reused"] as? Int == 0)
 
         let final = try String(contentsOfFile: playlist, encoding: .utf8)
@@ -91,12 +102,13 @@ import Testing
 
         // Nothing new: nothing is encoded again. One more photo: one clip is.
         let again = try Self.events(try CairnBinary.run(["tape", "build", "trip", "--library", root, "--json"]).standardOutput)
-        #expect(again.last?["encoded"] as? Int == 0 && again.last?["reused"] as? Int == 4)
+        #expect(Self.finished(again)?["encoded"] as? Int == 0 && Self.finished(again)?["reused"] as? Int == 4)
         try MediaFixtures.jpegWithExif(at: folder.subpath("src/e.jpg"), width: 640, height: 480, orientation: 1,
                                        exif: Self.taken("2021:06:01 10:05:00"))
         #expect(try CairnBinary.run(["import", folder.subpath("src"), "--library", root, "--clips", "off", "--quiet"]).status == 0)
         let added = try Self.events(try CairnBinary.run(["tape", "build", "trip", "--library", root, "--json"]).standardOutput)
-        #expect(added.last?["encoded"] as? Int == 1 && added.last?["reused"] as? Int == 4 && added.last?["clips"] as? Int == 5)
+        let addedEnd = Self.finished(added)
+        #expect(addedEnd?["encoded"] as? Int == 1 && addedEnd?["reused"] as? Int == 4 && addedEnd?["clips"] as? Int == 5)
 
         let list = try CairnBinary.run(["tape", "list", "--library", root])
         #expect(list.status == 0 && list.standardOutput.contains("trip  5 clips"), "\(list.standardOutput)")
@@ -122,7 +134,9 @@ import Testing
         let events = try Self.events(build.standardOutput)
         let skipped = events.filter { $0["event"] as? String == "tapeClipSkipped" }
         #expect(skipped.count == 1 && (skipped.first?["path"] as? String)?.hasSuffix("b.mp4") == true, "\(skipped)")
-        #expect(events.last?["skipped"] as? Int == 1 && events.last?["encoded"] as? Int == 3)
+        #expect(Self.finished(events)?["skipped"] as? Int == 1 && Self.finished(events)?["encoded"] as? Int == 3)
+        #expect(events.last?["outcome"] as? String == "someFailed"
+                && (events.last?["counts"] as? [String: Any])?["failed"] as? Int == 1, "the run's end counts the clip left out")
         let playlist = root + "/tapes/rotten/playlist.m3u8"
         try Self.decodesWithoutError(playlist)
         let show = try CairnBinary.run(["tape", "show", "rotten", "--library", root])
@@ -194,7 +208,7 @@ import Testing
         #expect((1..<4).contains(whole.count), "\(whole.count) whole clips when killed")
         let rerun = try CairnBinary.run(arguments)
         #expect(rerun.status == 0, "\(rerun.standardError)")
-        let finished = try #require(try Self.events(rerun.standardOutput).last)
+        let finished = try #require(Self.finished(try Self.events(rerun.standardOutput)))
         #expect(finished["reused"] as? Int == whole.count && finished["encoded"] as? Int == 4 - whole.count,
                 "\(finished)")
         try Self.decodesWithoutError(root + "/tapes/killed/playlist.m3u8")

@@ -24,6 +24,8 @@ public enum NarrationEvent: Sendable, Equatable {
     case warning(String, phase: SyncPhase?, file: String?)
     /// `file`: the file that failed, or nil for a run-level error; `category`: the file's failure's category.
     case error(String, phase: SyncPhase?, file: String?, category: FailureCategory? = nil)
+    /// A tape build's news (its `event` names the stage: `tapeStarted`, `tapeClipReady`, …).
+    case tape(TapeEvent)
     case runEnd(RunEnd)
 
     /// How a run ended: the last event of every run.
@@ -54,7 +56,19 @@ public enum NarrationEvent: Sendable, Equatable {
         case runStart, phaseStart, phaseEnd, progress
         case hashed, imported, derived, stamped, destinationChecked
         case note, warning, error
+        case tapeStarted, tapeSegment, tapeClipReady, tapeClipSkipped, tapePlayable, tapeFinished
         case runEnd
+
+        static func tape(_ stage: TapeEvent.Stage) -> Kind {
+            switch stage {
+            case .started: .tapeStarted
+            case .segment: .tapeSegment
+            case .clipReady: .tapeClipReady
+            case .clipSkipped: .tapeClipSkipped
+            case .playable: .tapePlayable
+            case .finished: .tapeFinished
+            }
+        }
     }
 
     public var kind: Kind {
@@ -71,6 +85,7 @@ public enum NarrationEvent: Sendable, Equatable {
         case .note: .note
         case .warning: .warning
         case .error: .error
+        case .tape(let news): .tape(news.stage)
         case .runEnd: .runEnd
         }
     }
@@ -82,7 +97,7 @@ public enum NarrationEvent: Sendable, Equatable {
         case .hashed: .hashing
         case .imported, .derived: .importing
         case .note(_, let phase), .warning(_, let phase, _), .error(_, let phase, _, _): phase
-        case .runStart, .stamped, .destinationChecked, .runEnd: nil
+        case .runStart, .stamped, .destinationChecked, .tape, .runEnd: nil
         }
     }
 
@@ -92,7 +107,7 @@ public enum NarrationEvent: Sendable, Equatable {
         case .phaseStart(_, let detail): detail
         case .note(let text, _), .warning(let text, _, _), .error(let text, _, _, _): text
         case .runEnd(let end): end.message
-        case .runStart, .phaseEnd, .progress, .hashed, .imported, .derived, .stamped, .destinationChecked: nil
+        case .runStart, .phaseEnd, .progress, .hashed, .imported, .derived, .stamped, .destinationChecked, .tape: nil
         }
     }
 

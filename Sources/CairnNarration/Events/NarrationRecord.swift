@@ -8,7 +8,7 @@ import Foundation
 ///
 /// | field        | type            | present on                          | meaning |
 /// |--------------|-----------------|-------------------------------------|---------|
-/// | `event`      | string          | every event                         | `runStart`, `phaseStart`, `phaseEnd`, `progress`, `hashed`, `imported`, `derived`, `stamped`, `destinationChecked`, `note`, `warning`, `error`, `runEnd` |
+/// | `event`      | string          | every event                         | `runStart`, `phaseStart`, `phaseEnd`, `progress`, `hashed`, `imported`, `derived`, `stamped`, `destinationChecked`, `note`, `warning`, `error`, `tapeStarted`, `tapeSegment`, `tapeClipReady`, `tapeClipSkipped`, `tapePlayable`, `tapeFinished`, `runEnd` |
 /// | `seq`        | integer         | every event                         | 1, 2, 3, … within a run, in emission order |
 /// | `time`       | string          | every event                         | ISO 8601 UTC with milliseconds, `2026-11-22T03:20:15.123Z` |
 /// | `runId`      | string          | every event                         | the run's id (also the run log's file name) |
@@ -31,6 +31,12 @@ import Foundation
 /// `progress`: `completed`, `total` (absent while indeterminate), `bytesCompleted`, `bytesTotal` (absent while
 /// unknown), `fraction` (0…1, absent while indeterminate; never decreases within a phase),
 /// `itemsPerSecond`, `bytesPerSecond` (absent until measured), `etaSeconds` (absent until the rate is stable).
+///
+/// A tape build's events carry `TapeEvent`'s fields: `tape`, `clips`, `toMake`, `playlist` (`tapeStarted`); `clip`,
+/// `segment`, `durationSeconds`, `tapeSeconds` (`tapeSegment`); `clip`, `path`, `how`, `clipsReady`, `clips`
+/// (`tapeClipReady`); `clip`, `path`, `reason`, `cutShort` (`tapeClipSkipped`); `clipsReady`, `clips`, `tapeSeconds`
+/// (`tapePlayable`); `tape`, `clips`, `encoded`, `reused`, `skipped`, `tapeSeconds`, `playlist`, `movie`
+/// (`tapeFinished`).
 ///
 /// `counts`: `filesSeen`, `bytesSeen`, `toHash`, `bytesToHash`, `hashed`, `bytesHashed`, `new`, `duplicates`,
 /// `ready`, `failed`, `skipped`, `confirmedDeleted`, `keptWithoutPreview`, `retries`.
@@ -83,6 +89,7 @@ public struct NarrationRecord: Codable, Sendable, Equatable {
         case .derived(_, let sha1, let role):
             try container.encode(sha1, forKey: .sha1)
             try container.encode(role, forKey: .role)
+        case .tape(let news): try news.encode(to: encoder)
         case .phaseStart, .hashed, .note, .warning: break
         }
     }
@@ -94,6 +101,7 @@ public struct NarrationRecord: Codable, Sendable, Equatable {
         runID = try container.decode(String.self, forKey: .runID)
         func optional<T: Decodable>(_ key: CodingKeys) throws -> T? { try container.decodeIfPresent(T.self, forKey: key) }
         func required<T: Decodable>(_ key: CodingKeys) throws -> T { try container.decode(T.self, forKey: key) }
+        func tape(_ stage: TapeEvent.Stage) throws -> NarrationEvent { .tape(try TapeEvent(stage: stage, from: decoder)) }
         switch try container.decode(NarrationEvent.Kind.self, forKey: .kind) {
         case .runStart: event = .runStart(command: try required(.command))
         case .phaseStart: event = .phaseStart(try required(.phase), detail: try optional(.message))
@@ -121,6 +129,12 @@ public struct NarrationRecord: Codable, Sendable, Equatable {
                 outcome: outcome, message: try optional(.message),
                 durationSeconds: try optional(.durationSeconds), counts: try required(.counts),
                 needsAuth: try optional(.needsAuth)))
+        case .tapeStarted: event = try tape(.started)
+        case .tapeSegment: event = try tape(.segment)
+        case .tapeClipReady: event = try tape(.clipReady)
+        case .tapeClipSkipped: event = try tape(.clipSkipped)
+        case .tapePlayable: event = try tape(.playable)
+        case .tapeFinished: event = try tape(.finished)
         }
     }
 }

@@ -61,11 +61,16 @@ public struct NarrationState: Sendable {
             } else {
                 status = .ended(end.outcome, message: end.message ?? "failed", needsAuth: end.needsAuth ?? false)
             }
-        case .hashed, .imported, .derived, .stamped, .destinationChecked, .note, .warning, .error:
+        case .tape(let news) where news.stage == .clipSkipped:
+            if failures.count < Self.maximumRecordedFailures {
+                failures.append(FileFailure(path: news.path ?? "", reason: news.reason ?? ""))
+            }
+        case .hashed, .imported, .derived, .stamped, .destinationChecked, .note, .warning, .error, .tape:
             break
         }
-        // A file's derivatives are not activity a person follows: its `imported` line says it is done.
-        if record.kind != .progress, record.kind != .derived {
+        // A file's derivatives and a tape's segments are not activity a person follows: the file's `imported` line
+        // and the clip's `tapeClipReady` say it is done.
+        if ![.progress, .derived, .tapeSegment].contains(record.kind) {
             activity.append(ActivityEntry(time: record.time, kind: record.kind, detail: Self.activityDetail(record.event)))
         }
     }
@@ -97,7 +102,20 @@ public struct NarrationState: Sendable {
         case .error(let message, _, let file, _): return file.map { "\($0): \(message)" } ?? message
         case .note(let message, _), .warning(let message, _, _): return message
         case .runEnd(let end): return end.outcome == .success ? "finished" : "failed: \(end.message ?? "")"
+        case .tape(let news): return tapeDetail(news)
         case .progress: return ""
+        }
+    }
+
+    static func tapeDetail(_ news: TapeEvent) -> String {
+        let file = news.path.map(NarrationFormat.fileName) ?? ""
+        switch news.stage {
+        case .started: return "tape \(news.tape ?? ""): \(news.clips ?? 0) clips"
+        case .segment: return "segment \(news.segment ?? 0) of clip \((news.clip ?? 0) + 1)"
+        case .clipReady: return "clip \(news.clipsReady ?? 0) of \(news.clips ?? 0): \(file)"
+        case .clipSkipped: return "\(file): \(news.reason ?? "")"
+        case .playable: return "playable: \(news.clipsReady ?? 0) of \(news.clips ?? 0) clips"
+        case .finished: return "tape \(news.tape ?? ""): \(news.encoded ?? 0) clips made, \(news.reused ?? 0) reused"
         }
     }
 }

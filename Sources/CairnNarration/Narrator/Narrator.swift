@@ -206,6 +206,19 @@ public struct Narrator: Sendable {
     }
     /// A run-level error (a file's failure goes through `failed(file:reason:)`).
     public func error(_ message: String) { core?.record { $0.emit(.error(message, phase: $0.currentPhase, file: nil)) } }
+
+    /// A tape build's news; a clip on the playlist counts as ready and one left out as failed, so the run's end
+    /// says what the build made.
+    public func tape(_ news: TapeEvent) {
+        core?.record { state in
+            switch news.stage {
+            case .clipReady: state.counts.ready += 1
+            case .clipSkipped: state.counts.failed += 1
+            case .started, .segment, .playable, .finished: break
+            }
+            state.emit(.tape(news))
+        }
+    }
 }
 
 /// Shared, locked state behind every copy of one `Narrator`.

@@ -55,6 +55,7 @@ public final class PlainRenderer: NarrationHandler {
                 + NarrationFormat.progressDetail(snapshot, unit: NarrationFormat.unit(for: phase)) + percent
         case .warning(let message, _, _): return "warning: " + message
         case .note, .stamped, .destinationChecked: return NarrationState.activityDetail(record.event)
+        case .tape(let news): return news.stage == .segment ? nil : "tape: " + NarrationState.tapeDetail(news)
         case .hashed, .imported, .derived, .error, .runEnd: return nil
         }
     }
