@@ -43,6 +43,26 @@ public struct QueueStatus: Sendable, Equatable {
     public var imports: [Import] = []
 
     public init() {}
+
+    /// The status as one JSON object: `cairn queue status --json` and `cairn serve`'s `/queue.json` alike.
+    public var json: String {
+        struct Worker: Encodable { var id: String; var host: String; var pid: Int; var leases: Int; var silentSeconds: Double }
+        struct Held: Encodable { var holder: String; var from: String; var heldSeconds: Double }
+        struct Document: Encodable {
+            var waiting, running, done, failed: Int
+            var oldestWaitingSeconds: Double?
+            var workers: [Worker]
+            var imports: [Held]
+        }
+        let document = Document(
+            waiting: waiting, running: running, done: done, failed: failed, oldestWaitingSeconds: oldestWaitingAge,
+            workers: workers.map { Worker(id: $0.id.uuidString.lowercased(), host: $0.host, pid: $0.pid,
+                                          leases: $0.leases, silentSeconds: $0.silentFor) },
+            imports: imports.map { Held(holder: $0.holder, from: $0.from, heldSeconds: $0.heldFor) })
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: (try? encoder.encode(document)) ?? Data(), as: UTF8.self)
+    }
 }
 
 /// What a queue worker did, for its last line and tests.

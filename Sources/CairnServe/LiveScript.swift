@@ -344,6 +344,31 @@ enum LiveScript {
     }));
   }
 
+  // The shared queue is other processes' (workers on other hosts write no run log here): its status is read again
+  // every two seconds, into the elements the server rendered.
+  const plural = (n, word) => number(n) + ' ' + word + (n === 1 ? '' : 's');
+  async function refreshQueue() {
+    let status;
+    try {
+      const answer = await fetch('queue.json', { credentials: 'same-origin', cache: 'no-store' });
+      if (!answer.ok) { $('queue-counts').textContent = 'the queue cannot be read: ' + (await answer.text()).trim(); return; }
+      status = await answer.json();
+    } catch (e) { return; }
+    const oldest = status.oldestWaitingSeconds !== undefined ? ' (oldest ' + Math.round(status.oldestWaitingSeconds) + ' s)' : '';
+    const counts = $('queue-counts');
+    counts.className = '';
+    counts.textContent = 'waiting ' + status.waiting + oldest + ' · running ' + status.running + ' · done ' + status.done
+      + ' · failed ' + status.failed + (status.workers.length ? '' : ' · no worker');
+    $('queue-workers').tBodies[0].replaceChildren(...status.workers.map((worker) => {
+      const row = element('tr');
+      row.append(element('th', worker.host + ' pid ' + worker.pid), element('td', plural(worker.leases, 'lease')),
+                 element('td', 'last beat ' + Math.round(worker.silentSeconds) + ' s ago'));
+      return row;
+    }));
+    $('queue-imports').replaceChildren(...status.imports.map((held) => element('li', held.holder + ' from ' + held.from)));
+  }
+  if ($('queue')) setInterval(refreshQueue, 2000);
+
   const stream = new EventSource('events');
   stream.onmessage = (message) => {
     let event;

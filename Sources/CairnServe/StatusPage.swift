@@ -14,8 +14,9 @@ enum StatusPage {
         + "media-src 'self' blob:; "
         + "style-src 'self' 'unsafe-inline'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
 
+    /// `queue`: the shared queue's status (or why it could not be read), on a server that has one.
     static func render(_ facts: StatusPageFacts, libraryName: String, libraryRoot: String, now: Date,
-                       refreshSeconds: Int = 30) -> String {
+                       queue: Result<QueueStatus, any Error>? = nil, refreshSeconds: Int = 30) -> String {
         let report = facts.report
         let run = report.lastRun
         var body = ""
@@ -28,6 +29,7 @@ enum StatusPage {
         }
         body += "</header>"
         body += live
+        if let queue { body += Self.queue(queue) }
         body += timeline(facts.recentRuns, now: now)
         if let run { body += counts(run) }
         body += failures(facts.failures, total: max(run?.counts.failed ?? 0, facts.failures.count))
@@ -44,6 +46,36 @@ enum StatusPage {
             <a href="status.json">status.json</a> · <a href="metrics">metrics</a></footer></body></html>
             """
     }
+
+    /// The shared queue: its jobs by state, the workers with their leases, the imports holding the library's lock.
+    /// `live.js` reads `queue.json` again every few seconds and fills the same elements.
+    static func queue(_ result: Result<QueueStatus, any Error>) -> String {
+        var html = "<section id=\"queue\" aria-labelledby=\"queue-title\"><h2 id=\"queue-title\">Shared queue</h2>"
+        switch result {
+        case .failure(let error):
+            html += "<p id=\"queue-counts\" class=\"state-failed\">" + HTML.escape("the queue cannot be read: \(error)") + "</p>"
+            html += "<table id=\"queue-workers\"><tbody></tbody></table><ul id=\"queue-imports\"></ul>"
+        case .success(let status):
+            html += "<p id=\"queue-counts\">" + HTML.escape(queueCounts(status)) + "</p>"
+            html += "<table id=\"queue-workers\"><tbody>" + status.workers.map { worker in
+                "<tr><th>" + HTML.escape("\(worker.host) pid \(worker.pid)") + "</th><td>" + HTML.escape(leases(worker.leases))
+                    + "</td><td>" + HTML.escape(String(format: "last beat %.0f s ago", worker.silentFor)) + "</td></tr>"
+            }.joined() + "</tbody></table>"
+            html += "<ul id=\"queue-imports\">" + status.imports.map {
+                "<li>" + HTML.escape("\($0.holder) from \($0.from)") + "</li>"
+            }.joined() + "</ul>"
+        }
+        return html + "</section>"
+    }
+
+    /// "waiting 3 (oldest 12 s) · running 2 · done 40 · failed 0"; live.js writes the same line.
+    static func queueCounts(_ status: QueueStatus) -> String {
+        let oldest = status.oldestWaitingAge.map { String(format: " (oldest %.0f s)", $0) } ?? ""
+        return "waiting \(status.waiting)\(oldest) · running \(status.running) · done \(status.done) · failed \(status.failed)"
+            + (status.workers.isEmpty ? " · no worker" : "")
+    }
+
+    static func leases(_ count: Int) -> String { count == 1 ? "1 lease" : "\(count) leases" }
 
     /// What `live.js` fills from `/events`: hidden until the stream's first event.
     private static let live = """
@@ -177,7 +209,7 @@ enum StatusPage {
         #live{border:1px solid #ccd;border-radius:6px;padding:.2em 1em 1em;margin-top:1em}
         #live progress{width:100%;height:1.2em}h3{font-size:1em;margin:1em 0 .3em}
         .columns{display:flex;flex-wrap:wrap;gap:0 3em}#live-feed{max-height:16em;overflow:auto;font-size:12px;padding-left:2em}
-        #live-feed .warning{color:#8a5a00}#live-feed .error{color:#a4161a}#live-lanes td,#live-lanes th{padding:0 .6em 0 0}
+        #live-feed .warning{color:#8a5a00}#live-feed .error{color:#a4161a}#live-lanes td,#live-lanes th,#queue-workers td,#queue-workers th{padding:0 .6em 0 0}
         #live-lanes .holding{font-size:12px;color:#555;word-break:break-all}
         """
 }

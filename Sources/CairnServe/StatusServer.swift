@@ -26,6 +26,8 @@ public struct StatusServer: Sendable {
     public var onListening: @Sendable (Int) -> Void = { _ in }
     /// How long a connection may leave what was written to it untaken before it is closed (`SlowReaderGuard`).
     public var slowClientLimit: Duration = .seconds(30)
+    /// The shared queue's status, on a server given one (`--queue`): the page's queue section and `/queue.json`.
+    public var queueStatus: (@Sendable () async throws -> QueueStatus)?
     /// Called when a connection is closed for reading too slowly.
     public var onClientDropped: @Sendable () -> Void = {}
 
@@ -91,6 +93,15 @@ public struct StatusServer: Sendable {
             }
             return Self.response(text, type: "text/plain; version=0.0.4; charset=utf-8")
         }
+        let queueStatus = queueStatus
+        router.get("queue.json") { _, _ -> Response in
+            guard let queueStatus else { throw HTTPError(.notFound, message: "no queue: `cairn serve --queue URL` shows one\n") }
+            do {
+                return Self.response(try await queueStatus().json, type: "application/json")
+            } catch {
+                throw HTTPError(.serviceUnavailable, message: "the queue cannot be read: \(error)\n")
+            }
+        }
         router.get("status.json") { _, _ -> Response in
             let text = try await Self.reading(source) {
                 try await LibraryStatus.report(layout: source.layout, catalog: $0).json(now: Date())
@@ -98,10 +109,14 @@ public struct StatusServer: Sendable {
             return Self.response(text, type: "application/json")
         }
         router.get("/") { _, _ -> Response in
-            let html = try await Self.reading(source) { catalog in
+            var queue: Result<QueueStatus, any Error>?
+            if let queueStatus {
+                do { queue = .success(try await queueStatus()) } catch { queue = .failure(error) }
+            }
+            let html = try await Self.reading(source) { [queue] catalog in
                 StatusPage.render(try await StatusPageFacts.read(layout: source.layout, catalog: catalog),
                                   libraryName: URL(fileURLWithPath: root).lastPathComponent,
-                                  libraryRoot: root, now: Date())
+                                  libraryRoot: root, now: Date(), queue: queue)
             }
             var response = Self.response(html, type: "text/html; charset=utf-8")
             response.headers[.contentSecurityPolicy] = StatusPage.contentSecurityPolicy

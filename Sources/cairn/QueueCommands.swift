@@ -138,7 +138,7 @@ struct QueueStatusCommand: AsyncParsableCommand {
             throw ExitCode(ExitStatus.failure.rawValue)
         }
         if json {
-            Output.line(Self.json(status))
+            Output.line(status.json)
             return
         }
         let oldest = status.oldestWaitingAge.map { String(format: " (oldest %.1f s)", $0) } ?? ""
@@ -152,23 +152,5 @@ struct QueueStatusCommand: AsyncParsableCommand {
             Output.line(String(format: "%@ holds its library's lock, from %@, for %.0f s", running.holder, running.from,
                                running.heldFor))
         }
-    }
-
-    static func json(_ status: QueueStatus) -> String {
-        struct Worker: Encodable { var id: String; var host: String; var pid: Int; var leases: Int; var silentSeconds: Double }
-        struct Import: Encodable { var holder: String; var from: String; var heldSeconds: Double }
-        struct Document: Encodable {
-            var waiting, running, done, failed: Int
-            var oldestWaitingSeconds: Double?
-            var workers: [Worker]
-            var imports: [Import]
-        }
-        let document = Document(
-            waiting: status.waiting, running: status.running, done: status.done, failed: status.failed,
-            oldestWaitingSeconds: status.oldestWaitingAge,
-            workers: status.workers.map { Worker(id: $0.id.uuidString.lowercased(), host: $0.host, pid: $0.pid,
-                                                 leases: $0.leases, silentSeconds: $0.silentFor) },
-            imports: status.imports.map { Import(holder: $0.holder, from: $0.from, heldSeconds: $0.heldFor) })
-        return String(decoding: (try? browseJSONEncoder().encode(document)) ?? Data(), as: UTF8.self)
     }
 }

@@ -2,6 +2,7 @@ import ArgumentParser
 import CairnConfiguration
 import CairnCore
 import CairnLibrary
+import CairnRun
 import CairnServe
 import Foundation
 
@@ -15,7 +16,9 @@ struct ServeCommand: AsyncParsableCommand {
             review and the newest imports, with thumbnails; with JavaScript it also follows the running import or \
             sync live: progress with the time left, phases, lanes, activity, failures and thumbnails as they come), \
             /events (the runs as they happen, as Server-Sent Events: each line of the run logs under runs/, with \
-            ids a client resumes from with Last-Event-ID), /status.json (what `cairn status --json` says), \
+            ids a client resumes from with Last-Event-ID), /tapes/NAME/… (a tape's playlist, segments and \
+            tape.mp4, which the page plays), /queue.json (with --queue, or a queue in the library's cairn.toml: \
+            what `cairn queue status --json` says, shown on the page and read again every few seconds), /status.json (what `cairn status --json` says), \
             /metrics (Prometheus) and /healthz. It reads the catalog without the run lock, so it answers while a \
             sync runs, and it never writes: the library's SQLite file or, for a library whose catalog is in \
             PostgreSQL, that database (named as for `cairn import`, or as the library folder records it), connected \
@@ -42,6 +45,9 @@ struct ServeCommand: AsyncParsableCommand {
 
     @OptionGroup var catalog: CatalogLocationOption
 
+    /// The shared queue shown on the page and at /queue.json.
+    @OptionGroup var queue: QueueLocationOption
+
     func validate() throws {
         guard let address = ListenAddress(listen) else {
             throw ValidationError("--listen: '\(listen)' is not HOST:PORT (for example 127.0.0.1:8080)")
@@ -63,6 +69,10 @@ struct ServeCommand: AsyncParsableCommand {
         let quarantine = (try? CairnConfiguration.resolve(configFile: nil, libraryRoot: root))?.reconcile.quarantineDays
         var server = StatusServer(catalog: try CatalogAccess.statusSource(libraryRoot: root, catalog: catalog),
                                   listen: ListenAddress(listen) ?? .default, token: token, quarantineDays: quarantine)
+        if let location = try queue.location(libraryRoot: root) {
+            queue.warnOfExposedPassword()
+            server.queueStatus = { try await SharedQueueService.status(at: location) }
+        }
         let host = server.listen.host
         server.onListening = { port in
             Output.error("serving \(root) on http://\(ListenAddress(host: host, port: port))/ (read-only)")

@@ -1,6 +1,7 @@
 import ArgumentParser
 import CairnCore
 import CairnNarration
+import CairnRun
 import CairnServe
 import CairnStages
 import CairnWatch
@@ -104,6 +105,9 @@ struct WatchCommand: AsyncParsableCommand {
             var status = StatusServer(catalog: try CatalogAccess.statusSource(libraryRoot: root, catalog: options.catalog),
                                       listen: address, token: token, quarantineDays: settings.reconcile.quarantineDays)
             status.onListening = { port in Output.error("serving on http://\(ListenAddress(host: address.host, port: port))/") }
+            if let location = try options.shared.queue.location(libraryRoot: root, configFile: options.reconcile.config) {
+                status.queueStatus = { try await SharedQueueService.status(at: location) }
+            }
             server = Task {
                 do { try await status.run(stopsOnSignals: false) } catch { Output.error("--listen \(listen): \(error)") }
             }

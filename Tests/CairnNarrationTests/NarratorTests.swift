@@ -205,4 +205,38 @@ import Testing
         // Not activity a person follows: the feed keeps the files' lines.
         #expect(!harness.recorder.state.activity.entries.contains { $0.kind == .derived })
     }
+
+    @Test func aTapeBuildsNewsIsItsRunsEventsAndItsEndCountsItsClips() throws {
+        let harness = NarratorHarness()
+        harness.narrator.runStarted(command: "tape build")
+        let news = [
+            TapeEvent(stage: .started, tape: "trip", clips: 3, toMake: 2, playlist: "/lib/tapes/trip/playlist.m3u8"),
+            TapeEvent(stage: .segment, clip: 0, segment: 0, durationSeconds: 2, tapeSeconds: 2),
+            TapeEvent(stage: .clipReady, clips: 3, clip: 0, path: "/lib/a.jpg", how: "encoded", clipsReady: 1),
+            TapeEvent(stage: .clipSkipped, clip: 1, path: "/lib/b.mp4", reason: "cannot decode", cutShort: false),
+            TapeEvent(stage: .playable, clips: 3, tapeSeconds: 6, clipsReady: 2),
+            TapeEvent(stage: .clipReady, clips: 3, clip: 2, path: "/lib/c.mp4", how: "reused", clipsReady: 2),
+            TapeEvent(stage: .finished, tape: "trip", clips: 3, playlist: "/lib/tapes/trip/playlist.m3u8",
+                      movie: "/lib/tapes/trip/tape.mp4", tapeSeconds: 8, encoded: 1, reused: 1, skipped: 1),
+        ]
+        for event in news { harness.narrator.tape(event) }
+        harness.narrator.runEnded(.someFailed, message: "1 clip left out")
+        let records = harness.recorder.events
+        #expect(records.map(\.kind.rawValue) == ["runStart", "tapeStarted", "tapeSegment", "tapeClipReady", "tapeClipSkipped",
+                                                 "tapePlayable", "tapeClipReady", "tapeFinished", "runEnd"])
+        // Each through NDJSON and back, its fields beside the record's.
+        for record in records {
+            let line = NarrationJSON.line(for: record, encoder: NarrationJSON.encoder())
+            #expect(try NarrationJSON.decoder().decode(NarrationRecord.self, from: Data(line.utf8)) == record, "\(line)")
+        }
+        let skipped = try #require(records.first { $0.kind == .tapeClipSkipped })
+        let object = try #require(try JSONSerialization.jsonObject(
+            with: Data(NarrationJSON.line(for: skipped, encoder: NarrationJSON.encoder()).utf8)) as? [String: Any])
+        #expect(object["path"] as? String == "/lib/b.mp4" && object["reason"] as? String == "cannot decode" && object["stage"] == nil)
+        // The end counts clips ready and left out; the clip left out is the run's failure; segments are not activity.
+        guard case .runEnd(let end) = records.last?.event else { Issue.record("no runEnd"); return }
+        #expect(end.counts.ready == 2 && end.counts.failed == 1)
+        #expect(harness.recorder.state.failures.map(\.path) == ["/lib/b.mp4"])
+        #expect(!harness.recorder.state.activity.entries.contains { $0.kind == .tapeSegment })
+    }
 }
