@@ -66,7 +66,9 @@ public struct StatusServer: Sendable {
         }
         // A tape's playlist, segments and tape.mp4 (ranges too, for seeking), for the page's player. Only what is
         // under tapes/: the playlist reaches its clips as ../.clips/…, which a browser resolves within it.
-        router.add(middleware: FileMiddleware(source.layout.tapesDirectory, urlBasePath: "/tapes"))
+        // In a group of its own: only requests under /tapes ever reach it.
+        router.group("tapes").add(middleware: FileMiddleware(source.layout.tapesDirectory, urlBasePath: "/tapes"))
+            .get("**") { _, _ -> Response in throw HTTPError(.notFound) }
         let runLogs = RunLogStore(directory: source.layout.runLogDirectory)
         router.get("events") { request, _ -> Response in
             var headers = HTTPFields()

@@ -98,6 +98,14 @@ public struct TapeBuilder: Sendable {
                            trim: TapeClipTrim(maxSeconds: seconds, kenBurns: settings.kenBurns)).folderName
     }
 
+    /// The tests' brake: `CAIRN_TEST_CLIP_DELAY_MS=N` makes every clip wait N ms before it is made, so a test that
+    /// watches a build (the live page's player) sees it in progress on any machine. Unset, it does nothing.
+    private static let clipDelayForTests: Duration? = {
+        guard let text = ProcessInfo.processInfo.environment["CAIRN_TEST_CLIP_DELAY_MS"], let milliseconds = Int(text),
+              milliseconds > 0 else { return nil }
+        return .milliseconds(milliseconds)
+    }()
+
     /// Makes `clips` (tape order); each reports its segments as they are written. Until the tape is playable the
     /// frontier clip is made alone, urgently, with every core (what a viewer waits for comes first); then
     /// `settings.lanes` at once, the cores shared between them. A cancelled build interrupts the clips in progress;
@@ -115,6 +123,7 @@ public struct TapeBuilder: Sendable {
                 running += 1
                 group.addTask {
                     let interrupt = MediaInterrupt()
+                    if let delay = Self.clipDelayForTests { try await Task.sleep(for: delay) }
                     do {
                         _ = try await withTaskCancellationHandler {
                             try await BlockingPool.run {

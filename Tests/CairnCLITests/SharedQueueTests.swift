@@ -94,7 +94,7 @@ enum QueueDatabase {
 
     /// `cairn serve --queue`: the page shows the queue's jobs by state and its workers, read again as they change
     /// (in Chromium, without a reload), and `/queue.json` says what `cairn queue status --json` says.
-    @Test func thePageShowsTheQueueAndItsWorkersAsTheyChange() throws {
+    @Test func thePageShowsTheQueueAndItsWorkersAsTheyChange() async throws {
         let folder = try TemporaryDirectory(prefix: "cairn-shared-page")
         let source = try Self.source(in: folder, stills: 4, width: 1600, height: 1200, video: true)
         let shared = folder.path + "/shared"
@@ -102,11 +102,15 @@ enum QueueDatabase {
         let importing = try ServiceProcess(CairnBinary.path, ["import", source, "--library", shared, "--plain", "--queue", url,
                                                               "--work-lanes", "0"], logPath: folder.path + "/import.log")
         defer { importing.stop() }
-        _ = try importing.waitForOutput(matching: "warning: no `cairn worker` has beaten on this queue", timeout: 120)
+        _ = try await BlockingPool.run {
+            try importing.waitForOutput(matching: "warning: no `cairn worker` has beaten on this queue", timeout: 120)
+        }
         let server = try ServiceProcess(CairnBinary.path, ["serve", "--library", shared, "--listen", "127.0.0.1:0", "--queue", url],
                                         logPath: folder.path + "/serve.log")
         defer { server.stop() }
-        let base = "http://127.0.0.1:" + (try server.waitForOutput(matching: "on http://127\\.0\\.0\\.1:([0-9]+)/"))
+        let base = "http://127.0.0.1:" + (try await BlockingPool.run {
+            try server.waitForOutput(matching: "on http://127\\.0\\.0\\.1:([0-9]+)/")
+        })
 
         let artifacts = OperationsTests.artifact("")
         let waiting = folder.path + "/page-saw-waiting"
@@ -115,13 +119,15 @@ enum QueueDatabase {
                                        logPath: folder.path + "/probe.log")
         defer { probe.stop() }
         let deadline = Date().addingTimeInterval(240)
-        while !FileManager.default.fileExists(atPath: waiting), probe.process.isRunning, Date() < deadline { usleep(20_000) }
+        while !FileManager.default.fileExists(atPath: waiting), probe.process.isRunning, Date() < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
         #expect(FileManager.default.fileExists(atPath: waiting), "the page showed jobs waiting: \(probe.output)")
         let worker = try ServiceProcess(CairnBinary.path, ["worker", "--queue", url, "--library", shared, "--lanes", "1"],
                                         logPath: folder.path + "/worker.log")
-        try worker.waitForOutput(matching: "lanes, queue")
-        #expect(try probe.waitForExit(timeout: 300) == 0, "\(probe.output)")
-        importing.process.waitUntilExit()
+        _ = try await BlockingPool.run { try worker.waitForOutput(matching: "lanes, queue") }
+        #expect(try await BlockingPool.run { try probe.waitForExit(timeout: 300) } == 0, "\(probe.output)")
+        try await BlockingPool.run { importing.process.waitUntilExit() }
         #expect(importing.process.terminationStatus == 0, "\(importing.output)")
 
         let output = probe.output
@@ -135,9 +141,9 @@ enum QueueDatabase {
         #expect((seen["reloads"] as? [String]) == ["loaded once", "loaded once", "loaded once"], "the page never reloaded")
 
         kill(worker.pid, SIGTERM)
-        worker.process.waitUntilExit()
-        let page = try HTTPProbe.get(base + "/queue.json")
-        let status = try CairnBinary.run(["queue", "status", "--json"], environment: ["CAIRN_QUEUE": url])
+        try await BlockingPool.run { worker.process.waitUntilExit() }
+        let page = try await BlockingPool.run { try HTTPProbe.get(base + "/queue.json") }
+        let status = try await BlockingPool.run { try CairnBinary.run(["queue", "status", "--json"], environment: ["CAIRN_QUEUE": url]) }
         let fields = { (text: String) -> [String: Int] in
             let object = (try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]) ?? [:]
             return ["waiting", "running", "done", "failed"].reduce(into: [:]) { $0[$1] = object[$1] as? Int }
@@ -145,7 +151,8 @@ enum QueueDatabase {
         #expect(page.status == 200 && fields(page.body) == fields(status.standardOutput) && fields(page.body)["done"] == 9,
                 "\(page.body) against \(status.standardOutput)")
         // Without JavaScript, the page says the same.
-        #expect(try HTTPProbe.get(base + "/").body.contains("id=\"queue-counts\">waiting 0 · running 0 · done 9"))
+        let rendered = try await BlockingPool.run { try HTTPProbe.get(base + "/") }
+        #expect(rendered.body.contains("id=\"queue-counts\">waiting 0 · running 0 · done 9"), "\(rendered.body)")
     }
 
     @Test func aSyncWithAQueueRunsItsJobsThroughItAndCataloguesWhatAPlainSyncDoes() throws {

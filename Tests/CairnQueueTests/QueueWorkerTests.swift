@@ -33,8 +33,9 @@ import Testing
         return settings
     }
 
-    /// Waits (up to `limit`) until `condition` holds for the queue's status.
-    static func waitUntil(_ queue: PostgresWorkQueue, limit: Duration = .seconds(20),
+    /// Waits (up to `limit`, generous: a bound on a wait, not a measure of speed, and the whole suite shares the
+    /// cores) until `condition` holds for the queue's status.
+    static func waitUntil(_ queue: PostgresWorkQueue, limit: Duration = .seconds(60),
                           _ condition: (QueueStatus) -> Bool) async throws -> Bool {
         let deadline = ContinuousClock.now + limit
         while ContinuousClock.now < deadline {

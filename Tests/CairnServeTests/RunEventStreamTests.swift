@@ -158,7 +158,7 @@ import Testing
 
         let reading = try RawClient(port: bound, receiveBuffer: 4096)
         try reading.send("GET /events HTTP/1.1\r\nHost: 127.0.0.1:\(bound)\r\n\r\n")
-        let whole = try await BlockingPool.run { try reading.read(untilCounting: "\nid: ", times: events) }
+        let whole = try await BlockingPool.run { try reading.read(framesCounting: events) }
         #expect(whole, "a client that reads gets every event")
         #expect(drops.withLock { $0 } == 1, "and is not closed")
     }
@@ -221,20 +221,26 @@ private final class RawClient: @unchecked Sendable {
         return (total, false)
     }
 
-    /// Reads until `marker` has been seen `times` times; false when the connection ended first.
-    func read(untilCounting marker: String, times: Int) throws -> Bool {
+    /// Reads until `times` frames (lines that start with `id: `) came; false when the connection ended first.
+    func read(framesCounting times: Int) throws -> Bool {
         var buffer = [UInt8](repeating: 0, count: 65536), seen = 0
-        let needle = Array(marker.utf8)
-        var tail: [UInt8] = []
+        // Where the scan stands within "\nid: ", carried across reads.
+        let marker = Array("\nid: ".utf8)
+        var matched = 0
         while seen < times {
             let count = recv(socket, &buffer, buffer.count, 0)
             if count <= 0 { return false }
-            let window = tail + buffer[0..<count]
-            var index = 0
-            while index + needle.count <= window.count {
-                if window[index..<(index + needle.count)].elementsEqual(needle) { seen += 1; index += needle.count } else { index += 1 }
+            buffer.withUnsafeBufferPointer { bytes in
+                for index in 0..<count {
+                    let byte = bytes[index]
+                    if byte == marker[matched] {
+                        matched += 1
+                        if matched == marker.count { seen += 1; matched = 0 }
+                    } else {
+                        matched = byte == marker[0] ? 1 : 0
+                    }
+                }
             }
-            tail = Array(window.suffix(needle.count - 1))
         }
         return true
     }

@@ -115,7 +115,7 @@ public final class ServiceProcess: @unchecked Sendable {
 
 /// HTTP over loopback with the curl CLI, for tests that read what a server serves.
 public enum HTTPProbe {
-    public struct Answer {
+    public struct Answer: Sendable {
         public var status: Int
         public var body: String
     }
