@@ -43,12 +43,6 @@ struct RunEventFollower {
         var ended = false
     }
 
-    /// The fields a frame needs from a line; the line itself is sent as it is.
-    private struct Head: Decodable {
-        var seq: Int
-        var event: String
-    }
-
     init(store: RunLogStore, resumingAfter position: RunEventID?) {
         self.store = store
         self.position = position
@@ -100,28 +94,35 @@ struct RunEventFollower {
     private mutating func readNewLines() -> (frames: [String], atEnd: Bool) {
         guard var log = following else { return ([], true) }
         defer { following = log }
-        guard let handle = FileHandle(forReadingAtPath: store.path(for: log.runID)) else { return ([], true) }
+        let path = store.path(for: log.runID)
+        // A poll that finds nothing new costs one `stat`: every client polls a few times a second.
+        var status = stat()
+        guard case .success = SystemCall.result({ stat(path, &status) }), UInt64(status.st_size) > log.offset else {
+            return ([], true)
+        }
+        let size = UInt64(status.st_size)
+        guard let handle = FileHandle(forReadingAtPath: path) else { return ([], true) }
         defer { try? handle.close() }
         // A bounded read: a client far behind (a long run, a reconnect) catches up a piece at a time.
-        guard (try? handle.seek(toOffset: log.offset)) != nil, let data = try? handle.read(upToCount: Self.readLimit),
+        let wanted = Int(min(size - log.offset, UInt64(Self.readLimit)))
+        guard (try? handle.seek(toOffset: log.offset)) != nil, let data = try? handle.read(upToCount: wanted),
               !data.isEmpty else { return ([], true) }
         log.offset += UInt64(data.count)
         var pending = log.partial + data
         var frames: [String] = []
-        let decoder = JSONDecoder()
         while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
             let line = pending[pending.startIndex..<newline]
             pending = pending[pending.index(after: newline)...]
-            guard let head = try? decoder.decode(Head.self, from: line) else { continue }
+            guard let head = RunLogLineHead(line) else { continue }
             let skipped = position.map { $0.runID == log.runID && head.seq <= $0.seq } ?? false
-            if head.event == "runEnd" { log.ended = true }
+            if head.endsRun { log.ended = true }
             if skipped { continue }
             let id = RunEventID(runID: log.runID, seq: head.seq)
             position = id
             frames.append("id: \(id)\ndata: " + String(decoding: line, as: UTF8.self) + "\n\n")
         }
         log.partial = Data(pending)
-        return (frames, data.count < Self.readLimit)
+        return (frames, log.offset >= size)
     }
 }
 
@@ -169,5 +170,54 @@ struct RunEventFrames: AsyncSequence, Sendable {
 
     func makeAsyncIterator() -> AsyncIterator {
         AsyncIterator(follower: RunEventFollower(store: store, resumingAfter: resumingAfter), frames: self)
+    }
+}
+
+/// What a frame needs from a run log's line (the line itself is sent as it is), found without decoding the line:
+/// every client reads every line, and a run says an event per file and per file made. The log's lines are
+/// `NarrationRecord`s as `NarrationJSON` writes them: one object, each key right after `{` or `,`, and a quote inside
+/// a string always escaped, so `,"seq":` can only be a key; no nested object has a `seq` or an `event`.
+struct RunLogLineHead: Equatable {
+    var seq: Int
+    var endsRun: Bool
+
+    init(seq: Int, endsRun: Bool) { self.seq = seq; self.endsRun = endsRun }
+
+    init?(_ line: Data) {
+        guard let head = line.withUnsafeBytes({ Self.scan($0) }) else { return nil }
+        self = head
+    }
+
+    private static let seqKey = Array(#""seq":"#.utf8)
+    private static let runEnd = Array(#""event":"runEnd""#.utf8)
+
+    private static func scan(_ bytes: UnsafeRawBufferPointer) -> RunLogLineHead? {
+        guard bytes.count > 2, bytes.first == UInt8(ascii: "{"), bytes.last == UInt8(ascii: "}"),
+              var index = key(seqKey, in: bytes) else { return nil }
+        var seq = 0, digits = 0
+        while index < bytes.count, bytes[index] >= UInt8(ascii: "0"), bytes[index] <= UInt8(ascii: "9"), digits < 18 {
+            seq = seq * 10 + Int(bytes[index] - UInt8(ascii: "0"))
+            index += 1
+            digits += 1
+        }
+        guard digits > 0, index < bytes.count, bytes[index] == UInt8(ascii: ",") || bytes[index] == UInt8(ascii: "}") else {
+            return nil
+        }
+        return RunLogLineHead(seq: seq, endsRun: key(runEnd, in: bytes) != nil)
+    }
+
+    /// Where the value after `key` starts, the key written right after `{` or `,`.
+    private static func key(_ key: [UInt8], in bytes: UnsafeRawBufferPointer) -> Int? {
+        var start = 1
+        while start + key.count <= bytes.count {
+            let before = bytes[start - 1]
+            if before == UInt8(ascii: "{") || before == UInt8(ascii: ",") {
+                var matched = 0
+                while matched < key.count, bytes[start + matched] == key[matched] { matched += 1 }
+                if matched == key.count { return start + key.count }
+            }
+            start += 1
+        }
+        return nil
     }
 }

@@ -93,6 +93,28 @@ import Testing
         #expect(Self.ids(follower.poll()) == ["\(run)/1", "\(run)/2"], "a pruned run: the newest from its start")
     }
 
+    /// The stream reads `seq` and the run's end from each line without decoding it: it must agree with decoding,
+    /// whatever a file name or a reason holds.
+    @Test func aLinesHeadIsReadAsDecodingReadsItWhateverItsStringsHold() throws {
+        let hostile = #"x","seq":99,"event":"runEnd","y":"\"seq\":7 {,"seq":5}"#
+        let events: [NarrationEvent] = [
+            .runStart(command: "import"),
+            .imported(file: hostile, sha1: String(repeating: "a", count: 40)),
+            .error(hostile, phase: .importing, file: "/src/" + hostile + ".jpg", category: .corrupt),
+            .note("runEnd", phase: nil),
+            .runEnd(NarrationEvent.RunEnd(outcome: .someFailed, message: hostile, counts: RunCounts())),
+        ]
+        for (index, event) in events.enumerated() {
+            let record = NarrationRecord(event, seq: 1000 + index, time: Date(), runID: "20261129T010000Z-aaaa")
+            let line = Data(NarrationJSON.line(for: record, encoder: NarrationJSON.encoder()).utf8.dropLast())
+            let decoded = try NarrationJSON.decoder().decode(NarrationRecord.self, from: line)
+            #expect(RunLogLineHead(line) == RunLogLineHead(seq: decoded.seq, endsRun: decoded.kind == .runEnd), "\(String(decoding: line, as: UTF8.self))")
+        }
+        for garbage in ["", "{}", "not json", #"{"seq":}"#, #"{"seq":12"#, #"["seq",3]"#] {
+            #expect(RunLogLineHead(Data(garbage.utf8)) == nil, "\(garbage)")
+        }
+    }
+
     @Test func aLogLongerThanOneReadComesInPiecesAndIsReadToItsEndBeforeTheNextRun() throws {
         let folder = try TemporaryDirectory()
         let store = RunLogStore(directory: folder.path)
