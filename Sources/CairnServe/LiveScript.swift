@@ -347,6 +347,7 @@ enum LiveScript {
   // The shared queue is other processes' (workers on other hosts write no run log here): its status is read again
   // every two seconds, into the elements the server rendered.
   const plural = (n, word) => number(n) + ' ' + word + (n === 1 ? '' : 's');
+  let workersHeadline = null;
   async function refreshQueue() {
     let status;
     try {
@@ -366,6 +367,17 @@ enum LiveScript {
       return row;
     }));
     $('queue-imports').replaceChildren(...status.imports.map((held) => element('li', held.holder + ' from ' + held.from)));
+    // With no run of this library going on, the headline says what the workers do, and gives the line back after.
+    const headline = $('headline');
+    if ((!run || run.end) && status.running > 0) {
+      if (!workersHeadline) workersHeadline = { text: headline.textContent, className: headline.className };
+      headline.textContent = 'Workers · ' + plural(status.running, 'job') + ' running, ' + number(status.waiting) + ' waiting';
+      headline.className = 'state-syncing';
+    } else if (workersHeadline) {
+      if (run) paint();
+      else { headline.textContent = workersHeadline.text; headline.className = workersHeadline.className; }
+      workersHeadline = null;
+    }
   }
   if ($('queue')) setInterval(refreshQueue, 2000);
 

@@ -185,6 +185,8 @@ import Glibc
         #expect(form.status == 401 && form.body.contains("<form method=\"post\" action=\"signin\">"))
         #expect(try HTTPProbe.get(base + "/events").status == 401)
         #expect(try HTTPProbe.get(base + "/live.js").status == 401)
+        #expect(try HTTPProbe.get(base + "/tapes/any/playlist.m3u8").status == 401, "a tape's files are guarded too")
+        #expect(try HTTPProbe.get(base + "/queue.json").status == 401)
         // ?token= once: a cookie, and the token leaves the address bar.
         let headers = String(decoding: try ExternalTool.run(["curl", "-s", "-D", "-", "-o", "/dev/null", base + "/?token=cookie-s3cret"]),
                              as: UTF8.self)
