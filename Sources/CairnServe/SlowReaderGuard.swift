@@ -20,6 +20,25 @@ final class SlowReaderGuard: ChannelInboundHandler, RemovableChannelHandler {
         self.onDrop = onDrop
     }
 
+    /// The kernel's send buffer for one connection, fixed rather than grown by autotuning (up to `tcp_wmem`'s 4 MiB
+    /// by default): a page's stream never needs more, fifty clients hold little kernel memory, and one that stops
+    /// reading turns the channel unwritable within that much of the run.
+    static let sendBufferBytes = 256 * 1024
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        if context.channel.isActive { limitSendBuffer(context) }
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        limitSendBuffer(context)
+        context.fireChannelActive()
+    }
+
+    private func limitSendBuffer(_ context: ChannelHandlerContext) {
+        // A socket that refuses the size keeps the kernel's default: the guard still closes it on writability.
+        _ = context.channel.setOption(ChannelOptions.socketOption(.so_sndbuf), value: Self.sendBufferBytes)
+    }
+
     func channelWritabilityChanged(context: ChannelHandlerContext) {
         if context.channel.isWritable {
             closing?.cancel()

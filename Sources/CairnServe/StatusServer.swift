@@ -64,9 +64,9 @@ public struct StatusServer: Sendable {
                 try await AccessGuard<BasicRequestContext>(token: token, listen: listen).signIn(request)
             }
         }
-        // A tape's playlist, segments and tape.mp4 (ranges too, for seeking), for the page's player. Only what is
-        // under tapes/: the playlist reaches its clips as ../.clips/…, which a browser resolves within it.
-        // In a group of its own: only requests under /tapes ever reach it.
+        // A tape's playlist, segments and tape.mp4 (ranges too, for seeking), for the page's player: only what is
+        // under tapes/ (the playlist reaches its clips as ../.clips/…, which a browser resolves within it), and in a
+        // group of its own, so no request outside /tapes reaches the file middleware.
         router.group("tapes").add(middleware: FileMiddleware(source.layout.tapesDirectory, urlBasePath: "/tapes"))
             .get("**") { _, _ -> Response in throw HTTPError(.notFound) }
         let runLogs = RunLogStore(directory: source.layout.runLogDirectory)

@@ -2,6 +2,7 @@ import CairnCatalog
 import CairnCore
 import CairnLibrary
 import CairnMedia
+import CairnNarration
 import CairnStatus
 import CairnTape
 import Foundation
@@ -60,7 +61,8 @@ public struct TapeBuilder: Sendable {
         self.settings = settings
     }
 
-    public func build(_ selection: TapeSelection, news: @escaping @Sendable (TapeNews) -> Void) async throws
+    /// Builds the tape, telling `news` as it goes (the `tape…` events of the build's narration).
+    public func build(_ selection: TapeSelection, news: @escaping @Sendable (TapeEvent) -> Void) async throws
         -> TapeBuildReport
     {
         try TapeShelf.validate(name: name)
@@ -84,7 +86,8 @@ public struct TapeBuilder: Sendable {
 
         let made = keys.map(shelf.completedClip)
         let toMake = made.indices.filter { made[$0] == nil }
-        news(.started(name: name, clips: entries.count, toMake: toMake.count, playlist: shelf.playlistPath(name)))
+        news(TapeEvent(stage: .started, tape: name, clips: entries.count, toMake: toMake.count,
+                       playlist: shelf.playlistPath(name)))
         for (clip, durations) in made.enumerated() {
             if let durations { progress.finished(clip, .reused(segmentDurations: durations)) }
         }
@@ -177,7 +180,9 @@ public struct TapeBuilder: Sendable {
         } catch {
             report.movieError = "\(error)"
         }
-        progress.news(.finished(report))
+        progress.news(TapeEvent(stage: .finished, tape: report.name, clips: report.clips, playlist: report.playlist,
+                                movie: report.movie, movieError: report.movieError, tapeSeconds: report.seconds,
+                                encoded: report.encoded, reused: report.reused, skipped: report.skipped.count))
         return report
     }
 }
@@ -195,10 +200,10 @@ final class TapeProgress: Sendable {
     private let state: Locked<State>
     private let shelf: TapeShelf
     private let entries: [TapeEntry]
-    let news: @Sendable (TapeNews) -> Void
+    let news: @Sendable (TapeEvent) -> Void
 
     init(core: TapeBuildCore, manifest: TapeManifest, shelf: TapeShelf, entries: [TapeEntry],
-         news: @escaping @Sendable (TapeNews) -> Void) throws {
+         news: @escaping @Sendable (TapeEvent) -> Void) throws {
         state = Locked(State(core: core, manifest: manifest))
         self.shelf = shelf
         self.entries = entries
@@ -231,15 +236,16 @@ final class TapeProgress: Sendable {
         let core = state.core
         switch event {
         case .segmentPublished(let clip, let index, let duration, let tapeSeconds):
-            news(.segment(clip: clip, index: index, durationSeconds: duration, tapeSeconds: tapeSeconds))
+            news(TapeEvent(stage: .segment, clip: clip, segment: index, durationSeconds: duration, tapeSeconds: tapeSeconds))
         case .clipPublished(let clip, let how):
             state.toldReady += 1
-            news(.clipReady(clip: clip, path: entries[clip].displayPath, how: how, clipsReady: state.toldReady,
-                            clips: core.clipCount))
+            news(TapeEvent(stage: .clipReady, clips: core.clipCount, clip: clip, path: entries[clip].displayPath,
+                           how: how.rawValue, clipsReady: state.toldReady))
         case .clipSkipped(let clip, let reason, let cutShort):
-            news(.clipSkipped(clip: clip, path: entries[clip].displayPath, reason: reason, cutShort: cutShort))
+            news(TapeEvent(stage: .clipSkipped, clip: clip, path: entries[clip].displayPath, reason: reason,
+                           cutShort: cutShort))
         case .playable(let ready, let seconds):
-            news(.playable(clipsReady: ready, clips: core.clipCount, tapeSeconds: seconds))
+            news(TapeEvent(stage: .playable, clips: core.clipCount, tapeSeconds: seconds, clipsReady: ready))
         case .finished:
             break  // told with the report, once the single file is made
         }

@@ -18,8 +18,8 @@ struct ServeCommand: AsyncParsableCommand {
             /events (the runs as they happen, as Server-Sent Events: each line of the run logs under runs/, with \
             ids a client resumes from with Last-Event-ID), /tapes/NAME/… (a tape's playlist, segments and \
             tape.mp4, which the page plays), /queue.json (with --queue, or a queue in the library's cairn.toml: \
-            what `cairn queue status --json` says, shown on the page and read again every few seconds), /status.json (what `cairn status --json` says), \
-            /metrics (Prometheus) and /healthz. It reads the catalog without the run lock, so it answers while a \
+            what `cairn queue status --json` says, shown on the page and read again every few seconds), \
+            /status.json (what `cairn status --json` says), /metrics (Prometheus) and /healthz. It reads the catalog without the run lock, so it answers while a \
             sync runs, and it never writes: the library's SQLite file or, for a library whose catalog is in \
             PostgreSQL, that database (named as for `cairn import`, or as the library folder records it), connected \
             to for each request and never migrated. A catalog that cannot be read (its database down) answers 503 \

@@ -98,7 +98,7 @@ struct TapeBuildCommand: AsyncParsableCommand {
                 try await TapeBuilder(layout: opened.layout, catalog: catalog, name: name, settings: settings)
                     .build(selection) { news in
                         view.show(news)
-                        narrator.tape(news.event)
+                        narrator.tape(news)
                     }
             }
         }

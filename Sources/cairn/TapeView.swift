@@ -4,8 +4,8 @@ import CairnTapeBuild
 import Foundation
 
 /// A tape build as the person watching it sees it: one redrawn line on a terminal ("playable · 4 of 20 clips ·
-/// 0:24"), plain lines for cron and pipes, or only skips and the summary. `--json` is the run's narration
-/// (`TapeNews.event`), as its run log keeps it.
+/// 0:24"), plain lines for cron and pipes, or only skips and the summary. `--json` is the run's narration (its
+/// `TapeEvent`s among the run's events), as its run log keeps it.
 final class TapeView: Sendable {
     private struct Status {
         var clips = 0
@@ -30,29 +30,31 @@ final class TapeView: Sendable {
         return hours > 0 ? "\(hours):" + String(format: "%02d", minutes) + ":" + tail : "\(minutes):" + tail
     }
 
-    func show(_ news: TapeNews) {
+    func show(_ news: TapeEvent) {
         if mode == .json { return }
         let line = status.withLock { status -> String? in
-            switch news {
-            case .started(let name, let clips, let toMake, let playlist):
-                status.clips = clips
-                return "tape \(name): \(clips) clips, \(clips - toMake) already made; playlist \(playlist)"
-            case .segment(_, _, _, let seconds):
-                status.seconds = seconds
+            switch news.stage {
+            case .started:
+                status.clips = news.clips ?? 0
+                return "tape \(news.tape ?? ""): \(status.clips) clips, \(status.clips - (news.toMake ?? 0)) already made; "
+                    + "playlist \(news.playlist ?? "")"
+            case .segment:
+                status.seconds = news.tapeSeconds ?? status.seconds
                 return nil
-            case .clipReady(_, let path, let how, let ready, _):
-                status.ready = ready
-                return mode == .plain ? "clip \(ready) of \(status.clips) \(how.rawValue): \(path)" : nil
-            case .clipSkipped(_, let path, let reason, let cutShort):
-                return "\(cutShort ? "cut short" : "skipped") \(path): \(reason)"
-            case .playable(let ready, let clips, let seconds):
+            case .clipReady:
+                status.ready = news.clipsReady ?? status.ready
+                return mode == .plain ? "clip \(status.ready) of \(status.clips) \(news.how ?? ""): \(news.path ?? "")" : nil
+            case .clipSkipped:
+                return "\(news.cutShort == true ? "cut short" : "skipped") \(news.path ?? ""): \(news.reason ?? "")"
+            case .playable:
                 status.playable = true
-                return mode == .plain ? "playable · \(ready) of \(clips) clips · \(Self.clock(seconds))" : nil
-            case .finished(let report):
-                let skipped = report.skipped.isEmpty ? "" : ", \(report.skipped.count) skipped"
-                return "tape \(report.name): \(report.clips) clips (\(report.encoded) made, \(report.reused) reused\(skipped)), "
-                    + "\(Self.clock(report.seconds)); \(report.playlist)"
-                    + (report.movie.map { "; \($0)" } ?? "; no tape.mp4: \(report.movieError ?? "?")")
+                return mode == .plain
+                    ? "playable · \(news.clipsReady ?? 0) of \(news.clips ?? 0) clips · \(Self.clock(news.tapeSeconds ?? 0))" : nil
+            case .finished:
+                let skipped = (news.skipped ?? 0) == 0 ? "" : ", \(news.skipped ?? 0) skipped"
+                return "tape \(news.tape ?? ""): \(news.clips ?? 0) clips (\(news.encoded ?? 0) made, \(news.reused ?? 0) reused\(skipped)), "
+                    + "\(Self.clock(news.tapeSeconds ?? 0)); \(news.playlist ?? "")"
+                    + (news.movie.map { "; \($0)" } ?? "; no tape.mp4: \(news.movieError ?? "?")")
             }
         }
         switch mode {
@@ -61,13 +63,12 @@ final class TapeView: Sendable {
                 "\(status.playable ? "playable" : "preparing") · \(status.ready) of \(status.clips) clips · \(Self.clock(status.seconds))"
             }
             if let line { write("\r\u{1B}[2K" + line + "\n") }
-            if case .finished = news { return }
+            if news.stage == .finished { return }
             write("\r\u{1B}[2K" + current)
         case .plain:
             if let line { write(line + "\n") }
         case .quiet:
-            if case .clipSkipped = news, let line { write(line + "\n") }
-            if case .finished = news, let line { write(line + "\n") }
+            if news.stage == .clipSkipped || news.stage == .finished, let line { write(line + "\n") }
         case .json:
             break
         }
@@ -83,24 +84,3 @@ final class TapeView: Sendable {
     }
 }
 
-extension TapeNews {
-    /// The news as the run's narration says it (the `tape…` events of NDJSON and the run log).
-    var event: TapeEvent {
-        switch self {
-        case .started(let name, let clips, let toMake, let playlist):
-            TapeEvent(stage: .started, tape: name, clips: clips, toMake: toMake, playlist: playlist)
-        case .segment(let clip, let index, let duration, let seconds):
-            TapeEvent(stage: .segment, clip: clip, segment: index, durationSeconds: duration, tapeSeconds: seconds)
-        case .clipReady(let clip, let path, let how, let ready, let clips):
-            TapeEvent(stage: .clipReady, clips: clips, clip: clip, path: path, how: how.rawValue, clipsReady: ready)
-        case .clipSkipped(let clip, let path, let reason, let cutShort):
-            TapeEvent(stage: .clipSkipped, clip: clip, path: path, reason: reason, cutShort: cutShort)
-        case .playable(let ready, let clips, let seconds):
-            TapeEvent(stage: .playable, clips: clips, tapeSeconds: seconds, clipsReady: ready)
-        case .finished(let report):
-            TapeEvent(stage: .finished, tape: report.name, clips: report.clips, playlist: report.playlist,
-                      movie: report.movie, tapeSeconds: report.seconds, encoded: report.encoded, reused: report.reused,
-                      skipped: report.skipped.count)
-        }
-    }
-}

@@ -135,7 +135,7 @@ import Testing
         #expect(seen == (3...count).map { "\(first)/\($0)" } + ["\(second)/1"])
     }
 
-    /// A client that stops reading while a run writes more than the socket's buffers hold is closed by the server
+    /// A client that stops reading while a run writes more than the connection's buffers hold is closed by the server
     /// (it reconnects and resumes); one that reads gets every event and is not closed.
     @Test(.timeLimit(.minutes(3))) func aClientThatStopsReadingIsClosedAndOneThatReadsIsNot() async throws {
         let folder = try TemporaryDirectory()
@@ -144,7 +144,8 @@ import Testing
         let store = RunLogStore(directory: layout.runLogDirectory)
         let run = "20261129T010000Z-aaaa"
         let padding = String(repeating: "x", count: 1000)
-        let events = 16_000
+        // Past what the server's fixed send buffer, NIO's high watermark and the client's window hold together.
+        let events = 2_500
         try Self.append((1...events).map {
             #"{"event":"note","message":"\#(padding)","runId":"\#(run)","seq":\#($0),"time":"2026-11-29T00:00:00.000Z"}"# + "\n"
         }.joined(), to: store.path(for: run))

@@ -25,6 +25,8 @@ public struct TapeEvent: Sendable, Equatable, Encodable {
     /// The playlist's path (`started`, `finished`) and the single movie's, once written (`finished`).
     public var playlist: String?
     public var movie: String?
+    /// Why no single movie was written, when it could not be (`finished`; the playlist stands).
+    public var movieError: String?
     /// The clip's place in the tape, from 0 (`segment`, `clipReady`, `clipSkipped`).
     public var clip: Int?
     /// The segment's index in its clip and length (`segment`).
@@ -46,7 +48,7 @@ public struct TapeEvent: Sendable, Equatable, Encodable {
     public var skipped: Int?
 
     public init(stage: Stage, tape: String? = nil, clips: Int? = nil, toMake: Int? = nil, playlist: String? = nil,
-                movie: String? = nil, clip: Int? = nil, segment: Int? = nil, durationSeconds: Double? = nil,
+                movie: String? = nil, movieError: String? = nil, clip: Int? = nil, segment: Int? = nil, durationSeconds: Double? = nil,
                 tapeSeconds: Double? = nil, path: String? = nil, how: String? = nil, clipsReady: Int? = nil,
                 reason: String? = nil, cutShort: Bool? = nil, encoded: Int? = nil, reused: Int? = nil, skipped: Int? = nil) {
         self.stage = stage
@@ -55,6 +57,7 @@ public struct TapeEvent: Sendable, Equatable, Encodable {
         self.toMake = toMake
         self.playlist = playlist
         self.movie = movie
+        self.movieError = movieError
         self.clip = clip
         self.segment = segment
         self.durationSeconds = durationSeconds
@@ -71,7 +74,7 @@ public struct TapeEvent: Sendable, Equatable, Encodable {
 
     /// Its fields sit beside the record's in one NDJSON object; `stage` is the record's `event`, not a field.
     enum CodingKeys: String, CodingKey {
-        case tape, clips, toMake, playlist, movie, clip, segment, durationSeconds, tapeSeconds, path, how, clipsReady
+        case tape, clips, toMake, playlist, movie, movieError, clip, segment, durationSeconds, tapeSeconds, path, how, clipsReady
         case reason, cutShort, encoded, reused, skipped
     }
 
@@ -79,7 +82,8 @@ public struct TapeEvent: Sendable, Equatable, Encodable {
         let fields = try decoder.container(keyedBy: CodingKeys.self)
         func value<T: Decodable>(_ key: CodingKeys) throws -> T? { try fields.decodeIfPresent(T.self, forKey: key) }
         self.init(stage: stage, tape: try value(.tape), clips: try value(.clips), toMake: try value(.toMake),
-                  playlist: try value(.playlist), movie: try value(.movie), clip: try value(.clip),
+                  playlist: try value(.playlist), movie: try value(.movie), movieError: try value(.movieError),
+                  clip: try value(.clip),
                   segment: try value(.segment), durationSeconds: try value(.durationSeconds),
                   tapeSeconds: try value(.tapeSeconds), path: try value(.path), how: try value(.how),
                   clipsReady: try value(.clipsReady), reason: try value(.reason), cutShort: try value(.cutShort),
