@@ -54,7 +54,7 @@ extension RunFileTable {
             if let row = try WalkCountsRow.fetchOne(db, sql: """
                 SELECT COUNT(*) FILTER (WHERE failed = 1) AS failed,
                     COUNT(*) FILTER (WHERE failed = 0 AND sha1 IS NULL) AS unread
-                FROM temp.run_file
+                FROM temp.run_file INDEXED BY run_file_unsettled WHERE settled = 0
                 """) {
                 counts[.failed, default: 0] += row.failed
                 counts[.unfinished, default: 0] += row.unread
@@ -74,7 +74,7 @@ extension RunFileTable {
                 counts[.unchanged, default: 0] += Int(row.unchanged)
                 counts[.unfinished, default: 0] += row.unfinished
             }
-            counts[.unchanged, default: 0] += try Self.ungroupedFiles(db)
+            counts[.unchanged, default: 0] += try ungroupedFiles(db)
             return counts.filter { $0.value > 0 }
         }
     }

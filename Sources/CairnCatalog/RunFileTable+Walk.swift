@@ -2,73 +2,271 @@ import CSQLite
 import CairnCore
 import GRDB
 
-/// The walk's rows into `run_file`, bound straight to SQLite. Through GRDB's arguments (a boxed value per column,
-/// converted again to bind it) the binding cost more than SQLite's insert and snapshot lookup together, on the
-/// thread that a rescan of a million files waits for.
+/// The walk's rows into `run_file`, each matched against the snapshot by a merge: the walk hands its files over in
+/// bytewise path order, which is the order of `source_file`'s key, so each batch reads the snapshot's rows of its
+/// path range once, in order, beside it, rather than looking every file up in the snapshot's tree. Rows are bound
+/// straight to SQLite (through GRDB's arguments, a boxed value per column converted again to bind it, the binding
+/// cost more than the insert). The merge also counts what `matchSnapshot` reports, so no query reads a rescan's
+/// million rows back to count them.
 extension RunFileTable {
-    /// Rows per statement: a statement per row cost more than the insert itself, even bound directly.
+    /// Rows per insert statement: a statement per row cost more than the insert itself, even bound directly.
     static let walkRowsPerStatement = 64
+    static let walkColumns = 11
 
-    /// The insert of `rows` walk rows, each matched against the snapshot by path: unchanged (same fingerprint)
-    /// takes the snapshot's checksum, and is settled when the snapshot says its content is in the library. Each
-    /// row brings its id (the walk's order), so no sort is needed to keep that order.
+    /// The insert of a full statement's rows, made once.
+    static let fullWalkInsertSQL = walkInsertSQL(rows: walkRowsPerStatement)
+
     static func walkInsertSQL(rows: Int) -> String {
-        """
-        INSERT INTO temp.run_file (id, path, device, inode, size, mtime_ns, kind, known, previous_sha1, sha1, settled)
-        SELECT column7, column1, column2, column3, column4, column5, column6, known, previous_sha1,
-            CASE WHEN unchanged THEN previous_sha1 END, unchanged AND in_library
-        FROM (
-            SELECT v.*, s.relative_path IS NOT NULL AS known, s.sha1 AS previous_sha1,
-                COALESCE(s.in_library = 1, 0) AS in_library,
-                COALESCE(s.device = v.column2 AND s.inode = v.column3 AND s.size = v.column4
-                         AND s.mtime_ns = v.column5 AND s.sha1 IS NOT NULL, 0) AS unchanged
-            FROM (VALUES \(Array(repeating: "(?, ?, ?, ?, ?, ?, ?)", count: rows).joined(separator: ", "))) AS v
-            LEFT JOIN main.source_file s ON s.source_id = ?\(rows * 7 + 1) AND s.relative_path = v.column1
-        )
-        """
+        let row = "(" + Array(repeating: "?", count: walkColumns).joined(separator: ", ") + ")"
+        return """
+            INSERT INTO temp.run_file (id, path, device, inode, size, mtime_ns, kind, known, previous_sha1, sha1, settled)
+            VALUES \(Array(repeating: row, count: rows).joined(separator: ", "))
+            """
     }
 
-    /// Runs `statement` (from `walkInsertSQL(rows: files.count)`) for `files`, numbered from `firstID`, in the
-    /// caller's transaction.
-    static func insertWalkRows(_ files: ArraySlice<SourceFile>, firstID: Int64, sourceID: Int64,
-                               with statement: Statement, in db: Database) throws {
-        let raw = statement.sqliteStatement
-        try check(sqlite3_reset(raw), db, statement)
-        var index: Int32 = 1
-        func bind(_ value: Int64) throws {
-            try check(sqlite3_bind_int64(raw, index, value), db, statement)
-            index += 1
+    /// The snapshot's rows of the source in a path range, in the order of its key.
+    static let snapshotRangeSQL = """
+        SELECT relative_path, device, inode, size, mtime_ns, sha1, in_library FROM main.source_file
+        WHERE source_id = ? AND relative_path > ? AND relative_path <= ? ORDER BY relative_path
+        """
+    /// One path of the snapshot, for a file the walk handed over out of order.
+    static let snapshotRowSQL = """
+        SELECT relative_path, device, inode, size, mtime_ns, sha1, in_library FROM main.source_file
+        WHERE source_id = ? AND relative_path = ?
+        """
+
+    /// Inserts `files` (numbered from `firstID`) in the caller's transaction, matching each against the snapshot
+    /// rows of the range after the last batch's greatest path; counts the match into `walk`.
+    static func insertWalkRows(_ files: [SourceFile], firstID: Int64, sourceID: Int64, walk: inout WalkMatch,
+                               in db: Database) throws {
+        let range = try db.cachedStatement(sql: snapshotRangeSQL)
+        let single = try db.cachedStatement(sql: snapshotRowSQL)
+        // The loops index `files` rather than binding each element: a copy of each file (its path retained and
+        // released) cost as much as the merge.
+        var upper = walk.upperPath
+        for index in files.indices where upper.map({ PathOrder.precedes($0, files[index].relativePath) }) ?? true {
+            upper = files[index].relativePath
         }
-        func bind(_ text: String) throws {
-            var text = text
-            let code: Int32 = text.withUTF8 { bytes in
-                guard let base = bytes.baseAddress else { return CSQLite_bind_text_copy(raw, index, "", 0) }
-                return base.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
-                    CSQLite_bind_text_copy(raw, index, $0, Int32(bytes.count))
+        var snapshot = SnapshotCursor(statement: range, db: db)
+        try snapshot.open(sourceID: sourceID, after: walk.upperPath ?? "", through: upper ?? "")
+        var rows = WalkRowWriter(rows: files.count, db: db)
+        var previousPath = walk.upperPath
+        for index in files.indices {
+            let path = files[index].relativePath
+            let inOrder = previousPath.map { PathOrder.precedes($0, path) } ?? true
+            var row: SnapshotCursor?
+            if inOrder {
+                previousPath = path
+                walk.passedRows += try snapshot.advance(to: path)
+                if snapshot.isAt(path) { row = snapshot }
+            } else {
+                // Never from this project's walk: a path at or before one already handed over is looked up alone.
+                var alone = SnapshotCursor(statement: single, db: db)
+                try alone.open(sourceID: sourceID, path: path)
+                if alone.isAt(path) {
+                    row = alone
+                    walk.foundAlone += 1
                 }
             }
-            try check(code, db, statement)
-            index += 1
+            let matched = row?.matches(files[index].fingerprint) ?? (unchanged: false, inLibrary: false)
+            let settled = matched.unchanged && matched.inLibrary
+            try rows.add(files[index], id: firstID + Int64(index), snapshot: row, unchanged: matched.unchanged,
+                         settled: settled)
+            if inOrder, row != nil { try snapshot.step() }
+            walk.count(size: files[index].fingerprint.size, unchanged: matched.unchanged, settled: settled)
         }
-        for (order, file) in files.enumerated() {
-            try bind(file.relativePath)
-            try bind(Int64(bitPattern: file.fingerprint.device))
-            try bind(Int64(bitPattern: file.fingerprint.inode))
-            try bind(file.fingerprint.size)
-            try bind(file.fingerprint.modificationTimeNanoseconds)
-            try bind(file.kind.rawValue)
-            try bind(firstID + Int64(order))
-        }
-        try bind(sourceID)
-        let code = sqlite3_step(raw)
-        if code != SQLITE_DONE { try check(code, db, statement) }
-        try check(sqlite3_reset(raw), db, statement)
+        walk.passedRows += try snapshot.advance(to: nil)
+        try check(sqlite3_reset(range.sqliteStatement), db, range)
+        try check(sqlite3_reset(single.sqliteStatement), db, single)
+        walk.upperPath = upper
     }
 
     /// Every SQLite result code of the run tables' raw statements goes through here.
     static func check(_ code: Int32, _ db: Database, _ statement: Statement) throws {
-        guard code != SQLITE_OK else { return }
+        guard code != SQLITE_OK, code != SQLITE_ROW, code != SQLITE_DONE else { return }
         throw DatabaseError(resultCode: ResultCode(rawValue: code),
                             message: String(cString: sqlite3_errmsg(db.sqliteConnection)), sql: statement.sql)
+    }
+}
+
+/// What the walk has matched so far: the counts `matchSnapshot` reports, and where in the snapshot the merge stands.
+struct WalkMatch: Sendable {
+    var files = 0
+    var bytes: Int64 = 0
+    var toHash = 0
+    var bytesToHash: Int64 = 0
+    /// Files unchanged with their content in the library: nothing to do for them.
+    var settled = 0
+    /// Snapshot rows up to `upperPath` that the merge passed without a file of their path.
+    var passedRows = 0
+    /// Files handed over out of order whose rows were found alone: rows among `passedRows`.
+    var foundAlone = 0
+    /// The greatest path handed over: the next batch's snapshot range starts after it.
+    var upperPath: String?
+
+    mutating func count(size: Int64, unchanged: Bool, settled: Bool) {
+        files += 1
+        bytes += size
+        if !unchanged {
+            toHash += 1
+            bytesToHash += size
+        }
+        if settled { self.settled += 1 }
+    }
+}
+
+/// A snapshot row under a raw statement: its path compared in place, its checksum bound from SQLite's own buffer.
+private struct SnapshotCursor {
+    let statement: Statement
+    let db: Database
+    let raw: OpaquePointer
+    private(set) var hasRow = false
+
+    init(statement: Statement, db: Database) {
+        self.statement = statement
+        self.db = db
+        raw = statement.sqliteStatement
+    }
+
+    mutating func open(sourceID: Int64, after lower: String, through upper: String) throws {
+        try RunFileTable.check(sqlite3_reset(raw), db, statement)
+        try RunFileTable.check(sqlite3_bind_int64(raw, 1, sourceID), db, statement)
+        try bindText(lower, at: 2)
+        try bindText(upper, at: 3)
+        try step()
+    }
+
+    mutating func open(sourceID: Int64, path: String) throws {
+        try RunFileTable.check(sqlite3_reset(raw), db, statement)
+        try RunFileTable.check(sqlite3_bind_int64(raw, 1, sourceID), db, statement)
+        try bindText(path, at: 2)
+        try step()
+    }
+
+    private func bindText(_ text: String, at index: Int32) throws {
+        var text = text
+        let code = text.withUTF8 { bytes in
+            guard let base = bytes.baseAddress else { return CSQLite_bind_text_copy(raw, index, "", 0) }
+            return base.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
+                CSQLite_bind_text_copy(raw, index, $0, Int32(bytes.count))
+            }
+        }
+        try RunFileTable.check(code, db, statement)
+    }
+
+    mutating func step() throws {
+        let code = sqlite3_step(raw)
+        try RunFileTable.check(code, db, statement)
+        hasRow = code == SQLITE_ROW
+    }
+
+    /// The current row's path against `path` (`nil`: past every path).
+    private func order(against target: String?) -> Int32 {
+        guard let target else { return -1 }
+        let count = Int(sqlite3_column_bytes(raw, 0))
+        let bytes = UnsafeBufferPointer(start: sqlite3_column_text(raw, 0), count: count)
+        if let order = target.utf8.withContiguousStorageIfAvailable({ PathOrder.compare(bytes, $0) }) { return order }
+        var copy = target
+        return copy.withUTF8 { PathOrder.compare(bytes, $0) }
+    }
+
+    /// Steps past the rows before `path` (every row left, for nil); returns how many it passed.
+    mutating func advance(to path: String?) throws -> Int {
+        var passed = 0
+        while hasRow, order(against: path) < 0 {
+            passed += 1
+            try step()
+        }
+        return passed
+    }
+
+    /// Whether the current row is `path`'s.
+    func isAt(_ path: String) -> Bool { hasRow && order(against: path) == 0 }
+
+    /// Whether the file's fingerprint is the row's (with a checksum), and whether the row says its content is in
+    /// the library.
+    func matches(_ fingerprint: FileFingerprint) -> (unchanged: Bool, inLibrary: Bool) {
+        let unchanged = sqlite3_column_int64(raw, 1) == Int64(bitPattern: fingerprint.device)
+            && sqlite3_column_int64(raw, 2) == Int64(bitPattern: fingerprint.inode)
+            && sqlite3_column_int64(raw, 3) == fingerprint.size
+            && sqlite3_column_int64(raw, 4) == fingerprint.modificationTimeNanoseconds
+            && sqlite3_column_type(raw, 5) != SQLITE_NULL
+        return (unchanged, sqlite3_column_int64(raw, 6) == 1)
+    }
+
+    /// The row's checksum (hex), bound as a copy at `index` of `target`.
+    func bindChecksum(to target: OpaquePointer, at index: Int32) -> Int32 {
+        guard sqlite3_column_type(raw, 5) != SQLITE_NULL, let text = sqlite3_column_text(raw, 5) else {
+            return sqlite3_bind_null(target, index)
+        }
+        return text.withMemoryRebound(to: CChar.self, capacity: 1) {
+            CSQLite_bind_text_copy(target, index, $0, sqlite3_column_bytes(raw, 5))
+        }
+    }
+}
+
+/// Binds walk rows into multi-row inserts of `walkRowsPerStatement` rows, the last one sized to the rows left, and
+/// runs each once it is full.
+private struct WalkRowWriter {
+    let db: Database
+    /// The rows the whole batch holds, and how many are bound so far.
+    let total: Int
+    private var added = 0
+    private var statement: Statement?
+    private var rowsInStatement = 0
+    private var rowsBound = 0
+
+    init(rows total: Int, db: Database) {
+        self.total = total
+        self.db = db
+    }
+
+    mutating func add(_ file: SourceFile, id: Int64, snapshot: SnapshotCursor?, unchanged: Bool, settled: Bool) throws {
+        if statement == nil {
+            rowsInStatement = min(RunFileTable.walkRowsPerStatement, total - added)
+            let next = try db.cachedStatement(sql: rowsInStatement == RunFileTable.walkRowsPerStatement
+                ? RunFileTable.fullWalkInsertSQL : RunFileTable.walkInsertSQL(rows: rowsInStatement))
+            try RunFileTable.check(sqlite3_reset(next.sqliteStatement), db, next)
+            statement = next
+            rowsBound = 0
+        }
+        guard let statement else { return }
+        let raw = statement.sqliteStatement
+        let first = Int32(rowsBound * RunFileTable.walkColumns)
+        func check(_ code: Int32) throws { try RunFileTable.check(code, db, statement) }
+        try check(sqlite3_bind_int64(raw, first + 1, id))
+        try check(Self.bind(file.relativePath, raw, first + 2))
+        try check(sqlite3_bind_int64(raw, first + 3, Int64(bitPattern: file.fingerprint.device)))
+        try check(sqlite3_bind_int64(raw, first + 4, Int64(bitPattern: file.fingerprint.inode)))
+        try check(sqlite3_bind_int64(raw, first + 5, file.fingerprint.size))
+        try check(sqlite3_bind_int64(raw, first + 6, file.fingerprint.modificationTimeNanoseconds))
+        try check(Self.bind(file.kind.rawValue, raw, first + 7))
+        try check(sqlite3_bind_int64(raw, first + 8, snapshot == nil ? 0 : 1))
+        if let snapshot {
+            // An unchanged file's last checksum is its checksum: kept once, the row is a third smaller.
+            try check(unchanged ? sqlite3_bind_null(raw, first + 9) : snapshot.bindChecksum(to: raw, at: first + 9))
+            try check(unchanged ? snapshot.bindChecksum(to: raw, at: first + 10) : sqlite3_bind_null(raw, first + 10))
+        } else {
+            try check(sqlite3_bind_null(raw, first + 9))
+            try check(sqlite3_bind_null(raw, first + 10))
+        }
+        try check(sqlite3_bind_int64(raw, first + 11, settled ? 1 : 0))
+        rowsBound += 1
+        added += 1
+        if rowsBound == rowsInStatement {
+            try check(sqlite3_step(raw))
+            try check(sqlite3_reset(raw))
+            self.statement = nil
+        }
+    }
+
+    private static func bind(_ text: String, _ raw: OpaquePointer, _ index: Int32) -> Int32 {
+        var text = text
+        return text.withUTF8 { bytes in
+            guard let base = bytes.baseAddress else { return CSQLite_bind_text_copy(raw, index, "", 0) }
+            return base.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
+                CSQLite_bind_text_copy(raw, index, $0, Int32(bytes.count))
+            }
+        }
     }
 }

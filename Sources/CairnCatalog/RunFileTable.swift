@@ -15,6 +15,8 @@ public struct RunFileTable: Sendable {
     public let catalog: Catalog
     /// The run's source, whose snapshot the walk is matched against.
     public let sourceID: Int64
+    /// What the walk's merge with the snapshot has counted so far.
+    let walk = Locked(WalkMatch())
 
     /// Starts the run's tables empty, for a walk of source `sourceID` (`Catalog.withRunTables`).
     init(catalog: Catalog, sourceID: Int64) throws {
@@ -41,9 +43,10 @@ public struct RunFileTable: Sendable {
                     failure_reason TEXT,
                     failure_category TEXT,
                     known INTEGER NOT NULL DEFAULT 0,
-                    previous_sha1 TEXT,
+                    previous_sha1 TEXT, -- a changed file's last checksum (an unchanged one has it as sha1)
                     settled INTEGER NOT NULL DEFAULT 0
                 );
+                CREATE INDEX temp.run_file_unsettled ON run_file(id) WHERE settled = 0;
                 CREATE TEMP TABLE run_content (
                     sha1 TEXT PRIMARY KEY NOT NULL,
                     first_id INTEGER NOT NULL,
@@ -78,41 +81,27 @@ public struct RunFileTable: Sendable {
     public func append(_ files: [SourceFile]) throws {
         guard !files.isEmpty else { return }
         let sourceID = self.sourceID
-        try catalog.pool.write { db in
-            let rows = Self.walkRowsPerStatement
-            let full = try db.cachedStatement(sql: Self.walkInsertSQL(rows: rows))
-            let lastID = try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM temp.run_file") ?? 0
-            var start = 0
-            while start < files.count {
-                let chunk = files[start..<min(start + rows, files.count)]
-                let statement = chunk.count == rows ? full : try db.makeStatement(sql: Self.walkInsertSQL(rows: chunk.count))
-                try Self.insertWalkRows(chunk, firstID: lastID + 1 + Int64(start), sourceID: sourceID, with: statement,
-                                        in: db)
-                start += chunk.count
+        try walk.withLock { walk in
+            try catalog.pool.write { db in
+                let firstID = Int64(walk.files) + 1
+                var counted = walk
+                try Self.insertWalkRows(files, firstID: firstID, sourceID: sourceID, walk: &counted, in: db)
+                walk = counted
             }
         }
     }
 
-    /// Counts the walk as matched against the snapshot: its files, what is left to hash, what vanished.
+    /// Counts the walk as matched against the snapshot: its files, what is left to hash, what vanished. The walk
+    /// counted all but the snapshot's rows after its last path.
     public func matchSnapshot() throws -> SnapshotMatch {
-        try catalog.pool.write { db in
-            var match = SnapshotMatch()
-            if let row = try SnapshotMatchRow.fetchOne(db, sql: """
-                SELECT COUNT(*) AS files, TOTAL(size) AS bytes, COUNT(*) FILTER (WHERE sha1 IS NULL) AS to_hash,
-                    TOTAL(size) FILTER (WHERE sha1 IS NULL) AS bytes_to_hash,
-                    COUNT(*) FILTER (WHERE known = 1) AS known
-                FROM temp.run_file
-                """) {
-                match.files = row.files
-                match.bytes = Int64(row.bytes)
-                match.toHash = row.toHash
-                match.bytesToHash = Int64(row.bytesToHash)
-                let known = row.known
-                let inSnapshot = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM source_file WHERE source_id = ?",
-                                                  arguments: [sourceID]) ?? 0
-                match.vanished = max(0, inSnapshot - known)
-            }
-            return match
+        let walk = self.walk.withLock { $0 }
+        let sourceID = self.sourceID
+        return try catalog.pool.write { db in
+            let after = try Int.fetchOne(db, sql: """
+                SELECT COUNT(*) FROM main.source_file WHERE source_id = ? AND relative_path > ?
+                """, arguments: [sourceID, walk.upperPath ?? ""]) ?? 0
+            return SnapshotMatch(files: walk.files, bytes: walk.bytes, toHash: walk.toHash, bytesToHash: walk.bytesToHash,
+                                 vanished: max(0, walk.passedRows + after - walk.foundAlone))
         }
     }
 
@@ -135,8 +124,9 @@ public struct RunFileTable: Sendable {
     public func filesToHash(after id: Int64, limit: Int, byteLimit: Int64) throws -> [RunFile] {
         try catalog.pool.write { db in
             let rows = try RunFileRow.fetchCursor(db, sql: """
-                SELECT id, path AS relative_path, device, inode, size, mtime_ns, kind FROM temp.run_file
-                WHERE id > ? AND sha1 IS NULL AND failed = 0 ORDER BY id LIMIT ?
+                SELECT id, path AS relative_path, device, inode, size, mtime_ns, kind
+                FROM temp.run_file INDEXED BY run_file_unsettled
+                WHERE settled = 0 AND id > ? AND sha1 IS NULL AND failed = 0 ORDER BY id LIMIT ?
                 """, arguments: [id, limit])
             var files: [RunFile] = []
             var bytes: Int64 = 0
@@ -195,12 +185,12 @@ public struct RunFileTable: Sendable {
             try db.execute(sql: """
                 DELETE FROM temp.run_content;
                 INSERT INTO temp.run_content \(Self.groupColumns)
-                    SELECT * FROM (\(Self.groups(where: "r.sha1 IS NOT NULL AND r.settled = 0")))
+                    SELECT * FROM (\(Self.groups(where: "r.settled = 0 AND r.sha1 IS NOT NULL", unsettledOnly: true)))
                     WHERE in_library = 0 OR hashed_files > 0;
                 CREATE INDEX IF NOT EXISTS temp.run_content_new ON run_content(first_id) WHERE in_library = 0;
                 """)
             var counts = ContentCounts()
-            let ungrouped = try Self.ungroupedFiles(db)
+            let ungrouped = try ungroupedFiles(db)
             if let row = try ContentCountsRow.fetchOne(db, sql: """
                 SELECT COUNT(*) FILTER (WHERE in_library = 0) AS new_content,
                     TOTAL(first_size) FILTER (WHERE in_library = 0) AS new_bytes,
@@ -222,17 +212,23 @@ public struct RunFileTable: Sendable {
 
     /// A group per checksum of the files matching `condition`: its first file (with MIN(id), SQLite takes the bare
     /// columns size and hashed from that row), how many files and hashed files, and whether the library holds it.
-    static func groups(where condition: String) -> String {
+    /// `unsettledOnly`: `condition` holds `settled = 0`, and the rows are read through the index of unsettled rows
+    /// (a rescan's are few: it reads none of the rest).
+    static func groups(where condition: String, unsettledOnly: Bool = false) -> String {
         """
         SELECT r.sha1, MIN(r.id), r.size, r.hashed, COUNT(*) AS files, SUM(r.hashed) AS hashed_files,
             EXISTS (SELECT 1 FROM main.asset a WHERE a.sha1 = r.sha1) AS in_library
-        FROM temp.run_file r WHERE \(condition) GROUP BY r.sha1
+        FROM temp.run_file r \(unsettledOnly ? "INDEXED BY run_file_unsettled " : "")WHERE \(condition) GROUP BY r.sha1
         """
     }
 
-    /// Files with a checksum that no group holds: cached, their content in the library.
-    static func ungroupedFiles(_ db: Database) throws -> Int {
-        let all = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM temp.run_file WHERE sha1 IS NOT NULL") ?? 0
+    /// Files with a checksum that no group holds: cached, their content in the library. Settled files (all with a
+    /// checksum) are counted by the walk; only the others are read.
+    func ungroupedFiles(_ db: Database) throws -> Int {
+        let unsettled = try Int.fetchOne(db, sql: """
+            SELECT COUNT(*) FROM temp.run_file INDEXED BY run_file_unsettled WHERE settled = 0 AND sha1 IS NOT NULL
+            """) ?? 0
+        let all = walk.withLock { $0.settled } + unsettled
         let grouped = try Int.fetchOne(db, sql: "SELECT COALESCE(SUM(files), 0) FROM temp.run_content") ?? 0
         return all - grouped
     }

@@ -73,13 +73,13 @@ public struct SourceScanner: Sendable {
         walk.flushSidecars()
         if let error = walk.sinkError { throw .sinkFailed("\(error)") }
         if walk.stopped { throw .interrupted(root) }
-        walk.media.sort { $0.relativePath < $1.relativePath }
+        walk.media.sort { PathOrder.precedes($0.relativePath, $1.relativePath) }
         var report = ScanReport(
             root: root, mediaFiles: walk.media, otherFiles: walk.otherFiles, junkSkipped: walk.junk,
             symlinksSkipped: walk.symlinks.sorted(), issues: walk.issues, hasSourceMarker: walk.hasSourceMarker)
         report.mediaCount = walk.mediaCount
         report.mediaBytes = walk.mediaBytes
-        report.sidecarFiles = walk.sidecars.sorted { $0.relativePath < $1.relativePath }
+        report.sidecarFiles = walk.sidecars.sorted { PathOrder.precedes($0.relativePath, $1.relativePath) }
         report.sidecarCount = walk.sidecarCount
         return report
     }
@@ -191,12 +191,12 @@ private struct Walk {
         }
         for index in 0..<min(Self.lookahead, subfolders.count) { prefetch(index) }
         // Path order across folders: a folder sorts as its name plus "/", so "a-1.jpg" comes before "a/b.jpg" as
-        // in a sort of whole paths, and a streaming walk hands files out already sorted.
+        // in a sort of whole paths, and a streaming walk hands files out already sorted (bytewise: `PathOrder`).
         var nextFile = 0
         for (index, name) in subfolders.enumerated() {
             if stopping() { return }
             let key = prefix + name + "/"
-            while nextFile < files.count, files[nextFile].relativePath < key {
+            while nextFile < files.count, PathOrder.precedes(files[nextFile].relativePath, key) {
                 take(files[nextFile])
                 nextFile += 1
             }
@@ -303,8 +303,10 @@ private struct Walk {
                 listing.otherFiles += 1  // sockets, fifos, devices: never media
             }
         }
-        listing.files.sort { $0.relativePath < $1.relativePath }
-        listing.subfolders.sort { $0 + "/" < $1 + "/" }
+        if listing.files.count > 1 {
+            listing.files = PathOrder.sortedIndices(of: listing.files.map(\.relativePath)).map { listing.files[$0] }
+        }
+        listing.subfolders.sort { PathOrder.precedes($0 + "/", $1 + "/") }
         if !listing.subfolders.isEmpty { listing.handle = handle }
         return listing
     }

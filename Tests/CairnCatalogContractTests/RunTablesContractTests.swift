@@ -103,6 +103,38 @@ import Testing
         }
     }
 
+    /// The walk is matched against the snapshot batch by batch: rows gone before, between and after the batches
+    /// count as vanished; a batch out of bytewise order (never the walk's own) still finds each file's row; and
+    /// names beyond ASCII are in the order of their UTF-8 bytes, as the catalog keys them.
+    @Test(arguments: CatalogBackend.allCases)
+    func theSnapshotIsMatchedAcrossBatchesInAnyOrder(_ backend: CatalogBackend) async throws {
+        try await backend.withCatalog { catalog in
+            let source = try await catalog.sourceID(forRoot: "/src")
+            let kept = ["b.jpg", "d/x.jpg", "d/é.jpg", "f.jpg", "h.jpg", "é/1.jpg"]
+            let gone = ["a.jpg", "c.jpg", "d/y.jpg", "g.jpg", "z.jpg"]
+            try await catalog.updateSnapshot(sourceID: source, upserting: (kept + gone).enumerated().map {
+                Self.file($0.element, inode: UInt64($0.offset + 1), checksum: Self.checksum(UInt8($0.offset + 1)))
+            }, removing: [])
+            func walked(_ path: String) -> SourceFile {
+                Self.file(path, inode: UInt64(kept.firstIndex(of: path)! + 1))
+            }
+            #expect(PathOrder.precedes("d/x.jpg", "d/é.jpg") && PathOrder.precedes("h.jpg", "é/1.jpg"))
+            try await catalog.withRunTables(sourceID: source) { tables in
+                try await tables.append(["b.jpg", "d/x.jpg"].map(walked))
+                try await tables.append(["h.jpg", "d/é.jpg", "f.jpg"].map(walked))  // out of order
+                try await tables.append(["é/1.jpg"].map(walked))
+                #expect(try await tables.matchSnapshot()
+                        == SnapshotMatch(files: 6, bytes: 60, toHash: 0, bytesToHash: 0, vanished: 5))
+                #expect(try await tables.vanishedPaths() == gone)
+                #expect(try await tables.filesToHash(after: 0, limit: 10, byteLimit: 1 << 30).isEmpty)
+                var expected: [String: Checksum] = [:]
+                for path in kept where !path.contains("/") { expected[path] = Self.checksum(UInt8(kept.firstIndex(of: path)! + 1)) }
+                #expect(try await tables.checksums(inFolder: "") == expected)
+                #expect(try await tables.classify() == ContentCounts(newContent: 6, newBytes: 60, duplicates: 0, unchanged: 0))
+            }
+        }
+    }
+
     /// A file unchanged since a snapshot that marked its content in the library is settled: counted unchanged and
     /// never taken for new content. Losing the asset (the trash) or a new checksum takes the mark away.
     @Test(arguments: CatalogBackend.allCases)

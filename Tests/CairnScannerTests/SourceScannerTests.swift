@@ -48,6 +48,20 @@ import Testing
         #expect(report.otherFiles == 1)
     }
 
+    /// The walk's order is the bytewise order of the paths' UTF-8, the catalog's: a decomposed "é" (e and a
+    /// combining accent) sorts with the e's, where `String`'s `<` (by canonical equivalence) puts it after "f".
+    @Test func theWalkHandsOutPathsInTheOrderOfTheirBytes() throws {
+        let source = try TemporaryDirectory()
+        let decomposed = "e\u{301}.jpg", names = ["f.jpg", "d.jpg", "e\u{301}/a.jpg", "é.jpg", "e.jpg"]
+        for name in names + [decomposed] { try source.write(jpegHeader, to: name) }
+        var walked: [[UInt8]] = []
+        _ = try SourceScanner(root: source.path).scan(batchSize: 2) { walked += $0.map { Array($0.relativePath.utf8) } }
+        let bytewise = (names + [decomposed]).map { Array($0.utf8) }.sorted { $0.lexicographicallyPrecedes($1) }
+        #expect(walked == bytewise)
+        #expect(walked.firstIndex(of: Array(decomposed.utf8))! < walked.firstIndex(of: Array("f.jpg".utf8))!)
+        #expect(!("e\u{301}.jpg" < "f.jpg"))  // what a sort by `String` would have done
+    }
+
     /// A streaming walk hands sidecars over in batches too, and keeps none of them.
     @Test func aStreamingWalkHandsSidecarsOverInBatches() throws {
         let source = try TemporaryDirectory()

@@ -35,10 +35,10 @@ struct MediaSynthesisBench: ParsableCommand {
         let out = try MediaBench.scratch("clips")
         defer { try? FileManager.default.removeItem(atPath: out) }
         print("\(files.count) stills -> \(seconds) s 1080p clips, \(cores) cores, encoder \(MediaEngine.clipCodec)")
-        let engine = MediaEngine()
-        var clipOptions = ClipOptions(seconds: seconds)
-        clipOptions.encoderThreads = cores
-        let options = clipOptions
+        var configuration = MediaConfiguration()
+        configuration.clipEncoderThreads = cores
+        let engine = MediaEngine(configuration: configuration)
+        let options = ClipOptions(seconds: seconds)
         let durations = Locked<[Double]>([])
         let fit = "scale=w='min(1920,iw)':h='min(1080,ih)':force_original_aspect_ratio=decrease:force_divisible_by=2"
         let encoder = MediaEngine.clipCodec == "h264" ? ["-c:v", "libx264"] : ["-c:v", "mpeg4", "-q:v", "3"]
