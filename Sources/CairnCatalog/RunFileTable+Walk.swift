@@ -41,8 +41,8 @@ extension RunFileTable {
                                in db: Database) throws {
         let range = try db.cachedStatement(sql: snapshotRangeSQL)
         let single = try db.cachedStatement(sql: snapshotRowSQL)
-        // The loops index `files` rather than binding each element: a copy of each file (its path retained and
-        // released) cost as much as the merge.
+        // The loops index `files` rather than binding each element, which copied each file (its path retained and
+        // released) on the walk's thread.
         var upper = walk.upperPath
         for index in files.indices where upper.map({ PathOrder.precedes($0, files[index].relativePath) }) ?? true {
             upper = files[index].relativePath
