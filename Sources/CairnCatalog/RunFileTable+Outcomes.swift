@@ -42,7 +42,8 @@ extension RunFileTable {
     /// handled items by where they stand (grouped by their state's columns), and for the rest of the walk, hashing
     /// failures, files left unread, duplicates, unchanged files and new content never reached.
     public func outcomeCounts() throws -> [FileOutcome.Kind: Int] {
-        try catalog.pool.write { db in
+        let settled = walk.withLock { $0.settled }
+        return try catalog.pool.write { db in
             var counts: [FileOutcome.Kind: Int] = [:]
             let handled = try HandledItemsRow.fetchCursor(db, sql: """
                 SELECT \(Self.itemColumns), COUNT(*) AS files
@@ -74,7 +75,7 @@ extension RunFileTable {
                 counts[.unchanged, default: 0] += Int(row.unchanged)
                 counts[.unfinished, default: 0] += row.unfinished
             }
-            counts[.unchanged, default: 0] += try ungroupedFiles(db)
+            counts[.unchanged, default: 0] += try Self.ungroupedFiles(db, settled: settled)
             return counts.filter { $0.value > 0 }
         }
     }

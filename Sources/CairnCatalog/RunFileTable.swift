@@ -81,14 +81,15 @@ public struct RunFileTable: Sendable {
     public func append(_ files: [SourceFile]) throws {
         guard !files.isEmpty else { return }
         let sourceID = self.sourceID
-        try walk.withLock { walk in
-            try catalog.pool.write { db in
-                let firstID = Int64(walk.files) + 1
-                var counted = walk
-                try Self.insertWalkRows(files, firstID: firstID, sourceID: sourceID, walk: &counted, in: db)
-                walk = counted
-            }
+        // Only the walk appends, one batch at a time; the lock is never held across the catalog's writer, so no
+        // reader of the counts waits on it while the writer waits on the reader.
+        var counted = walk.withLock { $0 }
+        try catalog.pool.write { db in
+            var batch = counted
+            try Self.insertWalkRows(files, firstID: Int64(batch.files) + 1, sourceID: sourceID, walk: &batch, in: db)
+            counted = batch
         }
+        walk.withLock { $0 = counted }
     }
 
     /// Counts the walk as matched against the snapshot: its files, what is left to hash, what vanished. The walk
@@ -181,7 +182,8 @@ public struct RunFileTable: Sendable {
     /// kept (a row in `run_content`) unless all its files were cached and its content is in the library.
     /// `recordItems` groups such content, with its settled files, when an outcome needs it.
     public func classify() throws -> ContentCounts {
-        try catalog.pool.write { db in
+        let settled = walk.withLock { $0.settled }
+        return try catalog.pool.write { db in
             try db.execute(sql: """
                 DELETE FROM temp.run_content;
                 INSERT INTO temp.run_content \(Self.groupColumns)
@@ -190,7 +192,7 @@ public struct RunFileTable: Sendable {
                 CREATE INDEX IF NOT EXISTS temp.run_content_new ON run_content(first_id) WHERE in_library = 0;
                 """)
             var counts = ContentCounts()
-            let ungrouped = try ungroupedFiles(db)
+            let ungrouped = try Self.ungroupedFiles(db, settled: settled)
             if let row = try ContentCountsRow.fetchOne(db, sql: """
                 SELECT COUNT(*) FILTER (WHERE in_library = 0) AS new_content,
                     TOTAL(first_size) FILTER (WHERE in_library = 0) AS new_bytes,
@@ -224,11 +226,11 @@ public struct RunFileTable: Sendable {
 
     /// Files with a checksum that no group holds: cached, their content in the library. Settled files (all with a
     /// checksum) are counted by the walk; only the others are read.
-    func ungroupedFiles(_ db: Database) throws -> Int {
+    static func ungroupedFiles(_ db: Database, settled: Int) throws -> Int {
         let unsettled = try Int.fetchOne(db, sql: """
             SELECT COUNT(*) FROM temp.run_file INDEXED BY run_file_unsettled WHERE settled = 0 AND sha1 IS NOT NULL
             """) ?? 0
-        let all = walk.withLock { $0.settled } + unsettled
+        let all = settled + unsettled
         let grouped = try Int.fetchOne(db, sql: "SELECT COALESCE(SUM(files), 0) FROM temp.run_content") ?? 0
         return all - grouped
     }
