@@ -79,6 +79,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.5.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.1.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.29.0"),
     ],
     targets: [
         // System libraries from Debian, found through pkg-config.
@@ -240,6 +241,16 @@ let package = Package(
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "_NIOFileSystem", package: "swift-nio"),
         ]),
+        // Where a library's files live: the folder or a bucket, behind one small interface (`ObjectStore`).
+        .target(name: "CairnStore", dependencies: ["CairnCore"]),
+        // The S3-compatible store: Signature V4, the AWS settings conventions, requests over AsyncHTTPClient.
+        .target(name: "CairnS3", dependencies: [
+            "CairnCore", "CairnHashing", "CairnStore",
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+            .product(name: "NIOSSL", package: "swift-nio-ssl"),
+        ]),
         // `cairn serve` and `cairn watch --listen`: the live status page, its event stream, status.json and /metrics over
         // Hummingbird, read-only.
         .target(name: "CairnServe", dependencies: [
@@ -306,6 +317,9 @@ let package = Package(
             .product(name: "PostgresNIO", package: "postgres-nio"),
         ]),
         .testTarget(name: "CairnNarrationTests", dependencies: ["CairnNarration", "CairnTesting"]),
+        // One contract suite, run on every store (the folder, and S3 on the suite's SeaweedFS); the S3 signer
+        // checked against botocore's.
+        .testTarget(name: "CairnStoreTests", dependencies: ["CairnStore", "CairnS3", "CairnCore", "CairnTesting"]),
         .testTarget(name: "CairnServeTests", dependencies: [
             "CairnServe", "CairnCore", "CairnLibrary", "CairnNarration", "CairnStatus", "CairnTesting",
             .product(name: "Hummingbird", package: "hummingbird"),

@@ -200,6 +200,7 @@ final class ImportPageFeed: PlannedPageSource {
 
     func nextPage(ended: [FileOutcomeEntry]) async throws -> [ItemRecord]? {
         try await pages.files.recordItems(ended)
+        MemoryTuning.releaseFreePages()
         return try await pages.next()
     }
 }

@@ -1,0 +1,125 @@
+import CairnStore
+import Foundation
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+
+/// The parts of S3's XML answers cairn reads, through Foundation's XML parser: a listing's keys and sizes, and an
+/// error's code and message.
+final class S3XMLReader: NSObject, XMLParserDelegate {
+    private(set) var path: [String] = []
+    private var text = ""
+    private let onElement: (_ path: [String], _ text: String) -> Void
+
+    init(onElement: @escaping (_ path: [String], _ text: String) -> Void) {
+        self.onElement = onElement
+    }
+
+    /// Whether the whole document parsed.
+    static func read(_ bytes: [UInt8], onElement: @escaping (_ path: [String], _ text: String) -> Void) -> Bool {
+        let reader = S3XMLReader(onElement: onElement)
+        let parser = XMLParser(data: Data(bytes))
+        parser.delegate = reader
+        return parser.parse()
+    }
+
+    func parser(_ parser: XMLParser, didStartElement element: String, namespaceURI: String?, qualifiedName: String?,
+                attributes: [String: String] = [:]) {
+        path.append(element)
+        text = ""
+    }
+
+    func parser(_ parser: XMLParser, foundCharacters string: String) {
+        text += string
+    }
+
+    func parser(_ parser: XMLParser, didEndElement element: String, namespaceURI: String?, qualifiedName: String?) {
+        onElement(path, text)
+        path.removeLast()
+        text = ""
+    }
+}
+
+/// `ListObjectsV2`'s answer with `encoding-type=url`: each `Contents`' key (decoded) and size.
+enum S3ListingParser {
+    static func parse(_ body: [UInt8]) -> (objects: [(key: String, size: Int64)], complete: Bool) {
+        var objects: [(key: String, size: Int64)] = []
+        var key: String?
+        var size: Int64?
+        let complete = S3XMLReader.read(body) { path, text in
+            guard path.count >= 2, path[path.count - 2] == "Contents" || path.last == "Contents" else { return }
+            switch path.last {
+            case "Key": key = text.removingPercentEncoding ?? text
+            case "Size": size = Int64(text)
+            case "Contents":
+                if let found = key { objects.append((found, size ?? 0)) }
+                key = nil
+                size = nil
+            default: break
+            }
+        }
+        return (objects, complete)
+    }
+}
+
+/// A store's refusal: its HTTP status and, when the body is S3's `<Error>`, its code and message.
+struct S3ErrorResponse {
+    let status: Int
+    var code = ""
+    var message = ""
+
+    init(status: Int, body: [UInt8]) {
+        self.status = status
+        var code = ""
+        var message = ""
+        _ = S3XMLReader.read(body) { path, text in
+            guard path.count == 2, path[0] == "Error" else { return }
+            if path[1] == "Code" { code = text }
+            if path[1] == "Message" { message = text }
+        }
+        self.code = code
+        self.message = message
+    }
+
+    /// Worth another try: the store is busy, restarting or asked us to slow down, or a conditional write raced.
+    var isTransient: Bool {
+        status >= 500 || status == 429 || code == "SlowDown" || code == "ConditionalRequestConflict"
+            || code == "RequestTimeout" || status == 408
+    }
+
+    func storeError(key: String?, store: String, secrets: [String]) -> StoreError {
+        let said = [code, message].filter { !$0.isEmpty }.joined(separator: ": ")
+        let detail = said.isEmpty ? "HTTP \(status)" : "HTTP \(status) \(said)"
+        let kind: StoreError.Kind
+        let reason: String
+        switch (status, code) {
+        case (_, "NoSuchBucket"):
+            kind = .missingStore
+            reason = "\(store): the bucket does not exist (\(detail))"
+        case (_, "RequestTimeTooSkewed"):
+            kind = .clockSkew
+            reason = "\(store): this machine's clock is too far from the store's for a signature to hold; set the "
+                + "clock right (\(detail))"
+        case (_, "InvalidAccessKeyId"), (_, "SignatureDoesNotMatch"), (_, "AccessDenied"), (_, "InvalidToken"),
+             (_, "ExpiredToken"), (401, _), (403, _):
+            kind = .credentials
+            reason = "\(store): the store refused the credentials or their permissions (\(detail))"
+        case (404, _), (_, "NoSuchKey"):
+            kind = .missingObject
+            reason = "\(store): no such object (\(detail))"
+        case (500..., _), (429, _), (_, "SlowDown"):
+            kind = .server
+            reason = "\(store): the store failed (\(detail))"
+        default:
+            kind = .refused
+            reason = "\(store): the store refused the request (\(detail))"
+        }
+        return StoreError(kind, key: key, Self.scrub(reason, secrets: secrets))
+    }
+
+    /// `text` without any secret in it: S3 error bodies can echo the access key id (`AWSAccessKeyId`), and a
+    /// signature mismatch the string it signed.
+    static func scrub(_ text: String, secrets: [String]) -> String {
+        secrets.reduce(text) { $0.replacingOccurrences(of: $1, with: "***") }
+    }
+}

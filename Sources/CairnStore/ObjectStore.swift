@@ -1,0 +1,109 @@
+import CairnCore
+
+/// Where a library's files live: its folder (`FolderStore`) or an S3-compatible bucket (`CairnS3`). The interface is
+/// what content addressing needs and no more: a key is written once with bytes that never change, so a second
+/// writer of the same key is harmless and the store never has to compare versions.
+public protocol ObjectStore: Sendable {
+    /// What the store is, for messages: a folder's path or `s3://bucket/prefix` (never a secret).
+    var description: String { get }
+
+    /// Writes the file at `path` as `key` unless `key` already exists; the object is complete or absent, never
+    /// partial, whoever else writes it at the same time.
+    func put(_ key: ObjectKey, fromFile path: String) async throws(StoreError) -> PutOutcome
+
+    /// The object's bytes in `range` (its whole content when nil); a range past the end is cut at the end.
+    func read(_ key: ObjectKey, range: Range<Int64>?) async throws(StoreError) -> [UInt8]
+
+    /// The object's size, or nil when there is none.
+    func size(of key: ObjectKey) async throws(StoreError) -> Int64?
+
+    /// Up to `limit` objects under `prefix` whose keys come after `after`, in the bytewise order of their keys.
+    func list(prefix: String, after: ObjectKey?, limit: Int) async throws(StoreError) -> [StoredObject]
+
+    /// Removes the object; removing one that is not there is no error.
+    func delete(_ key: ObjectKey) async throws(StoreError)
+}
+
+/// What a `put` did.
+public enum PutOutcome: Sendable, Equatable {
+    case created
+    /// The key was there already (content addressing: the same bytes), so nothing was written.
+    case alreadyThere
+}
+
+/// One object of a listing.
+public struct StoredObject: Sendable, Equatable {
+    public var key: ObjectKey
+    public var size: Int64
+
+    public init(key: ObjectKey, size: Int64) {
+        self.key = key
+        self.size = size
+    }
+}
+
+/// A key inside a store: relative, `/`-separated, no empty, `.` or `..` segment, so that no key can leave the
+/// folder of a `FolderStore` or mean two objects on S3.
+public struct ObjectKey: Sendable, Hashable, Comparable, CustomStringConvertible {
+    public let text: String
+
+    public init(_ text: String) throws(StoreError) {
+        let segments = text.split(separator: "/", omittingEmptySubsequences: false)
+        guard !text.isEmpty, text.utf8.count <= 1024, !text.contains("\0"),
+              segments.allSatisfy({ !$0.isEmpty && $0 != "." && $0 != ".." }) else {
+            throw StoreError(.refused, key: text, "is not a key a store takes (empty, `.` or `..` segment, or too long)")
+        }
+        self.text = text
+    }
+
+    public var description: String { text }
+
+    /// Bytewise, as S3 lists keys and as the catalog's `BINARY`/`COLLATE "C"` orders paths.
+    public static func < (lhs: ObjectKey, rhs: ObjectKey) -> Bool { PathOrder.precedes(lhs.text, rhs.text) }
+}
+
+/// A store's failure: what was asked, of which key, and the category the failure counts under.
+public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
+    public enum Kind: Sendable, Equatable {
+        /// The store refused the request as malformed, or the key.
+        case refused
+        /// The credentials were refused, or lack a permission.
+        case credentials
+        /// The bucket or folder is not there.
+        case missingStore
+        /// The object is not there.
+        case missingObject
+        /// The store's clock and ours differ too much for a signature to be valid.
+        case clockSkew
+        /// The store answered with a server error, or asked to slow down, and retries did not help.
+        case server
+        /// No answer: the connection failed, dropped or timed out.
+        case network
+        /// A local system call failed.
+        case system(FailureCategory)
+    }
+
+    public let kind: Kind
+    public let key: String?
+    public let reason: String
+
+    public init(_ kind: Kind, key: String? = nil, _ reason: String) {
+        self.kind = kind
+        self.key = key
+        self.reason = reason
+    }
+
+    public var description: String { key.map { "\($0): \(reason)" } ?? reason }
+
+    /// The category a file whose work met this failure counts under.
+    public var category: FailureCategory {
+        switch kind {
+        case .refused: return .server
+        case .credentials, .clockSkew: return .auth
+        case .missingStore, .missingObject: return .notFound
+        case .server: return .server
+        case .network: return .network
+        case .system(let category): return category
+        }
+    }
+}
