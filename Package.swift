@@ -8,7 +8,9 @@ import PackageDescription
 let layers: [[String]] = [
     ["CairnCore"],
     // Engines and storage: each stands on Core alone (the values two of them share are Core's).
-    ["CairnHashing", "CairnMedia", "CairnScanner", "CairnReconcile", "CairnPipeline", "CairnNarration", "CairnCatalog", "CairnWatch", "CairnTape"],
+    ["CairnHashing", "CairnMedia", "CairnScanner", "CairnReconcile", "CairnPipeline", "CairnNarration", "CairnCatalog", "CairnWatch", "CairnTape", "CairnStore"],
+    // The library's files in an S3-compatible bucket (AsyncHTTPClient): a target of its own, beside the folder store.
+    ["CairnS3"],
     // The work queue several workers share, in PostgreSQL (postgres-nio): a target of its own, so the SQLite-only build
     // never compiles it.
     ["CairnQueue"],
