@@ -16,6 +16,12 @@ static inline void COpenSSL_last_error_string(char *buffer, size_t length) {
     ERR_error_string_n(code, buffer, length);
 }
 
+/* A digest of one buffer in one call by the algorithm's name ("MD5", "SHA256"); returns 1 on success. */
+static inline int COpenSSL_digest(const char *algorithm, const void *data, size_t length, unsigned char *output,
+                                  size_t *output_length) {
+    return EVP_Q_digest(NULL, algorithm, NULL, data, length, output, output_length);
+}
+
 /* HMAC-SHA256 in one call (OpenSSL 3's EVP_Q_mac); returns 1 on success, as EVP calls do. */
 static inline int COpenSSL_hmac_sha256(const void *key, size_t key_length, const void *message, size_t message_length,
                                        unsigned char *output, size_t *output_length) {

@@ -18,10 +18,20 @@ public final class S3Store: ObjectStore {
     let retry: RetryPolicy
     let clock: any Clock<Duration>
     let now: @Sendable () -> Date
+    /// The size of an upload's parts; a file no larger goes up in one request.
+    public let partSize: Int
+    /// Parts sent at once.
+    public let partsInFlight: Int
+    /// Parts sent by this store so far (a resumed upload sends only those the store lacks).
+    public var partsUploaded: Int { partsSent.withLock { $0 } }
+    let partsSent = Locked(0)
+    /// Asked with a part's number before it is sent; a failure it gives ends the put there, as a kill would.
+    let partFault = Locked<@Sendable (Int) -> StoreError?>({ _ in nil })
 
     public init(settings: S3Settings, retry: RetryPolicy = RetryPolicy(attempts: 5),
                 clock: any Clock<Duration> = ContinuousClock(), now: @escaping @Sendable () -> Date = { Date() },
-                connectTimeout: Duration = .seconds(10)) throws(S3SettingsError) {
+                connectTimeout: Duration = .seconds(10), partSize: Int = 16 << 20, partsInFlight: Int = 4)
+        throws(S3SettingsError) {
         let connect = TimeAmount.nanoseconds(connectTimeout.components.seconds * 1_000_000_000
                                              + connectTimeout.components.attoseconds / 1_000_000_000)
         var configuration = HTTPClient.Configuration(
@@ -38,9 +48,16 @@ public final class S3Store: ObjectStore {
         }
         self.http = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
         self.settings = settings
+        self.partSize = max(partSize, 5 << 20)  // S3's smallest part but the last
+        self.partsInFlight = max(1, partsInFlight)
         self.retry = retry
         self.clock = clock
         self.now = now
+    }
+
+    /// Makes each part `fault` answers for fail before it is sent (the tests' stand-in for a kill mid-upload).
+    package func failParts(_ fault: @escaping @Sendable (Int) -> StoreError?) {
+        partFault.withLock { $0 = fault }
     }
 
     public func close() async {
@@ -52,12 +69,15 @@ public final class S3Store: ObjectStore {
     // MARK: ObjectStore
 
     public func put(_ key: ObjectKey, fromFile path: String) async throws(StoreError) -> PutOutcome {
-        let body = try await Self.fileBody(path, key: key)
-        let checksum = Data(body.digest).base64EncodedString()
+        let size = try Self.fileSize(path, key: key)
+        if size > Int64(partSize) { return try await putInParts(key, fromFile: path, size: size) }
+        let bytes = try await Self.readFile(path, range: 0 ..< size, key: key)
+        let sums = try Self.digests(bytes, key: key)
         let response = try await send("PUT", key: key, headers: [
-            ("content-length", String(body.bytes.count)), ("if-none-match", "*"),
-            ("x-amz-checksum-sha256", checksum), ("content-type", "application/octet-stream"),
-        ], body: body.bytes, payloadHash: body.digest.lowercaseHex, accepting: [200, 412])
+            ("content-length", String(bytes.count)), ("if-none-match", "*"),
+            ("x-amz-checksum-sha256", Data(sums.sha256).base64EncodedString()),
+            ("content-type", "application/octet-stream"),
+        ], body: bytes, payloadHash: sums.sha256.lowercaseHex, accepting: [200, 412])
         return response.status == 412 ? .alreadyThere : .created
     }
 
@@ -183,23 +203,6 @@ public final class S3Store: ObjectStore {
     var secrets: [String] {
         [settings.credentials.accessKeyID, settings.credentials.secretAccessKey.revealed,
          settings.credentials.sessionToken].compactMap { $0 }.filter { !$0.isEmpty }
-    }
-
-    /// A file's bytes and their SHA-256, read on the blocking pool.
-    static func fileBody(_ path: String, key: ObjectKey) async throws(StoreError) -> (bytes: [UInt8], digest: [UInt8]) {
-        do {
-            return try await BlockingPool.run {
-                guard let data = FileManager.default.contents(atPath: path) else {
-                    throw StoreError(.system(.notFound), key: key.text, "\(path): cannot be read")
-                }
-                let bytes = [UInt8](data)
-                return (bytes, try SHA256Digest.hash(bytes))
-            }
-        } catch let error as StoreError {
-            throw error
-        } catch {
-            throw StoreError(.system(.io), key: key.text, "\(path): \(error)")
-        }
     }
 }
 

@@ -68,6 +68,12 @@ struct S3ErrorResponse {
     var code = ""
     var message = ""
 
+    init(status: Int, code: String, message: String) {
+        self.status = status
+        self.code = code
+        self.message = message
+    }
+
     init(status: Int, body: [UInt8]) {
         self.status = status
         var code = ""

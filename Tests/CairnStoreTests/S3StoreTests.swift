@@ -59,6 +59,49 @@ import Testing
         }
     }
 
+    @Test func aBigObjectGoesUpInPartsAndAKilledUploadResumesWithThePartsItLacks() async throws {
+        let settings = try S3Settings.resolve(try TestS3.freshLocation(), environment: try TestS3.environment())
+        let sources = try SourceFiles()
+        let bytes = distinctBytes(13 << 20, seed: 3)  // three parts of 5 MiB: 5, 5 and 3
+        let file = try sources.file(bytes)
+        let key = try ObjectKey("originals/99/big.mov")
+
+        let first = try S3Store(settings: settings, partSize: 5 << 20, partsInFlight: 1)
+        first.failParts { $0 == 3 ? StoreError(.network, "killed before part 3") : nil }
+        await #expect(throws: StoreError.self) { _ = try await first.put(key, fromFile: file) }
+        #expect(first.partsUploaded == 2)
+        #expect(try await first.size(of: key) == nil)
+        #expect(try await first.unfinishedUploads(prefix: "originals/").count == 1)
+        await first.close()
+
+        let second = try S3Store(settings: settings, partSize: 5 << 20)
+        #expect(try await second.put(key, fromFile: file) == .created)
+        #expect(second.partsUploaded == 1)  // only the part the store lacked
+        #expect(try await second.size(of: key) == Int64(bytes.count))
+        #expect(try await second.read(key, range: (5 << 20) - 10 ..< (5 << 20) + 10)
+                    == Array(bytes[(5 << 20) - 10 ..< (5 << 20) + 10]))
+        #expect(try await second.read(key, range: nil) == bytes)
+        #expect(try await second.unfinishedUploads(prefix: "originals/").isEmpty)
+        // Once there, the object is not uploaded again.
+        #expect(try await second.put(key, fromFile: file) == .alreadyThere)
+        #expect(second.partsUploaded == 1)
+        await second.close()
+    }
+
+    @Test func abandonedUploadsAreAbortedOnlyOnceOldEnough() async throws {
+        let settings = try S3Settings.resolve(try TestS3.freshLocation(), environment: try TestS3.environment())
+        let sources = try SourceFiles()
+        let file = try sources.file(distinctBytes(6 << 20, seed: 4))
+        let store = try S3Store(settings: settings, partSize: 5 << 20)
+        store.failParts { _ in StoreError(.network, "killed before any part") }
+        await #expect(throws: StoreError.self) { _ = try await store.put(try ObjectKey("derived/x.mp4"), fromFile: file) }
+        #expect(try await store.abortUploads(begunBefore: Date().addingTimeInterval(-86_400)) == 0)
+        #expect(try await store.unfinishedUploads(prefix: "").count == 1)
+        #expect(try await store.abortUploads(begunBefore: Date().addingTimeInterval(60)) == 1)
+        #expect(try await store.unfinishedUploads(prefix: "").isEmpty)
+        await store.close()
+    }
+
     @Test func settingsFollowTheAWSConventions() throws {
         let folder = try TemporaryDirectory()
         let credentials = try folder.write(Data("""
