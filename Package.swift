@@ -279,6 +279,7 @@ let package = Package(
             "CairnCore", "CairnHashing", "CairnMedia", "CairnPipeline", "CairnReconcile", "CairnNarration", "CairnLibrary",
             "CairnTrash", "CairnStages", "CairnConfiguration", "CairnStatus", "CairnImmichDestination", "CairnImport",
             "CairnSync", "CairnImmich", "CairnMetrics", "CairnServe", "CairnWatch", "CairnTape", "CairnTapeBuild", "CairnRun",
+            "CairnStore", "CairnS3",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], linkerSettings: [
             // lld, which ships with the Swift toolchain, packs the relative relocations that the loader applies at every
@@ -338,7 +339,7 @@ let package = Package(
             "cairn", "CairnCore", "CairnCatalog", "CairnReconcile", "CairnLibrary", "CairnTrash", "CairnStages",
             "CairnConfiguration", "CairnStatus", "CairnImmichDestination", "CairnImport", "CairnSync",
             "CairnQueue", "CairnSharedWork", "CairnPipeline", "CairnRun", "CairnReconcileOracle", "CairnTesting",
-            "CairnMedia", "CairnTapeBuild",
+            "CairnMedia", "CairnTapeBuild", "CairnStore", "CairnS3",
         ]),
     ],
     swiftLanguageModes: [.v6]

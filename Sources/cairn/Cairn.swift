@@ -39,6 +39,7 @@ enum CommandRegistry {
         JournalCommand.self,
         RestoreCommand.self,
         TrashCommand.self,
+        StoreCommand.self,
         ConfigCommand.self,
         ServeCommand.self,
         VersionCommand.self,

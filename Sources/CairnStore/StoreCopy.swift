@@ -1,0 +1,110 @@
+import CairnCore
+
+/// A library folder's files copied to another store (`cairn store copy`): every key under the given prefixes that
+/// the destination lacks, or holds with another size, is put; the rest cost nothing but the listing. Memory stays
+/// flat: the source is listed a page at a time, the destination one folder at a time (a content-addressed folder
+/// holds some thousands of keys), and a file that fails is reported and skipped, never the end of the copy. A
+/// second copy after an interrupted one sends only what is missing.
+public struct StoreCopy: Sendable {
+    public struct Report: Sendable, Equatable {
+        /// Objects written by this copy, and their bytes.
+        public var copied = 0
+        public var copiedBytes: Int64 = 0
+        /// Objects the destination already held, with the same size.
+        public var present = 0
+        /// Keys that could not be copied, each with why.
+        public var failures: [String] = []
+
+        public init() {}
+    }
+
+    public let source: FolderStore
+    public let destination: any ObjectStore
+    /// Puts at once.
+    public var width = 8
+    /// Told after each page of keys, with the report so far.
+    public var onPage: @Sendable (Report) -> Void = { _ in }
+
+    public init(source: FolderStore, destination: any ObjectStore) {
+        self.source = source
+        self.destination = destination
+    }
+
+    /// Copies the keys under each of `prefixes` (folders, each ending with `/`).
+    public func run(prefixes: [String]) async throws(StoreError) -> Report {
+        var report = Report()
+        for prefix in prefixes {
+            var after: ObjectKey?
+            var folder: (name: String, held: [String: Int64])?
+            while true {
+                let page = try await source.list(prefix: prefix, after: after, limit: 1000)
+                guard let last = page.last else { break }
+                after = last.key
+                var wanted: [StoredObject] = []
+                for object in page {
+                    let name = Self.folder(of: object.key.text)
+                    if folder?.name != name { folder = (name, try await listing(of: name)) }
+                    if folder?.held[object.key.text] == object.size {
+                        report.present += 1
+                    } else {
+                        wanted.append(object)
+                    }
+                }
+                await put(wanted, into: &report)
+                onPage(report)
+            }
+        }
+        return report
+    }
+
+    /// `originals/ab` for `originals/ab/cdef.jpg`.
+    static func folder(of key: String) -> String {
+        key.lastIndex(of: "/").map { String(key[..<$0]) } ?? ""
+    }
+
+    /// The destination's keys (and sizes) under `folder/`.
+    private func listing(of folder: String) async throws(StoreError) -> [String: Int64] {
+        var held: [String: Int64] = [:]
+        var after: ObjectKey?
+        while true {
+            let page = try await destination.list(prefix: folder + "/", after: after, limit: 1000)
+            guard let last = page.last else { return held }
+            for object in page { held[object.key.text] = object.size }
+            after = last.key
+        }
+    }
+
+    private func put(_ objects: [StoredObject], into report: inout Report) async {
+        let source = source
+        let destination = destination
+        await withTaskGroup(of: (StoredObject, Result<PutOutcome, StoreError>).self) { group in
+            var next = objects.makeIterator()
+            func startNext() -> Bool {
+                guard let object = next.next() else { return false }
+                group.addTask {
+                    let file = source.root + "/" + object.key.text
+                    do throws(StoreError) {
+                        return (object, .success(try await destination.put(object.key, fromFile: file)))
+                    } catch {
+                        return (object, .failure(error))
+                    }
+                }
+                return true
+            }
+            var running = 0
+            while running < width, startNext() { running += 1 }
+            while let (object, outcome) = await group.next() {
+                switch outcome {
+                case .success(.created):
+                    report.copied += 1
+                    report.copiedBytes += object.size
+                case .success(.alreadyThere):
+                    report.present += 1
+                case .failure(let error):
+                    report.failures.append("\(object.key.text): \(error.reason)")
+                }
+                if !startNext() { running -= 1 }
+            }
+        }
+    }
+}
