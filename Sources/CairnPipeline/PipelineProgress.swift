@@ -60,7 +60,7 @@ public struct PipelineProgressTracker: Sendable {
     private let weights: ProgressWeights
     /// Items with work left in this run; an item that finishes is only counted from then on.
     private var items: [ItemID: Tracked] = [:]
-    private var registered = Set<ItemID>()
+    private var registered = ItemIDSet()
     private var counts: [ItemState.Name: Int] = [:]
     private var totals = [Double](repeating: 0, count: 4)
     private var done = [Double](repeating: 0, count: 4)
@@ -70,10 +70,9 @@ public struct PipelineProgressTracker: Sendable {
         self.weights = weights
     }
 
-    /// Room for `count` items, so the tracker's maps are sized once rather than doubled as items register.
+    /// Room for `count` items, so the tracker's map is sized once rather than doubled as items register.
     public mutating func reserveCapacity(_ count: Int) {
         items.reserveCapacity(count)
-        registered.reserveCapacity(count)
     }
 
     /// Adds an item (once) at its current state; an item that ended before this run counts as done.
@@ -81,7 +80,7 @@ public struct PipelineProgressTracker: Sendable {
     public func contains(_ id: ItemID) -> Bool { registered.contains(id) }
 
     public mutating func register(_ item: ImportItem, route: ItemRoute, state: ItemState, finished: Bool) {
-        guard registered.insert(item.id).inserted else { return update(item.id, to: state, finished: finished) }
+        guard registered.insert(item.id) else { return update(item.id, to: state, finished: finished) }
         let tracked = Tracked(route: route, byteCount: item.byteCount, state: state.name, lanesDone: 0)
         for lane in route.lanes { totals[lane.index] += units(of: tracked, in: lane) }
         items[item.id] = tracked
