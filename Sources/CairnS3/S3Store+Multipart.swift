@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CairnCore
 import CairnHashing
 import CairnStore
@@ -10,38 +7,27 @@ import Foundation
 /// with its `Content-MD5` and its SHA-256 in the signature. An upload a kill interrupted is found again by key and
 /// resumed: parts the store already holds with the right size and MD5 are not sent again.
 extension S3Store {
-    /// A file's bytes in `range`, read on the blocking pool.
+    /// A file's bytes in `range`, read on the blocking pool; all of them, or a failure.
     static func readFile(_ path: String, range: Range<Int64>, key: ObjectKey) async throws(StoreError) -> [UInt8] {
+        let bytes: [UInt8]
         do {
-            return try await BlockingPool.run { () throws -> [UInt8] in
-                let descriptor = try SystemCall.result { open(path, O_RDONLY | O_CLOEXEC) }.get("open", path)
-                defer { _ = SystemCall.once { Glibc.close(descriptor) } }
-                var bytes = [UInt8](repeating: 0, count: Int(range.count))
-                var done = 0
-                while done < bytes.count {
-                    let count = try bytes.withUnsafeMutableBytes { buffer in
-                        SystemCall.result {
-                            pread(descriptor, buffer.baseAddress! + done, buffer.count - done, off_t(range.lowerBound) + off_t(done))
-                        }
-                    }.get("read", path)
-                    guard count > 0 else { throw SystemCallError("read", path: path, code: .ioError) }  // shrank
-                    done += count
-                }
-                return bytes
-            }
+            bytes = try await BlockingPool.run { () throws -> [UInt8] in try LocalFile.read(path, range: range) }
         } catch let error as SystemCallError {
             throw StoreError(.system(FailureCategory(error.code)), key: key.text, error.description)
         } catch {
             throw StoreError(.system(.io), key: key.text, "\(path): \(error)")
         }
+        guard bytes.count == range.count else {
+            throw StoreError(.system(.io), key: key.text, "\(path): shrank while it was read")
+        }
+        return bytes
     }
 
     static func fileSize(_ path: String, key: ObjectKey) throws(StoreError) -> Int64 {
-        var status = stat()
-        switch SystemCall.result({ stat(path, &status) }) {
-        case .success: return Int64(status.st_size)
-        case .failure(let code):
-            throw StoreError(.system(FailureCategory(code)), key: key.text, SystemCallError("stat", path: path, code: code).description)
+        do {
+            return try LocalFile.size(path)
+        } catch {
+            throw StoreError(.system(FailureCategory(error.code)), key: key.text, error.description)
         }
     }
 

@@ -29,7 +29,7 @@ public struct FolderStore: ObjectStore {
 
     private func putNow(_ key: ObjectKey, fromFile source: String) throws(StoreError) -> PutOutcome {
         let destination = path(of: key)
-        if (try? FileStatus(path: destination)) != nil { return .alreadyThere }
+        if (try? LocalFile.size(destination)) != nil { return .alreadyThere }
         let partialFolder = root + "/" + Self.partials
         try makeFolders(partialFolder)
         let partial = partialFolder + "/" + String(UInt64.random(in: 0 ... .max), radix: 36) + ".put"
@@ -48,26 +48,7 @@ public struct FolderStore: ObjectStore {
     public func read(_ key: ObjectKey, range: Range<Int64>?) async throws(StoreError) -> [UInt8] {
         let file = path(of: key)
         return try await blocking { () throws(StoreError) in
-            try mapped(key) { () throws(SystemCallError) -> [UInt8] in
-                let descriptor = try SystemCall.result { open(file, O_RDONLY | O_CLOEXEC) }.get("open", file)
-                defer { _ = SystemCall.once { close(descriptor) } }
-                var status = stat()
-                try SystemCall.check(fstat(descriptor, &status), "fstat", file)
-                let size = Int64(status.st_size)
-                let wanted = range.map { min($0.lowerBound, size) ..< min($0.upperBound, size) } ?? 0 ..< size
-                var bytes = [UInt8](repeating: 0, count: Int(wanted.count))
-                var done = 0
-                while done < bytes.count {
-                    let count = try bytes.withUnsafeMutableBytes { buffer in
-                        SystemCall.result {
-                            pread(descriptor, buffer.baseAddress! + done, buffer.count - done, off_t(wanted.lowerBound) + off_t(done))
-                        }
-                    }.get("read", file)
-                    if count == 0 { break }  // the file shrank while it was read
-                    done += count
-                }
-                return Array(bytes.prefix(done))
-            }
+            try mapped(key) { () throws(SystemCallError) -> [UInt8] in try LocalFile.read(file, range: range) }
         }
     }
 
@@ -203,17 +184,6 @@ public struct FolderStore: ObjectStore {
         let descriptor = try SystemCall.result { open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }.get("open", folder)
         defer { _ = SystemCall.once { close(descriptor) } }
         try SystemCall.result { fsync(descriptor) }.get("fsync", folder)
-    }
-}
-
-/// A file's status by path, or the failure of `stat`.
-struct FileStatus {
-    let size: Int64
-
-    init(path: String) throws(SystemCallError) {
-        var status = stat()
-        try SystemCall.result { stat(path, &status) }.get("stat", path)
-        size = Int64(status.st_size)
     }
 }
 

@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// The suite's PostgreSQL: the cluster `scripts/test` started (its socket folder in `CAIRN_TEST_POSTGRES`), or,
 /// when a test runs without it (`swift test` alone), one this process starts with `scripts/postgres-cluster` and
@@ -29,21 +26,8 @@ public enum TestPostgres {
     }
 
     private static let cluster: Result<String, any Error> = Result {
-        if let folder = ProcessInfo.processInfo.environment["CAIRN_TEST_POSTGRES"], !folder.isEmpty { return folder }
-        let folder = NSTemporaryDirectory() + "cairn-pg-" + UUID().uuidString
-        // The server the script starts would hold on to a pipe for its output: the script's output goes to a file.
-        try ExternalTool.run(["bash", "-c", "\"$0\" start \"$1\" >\"$1.log\" 2>&1 || { cat \"$1.log\" >&2; exit 1; }", script, folder])
-        startedFolder = folder
-        // At exit Foundation's Process may no longer start anything: the shell's `system` stops the cluster.
-        atexit {
-            if let folder = TestPostgres.startedFolder {
-                _ = system("'\(TestPostgres.script)' stop '\(folder)' >/dev/null 2>&1; rm -f '\(folder).log'")
-            }
-        }
-        return folder
+        try ScriptedServer.folder(variable: "CAIRN_TEST_POSTGRES", script: script, prefix: "cairn-pg-")
     }
-
-    nonisolated(unsafe) private static var startedFolder: String?
 
     private static var script: String { ExternalTool.packageRoot + "/scripts/postgres-cluster" }
 }

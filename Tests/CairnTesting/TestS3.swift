@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// The suite's S3 server: the SeaweedFS `scripts/test` started (its folder in `CAIRN_TEST_S3`), or, when a test runs
 /// without it (`swift test` alone), one this process starts with `scripts/s3-server` and stops at exit. Tests share
@@ -27,20 +24,8 @@ public enum TestS3 {
     }
 
     private static let server: Result<String, any Error> = Result {
-        if let folder = ProcessInfo.processInfo.environment["CAIRN_TEST_S3"], !folder.isEmpty { return folder }
-        let folder = NSTemporaryDirectory() + "cairn-s3-" + UUID().uuidString
-        try ExternalTool.run(["bash", "-c", "\"$0\" start \"$1\" >\"$1.log\" 2>&1 || { cat \"$1.log\" >&2; exit 1; }",
-                              script, folder])
-        startedFolder = folder
-        atexit {
-            if let folder = TestS3.startedFolder {
-                _ = system("'\(TestS3.script)' stop '\(folder)' >/dev/null 2>&1; rm -f '\(folder).log'")
-            }
-        }
-        return folder
+        try ScriptedServer.folder(variable: "CAIRN_TEST_S3", script: script, prefix: "cairn-s3-")
     }
-
-    nonisolated(unsafe) private static var startedFolder: String?
 
     private static var script: String { ExternalTool.packageRoot + "/scripts/s3-server" }
 }
