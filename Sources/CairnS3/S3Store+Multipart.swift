@@ -98,18 +98,21 @@ extension S3Store {
                 var etags: [Int: String] = [:]
                 var next = parts.makeIterator()
                 var running = 0
-                func startNext() -> Bool {
-                    guard let part = next.next() else { return false }
+                while running < partsInFlight, let part = next.next() {
                     group.addTask { [self] in
                         (part.number, try await uploadPart(part.number, range: part.range, of: key, from: path,
                                                            uploadID: uploadID, held: held[part.number]))
                     }
-                    return true
+                    running += 1
                 }
-                while running < partsInFlight, startNext() { running += 1 }
                 while let (number, etag) = try await group.next() {
                     etags[number] = etag
-                    if !startNext() { running -= 1 }
+                    if let part = next.next() {
+                        group.addTask { [self] in
+                            (part.number, try await uploadPart(part.number, range: part.range, of: key, from: path,
+                                                               uploadID: uploadID, held: held[part.number]))
+                        }
+                    }
                 }
                 return etags
             }

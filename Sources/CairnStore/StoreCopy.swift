@@ -77,34 +77,49 @@ public struct StoreCopy: Sendable {
     private func put(_ objects: [StoredObject], into report: inout Report) async {
         let source = source
         let destination = destination
-        await withTaskGroup(of: (StoredObject, Result<PutOutcome, StoreError>).self) { group in
+        await withTaskGroup(of: PutResult.self) { group in
             var next = objects.makeIterator()
-            func startNext() -> Bool {
-                guard let object = next.next() else { return false }
-                group.addTask {
-                    let file = source.root + "/" + object.key.text
-                    do throws(StoreError) {
-                        return (object, .success(try await destination.put(object.key, fromFile: file)))
-                    } catch {
-                        return (object, .failure(error))
-                    }
-                }
-                return true
-            }
             var running = 0
-            while running < width, startNext() { running += 1 }
-            while let (object, outcome) = await group.next() {
-                switch outcome {
-                case .success(.created):
-                    report.copied += 1
-                    report.copiedBytes += object.size
-                case .success(.alreadyThere):
-                    report.present += 1
-                case .failure(let error):
-                    report.failures.append("\(object.key.text): \(error.reason)")
-                }
-                if !startNext() { running -= 1 }
+            while running < width, let object = next.next() {
+                group.addTask { await Self.put(object, from: source, to: destination) }
+                running += 1
             }
+            while let result = await group.next() {
+                report.add(result)
+                if let object = next.next() {
+                    group.addTask { await Self.put(object, from: source, to: destination) }
+                }
+            }
+        }
+    }
+
+    /// What one put did: written, found there, or why it failed.
+    struct PutResult: Sendable {
+        var size: Int64
+        var created = false
+        var failure: String?
+    }
+
+    private static func put(_ object: StoredObject, from source: FolderStore, to destination: any ObjectStore) async
+        -> PutResult {
+        do {
+            let outcome = try await destination.put(object.key, fromFile: source.root + "/" + object.key.text)
+            return PutResult(size: object.size, created: outcome == .created)
+        } catch {
+            return PutResult(size: object.size, failure: "\(object.key.text): \(error.reason)")
+        }
+    }
+}
+
+extension StoreCopy.Report {
+    mutating func add(_ result: StoreCopy.PutResult) {
+        if let failure = result.failure {
+            failures.append(failure)
+        } else if result.created {
+            copied += 1
+            copiedBytes += result.size
+        } else {
+            present += 1
         }
     }
 }
