@@ -24,8 +24,8 @@ let layers: [[String]] = [
     ["CairnImmich"],
     // Library storage: layout, lock, originals store, temporary names, durable moves, group commit.
     ["CairnLibrary"],
-    // The trash: journal, mover, restore, purge.
-    ["CairnTrash"],
+    // The trash: journal, mover, restore, purge; the check of a store against the catalog.
+    ["CairnTrash", "CairnCheck"],
     // The lanes' work (library stages, the destination seam, the import's pipeline), configuration, the read side.
     ["CairnStages", "CairnConfiguration", "CairnStatus"],
     // Immich as a destination: its upload stages, trash and restore, albums. Derivative work through the shared
@@ -245,6 +245,8 @@ let package = Package(
         ]),
         // Where a library's files live: the folder or a bucket, behind one small interface (`ObjectStore`).
         .target(name: "CairnStore", dependencies: ["CairnCore"]),
+        // `cairn check`: the catalog's files and a store's objects merged in byte order, and what a repair may mend.
+        .target(name: "CairnCheck", dependencies: ["CairnCore", "CairnCatalog", "CairnStore"]),
         // The S3-compatible store: Signature V4, the AWS settings conventions, requests over AsyncHTTPClient.
         .target(name: "CairnS3", dependencies: [
             "CairnCore", "CairnHashing", "CairnStore",
@@ -279,7 +281,7 @@ let package = Package(
             "CairnCore", "CairnHashing", "CairnMedia", "CairnPipeline", "CairnReconcile", "CairnNarration", "CairnLibrary",
             "CairnTrash", "CairnStages", "CairnConfiguration", "CairnStatus", "CairnImmichDestination", "CairnImport",
             "CairnSync", "CairnImmich", "CairnMetrics", "CairnServe", "CairnWatch", "CairnTape", "CairnTapeBuild", "CairnRun",
-            "CairnStore", "CairnS3",
+            "CairnStore", "CairnS3", "CairnCheck",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], linkerSettings: [
             // lld, which ships with the Swift toolchain, packs the relative relocations that the loader applies at every
@@ -322,7 +324,9 @@ let package = Package(
         .testTarget(name: "CairnNarrationTests", dependencies: ["CairnNarration", "CairnTesting"]),
         // One contract suite, run on every store (the folder, and S3 on the suite's SeaweedFS); the S3 signer
         // checked against botocore's.
-        .testTarget(name: "CairnStoreTests", dependencies: ["CairnStore", "CairnS3", "CairnCore", "CairnTesting"]),
+        .testTarget(name: "CairnStoreTests", dependencies: [
+            "CairnStore", "CairnS3", "CairnCore", "CairnTesting", "CairnCheck", "CairnCatalog",
+        ]),
         .testTarget(name: "CairnServeTests", dependencies: [
             "CairnServe", "CairnCore", "CairnLibrary", "CairnNarration", "CairnStatus", "CairnTesting",
             .product(name: "Hummingbird", package: "hummingbird"),

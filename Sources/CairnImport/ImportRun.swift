@@ -313,4 +313,4 @@ public typealias ImportCatalog = ItemCatalog & SnapshotCatalog & RunCatalog & Ru
     & ReconcileCatalog & TrashCatalog & DriftCatalog
 
 /// Everything a command may ask of a library's catalog: a run's needs, and the read side's.
-public typealias LibraryCatalog = ImportCatalog & BrowseCatalog
+public typealias LibraryCatalog = ImportCatalog & BrowseCatalog & StoredFileCatalog

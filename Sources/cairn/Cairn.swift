@@ -40,6 +40,7 @@ enum CommandRegistry {
         RestoreCommand.self,
         TrashCommand.self,
         StoreCommand.self,
+        CheckCommand.self,
         ConfigCommand.self,
         ServeCommand.self,
         VersionCommand.self,

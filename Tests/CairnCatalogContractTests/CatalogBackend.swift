@@ -10,7 +10,7 @@ import Testing
 /// What the contract suite asks of a catalog.
 typealias CatalogUnderTest = ItemCatalog & SnapshotCatalog & RunCatalog & ReconcileOracleCatalog & TrashCatalog
     & CatalogInspection
-    & AssetLinkCatalog & RunTablesCatalog & BrowseCatalog & DriftCatalog
+    & AssetLinkCatalog & RunTablesCatalog & BrowseCatalog & DriftCatalog & StoredFileCatalog
 
 /// The catalog backends the contract suite runs on: SQLite (a file in a temporary folder) and PostgreSQL (a fresh
 /// database of the suite's cluster, sorting text by ICU's en-US as production databases do rather than bytewise).
