@@ -177,7 +177,7 @@ let package = Package(
         // `cairn thumbnail`'s batch, Live Photo pairing and sidecar linking.
         .target(name: "CairnStages", dependencies: [
             "CLinux", "CairnCore", "CairnHashing", "CairnMedia", "CairnScanner", "CairnCatalog", "CairnPipeline",
-            "CairnReconcile", "CairnNarration", "CairnLibrary", "CairnTrash",
+            "CairnReconcile", "CairnNarration", "CairnLibrary", "CairnTrash", "CairnStore",
         ]),
         // Settings: cairn.toml, CAIRN_* variables and flags, each value with where it came from.
         .target(name: "CairnConfiguration", dependencies: [

@@ -28,6 +28,7 @@ internal import TOMLKit
 /// metrics_push = "http://127.0.0.1:9091"            # a Pushgateway
 /// queue = "postgres://cairn@db.lan/cairn"            # shared work; a password goes in $PGPASSWORD
 /// catalog = "postgres://cairn@db.lan/photos"         # the catalog in PostgreSQL (import); password likewise
+/// store = "s3://photos/library"                     # the library's files in an S3-compatible store (import)
 /// ```
 public struct CairnConfiguration: Sendable, Equatable {
     public var source: String?
@@ -49,6 +50,8 @@ public struct CairnConfiguration: Sendable, Equatable {
     public var queue: String?
     /// The PostgreSQL database the library's catalog lives in (`--catalog`), instead of its SQLite file.
     public var catalog: String?
+    /// The S3-compatible store the library's files live in (`--store`), instead of its folder.
+    public var store: String?
     /// When a sync checks the destination for drift (`check_destination_days`) and what it does (`destination_drift`).
     public var destinationCheck = DestinationCheckPolicy()
     /// The IANA zone of dates sent without an offset of their own (`time_zone`); nil: this machine's.
@@ -127,7 +130,7 @@ public struct CairnConfiguration: Sendable, Equatable {
         case destination, immichURL = "immich_url", immichAPIKeyFile = "immich_api_key_file"
         case metricsFile = "metrics_file", metricsPush = "metrics_push", queue, catalog
         case checkDestinationDays = "check_destination_days", destinationDrift = "destination_drift"
-        case timeZone = "time_zone", memory
+        case timeZone = "time_zone", memory, store
 
         public var environmentVariable: String { "CAIRN_" + rawValue.uppercased() }
     }
@@ -373,6 +376,7 @@ private struct Layer {
         configuration.metricsPush = try string(.metricsPush).flatMap { $0.isEmpty ? nil : $0 }
         configuration.queue = try string(.queue).flatMap { $0.isEmpty ? nil : $0 }
         configuration.catalog = try string(.catalog).flatMap { $0.isEmpty ? nil : $0 }
+        configuration.store = try string(.store).flatMap { $0.isEmpty ? nil : $0 }
         if let days = try int(.checkDestinationDays) {
             guard DestinationCheckPolicy.everyDaysRange.contains(days) else {
                 throw fail(.checkDestinationDays, "must be within 1...365 days, got \(days)")

@@ -105,7 +105,8 @@ extension ImportRun {
             if imported.ready > 0 { try await pair() } else { try await linkPairs() }
         }
         if imported.completion != .interrupted, hashed.report.sidecarCount > 0 {
-            let sidecars = await SidecarLinker(library: library, catalog: catalog, sourceID: context.sourceID, now: now())
+            let sidecars = await SidecarLinker(library: library, catalog: catalog, sourceID: context.sourceID, now: now(),
+                                               store: (options.destination as? LibraryDestination)?.store)
                 .link(sidecarsOf: files, sourceRoot: context.sourceRoot)
             if sidecars.linked > 0 { narrator.note("\(sidecars.linked) sidecar\(sidecars.linked == 1 ? "" : "s") stored with their media") }
             if !sidecars.albumsChanged.isEmpty {

@@ -24,6 +24,7 @@ public struct LibraryLayout: Sendable {
     package static let crashEvidenceFileName = ".crash-evidence"
     package static let identityFileName = ".cairn-library-id"
     package static let catalogMarkerFileName = ".cairn-catalog"
+    package static let storeMarkerFileName = ".cairn-store"
     package static let tapesFolderName = "tapes"
     package static let tapeClipsFolderName = ".clips"
 
@@ -59,6 +60,15 @@ public struct LibraryLayout: Sendable {
     /// The PostgreSQL catalog this library's marker names, nil for a library whose catalog is its SQLite file.
     public var postgresCatalogNamed: String? {
         guard let data = FileManager.default.contents(atPath: catalogMarkerPath) else { return nil }
+        let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        return text.isEmpty ? nil : text
+    }
+    /// Where a library whose files live in an object store says which (`s3://bucket/prefix`, no secret): written
+    /// by its first `import --store`, read by every command that would otherwise look for its files in the folder.
+    public var storeMarkerPath: String { root + "/" + Self.storeMarkerFileName }
+    /// The store this library's marker names, nil for a library whose files are in its folder.
+    public var recordedStore: String? {
+        guard let data = FileManager.default.contents(atPath: storeMarkerPath) else { return nil }
         let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         return text.isEmpty ? nil : text
     }

@@ -4,6 +4,7 @@ import CairnLibrary
 import CairnMedia
 import CairnPipeline
 import CairnReconcile
+import CairnStore
 import CairnTrash
 import Foundation
 
@@ -62,14 +63,23 @@ package struct DestinationRun: Sendable {
     package var onDamaged: @Sendable (String, String) -> Void
     package var onKeptWithoutPreview: @Sendable (String, FailureReason) -> Void
     package var work: WorkTracker?
+    /// The lanes each item takes this run.
+    package var route: @Sendable (ImportItem) -> ItemRoute = { _ in .withClip }
 }
 
 /// The library folder itself: originals copied into its content-addressed store, derivatives made by cairn.
 package struct LibraryDestination: ImportDestination {
     /// This run's stills whose clip waits for pairing.
     private let deferredClips = DeferredClips()
+    /// Where the library's files live when not in its folder (`--store`): the stages put what they make there.
+    package var store: (any ObjectStore)?
+    /// The library folder whose leftovers a store's run sweeps (set with the store).
+    package var folderRoot: String?
 
-    package init() {}
+    package init(store: (any ObjectStore)? = nil, folderRoot: String? = nil) {
+        self.store = store
+        self.folderRoot = folderRoot
+    }
 
     package var makesOwnDerivatives: Bool { false }
 
@@ -82,15 +92,27 @@ package struct LibraryDestination: ImportDestination {
 
     package func pairingSettled(paired: Set<Checksum>) { deferredClips.pairingSettled(paired: paired) }
 
-    /// The library's assets need nothing more once the lanes and pairing are done.
-    package func finishImport(runID: String, sourceRoot: String, catalog: any AssetCatalog) async throws -> [String] { [] }
+    /// The library's assets need nothing more once the lanes and pairing are done. With a store, what the folder
+    /// still holds of the store's files (an item that ended before its last lane: failed, or kept without preview)
+    /// goes, each only once the store is seen to hold it whole.
+    package func finishImport(runID: String, sourceRoot: String, catalog: any AssetCatalog) async throws -> [String] {
+        guard let store, let root = folderRoot else { return [] }
+        try await StoreFiles.sweep(FolderStore(root: root), into: store)
+        return []
+    }
 
     /// The library's trash is cairn's own: content found there is restored by `cairn restore`, not by an import.
     package var restoredFromTrash: Int { 0 }
 
     package func trash(_ candidates: [DeleteCandidate], runID: String, sourcePaths: [Checksum: String],
                        library: Library, catalog: any DeletionCatalog, now: Date) async throws -> DeletionRun.Summary {
-        try await DeletionRun(library: library, catalog: catalog).trash(candidates, runID: runID, sourcePaths: sourcePaths,
+        if let store {
+            // The trash moves files inside the folder; on a store it is to be a state in the catalog. Until then
+            // nothing is deleted, and the run says why.
+            throw StoreError(.refused, "a library whose files are in \(store.description) cannot trash yet: "
+                             + "its deletions wait (run without --apply-deletions; nothing was deleted)")
+        }
+        return try await DeletionRun(library: library, catalog: catalog).trash(candidates, runID: runID, sourcePaths: sourcePaths,
                                                                         now: now)
     }
 
@@ -102,7 +124,8 @@ package struct LibraryDestination: ImportDestination {
     /// the library has no trash but cairn's own, so a `trash` check finds nothing.
     package func findDrift(_ kind: DestinationCheckKind, since: Date?, library: Library, catalog: any AssetCatalog,
                            now: Date) async throws -> [DriftRecord] {
-        guard kind == .full else { return [] }
+        // A store's objects are compared with the catalog by `cairn check`, a listing, not a request per asset.
+        guard kind == .full, store == nil else { return [] }
         let layout = library.layout
         let assets = try await catalog.allAssets()
         return try await BlockingPool.run {
@@ -126,6 +149,7 @@ package struct LibraryDestination: ImportDestination {
         stages.onKeptWithoutPreview = run.onKeptWithoutPreview
         stages.work = run.work
         stages.deferredClips = deferredClips
-        return stages
+        guard let store else { return stages }
+        return StoreStages(base: stages, store: store, route: run.route)
     }
 }

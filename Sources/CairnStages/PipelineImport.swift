@@ -109,10 +109,11 @@ public struct PipelineImport: Sendable {
         var configuration = self.configuration
         configuration.destinationMakesDerivatives = destination.makesOwnDerivatives
         let groupCommit = try GroupCommit(libraryRoot: library.layout.root)
-        let destinationRun = DestinationRun(
+        var destinationRun = DestinationRun(
             library: library, groupCommit: groupCommit, runID: runID, media: media, clipOptions: clipOptions,
             clipsEnabled: configuration.clipsEnabled, onCopied: onCopied, onDamaged: onDamaged,
             onKeptWithoutPreview: onKeptWithoutPreview, work: work)
+        destinationRun.route = { [configuration] in configuration.route(for: $0) }
         let scheduler = PipelineScheduler(
             configuration: configuration, stages: destination.stages(for: destinationRun),
             store: CatalogItemStateStore(catalog: itemCatalog,

@@ -4,6 +4,7 @@ import CairnHashing
 import CairnLibrary
 import CairnMedia
 import CairnScanner
+import CairnStore
 import Foundation
 
 /// Stores a scan's sidecars (`.xmp`, `.aae`, Takeout `.json`) byte-identical beside the originals and links each
@@ -16,12 +17,16 @@ package struct SidecarLinker: Sendable {
     let catalog: any ItemCatalog & AssetLinkCatalog
     package let sourceID: Int64
     let now: Date
+    /// Where the library's files live when not in its folder (`--store`): each sidecar is put there, not kept.
+    let store: (any ObjectStore)?
 
-    package init(library: Library, catalog: any ItemCatalog & AssetLinkCatalog, sourceID: Int64, now: Date) {
+    package init(library: Library, catalog: any ItemCatalog & AssetLinkCatalog, sourceID: Int64, now: Date,
+                 store: (any ObjectStore)? = nil) {
         self.library = library
         self.catalog = catalog
         self.sourceID = sourceID
         self.now = now
+        self.store = store
     }
 
     package struct Outcome {
@@ -111,6 +116,15 @@ package struct SidecarLinker: Sendable {
             _ = try OriginalsStore(layout: layout).place(sourcePath: path, checksum: checksum, relativePath: stored,
                                                          hasher: hasher)
             return StoredSidecar(checksum: checksum, path: stored)
+        }
+        if let store {
+            // Recorded only once the store holds it; the folder keeps no copy.
+            do {
+                _ = try await store.put(try ObjectKey(stored.path), fromFile: layout.absolute(stored.path))
+            } catch {
+                throw StoreFiles.stageFailure(error)
+            }
+            unlink(layout.absolute(stored.path))
         }
         return (stored.checksum, stored.path)
     }

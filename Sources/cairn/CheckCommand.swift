@@ -17,7 +17,8 @@ struct CheckCommand: AsyncParsableCommand {
             run killed between storing a file and recording it), the files the catalog names that are not there \
             (missing), and those whose size is not the catalog's. The trash, tapes and run logs are not checked. \
             Memory stays flat: the store is listed a page at a time and the catalog read a shard (originals/ab/) at \
-            a time, both in byte order.
+            a time, both in byte order. While an import runs, a file it has stored but not yet recorded shows as \
+            an orphan; --repair takes the library's lock, so it never runs beside one.
 
             With --store s3://BUCKET/PREFIX the catalog is compared with that store (a copy made by `cairn store \
             copy`) instead of the library's folder; the store is found as `cairn store copy --help` says.
@@ -73,7 +74,8 @@ struct CheckCommand: AsyncParsableCommand {
         let folder = FolderStore(root: root)
         let target: any ObjectStore
         var s3: S3Store?
-        if let store {
+        // The store named, else the one the library's files live in (`import --store` recorded it).
+        if let store = store ?? LibraryLayout(root: root).recordedStore {
             let settings = try S3Settings.resolve(store)
             s3 = try S3Store(settings: settings)
             target = s3!
@@ -83,6 +85,9 @@ struct CheckCommand: AsyncParsableCommand {
         let repairer = repair ? CheckRepair(store: target, catalog: catalog, libraryFolder: s3 == nil ? nil : folder) : nil
         let mended = Locked(0)
         var check = StoreCheck(catalog: catalog, store: target)
+        // A folder's page costs a read of the shard folder it falls in (some thousands of names): pages that size
+        // read each folder about once. S3 gives at most 1,000 keys a page.
+        if s3 == nil { check.pageSize = 5000 }
         check.onFinding = { finding in
             var line = Self.describe(finding)
             if let repairer {

@@ -7,6 +7,8 @@ import CairnLibrary
 import CairnNarration
 import CairnPipeline
 import CairnRun
+import CairnS3
+import CairnStages
 import Foundation
 
 /// `cairn import SOURCE`: bring a folder's photos and videos into the library.
@@ -110,6 +112,8 @@ struct ImportCommand: AsyncParsableCommand {
 
     @OptionGroup var catalog: CatalogLocationOption
 
+    @OptionGroup var store: StoreOption
+
     /// Uploads in flight to an Immich server unless --lanes or --copy-threads say otherwise.
     static let defaultUploads = 4
 
@@ -124,6 +128,12 @@ struct ImportCommand: AsyncParsableCommand {
             throw ValidationError("\(source): no such folder (is the disk mounted?)")
         }
         guard isDirectory.boolValue else { throw ValidationError("\(source): not a folder; cairn imports folders") }
+        if let location = try store.location(libraryRoot: root) {
+            guard !immich else { throw ValidationError("--store keeps a library's files; an Immich server keeps its own") }
+            guard !shared.isSharing(libraryRoot: root) else {
+                throw ValidationError("--queue and a store together are not supported yet: the workers read the library's folder (\(location))")
+            }
+        }
     }
 
     /// The library's `cairn.toml` (`lanes`, `clips`; `CAIRN_*` variables over it) as `sync` reads it, then
@@ -154,11 +164,16 @@ struct ImportCommand: AsyncParsableCommand {
                                                    uploads: options.pipeline.transfer.width,
                                                    cancellation: options.cancellation, needs: ImmichPermissions.bringIn)
         if let immich { options.destination = immich }
+        let files = try await StoreOption.open(try store.location(libraryRoot: library.resolvedPath),
+                                               libraryRoot: library.resolvedPath)
+        if let files { options.destination = LibraryDestination(store: files, folderRoot: library.resolvedPath) }
         do {
             try await run(options, immich: immich)
             await immich?.close()
+            await files?.close()
         } catch {
             await immich?.close()
+            await files?.close()
             throw error
         }
     }

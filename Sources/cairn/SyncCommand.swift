@@ -8,6 +8,7 @@ import CairnNarration
 import CairnPipeline
 import CairnReconcile
 import CairnRun
+import CairnS3
 import CairnStages
 import CairnStatus
 import CairnSync
@@ -185,7 +186,14 @@ struct SyncInvocation {
             request.metrics = dryRun ? nil
                 : try metrics?.settings(libraryRoot: settingsRoot, quarantineDays: settings.reconcile.quarantineDays)
             request.cancellation = cancellation
-            try await run(request, settings: settings, immich: immich, cancellation: cancellation)
+            let files = try await openStore(request, settings: settings, immich: immich)
+            do {
+                try await run(request, settings: settings, immich: immich, files: files, cancellation: cancellation)
+            } catch {
+                await files?.close()
+                throw error
+            }
+            await files?.close()
             await immich?.close()
         } catch {
             await immich?.close()
@@ -193,9 +201,24 @@ struct SyncInvocation {
         }
     }
 
+    /// The store of a library whose files are in one (it records which): the sync goes into it, and its deletions
+    /// wait until the trash works there.
+    private func openStore(_ request: RunRequest, settings: CairnConfiguration, immich: ImmichDestination?) async throws
+        -> S3Store? {
+        guard immich == nil, let location = try StoreOption.location(flag: nil, libraryRoot: request.libraryRoot) else { return nil }
+        guard request.sharedWork == nil else {
+            throw ValidationError("--queue and a store together are not supported yet (\(location))")
+        }
+        guard !settings.applyDeletions || dryRun else {
+            throw ValidationError("\(request.libraryRoot)'s files are in \(location), where cairn cannot trash yet: sync "
+                                  + "without --apply-deletions (its deletions wait in `cairn pending list`)")
+        }
+        return try await StoreOption.open(location, libraryRoot: request.libraryRoot)
+    }
+
     /// The sync, opened by `RunAssembly` as `request` says (again, should its PostgreSQL catalog lose its working
     /// tables: `FailedFiles` carries what each try failed to the exit).
-    private func run(_ request: RunRequest, settings: CairnConfiguration, immich: ImmichDestination?,
+    private func run(_ request: RunRequest, settings: CairnConfiguration, immich: ImmichDestination?, files: S3Store?,
                      cancellation: PipelineCancellation) async throws {
         var importOptions = ImportOptions(source: request.sourceRoot)
         importOptions.cancellation = cancellation
@@ -205,6 +228,7 @@ struct SyncInvocation {
             if pipeline?.lanes == nil { importOptions.pipeline.transfer.width = ImportCommand.defaultUploads }
         }
         if request.sharedWork != nil { SharedQueueLanes.apply(to: &importOptions.pipeline) }
+        if let files { importOptions.destination = LibraryDestination(store: files, folderRoot: request.libraryRoot) }
         if let pipeline {
             importOptions.pipeline = try pipeline.applied(to: importOptions.pipeline)
             importOptions.keepsOutcomes = pipeline.report != nil

@@ -227,12 +227,16 @@ enum Checksums {
 /// Runs cairn with `arguments` (NDJSON on stdout), sends `signal` once a line of its output matches (after
 /// `pause` seconds more; at `timeout` if none does), and waits for it to end.
 func signalledOnceOutputShows(_ arguments: [String], signal: Int32, timeout: Double = 60, pause: Double = 0,
+                              environment: [String: String] = [:],
                               matching: @escaping @Sendable (String) -> Bool) throws
     -> (sawLine: Bool, status: Int32, reason: Process.TerminationReason)
 {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: CairnBinary.path)
     process.arguments = arguments
+    if !environment.isEmpty {
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, given in given }
+    }
     let output = Pipe()
     process.standardOutput = output
     process.standardError = FileHandle.nullDevice

@@ -1,0 +1,164 @@
+import CairnCatalog
+import CairnCore
+import CairnLibrary
+import CairnPipeline
+import CairnStore
+import Glibc
+
+/// The stages of a library whose files live in an object store (`--store`): each phase works in the library's
+/// folder as `LibraryStages` does, then puts what it made to the store before the phase returns (so its rows commit
+/// only once the store holds the files), and the folder keeps no copy past the item's last phase this run. A phase
+/// that reads the original and finds no copy in the folder (a resumed item) reads it from the store first.
+package struct StoreStages: PipelineStages {
+    package let base: LibraryStages
+    package let store: any ObjectStore
+    /// The lanes each item takes this run: its original leaves the folder after the last.
+    package let route: @Sendable (ImportItem) -> ItemRoute
+
+    package init(base: LibraryStages, store: any ObjectStore, route: @escaping @Sendable (ImportItem) -> ItemRoute) {
+        self.base = base
+        self.store = store
+        self.route = route
+    }
+
+    private var layout: LibraryLayout { base.layout }
+
+    package func transfer(_ item: ImportItem) async throws -> PhaseResult {
+        let result = try await base.transfer(item)
+        let original = LibraryStages.originalRelativePath(of: item, in: layout)
+        try await publish(original)
+        evictIfLast(.transfer, item, original)
+        return result
+    }
+
+    package func readMetadata(_ item: ImportItem) async throws -> PhaseResult {
+        try await withOriginal(of: item, in: .metadata) { try await base.readMetadata(item) }
+    }
+
+    package func makeThumbnail(_ item: ImportItem) async throws -> PhaseResult {
+        try await withOriginal(of: item, in: .thumbnail) { try await publishingDerived(of: item, try await base.makeThumbnail(item)) }
+    }
+
+    package func synthesizeClip(_ item: ImportItem) async throws -> PhaseResult {
+        try await withOriginal(of: item, in: .synthesis) { try await publishingDerived(of: item, try await base.synthesizeClip(item)) }
+    }
+
+    // MARK: Helpers
+
+    /// Runs `phase` with the item's original in the folder (read from the store when it is not), and lets the
+    /// folder's copy go when `lane` is the item's last this run.
+    private func withOriginal(of item: ImportItem, in lane: Lane,
+                              _ phase: () async throws -> PhaseResult) async throws -> PhaseResult {
+        let original = LibraryStages.originalRelativePath(of: item, in: layout)
+        try await StoreFiles.fetch(original, from: store, into: layout)
+        let result = try await phase()
+        evictIfLast(lane, item, original)
+        return result
+    }
+
+    /// Puts the derived files a phase made, then removes them from the folder. A preview that is its original
+    /// names the original, which is already there.
+    private func publishingDerived(of item: ImportItem, _ result: PhaseResult) async throws -> PhaseResult {
+        guard let rows = result.products as? StageRows else { return result }
+        let original = LibraryStages.originalRelativePath(of: item, in: layout)
+        for file in rows.derivedFiles where file.path != original {
+            try await publish(file.path)
+            unlink(layout.absolute(file.path))
+        }
+        return result
+    }
+
+    private func publish(_ relative: String) async throws {
+        do {
+            _ = try await store.put(try ObjectKey(relative), fromFile: layout.absolute(relative))
+        } catch {
+            throw StoreFiles.stageFailure(error)
+        }
+    }
+
+    private func evictIfLast(_ lane: Lane, _ item: ImportItem, _ original: String) {
+        if route(item).lanes.last == lane { unlink(layout.absolute(original)) }
+    }
+}
+
+/// The library folder's side of a store: a file read from the store into the folder, and a store's failure as a
+/// phase's.
+package enum StoreFiles {
+    /// How much of an object one request reads.
+    static let chunk: Int64 = 16 << 20
+
+    /// Reads `relative` from the store into the folder at the same path unless the folder has it: written under
+    /// `tmp/`, then renamed into place, so a kill leaves no partial file where a phase would read it.
+    package static func fetch(_ relative: String, from store: any ObjectStore, into layout: LibraryLayout) async throws {
+        let final = layout.absolute(relative)
+        guard !FileSystem.exists(final) else { return }
+        let temporary = TemporaryName.make(in: layout, for: relative)
+        let descriptor: Int32
+        switch SystemCall.result({ open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644) }) {
+        case .success(let opened): descriptor = opened
+        case .failure(let code):
+            let error = SystemCallError("open", path: temporary, code: code)
+            throw StageFailure(reason: FailureReason(error.description, category: FailureCategory(code)),
+                               isRetryable: error.isTransient)
+        }
+        var closed = false
+        defer {
+            if !closed { close(descriptor) }
+            unlink(temporary)
+        }
+        do {
+            let key = try ObjectKey(relative)
+            var offset: Int64 = 0
+            while true {
+                let bytes = try await store.read(key, range: offset ..< offset + chunk)
+                if offset == 0, bytes.isEmpty, try await store.size(of: key) == nil {
+                    throw StoreError(.missingObject, key: relative, "is not in \(store.description)")
+                }
+                // The write blocks: on the pool, as every blocking call.
+                let failed = try await BlockingPool.run {
+                    bytes.withUnsafeBytes { buffer -> SystemCallError? in
+                        do throws(SystemCallError) { try writeFully(descriptor, buffer, path: temporary); return nil } catch {
+                            return error
+                        }
+                    }
+                }
+                if let failed { throw failed }
+                offset += Int64(bytes.count)
+                if Int64(bytes.count) < chunk { break }
+            }
+            closed = true
+            guard close(descriptor) == 0 else { throw StoreError(.system(.io), key: relative, "closing \(temporary) failed") }
+            try FileSystem.makeDirectories(FileSystem.parentDirectory(of: final))
+            try FileSystem.rename(temporary, to: final, syncingFolder: false)
+        } catch let error as StoreError {
+            throw stageFailure(error)
+        } catch let error as SystemCallError {
+            throw StageFailure(reason: FailureReason(error.description, category: FailureCategory(error.code)),
+                               isRetryable: error.isTransient)
+        }
+    }
+
+    /// Removes from `folder` every file of the store's folders (originals, derived files, sidecars) that `store`
+    /// holds with the same size; what it lacks stays.
+    package static func sweep(_ folder: FolderStore, into store: any ObjectStore) async throws {
+        for prefix in ["originals/", "derived/", "sidecars/"] {
+            var after: ObjectKey?
+            while true {
+                let page = try await folder.list(prefix: prefix, after: after, limit: 1000)
+                guard let last = page.last else { break }
+                after = last.key
+                for object in page where try await store.size(of: object.key) == object.size {
+                    try await folder.delete(object.key)
+                }
+            }
+        }
+    }
+
+    /// A store's failure as a phase's: retried when the store or the network may recover.
+    package static func stageFailure(_ error: any Error) -> StageFailure {
+        guard let error = error as? StoreError else { return .transient(FailureReason(error)) }
+        let retryable = [.network, .server].contains(error.category)
+        return StageFailure(reason: FailureReason(operation: "store", error.description, category: error.category),
+                            isRetryable: retryable)
+    }
+}

@@ -1,0 +1,88 @@
+import ArgumentParser
+import CairnConfiguration
+import CairnCore
+import CairnLibrary
+import CairnS3
+import Foundation
+
+/// `--store s3://BUCKET/PREFIX`: where a library's files live when not in its folder.
+struct StoreOption: ParsableArguments {
+    @Option(name: .customLong("store"),
+            help: "Keep the library's originals, sidecars and derived files in this S3-compatible store (s3://BUCKET/PREFIX) instead of its folder; a new library only, recorded at its first import (also $CAIRN_STORE, or `store` in cairn.toml).")
+    var url: String?
+
+    /// The store the library's files are in: the one it records (`.cairn-store`), which a flag, `$CAIRN_STORE` or
+    /// cairn.toml may only repeat; for a new library, the one they name; nil: the folder.
+    func location(libraryRoot: String) throws -> S3Location? {
+        try Self.location(flag: url, libraryRoot: libraryRoot)
+    }
+
+    /// As `location(libraryRoot:)`, for a command without the flag (`sync`, `check`): `flag` nil.
+    static func location(flag url: String?, libraryRoot: String) throws -> S3Location? {
+        let named: String?
+        if let url {
+            named = url
+        } else {
+            do { named = try CairnConfiguration.resolve(configFile: nil, libraryRoot: libraryRoot).store } catch {
+                throw ValidationError(error.description)
+            }
+        }
+        let layout = LibraryLayout(root: libraryRoot)
+        let recorded = layout.recordedStore
+        switch (named.map(Self.parse), recorded.map(Self.parse)) {
+        case (nil, nil): return nil
+        case (nil, let recorded?): return try recorded.get()
+        case (let named?, nil):
+            let location = try named.get()
+            guard !LibraryLayout.holdsLibrary(libraryRoot) else {
+                throw ValidationError("\(libraryRoot) keeps its files in its folder, and a library cannot move onto a "
+                                      + "store yet: `cairn store copy --to \(location)` copies them there")
+            }
+            return location
+        case (let named?, let recorded?):
+            let location = try named.get()
+            guard location == (try recorded.get()) else {
+                throw ValidationError("\(libraryRoot)'s files are in \(recorded) (\(layout.storeMarkerPath)), not in \(location)")
+            }
+            return location
+        }
+    }
+
+    private static func parse(_ text: String) -> Result<S3Location, ValidationError> {
+        do { return .success(try S3Location(parsing: text)) } catch { return .failure(ValidationError(error.description)) }
+    }
+
+    /// The store's client, the library's marker written first (nil: the folder). A store that cannot be reached
+    /// stops the command here, with its reason, before any file is read.
+    static func open(_ location: S3Location?, libraryRoot: String) async throws -> S3Store? {
+        guard let location else { return nil }
+        let store: S3Store
+        do {
+            store = try S3Store(settings: try S3Settings.resolve(location.description))
+        } catch {
+            Output.error("\(location): \(error)")
+            throw ExitCode(ExitStatus.failure.rawValue)
+        }
+        do {
+            _ = try await store.list(prefix: "", after: nil, limit: 1)
+            try record(location, libraryRoot: libraryRoot)
+        } catch {
+            await store.close()
+            Output.error("\(location) cannot be used: \(error)")
+            throw ExitCode(ExitStatus.failure.rawValue)
+        }
+        return store
+    }
+
+    /// Writes the library's marker unless it is there: the library's files are in `location` from now on.
+    static func record(_ location: S3Location, libraryRoot: String) throws {
+        let layout = LibraryLayout(root: libraryRoot)
+        guard layout.recordedStore == nil else { return }
+        try FileManager.default.createDirectory(atPath: libraryRoot, withIntermediateDirectories: true)
+        let temporary = layout.storeMarkerPath + ".\(getpid()).new"
+        try Data((location.description + "\n").utf8).write(to: URL(fileURLWithPath: temporary))
+        do { try FileSystem.renameDurably(temporary, to: layout.storeMarkerPath) } catch {
+            throw ValidationError("cannot record the store in \(layout.storeMarkerPath): \(error)")
+        }
+    }
+}

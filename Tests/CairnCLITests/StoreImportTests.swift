@@ -1,0 +1,119 @@
+import CairnS3
+import CairnStore
+import CairnTesting
+import Foundation
+import Testing
+
+/// `cairn import --store s3://…` as a real process against the suite's SeaweedFS: the library's files go to the
+/// store and leave the folder, the library records its store, a later run finds its originals there, a kill
+/// resumes, and what cannot work yet is refused before anything is read.
+@Suite struct StoreImportTests {
+    /// Files under the folders a store takes over, in the library folder.
+    static func mediaFiles(in library: String) -> [String] {
+        ["originals", "derived", "sidecars"].flatMap { folder -> [String] in
+            let root = library + "/" + folder
+            return (FileManager.default.enumerator(atPath: root)?.allObjects as? [String] ?? []).filter { name in
+                var isDirectory: ObjCBool = false
+                return FileManager.default.fileExists(atPath: root + "/" + name, isDirectory: &isDirectory) && !isDirectory.boolValue
+            }
+        }
+    }
+
+    @Test func aLibraryOnAStoreKeepsItsFilesThereAndMakesDerivativesLaterFromIt() async throws {
+        let (folder, files) = try SyncCommandTests.makeSource(count: 6)
+        try folder.write(Data("<x:xmpmeta/>".utf8), to: "src/IMG_0.jpg.xmp")
+        let environment = try TestS3.environment()
+        let location = try TestS3.freshLocation()
+        let library = folder.subpath("lib")
+        let archived = try CairnBinary.run(["import", folder.subpath("src"), "--library", library, "--store", location,
+                                            "--derivatives", "off", "--plain"], environment: environment)
+        #expect(archived.status == 0, "\(archived.standardOutput)\(archived.standardError)")
+        #expect(Self.mediaFiles(in: library).isEmpty, "\(Self.mediaFiles(in: library))")
+        #expect(try String(contentsOfFile: library + "/.cairn-store", encoding: .utf8).hasPrefix(location))
+
+        let store = try S3Store(settings: try S3Settings.resolve(location, environment: environment))
+        let originals = try await store.list(prefix: "originals/", after: nil, limit: 100)
+        #expect(originals.count == files.count)
+        let sizes = Set(files.values.map { Int64($0.count) })
+        #expect(originals.allSatisfy { sizes.contains($0.size) })
+        #expect(try await store.list(prefix: "sidecars/", after: nil, limit: 10).count == 1)
+
+        // The next run makes the derivatives from the store's originals (the folder has none), without --store:
+        // the library says where its files are.
+        let finished = try CairnBinary.run(["import", folder.subpath("src"), "--library", library, "--plain"],
+                                           environment: environment)
+        #expect(finished.status == 0, "\(finished.standardOutput)\(finished.standardError)")
+        #expect(finished.standardOutput.contains("6 ready"), "\(finished.standardOutput)")
+        #expect(Self.mediaFiles(in: library).isEmpty, "\(Self.mediaFiles(in: library))")
+        let thumbnails = try await store.list(prefix: "derived/", after: nil, limit: 100).filter { $0.key.text.hasSuffix("-thumb.webp") }
+        #expect(thumbnails.count == files.count)
+
+        let check = try CairnBinary.run(["check", "--library", library], environment: environment)
+        #expect(check.status == 0, "\(check.standardOutput)\(check.standardError)")
+        #expect(check.standardOutput.contains("0 orphan(s), 0 missing, 0 of another size"), "\(check.standardOutput)")
+        #expect(check.standardOutput.contains(location), "\(check.standardOutput)")
+        #expect(!check.standardOutput.contains(environment["AWS_SECRET_ACCESS_KEY"]!))
+        await store.close()
+    }
+
+    @Test func anImportKilledWhileStoringResumesAndLeavesNothingBehind() async throws {
+        let (folder, files) = try SyncCommandTests.makeSource(count: 12)
+        var environment = try TestS3.environment()
+        let location = try TestS3.freshLocation()
+        let library = folder.subpath("lib")
+        environment["CAIRN_TEST_ITEM_DELAY_MS"] = "300"
+        let killed = try signalledOnceOutputShows(
+            ["import", folder.subpath("src"), "--library", library, "--store", location, "--json",
+             "--lanes", "transfer=1,metadata=1,thumbnail=1,synthesis=1"], signal: SIGKILL, environment: environment) {
+                $0.contains("\"imported\"")
+            }
+        #expect(killed.sawLine, "no item was imported")
+        environment["CAIRN_TEST_ITEM_DELAY_MS"] = nil
+        let resumed = try CairnBinary.run(["import", folder.subpath("src"), "--library", library, "--plain"],
+                                          environment: environment)
+        #expect(resumed.status == 0, "\(resumed.standardOutput)\(resumed.standardError)")
+        #expect(Self.mediaFiles(in: library).isEmpty, "\(Self.mediaFiles(in: library))")
+        let check = try CairnBinary.run(["check", "--library", library], environment: environment)
+        #expect(check.status == 0, "\(check.standardOutput)\(check.standardError)")
+        #expect(check.standardOutput.contains("0 orphan(s), 0 missing, 0 of another size"), "\(check.standardOutput)")
+        let store = try S3Store(settings: try S3Settings.resolve(location, environment: environment))
+        #expect(try await store.list(prefix: "originals/", after: nil, limit: 100).count == files.count)
+        #expect(try await store.list(prefix: "derived/", after: nil, limit: 100).filter { $0.key.text.hasSuffix("-thumb.webp") }
+                    .count == files.count)
+        await store.close()
+    }
+
+    @Test func whatAStoreCannotDoYetIsRefusedBeforeAnythingIsRead() throws {
+        let (folder, _) = try SyncCommandTests.makeSource(count: 2)
+        let environment = try TestS3.environment()
+        let location = try TestS3.freshLocation()
+        let library = folder.subpath("lib")
+        // A library whose files are in its folder does not move onto a store by a flag.
+        let inFolder = try CairnBinary.run(["import", folder.subpath("src"), "--library", library], environment: environment)
+        #expect(inFolder.status == 0, "\(inFolder.standardError)")
+        let moved = try CairnBinary.run(["import", folder.subpath("src"), "--library", library, "--store", location],
+                                        environment: environment)
+        #expect(moved.status == 64)
+        #expect(moved.standardError.contains("cairn store copy --to"), "\(moved.standardError)")
+
+        let onStore = folder.subpath("lib2")
+        let first = try CairnBinary.run(["import", folder.subpath("src"), "--library", onStore, "--store", location],
+                                        environment: environment)
+        #expect(first.status == 0, "\(first.standardError)")
+        let elsewhere = try CairnBinary.run(["import", folder.subpath("src"), "--library", onStore, "--store",
+                                             location + "-other"], environment: environment)
+        #expect(elsewhere.status == 64)
+        #expect(elsewhere.standardError.contains(".cairn-store"), "\(elsewhere.standardError)")
+        let deleting = try CairnBinary.run(["sync", folder.subpath("src"), "--library", onStore, "--apply-deletions"],
+                                           environment: environment)
+        #expect(deleting.status == 64)
+        #expect(deleting.standardError.contains("cannot trash yet"), "\(deleting.standardError)")
+        // An unreachable store stops the run with its reason, before any file is read.
+        var wrong = environment
+        wrong["AWS_SECRET_ACCESS_KEY"] = "wrong-\(UUID().uuidString)"
+        let refused = try CairnBinary.run(["import", folder.subpath("src"), "--library", onStore], environment: wrong)
+        #expect(refused.status == 1)
+        #expect(refused.standardError.contains("cannot be used"), "\(refused.standardError)")
+        #expect(!refused.standardError.contains(wrong["AWS_SECRET_ACCESS_KEY"]!))
+    }
+}
