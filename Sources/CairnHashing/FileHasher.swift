@@ -135,6 +135,33 @@ public final class FileHasher {
         return HashedFile(checksum: checksum, fingerprint: before, header: FileHeader(header))
     }
 
+    /// The whole file at `path` in memory, checked to hash to `expected` (opened as `hash` opens it: no link
+    /// followed): a small file bound for a store, read once, hashed and sent from the same bytes.
+    public func readWhole(path: String, expected: Checksum) throws(HashingError) -> [UInt8] {
+        let fd = try openForReading(path)
+        defer {
+            _ = posix_fadvise(fd, 0, 0, Int32(POSIX_FADV_DONTNEED))
+            close(fd)
+        }
+        let before = try fingerprint(of: fd, path: path)
+        var bytes = [UInt8](repeating: 0, count: Int(before.size))
+        var filled = 0
+        while filled < bytes.count {
+            let result = bytes.withUnsafeMutableBytes { raw in
+                SystemCall.result { pread(fd, raw.baseAddress! + filled, raw.count - filled, off_t(filled)) }
+            }
+            let count = try system(result, "read", path)
+            guard count > 0 else { throw .changedWhileReading(path: path) }
+            filled += count
+        }
+        let after = try fingerprint(of: fd, path: path)
+        guard after == before, stillAtPath(path, before) else { throw .changedWhileReading(path: path) }
+        let checksum: Checksum
+        do { checksum = try SHA1Digest.checksum(of: bytes) } catch { throw .openSSL(path: path, error) }
+        guard checksum == expected else { throw .checksumMismatch(path: path, expected: expected, actual: checksum) }
+        return bytes
+    }
+
     private func openForReading(_ path: String) throws(HashingError) -> Int32 {
         // No symbolic link anywhere along the path (the roots are resolved): a file, or a folder above it,
         // swapped for a link after the scan is refused, never followed out of the source.

@@ -71,7 +71,10 @@ public final class S3Store: ObjectStore {
     public func put(_ key: ObjectKey, fromFile path: String) async throws(StoreError) -> PutOutcome {
         let size = try Self.fileSize(path, key: key)
         if size > Int64(partSize) { return try await putInParts(key, fromFile: path, size: size) }
-        let bytes = try await Self.readFile(path, range: 0 ..< size, key: key)
+        return try await put(key, bytes: try await Self.readFile(path, range: 0 ..< size, key: key))
+    }
+
+    public func put(_ key: ObjectKey, bytes: [UInt8]) async throws(StoreError) -> PutOutcome {
         let sums = try Self.digests(bytes, key: key)
         let response = try await send("PUT", key: key, headers: [
             ("content-length", String(bytes.count)), ("if-none-match", "*"),

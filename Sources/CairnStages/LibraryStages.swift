@@ -78,11 +78,15 @@ public struct LibraryStages: PipelineStages {
                 throw StageFailure.unusable(FailureReason(error))
             }
             // `.alreadyPresent` too: an earlier run died after the copy and before cataloguing it.
-            let asset = AssetRecord(
-                checksum: checksum, kind: item.kind, size: item.byteCount, originalExtension: fileExtension,
-                firstSourcePath: item.relativePath, originalPath: originalPath, importedAt: Date(), runID: runID)
-            return PhaseResult(.copied, products: StageRows(assets: [asset]))
+            return PhaseResult(.copied, products: StageRows(assets: [Self.asset(item, originalPath: originalPath, runID: runID)]))
         }
+    }
+
+    /// The asset row a transfer returns: the item's content at `originalPath`.
+    package static func asset(_ item: ImportItem, originalPath: String, runID: String?) -> AssetRecord {
+        AssetRecord(checksum: item.checksum, kind: item.kind, size: item.byteCount,
+                    originalExtension: originalExtension(of: item), firstSourcePath: item.relativePath,
+                    originalPath: originalPath, importedAt: Date(), runID: runID)
     }
 
     public func readMetadata(_ item: ImportItem) async throws -> PhaseResult {

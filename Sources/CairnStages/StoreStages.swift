@@ -1,5 +1,6 @@
 import CairnCatalog
 import CairnCore
+import CairnHashing
 import CairnLibrary
 import CairnPipeline
 import CairnStore
@@ -23,12 +24,37 @@ package struct StoreStages: PipelineStages {
 
     private var layout: LibraryLayout { base.layout }
 
+    /// A file of at most this size goes to the store from memory: read once, hashed, and sent from the same bytes,
+    /// never written to the folder. A bigger one is copied into the folder (hashed while copied), then put in parts.
+    package static let inMemoryLimit: Int64 = 16 << 20
+
     package func transfer(_ item: ImportItem) async throws -> PhaseResult {
-        let result = try await base.transfer(item)
         let original = LibraryStages.originalRelativePath(of: item, in: layout)
-        try await publish(original)
-        evictIfLast(.transfer, item, original)
-        return result
+        guard item.byteCount <= Self.inMemoryLimit, route(item).lanes == [.transfer] else {
+            // The later lanes read the original from the folder: it is copied there as for any library.
+            let result = try await base.transfer(item)
+            try await publish(original)
+            evictIfLast(.transfer, item, original)
+            return result
+        }
+        let source = item.sourcePath, checksum = item.checksum
+        let bytes: [UInt8]
+        do {
+            bytes = try await BlockingWork.run(tracking: base.work) { () throws -> [UInt8] in
+                try FileHasher().readWhole(path: source, expected: checksum)
+            }
+        } catch let error as HashingError {
+            throw StageFailure(reason: error.failure, isRetryable: error.isTransient)
+        } catch {
+            throw StageFailure.unusable(FailureReason(error))
+        }
+        do {
+            if try await store.put(try ObjectKey(original), bytes: bytes) == .created { base.onCopied(Int64(bytes.count)) }
+        } catch {
+            throw StoreFiles.stageFailure(error)
+        }
+        return PhaseResult(.copied, products: StageRows(assets: [LibraryStages.asset(item, originalPath: original,
+                                                                                     runID: base.runID)]))
     }
 
     package func readMetadata(_ item: ImportItem) async throws -> PhaseResult {

@@ -27,14 +27,31 @@ public struct FolderStore: ObjectStore {
         return try await blocking { () throws(StoreError) in try putNow(key, fromFile: source) }
     }
 
+    public func put(_ key: ObjectKey, bytes: [UInt8]) async throws(StoreError) -> PutOutcome {
+        guard key.text.split(separator: "/").first != Substring(Self.partials) else {
+            throw StoreError(.refused, key: key.text, "is in the store's folder for partial writes")
+        }
+        return try await blocking { () throws(StoreError) in try putNow(key, bytes: bytes) }
+    }
+
     private func putNow(_ key: ObjectKey, fromFile source: String) throws(StoreError) -> PutOutcome {
+        try putNow(key) { (partial) throws(SystemCallError) in try copy(source, to: partial) }
+    }
+
+    private func putNow(_ key: ObjectKey, bytes: [UInt8]) throws(StoreError) -> PutOutcome {
+        try putNow(key) { (partial) throws(SystemCallError) in try write(bytes, to: partial) }
+    }
+
+    /// `fill` writes the object's bytes, durably, to the new file it is given; the file is then linked into place.
+    private func putNow(_ key: ObjectKey, filling fill: (String) throws(SystemCallError) -> Void) throws(StoreError)
+        -> PutOutcome {
         let destination = path(of: key)
         if (try? LocalFile.size(destination)) != nil { return .alreadyThere }
         let partialFolder = root + "/" + Self.partials
         try makeFolders(partialFolder)
         let partial = partialFolder + "/" + String(UInt64.random(in: 0 ... .max), radix: 36) + ".put"
         defer { _ = unlink(partial) }
-        try mapped(key) { () throws(SystemCallError) in try copy(source, to: partial) }
+        try mapped(key) { () throws(SystemCallError) in try fill(partial) }
         try makeFolders(String(destination[..<destination.lastIndex(of: "/")!]))
         switch SystemCall.result({ link(partial, destination) }) {
         case .success: break
@@ -176,6 +193,17 @@ public struct FolderStore: ObjectStore {
             }
             try written.get()
         }
+        try SystemCall.result { fsync(output) }.get("fsync", destination)
+    }
+
+    /// `bytes` into a new file `destination`, flushed to the disk before it returns.
+    private func write(_ bytes: [UInt8], to destination: String) throws(SystemCallError) {
+        let output = try SystemCall.result { open(destination, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644) }
+            .get("create", destination)
+        defer { _ = SystemCall.once { close(output) } }
+        try bytes.withUnsafeBytes { raw in
+            Result { () throws(SystemCallError) in try writeFully(output, raw, path: destination) }
+        }.get()
         try SystemCall.result { fsync(output) }.get("fsync", destination)
     }
 

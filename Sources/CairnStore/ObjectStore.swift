@@ -11,6 +11,9 @@ public protocol ObjectStore: Sendable {
     /// partial, whoever else writes it at the same time.
     func put(_ key: ObjectKey, fromFile path: String) async throws(StoreError) -> PutOutcome
 
+    /// As `put(_:fromFile:)`, for bytes already in memory (a small file read once, checked, then sent).
+    func put(_ key: ObjectKey, bytes: [UInt8]) async throws(StoreError) -> PutOutcome
+
     /// The object's bytes in `range` (its whole content when nil); a range past the end is cut at the end.
     func read(_ key: ObjectKey, range: Range<Int64>?) async throws(StoreError) -> [UInt8]
 

@@ -69,6 +69,11 @@ struct TapeBuildCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        if let store = LibraryLayout(root: library.resolvedPath).recordedStore {
+            // Tape clips are encoded from the originals in the folder; a store's are not fetched for them yet.
+            Output.error("\(library.resolvedPath)'s files are in \(store): tapes are not built from a store yet")
+            throw ExitCode(ExitStatus.failure.rawValue)
+        }
         MemoryTuning.returnLargeBlocksToTheSystem()
         let selection = TapeSelection(since: filter.sinceDate, until: filter.untilDate, kind: filter.mediaKind,
                                       album: filter.album, assets: assets)

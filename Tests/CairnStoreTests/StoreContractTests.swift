@@ -33,6 +33,21 @@ import Testing
     }
 
     @Test(arguments: StoreBackend.allCases)
+    func bytesInMemoryAreWrittenOnceAsAFileIs(_ backend: StoreBackend) async throws {
+        try await backend.withStore { store in
+            let bytes = distinctBytes(70_000, seed: 3)
+            let key = try ObjectKey("originals/cd/from-memory.jpg")
+            #expect(try await store.put(key, bytes: bytes) == .created)
+            #expect(try await store.read(key, range: nil) == bytes)
+            #expect(try await store.put(key, bytes: [9, 9]) == .alreadyThere)
+            #expect(try await store.size(of: key) == Int64(bytes.count))
+            let empty = try ObjectKey("derived/cd/empty")
+            #expect(try await store.put(empty, bytes: []) == .created)
+            #expect(try await store.size(of: empty) == 0)
+        }
+    }
+
+    @Test(arguments: StoreBackend.allCases)
     func eightRacingWritersOfOneKeyLeaveOneCompleteObject(_ backend: StoreBackend) async throws {
         try await backend.withStore { store in
             let sources = try SourceFiles()
