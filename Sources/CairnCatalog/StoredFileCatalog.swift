@@ -64,17 +64,17 @@ extension Catalog {
         switch folder {
         case .originals:
             sql = """
-                SELECT original_path, size, '\(CatalogFile.Role.original.rawValue)', sha1 FROM asset
+                SELECT original_path AS path, size, '\(CatalogFile.Role.original.rawValue)' AS role, sha1 FROM asset
                 WHERE sha1 >= ?1 AND sha1 < ?2 AND original_path <> ''
                 """
         case .derived:
             sql = """
-                SELECT d.path, d.byte_count, d.role, d.sha1 FROM derived_file d JOIN asset a ON a.sha1 = d.sha1
+                SELECT d.path, d.byte_count AS size, d.role, d.sha1 FROM derived_file d JOIN asset a ON a.sha1 = d.sha1
                 WHERE d.sha1 >= ?1 AND d.sha1 < ?2 AND d.path <> a.original_path
                 """
         case .sidecars:
             sql = """
-                SELECT s.path, max(s.source_size), '\(CatalogFile.Role.sidecar.rawValue)', s.sha1 FROM sidecar s
+                SELECT s.path, max(s.source_size) AS size, '\(CatalogFile.Role.sidecar.rawValue)' AS role, s.sha1 FROM sidecar s
                 WHERE s.sha1 >= ?1 AND s.sha1 < ?2 AND EXISTS (SELECT 1 FROM asset a WHERE a.sha1 = s.asset_sha1)
                 GROUP BY s.path, s.sha1
                 UNION ALL
@@ -83,12 +83,7 @@ extension Catalog {
                 """
         }
         return try pool.read { db in
-            try Row.fetchAll(db, sql: sql, arguments: [shard, upper]).compactMap { row in
-                let size: Int64? = row[1]
-                let roleName: String = row[2], hex: String = row[3]
-                guard let role = CatalogFile.Role(rawValue: roleName), let checksum = Checksum(hex: hex) else { return nil }
-                return CatalogFile(path: row[0], size: size.flatMap { $0 > 0 ? $0 : nil }, role: role, checksum: checksum)
-            }
+            try StoredFileRow.fetchAll(db, sql: sql, arguments: [shard, upper]).compactMap(\.file)
         }
     }
 }
@@ -96,5 +91,18 @@ extension Catalog {
 extension SQLiteCatalog: StoredFileCatalog {
     public func storedFiles(in folder: StoredFolder, shard: String) async throws -> [CatalogFile] {
         try await BlockingPool.run { [catalog] in Self.ordered(try catalog.storedFileRows(in: folder, shard: shard)) }
+    }
+}
+
+/// One row of `storedFileRows(in:shard:)`: a file's path, known size, role and naming checksum.
+private struct StoredFileRow: Decodable, FetchableRecord {
+    var path: String
+    var size: Int64?
+    var role: String
+    var sha1: String
+
+    var file: CatalogFile? {
+        guard let role = CatalogFile.Role(rawValue: role), let checksum = Checksum(hex: sha1) else { return nil }
+        return CatalogFile(path: path, size: size.flatMap { $0 > 0 ? $0 : nil }, role: role, checksum: checksum)
     }
 }
