@@ -197,7 +197,7 @@ let package = Package(
         // stages and the wait for their results, the library's identity in the queue.
         .target(name: "CairnSharedWork", dependencies: [
             "CairnCore", "CairnCatalog", "CairnLibrary", "CairnMedia", "CairnPipeline", "CairnQueue", "CairnReconcile",
-            "CairnStages", "CairnStatus", "CairnTrash", "CairnPostgresCatalog",
+            "CairnStages", "CairnStatus", "CairnTrash", "CairnPostgresCatalog", "CairnStore",
         ]),
         // The import run: walk, hash, classify, the lanes, finish; its options, outcomes, narration and metrics.
         .target(name: "CairnImport", dependencies: [
@@ -214,6 +214,7 @@ let package = Package(
         // changes.
         .target(name: "CairnRun", dependencies: [
             "CairnCatalog", "CairnCore", "CairnLibrary", "CairnPipeline", "CairnStages", "CairnStatus", "CairnImport",
+            "CairnStore",
             .target(name: "CairnSharedWork", condition: .when(traits: ["SharedQueue"])),
             .target(name: "CairnQueue", condition: .when(traits: ["SharedQueue"])),
         ]),

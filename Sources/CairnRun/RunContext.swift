@@ -4,6 +4,7 @@ import CairnImport
 import CairnLibrary
 import CairnStages
 import CairnStatus
+import CairnStore
 #if SharedQueue
 import CairnSharedWork
 #endif
@@ -36,6 +37,9 @@ public struct RunRequest: Sendable {
     public var catalog: PostgresLocation?
     /// `--queue`: thumbnails and clips shared with workers.
     public var sharedWork: SharedWorkRequest?
+    /// The store the library's files are in (`--store`): a shared run records the library's identity there, and
+    /// its queued work reads and writes it.
+    public var store: (any ObjectStore)?
     /// Metrics for Prometheus, when the run asked for them.
     public var metrics: RunMetricsSession.Settings?
     /// Stopped when another run takes the library's lock in PostgreSQL.
@@ -106,7 +110,8 @@ public enum RunAssembly {
         if !request.readOnly, let shared = request.sharedWork {
             #if SharedQueue
             return try await SharedImport.run(
-                queue: shared.queue, libraryRoot: request.libraryRoot, lanes: shared.lanes, waits: shared.waits,
+                queue: shared.queue, libraryRoot: request.libraryRoot, store: request.store, lanes: shared.lanes,
+                waits: shared.waits,
                 command: request.command, warn: { notice("warning: \($0)") },
                 lockLost: lockLost(request, notice: notice)) { destination in
                     try await openSQLite(request) { try await body(RunContext(library: $0, catalog: $1,
@@ -177,7 +182,8 @@ public enum RunAssembly {
         }
         do {
             return try await SharedCatalog.run(
-                catalog: location, libraryRoot: request.root, contents: request.contents, command: request.command,
+                catalog: location, libraryRoot: request.root, store: request.store, contents: request.contents,
+                command: request.command,
                 lockLost: lockLost(request, notice: notice), restarts: restarts,
                 restarting: { time in
                     guard request.cancellation?.isCancelled != true else { return false }
@@ -196,7 +202,8 @@ public enum RunAssembly {
                         throw SharedWorkError("\(library.layout.root): the library has no \(LibraryLayout.identityFileName)")
                     }
                     return try await SharedImport.takingPart(
-                        queue: shared.queue, layout: library.layout, identity: identity, lanes: shared.lanes,
+                        queue: shared.queue, layout: library.layout, store: request.store, identity: identity,
+                        lanes: shared.lanes,
                         waits: shared.waits, command: request.command, warn: { notice("warning: \($0)") }) {
                             try await body(RunContext(library: library, catalog: catalog, sharedDestination: $0,
                                                       metrics: metrics))

@@ -1,5 +1,6 @@
 import CairnCore
 import CairnLibrary
+import CairnStore
 #if SharedQueue
 import CairnQueue
 import CairnSharedWork
@@ -12,8 +13,12 @@ public enum SharedQueueService {
     /// What `cairn worker` asks for.
     public struct WorkerRequest: Sendable {
         public var queue: PostgresLocation
-        /// The library folder the queued jobs write into (at whatever path this host mounts it).
+        /// The library folder the queued jobs write into (at whatever path this host mounts it); with `store`,
+        /// only the worker's scratch space.
         public var libraryRoot: String
+        /// The store the library's files are in: the jobs read and write there, and the library's identity is
+        /// found there, not in the folder.
+        public var store: (any ObjectStore)?
         public var lanes: Int
         public var drainTimeout: Duration
         public var leaseTTL: Duration
@@ -45,16 +50,28 @@ public enum SharedQueueService {
                                  started: (RunningWorker) -> Void) async throws -> QueueWorkerReport {
         #if SharedQueue
         let layout = LibraryLayout(root: request.libraryRoot)
-        guard let identity = LibraryIdentity.read(layout) else {
-            throw RunAccessError("\(layout.root): no shared library here (no \(LibraryLayout.identityFileName)); is "
-                                 + "the disk mounted? A library joins a queue with its first `cairn import --queue`.")
+        let identity: String
+        if let store = request.store {
+            let named: String?
+            do { named = try await LibraryIdentity.read(from: store) } catch { throw RunAccessError("\(error)") }
+            guard let named else {
+                throw RunAccessError("\(store.description): no shared library there (no \(LibraryIdentity.storeKey)); "
+                                     + "a library joins a queue with its first `cairn import --queue --store`.")
+            }
+            identity = named
+        } else {
+            guard let named = LibraryIdentity.read(layout) else {
+                throw RunAccessError("\(layout.root): no shared library here (no \(LibraryLayout.identityFileName)); is "
+                                     + "the disk mounted? A library joins a queue with its first `cairn import --queue`.")
+            }
+            identity = named
         }
         var settings = QueueWorker.Settings()
         settings.lanes = request.lanes
         settings.library = identity
         settings.drainTimeout = request.drainTimeout
         settings.leaseTTL = request.leaseTTL
-        let jobs = DerivativeJobs(layout: layout, memory: request.memory)
+        let jobs = DerivativeJobs(layout: layout, store: request.store, memory: request.memory)
         let id = UUID()
         let log: JobLog?
         do { log = try request.jobLogPath.map { path throws(SystemCallError) in try JobLog(path: path, worker: id) } } catch {

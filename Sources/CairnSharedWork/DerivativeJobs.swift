@@ -5,24 +5,31 @@ import CairnMedia
 import CairnPipeline
 import CairnQueue
 import CairnStages
+import CairnStore
 import Foundation
 
 /// Runs queued derivative jobs against a library folder with the stages an import's lanes run, so a job makes the
 /// files the import would have made. Each file is synced and renamed into place before the job returns: the
 /// import that records it trusts it durable. The catalog is never touched here.
 ///
+/// With a store (`--store`), the folder is scratch space: a job reads its original from the store into it, puts what
+/// it made to the store before it returns, and leaves nothing behind (`StoreStages(jobsIn:store:)`).
+///
 /// With a memory budget, each job waits until the worker's budget has room for its estimate, from a probe of the
 /// original (`MemoryGate`); one estimated above what the cgroup allows fails with its memory reason, not retried.
 public struct DerivativeJobs: Sendable {
     private let stages: LibraryStages
+    private let stored: StoreStages?
     private let layout: LibraryLayout
     private let gate: MemoryGate?
 
     /// `media` nil: the engine `memory` allows (`MediaConfiguration.within`), or the default without a budget.
-    public init(layout: LibraryLayout, media: MediaEngine? = nil, clipOptions: ClipOptions = ClipOptions(),
-                memory: MemoryBudget? = nil) {
+    public init(layout: LibraryLayout, store: (any ObjectStore)? = nil, media: MediaEngine? = nil,
+                clipOptions: ClipOptions = ClipOptions(), memory: MemoryBudget? = nil) {
         let media = media ?? MediaEngine(configuration: memory.map { .within($0) } ?? MediaConfiguration())
-        stages = LibraryStages(layout: layout, media: media, clipOptions: clipOptions)
+        let stages = LibraryStages(layout: layout, media: media, clipOptions: clipOptions)
+        self.stages = stages
+        stored = store.map { StoreStages(jobsIn: stages, store: $0) }
         self.layout = layout
         gate = memory.map { MemoryGate(budget: $0) }
     }
@@ -44,20 +51,17 @@ public struct DerivativeJobs: Sendable {
             throw JobFailure(reason: "cairn queues no \(lease.work.kind.rawValue) jobs of their own", isRetryable: false)
         }
         let original = layout.absolute(job.original)
-        let size = FileSystem.size(original) ?? 0
-        let item = ImportItem(relativePath: job.name, sourceRoot: "", kind: job.kind, byteCount: size, checksum: checksum,
-                              originalPath: job.original)
-        let stages = stages
-        let work = { () async throws -> PhaseResult in
-            lane == .thumbnail ? try await stages.makeThumbnail(item) : try await stages.synthesizeClip(item)
-        }
         let result: PhaseResult
         do {
-            if let gate {
-                let bytes = try await Self.estimate(item, in: lane, original: original, media: stages.media)
-                result = try await gate.run(holding: bytes, work)
+            if let stored {
+                // The original is read from the store once, before the estimate's probe, and held until the job ends.
+                let held = ImportItem(relativePath: job.name, sourceRoot: "", kind: job.kind, byteCount: 0,
+                                      checksum: checksum, originalPath: job.original)
+                result = try await stored.holdingOriginal(of: held) {
+                    try await run(job, checksum, in: lane, original: original, with: stored)
+                }
             } else {
-                result = try await work()
+                result = try await run(job, checksum, in: lane, original: original, with: stages)
             }
         } catch let failure as StageFailure {
             throw JobFailure(reason: failure.description, isRetryable: failure.isRetryable, category: failure.reason.category)
@@ -65,6 +69,19 @@ public struct DerivativeJobs: Sendable {
             throw JobFailure(reason: refusal.description, isRetryable: false, category: .memory)
         }
         return DerivativeOutput(result.products as? StageRows).result
+    }
+
+    /// The job's phase, once the memory budget has room for its estimate.
+    private func run(_ job: DerivativeJob, _ checksum: Checksum, in lane: Lane, original: String,
+                     with stages: any PipelineStages) async throws -> PhaseResult {
+        let item = ImportItem(relativePath: job.name, sourceRoot: "", kind: job.kind,
+                              byteCount: FileSystem.size(original) ?? 0, checksum: checksum, originalPath: job.original)
+        let work = { () async throws -> PhaseResult in
+            lane == .thumbnail ? try await stages.makeThumbnail(item) : try await stages.synthesizeClip(item)
+        }
+        guard let gate else { return try await work() }
+        let bytes = try await Self.estimate(item, in: lane, original: original, media: self.stages.media)
+        return try await gate.run(holding: bytes, work)
     }
 
     /// The job's estimate: from a probe of the original, as the import's metadata phase makes it; an original the

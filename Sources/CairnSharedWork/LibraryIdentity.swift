@@ -1,5 +1,6 @@
 import CairnCore
 import CairnLibrary
+import CairnStore
 import Foundation
 import Glibc
 
@@ -10,13 +11,18 @@ public enum LibraryIdentity {
     /// The identity of the library at `layout`, made and made durable when it has none yet (an import, holding
     /// the library's lock).
     public static func ensure(_ layout: LibraryLayout) throws -> String {
+        try ensure(layout, proposing: UUID().uuidString.lowercased())
+    }
+
+    /// As `ensure(_:)`, naming a library without an identity `proposed`.
+    private static func ensure(_ layout: LibraryLayout, proposing proposed: String) throws -> String {
         if let identity = read(layout) { return identity }
         // Made aside and linked into place, which never replaces: of two imports starting at once (the library's
         // lock comes later), the first to link names the library and the other reads that name.
         let temporary = layout.identityPath + ".\(getpid()).new"
         defer { unlink(temporary) }
         do {
-            try Data((UUID().uuidString.lowercased() + "\n").utf8).write(to: URL(fileURLWithPath: temporary))
+            try Data((proposed + "\n").utf8).write(to: URL(fileURLWithPath: temporary))
             try FileSystem.syncFile(temporary)
             switch SystemCall.result({ link(temporary, layout.identityPath) }) {
             case .success, .failure(.fileExists): break
@@ -36,8 +42,58 @@ public enum LibraryIdentity {
     /// folder is not the library: an unmounted disk).
     public static func read(_ layout: LibraryLayout) -> String? {
         guard let data = FileManager.default.contents(atPath: layout.identityPath) else { return nil }
-        let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        return parse(data)
+    }
+
+    private static func parse<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> String? {
+        let text = String(decoding: Array(bytes), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         return UUID(uuidString: text) == nil ? nil : text
+    }
+
+    /// The identity's object in a library's store: beside the content's folders, which `cairn check` lists, so it
+    /// is never taken for an orphan.
+    public static let storeKey = "cairn-library-id"
+
+    /// The identity of the library whose files are in `store`, for an import (`layout` its folder): the store's,
+    /// which the folder records too; when the store has none yet, the folder's (made if need be), put into the
+    /// store once. A folder and a store that name different libraries throw: the store holds another library.
+    public static func ensure(_ layout: LibraryLayout, store: any ObjectStore) async throws -> String {
+        if let named = try await read(from: store) {
+            let identity = try ensure(layout, proposing: named)
+            guard identity == named else {
+                throw SharedWorkError("\(store.description) holds the files of library \(named), and \(layout.root) is "
+                                      + "library \(identity) (\(layout.identityPath))")
+            }
+            return identity
+        }
+        let identity = try ensure(layout)
+        let key = try ObjectKey(storeKey)
+        do { _ = try await store.put(key, bytes: Array((identity + "\n").utf8)) } catch {
+            throw SharedWorkError("cannot record the library's identity in \(store.description): \(error)")
+        }
+        // Of two imports naming one store at once, the first put wins, and the other refuses here.
+        guard let named = try await read(from: store), named == identity else {
+            throw SharedWorkError("\(store.description) was named by another library while \(layout.root) "
+                                  + "(library \(identity)) was recording itself there")
+        }
+        return identity
+    }
+
+    /// The identity of the library whose files are in `store` (for a worker that has no library folder), nil when
+    /// no import with a queue has named it yet.
+    public static func read(from store: any ObjectStore) async throws -> String? {
+        let key = try ObjectKey(storeKey)
+        let bytes: [UInt8]
+        do {
+            guard try await store.size(of: key) != nil else { return nil }
+            bytes = try await store.read(key, range: nil)
+        } catch {
+            throw SharedWorkError("cannot read the library's identity in \(store.description): \(error)")
+        }
+        guard let identity = parse(bytes) else {
+            throw SharedWorkError("\(store.description)/\(storeKey) holds no identity cairn wrote")
+        }
+        return identity
     }
 }
 

@@ -4,6 +4,8 @@ import CairnLibrary
 import CairnPipeline
 import CairnQueue
 import CairnStages
+import CairnStore
+import Glibc
 import Foundation
 
 /// An import's stages when its derivative work is shared: the transfer and the probe run here, as always (they
@@ -21,6 +23,10 @@ struct QueuedStages: PipelineStages {
     let waiter: JobWaiter
     let library: String
     let layout: LibraryLayout
+    /// Where the library's files are when not in its folder: a job's files are looked for there.
+    let store: (any ObjectStore)?
+    /// The lanes each item takes this run: with a store, the folder's copy of its original goes after the last.
+    let route: @Sendable (ImportItem) -> ItemRoute
     let onKeptWithoutPreview: @Sendable (String, FailureReason) -> Void
     /// Whether a phase waits for its job (false: `--no-wait`).
     var waits = true
@@ -31,12 +37,25 @@ struct QueuedStages: PipelineStages {
 
     func readMetadata(_ item: ImportItem) async throws -> PhaseResult { try await local.readMetadata(item) }
 
-    func makeThumbnail(_ item: ImportItem) async throws -> PhaseResult { try await queued(item, kind: .thumbnail) }
+    func makeThumbnail(_ item: ImportItem) async throws -> PhaseResult {
+        let result = try await queued(item, kind: .thumbnail)
+        evictIfLast(.thumbnail, item)
+        return result
+    }
 
     func synthesizeClip(_ item: ImportItem) async throws -> PhaseResult {
         // A still with a movie beside it waits for pairing here: its clip may be that movie.
         if DeferredClips.hasMotionSibling(item) { return try await local.synthesizeClip(item) }
-        return try await queued(item, kind: .clip)
+        let result = try await queued(item, kind: .clip)
+        evictIfLast(.synthesis, item)
+        return result
+    }
+
+    /// With a store, the import's copy of an original leaves the folder once the item's last job has ended (the
+    /// workers read it from the store).
+    private func evictIfLast(_ lane: Lane, _ item: ImportItem) {
+        guard store != nil, route(item).lanes.last == lane else { return }
+        unlink(layout.absolute(LibraryStages.originalRelativePath(of: item, in: layout)))
     }
 
     private func queued(_ item: ImportItem, kind: QueuedWork.Kind) async throws -> PhaseResult {
@@ -97,10 +116,17 @@ struct QueuedStages: PipelineStages {
         }
     }
 
-    /// The files `output` names that the library does not hold (relative paths).
+    /// The files `output` names that the library does not hold (relative paths): in its store when it has one.
     private func missingFiles(_ output: DerivativeOutput) async throws -> [String] {
         let paths = output.files.map(\.path), layout = layout
         guard !paths.isEmpty else { return [] }
-        return try await BlockingWork.run { paths.filter { !FileSystem.exists(layout.absolute($0)) } }
+        guard let store else { return try await BlockingWork.run { paths.filter { !FileSystem.exists(layout.absolute($0)) } } }
+        var missing: [String] = []
+        do {
+            for path in paths where try await store.size(of: try ObjectKey(path)) == nil { missing.append(path) }
+        } catch {
+            throw StoreFiles.stageFailure(error)
+        }
+        return missing
     }
 }

@@ -4,6 +4,7 @@ import CairnLibrary
 import CairnPostgresCatalog
 import CairnQueue
 import CairnStatus
+import CairnStore
 import Foundation
 
 /// A run whose library keeps its catalog in PostgreSQL (`--catalog`): the catalog opened (its schema brought up to
@@ -19,7 +20,8 @@ package enum SharedCatalog {
     /// server restarted, or ended the session) runs again, up to `restarts` times, while `restarting` (told which
     /// time this is) agrees: what the first try did is in the catalog, and the next takes it up.
     package static func run<Value: Sendable>(
-        catalog location: PostgresLocation, libraryRoot: String, contents: Library.Contents = .media, command: String,
+        catalog location: PostgresLocation, libraryRoot: String, store: (any ObjectStore)? = nil,
+        contents: Library.Contents = .media, command: String,
         lockLost: @escaping @Sendable (String) -> Void = { _ in },
         restarts: Int = 0, restarting: (Int) -> Bool = { _ in false },
         _ body: (Library, PostgresCatalog) async throws -> Value
@@ -30,8 +32,12 @@ package enum SharedCatalog {
         let identity: String
         do {
             try FileSystem.makeDirectories(libraryRoot)
-            identity = try LibraryIdentity.ensure(layout)
-        } catch { throw SharedWorkError("\(libraryRoot): \(error)") }
+            if let store {
+                identity = try await LibraryIdentity.ensure(layout, store: store)
+            } else {
+                identity = try LibraryIdentity.ensure(layout)
+            }
+        } catch let error as SharedWorkError { throw error } catch { throw SharedWorkError("\(libraryRoot): \(error)") }
         let takenBy = Locked<String?>(nil)
         let holder = "cairn \(command) (pid \(getpid()) on \(ProcessInfo.processInfo.hostName))"
         let outcome: Result<Value, any Error>

@@ -5,6 +5,7 @@ import CairnPipeline
 import CairnQueue
 import CairnReconcile
 import CairnStages
+import CairnStore
 import CairnTrash
 import Foundation
 
@@ -12,7 +13,8 @@ import Foundation
 /// library's own destination in every respect but the stages, whose derivative phases are queued
 /// (`QueuedStages`).
 package struct SharedQueueDestination: ImportDestination {
-    private let library = LibraryDestination()
+    /// The library's own destination, with its store when its files are in one.
+    let library: LibraryDestination
     let enqueuer: EnqueueBatcher
     let waiter: JobWaiter
     /// The library's identity in the queue.
@@ -26,8 +28,8 @@ package struct SharedQueueDestination: ImportDestination {
 
     package func stages(for run: DestinationRun) -> any PipelineStages {
         QueuedStages(local: library.stages(for: run), enqueuer: enqueuer, waiter: waiter, library: identity,
-                     layout: run.library.layout, onKeptWithoutPreview: run.onKeptWithoutPreview, waits: waits,
-                     clipsEnabled: run.clipsEnabled)
+                     layout: run.library.layout, store: library.store, route: run.route,
+                     onKeptWithoutPreview: run.onKeptWithoutPreview, waits: waits, clipsEnabled: run.clipsEnabled)
     }
 
     package func prepare(_ records: [ItemRecord], run: DestinationRun) async throws {
@@ -75,8 +77,8 @@ package enum SharedImport {
     /// nobody would run; `lockLost` that the run must stop, and who took the lock. `waits` false (`--no-wait`): the
     /// stages leave work not yet done to the workers.
     package static func run<Value: Sendable>(
-        queue location: PostgresLocation, libraryRoot: String, lanes: Int, waits: Bool = true,
-        command: String = "import",
+        queue location: PostgresLocation, libraryRoot: String, store: (any ObjectStore)? = nil, lanes: Int,
+        waits: Bool = true, command: String = "import",
         warn: @Sendable (String) -> Void = { _ in },
         lockLost: @escaping @Sendable (String) -> Void = { _ in },
         _ body: (any ImportDestination) async throws -> Value
@@ -85,8 +87,12 @@ package enum SharedImport {
         let identity: String
         do {
             try FileSystem.makeDirectories(libraryRoot)
-            identity = try LibraryIdentity.ensure(layout)
-        } catch { throw SharedWorkError("\(libraryRoot): \(error)") }
+            if let store {
+                identity = try await LibraryIdentity.ensure(layout, store: store)
+            } else {
+                identity = try LibraryIdentity.ensure(layout)
+            }
+        } catch let error as SharedWorkError { throw error } catch { throw SharedWorkError("\(libraryRoot): \(error)") }
         let outcome: Result<Value, any Error>
         let takenBy = Locked<String?>(nil)
         let holder = "cairn \(command) (pid \(getpid()) on \(ProcessInfo.processInfo.hostName))"
@@ -95,7 +101,7 @@ package enum SharedImport {
                 try await LibraryRunLock.holding(library: identity, at: location, holder: holder,
                                                  onLost: { other in takenBy.withLock { $0 = other }; lockLost(other) }) {
                     await warnIfNoWorker(queue, lanes: lanes, waits: waits, command: command, warn: warn)
-                    return await withPart(in: queue, layout: layout, identity: identity, lanes: lanes,
+                    return await withPart(in: queue, layout: layout, store: store, identity: identity, lanes: lanes,
                                           waits: waits, body)
                 }
             }
@@ -113,15 +119,16 @@ package enum SharedImport {
     /// As `run`, for a run that already holds the library's lock and has recorded its identity: its catalog is in
     /// PostgreSQL (`SharedCatalog.run`). A queue that cannot be reached throws `SharedWorkError`.
     package static func takingPart<Value: Sendable>(
-        queue location: PostgresLocation, layout: LibraryLayout, identity: String, lanes: Int, waits: Bool = true,
-        command: String, warn: @Sendable (String) -> Void = { _ in },
+        queue location: PostgresLocation, layout: LibraryLayout, store: (any ObjectStore)? = nil, identity: String,
+        lanes: Int, waits: Bool = true, command: String, warn: @Sendable (String) -> Void = { _ in },
         _ body: (any ImportDestination) async throws -> Value
     ) async throws -> Value {
         let outcome: Result<Value, any Error>
         do {
             outcome = try await PostgresWorkQueue.withQueue(at: location) { queue in
                 await warnIfNoWorker(queue, lanes: lanes, waits: waits, command: command, warn: warn)
-                return await withPart(in: queue, layout: layout, identity: identity, lanes: lanes, waits: waits, body)
+                return await withPart(in: queue, layout: layout, store: store, identity: identity, lanes: lanes,
+                                      waits: waits, body)
             }
         } catch {
             throw SharedWorkError("the queue at \(location): \(WorkQueueError.describe(error))")
@@ -143,7 +150,8 @@ package enum SharedImport {
     static let aliveWithin = 15.0
 
     private static func withPart<Value: Sendable>(
-        in queue: PostgresWorkQueue, layout: LibraryLayout, identity: String, lanes: Int, waits: Bool,
+        in queue: PostgresWorkQueue, layout: LibraryLayout, store: (any ObjectStore)?, identity: String, lanes: Int,
+        waits: Bool,
         _ body: (any ImportDestination) async throws -> Value
     ) async -> Result<Value, any Error> {
         let waiter = JobWaiter(queue: queue)
@@ -153,10 +161,13 @@ package enum SharedImport {
         settings.library = identity
         // The import gives work in flight at a stop 5 s: its worker's drain is no longer.
         settings.drainTimeout = .seconds(5)
-        let jobs = DerivativeJobs(layout: layout)
+        // With a store, this process's jobs read originals from it as any worker's do, and find the import's own
+        // copies in the folder while they are there.
+        let jobs = DerivativeJobs(layout: layout, store: store)
         let worker = lanes > 0 ? QueueWorker(queue: queue, settings: settings) { try await jobs.run($0) } : nil
         let working = worker.map { worker in Task { try await worker.run() } }
-        let destination = SharedQueueDestination(enqueuer: EnqueueBatcher(queue: queue), waiter: waiter,
+        let destination = SharedQueueDestination(library: LibraryDestination(store: store, folderRoot: layout.root),
+                                                 enqueuer: EnqueueBatcher(queue: queue), waiter: waiter,
                                                  identity: identity, waits: waits)
         let outcome: Result<Value, any Error>
         do { outcome = .success(try await body(destination)) } catch { outcome = .failure(error) }

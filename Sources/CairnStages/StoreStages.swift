@@ -15,11 +15,25 @@ package struct StoreStages: PipelineStages {
     package let store: any ObjectStore
     /// The lanes each item takes this run: its original leaves the folder after the last.
     package let route: @Sendable (ImportItem) -> ItemRoute
+    /// A worker's folder copies, counted by the jobs that read them (nil: an import's, let go by `route`).
+    private let copies: HeldCopies?
 
     package init(base: LibraryStages, store: any ObjectStore, route: @escaping @Sendable (ImportItem) -> ItemRoute) {
         self.base = base
         self.store = store
         self.route = route
+        copies = nil
+    }
+
+    /// The stages of a worker's jobs (`cairn worker --store`): the folder is scratch space, and an original read
+    /// from the store stays there only while a job of this process reads it (a thumbnail and a clip of one file
+    /// may run at once).
+    package init(jobsIn base: LibraryStages, store: any ObjectStore) {
+        self.base = base
+        self.store = store
+        // Unused: the held copies, not the route, say when a copy goes.
+        route = { _ in ItemRoute(includesSynthesis: true) }
+        copies = HeldCopies()
     }
 
     private var layout: LibraryLayout { base.layout }
@@ -75,11 +89,27 @@ package struct StoreStages: PipelineStages {
     /// folder's copy go when `lane` is the item's last this run.
     private func withOriginal(of item: ImportItem, in lane: Lane,
                               _ phase: () async throws -> PhaseResult) async throws -> PhaseResult {
+        if copies != nil { return try await holdingOriginal(of: item, phase) }
         let original = LibraryStages.originalRelativePath(of: item, in: layout)
         try await StoreFiles.fetch(original, from: store, into: layout)
         let result = try await phase()
         evictIfLast(lane, item, original)
         return result
+    }
+
+    /// Runs `body` with the item's original in the folder, read from the store when it is not; in a worker's
+    /// stages the copy goes once no job of this process holds it any more.
+    package func holdingOriginal<Value>(of item: ImportItem, _ body: () async throws -> Value) async throws -> Value {
+        let original = LibraryStages.originalRelativePath(of: item, in: layout)
+        guard let copies else {
+            try await StoreFiles.fetch(original, from: store, into: layout)
+            return try await body()
+        }
+        let path = layout.absolute(original)
+        copies.hold(path)
+        defer { copies.release(path) }
+        try await StoreFiles.fetch(original, from: store, into: layout)
+        return try await body()
     }
 
     /// Puts the derived files a phase made, then removes them from the folder. A preview that is its original
@@ -104,6 +134,26 @@ package struct StoreStages: PipelineStages {
 
     private func evictIfLast(_ lane: Lane, _ item: ImportItem, _ original: String) {
         if route(item).lanes.last == lane { unlink(layout.absolute(original)) }
+    }
+}
+
+/// The folder copies a worker's jobs read, each counted by the jobs holding it: the last to let go removes it,
+/// under the same lock a new holder takes, so no job finds its copy gone between its fetch and its read.
+final class HeldCopies: Sendable {
+    private let counts = Locked<[String: Int]>([:])
+
+    func hold(_ path: String) { counts.withLock { $0[path, default: 0] += 1 } }
+
+    func release(_ path: String) {
+        counts.withLock { counts in
+            let left = (counts[path] ?? 1) - 1
+            if left > 0 {
+                counts[path] = left
+            } else {
+                counts[path] = nil
+                unlink(path)
+            }
+        }
     }
 }
 

@@ -128,11 +128,8 @@ struct ImportCommand: AsyncParsableCommand {
             throw ValidationError("\(source): no such folder (is the disk mounted?)")
         }
         guard isDirectory.boolValue else { throw ValidationError("\(source): not a folder; cairn imports folders") }
-        if let location = try store.location(libraryRoot: root) {
-            guard !immich else { throw ValidationError("--store keeps a library's files; an Immich server keeps its own") }
-            guard !shared.isSharing(libraryRoot: root) else {
-                throw ValidationError("--queue and a store together are not supported yet: the workers read the library's folder (\(location))")
-            }
+        if try store.location(libraryRoot: root) != nil, immich {
+            throw ValidationError("--store keeps a library's files; an Immich server keeps its own")
         }
     }
 
@@ -168,7 +165,7 @@ struct ImportCommand: AsyncParsableCommand {
                                                libraryRoot: library.resolvedPath)
         if let files { options.destination = LibraryDestination(store: files, folderRoot: library.resolvedPath) }
         do {
-            try await run(options, immich: immich)
+            try await run(options, immich: immich, files: files)
             await immich?.close()
             await files?.close()
         } catch {
@@ -179,8 +176,9 @@ struct ImportCommand: AsyncParsableCommand {
     }
 
     /// The run, opened by `RunAssembly` on whichever catalog keeps the library's records (or, with `immich`,
-    /// cairn's state for that server and user), with the shared queue when one is named.
-    private func run(_ options: ImportOptions, immich: ImmichDestination?) async throws {
+    /// cairn's state for that server and user), with the shared queue when one is named (and `files`, the store the
+    /// library's files are in, for its jobs).
+    private func run(_ options: ImportOptions, immich: ImmichDestination?, files: S3Store?) async throws {
         let root = library.resolvedPath
         var request = RunRequest(command: "import", libraryRoot: root, stateRoot: immich?.stateRoot, sourceRoot: source)
         request.catalog = try catalog.location(libraryRoot: root, stateRoot: immich?.stateRoot)
@@ -190,6 +188,7 @@ struct ImportCommand: AsyncParsableCommand {
         request.cancellation = options.cancellation
         let failedFiles = FailedFiles()
         let shell = RunShell(mode: narration.mode)
+        request.store = files
         try await CatalogAccess.reportingFailures {
             try await RunAssembly.open(request, notice: { Output.error($0) }) { context in
                 var options = options

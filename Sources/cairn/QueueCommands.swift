@@ -2,6 +2,7 @@ import ArgumentParser
 import CairnCore
 import CairnStages
 import CairnRun
+import CairnS3
 import Foundation
 
 /// `cairn worker`: claims a library's queued thumbnails and clips until stopped.
@@ -29,6 +30,14 @@ struct WorkerCommand: AsyncParsableCommand {
             queue with their tries unchanged. Exit codes: 0 stopped by a signal; 1 the queue could not be \
             reached, the folder holds no library that an import has shared (an unmounted disk), or --job-log \
             cannot be opened; 64 the command line was wrong.
+
+            With --store s3://BUCKET/PREFIX (the store an import with --queue --store put the library's files in), \
+            no host needs the library folder: a worker finds the library by the identity its import left in the \
+            store, reads each job's original from the store and puts the thumbnail, preview and clip there before \
+            the job counts as done. --library then only names the worker's scratch space (by default a temporary \
+            folder, removed when the worker stops), where an original stays only while a job reads it. Endpoint, \
+            region and credentials come from the AWS variables and files, as for `cairn import --store`; a store \
+            that cannot be reached, or that no import has shared, exits 1.
             """,
         // In a build without PostgreSQL it stays out of --help but still answers, with how to get one that has it.
         shouldDisplay: RunAssembly.hasPostgres)
@@ -36,6 +45,10 @@ struct WorkerCommand: AsyncParsableCommand {
     @OptionGroup var queue: QueueLocationOption
 
     @OptionGroup var library: LibraryOption
+
+    @Option(name: .customLong("store"),
+            help: "The S3-compatible store (s3://BUCKET/PREFIX) the library's files are in: jobs read and write there, and --library is only scratch space (also $CAIRN_STORE).")
+    var storeURL: String?
 
     @Option(name: .customLong("lanes"), help: "Jobs run at once (default: one per core).")
     var lanes: Int?
@@ -61,6 +74,16 @@ struct WorkerCommand: AsyncParsableCommand {
         guard leaseSeconds >= 6 else { throw ValidationError("--lease-ttl must be at least 6 seconds (heartbeats come every 5 s).") }
         _ = try queue.required(libraryRoot: library.resolvedPath)
         _ = try memory.budget()
+        _ = try storeLocation()
+    }
+
+    /// The store the flag, `$CAIRN_STORE` or the library folder's record names; nil: the jobs work in the folder.
+    private func storeLocation() throws -> S3Location? {
+        // Without --library, a store's worker has no folder whose record or cairn.toml could speak.
+        if library.path == nil, let url = storeURL ?? ProcessInfo.processInfo.environment["CAIRN_STORE"] {
+            do { return try S3Location(parsing: url) } catch { throw ValidationError("\(error)") }
+        }
+        return try StoreOption.location(flag: storeURL, libraryRoot: library.resolvedPath)
     }
 
     func run() async throws {
@@ -68,10 +91,18 @@ struct WorkerCommand: AsyncParsableCommand {
         queue.warnOfExposedPassword()
         let budget = try memory.budget()
         MemoryOption.tune(for: budget)
-        let request = SharedQueueService.WorkerRequest(
-            queue: location, libraryRoot: library.resolvedPath, lanes: lanes ?? System.coreCount,
+        let storeLocation = try storeLocation()
+        var store: S3Store?
+        if let storeLocation { store = try await StoreOption.connect(storeLocation) }
+        // A store's worker without --library works in a folder of its own, gone when it stops.
+        let scratch = store != nil && library.path == nil ? try Self.makeScratch() : nil
+        defer { if let scratch { try? FileManager.default.removeItem(atPath: scratch) } }
+        let folder = scratch ?? library.resolvedPath
+        var request = SharedQueueService.WorkerRequest(
+            queue: location, libraryRoot: folder, lanes: lanes ?? System.coreCount,
             drainTimeout: .milliseconds(Int64(drainSeconds * 1000)), leaseTTL: .milliseconds(Int64(leaseSeconds * 1000)),
             jobLogPath: jobLogPath, memory: budget)
+        request.store = store
         var signals: SignalHandling?
         defer { signals?.uninstall() }
         do {
@@ -86,15 +117,31 @@ struct WorkerCommand: AsyncParsableCommand {
                     Output.error("\(name): no new claims; jobs running get \(drain) s, then go back to the queue")
                     worker.stop()
                 }
-                Output.line("worker \(worker.id.uuidString.lowercased()) (pid \(getpid())): \(library.resolvedPath), "
+                let place = storeLocation.map { "\($0) (scratch \(folder))" } ?? folder
+                Output.line("worker \(worker.id.uuidString.lowercased()) (pid \(getpid())): \(place), "
                             + "\(request.lanes) lanes, queue \(location), memory \(budget)")
             }
+            await store?.close()
             Output.line("stopped: \(report.completed) done, \(report.failed) failed, \(report.lost) lost to other "
                         + "workers, \(report.released) given back")
         } catch {
+            await store?.close()
             Output.error("\(error)")
             throw ExitCode(ExitStatus.failure.rawValue)
         }
+    }
+}
+
+extension WorkerCommand {
+    /// A temporary folder for a store's worker: its originals while read, its jobs' files until put.
+    static func makeScratch() throws -> String {
+        let base = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        var template = Array((base + "/cairn-worker-XXXXXX").utf8CString)
+        guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
+            Output.error("cannot make a scratch folder under \(base): \(String(cString: strerror(errno)))")
+            throw ExitCode(ExitStatus.failure.rawValue)
+        }
+        return String(cString: made)
     }
 }
 

@@ -56,6 +56,12 @@ struct StoreOption: ParsableArguments {
     /// stops the command here, with its reason, before any file is read.
     static func open(_ location: S3Location?, libraryRoot: String) async throws -> S3Store? {
         guard let location else { return nil }
+        return try await connect(location) { try record(location, libraryRoot: libraryRoot) }
+    }
+
+    /// The store's client once a listing has answered, and `then` has run (a worker records nothing); a store that
+    /// cannot be reached stops the command with its reason (exit 1).
+    static func connect(_ location: S3Location, then: () throws -> Void = {}) async throws -> S3Store {
         let store: S3Store
         do {
             store = try S3Store(settings: try S3Settings.resolve(location.description))
@@ -65,7 +71,7 @@ struct StoreOption: ParsableArguments {
         }
         do {
             _ = try await store.list(prefix: "", after: nil, limit: 1)
-            try record(location, libraryRoot: libraryRoot)
+            try then()
         } catch {
             await store.close()
             Output.error("\(location) cannot be used: \(error)")

@@ -187,6 +187,7 @@ struct SyncInvocation {
                 : try metrics?.settings(libraryRoot: settingsRoot, quarantineDays: settings.reconcile.quarantineDays)
             request.cancellation = cancellation
             let files = try await openStore(request, settings: settings, immich: immich)
+            request.store = files
             do {
                 try await run(request, settings: settings, immich: immich, files: files, cancellation: cancellation)
             } catch {
@@ -201,14 +202,11 @@ struct SyncInvocation {
         }
     }
 
-    /// The store of a library whose files are in one (it records which): the sync goes into it, and its deletions
-    /// wait until the trash works there.
+    /// The store of a library whose files are in one (it records which): the sync goes into it (its queued work
+    /// too), and its deletions wait until the trash works there.
     private func openStore(_ request: RunRequest, settings: CairnConfiguration, immich: ImmichDestination?) async throws
         -> S3Store? {
         guard immich == nil, let location = try StoreOption.location(flag: nil, libraryRoot: request.libraryRoot) else { return nil }
-        guard request.sharedWork == nil else {
-            throw ValidationError("--queue and a store together are not supported yet (\(location))")
-        }
         guard !settings.applyDeletions || dryRun else {
             throw ValidationError("\(request.libraryRoot)'s files are in \(location), where cairn cannot trash yet: sync "
                                   + "without --apply-deletions (its deletions wait in `cairn pending list`)")

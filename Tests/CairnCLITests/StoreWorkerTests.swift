@@ -1,0 +1,71 @@
+import CairnCore
+import CairnS3
+import CairnStore
+import CairnTesting
+import Foundation
+import Glibc
+import Testing
+
+/// `cairn import --queue --store` with a `cairn worker --store` that has no library folder, as real processes over the
+/// suite's PostgreSQL and SeaweedFS: the worker finds the library by the identity in the store, reads originals from
+/// it, puts what it makes there, and leaves nothing behind.
+@Suite struct StoreWorkerTests {
+    @Test func aWorkerWithoutTheLibraryFolderMakesEveryDerivativeFromTheStore() async throws {
+        let folder = try TemporaryDirectory(prefix: "cairn-store-worker")
+        let source = try SharedQueueTests.source(in: folder, stills: 3, width: 1400, height: 1000, video: true)
+        let (url, _) = try QueueDatabase.fresh()
+        let environment = try TestS3.environment()
+        let location = try TestS3.freshLocation()
+        let plain = folder.path + "/plain", library = folder.path + "/lib"
+        let reference = try CairnBinary.run(["import", source, "--library", plain, "--plain"])
+        #expect(reference.status == 0, "\(reference.standardError)")
+
+        // Before an import has shared the store's library, a worker finds none there and says so.
+        let early = try CairnBinary.run(["worker", "--queue", url, "--store", location], environment: environment)
+        #expect(early.status == 1 && early.standardError.contains("no shared library there"), "\(early.standardError)")
+
+        let importing = try ServiceProcess(CairnBinary.path, ["import", source, "--library", library, "--store", location,
+                                                              "--queue", url, "--work-lanes", "0", "--plain"],
+                                           environment: environment, logPath: folder.path + "/import.log")
+        _ = try await BlockingPool.run {
+            try importing.waitForOutput(matching: "warning: no `cairn worker` has beaten on this queue", timeout: 120)
+        }
+        let worker = try ServiceProcess(CairnBinary.path, ["worker", "--queue", url, "--store", location, "--lanes", "2"],
+                                        environment: environment, logPath: folder.path + "/worker.log")
+        let scratch = try await BlockingPool.run { try worker.waitForOutput(matching: "\\(scratch ([^)]+)\\)", timeout: 60) }
+        try await BlockingPool.run { importing.process.waitUntilExit() }
+        #expect(importing.process.terminationStatus == 0, "\(importing.output)")
+        kill(worker.pid, SIGTERM)
+        try await BlockingPool.run { worker.process.waitUntilExit() }
+        #expect(worker.process.terminationStatus == 0, "\(worker.output)")
+        // Three thumbnails with previews, three clips, the video's thumbnail: seven jobs, all by this worker.
+        #expect(worker.output.contains("stopped: 7 done, 0 failed"), "\(worker.output)")
+        #expect(!FileManager.default.fileExists(atPath: scratch), "the worker's scratch folder \(scratch) is gone")
+        #expect(!worker.output.contains(environment["AWS_SECRET_ACCESS_KEY"]!))
+
+        // The catalog records what a plain import's does, and every file it names is in the store, none in the folder.
+        let made = try SharedQueueTests.derived(library)
+        let expected = try SharedQueueTests.derived(plain)
+        #expect(!made.isEmpty && made == expected, "\(made)")
+        #expect(StoreImportTests.mediaFiles(in: library).isEmpty, "\(StoreImportTests.mediaFiles(in: library))")
+        let store = try S3Store(settings: try S3Settings.resolve(location, environment: environment))
+        for line in made {
+            let path = String(line.split(separator: " ")[1])
+            #expect(try await store.size(of: try ObjectKey(path)) != nil, "\(path) is in the store")
+        }
+        let identity = try String(contentsOfFile: library + "/.cairn-library-id", encoding: .utf8)
+        #expect(String(decoding: try await store.read(try ObjectKey("cairn-library-id"), range: nil), as: UTF8.self) == identity)
+        await store.close()
+        let check = try CairnBinary.run(["check", "--library", library], environment: environment)
+        #expect(check.status == 0 && check.standardOutput.contains("0 orphan(s), 0 missing, 0 of another size"),
+                "\(check.standardOutput)\(check.standardError)")
+
+        // A library folder that names another library does not take this store's work.
+        let other = folder.path + "/other"
+        try FileManager.default.createDirectory(atPath: other, withIntermediateDirectories: true)
+        try Data("\(UUID().uuidString.lowercased())\n".utf8).write(to: URL(fileURLWithPath: other + "/.cairn-library-id"))
+        let mixed = try CairnBinary.run(["import", source, "--library", other, "--store", location, "--queue", url],
+                                        environment: environment)
+        #expect(mixed.status == 1 && mixed.standardError.contains("holds the files of library"), "\(mixed.standardError)")
+    }
+}
