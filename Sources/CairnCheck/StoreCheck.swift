@@ -24,6 +24,8 @@ public struct StoreCheck: Sendable {
         public var orphans = 0
         public var missing = 0
         public var sizeMismatches = 0
+        /// Objects of the trash's assets, kept in a store until `cairn trash purge`: known, so no orphans.
+        public var trashedObjects = 0
 
         public init() {}
 
@@ -36,6 +38,9 @@ public struct StoreCheck: Sendable {
     public var pageSize = 1000
     /// Told each finding, in order, before the check goes on.
     public var onFinding: @Sendable (Finding) async -> Void = { _ in }
+    /// The paths of the trash's assets (`trashedPaths`): a library on a store keeps their objects where they were
+    /// until a purge. (A folder library's trash is under `trash/`, which is not checked.)
+    public var trashed: Set<String> = []
 
     public init(catalog: any StoredFileCatalog, store: any ObjectStore) {
         self.catalog = catalog
@@ -77,6 +82,8 @@ public struct StoreCheck: Sendable {
                     if let size = file.size, size != object.size {
                         await note(.sizeMismatch(file, stored: object.size), &report)
                     }
+                } else if trashed.contains(object.key.text) {
+                    report.trashedObjects += 1
                 } else {
                     await note(.orphan(object), &report)
                 }
@@ -84,6 +91,11 @@ public struct StoreCheck: Sendable {
             after = last.key
         }
         for file in try await shards.advance(to: nil) { await note(.missing(file), &report) }
+    }
+
+    /// The paths the catalog's trash holds, for `trashed`: a set as large as the trash, not the library.
+    public static func trashedPaths(_ catalog: any TrashCatalog) async throws -> Set<String> {
+        Set(try await catalog.trashedAssets(runID: nil).flatMap(\.libraryPaths))
     }
 
     private func note(_ finding: Finding, _ report: inout Report) async {

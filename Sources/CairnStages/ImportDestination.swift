@@ -107,17 +107,17 @@ package struct LibraryDestination: ImportDestination {
     package func trash(_ candidates: [DeleteCandidate], runID: String, sourcePaths: [Checksum: String],
                        library: Library, catalog: any DeletionCatalog, now: Date) async throws -> DeletionRun.Summary {
         if let store {
-            // The trash moves files inside the folder; on a store it is to be a state in the catalog. Until then
-            // nothing is deleted, and the run says why.
-            throw StoreError(.refused, "a library whose files are in \(store.description) cannot trash yet: "
-                             + "its deletions wait (run without --apply-deletions; nothing was deleted)")
+            return try await StoreTrash(libraryRoot: library.layout.root, catalog: catalog, store: store)
+                .trash(candidates, runID: runID, sourcePaths: sourcePaths, now: now)
         }
         return try await DeletionRun(library: library, catalog: catalog).trash(candidates, runID: runID, sourcePaths: sourcePaths,
                                                                         now: now)
     }
 
     package func trashNote(count: Int, runID: String) -> String {
-        "moved \(count) assets to trash/\(runID) (restore with `cairn restore --run-id \(runID)`)"
+        guard let store else { return "moved \(count) assets to trash/\(runID) (restore with `cairn restore --run-id \(runID)`)" }
+        return "trashed \(count) assets in run \(runID); their files stay in \(store.description) until `cairn trash "
+            + "purge` (restore with `cairn restore --run-id \(runID)`)"
     }
 
     /// An original gone from the library folder (removed by hand, a disk restored from an old backup) is missing;

@@ -2,18 +2,22 @@ import CairnCatalog
 import CairnCore
 import CairnLibrary
 import CairnReconcile
+import CairnStore
 import Foundation
 
-/// `cairn restore` and `cairn trash purge` over an open library: the trash's file moves plus what
-/// the catalog must learn from them. Callers hold the `LibraryLock`.
+/// `cairn restore` and `cairn trash purge` over an open library: the trash's file moves (or, for a library on a
+/// store, its objects checked and purged) plus what the catalog must learn from them. Callers hold the `LibraryLock`.
 public struct TrashMaintenance: Sendable {
     public let library: Library
     /// The library's catalog: its SQLite file or its PostgreSQL database.
     public let catalog: any DeletionCatalog
+    /// The store the library's files are in (`StoreTrash`); nil: its folder (`TrashMover`).
+    public let store: (any ObjectStore)?
 
-    public init(library: Library, catalog: any DeletionCatalog) {
+    public init(library: Library, catalog: any DeletionCatalog, store: (any ObjectStore)? = nil) {
         self.library = library
         self.catalog = catalog
+        self.store = store
     }
 
     public struct RestoreSummary: Sendable, Equatable {
@@ -39,8 +43,14 @@ public struct TrashMaintenance: Sendable {
             }
         }
         let chosen = checksums
-        let report = try await BlockingPool.run {
-            try mover.restore(runID: runID, checksums: chosen, fileNameMatching: pattern, now: now)
+        let report: RestoreReport
+        if let store {
+            report = try await StoreTrash(libraryRoot: library.layout.root, catalog: catalog, store: store)
+                .restore(runID: runID, checksums: chosen, fileNameMatching: pattern, now: now)
+        } else {
+            report = try await BlockingPool.run {
+                try mover.restore(runID: runID, checksums: chosen, fileNameMatching: pattern, now: now)
+            }
         }
         var back = Set(report.restored.map(\.checksum))
         // Files already in place (restored before, or imported again): their records come back too.
@@ -64,8 +74,14 @@ public struct TrashMaintenance: Sendable {
     /// Deletes for good the trash of runs whose last trashing is at least `days` days old, and
     /// forgets their assets.
     public func purge(olderThanDays days: Int, now: Date) async throws -> PurgeReport {
-        let mover = TrashMover(libraryRoot: library.layout.root)
-        let report = try await BlockingPool.run { try mover.purge(olderThan: TimeInterval(days) * 86_400, now: now) }
+        let mover = TrashMover(libraryRoot: library.layout.root), age = TimeInterval(days) * 86_400
+        let report: PurgeReport
+        if let store {
+            report = try await StoreTrash(libraryRoot: library.layout.root, catalog: catalog, store: store)
+                .purge(olderThan: age, now: now)
+        } else {
+            report = try await BlockingPool.run { try mover.purge(olderThan: age, now: now) }
+        }
         try await catalog.forgetTrashed(runIDs: report.purgedRuns)
         return report
     }

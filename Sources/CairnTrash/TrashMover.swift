@@ -79,6 +79,25 @@ public struct TrashMover: Sendable {
         return report
     }
 
+    /// The trash entries of `entries` that a restore of `checksums` (all when nil) and of the names matching
+    /// `pattern` (a regex searched anywhere in a library or source file name) brings back.
+    static func chosen(_ entries: [JournalEntry], checksums: Set<Checksum>?, fileNameMatching pattern: String?) throws
+        -> [JournalEntry] {
+        let regex: Regex<AnyRegexOutput>?
+        do {
+            regex = try pattern.map { try Regex($0) }
+        } catch {
+            throw DeletionError("--file-name-matches \(pattern ?? "")", "is not a valid regular expression: \(error)")
+        }
+        return entries.filter { entry in
+            guard entry.action == .trash else { return false }
+            if let checksums, !(entry.checksum.map(checksums.contains) ?? false) { return false }
+            guard let regex else { return true }
+            let names = (entry.paths + [entry.sourcePath].compactMap { $0 }).map(FileSystem.baseName(of:))
+            return names.contains { $0.contains(regex) }
+        }
+    }
+
     /// Puts a run's trashed files back where they were, byte-identical, optionally only the given
     /// assets and/or those whose source or library file name matches `fileNameMatching` (a regex searched
     /// anywhere in the name). A different file already at the destination is never overwritten.
@@ -86,20 +105,8 @@ public struct TrashMover: Sendable {
         runID: String, checksums: Set<Checksum>? = nil, fileNameMatching pattern: String? = nil, now: Date
     ) throws -> RestoreReport {
         try LibraryPaths.validateRunID(runID)
-        let regex: Regex<AnyRegexOutput>?
-        do {
-            regex = try pattern.map { try Regex($0) }
-        } catch {
-            throw DeletionError("--file-name-matches \(pattern ?? "")", "is not a valid regular expression: \(error)")
-        }
-
         var report = RestoreReport()
-        for entry in try journal.entries(runID: runID) where entry.action == .trash {
-            if let checksums, !(entry.checksum.map(checksums.contains) ?? false) { continue }
-            if let regex {
-                let names = (entry.paths + [entry.sourcePath].compactMap { $0 }).map(FileSystem.baseName(of:))
-                guard names.contains(where: { $0.contains(regex) }) else { continue }
-            }
+        for entry in try Self.chosen(try journal.entries(runID: runID), checksums: checksums, fileNameMatching: pattern) {
             var toMove: [String] = []
             for path in entry.paths {
                 func fail(_ reason: String) {

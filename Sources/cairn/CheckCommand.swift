@@ -85,6 +85,7 @@ struct CheckCommand: AsyncParsableCommand {
         let repairer = repair ? CheckRepair(store: target, catalog: catalog, libraryFolder: s3 == nil ? nil : folder) : nil
         let mended = Locked(0)
         var check = StoreCheck(catalog: catalog, store: target)
+        check.trashed = try await StoreCheck.trashedPaths(catalog)
         // A folder's page costs a read of the shard folder it falls in (some thousands of names): pages that size
         // read each folder about once. S3 gives at most 1,000 keys a page.
         if s3 == nil { check.pageSize = 5000 }
@@ -114,6 +115,7 @@ struct CheckCommand: AsyncParsableCommand {
         var summary = "Checked \(report.catalogFiles) file(s) the catalog names against \(report.storedObjects) in "
             + "\(target.description): \(report.orphans) orphan(s), \(report.missing) missing, "
             + "\(report.sizeMismatches) of another size"
+        if report.trashedObjects > 0 { summary += "; \(report.trashedObjects) in the trash until purged" }
         if repair { summary += "; \(repaired) mended" }
         Output.line(summary + ".")
         return found - repaired

@@ -66,7 +66,8 @@ struct ImportCommand: AsyncParsableCommand {
 
     private static let postgresHelp = """
         --queue postgres://… (or $CAIRN_QUEUE, or `queue` in the library's cairn.toml) shares the thumbnails and clips with `cairn worker` processes, on \
-        this host or others that mount the library folder: each new file's derivative jobs go to that PostgreSQL \
+        this host or others that mount the library folder (or, with --store, that reach the store: they need no \
+        folder of the library's at all): each new file's derivative jobs go to that PostgreSQL \
         database, this import runs --work-lanes of them itself (default one per core), and it records each job's \
         files in its catalog as the job ends; stopped while its jobs wait, it takes what the workers finished \
         on its next run. --no-wait ends the run once the originals are in and their jobs are queued (they \

@@ -6,6 +6,7 @@ import CairnImport
 import CairnLibrary
 import CairnPipeline
 import CairnRun
+import CairnS3
 import CairnStages
 import CairnTrash
 import Foundation
@@ -26,7 +27,8 @@ struct RestoreCommand: AsyncParsableCommand {
             Photo's still and movie come back together. --asset and --file-name-matches apply to the library only.
 
             A library whose catalog is in PostgreSQL (see `cairn import --help`) is restored there, under the \
-            library's lock held in the database.
+            library's lock held in the database. A library whose files are in a store (`cairn import --store`) \
+            never moved them: its assets come back once each of their objects is seen still there.
 
             Exit codes: 0 restored; 3 some files could not be restored (each is listed); 1 nothing to \
             restore or the run is unknown; 75 another cairn process holds the library; 77 the Immich \
@@ -69,31 +71,35 @@ struct RestoreCommand: AsyncParsableCommand {
             return try await restoreFromImmich()
         }
         let checksums = try ChecksumArguments.parse(assets, option: "--asset")
-        try await CatalogAccess.reportingFailures {
-            try await CatalogAccess.changingExisting(library, catalog: catalog, command: "restore") { opened, catalog in
-                try await restore(in: opened, catalog: catalog, checksums: checksums)
+        try await StoreOption.withRecorded(libraryRoot: library.resolvedPath) { store in
+            try await CatalogAccess.reportingFailures {
+                try await CatalogAccess.changingExisting(library, catalog: catalog, command: "restore") { opened, catalog in
+                    try await restore(in: opened, catalog: catalog, store: store, checksums: checksums)
+                }
             }
         }
     }
 
     /// The run's trashed files back into the library, which the caller holds.
-    private func restore(in opened: Library, catalog: any LibraryCatalog, checksums: [Checksum]) async throws {
+    private func restore(in opened: Library, catalog: any LibraryCatalog, store: S3Store?, checksums: [Checksum]) async throws {
         let journal = DeletionJournal(libraryRoot: opened.layout.root)
         guard try journal.entries(runID: runID).contains(where: { $0.action == .trash }) else {
             throw CommandError("run \(runID): it trashed nothing (see `cairn journal list`)")
         }
-        let summary = try await TrashMaintenance(library: opened, catalog: catalog).restore(
+        let summary = try await TrashMaintenance(library: opened, catalog: catalog, store: store).restore(
             runID: runID, checksums: checksums.isEmpty ? nil : Set(checksums), fileNameMatching: fileNamePattern,
             now: Date())
         let files = summary.files
+        // A library on a store keeps its trash as a state in the catalog, its objects where they were.
+        let trash = store.map { "run \(runID)'s trash (in \($0.description))" } ?? "trash/\(runID)"
         if files.restored.isEmpty && files.alreadyPresent.isEmpty && files.failures.isEmpty {
             guard checksums.isEmpty && fileNamePattern == nil else {
-                throw CommandError("nothing in trash/\(runID) matched --asset / --file-name-matches; nothing was restored")
+                throw CommandError("nothing in \(trash) matched --asset / --file-name-matches; nothing was restored")
             }
-            Output.line("Nothing left to restore from trash/\(runID): everything it trashed is back already.")
+            Output.line("Nothing left to restore from \(trash): everything it trashed is back already.")
             return
         }
-        var lines = ["Restored \(files.restored.count) asset(s), \(files.restoredFileCount) file(s) from trash/\(runID)"]
+        var lines = ["Restored \(files.restored.count) asset(s), \(files.restoredFileCount) file(s) from \(trash)"]
         if !files.alreadyPresent.isEmpty {
             lines.append("  \(files.alreadyPresent.count) file(s) were already back in place")
         }

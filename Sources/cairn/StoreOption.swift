@@ -80,6 +80,26 @@ struct StoreOption: ParsableArguments {
         return store
     }
 
+    /// The store `libraryRoot` records (`.cairn-store`), connected, for a command that only works on an existing
+    /// library (`restore`, `trash purge`); nil: its files are in its folder. `body` runs with it, then it closes.
+    static func withRecorded<Value>(libraryRoot: String, _ body: (S3Store?) async throws -> Value) async throws -> Value {
+        guard let recorded = LibraryLayout(root: libraryRoot).recordedStore else { return try await body(nil) }
+        let location: S3Location
+        do { location = try S3Location(parsing: recorded) } catch {
+            Output.error("\(LibraryLayout(root: libraryRoot).storeMarkerPath): \(error)")
+            throw ExitCode(ExitStatus.failure.rawValue)
+        }
+        let store = try await connect(location)
+        do {
+            let value = try await body(store)
+            await store.close()
+            return value
+        } catch {
+            await store.close()
+            throw error
+        }
+    }
+
     /// Writes the library's marker unless it is there: the library's files are in `location` from now on.
     static func record(_ location: S3Location, libraryRoot: String) throws {
         let layout = LibraryLayout(root: libraryRoot)

@@ -203,14 +203,10 @@ struct SyncInvocation {
     }
 
     /// The store of a library whose files are in one (it records which): the sync goes into it (its queued work
-    /// too), and its deletions wait until the trash works there.
+    /// too), and its trash is a state in the catalog there (`StoreTrash`).
     private func openStore(_ request: RunRequest, settings: CairnConfiguration, immich: ImmichDestination?) async throws
         -> S3Store? {
         guard immich == nil, let location = try StoreOption.location(flag: nil, libraryRoot: request.libraryRoot) else { return nil }
-        guard !settings.applyDeletions || dryRun else {
-            throw ValidationError("\(request.libraryRoot)'s files are in \(location), where cairn cannot trash yet: sync "
-                                  + "without --apply-deletions (its deletions wait in `cairn pending list`)")
-        }
         return try await StoreOption.open(location, libraryRoot: request.libraryRoot)
     }
 

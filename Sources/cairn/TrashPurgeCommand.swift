@@ -16,6 +16,10 @@ struct TrashPurgeCommand: AsyncParsableCommand {
             first. Purged files cannot be restored. With --destination immich it purges nothing: cairn never \
             empties Immich's trash; Immich does (its trash settings, or Empty trash in its web page). A library \
             whose catalog is in PostgreSQL (see `cairn import --help`) is purged there, under the library's lock.
+
+            A library whose files are in a store (`cairn import --store`) keeps its trash as a state in the \
+            catalog, the objects where they were: a purge deletes from the store the objects of the runs' assets \
+            still trashed (never those restored, or imported again since), after journaling their paths.
             """
     )
 
@@ -38,15 +42,18 @@ struct TrashPurgeCommand: AsyncParsableCommand {
                         + "in its web page). Until then `cairn restore --run-id ID --destination immich` brings a run back.")
             return
         }
-        try await CatalogAccess.reportingFailures {
-            let report = try await CatalogAccess.changingExisting(library, catalog: catalog, command: "trash purge") {
-                try await TrashMaintenance(library: $0, catalog: $1).purge(olderThanDays: olderThanDays, now: Date())
+        try await StoreOption.withRecorded(libraryRoot: library.resolvedPath) { store in
+            try await CatalogAccess.reportingFailures {
+                let report = try await CatalogAccess.changingExisting(library, catalog: catalog, command: "trash purge") {
+                    try await TrashMaintenance(library: $0, catalog: $1, store: store)
+                        .purge(olderThanDays: olderThanDays, now: Date())
+                }
+                var lines = ["Purged \(report.purgedRuns.count) run(s), \(report.purgedFileCount) file(s); "
+                             + "kept \(report.keptRuns.count) run(s) younger than \(olderThanDays) day(s)"]
+                for run in report.purgedRuns { lines.append(store == nil ? "  purged trash/\(run)" : "  purged run \(run)'s trash") }
+                Output.line(lines.joined(separator: "\n"))
+                for skipped in report.skipped { Output.error("left alone: \(skipped)") }
             }
-            var lines = ["Purged \(report.purgedRuns.count) run(s), \(report.purgedFileCount) file(s); "
-                         + "kept \(report.keptRuns.count) run(s) younger than \(olderThanDays) day(s)"]
-            for run in report.purgedRuns { lines.append("  purged trash/\(run)") }
-            Output.line(lines.joined(separator: "\n"))
-            for skipped in report.skipped { Output.error("left alone: \(skipped)") }
         }
     }
 }

@@ -83,6 +83,80 @@ import Testing
         await store.close()
     }
 
+    /// The trash of a library on a store is a state in its catalog: a sync's deletions leave every object where it
+    /// is (`cairn check` counts them as the trash's), a restore brings the assets back with their thumbnails and
+    /// sidecar, and a purge deletes the objects of what is still trashed, and only those.
+    @Test func aStoreLibrarysTrashIsAStateUntilAPurgeDeletesItsObjects() async throws {
+        let (folder, files) = try SyncCommandTests.makeSource(count: 5)
+        try folder.write(Data("<x:xmpmeta/>".utf8), to: "src/IMG_0.jpg.xmp")
+        let environment = try TestS3.environment()
+        let location = try TestS3.freshLocation()
+        let library = folder.subpath("lib")
+        func sync(_ extra: [String] = []) throws -> CairnBinary.Result {
+            try CairnBinary.run(["sync", folder.subpath("src"), "--library", library, "--plain", "--clips", "off"] + extra,
+                                environment: environment)
+        }
+        let imported = try CairnBinary.run(["import", folder.subpath("src"), "--library", library, "--store", location,
+                                            "--clips", "off", "--plain"], environment: environment)
+        #expect(imported.status == 0, "\(imported.standardOutput)\(imported.standardError)")
+        let store = try S3Store(settings: try S3Settings.resolve(location, environment: environment))
+        func keys() async throws -> Set<String> {
+            var all: Set<String> = []
+            for prefix in ["originals/", "derived/", "sidecars/"] {
+                all.formUnion(try await store.list(prefix: prefix, after: nil, limit: 1000).map(\.key.text))
+            }
+            return all
+        }
+        let everything = try await keys()
+        // Five originals, their thumbnails and previews, one sidecar.
+        let expected: Int = 16
+        #expect(everything.count == expected, "\(everything.sorted())")
+
+        // A sync's first sight of a source never trashes.
+        let seen = try sync()
+        #expect(seen.status == 0, "\(seen.standardOutput)\(seen.standardError)")
+        for name in ["src/IMG_0.jpg", "src/IMG_0.jpg.xmp", "src/IMG_1.jpg"] {
+            try FileManager.default.removeItem(atPath: folder.subpath(name))
+        }
+        let trashed = try sync(["--apply-deletions", "--quarantine-days", "0"])
+        #expect(trashed.status == 0, "\(trashed.standardOutput)\(trashed.standardError)")
+        #expect(trashed.standardOutput.contains("until `cairn trash purge`"), "\(trashed.standardOutput)")
+        let runID = try #require(trashed.standardOutput.split(separator: "\n")
+            .first { $0.contains("run ") && $0.contains("started") }
+            .flatMap { $0.split(separator: " ").last.map { String($0.dropLast()) } })
+        #expect(try await keys() == everything, "nothing leaves the store when trashed")
+        let listed = try CairnBinary.run(["ls", "--library", library, "--json"], environment: environment)
+        #expect(listed.standardOutput.split(separator: "\n").count == 3, "\(listed.standardOutput)")
+        let checked = try CairnBinary.run(["check", "--library", library], environment: environment)
+        let checkedOutput = checked.standardOutput
+        #expect(checked.status == 0, "\(checkedOutput)\(checked.standardError)")
+        #expect(checkedOutput.contains("0 orphan(s), 0 missing"), "\(checkedOutput)")
+        #expect(checkedOutput.contains("7 in the trash until purged"), "\(checkedOutput)")
+
+        let restored = try CairnBinary.run(["restore", "--run-id", runID, "--library", library], environment: environment)
+        #expect(restored.status == 0, "\(restored.standardOutput)\(restored.standardError)")
+        #expect(restored.standardOutput.contains("Restored 2 asset(s), 7 file(s)"), "\(restored.standardOutput)")
+        let back = try CairnBinary.run(["ls", "--library", library, "--json"], environment: environment)
+        #expect(back.standardOutput.split(separator: "\n").count == 5, "\(back.standardOutput)")
+
+        // The restored ones are kept from now on (a restore excludes them); another file goes, for good this time.
+        try FileManager.default.removeItem(atPath: folder.subpath("src/IMG_2.jpg"))
+        let second = try sync(["--apply-deletions", "--quarantine-days", "0"])
+        #expect(second.status == 0, "\(second.standardOutput)\(second.standardError)")
+        let purged = try CairnBinary.run(["trash", "purge", "--older-than", "0", "--library", library], environment: environment)
+        #expect(purged.status == 0, "\(purged.standardOutput)\(purged.standardError)")
+        #expect(purged.standardOutput.contains("3 file(s)"), "\(purged.standardOutput)")
+        let hex = String(String(decoding: try ExternalTool.run(["sha1sum", "-"], in: nil, input: files["src/IMG_2.jpg"]!),
+                                as: UTF8.self).prefix(40))
+        let left = try await keys()
+        #expect(left.count == everything.count - 3, "\(left.sorted())")
+        #expect(left.allSatisfy { !$0.contains(hex) }, "\(left.sorted())")
+        let final = try CairnBinary.run(["check", "--library", library], environment: environment)
+        #expect(final.status == 0 && final.standardOutput.contains("0 orphan(s), 0 missing, 0 of another size."),
+                "\(final.standardOutput)\(final.standardError)")
+        await store.close()
+    }
+
     @Test func whatAStoreCannotDoYetIsRefusedBeforeAnythingIsRead() throws {
         let (folder, _) = try SyncCommandTests.makeSource(count: 2)
         let environment = try TestS3.environment()
@@ -104,10 +178,6 @@ import Testing
                                              location + "-other"], environment: environment)
         #expect(elsewhere.status == 64)
         #expect(elsewhere.standardError.contains(".cairn-store"), "\(elsewhere.standardError)")
-        let deleting = try CairnBinary.run(["sync", folder.subpath("src"), "--library", onStore, "--apply-deletions"],
-                                           environment: environment)
-        #expect(deleting.status == 64)
-        #expect(deleting.standardError.contains("cannot trash yet"), "\(deleting.standardError)")
         // An unreachable store stops the run with its reason, before any file is read.
         var wrong = environment
         wrong["AWS_SECRET_ACCESS_KEY"] = "wrong-\(UUID().uuidString)"
