@@ -19,6 +19,9 @@ public enum SharedQueueService {
         /// The store the library's files are in: the jobs read and write there, and the library's identity is
         /// found there, not in the folder.
         public var store: (any ObjectStore)?
+        /// With `store`: the folder is this worker's alone (scratch, not a library), so a copy read from the store
+        /// leaves it when its jobs end.
+        public var ownsFolder = false
         public var lanes: Int
         public var drainTimeout: Duration
         public var leaseTTL: Duration
@@ -71,7 +74,8 @@ public enum SharedQueueService {
         settings.library = identity
         settings.drainTimeout = request.drainTimeout
         settings.leaseTTL = request.leaseTTL
-        let jobs = DerivativeJobs(layout: layout, store: request.store, memory: request.memory)
+        let jobs = DerivativeJobs(layout: layout, store: request.store, ownsFolder: request.ownsFolder,
+                                  memory: request.memory)
         let id = UUID()
         let log: JobLog?
         do { log = try request.jobLogPath.map { path throws(SystemCallError) in try JobLog(path: path, worker: id) } } catch {

@@ -12,8 +12,9 @@ import Foundation
 /// files the import would have made. Each file is synced and renamed into place before the job returns: the
 /// import that records it trusts it durable. The catalog is never touched here.
 ///
-/// With a store (`--store`), the folder is scratch space: a job reads its original from the store into it, puts what
-/// it made to the store before it returns, and leaves nothing behind (`StoreStages(jobsIn:store:)`).
+/// With a store (`--store`), a job reads its original from the store into the folder unless it is there, and puts
+/// what it made to the store before it returns; a folder of the worker's own (`ownsFolder`) keeps nothing after
+/// (`StoreStages(jobsIn:store:ownsFolder:)`).
 ///
 /// With a memory budget, each job waits until the worker's budget has room for its estimate, from a probe of the
 /// original (`MemoryGate`); one estimated above what the cgroup allows fails with its memory reason, not retried.
@@ -24,12 +25,12 @@ public struct DerivativeJobs: Sendable {
     private let gate: MemoryGate?
 
     /// `media` nil: the engine `memory` allows (`MediaConfiguration.within`), or the default without a budget.
-    public init(layout: LibraryLayout, store: (any ObjectStore)? = nil, media: MediaEngine? = nil,
+    public init(layout: LibraryLayout, store: (any ObjectStore)? = nil, ownsFolder: Bool = false, media: MediaEngine? = nil,
                 clipOptions: ClipOptions = ClipOptions(), memory: MemoryBudget? = nil) {
         let media = media ?? MediaEngine(configuration: memory.map { .within($0) } ?? MediaConfiguration())
         let stages = LibraryStages(layout: layout, media: media, clipOptions: clipOptions)
         self.stages = stages
-        stored = store.map { StoreStages(jobsIn: stages, store: $0) }
+        stored = store.map { StoreStages(jobsIn: stages, store: $0, ownsFolder: ownsFolder) }
         self.layout = layout
         gate = memory.map { MemoryGate(budget: $0) }
     }

@@ -15,25 +15,31 @@ package struct StoreStages: PipelineStages {
     package let store: any ObjectStore
     /// The lanes each item takes this run: its original leaves the folder after the last.
     package let route: @Sendable (ImportItem) -> ItemRoute
-    /// A worker's folder copies, counted by the jobs that read them (nil: an import's, let go by `route`).
+    /// A worker's folder copies, counted by the jobs that read them (nil: let go by `route`, or kept).
     private let copies: HeldCopies?
+    /// Whether a copy leaves the folder after the item's last lane (an import's stages, not a worker's jobs).
+    private let followsRoute: Bool
 
     package init(base: LibraryStages, store: any ObjectStore, route: @escaping @Sendable (ImportItem) -> ItemRoute) {
         self.base = base
         self.store = store
         self.route = route
         copies = nil
+        followsRoute = true
     }
 
-    /// The stages of a worker's jobs (`cairn worker --store`): the folder is scratch space, and an original read
-    /// from the store stays there only while a job of this process reads it (a thumbnail and a clip of one file
-    /// may run at once).
-    package init(jobsIn base: LibraryStages, store: any ObjectStore) {
+    /// The stages of a worker's jobs (`cairn worker --store`). In a folder of the worker's own (`ownsFolder`:
+    /// scratch space), an original read from the store stays only while a job of this process reads it (a
+    /// thumbnail and a clip of one file may run at once). In a library folder that other processes use too (the
+    /// import's, for the jobs it runs itself or a worker beside it), copies are never removed here: another
+    /// process may be about to read one, and the import lets its own go after their last job and sweeps the rest.
+    package init(jobsIn base: LibraryStages, store: any ObjectStore, ownsFolder: Bool) {
         self.base = base
         self.store = store
-        // Unused: the held copies, not the route, say when a copy goes.
+        // Never the last lane: the held copies, not the route, say when a copy goes.
         route = { _ in ItemRoute(includesSynthesis: true) }
-        copies = HeldCopies()
+        copies = ownsFolder ? HeldCopies() : nil
+        followsRoute = false
     }
 
     private var layout: LibraryLayout { base.layout }
@@ -93,7 +99,7 @@ package struct StoreStages: PipelineStages {
         let original = LibraryStages.originalRelativePath(of: item, in: layout)
         try await StoreFiles.fetch(original, from: store, into: layout)
         let result = try await phase()
-        evictIfLast(lane, item, original)
+        if followsRoute { evictIfLast(lane, item, original) }
         return result
     }
 

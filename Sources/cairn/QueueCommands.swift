@@ -1,5 +1,6 @@
 import ArgumentParser
 import CairnCore
+import CairnLibrary
 import CairnStages
 import CairnRun
 import CairnS3
@@ -35,7 +36,9 @@ struct WorkerCommand: AsyncParsableCommand {
             no host needs the library folder: a worker finds the library by the identity its import left in the \
             store, reads each job's original from the store and puts the thumbnail, preview and clip there before \
             the job counts as done. --library then only names the worker's scratch space (by default a temporary \
-            folder, removed when the worker stops), where an original stays only while a job reads it. Endpoint, \
+            folder, removed when the worker stops), where an original stays only while a job reads it; named as \
+            the import's own library folder (a worker on the import's host), it reads the import's copies there \
+            and leaves them for the import to let go. Endpoint, \
             region and credentials come from the AWS variables and files, as for `cairn import --store`; a store \
             that cannot be reached, or that no import has shared, exits 1.
             """,
@@ -103,6 +106,8 @@ struct WorkerCommand: AsyncParsableCommand {
             drainTimeout: .milliseconds(Int64(drainSeconds * 1000)), leaseTTL: .milliseconds(Int64(leaseSeconds * 1000)),
             jobLogPath: jobLogPath, memory: budget)
         request.store = store
+        // A library folder named as scratch may be the import's, whose copies other processes read.
+        request.ownsFolder = scratch != nil || !LibraryLayout.holdsLibrary(folder)
         var signals: SignalHandling?
         defer { signals?.uninstall() }
         do {
