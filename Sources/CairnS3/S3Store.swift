@@ -75,12 +75,12 @@ public final class S3Store: ObjectStore {
     }
 
     public func put(_ key: ObjectKey, bytes: [UInt8]) async throws(StoreError) -> PutOutcome {
-        let sums = try Self.digests(bytes, key: key)
+        let sha256 = try Self.sha256(bytes, key: key)
         let response = try await send("PUT", key: key, headers: [
             ("content-length", String(bytes.count)), ("if-none-match", "*"),
-            ("x-amz-checksum-sha256", Data(sums.sha256).base64EncodedString()),
+            ("x-amz-checksum-sha256", Data(sha256).base64EncodedString()),
             ("content-type", "application/octet-stream"),
-        ], body: bytes, payloadHash: sums.sha256.lowercaseHex, accepting: [200, 412])
+        ], body: bytes, payloadHash: sha256.lowercaseHex, accepting: [200, 412])
         return response.status == 412 ? .alreadyThere : .created
     }
 
