@@ -135,9 +135,10 @@ public final class FileHasher {
         return HashedFile(checksum: checksum, fingerprint: before, header: FileHeader(header))
     }
 
-    /// The whole file at `path` in memory, checked to hash to `expected` (opened as `hash` opens it: no link
-    /// followed): a small file bound for a store, read once, hashed and sent from the same bytes.
-    public func readWhole(path: String, expected: Checksum) throws(HashingError) -> [UInt8] {
+    /// The whole file at `path` in memory, unchanged while it was read (opened as `hash` opens it: no link
+    /// followed): a small file bound for a store, read once and sent from the same bytes. With `expected`, the
+    /// bytes are checked to hash to it here; without, the store that receives them checks them.
+    public func readWhole(path: String, expected: Checksum?) throws(HashingError) -> [UInt8] {
         let fd = try openForReading(path)
         defer {
             _ = posix_fadvise(fd, 0, 0, Int32(POSIX_FADV_DONTNEED))
@@ -156,6 +157,7 @@ public final class FileHasher {
         }
         let after = try fingerprint(of: fd, path: path)
         guard after == before, stillAtPath(path, before) else { throw .changedWhileReading(path: path) }
+        guard let expected else { return bytes }
         let checksum: Checksum
         do { checksum = try SHA1Digest.checksum(of: bytes) } catch { throw .openSSL(path: path, error) }
         guard checksum == expected else { throw .checksumMismatch(path: path, expected: expected, actual: checksum) }

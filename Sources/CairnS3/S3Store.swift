@@ -27,6 +27,8 @@ public final class S3Store: ObjectStore {
     let partsSent = Locked(0)
     /// Asked with a part's number before it is sent; a failure it gives ends the put there, as a kill would.
     let partFault = Locked<@Sendable (Int) -> StoreError?>({ _ in nil })
+    /// Whether the store checks `x-amz-checksum-sha1` (nil until asked: `checksSHA1()`).
+    let sha1Checked = Locked<Bool?>(nil)
 
     public init(settings: S3Settings, retry: RetryPolicy = RetryPolicy(attempts: 5),
                 clock: any Clock<Duration> = ContinuousClock(), now: @escaping @Sendable () -> Date = { Date() },

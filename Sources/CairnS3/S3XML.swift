@@ -110,6 +110,9 @@ struct S3ErrorResponse {
              (_, "ExpiredToken"), (401, _), (403, _):
             kind = .credentials
             reason = "\(store): the store refused the credentials or their permissions (\(detail))"
+        case (_, "BadDigest"), (_, "XAmzContentChecksumMismatch"):
+            kind = .contentMismatch
+            reason = "\(store): the bytes sent are not the ones their checksum names (\(detail))"
         case (404, _), (_, "NoSuchKey"):
             kind = .missingObject
             reason = "\(store): no such object (\(detail))"

@@ -58,10 +58,18 @@ package struct StoreStages: PipelineStages {
             return result
         }
         let source = item.sourcePath, checksum = item.checksum
-        let bytes: [UInt8]
+        // A store that checks the SHA1 it is sent gets the bytes unhashed here: it refuses them if they are no
+        // longer what the walk hashed. Any other gets them checked here first.
+        var checking = store as? any SHA1CheckingStore
+        do {
+            if let store = checking, try await !store.checksSHA1() { checking = nil }
+        } catch {
+            throw StoreFiles.stageFailure(error)
+        }
+        let bytes: [UInt8], hashesHere = checking == nil
         do {
             bytes = try await BlockingWork.run(tracking: base.work) { () throws -> [UInt8] in
-                try FileHasher().readWhole(path: source, expected: checksum)
+                try FileHasher().readWhole(path: source, expected: hashesHere ? checksum : nil)
             }
         } catch let error as HashingError {
             throw StageFailure(reason: error.failure, isRetryable: error.isTransient)
@@ -69,7 +77,16 @@ package struct StoreStages: PipelineStages {
             throw StageFailure.unusable(FailureReason(error))
         }
         do {
-            if try await store.put(try ObjectKey(original), bytes: bytes) == .created { base.onCopied(Int64(bytes.count)) }
+            let key = try ObjectKey(original)
+            let outcome = if let checking {
+                try await checking.put(key, bytes: bytes, sha1: checksum)
+            } else {
+                try await store.put(key, bytes: bytes)
+            }
+            if outcome == .created { base.onCopied(Int64(bytes.count)) }
+        } catch where error.kind == .contentMismatch {
+            throw StageFailure(reason: FailureReason("content changed since it was hashed (the store refused bytes "
+                                                     + "that do not hash to \(checksum))"), isRetryable: true)
         } catch {
             throw StoreFiles.stageFailure(error)
         }

@@ -27,6 +27,19 @@ public protocol ObjectStore: Sendable {
     func delete(_ key: ObjectKey) async throws(StoreError)
 }
 
+/// An optional capability: a store that checks a put's bytes against their SHA1 itself (S3's
+/// `x-amz-checksum-sha1`), so a writer that knows the SHA1 (the content address) sends them without hashing them
+/// again, and bytes that changed since they were hashed are refused by the store, never stored.
+public protocol SHA1CheckingStore: ObjectStore {
+    /// Whether this store refuses a put whose bytes do not hash to the SHA1 sent with them (learnt once: a store
+    /// may ignore the header, and then `put(_:bytes:sha1:)` must not be trusted).
+    func checksSHA1() async throws(StoreError) -> Bool
+
+    /// Writes `bytes` as `key` only if their SHA1 is `sha1`: other bytes are refused (`.contentMismatch`) and
+    /// nothing is written. Call it only when `checksSHA1()` says the store checks.
+    func put(_ key: ObjectKey, bytes: [UInt8], sha1: Checksum) async throws(StoreError) -> PutOutcome
+}
+
 /// What a `put` did.
 public enum PutOutcome: Sendable, Equatable {
     case created
@@ -76,6 +89,8 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case missingStore
         /// The object is not there.
         case missingObject
+        /// The bytes sent are not the content their key names (they changed since they were hashed).
+        case contentMismatch
         /// The store's clock and ours differ too much for a signature to be valid.
         case clockSkew
         /// The store answered with a server error, or asked to slow down, and retries did not help.
@@ -104,6 +119,7 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case .refused: return .server
         case .credentials, .clockSkew: return .auth
         case .missingStore, .missingObject: return .notFound
+        case .contentMismatch: return .other
         case .server: return .server
         case .network: return .network
         case .system(let category): return category

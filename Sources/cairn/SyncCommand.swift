@@ -186,7 +186,7 @@ struct SyncInvocation {
             request.metrics = dryRun ? nil
                 : try metrics?.settings(libraryRoot: settingsRoot, quarantineDays: settings.reconcile.quarantineDays)
             request.cancellation = cancellation
-            let files = try await openStore(request, settings: settings, immich: immich)
+            let files = try await openStore(request, immich: immich)
             request.store = files
             do {
                 try await run(request, settings: settings, immich: immich, files: files, cancellation: cancellation)
@@ -204,7 +204,7 @@ struct SyncInvocation {
 
     /// The store of a library whose files are in one (it records which): the sync goes into it (its queued work
     /// too), and its trash is a state in the catalog there (`StoreTrash`).
-    private func openStore(_ request: RunRequest, settings: CairnConfiguration, immich: ImmichDestination?) async throws
+    private func openStore(_ request: RunRequest, immich: ImmichDestination?) async throws
         -> S3Store? {
         guard immich == nil, let location = try StoreOption.location(flag: nil, libraryRoot: request.libraryRoot) else { return nil }
         return try await StoreOption.open(location, libraryRoot: request.libraryRoot)

@@ -15,6 +15,8 @@ import Testing
         var token: String?
         var region = "us-east-1"
         var seconds: TimeInterval = 1_795_000_000
+        /// Sent as `UNSIGNED-PAYLOAD`: the body's SHA1 is in a signed header the store checks instead.
+        var unsigned = false
     }
 
     static let cases: [Case] = [
@@ -32,6 +34,10 @@ import Testing
         Case(method: "PUT", key: "tapes/seg 1.mp4", query: [("partNumber", "3"), ("uploadId", "a/b+c==")],
              headers: [("Content-MD5", "XrY7u+Ae7tCTyyK7j1rNww=="), ("Content-Length", "5")],
              body: Array("hello".utf8), seconds: 1_900_000_123),
+        Case(method: "PUT", key: "originals/2f/aae6c35c94fcfb415dbe95f408b9ce91ee846ed.jpg",
+             headers: [("Content-Type", "application/octet-stream"), ("If-None-Match", "*"),
+                       ("x-amz-checksum-sha1", "Kq5sNclPz7QV2+lfQIuc6R7oRu0=")],
+             body: Array("hello world".utf8), unsigned: true),
     ]
 
     @Test func signaturesMatchBotocoresForEveryCase() throws {
@@ -44,7 +50,7 @@ import Testing
                                             sessionToken: testCase.token)
             let signer = S3Signer(credentials: credentials, region: testCase.region)
             let path = "/bucket" + (testCase.key.isEmpty ? "" : "/" + S3Encoding.path(testCase.key))
-            let payloadHash = try SHA256Hex.of(testCase.body)
+            let payloadHash = testCase.unsigned ? S3Signer.unsignedPayload : try SHA256Hex.of(testCase.body)
             let signed = signer.sign(method: testCase.method, host: "127.0.0.1:9000", path: path, query: testCase.query,
                                      headers: testCase.headers, payloadHash: payloadHash,
                                      date: Date(timeIntervalSince1970: testCase.seconds))
@@ -56,6 +62,7 @@ import Testing
                 "headers": Dictionary(testCase.headers.map { ($0.0, $0.1) }, uniquingKeysWith: { $1 }),
                 "body": testCase.body.map { String($0) }.joined(separator: ","), "key": testCase.key,
                 "region": testCase.region, "token": testCase.token ?? "", "seconds": testCase.seconds,
+                "unsigned": testCase.unsigned,
             ]
             let output = try ExternalTool.run([python, "-c", Self.botocoreSigner],
                                               input: try JSONSerialization.data(withJSONObject: request))
@@ -74,6 +81,7 @@ import Testing
     import datetime, json, sys
     from urllib.parse import quote
     import botocore.auth
+    import botocore.config
     from botocore.awsrequest import AWSRequest
     from botocore.credentials import Credentials
     case = json.load(sys.stdin)
@@ -82,6 +90,8 @@ import Testing
     body = bytes(int(b) for b in case["body"].split(",") if b)
     request = AWSRequest(method=case["method"], url=case["url"], headers=dict(case["headers"]), data=body)
     credentials = Credentials("AKIDEXAMPLE", "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY", case["token"] or None)
+    if case["unsigned"]:
+        request.context["client_config"] = botocore.config.Config(s3={"payload_signing_enabled": False})
     botocore.auth.S3SigV4Auth(credentials, "s3", case["region"]).add_auth(request)
     out = {name: request.headers[name] for name in
            ["Authorization", "X-Amz-Date", "X-Amz-Content-SHA256", "X-Amz-Security-Token"] if name in request.headers}

@@ -59,6 +59,28 @@ import Testing
         }
     }
 
+    @Test func theStoreChecksTheSHA1ItIsSentSoBytesThatChangedAreNeverStored() async throws {
+        let settings = try S3Settings.resolve(try TestS3.freshLocation(), environment: try TestS3.environment())
+        let store = try S3Store(settings: settings, retry: RetryPolicy(attempts: 1))
+        defer { Task { await store.close() } }
+        // SeaweedFS checks `x-amz-checksum-sha1`: the probe's wrong one is refused.
+        #expect(try await store.checksSHA1())
+        let bytes = Array("a photo's bytes, sent unsigned with their SHA1".utf8)
+        let sha1 = try #require(Checksum(hex: String(decoding: try ExternalTool.run(["sha1sum"], input: Data(bytes)).prefix(40),
+                                                     as: UTF8.self)))
+        let other = try #require(Checksum(bytes: [UInt8](repeating: 7, count: Checksum.byteCount)))
+        let key = try ObjectKey("originals/ab/photo.jpg")
+        await #expect { _ = try await store.put(key, bytes: bytes, sha1: other) } throws: { error in
+            (error as? StoreError)?.kind == .contentMismatch
+        }
+        #expect(try await store.size(of: key) == nil)
+        #expect(try await store.put(key, bytes: bytes, sha1: sha1) == .created)
+        #expect(try await store.read(key, range: nil) == bytes)
+        #expect(try await store.put(key, bytes: bytes, sha1: sha1) == .alreadyThere)
+        // The probe left nothing behind.
+        #expect(try await store.list(prefix: "", after: nil, limit: 10).map(\.key) == [key])
+    }
+
     @Test func aBigObjectGoesUpInPartsAndAKilledUploadResumesWithThePartsItLacks() async throws {
         let settings = try S3Settings.resolve(try TestS3.freshLocation(), environment: try TestS3.environment())
         let sources = try SourceFiles()
