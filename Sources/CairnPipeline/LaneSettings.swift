@@ -46,6 +46,9 @@ public struct LaneSettings: Hashable, Sendable {
     /// Whether the lane's phases do their work in this process, so the memory budget admits them by their estimates;
     /// off for lanes that only wait for a shared queue's workers (`SharedQueueLanes`).
     public var holdsMemory = true
+    /// Items of at most this many bytes are held whole in memory while the lane's phase runs (a store's put from
+    /// memory): the budget counts them at twice their size, the bytes read and the request's copy of them.
+    public var holdsItemsUpTo: Int64 = 0
 
     public init(width: Int, ahead: Int = 0, inboxCapacity: Int, timeout: LaneTimeout, smallItemRunners: Int = 0) {
         self.width = width

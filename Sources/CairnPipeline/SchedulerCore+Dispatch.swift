@@ -131,7 +131,8 @@ extension SchedulerCore {
         guard let budget = configuration.memory, configuration[lane].holdsMemory, let entry = entries[id] else {
             return .admitted(0)
         }
-        let bytes = entry.footprint?.bytes(in: lane) ?? MemoryFootprint.unprobed(entry.record.item, in: lane)
+        var bytes = entry.footprint?.bytes(in: lane) ?? MemoryFootprint.unprobed(entry.record.item, in: lane)
+        if entry.record.item.byteCount <= configuration[lane].holdsItemsUpTo { bytes += 2 * entry.record.item.byteCount }
         let admission = budget.admission(of: bytes, besides: memoryInUse)
         if case .aboveLimit = admission { return admission }
         guard bytes > 0 else { return .admitted(0) }

@@ -4,6 +4,7 @@ import CairnLibrary
 import CairnMetrics
 import CairnNarration
 import CairnStatus
+import CairnStore
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -28,6 +29,8 @@ public struct StatusServer: Sendable {
     public var slowClientLimit: Duration = .seconds(30)
     /// The shared queue's status, on a server given one (`--queue`): the page's queue section and `/queue.json`.
     public var queueStatus: (@Sendable () async throws -> QueueStatus)?
+    /// Where the library's files are when not in its folder (`cairn import --store`): thumbnails are read there.
+    public var store: (any ObjectStore)?
     /// Called when a connection is closed for reading too slowly.
     public var onClientDropped: @Sendable () -> Void = {}
 
@@ -56,7 +59,7 @@ public struct StatusServer: Sendable {
         let router = Router()
         router.get("healthz") { _, _ in "ok\n" }
         router.add(middleware: AccessGuard(token: token, listen: listen))
-        let source = catalog, quarantineDays = quarantineDays
+        let source = catalog, quarantineDays = quarantineDays, store = store
         let root = source.layout.root
         if token != nil {
             router.get("signin") { _, _ in AccessGuard<BasicRequestContext>.signInPage(status: .ok, failed: false) }
@@ -127,10 +130,8 @@ public struct StatusServer: Sendable {
         router.get("thumbnails/:sha1") { _, context -> Response in
             let sha1 = try context.parameters.require("sha1")
             // The path comes from the catalog's row for a checksum, never from the request.
-            let found = try await Self.reading(source) {
-                try await StatusPageFacts.thumbnail(layout: source.layout, catalog: $0, sha1: sha1)
-            }
-            guard let found, let data = FileManager.default.contents(atPath: found.path) else {
+            let found = try await Self.reading(source) { try await StatusPageFacts.thumbnail(catalog: $0, sha1: sha1) }
+            guard let found, let data = try await Self.contents(of: found.path, in: source.layout, store: store) else {
                 throw HTTPError(.notFound, message: "no thumbnail for \(sha1)\n")
             }
             var headers = HTTPFields()
@@ -140,6 +141,20 @@ public struct StatusServer: Sendable {
             return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
         }
         return router
+    }
+
+    /// A library file's bytes: from the store the library's files are in, else from its folder; nil when absent.
+    private static func contents(of relative: String, in layout: LibraryLayout, store: (any ObjectStore)?) async throws
+        -> [UInt8]? {
+        guard let store else { return FileManager.default.contents(atPath: layout.absolute(relative)).map(Array.init) }
+        do {
+            let key = try ObjectKey(relative)
+            let bytes = try await store.read(key, range: nil)
+            if bytes.isEmpty, try await store.size(of: key) == nil { return nil }
+            return bytes
+        } catch {
+            throw HTTPError(.serviceUnavailable, message: "\(store.description) cannot be read: \(error)\n")
+        }
     }
 
     /// `body` over the catalog, read for this request; a folder with no library yet, or a catalog that cannot be

@@ -183,52 +183,14 @@ final class HeldCopies: Sendable {
 /// The library folder's side of a store: a file read from the store into the folder, and a store's failure as a
 /// phase's.
 package enum StoreFiles {
-    /// How much of an object one request reads.
-    static let chunk: Int64 = 16 << 20
-
-    /// Reads `relative` from the store into the folder at the same path unless the folder has it: written under
-    /// `tmp/`, then renamed into place, so a kill leaves no partial file where a phase would read it.
+    /// Reads `relative` from the store into the folder at the same path unless the folder has it (written under
+    /// `tmp/`, then renamed into place: a kill leaves no partial file where a phase would read it).
     package static func fetch(_ relative: String, from store: any ObjectStore, into layout: LibraryLayout) async throws {
         let final = layout.absolute(relative)
         guard !FileSystem.exists(final) else { return }
-        let temporary = TemporaryName.make(in: layout, for: relative)
-        let descriptor: Int32
-        switch SystemCall.result({ open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644) }) {
-        case .success(let opened): descriptor = opened
-        case .failure(let code):
-            let error = SystemCallError("open", path: temporary, code: code)
-            throw StageFailure(reason: FailureReason(error.description, category: FailureCategory(code)),
-                               isRetryable: error.isTransient)
-        }
-        var closed = false
-        defer {
-            if !closed { close(descriptor) }
-            unlink(temporary)
-        }
         do {
-            let key = try ObjectKey(relative)
-            var offset: Int64 = 0
-            while true {
-                let bytes = try await store.read(key, range: offset ..< offset + chunk)
-                if offset == 0, bytes.isEmpty, try await store.size(of: key) == nil {
-                    throw StoreError(.missingObject, key: relative, "is not in \(store.description)")
-                }
-                // The write blocks: on the pool, as every blocking call.
-                let failed = try await BlockingPool.run {
-                    bytes.withUnsafeBytes { buffer -> SystemCallError? in
-                        do throws(SystemCallError) { try writeFully(descriptor, buffer, path: temporary); return nil } catch {
-                            return error
-                        }
-                    }
-                }
-                if let failed { throw failed }
-                offset += Int64(bytes.count)
-                if Int64(bytes.count) < chunk { break }
-            }
-            closed = true
-            guard close(descriptor) == 0 else { throw StoreError(.system(.io), key: relative, "closing \(temporary) failed") }
             try FileSystem.makeDirectories(FileSystem.parentDirectory(of: final))
-            try FileSystem.rename(temporary, to: final, syncingFolder: false)
+            try await store.download(try ObjectKey(relative), to: final, via: TemporaryName.make(in: layout, for: relative))
         } catch let error as StoreError {
             throw stageFailure(error)
         } catch let error as SystemCallError {
@@ -238,8 +200,10 @@ package enum StoreFiles {
     }
 
     /// Removes from `folder` every file of the store's folders (originals, derived files, sidecars) that `store`
-    /// holds with the same size; what it lacks stays.
-    package static func sweep(_ folder: FolderStore, into store: any ObjectStore) async throws {
+    /// holds with the same size; what it lacks stays. Returns how many went.
+    @discardableResult
+    package static func sweep(_ folder: FolderStore, into store: any ObjectStore) async throws -> Int {
+        var removed = 0
         for prefix in ["originals/", "derived/", "sidecars/"] {
             var after: ObjectKey?
             while true {
@@ -248,9 +212,11 @@ package enum StoreFiles {
                 after = last.key
                 for object in page where try await store.size(of: object.key) == object.size {
                     try await folder.delete(object.key)
+                    removed += 1
                 }
             }
         }
+        return removed
     }
 
     /// A store's failure as a phase's: retried when the store or the network may recover.

@@ -73,13 +73,14 @@ public struct StatusPageFacts: Sendable {
                                waitingTotal: pending.count, newest: newestAssets.map(item))
     }
 
-    /// The thumbnail of the content `sha1` (hex), absolute; nil when it has none or `sha1` is not a checksum.
-    public static func thumbnail(layout: LibraryLayout, catalog: any StatusCatalog, sha1: String) async throws
+    /// The thumbnail of the content `sha1` (hex), library-relative (in the folder or the library's store); nil when
+    /// it has none or `sha1` is not a checksum.
+    public static func thumbnail(catalog: any StatusCatalog, sha1: String) async throws
         -> (path: String, format: String)? {
         guard let checksum = Checksum(hex: sha1) else { return nil }
         guard let row = try await catalog.derivedFiles(of: checksum).first(where: { $0.role == .thumbnail }) else {
             return nil
         }
-        return (layout.absolute(row.path), row.format)
+        return (row.path, row.format)
     }
 }

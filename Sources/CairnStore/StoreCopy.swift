@@ -57,6 +57,16 @@ public struct StoreCopy: Sendable {
         return report
     }
 
+    /// The largest file sent from memory with its SHA1.
+    static let inMemoryLimit: Int64 = 16 << 20
+
+    /// The SHA1 a content-addressed key names (`originals/ab/<sha1>.jpg`, `sidecars/ab/<sha1>.xmp`), else nil.
+    static func contentAddress(of key: ObjectKey) -> Checksum? {
+        guard key.text.hasPrefix("originals/") || key.text.hasPrefix("sidecars/") else { return nil }
+        let name = key.text[(key.text.lastIndex(of: "/").map { key.text.index(after: $0) } ?? key.text.startIndex)...]
+        return Checksum(hex: name.prefix { $0 != "." })
+    }
+
     /// `originals/ab` for `originals/ab/cdef.jpg`.
     static func folder(of key: String) -> String {
         key.lastIndex(of: "/").map { String(key[..<$0]) } ?? ""
@@ -77,17 +87,20 @@ public struct StoreCopy: Sendable {
     private func put(_ objects: [StoredObject], into report: inout Report) async {
         let source = source
         let destination = destination
+        var checking = destination as? any SHA1CheckingStore
+        if let store = checking, (try? await store.checksSHA1()) != true { checking = nil }
+        let sha1Checking = checking
         await withTaskGroup(of: PutResult.self) { group in
             var next = objects.makeIterator()
             var running = 0
             while running < width, let object = next.next() {
-                group.addTask { await Self.put(object, from: source, to: destination) }
+                group.addTask { await Self.put(object, from: source, to: destination, checking: sha1Checking) }
                 running += 1
             }
             while let result = await group.next() {
                 report.add(result)
                 if let object = next.next() {
-                    group.addTask { await Self.put(object, from: source, to: destination) }
+                    group.addTask { await Self.put(object, from: source, to: destination, checking: sha1Checking) }
                 }
             }
         }
@@ -100,10 +113,17 @@ public struct StoreCopy: Sendable {
         var failure: String?
     }
 
-    private static func put(_ object: StoredObject, from source: FolderStore, to destination: any ObjectStore) async
-        -> PutResult {
+    /// Puts one file. An original's or sidecar's name is the SHA1 of its bytes: to a store that checks it, a file
+    /// small enough goes with it, so one that is no longer what its name says (damaged on the disk) is refused.
+    private static func put(_ object: StoredObject, from source: FolderStore, to destination: any ObjectStore,
+                            checking: (any SHA1CheckingStore)?) async -> PutResult {
         do {
-            let outcome = try await destination.put(object.key, fromFile: source.root + "/" + object.key.text)
+            let outcome: PutOutcome
+            if let checking, object.size <= inMemoryLimit, let sha1 = contentAddress(of: object.key) {
+                outcome = try await checking.put(object.key, bytes: try await source.read(object.key, range: nil), sha1: sha1)
+            } else {
+                outcome = try await destination.put(object.key, fromFile: source.root + "/" + object.key.text)
+            }
             return PutResult(size: object.size, created: outcome == .created)
         } catch {
             return PutResult(size: object.size, failure: "\(object.key.text): \(error.reason)")

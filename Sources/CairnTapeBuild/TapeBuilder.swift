@@ -52,13 +52,16 @@ public struct TapeBuilder: Sendable {
     public let catalog: any BrowsingCatalog
     public let name: String
     public let settings: TapeBuildSettings
+    /// Where the library's files are when not in its folder: originals read from there, clips kept there too.
+    public let clipStore: TapeClipStore?
 
     public init(layout: LibraryLayout, catalog: any BrowsingCatalog, name: String,
-                settings: TapeBuildSettings = TapeBuildSettings()) {
+                settings: TapeBuildSettings = TapeBuildSettings(), clipStore: TapeClipStore? = nil) {
         self.layout = layout
         self.catalog = catalog
         self.name = name
         self.settings = settings
+        self.clipStore = clipStore
     }
 
     /// Builds the tape, telling `news` as it goes (the `tape…` events of the build's narration).
@@ -84,7 +87,17 @@ public struct TapeBuilder: Sendable {
             core: TapeBuildCore(clipURIPrefixes: keys.map(shelf.clipURIPrefix)), manifest: manifest, shelf: shelf,
             entries: entries, news: news)
 
-        let made = keys.map(shelf.completedClip)
+        var made = keys.map(shelf.completedClip)
+        var stored = Set<String>()
+        if let clipStore {
+            stored = try await clipStore.storedClips()
+            for clip in made.indices where made[clip] == nil && stored.contains(keys[clip]) {
+                // Made by a build in another folder of the library: taken from the store, not encoded again (a
+                // fetch that fails leaves the clip to be encoded).
+                try? await clipStore.fetch(keys[clip], into: shelf.clipFolder(keys[clip]))
+                made[clip] = shelf.completedClip(keys[clip])
+            }
+        }
         let toMake = made.indices.filter { made[$0] == nil }
         news(TapeEvent(stage: .started, tape: name, clips: entries.count, toMake: toMake.count,
                        playlist: shelf.playlistPath(name)))
@@ -92,6 +105,12 @@ public struct TapeBuilder: Sendable {
             if let durations { progress.finished(clip, .reused(segmentDurations: durations)) }
         }
         try await makeClips(toMake, entries: entries, folders: keys.map(shelf.clipFolder), progress: progress)
+        if let clipStore {
+            // Every whole clip the store lacks goes there: those just made, and those an interrupted build made.
+            for key in Set(keys).subtracting(stored) where shelf.completedClip(key) != nil {
+                try await clipStore.publish(key, from: shelf.clipFolder(key))
+            }
+        }
         return try await finish(progress: progress, shelf: shelf)
     }
 
@@ -128,6 +147,9 @@ public struct TapeBuilder: Sendable {
                     let interrupt = MediaInterrupt()
                     if let delay = Self.clipDelayForTests { try await Task.sleep(for: delay) }
                     do {
+                        // A store library's original is read into the folder for as long as its clip takes.
+                        let fetched = try await clipStore?.fetchMedia(entries[clip].mediaPath)
+                        defer { if let fetched { unlink(fetched) } }
                         _ = try await withTaskCancellationHandler {
                             try await BlockingPool.run {
                                 try maker.make(entries[clip], into: folders[clip], effort: effort,

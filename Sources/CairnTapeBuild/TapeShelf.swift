@@ -66,13 +66,19 @@ public struct TapeShelf: Sendable {
         return try pruneClips()
     }
 
-    /// Deletes clip folders that no tape's record names (a removed tape's, or a changed format's).
-    func pruneClips() throws -> Int {
+    /// The keys of the clips some tape shows.
+    public func shownClips() throws -> Set<String> {
         var kept = Set<String>()
         for name in names() {
             guard let manifest = try manifest(name) else { continue }
             kept.formUnion(manifest.clips.map(\.folderName))
         }
+        return kept
+    }
+
+    /// Deletes clip folders that no tape's record names (a removed tape's, or a changed format's).
+    func pruneClips() throws -> Int {
+        let kept = try shownClips()
         let folders = (try? FileManager.default.contentsOfDirectory(atPath: layout.tapeClipsDirectory)) ?? []
         var removed = 0
         for key in folders where !kept.contains(key) {

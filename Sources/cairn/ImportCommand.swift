@@ -164,7 +164,10 @@ struct ImportCommand: AsyncParsableCommand {
         if let immich { options.destination = immich }
         let files = try await StoreOption.open(try store.location(libraryRoot: library.resolvedPath),
                                                libraryRoot: library.resolvedPath)
-        if let files { options.destination = LibraryDestination(store: files, folderRoot: library.resolvedPath) }
+        if let files {
+            options.destination = LibraryDestination(store: files, folderRoot: library.resolvedPath)
+            options.pipeline.transfer.holdsItemsUpTo = StoreStages.inMemoryLimit  // a small file goes up from memory
+        }
         do {
             try await run(options, immich: immich, files: files)
             await immich?.close()

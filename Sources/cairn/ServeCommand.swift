@@ -77,7 +77,12 @@ struct ServeCommand: AsyncParsableCommand {
         server.onListening = { port in
             Output.error("serving \(root) on http://\(ListenAddress(host: host, port: port))/ (read-only)")
         }
-        try await server.run()
+        // A library whose files are in a store: the page's thumbnails are read from there.
+        try await StoreOption.withRecorded(libraryRoot: root) { store in
+            var server = server
+            server.store = store
+            try await server.run()
+        }
     }
 
     /// The token from its file's first line; a file that other users may read gets a warning.

@@ -9,8 +9,8 @@ import Foundation
 struct StoreCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "store",
-        abstract: "Copy a library's files to an S3-compatible object store.",
-        subcommands: [StoreCopyCommand.self]
+        abstract: "Copy or move a library's files to an S3-compatible object store.",
+        subcommands: [StoreCopyCommand.self, StoreMoveCommand.self]
     )
 }
 
@@ -23,9 +23,10 @@ struct StoreCopyCommand: AsyncParsableCommand {
             Every file under originals/, sidecars/, derived/ and tapes/ of the library goes to the same path under \
             PREFIX in the bucket; what the store already holds with the same size is left alone, so a copy that \
             was interrupted is resumed by running it again, and a copy of an unchanged library sends no file. \
-            Each upload carries its SHA-256 (a big file's parts their MD5), which the store checks before it \
-            keeps the object. The trash, the catalog and the run logs are not copied. The library's folder is \
-            only read: it stays the library; nothing reads the copy yet.
+            Each upload carries a checksum the store checks before it keeps the object (an original's or \
+            sidecar's the SHA1 its name is, so a file damaged on the disk is refused, not copied). The trash, the catalog and the run logs are not copied. The library's folder is \
+            only read and stays the library: the copy is a backup (`cairn store move` moves the library onto the \
+            store).
 
             The store is found as the AWS CLI finds it: the endpoint from AWS_ENDPOINT_URL_S3 or \
             AWS_ENDPOINT_URL (else AWS for the region), the region from AWS_REGION, the key pair from \

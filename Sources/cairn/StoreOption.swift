@@ -8,7 +8,7 @@ import Foundation
 /// `--store s3://BUCKET/PREFIX`: where a library's files live when not in its folder.
 struct StoreOption: ParsableArguments {
     @Option(name: .customLong("store"),
-            help: "Keep the library's originals, sidecars and derived files in this S3-compatible store (s3://BUCKET/PREFIX) instead of its folder; a new library only, recorded at its first import (also $CAIRN_STORE, or `store` in cairn.toml).")
+            help: "Keep the library's originals, sidecars and derived files in this S3-compatible store (s3://BUCKET/PREFIX) instead of its folder; a new library only, recorded at its first import; `cairn store move` moves an existing one (also $CAIRN_STORE, or `store` in cairn.toml).")
     var url: String?
 
     /// The store the library's files are in: the one it records (`.cairn-store`), which a flag, `$CAIRN_STORE` or
@@ -35,8 +35,8 @@ struct StoreOption: ParsableArguments {
         case (let named?, nil):
             let location = try named.get()
             guard !LibraryLayout.holdsLibrary(libraryRoot) else {
-                throw ValidationError("\(libraryRoot) keeps its files in its folder, and a library cannot move onto a "
-                                      + "store yet: `cairn store copy --to \(location)` copies them there")
+                throw ValidationError("\(libraryRoot) keeps its files in its folder: `cairn store move --to \(location)` "
+                                      + "moves them onto the store, after which every command uses it")
             }
             return location
         case (let named?, let recorded?):

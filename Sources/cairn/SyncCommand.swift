@@ -222,7 +222,10 @@ struct SyncInvocation {
             if pipeline?.lanes == nil { importOptions.pipeline.transfer.width = ImportCommand.defaultUploads }
         }
         if request.sharedWork != nil { SharedQueueLanes.apply(to: &importOptions.pipeline) }
-        if let files { importOptions.destination = LibraryDestination(store: files, folderRoot: request.libraryRoot) }
+        if let files {
+            importOptions.destination = LibraryDestination(store: files, folderRoot: request.libraryRoot)
+            importOptions.pipeline.transfer.holdsItemsUpTo = StoreStages.inMemoryLimit  // a small file goes up from memory
+        }
         if let pipeline {
             importOptions.pipeline = try pipeline.applied(to: importOptions.pipeline)
             importOptions.keepsOutcomes = pipeline.report != nil

@@ -17,7 +17,9 @@ struct TapeCommand: AsyncParsableCommand {
             A tape is an HLS playlist (tapes/NAME/playlist.m3u8 in the library) of H.264 1080p30 and AAC clips in \
             fMP4 segments: videos trimmed, stills as short clips, Live Photos as their motion, in capture order. \
             It is playable once its first clips are made and grows as the rest are; tape.mp4 is written at the end. \
-            Clips are kept by content, so a rebuild makes only what is new.
+            Clips are kept by content, so a rebuild makes only what is new. In a library whose files are in a \
+            store, originals are read from the store and clips kept there too, so a build in another folder of \
+            the library takes them from there.
             """,
         subcommands: [TapeBuildCommand.self, TapeListCommand.self, TapeShowCommand.self, TapeRemoveCommand.self])
 }
@@ -69,11 +71,13 @@ struct TapeBuildCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        if let store = LibraryLayout(root: library.resolvedPath).recordedStore {
-            // Tape clips are encoded from the originals in the folder; a store's are not fetched for them yet.
-            Output.error("\(library.resolvedPath)'s files are in \(store): tapes are not built from a store yet")
-            throw ExitCode(ExitStatus.failure.rawValue)
+        // A library whose files are in a store: its originals are read from there, its clips kept there too.
+        try await StoreOption.withRecorded(libraryRoot: library.resolvedPath) { store in
+            try await build(clipStore: store.map { TapeClipStore(store: $0, layout: LibraryLayout(root: library.resolvedPath)) })
         }
+    }
+
+    private func build(clipStore: TapeClipStore?) async throws {
         MemoryTuning.returnLargeBlocksToTheSystem()
         let selection = TapeSelection(since: filter.sinceDate, until: filter.untilDate, kind: filter.mediaKind,
                                       album: filter.album, assets: assets)
@@ -100,7 +104,8 @@ struct TapeBuildCommand: AsyncParsableCommand {
         let name = name, library = library, catalog = catalog
         let build = Task {
             try await CatalogAccess.changingExisting(library, catalog: catalog, command: "tape build") { opened, catalog in
-                try await TapeBuilder(layout: opened.layout, catalog: catalog, name: name, settings: settings)
+                try await TapeBuilder(layout: opened.layout, catalog: catalog, name: name, settings: settings,
+                                      clipStore: clipStore)
                     .build(selection) { news in
                         view.show(news)
                         narrator.tape(news)
@@ -212,10 +217,17 @@ struct TapeRemoveCommand: AsyncParsableCommand {
     @OptionGroup var catalog: CatalogLocationOption
 
     func run() async throws {
-        try await CatalogAccess.reportingFailures {
-            try await CatalogAccess.changingExisting(library, catalog: catalog, command: "tape remove") { opened, _ in
-                let clips = try TapeShelf(layout: opened.layout).remove(name)
-                Output.line("removed tape \(name) and \(clips) clip folders no other tape shows")
+        try await StoreOption.withRecorded(libraryRoot: library.resolvedPath) { store in
+            try await CatalogAccess.reportingFailures {
+                try await CatalogAccess.changingExisting(library, catalog: catalog, command: "tape remove") { opened, _ in
+                    let shelf = TapeShelf(layout: opened.layout)
+                    let clips = try shelf.remove(name)
+                    Output.line("removed tape \(name) and \(clips) clip folders no other tape shows")
+                    if let store {
+                        let stored = try await TapeClipStore(store: store, layout: opened.layout).prune(keeping: try shelf.shownClips())
+                        Output.line("removed \(stored) of those clips from \(store.description)")
+                    }
+                }
             }
         }
     }

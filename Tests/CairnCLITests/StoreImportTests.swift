@@ -6,16 +6,16 @@ import Testing
 
 /// `cairn import --store s3://…` as a real process against the suite's SeaweedFS: the library's files go to the
 /// store and leave the folder, the library records its store, a later run finds its originals there, a kill
-/// resumes, and what cannot work yet is refused before anything is read.
+/// resumes, and a store the library does not record is refused before anything is read.
 @Suite struct StoreImportTests {
-    /// Files under the folders a store takes over, in the library folder.
+    /// Files under the folders a store takes over, in the library folder, by their paths in it.
     static func mediaFiles(in library: String) -> [String] {
         ["originals", "derived", "sidecars"].flatMap { folder -> [String] in
             let root = library + "/" + folder
             return (FileManager.default.enumerator(atPath: root)?.allObjects as? [String] ?? []).filter { name in
                 var isDirectory: ObjCBool = false
                 return FileManager.default.fileExists(atPath: root + "/" + name, isDirectory: &isDirectory) && !isDirectory.boolValue
-            }
+            }.map { folder + "/" + $0 }
         }
     }
 
@@ -53,6 +53,17 @@ import Testing
         #expect(check.standardOutput.contains("0 orphan(s), 0 missing, 0 of another size"), "\(check.standardOutput)")
         #expect(check.standardOutput.contains(location), "\(check.standardOutput)")
         #expect(!check.standardOutput.contains(environment["AWS_SECRET_ACCESS_KEY"]!))
+
+        // The status page's thumbnails are read from the store.
+        let server = try ServiceProcess(CairnBinary.path, ["serve", "--library", library, "--listen", "127.0.0.1:0"],
+                                        environment: environment, logPath: folder.subpath("serve.log"))
+        defer { server.stop() }
+        let base = "http://127.0.0.1:" + (try server.waitForOutput(matching: "on http://127\\.0\\.0\\.1:([0-9]+)/"))
+        let thumbnail = try #require(thumbnails.first)
+        let sha1 = String(try #require(thumbnail.key.text.split(separator: "/").last).prefix(40))
+        let fetched = folder.subpath("thumbnail.webp")
+        try ExternalTool.run(["curl", "-s", "--fail", "-o", fetched, base + "/thumbnails/" + sha1])
+        #expect(Array(try Data(contentsOf: URL(fileURLWithPath: fetched))) == (try await store.read(thumbnail.key, range: nil)))
         await store.close()
     }
 
@@ -157,7 +168,7 @@ import Testing
         await store.close()
     }
 
-    @Test func whatAStoreCannotDoYetIsRefusedBeforeAnythingIsRead() throws {
+    @Test func aStoreTheLibraryDoesNotRecordIsRefusedBeforeAnythingIsRead() throws {
         let (folder, _) = try SyncCommandTests.makeSource(count: 2)
         let environment = try TestS3.environment()
         let location = try TestS3.freshLocation()
@@ -168,7 +179,7 @@ import Testing
         let moved = try CairnBinary.run(["import", folder.subpath("src"), "--library", library, "--store", location],
                                         environment: environment)
         #expect(moved.status == 64)
-        #expect(moved.standardError.contains("cairn store copy --to"), "\(moved.standardError)")
+        #expect(moved.standardError.contains("cairn store move --to"), "\(moved.standardError)")
 
         let onStore = folder.subpath("lib2")
         let first = try CairnBinary.run(["import", folder.subpath("src"), "--library", onStore, "--store", location],

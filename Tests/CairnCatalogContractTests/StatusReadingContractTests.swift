@@ -95,10 +95,9 @@ import Testing
             #expect(page.newest.map(\.sha1) == [3, 4, 5].map { BrowseContractTests.checksum($0).hex })
             #expect(page.newest.map(\.hasThumbnail) == [false, true, false])
             #expect(page.waitingTotal == 0)
-            let thumbnail = try await StatusPageFacts.thumbnail(layout: library.layout, catalog: catalog,
-                                                                sha1: BrowseContractTests.checksum(4).hex)
-            #expect(thumbnail?.path == library.layout.absolute("derived/00/4-thumb.webp") && thumbnail?.format == "webp")
-            #expect(try await StatusPageFacts.thumbnail(layout: library.layout, catalog: catalog, sha1: "not hex") == nil)
+            let thumbnail = try await StatusPageFacts.thumbnail(catalog: catalog, sha1: BrowseContractTests.checksum(4).hex)
+            #expect(thumbnail?.path == "derived/00/4-thumb.webp" && thumbnail?.format == "webp")
+            #expect(try await StatusPageFacts.thumbnail(catalog: catalog, sha1: "not hex") == nil)
         }
     }
 }

@@ -22,15 +22,16 @@ struct SchedulerMemoryTests {
     /// Runs photos whose probes say `footprints`, ending phases in an order `seed` picks; the metadata phase hands
     /// the core each item's footprint, as the real stages do.
     static func run(_ footprints: [MemoryFootprint], budget: MemoryBudget, width: Int = 2, seed: UInt64,
-                    clips: Bool = true, queued: Bool = false) -> Run {
+                    clips: Bool = true, queued: Bool = false, itemBytes: Int64 = 1_000, heldUpTo: Int64 = 0) -> Run {
         var configuration = testConfiguration(width: width, inbox: 3)
+        configuration.transfer.holdsItemsUpTo = heldUpTo
         configuration.clipsEnabled = clips
         configuration.memory = budget
         configuration.thumbnail.holdsMemory = !queued
         configuration.synthesis.holdsMemory = !queued
         var core = SchedulerCore(configuration: configuration, random: halfJitter)
         var random = SplitMix64(seed: seed)
-        let records = footprints.indices.map { ItemRecord(item: item(Int64($0 + 1))) }
+        let records = footprints.indices.map { ItemRecord(item: item(Int64($0 + 1), bytes: itemBytes)) }
         var result = Run()
         var pending = core.start(records, cancelledWithin: nil)
         var running: [(token: UInt64, id: ItemID, lane: Lane)] = []
@@ -101,6 +102,22 @@ struct SchedulerMemoryTests {
         #expect(thumbnails.count == 6)
         // Beside a probe's few bytes at most, never beside another thumbnail.
         #expect(thumbnails.allSatisfy { $0.others < 100 * Self.mebibyte }, "\(thumbnails.map(\.others))")
+    }
+
+    @Test func aFileSentFromMemoryIsCountedTwiceWhileItsTransferRuns() {
+        // 12 MiB photos put from memory hold 24 MiB each (the bytes and the request's copy): a 40 MiB budget has
+        // room for one such transfer at a time. Without the setting, a transfer counts nothing.
+        let footprints = [MemoryFootprint](repeating: MemoryFootprint(thumbnail: 0, clip: 0), count: 6)
+        let budget = MemoryBudget(bytes: 40 * Self.mebibyte, origin: .option)
+        let held = Self.run(footprints, budget: budget, seed: 3, clips: false, itemBytes: 12 * Self.mebibyte,
+                            heldUpTo: 16 * Self.mebibyte)
+        #expect(held.finished)
+        #expect(held.overBudget.isEmpty, "\(held.overBudget)")
+        let transfers = held.starts.filter { $0.lane == .transfer }
+        #expect(transfers.count == 6 && transfers.allSatisfy { $0.memory == 24 * Self.mebibyte }, "\(transfers.map(\.memory))")
+        #expect(transfers.allSatisfy { $0.others < 24 * Self.mebibyte }, "\(transfers.map(\.others))")
+        let streamed = Self.run(footprints, budget: budget, seed: 3, clips: false, itemBytes: 12 * Self.mebibyte)
+        #expect(streamed.starts.filter { $0.lane == .transfer }.allSatisfy { $0.memory == 0 })
     }
 
     @Test func lanesWhoseWorkIsQueuedForWorkersHoldNoneOfTheBudget() {
