@@ -171,7 +171,7 @@ let package = Package(
             .product(name: "NIOCore", package: "swift-nio"),
         ]),
         // A run over a library: wires the layers above together.
-        .target(name: "CairnLibrary", dependencies: ["CLinux", "CCrashEvidence", "CairnCore", "CairnHashing", "CairnCatalog"]),
+        .target(name: "CairnLibrary", dependencies: ["CLinux", "CCrashEvidence", "CairnCore", "CairnHashing", "CairnCatalog", "CairnStore"]),
         .target(name: "CairnTrash", dependencies: ["CairnCore", "CairnCatalog", "CairnReconcile", "CairnLibrary"]),
         // The lanes' work: the library's stages, the destination seam, the import's pipeline over the catalog,
         // `cairn thumbnail`'s batch, Live Photo pairing and sidecar linking.

@@ -162,8 +162,9 @@ struct ImportCommand: AsyncParsableCommand {
                                                    uploads: options.pipeline.transfer.width,
                                                    cancellation: options.cancellation, needs: ImmichPermissions.bringIn)
         if let immich { options.destination = immich }
-        let files = try await StoreOption.open(try store.location(libraryRoot: library.resolvedPath),
-                                               libraryRoot: library.resolvedPath)
+        let files = try await StoreOption.open(
+            try store.location(libraryRoot: library.resolvedPath), libraryRoot: library.resolvedPath,
+            sharedCatalog: immich == nil && (try catalog.location(libraryRoot: library.resolvedPath, stateRoot: nil)) != nil)
         if let files {
             options.destination = LibraryDestination(store: files, folderRoot: library.resolvedPath)
             options.pipeline.transfer.holdsItemsUpTo = StoreStages.inMemoryLimit  // a small file goes up from memory

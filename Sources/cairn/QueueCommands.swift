@@ -35,8 +35,9 @@ struct WorkerCommand: AsyncParsableCommand {
             With --store s3://BUCKET/PREFIX (the store an import with --queue --store put the library's files in), \
             no host needs the library folder: a worker finds the library by the identity its import left in the \
             store, reads each job's original from the store and puts the thumbnail, preview and clip there before \
-            the job counts as done. --library then only names the worker's scratch space (by default a temporary \
-            folder, removed when the worker stops), where an original stays only while a job reads it; named as \
+            the job counts as done. --library then only says where the worker's scratch folder goes (by default \
+            $TMPDIR; a folder of its own for each worker, removed when it stops, and by the next worker there if \
+            it was killed), where an original stays only while a job reads it; named as \
             the import's own library folder (a worker on the import's host), it reads the import's copies there \
             and leaves them for the import to let go. Endpoint, \
             region and credentials come from the AWS variables and files, as for `cairn import --store`; a store \
@@ -97,8 +98,13 @@ struct WorkerCommand: AsyncParsableCommand {
         let storeLocation = try storeLocation()
         var store: S3Store?
         if let storeLocation { store = try await StoreOption.connect(storeLocation) }
-        // A store's worker without --library works in a folder of its own, gone when it stops.
-        let scratch = store != nil && library.path == nil ? try Self.makeScratch() : nil
+        // A store's worker works in a folder of its own, gone when it stops: under the folder --library names
+        // unless that holds a library (the import's, whose copies it reads), else under $TMPDIR. Two workers that
+        // name one folder each get their own.
+        var scratch: String?
+        if store != nil, library.path == nil || !LibraryLayout.holdsLibrary(library.resolvedPath) {
+            scratch = try Self.makeScratch(under: library.path == nil ? nil : library.resolvedPath)
+        }
         defer { if let scratch { try? FileManager.default.removeItem(atPath: scratch) } }
         let folder = scratch ?? library.resolvedPath
         var request = SharedQueueService.WorkerRequest(
@@ -106,8 +112,8 @@ struct WorkerCommand: AsyncParsableCommand {
             drainTimeout: .milliseconds(Int64(drainSeconds * 1000)), leaseTTL: .milliseconds(Int64(leaseSeconds * 1000)),
             jobLogPath: jobLogPath, memory: budget)
         request.store = store
-        // A library folder named as scratch may be the import's, whose copies other processes read.
-        request.ownsFolder = scratch != nil || !LibraryLayout.holdsLibrary(folder)
+        // A library folder may be the import's, whose copies other processes read.
+        request.ownsFolder = scratch != nil
         var signals: SignalHandling?
         defer { signals?.uninstall() }
         do {
@@ -138,15 +144,43 @@ struct WorkerCommand: AsyncParsableCommand {
 }
 
 extension WorkerCommand {
-    /// A temporary folder for a store's worker: its originals while read, its jobs' files until put.
-    static func makeScratch() throws -> String {
-        let base = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
-        var template = Array((base + "/cairn-worker-XXXXXX").utf8CString)
+    static let scratchPrefix = "cairn-worker-"
+
+    /// A new folder for a store's worker under `base` (default $TMPDIR, else /tmp): its originals while read, its
+    /// jobs' files until put. The worker holds a lock on it while it lives; scratch folders beside it whose lock
+    /// nobody holds (their workers were killed) are removed first.
+    static func makeScratch(under base: String?) throws -> String {
+        let base = base ?? ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        try? FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: base)) ?? [] where name.hasPrefix(scratchPrefix) {
+            let folder = base + "/" + name
+            guard let lock = lockScratch(folder, creating: false) else { continue }
+            try? FileManager.default.removeItem(atPath: folder)
+            close(lock)
+        }
+        var template = Array((base + "/" + scratchPrefix + "XXXXXX").utf8CString)
         guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
             Output.error("cannot make a scratch folder under \(base): \(String(cString: strerror(errno)))")
             throw ExitCode(ExitStatus.failure.rawValue)
         }
-        return String(cString: made)
+        let folder = String(cString: made)
+        // Held (never closed) until the process ends, however it ends.
+        guard lockScratch(folder, creating: true) != nil else {
+            Output.error("cannot lock the scratch folder \(folder): \(String(cString: strerror(errno)))")
+            throw ExitCode(ExitStatus.failure.rawValue)
+        }
+        return folder
+    }
+
+    /// The descriptor of `folder`'s lock file, locked; nil when another process holds it (or it cannot be opened).
+    private static func lockScratch(_ folder: String, creating: Bool) -> Int32? {
+        let flags = O_RDWR | O_CLOEXEC | (creating ? O_CREAT : 0)
+        guard case .success(let descriptor) = SystemCall.result({ open(folder + "/.lock", flags, 0o600) }) else { return nil }
+        guard case .success = SystemCall.result({ flock(descriptor, LOCK_EX | LOCK_NB) }) else {
+            close(descriptor)
+            return nil
+        }
+        return descriptor
     }
 }
 

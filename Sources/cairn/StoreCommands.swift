@@ -40,39 +40,21 @@ struct StoreCopyCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(name: .customLong("to"), help: "The store to copy to, as s3://BUCKET or s3://BUCKET/PREFIX.")
-    var destination: String
-
-    @Option(name: .customLong("uploads"), help: "How many files go up at once (default 8).")
-    var width = 8
-
+    @OptionGroup var target: StoreTargetOptions
     @OptionGroup var library: LibraryOption
 
-    func validate() throws {
-        do {
-            _ = try S3Location(parsing: destination)
-        } catch {
-            throw ValidationError(error.description)
-        }
-        guard (1 ... 64).contains(width) else { throw ValidationError("--uploads must be between 1 and 64.") }
-    }
-
     func run() async throws {
-        let root = library.resolvedPath
-        guard LibraryLayout.holdsLibrary(root) else {
-            Output.error("\(root) holds no cairn library (give --library, or import into it first)")
-            throw ExitCode(ExitStatus.failure.rawValue)
-        }
+        let root = try StoreTargetOptions.existingLibrary(library)
         let settings: S3Settings
         do {
-            settings = try S3Settings.resolve(destination)
+            settings = try S3Settings.resolve(target.destination)
         } catch {
             Output.error(error.description)
             throw ExitCode(ExitStatus.failure.rawValue)
         }
         let store = try S3Store(settings: settings)
         var copy = StoreCopy(source: FolderStore(root: root), destination: store)
-        copy.width = width
+        copy.width = target.width
         let target = settings.location.description
         let shown = Locked(0)
         copy.onPage = { report in
@@ -99,5 +81,29 @@ struct StoreCopyCommand: AsyncParsableCommand {
         Output.line("Copied \(report.copied) file(s) (\(megabytes) MiB) to \(target); \(report.present) were there already.")
         for failure in report.failures { Output.error("not copied: \(failure)") }
         if !report.failures.isEmpty { throw ExitCode(ExitStatus.someFilesFailed.rawValue) }
+    }
+}
+
+/// `--to` and `--uploads`: where `cairn store copy` and `move` send a library's files, and how many at once.
+struct StoreTargetOptions: ParsableArguments {
+    @Option(name: .customLong("to"), help: "The store to send the library's files to, as s3://BUCKET or s3://BUCKET/PREFIX.")
+    var destination: String
+
+    @Option(name: .customLong("uploads"), help: "How many files go up at once (default 8).")
+    var width = 8
+
+    func validate() throws {
+        do { _ = try S3Location(parsing: destination) } catch { throw ValidationError(error.description) }
+        guard (1 ... 64).contains(width) else { throw ValidationError("--uploads must be between 1 and 64.") }
+    }
+
+    /// The library's folder, which must hold a library (exit 1 otherwise).
+    static func existingLibrary(_ option: LibraryOption) throws -> String {
+        let root = option.resolvedPath
+        guard LibraryLayout.holdsLibrary(root) else {
+            Output.error("\(root) holds no cairn library (give --library, or import into it first)")
+            throw ExitCode(ExitStatus.failure.rawValue)
+        }
+        return root
     }
 }

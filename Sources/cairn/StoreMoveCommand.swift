@@ -4,7 +4,6 @@ import CairnCore
 import CairnImport
 import CairnLibrary
 import CairnS3
-import CairnSharedWork
 import CairnStages
 import CairnStore
 import Foundation
@@ -32,27 +31,13 @@ struct StoreMoveCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(name: .customLong("to"), help: "The store to move the library's files to, as s3://BUCKET or s3://BUCKET/PREFIX.")
-    var destination: String
-
-    @Option(name: .customLong("uploads"), help: "How many files go up at once (default 8).")
-    var width = 8
-
+    @OptionGroup var target: StoreTargetOptions
     @OptionGroup var library: LibraryOption
     @OptionGroup var catalog: CatalogLocationOption
 
-    func validate() throws {
-        do { _ = try S3Location(parsing: destination) } catch { throw ValidationError(error.description) }
-        guard (1 ... 64).contains(width) else { throw ValidationError("--uploads must be between 1 and 64.") }
-    }
-
     func run() async throws {
-        let root = library.resolvedPath
-        guard LibraryLayout.holdsLibrary(root) else {
-            Output.error("\(root) holds no cairn library (give --library, or import into it first)")
-            throw ExitCode(ExitStatus.failure.rawValue)
-        }
-        let location = try S3Location(parsing: destination)
+        let root = try StoreTargetOptions.existingLibrary(library)
+        let location = try S3Location(parsing: target.destination)
         if let recorded = LibraryLayout(root: root).recordedStore, (try? S3Location(parsing: recorded)) != location {
             Output.error("\(root)'s files are in \(recorded) already (\(LibraryLayout(root: root).storeMarkerPath))")
             throw ExitCode(ExitStatus.failure.rawValue)
@@ -81,14 +66,16 @@ struct StoreMoveCommand: AsyncParsableCommand {
                          + "or `cairn trash purge` them first, then move")
             return .failure
         }
-        // The store's identity first: a store that holds another library's files is refused before any is sent.
-        if LibraryIdentity.read(layout) == nil { _ = try LibraryIdentity.ensure(layout) }
-        if let named = try await LibraryIdentity.read(from: store), named != LibraryIdentity.read(layout) {
-            Output.error("\(store.description) holds the files of another library (\(named)); move to another prefix")
+        // The library's identity in the store first: a store that holds another library's files is refused before
+        // any is sent.
+        do {
+            try await StoreOption.claim(store, for: layout, sharedCatalog: false)
+        } catch {
+            Output.error("\(store.description) cannot take this library: \(error)")
             return .failure
         }
         var copy = StoreCopy(source: FolderStore(root: layout.root), destination: store)
-        copy.width = width
+        copy.width = target.width
         let report = try await copy.run(prefixes: ["originals/", "sidecars/", "derived/"])
         let megabytes = String(format: "%.1f", Double(report.copiedBytes) / 1_048_576)
         Output.line("Copied \(report.copied) file(s) (\(megabytes) MiB) to \(store.description); \(report.present) were there already.")
@@ -111,7 +98,6 @@ struct StoreMoveCommand: AsyncParsableCommand {
             Output.error("the store lacks \(short.count) file(s) the catalog names; the library stays in its folder")
             return .someFilesFailed
         }
-        _ = try await LibraryIdentity.ensure(layout, store: store)
         try StoreOption.record(store.settings.location, libraryRoot: layout.root)
         let removed = try await StoreFiles.sweep(FolderStore(root: layout.root), into: store)
         Output.line("Moved: \(checked.catalogFiles) file(s) the catalog names are in \(store.description), which "

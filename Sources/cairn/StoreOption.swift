@@ -52,11 +52,35 @@ struct StoreOption: ParsableArguments {
         do { return .success(try S3Location(parsing: text)) } catch { return .failure(ValidationError(error.description)) }
     }
 
-    /// The store's client, the library's marker written first (nil: the folder). A store that cannot be reached
-    /// stops the command here, with its reason, before any file is read.
-    static func open(_ location: S3Location?, libraryRoot: String) async throws -> S3Store? {
+    /// The store's client, the library's identity checked against the store's and its marker written first (nil:
+    /// the folder). A store that cannot be reached, or that holds another library's files, stops the command here
+    /// with its reason, before any file is read. `sharedCatalog`: the run's catalog is in PostgreSQL, which decides
+    /// whether a new folder may be another folder of the store's library (`SharedCatalog`).
+    static func open(_ location: S3Location?, libraryRoot: String, sharedCatalog: Bool) async throws -> S3Store? {
         guard let location else { return nil }
-        return try await connect(location) { try record(location, libraryRoot: libraryRoot) }
+        let store = try await connect(location)
+        do {
+            try await claim(store, for: LibraryLayout(root: libraryRoot), sharedCatalog: sharedCatalog)
+            try record(location, libraryRoot: libraryRoot)
+        } catch {
+            await store.close()
+            Output.error("\(location) cannot be used: \(error)")
+            throw ExitCode(ExitStatus.failure.rawValue)
+        }
+        return store
+    }
+
+    /// Records the library's identity in the store, or checks it is the one there. Two libraries with catalogs of
+    /// their own must never share a store: objects are named by content, so one's `trash purge` or `check --repair`
+    /// would delete files the other's catalog names.
+    static func claim(_ store: S3Store, for layout: LibraryLayout, sharedCatalog: Bool) async throws {
+        if let named = try await LibraryIdentity.read(from: store), LibraryIdentity.read(layout) == nil, !sharedCatalog {
+            throw LibraryIdentityError("it holds the files of library \(named), and \(layout.root) has a catalog of its "
+                                       + "own: name another prefix (or, for another folder of that library, its "
+                                       + "PostgreSQL catalog with --catalog)")
+        }
+        try FileManager.default.createDirectory(atPath: layout.root, withIntermediateDirectories: true)
+        _ = try await LibraryIdentity.ensure(layout, store: store)
     }
 
     /// The store's client once a listing has answered, and `then` has run (a worker records nothing); a store that

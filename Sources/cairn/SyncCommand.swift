@@ -207,7 +207,7 @@ struct SyncInvocation {
     private func openStore(_ request: RunRequest, immich: ImmichDestination?) async throws
         -> S3Store? {
         guard immich == nil, let location = try StoreOption.location(flag: nil, libraryRoot: request.libraryRoot) else { return nil }
-        return try await StoreOption.open(location, libraryRoot: request.libraryRoot)
+        return try await StoreOption.open(location, libraryRoot: request.libraryRoot, sharedCatalog: request.catalog != nil)
     }
 
     /// The sync, opened by `RunAssembly` as `request` says (again, should its PostgreSQL catalog lose its working

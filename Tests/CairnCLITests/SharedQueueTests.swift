@@ -406,7 +406,7 @@ enum QueueDatabase {
         #expect(LibraryIdentity.read(layout) == identity)
         // Something else at that name is neither replaced nor taken for an identity.
         try Data("not a uuid\n".utf8).write(to: URL(fileURLWithPath: layout.identityPath))
-        #expect(throws: SharedWorkError.self) { try LibraryIdentity.ensure(layout) }
+        #expect(throws: LibraryIdentityError.self) { try LibraryIdentity.ensure(layout) }
         #expect(try String(contentsOfFile: layout.identityPath, encoding: .utf8) == "not a uuid\n")
     }
 }

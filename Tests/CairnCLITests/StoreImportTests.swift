@@ -189,6 +189,14 @@ import Testing
                                              location + "-other"], environment: environment)
         #expect(elsewhere.status == 64)
         #expect(elsewhere.standardError.contains(".cairn-store"), "\(elsewhere.standardError)")
+        // A second library with a catalog of its own never shares a store with the first: its purges and repairs
+        // would delete files the first's catalog names.
+        let second = folder.subpath("lib3")
+        let shared = try CairnBinary.run(["import", folder.subpath("src"), "--library", second, "--store", location],
+                                         environment: environment)
+        #expect(shared.status == 1, "\(shared.standardOutput)\(shared.standardError)")
+        #expect(shared.standardError.contains("holds the files of library"), "\(shared.standardError)")
+        #expect(!FileManager.default.fileExists(atPath: second + "/.cairn-store"))
         // An unreachable store stops the run with its reason, before any file is read.
         var wrong = environment
         wrong["AWS_SECRET_ACCESS_KEY"] = "wrong-\(UUID().uuidString)"

@@ -68,4 +68,38 @@ import Testing
                                         environment: environment)
         #expect(mixed.status == 1 && mixed.standardError.contains("holds the files of library"), "\(mixed.standardError)")
     }
+
+    /// Two workers that name one folder (not a library) each work in a scratch folder of their own inside it, and
+    /// one a killed worker left there is removed by the next to start.
+    @Test func workersThatNameOneFolderEachGetTheirOwnScratchInIt() async throws {
+        let folder = try TemporaryDirectory(prefix: "cairn-store-scratch")
+        let (url, _) = try QueueDatabase.fresh()
+        let environment = try TestS3.environment()
+        let location = try TestS3.freshLocation()
+        let store = try S3Store(settings: try S3Settings.resolve(location, environment: environment))
+        _ = try await store.put(try ObjectKey("cairn-library-id"), bytes: Array("\(UUID().uuidString.lowercased())\n".utf8))
+        await store.close()
+        let shared = folder.path + "/scratch"
+        let left = shared + "/cairn-worker-killed"
+        try FileManager.default.createDirectory(atPath: left, withIntermediateDirectories: true)
+        try Data().write(to: URL(fileURLWithPath: left + "/.lock"))
+        var workers: [ServiceProcess] = []
+        var scratches: [String] = []
+        for index in 0..<2 {
+            let worker = try ServiceProcess(CairnBinary.path, ["worker", "--queue", url, "--store", location,
+                                                               "--library", shared, "--lanes", "1"],
+                                            environment: environment, logPath: folder.path + "/worker\(index).log")
+            workers.append(worker)
+            scratches.append(try await BlockingPool.run { try worker.waitForOutput(matching: "\\(scratch ([^)]+)\\)", timeout: 60) })
+        }
+        #expect(scratches[0] != scratches[1], "\(scratches)")
+        #expect(scratches.allSatisfy { $0.hasPrefix(shared + "/cairn-worker-") && FileManager.default.fileExists(atPath: $0) })
+        #expect(!FileManager.default.fileExists(atPath: left), "the killed worker's scratch folder is still there")
+        for worker in workers {
+            kill(worker.pid, SIGTERM)
+            try await BlockingPool.run { worker.process.waitUntilExit() }
+            #expect(worker.process.terminationStatus == 0, "\(worker.output)")
+        }
+        #expect(scratches.allSatisfy { !FileManager.default.fileExists(atPath: $0) }, "\(scratches)")
+    }
 }

@@ -1,12 +1,12 @@
 import CairnCore
-import CairnLibrary
 import CairnStore
 import Foundation
 import Glibc
 
-/// A library's name in a shared work queue: a UUID kept in the library folder, so every host finds the same
-/// library wherever it mounts it, and a worker whose mount is missing (an empty folder in its place) finds none
-/// and refuses to work instead of writing into the wrong disk.
+/// A library's name in a shared work queue and in its store: a UUID kept in the library folder (and beside the
+/// files in a store), so every host finds the same library wherever it mounts it, a worker whose mount is missing
+/// (an empty folder in its place) finds none and refuses to work instead of writing into the wrong disk, and a
+/// store holds the files of one library only.
 public enum LibraryIdentity {
     /// The identity of the library at `layout`, made and made durable when it has none yet (an import, holding
     /// the library's lock).
@@ -30,10 +30,10 @@ public enum LibraryIdentity {
             }
             try FileSystem.syncDirectory(layout.root)
         } catch {
-            throw SharedWorkError("cannot record the library's identity in \(layout.identityPath): \(error)")
+            throw LibraryIdentityError("cannot record the library's identity in \(layout.identityPath): \(error)")
         }
         guard let identity = read(layout) else {
-            throw SharedWorkError("\(layout.identityPath) holds no identity cairn wrote; move it aside")
+            throw LibraryIdentityError("\(layout.identityPath) holds no identity cairn wrote; move it aside")
         }
         return identity
     }
@@ -61,7 +61,7 @@ public enum LibraryIdentity {
         if let named = try await read(from: store) {
             let identity = try ensure(layout, proposing: named)
             guard identity == named else {
-                throw SharedWorkError("\(store.description) holds the files of library \(named), and \(layout.root) is "
+                throw LibraryIdentityError("\(store.description) holds the files of library \(named), and \(layout.root) is "
                                       + "library \(identity) (\(layout.identityPath))")
             }
             return identity
@@ -69,11 +69,11 @@ public enum LibraryIdentity {
         let identity = try ensure(layout)
         let key = try ObjectKey(storeKey)
         do { _ = try await store.put(key, bytes: Array((identity + "\n").utf8)) } catch {
-            throw SharedWorkError("cannot record the library's identity in \(store.description): \(error)")
+            throw LibraryIdentityError("cannot record the library's identity in \(store.description): \(error)")
         }
         // Of two imports naming one store at once, the first put wins, and the other refuses here.
         guard let named = try await read(from: store), named == identity else {
-            throw SharedWorkError("\(store.description) was named by another library while \(layout.root) "
+            throw LibraryIdentityError("\(store.description) was named by another library while \(layout.root) "
                                   + "(library \(identity)) was recording itself there")
         }
         return identity
@@ -88,17 +88,17 @@ public enum LibraryIdentity {
             guard try await store.size(of: key) != nil else { return nil }
             bytes = try await store.read(key, range: nil)
         } catch {
-            throw SharedWorkError("cannot read the library's identity in \(store.description): \(error)")
+            throw LibraryIdentityError("cannot read the library's identity in \(store.description): \(error)")
         }
         guard let identity = parse(bytes) else {
-            throw SharedWorkError("\(store.description)/\(storeKey) holds no identity cairn wrote")
+            throw LibraryIdentityError("\(store.description)/\(storeKey) holds no identity cairn wrote")
         }
         return identity
     }
 }
 
-/// Why shared work could not start, in one line.
-public struct SharedWorkError: Error, CustomStringConvertible {
+/// Why a library's identity could not be recorded or read, in one line.
+public struct LibraryIdentityError: Error, CustomStringConvertible {
     public var description: String
     public init(_ description: String) { self.description = description }
 }
