@@ -65,4 +65,34 @@ import Testing
         }
         await store.close()
     }
+
+    /// The folder's trash moved files aside, where a store library's trash would not look: such a library is not
+    /// moved (nothing sent, nothing recorded) until its trash is empty.
+    @Test func aLibraryWhoseTrashHoldsAssetsMovesOnlyOnceItIsEmpty() async throws {
+        let (folder, _) = try SyncCommandTests.makeSource(count: 3)
+        let environment = try TestS3.environment()
+        let location = try TestS3.freshLocation()
+        let library = folder.subpath("lib")
+        func cairn(_ arguments: [String]) throws -> CairnBinary.Result {
+            try CairnBinary.run(arguments + ["--library", library], environment: environment)
+        }
+        #expect(try cairn(["sync", folder.subpath("src"), "--plain", "--clips", "off"]).status == 0)
+        try FileManager.default.removeItem(atPath: folder.subpath("src/IMG_0.jpg"))
+        let trashed = try cairn(["sync", folder.subpath("src"), "--plain", "--apply-deletions", "--quarantine-days", "0"])
+        #expect(trashed.status == 0, "\(trashed.standardOutput)\(trashed.standardError)")
+
+        let refused = try cairn(["store", "move", "--to", location])
+        #expect(refused.status == 1, "\(refused.standardOutput)\(refused.standardError)")
+        #expect(refused.standardError.contains("trash holds 1 asset(s)"), "\(refused.standardError)")
+        #expect(!FileManager.default.fileExists(atPath: library + "/.cairn-store"))
+        let store = try S3Store(settings: try S3Settings.resolve(location, environment: environment))
+        #expect(try await store.list(prefix: "originals/", after: nil, limit: 10).isEmpty)
+
+        let purged = try cairn(["trash", "purge", "--older-than", "0"])
+        #expect(purged.status == 0, "\(purged.standardOutput)\(purged.standardError)")
+        let moved = try cairn(["store", "move", "--to", location])
+        #expect(moved.status == 0, "\(moved.standardOutput)\(moved.standardError)")
+        #expect(try await store.list(prefix: "originals/", after: nil, limit: 10).count == 2)
+        await store.close()
+    }
 }
