@@ -7,8 +7,10 @@ import Testing
 /// the single file lasts as long as the clips, a rebuild makes only what is new, and a clip that cannot be made is
 /// skipped with its reason while the tape goes on.
 @Suite struct TapeCommandTests {
-    /// Photos and videos taken a minute apart, imported without clips (stills become clips from their pictures).
-    static func library() throws -> (folder: TemporaryDirectory, root: String) {
+    /// Photos and videos taken a minute apart, imported without clips (stills become clips from their pictures),
+    /// with `importing` added to the import's arguments.
+    static func library(importing: [String] = [], environment: [String: String] = [:]) throws
+        -> (folder: TemporaryDirectory, root: String) {
         let folder = try TemporaryDirectory()
         try FileManager.default.createDirectory(atPath: folder.subpath("src"), withIntermediateDirectories: true)
         try MediaFixtures.jpegWithExif(at: folder.subpath("src/a.jpg"), width: 640, height: 480, orientation: 1,
@@ -19,7 +21,8 @@ import Testing
                                        exif: Self.taken("2021:06:01 10:02:00"))
         try MediaFixtures.rotatedPhoneVideo(at: folder.subpath("src/d.mp4"), seconds: 1)
         let root = folder.subpath("lib")
-        let imported = try CairnBinary.run(["import", folder.subpath("src"), "--library", root, "--clips", "off", "--quiet"])
+        let imported = try CairnBinary.run(["import", folder.subpath("src"), "--library", root, "--clips", "off", "--quiet"]
+                                           + importing, environment: environment)
         guard imported.status == 0 else { throw FixtureError(description: "import: \(imported.standardError)") }
         return (folder, root)
     }

@@ -9,32 +9,21 @@ import Testing
 /// that lost its tapes takes them from there instead of encoding them again; `tape remove` deletes them there.
 @Suite struct TapeStoreTests {
     @Test func aTapeIsBuiltFromTheStoresOriginalsAndItsClipsAreKeptThere() async throws {
-        let folder = try TemporaryDirectory()
-        try FileManager.default.createDirectory(atPath: folder.subpath("src"), withIntermediateDirectories: true)
-        try MediaFixtures.jpegWithExif(at: folder.subpath("src/a.jpg"), width: 640, height: 480, orientation: 1,
-                                       exif: TapeCommandTests.taken("2021:06:01 10:00:00"))
-        try MediaFixtures.video(at: folder.subpath("src/b.mp4"), width: 640, height: 360, seconds: 2,
-                                creationTime: "2021-06-01T10:01:00.000000Z")
-        try MediaFixtures.jpegWithExif(at: folder.subpath("src/c.jpg"), width: 480, height: 640, orientation: 6,
-                                       exif: TapeCommandTests.taken("2021:06:01 10:02:00"))
         let environment = try TestS3.environment()
         let location = try TestS3.freshLocation()
-        let root = folder.subpath("lib")
-        let imported = try CairnBinary.run(["import", folder.subpath("src"), "--library", root, "--store", location,
-                                            "--clips", "off", "--quiet"], environment: environment)
-        #expect(imported.status == 0, "\(imported.standardError)")
+        let (folder, root) = try TapeCommandTests.library(importing: ["--store", location], environment: environment)
         #expect(StoreImportTests.mediaFiles(in: root).isEmpty)
 
         let build = try CairnBinary.run(["tape", "build", "trip", "--library", root, "--json"], environment: environment)
         #expect(build.status == 0, "\(build.standardOutput)\(build.standardError)")
         let finished = try #require(TapeCommandTests.finished(try TapeCommandTests.events(build.standardOutput)))
-        #expect(finished["encoded"] as? Int == 3, "\(finished)")
+        #expect(finished["encoded"] as? Int == 4, "\(finished)")
         try TapeCommandTests.decodesWithoutError(root + "/tapes/trip/playlist.m3u8")
         // The originals read for the clips left the folder again.
         #expect(StoreImportTests.mediaFiles(in: root).isEmpty, "\(StoreImportTests.mediaFiles(in: root))")
         let store = try S3Store(settings: try S3Settings.resolve(location, environment: environment))
         let clips = try await store.list(prefix: "tapes/.clips/", after: nil, limit: 1000)
-        #expect(clips.filter { $0.key.text.hasSuffix("/clip.m3u8") }.count == 3, "\(clips.map(\.key))")
+        #expect(clips.filter { $0.key.text.hasSuffix("/clip.m3u8") }.count == 4, "\(clips.map(\.key))")
 
         // A folder that lost its tapes (or another folder of the library) takes the clips from the store.
         try FileManager.default.removeItem(atPath: root + "/tapes")
@@ -42,15 +31,16 @@ import Testing
         #expect(again.status == 0, "\(again.standardOutput)\(again.standardError)")
         let rebuilt = try #require(TapeCommandTests.finished(try TapeCommandTests.events(again.standardOutput)))
         #expect(rebuilt["encoded"] as? Int == 0, "\(rebuilt)")
-        #expect(rebuilt["reused"] as? Int == 3, "\(rebuilt)")
+        #expect(rebuilt["reused"] as? Int == 4, "\(rebuilt)")
         try TapeCommandTests.decodesWithoutError(root + "/tapes/trip/playlist.m3u8")
 
         let removed = try CairnBinary.run(["tape", "remove", "trip", "--library", root], environment: environment)
         #expect(removed.status == 0, "\(removed.standardOutput)\(removed.standardError)")
         #expect(try await store.list(prefix: "tapes/", after: nil, limit: 10).isEmpty)
-        for output in [imported, build, again, removed] {
+        for output in [build, again, removed] {
             #expect(!(output.standardOutput + output.standardError).contains(environment["AWS_SECRET_ACCESS_KEY"]!))
         }
         await store.close()
+        withExtendedLifetime(folder) {}
     }
 }
