@@ -207,6 +207,8 @@ struct SyncInvocation {
     private func openStore(_ request: RunRequest, immich: ImmichDestination?) async throws
         -> S3Store? {
         guard immich == nil, let location = try StoreOption.location(flag: nil, libraryRoot: request.libraryRoot) else { return nil }
+        // A dry run changes nothing, in the store either.
+        if request.readOnly { return try await StoreOption.connect(location) }
         return try await StoreOption.open(location, libraryRoot: request.libraryRoot, sharedCatalog: request.catalog != nil)
     }
 
