@@ -60,12 +60,8 @@ package struct StoreStages: PipelineStages {
         let source = item.sourcePath, checksum = item.checksum
         // A store that checks the SHA1 it is sent gets the bytes unhashed here: it refuses them if they are no
         // longer what the walk hashed. Any other gets them checked here first.
-        var checking = store as? any SHA1CheckingStore
-        do {
-            if let store = checking, try await !store.checksSHA1() { checking = nil }
-        } catch {
-            throw StoreFiles.stageFailure(error)
-        }
+        let checking: (any SHA1CheckingStore)?
+        do { checking = try await store.checkingSHA1() } catch { throw StoreFiles.stageFailure(error) }
         let bytes: [UInt8], hashesHere = checking == nil
         do {
             bytes = try await BlockingWork.run(tracking: base.work) { () throws -> [UInt8] in

@@ -40,6 +40,15 @@ public protocol SHA1CheckingStore: ObjectStore {
     func put(_ key: ObjectKey, bytes: [UInt8], sha1: Checksum) async throws(StoreError) -> PutOutcome
 }
 
+extension ObjectStore {
+    /// This store as one that checks the SHA1 a put names, when it is one and says it does (asked once per store);
+    /// nil: the writer hashes the bytes itself.
+    public func checkingSHA1() async throws(StoreError) -> (any SHA1CheckingStore)? {
+        guard let checking = self as? any SHA1CheckingStore, try await checking.checksSHA1() else { return nil }
+        return checking
+    }
+}
+
 /// What a `put` did.
 public enum PutOutcome: Sendable, Equatable {
     case created

@@ -87,9 +87,7 @@ public struct StoreCopy: Sendable {
     private func put(_ objects: [StoredObject], into report: inout Report) async {
         let source = source
         let destination = destination
-        var checking = destination as? any SHA1CheckingStore
-        if let store = checking, (try? await store.checksSHA1()) != true { checking = nil }
-        let sha1Checking = checking
+        let sha1Checking = (try? await destination.checkingSHA1()) ?? nil
         await withTaskGroup(of: PutResult.self) { group in
             var next = objects.makeIterator()
             var running = 0
