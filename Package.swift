@@ -7,6 +7,8 @@ import PackageDescription
 /// `import` line under Sources/ and fails on a break of the rule.
 let layers: [[String]] = [
     ["CairnCore"],
+    // Archives in a source read in place (libarchive): below the walk and the hashing, which both read them.
+    ["CairnArchive"],
     // Engines and storage: each stands on Core alone (the values two of them share are Core's).
     ["CairnHashing", "CairnMedia", "CairnScanner", "CairnReconcile", "CairnPipeline", "CairnNarration", "CairnCatalog", "CairnWatch", "CairnTape", "CairnStore"],
     // The library's files in an S3-compatible bucket (AsyncHTTPClient): a target of its own, beside the folder store.
@@ -114,6 +116,8 @@ let package = Package(
             providers: [.apt(["libgdk-pixbuf-2.0-dev"])]),
         .systemLibrary(
             name: "CWebP", path: "CSystemLibs/CWebP", pkgConfig: "libwebpdemux", providers: [.apt(["libwebp-dev"])]),
+        .systemLibrary(
+            name: "CArchive", path: "CSystemLibs/CArchive", pkgConfig: "libarchive", providers: [.apt(["libarchive-dev"])]),
         // The SIGBUS guard for hashing through mappings: compiled C, so one handler and one state per process.
         .target(name: "CMappingGuard", path: "CSystemLibs/CMappingGuard", linkerSettings: [.linkedLibrary("crypto")]),
         // The fault handlers that leave evidence of a crash for the crash-loop guard: compiled C, one set a process.
@@ -129,9 +133,12 @@ let package = Package(
         .target(name: "CairnCore", dependencies: [
             .product(name: "NIOPosix", package: "swift-nio"), .product(name: "SystemPackage", package: "swift-system"),
         ]),
-        // C calls live only in these two, behind Swift types (media: FFmpeg and the specialist still decoders).
+        // C calls live only in these, behind Swift types (archives: libarchive; media: FFmpeg and the still decoders).
+        .target(name: "CairnArchive", dependencies: [
+            "CairnCore", "CArchive", .product(name: "SystemPackage", package: "swift-system"),
+        ]),
         .target(name: "CairnHashing", dependencies: [
-            "CairnCore", "COpenSSL", "CMappingGuard", "CLinux", .product(name: "SystemPackage", package: "swift-system"),
+            "CairnCore", "CairnArchive", "COpenSSL", "CMappingGuard", "CLinux", .product(name: "SystemPackage", package: "swift-system"),
         ]),
         .target(name: "CairnMedia", dependencies: [
             "CairnCore", "CFFmpeg", "CFFmpegLoader", "CTurboJPEG", "CHeif", "CLibRaw", "CLCMS2", "CWebP", "CTIFF", "CJXL",
@@ -150,7 +157,7 @@ let package = Package(
             .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "Logging", package: "swift-log"),
         ]),
         // Source walking at openat/fstatat speed.
-        .target(name: "CairnScanner", dependencies: ["CairnCore"]),
+        .target(name: "CairnScanner", dependencies: ["CairnCore", "CairnArchive"]),
         // SQLite catalog (GRDB) and its migrations.
         .target(name: "CairnCatalog", dependencies: ["CairnCore", "CSQLite", .product(name: "GRDB", package: "GRDB.swift")]),
         // Pure logic: lanes and item state machine, reconciliation engine, narration model.
@@ -176,7 +183,7 @@ let package = Package(
         // The lanes' work: the library's stages, the destination seam, the import's pipeline over the catalog,
         // `cairn thumbnail`'s batch, Live Photo pairing and sidecar linking.
         .target(name: "CairnStages", dependencies: [
-            "CLinux", "CairnCore", "CairnHashing", "CairnMedia", "CairnScanner", "CairnCatalog", "CairnPipeline",
+            "CLinux", "CairnCore", "CairnArchive", "CairnHashing", "CairnMedia", "CairnScanner", "CairnCatalog", "CairnPipeline",
             "CairnReconcile", "CairnNarration", "CairnLibrary", "CairnTrash", "CairnStore",
         ]),
         // Settings: cairn.toml, CAIRN_* variables and flags, each value with where it came from.
@@ -307,7 +314,7 @@ let package = Package(
         .testTarget(name: "CairnCoreTests", dependencies: ["CairnCore"]),
         .testTarget(name: "CairnHashingTests", dependencies: ["CairnHashing", "CairnTesting"]),
         .testTarget(name: "CairnMediaTests", dependencies: ["CairnMedia", "CairnTesting"]),
-        .testTarget(name: "CairnScannerTests", dependencies: ["CairnScanner", "CairnTesting"]),
+        .testTarget(name: "CairnScannerTests", dependencies: ["CairnScanner", "CairnArchive", "CairnTesting"]),
         .testTarget(name: "CairnCatalogTests", dependencies: ["CairnCatalog", "CairnTesting"]),
         .testTarget(name: "CairnPipelineTests", dependencies: ["CairnPipeline", "CairnTesting"]),
         .testTarget(name: "CairnReconcileTests", dependencies: ["CairnReconcile", "CairnReconcileOracle", "CairnTesting"]),

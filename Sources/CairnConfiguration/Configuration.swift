@@ -29,6 +29,7 @@ internal import TOMLKit
 /// queue = "postgres://cairn@db.lan/cairn"            # shared work; a password goes in $PGPASSWORD
 /// catalog = "postgres://cairn@db.lan/photos"         # the catalog in PostgreSQL (import); password likewise
 /// store = "s3://photos/library"                     # the library's files in an S3-compatible store (import)
+/// archives = "read"           # .zip/.tar/.tgz in the source walked in place (default "ignore")
 /// ```
 public struct CairnConfiguration: Sendable, Equatable {
     public var source: String?
@@ -58,6 +59,8 @@ public struct CairnConfiguration: Sendable, Equatable {
     public var timeZone: String?
     /// What decodes and encodes may hold at once (`memory`); nil only before `resolve`.
     public var memory: MemoryBudget?
+    /// Whether archives in the source are walked in place (`archives`).
+    public var archives = ArchiveHandling.ignore
     /// The config file that was read, if one was.
     public var file: String?
 
@@ -130,7 +133,7 @@ public struct CairnConfiguration: Sendable, Equatable {
         case destination, immichURL = "immich_url", immichAPIKeyFile = "immich_api_key_file"
         case metricsFile = "metrics_file", metricsPush = "metrics_push", queue, catalog
         case checkDestinationDays = "check_destination_days", destinationDrift = "destination_drift"
-        case timeZone = "time_zone", memory, store
+        case timeZone = "time_zone", memory, store, archives
 
         public var environmentVariable: String { "CAIRN_" + rawValue.uppercased() }
     }
@@ -388,6 +391,12 @@ private struct Layer {
                 throw fail(.destinationDrift, "must be \"report\" or \"restore\", got '\(text)'")
             }
             configuration.destinationCheck.mending = mending
+        }
+        if let text = try string(.archives) {
+            guard let handling = ArchiveHandling(rawValue: text.lowercased()) else {
+                throw fail(.archives, "must be \"read\" or \"ignore\", got '\(text)'")
+            }
+            configuration.archives = handling
         }
         if let zone = try string(.timeZone).flatMap({ $0.isEmpty ? nil : $0 }) {
             guard UTCOffset.zone(zone) != nil else {

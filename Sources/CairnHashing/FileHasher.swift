@@ -55,7 +55,7 @@ public final class FileHasher {
     public var interrupt: Interrupt?
 
     private let buffer: UnsafeMutableRawBufferPointer
-    private let digest: SHA1Digest
+    let digest: SHA1Digest
 
     /// `mappingThreshold: nil` reads every file with `read`.
     public init(bufferSize: Int = FileHasher.defaultBufferSize,
@@ -74,7 +74,11 @@ public final class FileHasher {
         -> HashedFile
     {
         if interrupt?.isInterrupted == true { throw .interrupted(path: path) }
-        let fd = try openForReading(path)
+        let fd: Int32
+        do { fd = try openForReading(path) } catch {
+            guard let entry = Self.archiveEntry(path, after: error) else { throw error }
+            return try hashEntry(entry, path: path, expected: expected)
+        }
         defer {
             if dropsCache { _ = posix_fadvise(fd, 0, 0, Int32(POSIX_FADV_DONTNEED)) }
             close(fd)
@@ -99,7 +103,11 @@ public final class FileHasher {
     /// `checksumMismatch` thrown: the file changed after it was hashed.
     public func copy(from source: String, to destination: String, expected: Checksum? = nil,
                      syncs: Bool = true) throws(HashingError) -> HashedFile {
-        let input = try openForReading(source)
+        let input: Int32
+        do { input = try openForReading(source) } catch {
+            guard let entry = Self.archiveEntry(source, after: error) else { throw error }
+            return try copyEntry(entry, path: source, to: destination, expected: expected, syncs: syncs)
+        }
         defer {
             _ = posix_fadvise(input, 0, 0, Int32(POSIX_FADV_DONTNEED))
             close(input)
@@ -139,7 +147,11 @@ public final class FileHasher {
     /// followed): a small file bound for a store, read once and sent from the same bytes. With `expected`, the
     /// bytes are checked to hash to it here; without, the store that receives them checks them.
     public func readWhole(path: String, expected: Checksum?) throws(HashingError) -> [UInt8] {
-        let fd = try openForReading(path)
+        let fd: Int32
+        do { fd = try openForReading(path) } catch {
+            guard let entry = Self.archiveEntry(path, after: error) else { throw error }
+            return try readWholeEntry(entry, path: path, expected: expected)
+        }
         defer {
             _ = posix_fadvise(fd, 0, 0, Int32(POSIX_FADV_DONTNEED))
             close(fd)

@@ -1,3 +1,4 @@
+import CairnArchive
 import CairnCore
 
 /// Why a file could not be hashed or copied, naming the file.
@@ -11,6 +12,8 @@ public enum HashingError: FailureDescribing, CustomStringConvertible, Sendable {
     case openSSL(path: String, OpenSSLError)
     /// The run is stopping (`Interrupt`): the file was not read to its end; the next run reads it.
     case interrupted(path: String)
+    /// An entry of an archive read in place could not be read: the archive is damaged there, or unreadable.
+    case archive(ArchiveError)
 
     public var description: String { "\(path): \(failure)" }
 
@@ -24,6 +27,7 @@ public enum HashingError: FailureDescribing, CustomStringConvertible, Sendable {
             return FailureReason("content changed since it was hashed (expected \(expected), read \(actual))")
         case .openSSL(_, let error): return FailureReason(operation: "sha1", "\(error)")
         case .interrupted: return "not read: the run was stopping"
+        case .archive(let error): return error.failure
         }
     }
 
@@ -33,6 +37,7 @@ public enum HashingError: FailureDescribing, CustomStringConvertible, Sendable {
         case .notRegularFile(let path), .changedWhileReading(let path), .checksumMismatch(let path, _, _),
              .openSSL(let path, _), .interrupted(let path):
             return path
+        case .archive(let error): return error.archive + (error.entry.map { "/" + $0 } ?? "")
         }
     }
 
@@ -42,6 +47,7 @@ public enum HashingError: FailureDescribing, CustomStringConvertible, Sendable {
         case .system(let error): return error.isTransient
         case .changedWhileReading, .checksumMismatch, .interrupted: return true
         case .notRegularFile, .openSSL: return false
+        case .archive(let error): return error.category == .io
         }
     }
 }

@@ -25,7 +25,10 @@ struct ImmichStages: PipelineStages {
         // `file-upload.interceptor.ts`): not sent, and said so.
         guard item.byteCount > 0 else { throw Self.emptyFile }
         let media = run.media
-        let path = item.sourcePath
+        // An archive's entry is uploaded from a copy of its own in the state folder's tmp/ (removed after).
+        let readable = try await ReadableSource.open(item, scratch: run.library.layout.temporaryDirectory, work: run.work)
+        defer { readable.close() }
+        let path = readable.path
         let probe = try? await BlockingWork.run(tracking: run.work) { () throws -> MediaProbe in try media.probe(path: path) }
         let modified = (try? FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date) ?? Date()
         let taken = probe?.captureTime
@@ -44,7 +47,7 @@ struct ImmichStages: PipelineStages {
             filename: uploadName, createdAt: createdAt,
             modifiedAt: Timestamp.withMilliseconds(modified),
             durationMilliseconds: item.kind == .video ? probe?.durationSeconds.map { Int(($0 * 1000).rounded()) } : nil,
-            sidecarPath: Self.xmpSidecar(of: path))
+            sidecarPath: Self.xmpSidecar(of: item.sourcePath))
         let result: ImmichUploadResult
         do { result = try await destination.client.upload(file) } catch {
             throw stageFailure(destination.refusedOrFailed(error))

@@ -19,6 +19,8 @@ public struct ImportOptions: Sendable {
     public var keepsOutcomes = false
     /// `--retry-failed`: files the crash-loop guard failed for good go through the lanes again.
     public var retryFailed = false
+    /// `--archives`: whether the walk reads the archives in the source in place.
+    public var archives = ArchiveHandling.ignore
     /// Where new content goes (`--destination`): the library itself unless an Immich server is named.
     package var destination: any ImportDestination = LibraryDestination()
 

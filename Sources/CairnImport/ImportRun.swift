@@ -162,6 +162,7 @@ public struct ImportRun: Sendable {
         // Only when the snapshot holds paths the walk did not find is the list of them worth a query.
         let vanished = match.vanished > 0 ? try await files.vanishedPaths() : []
         for issue in report.issues { narrator.warning("cannot read \(issue)") }
+        for entry in report.refusedEntries { narrator.warning("skipped \(entry)") }
         if !report.symlinksSkipped.isEmpty {
             narrator.note("\(report.symlinksSkipped.count) symbolic links skipped (never followed)")
         }
@@ -180,7 +181,8 @@ public struct ImportRun: Sendable {
         let report: ScanReport
         do {
             let interrupt = options.cancellation.interrupt
-            report = try SourceScanner(root: context.sourceRoot, excludedDirectories: excluded, interrupt: interrupt).scan(
+            report = try SourceScanner(root: context.sourceRoot, excludedDirectories: excluded, interrupt: interrupt,
+                                       archives: options.archives).scan(
                 batchSize: pageSizes.walk, media: { try appender.append($0) },
                 sidecars: { try appender.appendSidecars($0) })
         } catch .interrupted {

@@ -23,6 +23,9 @@ public struct ScanReport: Sendable {
     public var symlinksSkipped: [String]
     /// Folders or files that could not be read. A scan with issues must not be trusted for deletions.
     public var issues: [ScanIssue]
+    /// Archive entries never read, and why (a name that would leave the archive, a link): reported, but, unlike
+    /// `issues`, no reason to distrust the walk: the same entries are refused on every walk.
+    public var refusedEntries: [ScanIssue] = []
     /// Whether the root holds a `.cairn-source` marker file.
     public var hasSourceMarker: Bool
 

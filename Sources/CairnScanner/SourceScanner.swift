@@ -1,3 +1,4 @@
+import CairnArchive
 import CairnCore
 import Glibc
 
@@ -10,6 +11,11 @@ public struct SourceScanner: Sendable {
     public var excludedDirectories: Set<DirectoryIdentity>
     /// Checked before each folder and each batch handed over: once set, the walk stops and throws `.interrupted`.
     public var interrupt: Interrupt?
+    /// With `.read`, each archive is walked as a folder of its own name (`trip.zip/DCIM/a.jpg`), in place.
+    public var archives: ArchiveHandling = .ignore
+    /// An archive modified less than this long ago may still be being written (a download, a copy): not read, a
+    /// note says so, and the next walk reads it.
+    public static let settlingSeconds: Int64 = 60
 
     public struct DirectoryIdentity: Hashable, Sendable {
         public var device: UInt64
@@ -29,8 +35,10 @@ public struct SourceScanner: Sendable {
         }
     }
 
-    public init(root: String, excludedDirectories: Set<DirectoryIdentity> = [], interrupt: Interrupt? = nil) {
+    public init(root: String, excludedDirectories: Set<DirectoryIdentity> = [], interrupt: Interrupt? = nil,
+                archives: ArchiveHandling = .ignore) {
         self.root = root
+        self.archives = archives
         self.excludedDirectories = excludedDirectories
         self.interrupt = interrupt
     }
@@ -66,7 +74,8 @@ public struct SourceScanner: Sendable {
             throw .rootUnreadable(error)
         }
 
-        var walk = Walk(excluded: excludedDirectories, sink: sink, interrupt: interrupt)
+        var walk = Walk(excluded: excludedDirectories, sink: sink, interrupt: interrupt,
+                        archives: archives == .read ? ArchiveWalk(root: root) : nil)
         walk.hasSourceMarker = faccessat(fd, Self.sourceMarkerName, F_OK, AT_SYMLINK_NOFOLLOW) == 0
         walk.visit(directory: fd, prefix: "")
         walk.flush()
@@ -77,6 +86,7 @@ public struct SourceScanner: Sendable {
         var report = ScanReport(
             root: root, mediaFiles: walk.media, otherFiles: walk.otherFiles, junkSkipped: walk.junk,
             symlinksSkipped: walk.symlinks.sorted(), issues: walk.issues, hasSourceMarker: walk.hasSourceMarker)
+        report.refusedEntries = walk.refusedEntries
         report.mediaCount = walk.mediaCount
         report.mediaBytes = walk.mediaBytes
         report.sidecarFiles = walk.sidecars.sorted { PathOrder.precedes($0.relativePath, $1.relativePath) }
@@ -106,6 +116,22 @@ private struct Listing: Sendable {
     var junk = 0
     var symlinks: [String] = []
     var issues: [ScanIssue] = []
+    /// The archives among the entries of `subfolders`: listed as folders of their own name.
+    var archives: Set<String> = []
+    var refusedEntries: [ScanIssue] = []
+}
+
+/// How a walk that reads archives lists them: where the source is, and when "now" is.
+private struct ArchiveWalk: Sendable {
+    var root: String
+    var startedNanoseconds: Int64
+
+    init(root: String) {
+        self.root = root
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        startedNanoseconds = Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
+    }
 }
 
 /// An open folder's descriptor, closed when the last listing or job holding it is gone.
@@ -136,15 +162,18 @@ private struct Walk {
     var junk = 0
     var symlinks: [String] = []
     var issues: [ScanIssue] = []
+    var refusedEntries: [ScanIssue] = []
     var hasSourceMarker = false
     let interrupt: Interrupt?
+    let archives: ArchiveWalk?
     /// The interrupt was seen: the walk enters no more folders and hands nothing more over.
     private(set) var stopped = false
 
-    init(excluded: Set<SourceScanner.DirectoryIdentity>, sink: MediaSink?, interrupt: Interrupt?) {
+    init(excluded: Set<SourceScanner.DirectoryIdentity>, sink: MediaSink?, interrupt: Interrupt?, archives: ArchiveWalk?) {
         self.excluded = excluded
         self.sink = sink
         self.interrupt = interrupt
+        self.archives = archives
     }
 
     private mutating func stopping() -> Bool {
@@ -170,7 +199,7 @@ private struct Walk {
 
     /// Walks the folder open at `fd` (taking ownership of it) and everything below it.
     mutating func visit(directory fd: Int32, prefix: String) {
-        visit(Self.list(FolderHandle(fd), prefix: prefix), prefix: prefix)
+        visit(Self.list(FolderHandle(fd), prefix: prefix, archives: archives), prefix: prefix)
     }
 
     private mutating func visit(_ listing: Listing, prefix: String) {
@@ -178,6 +207,7 @@ private struct Walk {
         junk += listing.junk
         symlinks += listing.symlinks
         issues += listing.issues
+        refusedEntries += listing.refusedEntries
         sidecars += listing.sidecars
         sidecarCount += listing.sidecars.count
         if let sink, sidecars.count >= sink.batchSize { flushSidecars() }
@@ -186,8 +216,14 @@ private struct Walk {
         var pending: [BlockingPool.Pending<Listing>] = []
         func prefetch(_ index: Int) {
             guard index < subfolders.count, let parent = listing.handle else { return }
-            let name = subfolders[index], excluded = self.excluded
-            pending.append(BlockingPool.Pending { Self.open(name, in: parent, prefix: prefix, excluded: excluded) })
+            let name = subfolders[index], excluded = self.excluded, archives = self.archives
+            if let archives, listing.archives.contains(name) {
+                pending.append(BlockingPool.Pending { Self.listArchive(name, prefix: prefix, walk: archives) })
+            } else {
+                pending.append(BlockingPool.Pending {
+                    Self.open(name, in: parent, prefix: prefix, excluded: excluded, archives: archives)
+                })
+            }
         }
         for index in 0..<min(Self.lookahead, subfolders.count) { prefetch(index) }
         // Path order across folders: a folder sorts as its name plus "/", so "a-1.jpg" comes before "a/b.jpg" as
@@ -218,7 +254,7 @@ private struct Walk {
 
     /// Opens sub-folder `name` of `parent` (never through a link) and lists it; an excluded folder lists as empty.
     private static func open(_ name: String, in parent: FolderHandle, prefix: String,
-                             excluded: Set<SourceScanner.DirectoryIdentity>) -> Listing {
+                             excluded: Set<SourceScanner.DirectoryIdentity>, archives: ArchiveWalk?) -> Listing {
         let child: Int32
         switch SystemCall.result({ openat(parent.fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) }) {
         case .success(let fd): child = fd
@@ -230,11 +266,60 @@ private struct Walk {
             close(child)
             return Listing()
         }
-        return list(FolderHandle(child), prefix: prefix + name + "/")
+        return list(FolderHandle(child), prefix: prefix + name + "/", archives: archives)
+    }
+
+    /// Lists archive `name` as the folder `prefix + name + "/"`: its media entries sorted, its sidecars, refused
+    /// entries, and, when it is damaged, an issue naming it (the walk is then not trusted for deletions, so the
+    /// entries past the damage are never taken for gone). Each entry's stat facts are the archive's, with its size.
+    private static func listArchive(_ name: String, prefix: String, walk: ArchiveWalk) -> Listing {
+        var listing = Listing()
+        let relative = prefix + name
+        let path = walk.root + "/" + relative
+        var info = stat()
+        guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+            listing.issues.append(ScanIssue(relativePath: relative, reason: "the archive is gone or no longer a file",
+                                            category: .notFound))
+            return listing
+        }
+        let archive = FileFingerprint(info)
+        let found = SourceArchive.list(path)
+        for entry in found.entries {
+            let entryPath = relative + "/" + entry.name
+            let parts = entry.name.split(separator: "/")
+            let base = parts.last.map(String.init) ?? entry.name
+            if JunkRules.isJunkFile(base) || parts.dropLast().contains(where: { JunkRules.isJunkDirectory(String($0)) })
+                || parts.first == "__MACOSX" {
+                listing.junk += 1
+                continue
+            }
+            var fingerprint = archive
+            fingerprint.size = entry.size
+            let kind = MediaClassifier.kind(forExtension: MediaClassifier.fileExtension(of: base))
+            if kind != .other {
+                listing.files.append(SourceFile(relativePath: entryPath, fingerprint: fingerprint, kind: kind))
+            } else if SidecarMatcher.isSidecar(name: base), entry.size <= SidecarMatcher.maxBytes {
+                listing.sidecars.append(SourceFile(relativePath: entryPath, fingerprint: fingerprint, kind: .other))
+            } else {
+                listing.otherFiles += 1
+            }
+        }
+        listing.refusedEntries = found.refused.map { ScanIssue(relativePath: relative + "/" + $0.name, reason: $0.reason) }
+        if let failure = found.failure {
+            let after = found.entries.last.map { " after entry \($0.name)" } ?? ""
+            listing.issues.append(ScanIssue(relativePath: relative, reason: "the archive cannot be read\(after): "
+                                            + "\(failure.reason); its remaining entries are not imported",
+                                            category: failure.category))
+        }
+        if listing.files.count > 1 {
+            listing.files = PathOrder.sortedIndices(of: listing.files.map(\.relativePath)).map { listing.files[$0] }
+        }
+        listing.sidecars.sort { PathOrder.precedes($0.relativePath, $1.relativePath) }
+        return listing
     }
 
     /// Reads one folder: its media sorted, its sub-folders to enter, and what else it holds.
-    private static func list(_ handle: FolderHandle, prefix: String) -> Listing {
+    private static func list(_ handle: FolderHandle, prefix: String, archives: ArchiveWalk?) -> Listing {
         var listing = Listing()
         // The stream reads through its own descriptor, so the handle stays open for the sub-folders.
         let opened = SystemCall.result { dup(handle.fd) }.flatMap { streamFD in
@@ -298,6 +383,18 @@ private struct Walk {
                 listing.symlinks.append(relative)
             case Int32(DT_REG):
                 if JunkRules.isJunkFile(name) { listing.junk += 1; continue }
+                if let archives, haveInfo || fstatat(handle.fd, name, &info, AT_SYMLINK_NOFOLLOW) == 0,
+                   SourceArchive.isArchive(name: name) {
+                    let modified = FileFingerprint(info).modificationTimeNanoseconds
+                    if archives.startedNanoseconds - modified < SourceScanner.settlingSeconds * 1_000_000_000 {
+                        listing.issues.append(ScanIssue(relativePath: relative, reason: "an archive modified under a minute ago "
+                                                        + "(still being written?): read by the next run"))
+                    } else {
+                        listing.subfolders.append(name)
+                        listing.archives.insert(name)
+                    }
+                    continue
+                }
                 classify(name: name, relative: relative, info: haveInfo ? info : nil, directory: handle.fd, into: &listing)
             default:
                 listing.otherFiles += 1  // sockets, fifos, devices: never media

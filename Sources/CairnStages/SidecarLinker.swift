@@ -79,14 +79,19 @@ package struct SidecarLinker: Sendable {
         let path = sourceRoot + "/" + sidecar.relativePath
         guard let kind = SidecarMatcher.kind(of: sidecar.relativePath) else { return }
         let size = sidecar.fingerprint.size, modified = sidecar.fingerprint.modificationTimeNanoseconds
-        if kind == .takeout, let album = TakeoutAlbumMetadata(path: path) {
+        // Read as the hashing reads (a sidecar is small): the same way for a file and an archive's entry.
+        let bytes = try? await BlockingWork.run { try FileHasher().readWhole(path: path, expected: nil) }
+        let data = bytes.map { Data($0) }
+        let name = FileSystem.baseName(of: sidecar.relativePath)
+        if kind == .takeout, TakeoutAlbumMetadata.isCandidate(name: name), let data,
+           let album = TakeoutAlbumMetadata(data: data) {
             await linkAlbum(album, file: sidecar, path: path, checksums: checksums, into: &outcome)
             return
         }
         var takeout: TakeoutMetadata?
         if kind == .takeout {
             // A .json that is not Google's photo metadata is not a sidecar.
-            guard let parsed = TakeoutMetadata(path: path) else { return }
+            guard let data, let parsed = TakeoutMetadata(data: data) else { return }
             takeout = parsed
         }
         guard let mediaPath = SidecarMatcher.media(for: sidecar.relativePath, in: index, title: takeout?.title),
@@ -96,7 +101,7 @@ package struct SidecarLinker: Sendable {
             try await catalog.linkSidecar(SidecarRecord(checksum: checksum, asset: asset, kind: kind.rawValue, path: stored,
                                                   sourcePath: sidecar.relativePath, sourceSize: size,
                                                   sourceModificationTimeNanoseconds: modified, linkedAt: now))
-            try await fillMetadata(asset, kind: kind, takeout: takeout, sidecarPath: path)
+            try await fillMetadata(asset, kind: kind, takeout: takeout, sidecar: data)
             outcome.linked += 1
         } catch {
             outcome.failures.append(ImportFailure(relativePath: sidecar.relativePath, phase: .sidecar,
@@ -154,7 +159,7 @@ package struct SidecarLinker: Sendable {
     }
 
     /// A photo with no capture time or position of its own takes the sidecar's, and says so.
-    private func fillMetadata(_ asset: Checksum, kind: SidecarMatcher.Kind, takeout: TakeoutMetadata?, sidecarPath: String)
+    private func fillMetadata(_ asset: Checksum, kind: SidecarMatcher.Kind, takeout: TakeoutMetadata?, sidecar: Data?)
         async throws {
         guard let record = try await catalog.mediaProbe(asset),
               var probe = MediaProbe(storedJSON: record.probeJSON) else { return }
@@ -163,7 +168,7 @@ package struct SidecarLinker: Sendable {
             var time: CaptureTime?
             if let instant = takeout?.photoTaken {
                 time = CaptureTime(instant: instant, local: nil, offset: nil, source: "takeout-json")
-            } else if kind == .xmp, let text = try? String(contentsOfFile: sidecarPath, encoding: .utf8) {
+            } else if kind == .xmp, let sidecar, let text = String(data: sidecar, encoding: .utf8) {
                 time = XMPDates.captureTime(in: text)
             }
             if let time {
@@ -191,8 +196,8 @@ struct TakeoutMetadata {
     var position: GPSCoordinate?
 
     /// Nil when the file is not a JSON object with Takeout's fields.
-    init?(path: String) {
-        guard let data = FileManager.default.contents(atPath: path), data.count <= SidecarMatcher.maxBytes,
+    init?(data: Data) {
+        guard data.count <= SidecarMatcher.maxBytes,
               let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return nil }
         title = object["title"] as? String
         if let taken = object["photoTakenTime"] as? [String: Any],

@@ -123,7 +123,7 @@ struct ImportCommand: AsyncParsableCommand {
         let root = library.resolvedPath
         let immich = (try? destination.isImmich(libraryRoot: root)) ?? false
         try shared.check(immich: immich, libraryRoot: root)
-        _ = try pipelineConfiguration()
+        _ = try pipelineConfiguration(settings())
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: source, isDirectory: &isDirectory) else {
             throw ValidationError("\(source): no such folder (is the disk mounted?)")
@@ -136,20 +136,25 @@ struct ImportCommand: AsyncParsableCommand {
 
     /// The library's `cairn.toml` (`lanes`, `clips`; `CAIRN_*` variables over it) as `sync` reads it, then
     /// --copy-threads, then the pipeline options.
-    func pipelineConfiguration() throws -> PipelineConfiguration {
-        let settings: CairnConfiguration
-        do { settings = try CairnConfiguration.resolve(configFile: nil, libraryRoot: library.resolvedPath) } catch {
-            throw ValidationError(error.description)
-        }
+    func pipelineConfiguration(_ settings: CairnConfiguration) throws -> PipelineConfiguration {
         var configuration = try settings.pipelineConfiguration(cores: System.coreCount)
         if let copyThreads { configuration.transfer.width = copyThreads }
         if shared.isSharing(libraryRoot: library.resolvedPath) { SharedQueueLanes.apply(to: &configuration) }
         return try pipeline.applied(to: configuration)
     }
 
+    /// The library's `cairn.toml` with the `CAIRN_*` variables over it.
+    func settings() throws -> CairnConfiguration {
+        do { return try CairnConfiguration.resolve(configFile: nil, libraryRoot: library.resolvedPath) } catch {
+            throw ValidationError(error.description)
+        }
+    }
+
     func run() async throws {
         var options = ImportOptions(source: source)
-        options.pipeline = try pipelineConfiguration()
+        let settings = try settings()
+        options.pipeline = try pipelineConfiguration(settings)
+        options.archives = pipeline.archives ?? settings.archives
         options.hashWorkers = hashThreads
         options.keepsOutcomes = pipeline.report != nil
         options.retryFailed = pipeline.retryFailed

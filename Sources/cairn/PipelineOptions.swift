@@ -24,6 +24,11 @@ struct PipelineOptions: ParsableArguments {
         valueName: "size"))
     var memory: String?
 
+    @Option(name: .customLong("archives"), help: ArgumentHelp(
+        "read: walk each .zip, .tar and .tgz in the source as a folder of its name, in place, without unpacking; ignore: leave archives alone (the default, or the config's archives).",
+        valueName: "read|ignore"))
+    var archives: ArchiveHandling?
+
     @Option(name: .customLong("max-errors"), help: "Stop taking new work after this many files failed.")
     var maxErrors: Int?
 
@@ -43,6 +48,7 @@ struct PipelineOptions: ParsableArguments {
     enum Switch: String, ExpressibleByArgument, CaseIterable {
         case on, off
     }
+
 
     func validate() throws {
         if let maxErrors, maxErrors < 1 { throw ValidationError("--max-errors must be at least 1.") }
@@ -87,3 +93,5 @@ struct PipelineOptions: ParsableArguments {
         }
     }
 }
+
+extension ArchiveHandling: ExpressibleByArgument {}

@@ -219,6 +219,7 @@ struct SyncInvocation {
         var importOptions = ImportOptions(source: request.sourceRoot)
         importOptions.cancellation = cancellation
         importOptions.pipeline = try settings.pipelineConfiguration(cores: System.coreCount)
+        importOptions.archives = pipeline?.archives ?? settings.archives
         if let immich {
             importOptions.destination = immich
             if pipeline?.lanes == nil { importOptions.pipeline.transfer.width = ImportCommand.defaultUploads }

@@ -1,0 +1,163 @@
+import CArchive
+import CairnCore
+import Glibc
+import SystemPackage
+
+/// Archives in a source read in place (`--archives read`): which files are archives, what they hold, an entry's
+/// bytes. An entry is named by the archive's path and its own, as `<archive>/<entry>`: the walk lists it there, and
+/// whoever reads it later splits the path again (`split`).
+public enum SourceArchive {
+    /// Name endings read as archives, compared without case.
+    static let suffixes = [".zip", ".tar", ".tgz", ".tar.gz"]
+
+    public static func isArchive(name: String) -> Bool {
+        let lower = name.lowercased()
+        return suffixes.contains { lower.hasSuffix($0) && lower.count > $0.count }
+    }
+
+    /// The archive and entry a path goes through, when a folder of it is an archive file (`/a/b.zip/c/d.jpg`:
+    /// `/a/b.zip` and `c/d.jpg`); nil for a path of an ordinary file. Links are never followed to the archive.
+    public static func split(_ path: String) -> (archive: String, entry: String)? {
+        var end = path.startIndex
+        while let slash = path[path.index(after: end)...].firstIndex(of: "/") {
+            let prefix = String(path[..<slash])
+            end = slash
+            let name = prefix.split(separator: "/").last.map(String.init) ?? ""
+            guard isArchive(name: name) else { continue }
+            var info = stat()
+            guard lstat(prefix, &info) == 0 else { return nil }
+            if (info.st_mode & S_IFMT) == S_IFREG {
+                return (prefix, String(path[path.index(after: slash)...]))
+            }
+            if (info.st_mode & S_IFMT) != S_IFDIR { return nil }
+        }
+        return nil
+    }
+
+    /// Every entry of the archive at `path`, in the archive's order. Entries whose names would leave the archive,
+    /// links and repeated names are refused with a reason; a damaged archive yields what precedes the damage and
+    /// the failure.
+    public static func list(_ path: String) -> ArchiveListing {
+        var listing = ArchiveListing()
+        var seen = Set<String>()
+        do {
+            try ArchiveReader.withReader(path) { reader in
+                while let raw = try reader.next() {
+                    switch raw.kind {
+                    case .folder: continue
+                    case .other: continue
+                    case .link:
+                        listing.refused.append(.init(name: raw.name, reason: "a link inside the archive; never followed"))
+                        continue
+                    case .file: break
+                    }
+                    switch EntryName.checked(raw.name) {
+                    case .failure(let refusal):
+                        listing.refused.append(.init(name: raw.name, reason: refusal.reason))
+                    case .success(let name):
+                        if !seen.insert(name).inserted {
+                            listing.refused.append(.init(name: name, reason: "a second entry of this name; the first is read"))
+                            continue
+                        }
+                        // A zip states every size; a tar too. An entry without one is counted as it is read.
+                        let size = try raw.size ?? reader.readData { _ in }
+                        listing.entries.append(.init(name: name, size: size))
+                    }
+                }
+            }
+        } catch let error as ArchiveError {
+            listing.failure = error
+        } catch {
+            listing.failure = ArchiveError(archive: path, reason: "\(error)")
+        }
+        return listing
+    }
+
+    /// Streams the bytes of entry `entry` of the archive at `archive` to `body`, a block at a time, and returns
+    /// their count. Throws `ArchiveError` naming both when the entry is not there or cannot be read; rethrows what
+    /// `body` throws.
+    @discardableResult
+    public static func read(_ archive: String, entry: String,
+                            _ body: (UnsafeRawBufferPointer) throws -> Void) throws -> Int64 {
+        try ArchiveReader.withReader(archive) { reader in
+            while let raw = try reader.next() {
+                guard raw.kind == .file, case .success(let name) = EntryName.checked(raw.name), name == entry else {
+                    try reader.skipData()
+                    continue
+                }
+                do {
+                    return try reader.readData(body)
+                } catch var error as ArchiveError {
+                    error.entry = entry
+                    throw error
+                }
+            }
+            throw ArchiveError(archive: archive, entry: entry, reason: "no such entry in the archive",
+                               category: .notFound)
+        }
+    }
+}
+
+/// What an archive holds, as `SourceArchive.list` found it.
+public struct ArchiveListing: Sendable {
+    public struct Entry: Sendable, Hashable {
+        /// The entry's path inside the archive: relative, no `..`, no empty or `.` part.
+        public var name: String
+        public var size: Int64
+    }
+
+    /// An entry that is not read, and why.
+    public struct Refusal: Sendable, Hashable {
+        public var name: String
+        public var reason: String
+    }
+
+    public var entries: [Entry] = []
+    public var refused: [Refusal] = []
+    /// Set when the archive could not be read to its end: `entries` holds what came before.
+    public var failure: ArchiveError?
+}
+
+/// Why an archive, or an entry of one, could not be read, naming both.
+public struct ArchiveError: Error, Sendable, CustomStringConvertible, FailureDescribing {
+    public var archive: String
+    public var entry: String?
+    public var reason: String
+    public var category: FailureCategory
+
+    public init(archive: String, entry: String? = nil, reason: String, category: FailureCategory = .corrupt) {
+        self.archive = archive
+        self.entry = entry
+        self.reason = reason
+        self.category = category
+    }
+
+    init(archive: String, reason: String, code: Int32) {
+        // The system's failures keep their category; libarchive's own codes (a format error, "misc") mean the
+        // archive's bytes are not what its format says.
+        let systemCodes: Set<Int32> = [EACCES, EPERM, ENOENT, EIO, ENOMEM, ENOSPC, ENOTDIR]
+        let category: FailureCategory = systemCodes.contains(code) ? FailureCategory(Errno(rawValue: code)) : .corrupt
+        self.init(archive: archive, reason: reason, category: category)
+    }
+
+    public var description: String { "\(archive)\(entry.map { ", entry \($0)" } ?? ""): \(reason)" }
+    public var failure: FailureReason { FailureReason(operation: "archive", reason, category: category) }
+}
+
+/// An entry's name made safe to place under the archive's path.
+enum EntryName {
+    struct Refusal: Error { var reason: String }
+
+    static func checked(_ raw: String) -> Result<String, Refusal> {
+        if raw.isEmpty { return .failure(Refusal(reason: "an entry without a name")) }
+        if raw.hasPrefix("/") { return .failure(Refusal(reason: "an absolute path; never written outside the source")) }
+        var parts: [Substring] = []
+        for part in raw.split(separator: "/", omittingEmptySubsequences: true) {
+            if part == "." { continue }
+            if part == ".." { return .failure(Refusal(reason: "a path that leaves the archive (..); never followed")) }
+            parts.append(part)
+        }
+        guard !parts.isEmpty else { return .failure(Refusal(reason: "an entry without a name")) }
+        return .success(parts.joined(separator: "/"))
+    }
+}

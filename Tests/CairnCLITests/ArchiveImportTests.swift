@@ -1,0 +1,120 @@
+import CairnTesting
+import Foundation
+import Testing
+
+/// Issue 65, item 1: with `--archives read`, the zips and tars in a source are imported in place, without unpacking,
+/// into a library and into Immich.
+@Suite struct ArchiveImportTests {
+    /// Four distinct photos in the folder's `scratch/`, and their SHA1s.
+    static func photos(in folder: TemporaryDirectory) throws -> [(path: String, sha1: String)] {
+        try (0..<4).map { index in
+            let path = try folder.write(try DistinctJPEG.data(byteCount: 6_000 + index, seed: UInt8(10 + index)),
+                                        to: "scratch/IMG_\(index).jpg")
+            return (path, String(String(decoding: try ExternalTool.run(["sha1sum", path]), as: UTF8.self).prefix(40)))
+        }
+    }
+
+    /// A Takeout-shaped zip (one photo deflated, one stored, a photo's JSON, an album's, an entry that would leave
+    /// the archive) and a tgz of two photos.
+    static func archives(in folder: TemporaryDirectory, photos: [(path: String, sha1: String)]) throws {
+        let trip = "Takeout/Google Photos/Trip"
+        try TestArchive.write([
+            .file("\(trip)/IMG_0.jpg", from: photos[0].path),
+            .file("\(trip)/IMG_1.jpg", from: photos[1].path, stored: true),
+            .text("\(trip)/IMG_0.jpg.json", #"{"title": "IMG_0.jpg", "photoTakenTime": {"timestamp": "1500000000"}, "#
+                  + #""geoData": {"latitude": 48.8584, "longitude": 2.2945, "altitude": 0}}"#),
+            .text("\(trip)/métadonnées.json", #"{"title": "Paris", "description": "", "date": {"timestamp": "0"}}"#),
+            .text("../../escaped.jpg", "outside"),
+        ], to: folder.subpath("src/takeout-001.zip"))
+        try TestArchive.write([.file("DCIM/IMG_2.jpg", from: photos[2].path), .file("DCIM/IMG_3.jpg", from: photos[3].path)],
+                              to: folder.subpath("src/card.tgz"))
+    }
+
+    @Test func archivesAreImportedInPlaceWithTheirTakeoutFactsAndARescanReadsNothingNew() throws {
+        let folder = try TemporaryDirectory()
+        let photos = try Self.photos(in: folder)
+        try Self.archives(in: folder, photos: photos)
+        let library = folder.subpath("lib")
+        func cairn(_ arguments: [String]) throws -> CairnBinary.Result {
+            try CairnBinary.run(arguments + ["--library", library])
+        }
+
+        // Left alone (the default), archives are other files.
+        let ignored = try cairn(["import", folder.subpath("src"), "--plain", "--clips", "off"])
+        #expect(ignored.status == 0 && ignored.standardOutput.contains("2 not media"), "\(ignored.standardOutput)")
+
+        let result = try cairn(["import", folder.subpath("src"), "--plain", "--clips", "off", "--archives", "read"])
+        #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
+        #expect(result.standardOutput.contains("skipped takeout-001.zip/../../escaped.jpg: a path that leaves the archive"))
+        #expect(result.standardOutput.contains("1 album from Google Takeout kept or grown: Paris"))
+        #expect(!FileManager.default.fileExists(atPath: folder.subpath("escaped.jpg")))
+        #expect(!FileManager.default.fileExists(atPath: folder.path + "/../escaped.jpg"))
+
+        let listed = try cairn(["ls", "--json"])
+        let assets = listed.standardOutput.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        let bySource = Dictionary(uniqueKeysWithValues: assets.compactMap { asset in
+            (asset["firstSourcePath"] as? String).map { ($0, asset) }
+        })
+        #expect(Set(bySource.keys) == ["takeout-001.zip/Takeout/Google Photos/Trip/IMG_0.jpg",
+                                       "takeout-001.zip/Takeout/Google Photos/Trip/IMG_1.jpg",
+                                       "card.tgz/DCIM/IMG_2.jpg", "card.tgz/DCIM/IMG_3.jpg"])
+        // Each original is the entry's bytes: its name is their SHA1, and `cairn check` reads them all again.
+        for (index, path) in ["takeout-001.zip/Takeout/Google Photos/Trip/IMG_0.jpg",
+                              "takeout-001.zip/Takeout/Google Photos/Trip/IMG_1.jpg",
+                              "card.tgz/DCIM/IMG_2.jpg", "card.tgz/DCIM/IMG_3.jpg"].enumerated() {
+            #expect((bySource[path]?["sha1"] as? String) == photos[index].sha1, "\(path)")
+        }
+        let check = try cairn(["check"])
+        #expect(check.status == 0, "\(check.standardOutput)\(check.standardError)")
+        // The photo's JSON, from inside the zip: its capture time, and the album it is in.
+        let zero = try #require(bySource["takeout-001.zip/Takeout/Google Photos/Trip/IMG_0.jpg"])
+        #expect(zero["captureDate"] as? String == "2017-07-14T02:40:00Z", "\(zero)")
+        let album = try cairn(["ls", "--album", "Paris", "--json"])
+        #expect(album.standardOutput.split(separator: "\n").count == 2)
+
+        // Nothing changed: nothing read again.
+        let again = try cairn(["import", folder.subpath("src"), "--plain", "--clips", "off", "--archives", "read"])
+        #expect(again.status == 0)
+        #expect(again.standardOutput.contains("hashed       0"), "\(again.standardOutput)")
+        #expect(again.standardOutput.contains("unchanged    4"), "\(again.standardOutput)")
+    }
+
+    @Test func aTruncatedArchiveImportsWhatPrecedesTheDamageAndNamesTheRest() throws {
+        let folder = try TemporaryDirectory()
+        let photos = try Self.photos(in: folder)
+        let big = try (0..<4).map { index in
+            try folder.write(try DistinctJPEG.data(byteCount: 60_000, seed: UInt8(40 + index)), to: "scratch/BIG_\(index).jpg")
+        }
+        try TestArchive.write(big.enumerated().map { .file("BIG_\($0.offset).jpg", from: $0.element, stored: true) }
+                              + [.file("IMG_0.jpg", from: photos[0].path)],
+                              to: folder.subpath("src/cut.zip"), truncatedTo: 0.6)
+        let library = folder.subpath("lib")
+        let result = try CairnBinary.run(["import", folder.subpath("src"), "--plain", "--clips", "off", "--archives", "read",
+                                          "--library", library])
+        #expect(result.status != 0)
+        #expect(result.standardOutput.contains("cannot read cut.zip: the archive cannot be read after entry"),
+                "\(result.standardOutput)")
+        let listed = try CairnBinary.run(["ls", "--json", "--library", library])
+        let imported = listed.standardOutput.split(separator: "\n").count
+        #expect(imported >= 1 && imported < 5, "\(listed.standardOutput)")
+    }
+
+    @Test func archiveEntriesArriveInImmichWithTheirBytes() async throws {
+        let fixture = try ImmichDestinationTests.Fixture()
+        let photos = try Self.photos(in: fixture.folder)
+        try Self.archives(in: fixture.folder, photos: photos)
+        let result = try fixture.cairn(["import", fixture.source, "--plain", "--archives", "read"])
+        #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
+        let state = try await fixture.double.state()
+        #expect(state.assets.count == 4)
+        for (index, photo) in photos.enumerated() {
+            let asset = try #require(state.assets(withChecksum: photo.sha1).first, "IMG_\(index).jpg did not arrive")
+            #expect(asset.originalFileName == "IMG_\(index).jpg")
+        }
+        // The copies the uploads were sent from are gone.
+        let leftovers = try FileManager.default.subpathsOfDirectory(atPath: fixture.library).filter { $0.hasSuffix(".partial") }
+        #expect(leftovers.isEmpty, "\(leftovers)")
+    }
+}

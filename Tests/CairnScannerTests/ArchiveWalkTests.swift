@@ -1,0 +1,102 @@
+import CairnArchive
+import CairnCore
+import CairnTesting
+import Foundation
+import Glibc
+import Testing
+
+@testable import CairnScanner
+
+/// `--archives read`: a zip or tar in the source is walked as a folder of its own name, in place.
+@Suite struct ArchiveWalkTests {
+    let jpeg = Data([0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x10]) + Data("JFIF".utf8) + Data(repeating: 7, count: 300)
+
+    @Test func archivesAreWalkedAsFoldersOfTheirNameAndWhatWouldLeaveThemIsRefused() throws {
+        let source = try TemporaryDirectory()
+        let photo = try source.write(jpeg, to: "scratch/photo.jpg")
+        try source.write(jpeg, to: "src/a.jpg")
+        try source.write(jpeg, to: "src/trip/z.jpg")
+        try TestArchive.write([
+            .file("Takeout/Google Photos/Trip/IMG_1.jpg", from: photo),
+            .file("Takeout/Google Photos/Trip/IMG_2.jpg", from: photo, stored: true),
+            .text("Takeout/Google Photos/Trip/IMG_1.jpg.json", #"{"title": "IMG_1.jpg"}"#),
+            .text("Takeout/archive_browser.html", "<html/>"),
+            .text("__MACOSX/Takeout/._IMG_1.jpg", "fork"),
+            .text("../../etc/x.jpg", "outside"),
+            .text("/etc/y.jpg", "absolute"),
+            .link("Takeout/link.jpg", to: "/etc/passwd"),
+        ], to: source.subpath("src/trip.zip"))
+        try TestArchive.write([.file("DCIM/IMG_3.jpg", from: photo), .file("./DCIM//IMG_4.jpg", from: photo)],
+                              to: source.subpath("src/cards.tgz"))
+
+        let report = try SourceScanner(root: source.subpath("src"), archives: .read).scan()
+        // In whole-path order, the archives' entries among the folder's own files.
+        #expect(report.mediaFiles.map(\.relativePath) == [
+            "a.jpg", "cards.tgz/DCIM/IMG_3.jpg", "cards.tgz/DCIM/IMG_4.jpg",
+            "trip.zip/Takeout/Google Photos/Trip/IMG_1.jpg", "trip.zip/Takeout/Google Photos/Trip/IMG_2.jpg",
+            "trip/z.jpg",
+        ])
+        #expect(report.sidecarFiles.map(\.relativePath) == ["trip.zip/Takeout/Google Photos/Trip/IMG_1.jpg.json"])
+        #expect(report.otherFiles == 1 && report.junkSkipped == 1)
+        #expect(Set(report.refusedEntries.map(\.relativePath)) == ["trip.zip/../../etc/x.jpg", "trip.zip//etc/y.jpg",
+                                                                   "trip.zip/Takeout/link.jpg"])
+        #expect(report.refusedEntries.allSatisfy { $0.reason.contains("never") })
+        // Refused entries are the same on every walk: no reason to distrust it for deletions.
+        #expect(report.issues.isEmpty && report.isComplete)
+
+        // An entry's stat facts are its archive's, with its own size.
+        var info = stat()
+        #expect(lstat(source.subpath("src/trip.zip"), &info) == 0)
+        let entry = try #require(report.mediaFiles.first { $0.relativePath.hasSuffix("IMG_2.jpg") })
+        #expect(entry.fingerprint.inode == UInt64(info.st_ino) && entry.fingerprint.size == Int64(jpeg.count))
+        #expect(entry.fingerprint.modificationTimeNanoseconds == FileFingerprint(info).modificationTimeNanoseconds)
+
+        // Left alone (the default), archives are other files.
+        let ignored = try SourceScanner(root: source.subpath("src")).scan()
+        #expect(ignored.mediaFiles.map(\.relativePath) == ["a.jpg", "trip/z.jpg"] && ignored.otherFiles == 2)
+    }
+
+    @Test func aDamagedArchiveYieldsWhatPrecedesTheDamageAndAnIssueThatHoldsDeletions() throws {
+        let source = try TemporaryDirectory()
+        let photos = try (1...6).map { index in
+            try source.write(Data((0..<40_000).map { _ in UInt8.random(in: 0...255) }) + jpeg, to: "scratch/\(index).jpg")
+        }
+        try TestArchive.write(photos.enumerated().map { .file("IMG_\($0.offset).jpg", from: $0.element, stored: true) },
+                              to: source.subpath("src/cut.zip"), truncatedTo: 0.5)
+        let report = try SourceScanner(root: source.subpath("src"), archives: .read).scan()
+        let issue = try #require(report.issues.first)
+        #expect(issue.relativePath == "cut.zip" && issue.reason.contains("remaining entries are not imported"))
+        #expect(!report.isComplete)
+        #expect(!report.mediaFiles.isEmpty && report.mediaFiles.count < 6)
+    }
+
+    @Test func namesAreUTF8WhenFlaggedAndCP437Otherwise() throws {
+        let source = try TemporaryDirectory()
+        try TestArchive.write([.text("Été/Café.jpg", "x", cp437: true), .text("Noël/Crème.jpg", "y")],
+                              to: source.subpath("src/names.zip"))
+        let report = try SourceScanner(root: source.subpath("src"), archives: .read).scan()
+        #expect(report.mediaFiles.map(\.relativePath) == ["names.zip/Noël/Crème.jpg", "names.zip/Été/Café.jpg"])
+    }
+
+    @Test func anArchiveStillBeingWrittenIsLeftForTheNextWalk() throws {
+        let source = try TemporaryDirectory()
+        try TestArchive.write([.text("a.jpg", "x")], to: source.subpath("src/download.zip"), age: 0)
+        let report = try SourceScanner(root: source.subpath("src"), archives: .read).scan()
+        #expect(report.mediaFiles.isEmpty)
+        #expect(report.issues.map(\.relativePath) == ["download.zip"])
+        #expect(report.issues.first?.reason.contains("read by the next run") == true)
+    }
+
+    @Test func anEntryIsReadByItsPathThroughTheArchive() throws {
+        let source = try TemporaryDirectory()
+        try TestArchive.write([.text("a/one.jpg", "first"), .text("a/two.jpg", "second", cp437: true)],
+                              to: source.subpath("t.tgz"))
+        let split = try #require(SourceArchive.split(source.subpath("t.tgz/a/two.jpg")))
+        #expect(split.archive == source.subpath("t.tgz") && split.entry == "a/two.jpg")
+        var bytes: [UInt8] = []
+        let count = try SourceArchive.read(split.archive, entry: split.entry) { bytes.append(contentsOf: $0) }
+        #expect(String(decoding: bytes, as: UTF8.self) == "second" && count == 6)
+        #expect(throws: ArchiveError.self) { try SourceArchive.read(split.archive, entry: "a/three.jpg") { _ in } }
+        #expect(SourceArchive.split(source.subpath("plain/file.jpg")) == nil)
+    }
+}

@@ -1,0 +1,65 @@
+#!/usr/bin/env python3
+"""Writes a zip or tar archive for the tests, as the spec on standard input says (JSON):
+
+{"path": "/tmp/x/photos.zip",          # .zip, .tar, .tgz or .tar.gz
+ "entries": [{"name": "DCIM/a.jpg",     # the entry's name as stored
+              "file": "/tmp/a.jpg"      # its bytes from a file, or
+              "text": "...",            # from text (UTF-8)
+              "stored": true,           # zip: stored, not deflated (default deflated)
+              "cp437": true,            # zip: the name in CP437 without the UTF-8 flag (older Windows tools)
+              "link": "target"}],       # a symbolic link entry instead of a file
+ "truncate": 0.6}                       # cut the file to this fraction of its size afterwards
+
+Python's zipfile and tarfile make them, so the archives are what common tools write, not what cairn expects.
+"""
+import json, sys, tarfile, io, os, zipfile
+
+
+class CP437Info(zipfile.ZipInfo):
+    def _encodeFilenameFlags(self):
+        return self.filename.encode("cp437"), self.flag_bits
+
+
+def data(entry):
+    if "file" in entry:
+        with open(entry["file"], "rb") as f:
+            return f.read()
+    return entry.get("text", "").encode("utf-8")
+
+
+def write_zip(spec):
+    with zipfile.ZipFile(spec["path"], "w") as archive:
+        for entry in spec["entries"]:
+            kind = CP437Info if entry.get("cp437") else zipfile.ZipInfo
+            info = kind(entry["name"], date_time=(2023, 7, 14, 10, 0, 0))
+            info.compress_type = zipfile.ZIP_STORED if entry.get("stored") else zipfile.ZIP_DEFLATED
+            if "link" in entry:
+                info.create_system = 3
+                info.external_attr = (0o120777 << 16)
+                archive.writestr(info, entry["link"])
+            else:
+                archive.writestr(info, data(entry))
+
+
+def write_tar(spec):
+    mode = "w:gz" if spec["path"].endswith((".tgz", ".tar.gz")) else "w"
+    with tarfile.open(spec["path"], mode) as archive:
+        for entry in spec["entries"]:
+            info = tarfile.TarInfo(entry["name"])
+            info.mtime = 1689328800
+            if "link" in entry:
+                info.type = tarfile.SYMTYPE
+                info.linkname = entry["link"]
+                archive.addfile(info)
+            else:
+                payload = data(entry)
+                info.size = len(payload)
+                archive.addfile(info, io.BytesIO(payload))
+
+
+spec = json.load(sys.stdin)
+os.makedirs(os.path.dirname(spec["path"]) or ".", exist_ok=True)
+(write_zip if spec["path"].endswith(".zip") else write_tar)(spec)
+if "truncate" in spec:
+    size = os.path.getsize(spec["path"])
+    os.truncate(spec["path"], int(size * spec["truncate"]))
