@@ -213,7 +213,7 @@ let package = Package(
         ]),
         // Sync and dry-run: the import run with reconciliation between its phases, and the trash after.
         .target(name: "CairnSync", dependencies: [
-            "CairnCore", "CairnScanner", "CairnCatalog", "CairnReconcile", "CairnNarration", "CairnLibrary",
+            "CairnCore", "CairnArchive", "CairnScanner", "CairnCatalog", "CairnReconcile", "CairnNarration", "CairnLibrary",
             "CairnTrash", "CairnMetrics", "CairnStages", "CairnImport",
         ]),
         // Every run over a library opened in one place: the library and its lock, its catalog (SQLite or PostgreSQL),

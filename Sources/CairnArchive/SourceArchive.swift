@@ -24,12 +24,47 @@ public enum SourceArchive {
             end = slash
             let name = prefix.split(separator: "/").last.map(String.init) ?? ""
             guard isArchive(name: name) else { continue }
+            let entry = String(path[path.index(after: slash)...])
             var info = stat()
-            guard lstat(prefix, &info) == 0 else { return nil }
-            if (info.st_mode & S_IFMT) == S_IFREG {
-                return (prefix, String(path[path.index(after: slash)...]))
+            guard lstat(prefix, &info) == 0 else {
+                // No such file: the folder of a split archive's parts, when there are some; the part holding it.
+                let folder = String(prefix.dropLast(name.utf8.count + 1))
+                let parts = ArchiveParts.parts(named: name, in: folder.isEmpty ? "/" : folder)
+                return parts.lazy.map { folder + "/" + $0 }.first { ListingCache.shared.holds($0, entry: entry) }
+                    .map { ($0, entry) }
             }
+            if (info.st_mode & S_IFMT) == S_IFREG { return (prefix, entry) }
             if (info.st_mode & S_IFMT) != S_IFDIR { return nil }
+        }
+        return nil
+    }
+
+    /// What stands where a walk listed an archive as `path` (absolute) now.
+    public enum State: Sendable {
+        /// A file (or a folder) of that name.
+        case file
+        /// No file, but parts of a split archive walked under that name.
+        case parts
+        case gone
+    }
+
+    public static func state(_ path: String) -> State {
+        var info = stat()
+        if lstat(path, &info) == 0 { return .file }
+        let name = path.split(separator: "/").last.map(String.init) ?? ""
+        let folder = String(path.dropLast(name.utf8.count + 1))
+        return ArchiveParts.parts(named: name, in: folder.isEmpty ? "/" : folder).isEmpty ? .gone : .parts
+    }
+
+    /// The archive a source-relative path goes through (`trip.zip` for `trip.zip/DCIM/a.jpg`): its first folder
+    /// named as an archive is; nil for a path through none.
+    public static func container(of relativePath: String) -> String? {
+        var end = relativePath.startIndex
+        while let slash = relativePath[end...].firstIndex(of: "/") {
+            let prefix = relativePath[..<slash]
+            let name = prefix.split(separator: "/").last.map(String.init) ?? ""
+            if isArchive(name: name) { return String(prefix) }
+            end = relativePath.index(after: slash)
         }
         return nil
     }

@@ -8,7 +8,9 @@ import Glibc
 extension FileHasher {
     /// The archive entry `path` names, when opening it as a file failed because a folder of it is a file.
     static func archiveEntry(_ path: String, after error: HashingError) -> (archive: String, entry: String)? {
-        guard case .system(let failure) = error, failure.code == .notDirectory else { return nil }
+        // A folder of the path is a file (an archive), or is not there at all (the folder of a split archive's parts).
+        guard case .system(let failure) = error, failure.code == .notDirectory || failure.code == .noSuchFileOrDirectory
+        else { return nil }
         return SourceArchive.split(path)
     }
 

@@ -116,8 +116,9 @@ private struct Listing: Sendable {
     var junk = 0
     var symlinks: [String] = []
     var issues: [ScanIssue] = []
-    /// The archives among the entries of `subfolders`: listed as folders of their own name.
-    var archives: Set<String> = []
+    /// The archives among the entries of `subfolders`, each with the archive files it stands for: an archive is
+    /// a folder of its own name, a split archive's parts one folder (`ArchiveParts`).
+    var archives: [String: [String]] = [:]
     var refusedEntries: [ScanIssue] = []
 }
 
@@ -217,8 +218,8 @@ private struct Walk {
         func prefetch(_ index: Int) {
             guard index < subfolders.count, let parent = listing.handle else { return }
             let name = subfolders[index], excluded = self.excluded, archives = self.archives
-            if let archives, listing.archives.contains(name) {
-                pending.append(BlockingPool.Pending { Self.listArchive(name, prefix: prefix, walk: archives) })
+            if let archives, let files = listing.archives[name] {
+                pending.append(BlockingPool.Pending { Self.listArchive(name, files: files, prefix: prefix, walk: archives) })
             } else {
                 pending.append(BlockingPool.Pending {
                     Self.open(name, in: parent, prefix: prefix, excluded: excluded, archives: archives)
@@ -272,19 +273,39 @@ private struct Walk {
     /// Lists archive `name` as the folder `prefix + name + "/"`: its media entries sorted, its sidecars, refused
     /// entries, and, when it is damaged, an issue naming it (the walk is then not trusted for deletions, so the
     /// entries past the damage are never taken for gone). Each entry's stat facts are the archive's, with its size.
-    private static func listArchive(_ name: String, prefix: String, walk: ArchiveWalk) -> Listing {
+    private static func listArchive(_ name: String, files: [String], prefix: String, walk: ArchiveWalk) -> Listing {
         var listing = Listing()
         let relative = prefix + name
-        let path = walk.root + "/" + relative
+        var seen = Set<String>()
+        for file in files {
+            list(archive: prefix + file, as: relative, walk: walk, seen: &seen, into: &listing)
+        }
+        if listing.files.count > 1 {
+            listing.files = PathOrder.sortedIndices(of: listing.files.map(\.relativePath)).map { listing.files[$0] }
+        }
+        listing.sidecars.sort { PathOrder.precedes($0.relativePath, $1.relativePath) }
+        return listing
+    }
+
+    /// Adds the entries of the archive at `archiveRelative` to `listing` under the folder `relative` (an entry
+    /// named already, by an earlier part, is refused).
+    private static func list(archive archiveRelative: String, as relative: String, walk: ArchiveWalk,
+                             seen: inout Set<String>, into listing: inout Listing) {
+        let path = walk.root + "/" + archiveRelative
         var info = stat()
         guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
-            listing.issues.append(ScanIssue(relativePath: relative, reason: "the archive is gone or no longer a file",
+            listing.issues.append(ScanIssue(relativePath: archiveRelative, reason: "the archive is gone or no longer a file",
                                             category: .notFound))
-            return listing
+            return
         }
         let archive = FileFingerprint(info)
         let found = SourceArchive.list(path)
         for entry in found.entries {
+            guard seen.insert(entry.name).inserted else {
+                listing.refusedEntries.append(ScanIssue(relativePath: archiveRelative + "/" + entry.name,
+                                                        reason: "an earlier part of the archive holds this name; that one is read"))
+                continue
+            }
             let entryPath = relative + "/" + entry.name
             let parts = entry.name.split(separator: "/")
             let base = parts.last.map(String.init) ?? entry.name
@@ -304,18 +325,13 @@ private struct Walk {
                 listing.otherFiles += 1
             }
         }
-        listing.refusedEntries = found.refused.map { ScanIssue(relativePath: relative + "/" + $0.name, reason: $0.reason) }
+        listing.refusedEntries += found.refused.map { ScanIssue(relativePath: archiveRelative + "/" + $0.name, reason: $0.reason) }
         if let failure = found.failure {
             let after = found.entries.last.map { " after entry \($0.name)" } ?? ""
-            listing.issues.append(ScanIssue(relativePath: relative, reason: "the archive cannot be read\(after): "
+            listing.issues.append(ScanIssue(relativePath: archiveRelative, reason: "the archive cannot be read\(after): "
                                             + "\(failure.reason); its remaining entries are not imported",
                                             category: failure.category))
         }
-        if listing.files.count > 1 {
-            listing.files = PathOrder.sortedIndices(of: listing.files.map(\.relativePath)).map { listing.files[$0] }
-        }
-        listing.sidecars.sort { PathOrder.precedes($0.relativePath, $1.relativePath) }
-        return listing
     }
 
     /// Reads one folder: its media sorted, its sub-folders to enter, and what else it holds.
@@ -390,8 +406,7 @@ private struct Walk {
                         listing.issues.append(ScanIssue(relativePath: relative, reason: "an archive modified under a minute ago "
                                                         + "(still being written?): read by the next run"))
                     } else {
-                        listing.subfolders.append(name)
-                        listing.archives.insert(name)
+                        listing.archives[ArchiveParts.folderName(of: name) ?? name, default: []].append(name)
                     }
                     continue
                 }
@@ -402,6 +417,21 @@ private struct Walk {
         }
         if listing.files.count > 1 {
             listing.files = PathOrder.sortedIndices(of: listing.files.map(\.relativePath)).map { listing.files[$0] }
+        }
+        for (folder, files) in listing.archives {
+            // A folder or file of the same name as a split archive's folder keeps its name: the parts their own.
+            let clashes = files.count > 1 && files.contains(folder) || listing.subfolders.contains(folder)
+                || listing.files.contains { $0.relativePath == prefix + folder }
+            if files == [folder] || !clashes {
+                listing.subfolders.append(folder)
+                listing.archives[folder] = files.sorted { PathOrder.precedes($0, $1) }
+            } else {
+                listing.archives[folder] = nil
+                for file in files {
+                    listing.subfolders.append(file)
+                    listing.archives[file] = [file]
+                }
+            }
         }
         listing.subfolders.sort { PathOrder.precedes($0 + "/", $1 + "/") }
         if !listing.subfolders.isEmpty { listing.handle = handle }

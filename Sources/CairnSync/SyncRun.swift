@@ -1,4 +1,5 @@
 import CairnCatalog
+import CairnArchive
 import CairnCore
 import CairnImport
 import CairnLibrary
@@ -119,8 +120,13 @@ public struct SyncRun: Sendable {
                 // A file that could not be hashed keeps its last checksum (the run tables carry it), and the scan counts
                 // as unhealthy, so an unreadable file is never mistaken for a deleted one.
                 // Files a stopping run left unhashed count the same way: their content is unknown this run.
+                // An archive that vanished is held like an unmounted disk: its entries are not taken for deleted.
+                let heldArchives = Self.heldArchives(prepared.vanished, root: sourceRoot,
+                                                     reading: options.importOptions.archives == .read,
+                                                     acceptsGone: options.acceptVanished)
                 let unreadable = hashed.failures.map { "\($0.relativePath): \($0.reason)" }
                     + hashed.report.issues.map(\.description)
+                    + heldArchives
                     + (hashed.notHashed > 0 ? ["\(hashed.notHashed) files not hashed: the run was stopping"] : [])
                 let scan = ReconcileInputs.probe(sourceRoot: sourceRoot, unreadable: unreadable)
                 let reconciliation = try await CatalogReconciliation.reconcile(
@@ -252,6 +258,27 @@ public struct SyncRun: Sendable {
 
     static func absolute(_ path: String) -> String {
         path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+    }
+
+    /// Why entries of archives that vanished from the walk are not taken for deleted, one line per archive: the
+    /// archive is gone (held like an unmounted disk, unless `acceptsGone`), or this run does not read archives
+    /// (`--archives ignore`; an earlier one did).
+    static func heldArchives(_ vanished: [String], root: String, reading: Bool, acceptsGone: Bool) -> [String] {
+        var held: [String: String] = [:]
+        var seen = Set<String>()
+        for path in vanished {
+            guard let archive = SourceArchive.container(of: path), seen.insert(archive).inserted else { continue }
+            let state = SourceArchive.state(root + "/" + archive)
+            if state != .file, !acceptsGone, reading || state == .gone {
+                // A split archive's parts never change: an entry of one that vanished went with its part.
+                held[archive] = (state == .gone ? "the archive is gone" : "a part of this split archive is gone")
+                    + ": its entries are kept, as for an unmounted disk (removed on purpose? sync with --accept-vanished)"
+            } else if !reading, state != .gone {
+                held[archive] = "an earlier run read this archive; this one leaves archives alone (--archives ignore), "
+                    + "so its entries are not taken for deleted"
+            }
+        }
+        return held.keys.sorted().map { "\($0): \(held[$0]!)" }
     }
 }
 

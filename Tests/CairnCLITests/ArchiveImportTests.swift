@@ -25,7 +25,7 @@ import Testing
                   + #""geoData": {"latitude": 48.8584, "longitude": 2.2945, "altitude": 0}}"#),
             .text("\(trip)/métadonnées.json", #"{"title": "Paris", "description": "", "date": {"timestamp": "0"}}"#),
             .text("../../escaped.jpg", "outside"),
-        ], to: folder.subpath("src/takeout-001.zip"))
+        ], to: folder.subpath("src/trip.zip"))
         try TestArchive.write([.file("DCIM/IMG_2.jpg", from: photos[2].path), .file("DCIM/IMG_3.jpg", from: photos[3].path)],
                               to: folder.subpath("src/card.tgz"))
     }
@@ -45,7 +45,7 @@ import Testing
 
         let result = try cairn(["import", folder.subpath("src"), "--plain", "--clips", "off", "--archives", "read"])
         #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
-        #expect(result.standardOutput.contains("skipped takeout-001.zip/../../escaped.jpg: a path that leaves the archive"))
+        #expect(result.standardOutput.contains("skipped trip.zip/../../escaped.jpg: a path that leaves the archive"))
         #expect(result.standardOutput.contains("1 album from Google Takeout kept or grown: Paris"))
         #expect(!FileManager.default.fileExists(atPath: folder.subpath("escaped.jpg")))
         #expect(!FileManager.default.fileExists(atPath: folder.path + "/../escaped.jpg"))
@@ -57,19 +57,19 @@ import Testing
         let bySource = Dictionary(uniqueKeysWithValues: assets.compactMap { asset in
             (asset["firstSourcePath"] as? String).map { ($0, asset) }
         })
-        #expect(Set(bySource.keys) == ["takeout-001.zip/Takeout/Google Photos/Trip/IMG_0.jpg",
-                                       "takeout-001.zip/Takeout/Google Photos/Trip/IMG_1.jpg",
+        #expect(Set(bySource.keys) == ["trip.zip/Takeout/Google Photos/Trip/IMG_0.jpg",
+                                       "trip.zip/Takeout/Google Photos/Trip/IMG_1.jpg",
                                        "card.tgz/DCIM/IMG_2.jpg", "card.tgz/DCIM/IMG_3.jpg"])
         // Each original is the entry's bytes: its name is their SHA1, and `cairn check` reads them all again.
-        for (index, path) in ["takeout-001.zip/Takeout/Google Photos/Trip/IMG_0.jpg",
-                              "takeout-001.zip/Takeout/Google Photos/Trip/IMG_1.jpg",
+        for (index, path) in ["trip.zip/Takeout/Google Photos/Trip/IMG_0.jpg",
+                              "trip.zip/Takeout/Google Photos/Trip/IMG_1.jpg",
                               "card.tgz/DCIM/IMG_2.jpg", "card.tgz/DCIM/IMG_3.jpg"].enumerated() {
             #expect((bySource[path]?["sha1"] as? String) == photos[index].sha1, "\(path)")
         }
         let check = try cairn(["check"])
         #expect(check.status == 0, "\(check.standardOutput)\(check.standardError)")
         // The photo's JSON, from inside the zip: its capture time, and the album it is in.
-        let zero = try #require(bySource["takeout-001.zip/Takeout/Google Photos/Trip/IMG_0.jpg"])
+        let zero = try #require(bySource["trip.zip/Takeout/Google Photos/Trip/IMG_0.jpg"])
         #expect(zero["captureDate"] as? String == "2017-07-14T02:40:00Z", "\(zero)")
         let album = try cairn(["ls", "--album", "Paris", "--json"])
         #expect(album.standardOutput.split(separator: "\n").count == 2)
@@ -116,5 +116,46 @@ import Testing
         // The copies the uploads were sent from are gone.
         let leftovers = try FileManager.default.subpathsOfDirectory(atPath: fixture.library).filter { $0.hasSuffix(".partial") }
         #expect(leftovers.isEmpty, "\(leftovers)")
+    }
+
+    /// A Takeout split in parts is one folder: a photo's JSON in another part than the photo still dates it; a part
+    /// that vanished holds its entries as an unmounted disk would, until the user says it went on purpose.
+    @Test func aSplitTakeoutIsOneFolderAndAVanishedPartDeletesNothingUnlessAccepted() throws {
+        let folder = try TemporaryDirectory()
+        let photos = try Self.photos(in: folder)
+        let trip = "Takeout/Google Photos/Trip"
+        func json(_ name: String, _ seconds: Int) -> TestArchive.Entry {
+            .text("\(trip)/\(name).json", #"{"title": "\#(name)", "photoTakenTime": {"timestamp": "\#(seconds)"}}"#)
+        }
+        try TestArchive.write([.file("\(trip)/IMG_0.jpg", from: photos[0].path), json("IMG_1.jpg", 1_600_000_000)],
+                              to: folder.subpath("src/takeout-20261128T153000Z-001.zip"))
+        try TestArchive.write([.file("\(trip)/IMG_1.jpg", from: photos[1].path), json("IMG_0.jpg", 1_500_000_000)],
+                              to: folder.subpath("src/takeout-20261128T153000Z-002.zip"))
+        let library = folder.subpath("lib")
+        func sync(_ extra: [String] = []) throws -> CairnBinary.Result {
+            try CairnBinary.run(["sync", folder.subpath("src"), "--plain", "--clips", "off", "--archives", "read",
+                                 "--library", library] + extra)
+        }
+        let first = try sync()
+        #expect(first.status == 0, "\(first.standardOutput)\(first.standardError)")
+        let listed = try CairnBinary.run(["ls", "--json", "--library", library])
+        let dates = Dictionary(uniqueKeysWithValues: listed.standardOutput.split(separator: "\n").compactMap { line in
+            (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]).flatMap { asset in
+                (asset["firstSourcePath"] as? String).map { ($0, asset["captureDate"] as? String ?? "none") }
+            }
+        })
+        #expect(dates == ["takeout-20261128T153000Z.zip/\(trip)/IMG_0.jpg": "2017-07-14T02:40:00Z",
+                          "takeout-20261128T153000Z.zip/\(trip)/IMG_1.jpg": "2020-09-13T12:26:40Z"])
+        #expect(try sync().status == 0)
+
+        try FileManager.default.removeItem(atPath: folder.subpath("src/takeout-20261128T153000Z-002.zip"))
+        let held = try sync()
+        #expect(held.status == 3, "\(held.standardOutput)")
+        #expect(held.standardOutput.contains("takeout-20261128T153000Z.zip: a part of this split archive is gone"))
+        #expect(held.standardOutput.contains("held by a safety rail: ") && held.standardOutput.contains("IMG_1.jpg"))
+
+        let accepted = try sync(["--accept-vanished"])
+        #expect(accepted.status == 0, "\(accepted.standardOutput)")
+        #expect(accepted.standardOutput.contains("1 held by quarantine"), "\(accepted.standardOutput)")
     }
 }
