@@ -9,7 +9,7 @@ let layers: [[String]] = [
     ["CairnCore"],
     // Archives in a source read in place (libarchive): below the walk and the hashing, which both read them.
     ["CairnArchive"],
-    // Engines and storage: each stands on Core alone (the values two of them share are Core's).
+    // Engines and storage: each stands on Core (the walk and the hashing on archives too; the values two share are Core's).
     ["CairnHashing", "CairnMedia", "CairnScanner", "CairnReconcile", "CairnPipeline", "CairnNarration", "CairnCatalog", "CairnWatch", "CairnTape", "CairnStore"],
     // The library's files in an S3-compatible bucket (AsyncHTTPClient): a target of its own, beside the folder store.
     ["CairnS3"],
