@@ -208,7 +208,7 @@ let package = Package(
         ]),
         // The import run: walk, hash, classify, the lanes, finish; its options, outcomes, narration and metrics.
         .target(name: "CairnImport", dependencies: [
-            "CairnCore", "CairnHashing", "CairnScanner", "CairnCatalog", "CairnPipeline", "CairnNarration",
+            "CairnCore", "CairnArchive", "CairnHashing", "CairnScanner", "CairnCatalog", "CairnPipeline", "CairnNarration",
             "CairnLibrary", "CairnMetrics", "CairnStages", "CairnStatus", "CGlibcMalloc",
         ]),
         // Sync and dry-run: the import run with reconciliation between its phases, and the trash after.

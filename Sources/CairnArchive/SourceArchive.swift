@@ -135,14 +135,14 @@ public enum SourceArchive {
 
 /// What an archive holds, as `SourceArchive.list` found it.
 public struct ArchiveListing: Sendable {
-    public struct Entry: Sendable, Hashable {
+    public struct Entry: Sendable, Hashable, Codable {
         /// The entry's path inside the archive: relative, no `..`, no empty or `.` part.
         public var name: String
         public var size: Int64
     }
 
     /// An entry that is not read, and why.
-    public struct Refusal: Sendable, Hashable {
+    public struct Refusal: Sendable, Hashable, Codable {
         public var name: String
         public var reason: String
     }

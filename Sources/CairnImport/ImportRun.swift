@@ -1,3 +1,4 @@
+import CairnArchive
 import CairnCatalog
 import CairnCore
 import CairnHashing
@@ -163,6 +164,9 @@ public struct ImportRun: Sendable {
         let vanished = match.vanished > 0 ? try await files.vanishedPaths() : []
         for issue in report.issues { narrator.warning("cannot read \(issue)") }
         for entry in report.refusedEntries { narrator.warning("skipped \(entry)") }
+        if report.archivesListed + report.archivesUnchanged > 0 {
+            narrator.note("archives: \(report.archivesListed) read, \(report.archivesUnchanged) unchanged since the last walk")
+        }
         if !report.symlinksSkipped.isEmpty {
             narrator.note("\(report.symlinksSkipped.count) symbolic links skipped (never followed)")
         }
@@ -181,8 +185,10 @@ public struct ImportRun: Sendable {
         let report: ScanReport
         do {
             let interrupt = options.cancellation.interrupt
-            report = try SourceScanner(root: context.sourceRoot, excludedDirectories: excluded, interrupt: interrupt,
-                                       archives: options.archives).scan(
+            var scanner = SourceScanner(root: context.sourceRoot, excludedDirectories: excluded, interrupt: interrupt,
+                                        archives: options.archives)
+            scanner.savedListings = SavedListings(folder: library.layout.archiveListingsDirectory)
+            report = try scanner.scan(
                 batchSize: pageSizes.walk, media: { try appender.append($0) },
                 sidecars: { try appender.appendSidecars($0) })
         } catch .interrupted {

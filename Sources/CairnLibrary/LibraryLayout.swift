@@ -26,6 +26,8 @@ public struct LibraryLayout: Sendable {
     package static let catalogMarkerFileName = ".cairn-catalog"
     package static let storeMarkerFileName = ".cairn-store"
     package static let tapesFolderName = "tapes"
+    /// What a run keeps to go faster next time, and may lose: the source archives' listings (`archives/`).
+    package static let cacheFolderName = "cache"
     package static let tapeClipsFolderName = ".clips"
 
     public var catalogPath: String { root + "/" + Self.catalogFileName }
@@ -33,6 +35,8 @@ public struct LibraryLayout: Sendable {
     public var derivedDirectory: String { root + "/" + Self.derivedFolderName }
     /// Work in progress; emptied at the start of every run (under the library lock).
     public var temporaryDirectory: String { root + "/" + Self.temporaryFolderName }
+    /// The listings of the sources' archives (`--archives read`), kept between runs.
+    public var archiveListingsDirectory: String { root + "/" + Self.cacheFolderName + "/archives" }
 
     /// Where a file on its way to `finalRelativePath` is written: `tmp/ab/` for a file bound for a content-addressed
     /// folder `…/ab/`, `tmp/` otherwise. Creating a file and renaming it away lock the folder they leave: with one

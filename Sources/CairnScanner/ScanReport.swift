@@ -26,6 +26,9 @@ public struct ScanReport: Sendable {
     /// Archive entries never read, and why (a name that would leave the archive, a link): reported, but, unlike
     /// `issues`, no reason to distrust the walk: the same entries are refused on every walk.
     public var refusedEntries: [ScanIssue] = []
+    /// Archives listed by reading them, and archives whose saved listing stood because they had not changed.
+    public var archivesListed = 0
+    public var archivesUnchanged = 0
     /// Whether the root holds a `.cairn-source` marker file.
     public var hasSourceMarker: Bool
 

@@ -13,6 +13,8 @@ public struct SourceScanner: Sendable {
     public var interrupt: Interrupt?
     /// With `.read`, each archive is walked as a folder of its own name (`trip.zip/DCIM/a.jpg`), in place.
     public var archives: ArchiveHandling = .ignore
+    /// Where the archives' listings are kept between walks: an unchanged archive is then not read at all.
+    public var savedListings: SavedListings?
     /// An archive modified less than this long ago may still be being written (a download, a copy): not read, a
     /// note says so, and the next walk reads it.
     public static let settlingSeconds: Int64 = 60
@@ -75,7 +77,7 @@ public struct SourceScanner: Sendable {
         }
 
         var walk = Walk(excluded: excludedDirectories, sink: sink, interrupt: interrupt,
-                        archives: archives == .read ? ArchiveWalk(root: root) : nil)
+                        archives: archives == .read ? ArchiveWalk(root: root, saved: savedListings) : nil)
         walk.hasSourceMarker = faccessat(fd, Self.sourceMarkerName, F_OK, AT_SYMLINK_NOFOLLOW) == 0
         walk.visit(directory: fd, prefix: "")
         walk.flush()
@@ -87,6 +89,8 @@ public struct SourceScanner: Sendable {
             root: root, mediaFiles: walk.media, otherFiles: walk.otherFiles, junkSkipped: walk.junk,
             symlinksSkipped: walk.symlinks.sorted(), issues: walk.issues, hasSourceMarker: walk.hasSourceMarker)
         report.refusedEntries = walk.refusedEntries
+        report.archivesListed = walk.archivesListed
+        report.archivesUnchanged = walk.archivesUnchanged
         report.mediaCount = walk.mediaCount
         report.mediaBytes = walk.mediaBytes
         report.sidecarFiles = walk.sidecars.sorted { PathOrder.precedes($0.relativePath, $1.relativePath) }
@@ -120,15 +124,20 @@ private struct Listing: Sendable {
     /// a folder of its own name, a split archive's parts one folder (`ArchiveParts`).
     var archives: [String: [String]] = [:]
     var refusedEntries: [ScanIssue] = []
+    /// Archives whose entries were read from them, and those whose saved listing stood (unchanged).
+    var archivesListed = 0
+    var archivesUnchanged = 0
 }
 
 /// How a walk that reads archives lists them: where the source is, and when "now" is.
 private struct ArchiveWalk: Sendable {
     var root: String
     var startedNanoseconds: Int64
+    var saved: SavedListings?
 
-    init(root: String) {
+    init(root: String, saved: SavedListings?) {
         self.root = root
+        self.saved = saved
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
         startedNanoseconds = Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
@@ -164,6 +173,8 @@ private struct Walk {
     var symlinks: [String] = []
     var issues: [ScanIssue] = []
     var refusedEntries: [ScanIssue] = []
+    var archivesListed = 0
+    var archivesUnchanged = 0
     var hasSourceMarker = false
     let interrupt: Interrupt?
     let archives: ArchiveWalk?
@@ -209,6 +220,8 @@ private struct Walk {
         symlinks += listing.symlinks
         issues += listing.issues
         refusedEntries += listing.refusedEntries
+        archivesListed += listing.archivesListed
+        archivesUnchanged += listing.archivesUnchanged
         sidecars += listing.sidecars
         sidecarCount += listing.sidecars.count
         if let sink, sidecars.count >= sink.batchSize { flushSidecars() }
@@ -299,7 +312,15 @@ private struct Walk {
             return
         }
         let archive = FileFingerprint(info)
-        let found = SourceArchive.list(path)
+        let found: ArchiveListing
+        if let saved = walk.saved?.listing(of: archiveRelative, archive: archive) {
+            found = saved
+            listing.archivesUnchanged += 1
+        } else {
+            found = SourceArchive.list(path)
+            walk.saved?.save(found, of: archiveRelative, archive: archive)
+            listing.archivesListed += 1
+        }
         for entry in found.entries {
             guard seen.insert(entry.name).inserted else {
                 listing.refusedEntries.append(ScanIssue(relativePath: archiveRelative + "/" + entry.name,

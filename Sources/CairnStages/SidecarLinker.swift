@@ -1,3 +1,4 @@
+import CairnArchive
 import CairnCatalog
 import CairnCore
 import CairnHashing
@@ -79,6 +80,13 @@ package struct SidecarLinker: Sendable {
         let path = sourceRoot + "/" + sidecar.relativePath
         guard let kind = SidecarMatcher.kind(of: sidecar.relativePath) else { return }
         let size = sidecar.fingerprint.size, modified = sidecar.fingerprint.modificationTimeNanoseconds
+        // An album's metadata in an archive is read again only when its folder holds media the album lacks: the
+        // rescan of an unchanged archive reads none of it.
+        if kind == .takeout, TakeoutAlbumMetadata.isCandidate(name: FileSystem.baseName(of: sidecar.relativePath)),
+           SourceArchive.container(of: sidecar.relativePath) != nil,
+           await albumHolds(Set(checksums.values), metadataSourcePath: sidecar.relativePath) {
+            return
+        }
         // Read as the hashing reads (a sidecar is small): the same way for a file and an archive's entry.
         let bytes = try? await BlockingWork.run { try FileHasher().readWhole(path: path, expected: nil) }
         let data = bytes.map { Data($0) }
@@ -107,6 +115,17 @@ package struct SidecarLinker: Sendable {
             outcome.failures.append(ImportFailure(relativePath: sidecar.relativePath, phase: .sidecar,
                                                   reason: FailureReason(error), retryable: true))
         }
+    }
+
+    /// Whether the album this source's metadata file at `metadataSourcePath` made already has every one of `members`.
+    private func albumHolds(_ members: Set<Checksum>, metadataSourcePath: String) async -> Bool {
+        guard !members.isEmpty else { return false }
+        for member in members {
+            guard let albums = try? await catalog.albums(of: member),
+                  albums.contains(where: { $0.sourceID == sourceID && $0.metadataSourcePath == metadataSourcePath })
+            else { return false }
+        }
+        return true
     }
 
     /// Stores a sidecar's bytes in the library, content-addressed (on the blocking pool): its checksum and stored

@@ -1,0 +1,50 @@
+import CairnCore
+import Foundation
+
+/// The listings of a source's archives kept between runs (a file each in `folder`), so that a walk of an archive
+/// that has not changed (the same stat facts) reads nothing of it: a `.tgz` is listed only by reading it whole.
+/// A cache: a listing lost or unreadable is listed again; a damaged archive's is never kept.
+public struct SavedListings: Sendable {
+    public let folder: String
+
+    public init(folder: String) { self.folder = folder }
+
+    private struct Saved: Codable {
+        var path: String
+        var archive: FileFingerprint
+        var entries: [ArchiveListing.Entry]
+        var refused: [ArchiveListing.Refusal]
+    }
+
+    /// The saved listing of the archive at `relativePath`, if it was saved for these stat facts.
+    public func listing(of relativePath: String, archive: FileFingerprint) -> ArchiveListing? {
+        guard let data = FileManager.default.contents(atPath: file(for: relativePath)),
+              let saved = try? JSONDecoder().decode(Saved.self, from: data),
+              saved.path == relativePath, saved.archive == archive else { return nil }
+        return ArchiveListing(entries: saved.entries, refused: saved.refused)
+    }
+
+    /// Keeps `listing` for the archive at `relativePath` with these stat facts (not a damaged one's). A failure to
+    /// write is no failure of the walk: the next one lists the archive again.
+    public func save(_ listing: ArchiveListing, of relativePath: String, archive: FileFingerprint) {
+        guard listing.failure == nil,
+              let data = try? JSONEncoder().encode(Saved(path: relativePath, archive: archive, entries: listing.entries,
+                                                         refused: listing.refused)) else { return }
+        try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let target = file(for: relativePath)
+        let temporary = target + ".\(getpid()).tmp"
+        guard FileManager.default.createFile(atPath: temporary, contents: data) else { return }
+        if rename(temporary, target) != 0 { unlink(temporary) }
+    }
+
+    /// One file per archive path, named by a 64-bit FNV-1a of it (the path inside tells a collision apart).
+    private func file(for relativePath: String) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in relativePath.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x100_0000_01b3
+        }
+        let hex = String(hash, radix: 16)
+        return folder + "/" + String(repeating: "0", count: 16 - hex.count) + hex + ".json"
+    }
+}
