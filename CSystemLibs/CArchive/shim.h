@@ -3,6 +3,7 @@
 #include <archive.h>
 #include <archive_entry.h>
 #include <locale.h>
+#include <zlib.h>
 
 /* A reader for the formats cairn walks in place: zip (by its central directory, or entry by entry from the start
    when there is none: a truncated archive), tar
@@ -29,5 +30,9 @@ static inline locale_t CArchive_enter_utf8(void) {
 }
 static inline void CArchive_leave(locale_t previous) {
     if (previous != (locale_t)0) uselocale(previous);
+}
+/* A zip entry's deflated bytes, read at their offset: raw deflate (no zlib header). inflateInit2 is a macro. */
+static inline int CArchive_inflate_init_raw(z_stream *stream) {
+    return inflateInit2(stream, -MAX_WBITS);
 }
 #endif

@@ -31,29 +31,48 @@ public enum ArchiveParts {
     }
 }
 
-/// What each archive holds, listed once per process and kept while the archive is unchanged (its stat facts): a
-/// path into a split archive is resolved to the part holding the entry without listing the parts again.
-final class ListingCache: Sendable {
-    static let shared = ListingCache()
+/// What each archive holds, as this process last found it, kept while the archive is unchanged (its stat facts):
+/// a zip's entries with their offsets, so that each is read where it starts, and the names of any archive, so that
+/// a path into a split archive finds the part holding it. At most `capacity` archives are kept.
+final class ArchiveIndexes: Sendable {
+    static let shared = ArchiveIndexes()
+    static let capacity = 64
+
+    struct Index: Sendable {
+        var fingerprint: FileFingerprint
+        var names: Set<String>
+        /// A zip's entries by their checked name; nil for a tar, or a zip without a readable central directory.
+        var zipEntries: [String: ZipDirectory.Entry]?
+        /// Otherwise, each entry's place among the archive's headers.
+        var places: [String: Int]?
+    }
 
     private struct Key: Hashable {
         var path: String
         var fingerprint: FileFingerprint
     }
 
-    private let names = Locked<[Key: Set<String>]>([:])
+    private let indexes = Locked<(byKey: [Key: Index], order: [Key])>(([:], []))
 
-    /// Whether the archive at `path` holds entry `entry` (listed now if it changed or was never listed).
-    func holds(_ path: String, entry: String) -> Bool {
+    /// The index of the archive at `path`, made now if it changed or was never made; nil if it is no file.
+    func index(of path: String) -> Index? {
         var info = stat()
-        guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return false }
+        guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
         let key = Key(path: path, fingerprint: FileFingerprint(info))
-        if let known = names.withLock({ $0[key] }) { return known.contains(entry) }
-        let listed = Set(SourceArchive.list(path).entries.map(\.name))
-        names.withLock { cache in
-            cache = cache.filter { $0.key.path != path }
-            cache[key] = listed
+        if let known = indexes.withLock({ $0.byKey[key] }) { return known }
+        let (listing, zip, places) = SourceArchive.listWithOffsets(path)
+        let index = Index(fingerprint: key.fingerprint, names: Set(listing.entries.map(\.name)), zipEntries: zip,
+                          places: places)
+        indexes.withLock { cache in
+            cache.order.removeAll { $0.path == path }
+            cache.byKey = cache.byKey.filter { $0.key.path != path }
+            cache.byKey[key] = index
+            cache.order.append(key)
+            if cache.order.count > Self.capacity { cache.byKey[cache.order.removeFirst()] = nil }
         }
-        return listed.contains(entry)
+        return index
     }
+
+    /// Whether the archive at `path` holds entry `entry`.
+    func holds(_ path: String, entry: String) -> Bool { index(of: path)?.names.contains(entry) ?? false }
 }

@@ -11,6 +11,8 @@ final class ArchiveReader {
     let path: String
     /// The last header read, for the next `readData` or `skipData`.
     private var current: OpaquePointer?
+    /// How many headers were read: the next one's place in the archive.
+    private(set) var headersRead = 0
 
     init(path: String) throws(ArchiveError) {
         guard let handle = CArchive_reader() else { throw ArchiveError(archive: path, reason: "libarchive: out of memory") }
@@ -33,6 +35,7 @@ final class ArchiveReader {
             throw ArchiveError(archive: path, reason: Self.message(handle), code: archive_errno(handle))
         }
         current = entry
+        headersRead += 1
         let name: String
         if let utf8 = archive_entry_pathname_utf8(entry) {
             name = String(cString: utf8)
@@ -94,10 +97,14 @@ final class ArchiveReader {
 
     /// Runs `body` with a reader of `path`, names decoded as UTF-8 on this thread meanwhile.
     static func withReader<T>(_ path: String, _ body: (ArchiveReader) throws -> T) throws -> T {
+        try withUTF8Names { try body(try ArchiveReader(path: path)) }
+    }
+
+    /// Runs `body` with this thread's names decoded as UTF-8 (a reader kept between uses is used inside one).
+    static func withUTF8Names<T>(_ body: () throws -> T) rethrows -> T {
         let previous = CArchive_enter_utf8()
         defer { CArchive_leave(previous) }
-        let reader = try ArchiveReader(path: path)
-        return try body(reader)
+        return try body()
     }
 }
 

@@ -30,7 +30,7 @@ public enum SourceArchive {
                 // No such file: the folder of a split archive's parts, when there are some; the part holding it.
                 let folder = String(prefix.dropLast(name.utf8.count + 1))
                 let parts = ArchiveParts.parts(named: name, in: folder.isEmpty ? "/" : folder)
-                return parts.lazy.map { folder + "/" + $0 }.first { ListingCache.shared.holds($0, entry: entry) }
+                return parts.lazy.map { folder + "/" + $0 }.first { ArchiveIndexes.shared.holds($0, entry: entry) }
                     .map { ($0, entry) }
             }
             if (info.st_mode & S_IFMT) == S_IFREG { return (prefix, entry) }
@@ -72,8 +72,52 @@ public enum SourceArchive {
     /// Every entry of the archive at `path`, in the archive's order. Entries whose names would leave the archive,
     /// links and repeated names are refused with a reason; a damaged archive yields what precedes the damage and
     /// the failure.
-    public static func list(_ path: String) -> ArchiveListing {
+    public static func list(_ path: String) -> ArchiveListing { listWithOffsets(path).listing }
+
+    /// The listing, with where each entry is: for a zip whose central directory reads, its entries by name with
+    /// their offsets; for any other, each entry's place among the archive's headers.
+    static func listWithOffsets(_ path: String)
+        -> (listing: ArchiveListing, zip: [String: ZipDirectory.Entry]?, places: [String: Int]?) {
+        if path.lowercased().hasSuffix(".zip"), let directory = zipDirectory(path) {
+            var listing = ArchiveListing()
+            var byName: [String: ZipDirectory.Entry] = [:]
+            for entry in directory.entries where !entry.isFolder {
+                if entry.isLink {
+                    listing.refused.append(.init(name: entry.name, reason: "a link inside the archive; never followed"))
+                    continue
+                }
+                switch EntryName.checked(entry.name) {
+                case .failure(let refusal): listing.refused.append(.init(name: entry.name, reason: refusal.reason))
+                case .success(let name):
+                    guard byName[name] == nil else {
+                        listing.refused.append(.init(name: name, reason: "a second entry of this name; the first is read"))
+                        continue
+                    }
+                    byName[name] = entry
+                    listing.entries.append(.init(name: name, size: entry.size))
+                }
+            }
+            return (listing, byName, nil)
+        }
+        let (listing, places) = listSequentially(path)
+        return (listing, nil, places)
+    }
+
+    /// The central directory of the zip at `path`, or nil when it has none that reads (a truncated zip is then
+    /// listed entry by entry from its start).
+    private static func zipDirectory(_ path: String) -> ZipDirectory? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { return nil }
+        return try? ZipDirectory.read(fd, fileSize: Int64(info.st_size))
+    }
+
+    /// Every entry, read in the archive's order by libarchive, and each one's place among the headers.
+    private static func listSequentially(_ path: String) -> (ArchiveListing, [String: Int]) {
         var listing = ArchiveListing()
+        var places: [String: Int] = [:]
         var seen = Set<String>()
         do {
             try ArchiveReader.withReader(path) { reader in
@@ -95,6 +139,7 @@ public enum SourceArchive {
                             continue
                         }
                         // A zip states every size; a tar too. An entry without one is counted as it is read.
+                        places[name] = reader.headersRead - 1
                         let size = try raw.size ?? reader.readData { _ in }
                         listing.entries.append(.init(name: name, size: size))
                     }
@@ -105,7 +150,7 @@ public enum SourceArchive {
         } catch {
             listing.failure = ArchiveError(archive: path, reason: "\(error)")
         }
-        return listing
+        return (listing, places)
     }
 
     /// Streams the bytes of entry `entry` of the archive at `archive` to `body`, a block at a time, and returns
@@ -114,22 +159,28 @@ public enum SourceArchive {
     @discardableResult
     public static func read(_ archive: String, entry: String,
                             _ body: (UnsafeRawBufferPointer) throws -> Void) throws -> Int64 {
-        try ArchiveReader.withReader(archive) { reader in
-            while let raw = try reader.next() {
-                guard raw.kind == .file, case .success(let name) = EntryName.checked(raw.name), name == entry else {
-                    try reader.skipData()
-                    continue
-                }
-                do {
-                    return try reader.readData(body)
-                } catch var error as ArchiveError {
-                    error.entry = entry
-                    throw error
-                }
+        if let zipEntries = ArchiveIndexes.shared.index(of: archive)?.zipEntries {
+            guard let found = zipEntries[entry] else {
+                throw ArchiveError(archive: archive, entry: entry, reason: "no such entry in the archive", category: .notFound)
             }
-            throw ArchiveError(archive: archive, entry: entry, reason: "no such entry in the archive",
-                               category: .notFound)
+            let fd: Int32
+            switch SystemCall.result({ open(archive, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) }) {
+            case .success(let opened): fd = opened
+            case .failure(let code):
+                throw ArchiveError(archive: archive, entry: entry, reason: "open: \(code)", category: FailureCategory(code))
+            }
+            defer { close(fd) }
+            do {
+                return try ZipDirectory.read(found, from: fd, archive: archive, body)
+            } catch var error as ArchiveError {
+                error.entry = entry
+                throw error
+            }
         }
+        guard let index = ArchiveIndexes.shared.index(of: archive), let place = index.places?[entry] else {
+            throw ArchiveError(archive: archive, entry: entry, reason: "no such entry in the archive", category: .notFound)
+        }
+        return try ArchiveCursors.shared.read(archive, fingerprint: index.fingerprint, place: place, entry: entry, body)
     }
 }
 

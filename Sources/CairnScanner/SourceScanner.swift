@@ -293,7 +293,9 @@ private struct Walk {
         for file in files {
             list(archive: prefix + file, as: relative, walk: walk, seen: &seen, into: &listing)
         }
-        if listing.files.count > 1 {
+        // A zip's entries are read where they start, in any order: they go in path order. Those of an archive read
+        // only from its start (a tar) keep its order, in which the run reads them: one pass over it.
+        if listing.files.count > 1, files.allSatisfy({ $0.lowercased().hasSuffix(".zip") }) {
             listing.files = PathOrder.sortedIndices(of: listing.files.map(\.relativePath)).map { listing.files[$0] }
         }
         listing.sidecars.sort { PathOrder.precedes($0.relativePath, $1.relativePath) }
