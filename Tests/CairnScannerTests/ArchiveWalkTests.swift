@@ -99,4 +99,42 @@ import Testing
         #expect(throws: ArchiveError.self) { try SourceArchive.read(split.archive, entry: "a/three.jpg") { _ in } }
         #expect(SourceArchive.split(source.subpath("plain/file.jpg")) == nil)
     }
+
+    /// More than 65,535 entries: the end record is Zip64's, and an entry is still found and read at its offset.
+    @Test func aZip64ArchiveIsListedAndReadAtItsOffsets() throws {
+        let source = try TemporaryDirectory()
+        let photo = try source.write(jpeg, to: "scratch/photo.jpg")
+        try TestArchive.write([.file("a.jpg", from: photo)], to: source.subpath("src/big.zip"), filler: 66_000)
+        let report = try SourceScanner(root: source.subpath("src"), archives: .read).scan()
+        #expect(report.mediaFiles.map(\.relativePath) == ["big.zip/a.jpg"] && report.otherFiles == 66_000)
+        var bytes: [UInt8] = []
+        try SourceArchive.read(source.subpath("src/big.zip"), entry: "a.jpg") { bytes.append(contentsOf: $0) }
+        #expect(Data(bytes) == jpeg)
+    }
+
+    /// Entries are read in any order, right, from a zip (at their offsets) and a tgz (readers kept where they stopped);
+    /// a deflated entry whose bytes were damaged fails naming it, by its CRC-32 or its deflate stream.
+    @Test(arguments: ["many.zip", "many.tgz"])
+    func entriesAreReadInAnyOrderAndDamageIsNamed(_ name: String) throws {
+        let source = try TemporaryDirectory()
+        let contents = (0..<12).map { index in Data((0..<(5_000 + index * 700)).map { UInt8(truncatingIfNeeded: $0 * (index + 3)) }) }
+        let files = try contents.enumerated().map { try source.write($0.element, to: "scratch/\($0.offset).bin") }
+        try TestArchive.write(files.enumerated().map { .file("d/\($0.offset).jpg", from: $0.element) }, to: source.subpath(name))
+        for index in [7, 8, 9, 2, 3, 11, 0, 5, 5, 1] {
+            var bytes: [UInt8] = []
+            let count = try SourceArchive.read(source.subpath(name), entry: "d/\(index).jpg") { bytes.append(contentsOf: $0) }
+            #expect(Data(bytes) == contents[index] && count == Int64(contents[index].count), "entry \(index)")
+        }
+        guard name.hasSuffix(".zip") else { return }
+        // One byte changed inside the deflated data of d/4.jpg (found by its local header's name).
+        var archive = try Data(contentsOf: URL(fileURLWithPath: source.subpath(name)))
+        let at = try #require(archive.range(of: Data("d/4.jpg".utf8))).upperBound + 40
+        archive[at] ^= 0x5A
+        try archive.write(to: URL(fileURLWithPath: source.subpath(name)))
+        #expect {
+            try SourceArchive.read(source.subpath(name), entry: "d/4.jpg") { _ in }
+        } throws: { error in
+            (error as? ArchiveError)?.entry == "d/4.jpg" && (error as? ArchiveError)?.category == .corrupt
+        }
+    }
 }

@@ -29,15 +29,17 @@ public enum TestArchive {
         var path: String
         var entries: [Entry]
         var truncate: Double?
+        var filler: Int?
     }
 
     /// Writes the archive at `path` (its kind from its name: .zip, .tar, .tgz, .tar.gz), cut to `truncatedTo` of its
     /// size when given, and dates it `age` seconds in the past (a fresh archive is left for the next walk).
+    /// `filler`: a zip gets this many more empty `filler/N.txt` entries (more than 65,535 make it a Zip64 archive).
     public static func write(_ entries: [Entry], to path: String, truncatedTo fraction: Double? = nil,
-                             age: TimeInterval = 3600) throws {
+                             filler: Int? = nil, age: TimeInterval = 3600) throws {
         let script = URL(fileURLWithPath: ExternalTool.packageRoot)
             .appendingPathComponent("Tests/Fixtures/archives/make-archive.py").path
-        let spec = try JSONEncoder().encode(Spec(path: path, entries: entries, truncate: fraction))
+        let spec = try JSONEncoder().encode(Spec(path: path, entries: entries, truncate: fraction, filler: filler))
         try ExternalTool.run(["python3", script], input: spec)
         try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-age)], ofItemAtPath: path)
     }

@@ -8,6 +8,7 @@
               "stored": true,           # zip: stored, not deflated (default deflated)
               "cp437": true,            # zip: the name in CP437 without the UTF-8 flag (older Windows tools)
               "link": "target"}],       # a symbolic link entry instead of a file
+ "filler": 70000,                       # zip: this many more tiny entries (over 65,535 makes it Zip64)
  "truncate": 0.6}                       # cut the file to this fraction of its size afterwards
 
 Python's zipfile and tarfile make them, so the archives are what common tools write, not what cairn expects.
@@ -39,6 +40,8 @@ def write_zip(spec):
                 archive.writestr(info, entry["link"])
             else:
                 archive.writestr(info, data(entry))
+        for index in range(spec.get("filler", 0)):
+            archive.writestr(zipfile.ZipInfo(f"filler/{index}.txt"), b"")
 
 
 def write_tar(spec):
