@@ -22,31 +22,28 @@ final class ArchiveCursors: Sendable {
 
     private let idle = Locked<[Cursor]>([])
 
-    /// Streams the entry at header `place` (named `entry`) of the archive at `path` to `body`.
-    func read(_ path: String, fingerprint: FileFingerprint, place: Int, entry: String,
+    /// Streams entry `entry` of the archive at `path` (with these stat facts) to `body`: found reading on from the
+    /// reader that stopped last in it, and from the archive's start only if it is not further on.
+    func read(_ path: String, fingerprint: FileFingerprint, entry: String,
               _ body: (UnsafeRawBufferPointer) throws -> Void) throws -> Int64 {
         try ArchiveReader.withUTF8Names {
-            // The reader stopped closest before the entry, else a new one.
             let kept = idle.withLock { cursors -> Cursor? in
-                let candidates = cursors.indices.filter {
-                    cursors[$0].path == path && cursors[$0].fingerprint == fingerprint && cursors[$0].reader.headersRead <= place
+                guard let last = cursors.lastIndex(where: { $0.path == path && $0.fingerprint == fingerprint }) else {
+                    return nil
                 }
-                guard let best = candidates.max(by: { cursors[$0].reader.headersRead < cursors[$1].reader.headersRead })
-                else { return nil }
-                return cursors.remove(at: best)
+                return cursors.remove(at: last)
             }
-            let cursor = try kept ?? Cursor(path: path, fingerprint: fingerprint, reader: try ArchiveReader(path: path))
-            let reader = cursor.reader
-            while reader.headersRead < place {
-                guard try reader.next() != nil else { break }
-                try reader.skipData()
+            var cursor = try kept ?? Cursor(path: path, fingerprint: fingerprint, reader: try ArchiveReader(path: path))
+            var found = try Self.seek(cursor.reader, to: entry)
+            if !found, kept != nil {
+                cursor = Cursor(path: path, fingerprint: fingerprint, reader: try ArchiveReader(path: path))
+                found = try Self.seek(cursor.reader, to: entry)
             }
-            guard reader.headersRead == place, let raw = try reader.next(), raw.kind == .file,
-                  case .success(let name) = EntryName.checked(raw.name), name == entry else {
+            guard found else {
                 throw ArchiveError(archive: path, entry: entry, reason: "no such entry in the archive", category: .notFound)
             }
             let count: Int64
-            do { count = try reader.readData(body) } catch var error as ArchiveError {
+            do { count = try cursor.reader.readData(body) } catch var error as ArchiveError {
                 error.entry = entry
                 throw error
             }
@@ -57,5 +54,14 @@ final class ArchiveCursors: Sendable {
             }
             return count
         }
+    }
+
+    /// Reads headers until `entry`'s (true) or the archive's end (false).
+    private static func seek(_ reader: ArchiveReader, to entry: String) throws -> Bool {
+        while let raw = try reader.next() {
+            if raw.kind == .file, case .success(let name) = EntryName.checked(raw.name), name == entry { return true }
+            try reader.skipData()
+        }
+        return false
     }
 }

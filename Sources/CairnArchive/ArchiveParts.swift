@@ -39,12 +39,9 @@ final class ArchiveIndexes: Sendable {
     static let capacity = 64
 
     struct Index: Sendable {
-        var fingerprint: FileFingerprint
         var names: Set<String>
         /// A zip's entries by their checked name; nil for a tar, or a zip without a readable central directory.
         var zipEntries: [String: ZipDirectory.Entry]?
-        /// Otherwise, each entry's place among the archive's headers.
-        var places: [String: Int]?
     }
 
     private struct Key: Hashable {
@@ -60,9 +57,8 @@ final class ArchiveIndexes: Sendable {
         guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
         let key = Key(path: path, fingerprint: FileFingerprint(info))
         if let known = indexes.withLock({ $0.byKey[key] }) { return known }
-        let (listing, zip, places) = SourceArchive.listWithOffsets(path)
-        let index = Index(fingerprint: key.fingerprint, names: Set(listing.entries.map(\.name)), zipEntries: zip,
-                          places: places)
+        let (listing, zip) = SourceArchive.listWithOffsets(path)
+        let index = Index(names: Set(listing.entries.map(\.name)), zipEntries: zip)
         indexes.withLock { cache in
             cache.order.removeAll { $0.path == path }
             cache.byKey = cache.byKey.filter { $0.key.path != path }

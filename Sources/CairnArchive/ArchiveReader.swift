@@ -9,10 +9,6 @@ import Glibc
 final class ArchiveReader {
     private let handle: OpaquePointer
     let path: String
-    /// The last header read, for the next `readData` or `skipData`.
-    private var current: OpaquePointer?
-    /// How many headers were read: the next one's place in the archive.
-    private(set) var headersRead = 0
 
     init(path: String) throws(ArchiveError) {
         guard let handle = CArchive_reader() else { throw ArchiveError(archive: path, reason: "libarchive: out of memory") }
@@ -34,8 +30,6 @@ final class ArchiveReader {
         guard status == ARCHIVE_OK || status == ARCHIVE_WARN, let entry else {
             throw ArchiveError(archive: path, reason: Self.message(handle), code: archive_errno(handle))
         }
-        current = entry
-        headersRead += 1
         let name: String
         if let utf8 = archive_entry_pathname_utf8(entry) {
             name = String(cString: utf8)

@@ -74,10 +74,8 @@ public enum SourceArchive {
     /// the failure.
     public static func list(_ path: String) -> ArchiveListing { listWithOffsets(path).listing }
 
-    /// The listing, with where each entry is: for a zip whose central directory reads, its entries by name with
-    /// their offsets; for any other, each entry's place among the archive's headers.
-    static func listWithOffsets(_ path: String)
-        -> (listing: ArchiveListing, zip: [String: ZipDirectory.Entry]?, places: [String: Int]?) {
+    /// The listing, and for a zip whose central directory reads, its entries by name with where they start.
+    static func listWithOffsets(_ path: String) -> (listing: ArchiveListing, zip: [String: ZipDirectory.Entry]?) {
         if path.lowercased().hasSuffix(".zip"), let directory = zipDirectory(path) {
             var listing = ArchiveListing()
             var byName: [String: ZipDirectory.Entry] = [:]
@@ -97,10 +95,9 @@ public enum SourceArchive {
                     listing.entries.append(.init(name: name, size: entry.size))
                 }
             }
-            return (listing, byName, nil)
+            return (listing, byName)
         }
-        let (listing, places) = listSequentially(path)
-        return (listing, nil, places)
+        return (listSequentially(path), nil)
     }
 
     /// The central directory of the zip at `path`, or nil when it has none that reads (a truncated zip is then
@@ -114,10 +111,9 @@ public enum SourceArchive {
         return try? ZipDirectory.read(fd, fileSize: Int64(info.st_size))
     }
 
-    /// Every entry, read in the archive's order by libarchive, and each one's place among the headers.
-    private static func listSequentially(_ path: String) -> (ArchiveListing, [String: Int]) {
+    /// Every entry, read in the archive's order by libarchive.
+    private static func listSequentially(_ path: String) -> ArchiveListing {
         var listing = ArchiveListing()
-        var places: [String: Int] = [:]
         var seen = Set<String>()
         do {
             try ArchiveReader.withReader(path) { reader in
@@ -139,7 +135,6 @@ public enum SourceArchive {
                             continue
                         }
                         // A zip states every size; a tar too. An entry without one is counted as it is read.
-                        places[name] = reader.headersRead - 1
                         let size = try raw.size ?? reader.readData { _ in }
                         listing.entries.append(.init(name: name, size: size))
                     }
@@ -150,7 +145,7 @@ public enum SourceArchive {
         } catch {
             listing.failure = ArchiveError(archive: path, reason: "\(error)")
         }
-        return (listing, places)
+        return listing
     }
 
     /// Streams the bytes of entry `entry` of the archive at `archive` to `body`, a block at a time, and returns
@@ -159,7 +154,7 @@ public enum SourceArchive {
     @discardableResult
     public static func read(_ archive: String, entry: String,
                             _ body: (UnsafeRawBufferPointer) throws -> Void) throws -> Int64 {
-        if let zipEntries = ArchiveIndexes.shared.index(of: archive)?.zipEntries {
+        if archive.lowercased().hasSuffix(".zip"), let zipEntries = ArchiveIndexes.shared.index(of: archive)?.zipEntries {
             guard let found = zipEntries[entry] else {
                 throw ArchiveError(archive: archive, entry: entry, reason: "no such entry in the archive", category: .notFound)
             }
@@ -177,10 +172,13 @@ public enum SourceArchive {
                 throw error
             }
         }
-        guard let index = ArchiveIndexes.shared.index(of: archive), let place = index.places?[entry] else {
-            throw ArchiveError(archive: archive, entry: entry, reason: "no such entry in the archive", category: .notFound)
+        var info = stat()
+        switch SystemCall.result({ lstat(archive, &info) }) {
+        case .success: break
+        case .failure(let code):
+            throw ArchiveError(archive: archive, entry: entry, reason: "stat: \(code)", category: FailureCategory(code))
         }
-        return try ArchiveCursors.shared.read(archive, fingerprint: index.fingerprint, place: place, entry: entry, body)
+        return try ArchiveCursors.shared.read(archive, fingerprint: FileFingerprint(info), entry: entry, body)
     }
 }
 
