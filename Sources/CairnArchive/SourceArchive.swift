@@ -18,6 +18,7 @@ public enum SourceArchive {
     /// The archive and entry a path goes through, when a folder of it is an archive file (`/a/b.zip/c/d.jpg`:
     /// `/a/b.zip` and `c/d.jpg`); nil for a path of an ordinary file. Links are never followed to the archive.
     public static func split(_ path: String) -> (archive: String, entry: String)? {
+        guard !path.isEmpty else { return nil }
         var end = path.startIndex
         while let slash = path[path.index(after: end)...].firstIndex(of: "/") {
             let prefix = String(path[..<slash])

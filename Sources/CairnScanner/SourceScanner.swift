@@ -283,8 +283,8 @@ private struct Walk {
         return list(FolderHandle(child), prefix: prefix + name + "/", archives: archives)
     }
 
-    /// Lists archive `name` as the folder `prefix + name + "/"`: its media entries sorted, its sidecars, refused
-    /// entries, and, when it is damaged, an issue naming it (the walk is then not trusted for deletions, so the
+    /// Lists archive `name` (the archive `files`, or the parts of a split one) as the folder `prefix + name + "/"`:
+    /// its media entries, its sidecars, refused entries, and, when one is damaged, an issue naming it (the walk is then not trusted for deletions, so the
     /// entries past the damage are never taken for gone). Each entry's stat facts are the archive's, with its size.
     private static func listArchive(_ name: String, files: [String], prefix: String, walk: ArchiveWalk) -> Listing {
         var listing = Listing()

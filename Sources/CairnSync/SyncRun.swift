@@ -1,5 +1,5 @@
-import CairnCatalog
 import CairnArchive
+import CairnCatalog
 import CairnCore
 import CairnImport
 import CairnLibrary
