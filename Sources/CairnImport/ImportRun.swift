@@ -111,7 +111,9 @@ public struct ImportRun: Sendable {
         let sourceID = try await catalog.sourceID(forRoot: sourceRoot)
         let record = RunRecord(id: narration.runID, command: command, sourceID: sourceID, startedAt: started)
         try await catalog.startRun(record)
-        let removed = library.removeLeftoverTemporaryFiles()
+        // A queue's workers may be writing into `tmp/` now: only what no one touched for a day is a leftover.
+        let removed = library.removeLeftoverTemporaryFiles(
+            untouchedSince: options.destination.sharesTemporaryFolder ? started.addingTimeInterval(-86_400) : nil)
         let evidence = try await recoverItemsInFlight()
         return Context(record: record, sourceRoot: sourceRoot, sourceID: sourceID, temporaryFilesRemoved: removed,
                        clockStart: .now, crashEvidence: evidence)

@@ -146,18 +146,25 @@ public final class Library: Sendable {
     }
 
     /// Removes what an interrupted run left in `tmp/` and its shards (the shards stay). Call only while holding the
-    /// library lock.
+    /// library lock. `untouchedSince`: only files last modified before it go, for a library whose `tmp/` queue
+    /// workers write into while a run holds the lock (its own worker, or another host's over a shared folder).
     @discardableResult
-    public func removeLeftoverTemporaryFiles() -> Int {
+    public func removeLeftoverTemporaryFiles(untouchedSince cutoff: Date? = nil) -> Int {
         let root = layout.temporaryDirectory
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: root) else { return 0 }
+        let limit = cutoff.map { Int64($0.timeIntervalSince1970) }
+        func leftover(_ path: String) -> Bool {
+            guard let limit else { return true }
+            var info = stat()
+            return lstat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG && Int64(info.st_mtim.tv_sec) < limit
+        }
         var removed = 0
         for name in names {
             let path = root + "/" + name
-            if unlink(path) == 0 {
+            if leftover(path), unlink(path) == 0 {
                 removed += 1
             } else if let inner = try? FileManager.default.contentsOfDirectory(atPath: path) {
-                for file in inner where unlink(path + "/" + file) == 0 { removed += 1 }
+                for file in inner where leftover(path + "/" + file) && unlink(path + "/" + file) == 0 { removed += 1 }
             }
         }
         return removed

@@ -26,6 +26,9 @@ package struct SharedQueueDestination: ImportDestination {
     package var credentialsRefused: String? { nil }
     package var restoredFromTrash: Int { 0 }
 
+    /// This process's worker starts before the run sweeps `tmp/`, and other hosts' workers write there too.
+    package var sharesTemporaryFolder: Bool { true }
+
     package func stages(for run: DestinationRun) -> any PipelineStages {
         QueuedStages(local: library.stages(for: run), enqueuer: enqueuer, waiter: waiter, library: identity,
                      layout: run.library.layout, store: library.store, route: run.route,

@@ -47,6 +47,13 @@ package protocol ImportDestination: Sendable {
     /// Brings `trashed` back from the destination's own trash, each journaled first; returns what came back.
     func restoreDrift(_ trashed: [Checksum], runID: String, library: Library, catalog: any AssetCatalog,
                       now: Date) async throws -> [Checksum]
+    /// Whether queue workers write into the library's `tmp/` while the run holds its lock: the run's sweep of
+    /// leftovers then spares what may still be in use (`Library.removeLeftoverTemporaryFiles(untouchedSince:)`).
+    var sharesTemporaryFolder: Bool { get }
+}
+
+extension ImportDestination {
+    package var sharesTemporaryFolder: Bool { false }
 }
 
 /// What the stages share with the run: the catalog's group commit, the run's id, its media settings and the

@@ -200,6 +200,24 @@ import Testing
         #expect(filesBelow(library.layout.temporaryDirectory).isEmpty)
     }
 
+    /// A queue's workers write into `tmp/` while a run holds the lock (its own worker starts before the sweep): a
+    /// sweep given a cutoff removes only what was untouched since, never a file being written.
+    @Test func aSweepWithACutoffSparesWhatQueueWorkersAreWriting() throws {
+        let libraryFolder = try TemporaryDirectory()
+        let library = try Library(root: libraryFolder.path)
+        try libraryFolder.write(Data("old".utf8), to: "tmp/ab/old-thumb.1-1.partial.webp")
+        try libraryFolder.write(Data("old".utf8), to: "tmp/old.2-1.partial")
+        try libraryFolder.write(Data("new".utf8), to: "tmp/ab/new-thumb.3-1.partial.webp")
+        let dayAgo = Date().addingTimeInterval(-2 * 86_400)
+        for old in ["tmp/ab/old-thumb.1-1.partial.webp", "tmp/old.2-1.partial"] {
+            try FileManager.default.setAttributes([.modificationDate: dayAgo], ofItemAtPath: libraryFolder.subpath(old))
+        }
+        #expect(library.removeLeftoverTemporaryFiles(untouchedSince: Date().addingTimeInterval(-86_400)) == 2)
+        #expect(filesBelow(library.layout.temporaryDirectory) == ["ab/new-thumb.3-1.partial.webp"])
+        #expect(library.removeLeftoverTemporaryFiles() == 1)
+        #expect(filesBelow(library.layout.temporaryDirectory).isEmpty)
+    }
+
     @Test func damagedFileAtAContentAddressIsReplacedWithTheRightBytes() async throws {
         let source = try TemporaryDirectory(), libraryFolder = try TemporaryDirectory()
         let data = bytes(20_000, 8)
