@@ -107,14 +107,15 @@ extension ImmichClient {
         }
     }
 
-    /// Changes what the upload could not carry: a Takeout JSON's date and place, a Live Photo's link (the still
-    /// names its movie) and the movie's visibility (hidden: it shows through its still).
+    /// Changes what the upload could not carry: a Takeout JSON's date, place, star, caption and archived state, a
+    /// Live Photo's link (the still names its movie) and the movie's visibility (hidden: it shows through its still).
     public func updateAsset(_ assetID: String, dateTimeOriginal: String? = nil, latitude: Double? = nil,
                             longitude: Double? = nil, livePhotoVideoID: String? = nil,
-                            visibility: ImmichVisibility? = nil) async throws(ImmichFailure) {
+                            visibility: ImmichVisibility? = nil, isFavorite: Bool? = nil,
+                            description: String? = nil) async throws(ImmichFailure) {
         let update = Components.Schemas.UpdateAssetDto(
-            dateTimeOriginal: dateTimeOriginal, latitude: latitude, livePhotoVideoId: livePhotoVideoID,
-            longitude: longitude,
+            dateTimeOriginal: dateTimeOriginal, description: description, isFavorite: isFavorite, latitude: latitude,
+            livePhotoVideoId: livePhotoVideoID, longitude: longitude,
             visibility: visibility.map { Components.Schemas.AssetVisibility(rawValue: $0.rawValue)! })
         try await withRetries("update an asset") { () throws(ImmichFailure) in
             let output = try await call("update an asset") {

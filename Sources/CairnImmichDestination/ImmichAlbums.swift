@@ -52,10 +52,12 @@ extension ImmichDestination {
             lines.append("\(kept) file\(kept == 1 ? " is" : "s are") in Immich's trash and this API key may not restore "
                          + "\(kept == 1 ? "it" : "them") (it lacks asset.delete): left there")
         }
-        let dated = try await sendSidecarMetadata(of: assets, runID: runID, catalog: catalog)
-        if dated > 0 {
-            lines.append("sent the Google Takeout dates and places of \(dated) asset\(dated == 1 ? "" : "s") to Immich")
+        let sent = try await sendSidecarMetadata(of: assets, runID: runID, catalog: catalog)
+        if sent.updated > 0 {
+            lines.append("sent what the Google Takeout JSON knew (dates, places, stars, captions, archived) of "
+                         + "\(sent.updated) asset\(sent.updated == 1 ? "" : "s") to Immich")
         }
+        lines += try await tagPeople(sent.people)
         guard let albums else { return lines }
         var members: [String: [String]] = [:]
         var folders: [String: String] = [:]
@@ -84,36 +86,5 @@ extension ImmichDestination {
             lines.append("added \(added) asset\(added == 1 ? "" : "s") to \(filled) Immich album\(filled == 1 ? "" : "s")")
         }
         return lines + refused
-    }
-
-    /// A capture time or place that only a Google Takeout JSON knew (the sidecar linker filled it into the probe)
-    /// reaches Immich through `PUT /assets/{id}`: the upload carried the file's own dates only.
-    func sendSidecarMetadata(of assets: [AssetRecord], runID: String, catalog: any AssetCatalog) async throws -> Int {
-        let filled = try await catalog.mediaProbes(ofRun: runID, mentioning: "\"takeout-json\"")
-        guard !filled.isEmpty else { return 0 }
-        let remoteIDs = Dictionary(assets.compactMap { asset in asset.remoteID.map { (asset.checksum, $0) } },
-                                   uniquingKeysWith: { first, _ in first })
-        var sent = 0
-        for record in filled {
-            guard let id = remoteIDs[record.checksum],
-                  let probe = MediaProbe(storedJSON: record.probeJSON) else { continue }
-            let time = probe.captureTime?.source == "takeout-json" ? probe.captureTime?.instant : nil
-            let place = probe.gpsSource == "takeout-json" ? probe.gps : nil
-            guard time != nil || place != nil else { continue }
-            // With an offset, never `Z`: Immich keeps the offset as the photo's time zone (`asset.service.ts`
-            // `updateExif`, `utils/date.ts` `extractTimeZone`) and shows the wall time there. The photo's own EXIF
-            // offset when it has one, else the run's zone (`--time-zone`, else this machine's) at that instant.
-            let offset = probe.captureTime?.offset.flatMap(UTCOffset.parse)
-            do {
-                try await client.updateAsset(id, dateTimeOriginal: time.map {
-                    Timestamp.withMilliseconds($0, offsetSeconds: offset ?? timeZone.seconds(at: $0))
-                },
-                                             latitude: place?.latitude, longitude: place?.longitude)
-            } catch {
-                throw refusedOrFailed(error)
-            }
-            sent += 1
-        }
-        return sent
     }
 }

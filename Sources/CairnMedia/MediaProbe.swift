@@ -59,6 +59,8 @@ public struct MediaProbe: Codable, Sendable, Equatable {
     public var bitDepth: Int?
     /// What making its thumbnail (and a still's clip) is estimated to hold at the peak (`MemoryEstimate`).
     public var memory: MemoryFootprint?
+    /// What Google Photos knew of it, from the Takeout JSON beside it (filled when that sidecar is linked).
+    public var googlePhotos: GooglePhotosFacts?
 
     public init(container: String, kind: MediaKind, streams: [Stream], width: Int? = nil, height: Int? = nil,
                 orientation: Orientation = .identity, durationSeconds: Double? = nil, frameRate: Double? = nil,

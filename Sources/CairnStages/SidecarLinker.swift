@@ -201,6 +201,11 @@ package struct SidecarLinker: Sendable {
             probe.gpsSource = "takeout-json"
             changed = true
         }
+        // Google's own record of the photo: the JSON's latest word, as it may change between exports.
+        if let facts = takeout?.facts, probe.googlePhotos != facts {
+            probe.googlePhotos = facts
+            changed = true
+        }
         guard changed else { return }
         let json = String(decoding: try JSONEncoder().encode(probe), as: UTF8.self)
         try await catalog.fillFromSidecar(asset, captureDate: probe.captureDate, latitude: probe.gps?.latitude,
@@ -213,6 +218,8 @@ struct TakeoutMetadata {
     var title: String?
     var photoTaken: Date?
     var position: GPSCoordinate?
+    /// Favourite, archived, caption, people, trashed, partner; nil when the JSON says none of them.
+    var facts: GooglePhotosFacts?
 
     /// Nil when the file is not a JSON object with Takeout's fields.
     init?(data: Data) {
@@ -231,6 +238,22 @@ struct TakeoutMetadata {
             }
         }
         guard title != nil || photoTaken != nil else { return nil }
+        // Takeout writes each flag only when true, an empty caption as "", and `fromPartnerSharing` as an empty
+        // object whose presence is the flag.
+        var facts = GooglePhotosFacts()
+        if object["favorited"] as? Bool == true { facts.favorite = true }
+        if object["archived"] as? Bool == true { facts.archived = true }
+        if object["trashed"] as? Bool == true { facts.trashed = true }
+        if let text = object["description"] as? String, !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
+            facts.description = text
+        }
+        let people = (object["people"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
+            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        if !people.isEmpty { facts.people = people.reduce(into: []) { if !$0.contains($1) { $0.append($1) } } }
+        if let origin = object["googlePhotosOrigin"] as? [String: Any], origin["fromPartnerSharing"] != nil {
+            facts.fromPartner = true
+        }
+        self.facts = facts.isEmpty ? nil : facts
     }
 }
 

@@ -58,6 +58,8 @@ public struct AssetDetails: Codable, Sendable, Equatable {
     /// The other half of a Live Photo: its movie (for a still) or its still (for a movie), and why they pair.
     public var pairedWith: String?
     public var pairBasis: String?
+    /// What Google Photos knew of it (favourite, archived, caption, people, ...), from its Takeout JSON.
+    public var googlePhotos: GooglePhotosFacts?
     public var importedAt: Date
     public var runId: String?
 }
@@ -77,6 +79,8 @@ public struct AssetListing: Codable, Sendable, Equatable {
     public var original: String
     /// A Live Photo's movie, listed with its still rather than on a line of its own.
     public var motion: String?
+    /// What Google Photos knew of it, from its Takeout JSON.
+    public var googlePhotos: GooglePhotosFacts?
 }
 
 /// One line of `cairn albums`.
@@ -148,12 +152,13 @@ public struct LibraryBrowser: Sendable {
             albums: try await catalog.albums(of: checksum).map(\.title),
             gpsSource: probe?.gpsSource,
             pairedWith: pair.map { $0.still == checksum ? $0.motion.hex : $0.still.hex }, pairBasis: pair?.basis,
-            importedAt: asset.importedAt, runId: asset.runID)
+            googlePhotos: probe?.googlePhotos, importedAt: asset.importedAt, runId: asset.runID)
     }
 
-    /// The library's assets by capture time; `album` (a title, any case) keeps that album's members alone.
-    public func list(since: Date? = nil, until: Date? = nil, kind: MediaKind? = nil, album: String? = nil) async throws
-        -> [AssetListing] {
+    /// The library's assets by capture time; `album` (a title, any case) keeps that album's members alone,
+    /// `favorite` Google Photos' favourites alone, `person` those Google Photos named that person in (any case).
+    public func list(since: Date? = nil, until: Date? = nil, kind: MediaKind? = nil, album: String? = nil,
+                     favorite: Bool = false, person: String? = nil) async throws -> [AssetListing] {
         var albums: [Int64]?
         if let album { albums = try await catalog.albums(titled: album).compactMap(\.id) }
         // A Live Photo is one line: the still's, naming its movie.
@@ -166,11 +171,14 @@ public struct LibraryBrowser: Sendable {
         return try await catalog.listedAssets(since: since, until: until, kind: kind, albums: albums).compactMap { row in
             if motions.contains(row.asset.checksum), kind != .video { return nil }
             let probe = row.probeJSON.flatMap(MediaProbe.init(storedJSON:))
+            if favorite, probe?.googlePhotos?.favorite != true { return nil }
+            if let person, probe?.googlePhotos?.names(person) != true { return nil }
             return AssetListing(
                 sha1: row.asset.checksum.hex, kind: row.asset.kind.rawValue, captureDate: row.captureDate,
                 captureLocal: probe?.captureTime?.local, captureOffset: probe?.captureTime?.offset,
                 width: probe?.width, height: probe?.height, firstSourcePath: row.asset.firstSourcePath,
-                original: layout.absolute(row.asset.originalPath), motion: motionOf[row.asset.checksum]?.hex)
+                original: layout.absolute(row.asset.originalPath), motion: motionOf[row.asset.checksum]?.hex,
+                googlePhotos: probe?.googlePhotos)
         }
     }
 

@@ -89,6 +89,14 @@ struct AssetCommand: AsyncParsableCommand {
         }
         for sidecar in asset.sidecars { lines.append("sidecar    \(sidecar.kind) \(sidecar.sourcePath) -> \(sidecar.path)") }
         for album in asset.albums { lines.append("album      \(album)") }
+        if let google = asset.googlePhotos {
+            let flags = [google.favorite == true ? "favourite" : nil, google.archived == true ? "archived" : nil,
+                         google.trashed == true ? "in its trash" : nil, google.fromPartner == true ? "shared by a partner" : nil]
+                .compactMap { $0 }
+            if !flags.isEmpty { lines.append("google     " + flags.joined(separator: " · ")) }
+            if let caption = google.description { lines.append("caption    " + caption) }
+            if let people = google.people { lines.append("people     " + people.joined(separator: ", ")) }
+        }
         if let profile = asset.colourProfile { lines.append("colour     \(profile) (converted to sRGB in the derived files)") }
         for file in asset.derived { lines.append("derived    \(file.role) \(file.format) \(file.width)x\(file.height) \(file.path)") }
         if let partner = asset.pairedWith {
@@ -114,7 +122,7 @@ struct AssetCommand: AsyncParsableCommand {
     }
 }
 
-/// `cairn ls [--since DATE] [--until DATE] [--kind photo|video] [--album TITLE] [--json]`
+/// `cairn ls [--since DATE] [--until DATE] [--kind photo|video] [--album TITLE] [--favorite] [--person NAME] [--json]`
 struct ListCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "ls",
@@ -126,11 +134,21 @@ struct ListCommand: AsyncParsableCommand {
 
     @OptionGroup var filter: AssetFilterOptions
 
+    @Flag(help: "Only the assets Google Photos had starred (from their Takeout JSON).")
+    var favorite = false
+
+    @Option(help: "Only the assets Google Photos named this person in (any case; from their Takeout JSON).")
+    var person: String?
+
     @OptionGroup var library: LibraryOption
     @OptionGroup var catalog: CatalogLocationOption
 
     @Flag(help: "Print one JSON object per asset (fields as in the README), instead of text.")
     var json = false
+
+    func validate() throws {
+        if let person, person.trimmingCharacters(in: .whitespaces).isEmpty { throw ValidationError("--person needs a name.") }
+    }
 
     func run() async throws {
         try await browsing(library, catalog: catalog) { browser in
@@ -139,7 +157,8 @@ struct ListCommand: AsyncParsableCommand {
                 throw ExitCode(1)
             }
             try show(try await browser.list(since: filter.sinceDate, until: filter.untilDate, kind: filter.mediaKind,
-                                         album: filter.album))
+                                            album: filter.album, favorite: favorite,
+                                            person: person?.trimmingCharacters(in: .whitespaces)))
         }
     }
 

@@ -106,6 +106,9 @@ actor Store {
         return nil
     }
 
+    /// Real server: `server/src/services/asset.service.ts` `update`: `description`, `dateTimeOriginal`, `latitude`,
+    /// `longitude` go to the asset's EXIF row (`updateExif`), `isFavorite`, `visibility` and `livePhotoVideoId` to
+    /// the asset itself; a field left out is left as it is.
     func update(_ id: String, owner: String, with dto: Components.Schemas.UpdateAssetDto, now: Date) throws -> Asset {
         guard var asset = asset(id, owner: owner) else { throw ImmichError.noAccess }
         if let text = dto.dateTimeOriginal {
@@ -284,7 +287,8 @@ actor Store {
                     bytes: asset.bytes, fileCreatedAt: DateText.format(asset.fileCreatedAt),
                     dateTimeOriginal: asset.dateTimeOriginal.map(DateText.format), timeZone: asset.timeZone,
                     latitude: asset.latitude,
-                    longitude: asset.longitude, duration: asset.duration,
+                    longitude: asset.longitude, duration: asset.duration, isFavorite: asset.isFavorite,
+                    description: asset.description ?? "",
                     tags: asset.tagIds.compactMap { tags[$0]?.value }, albums: asset.albumIds.compactMap { albums[$0]?.name })
             },
             creations: creations, forceDeletes: forceDeletes, requests: requests)
@@ -312,6 +316,9 @@ struct DoubleState: Codable, Sendable {
         var latitude: Double?
         var longitude: Double?
         var duration: Int?
+        var isFavorite: Bool
+        /// The asset's caption (Immich keeps it in its EXIF row; "" when none).
+        var description: String
         var tags: [String]
         var albums: [String]
 
@@ -334,6 +341,8 @@ struct DoubleState: Codable, Sendable {
             try c.encode(latitude, forKey: .latitude)
             try c.encode(longitude, forKey: .longitude)
             try c.encode(duration, forKey: .duration)
+            try c.encode(isFavorite, forKey: .isFavorite)
+            try c.encode(description, forKey: .description)
             try c.encode(tags, forKey: .tags)
             try c.encode(albums, forKey: .albums)
         }

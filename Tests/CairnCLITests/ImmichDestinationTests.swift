@@ -18,12 +18,13 @@ import Testing
         var source: String { folder.subpath("src") }
         var library: String { folder.subpath("lib") }
 
-        init(serverVersion: String = "3.0.3", faults: ImmichDouble.Faults? = nil) throws {
+        init(serverVersion: String = "3.0.3", faults: ImmichDouble.Faults? = nil,
+             keyPermissions: [String: [String]] = [:]) throws {
             folder = try TemporaryDirectory()
             try FileManager.default.createDirectory(atPath: folder.subpath("src"), withIntermediateDirectories: true)
             double = try ImmichDouble(users: [ImmichDestinationTests.key: "tester", "other-key": "other"],
                                       traffic: ImmichDestinationTests.trafficLog(), faults: faults,
-                                      serverVersion: serverVersion)
+                                      serverVersion: serverVersion, keyPermissions: keyPermissions)
         }
 
         func cairn(_ arguments: [String], key: String = ImmichDestinationTests.key,

@@ -82,6 +82,9 @@ public final class ImmichDouble: @unchecked Sendable {
             public var longitude: Double?
             /// Milliseconds.
             public var duration: Int?
+            public var isFavorite: Bool
+            /// The caption ("" when none).
+            public var description: String
             /// Tag paths ("a/b/c").
             public var tags: [String]
             /// Album names.
