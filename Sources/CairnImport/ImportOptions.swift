@@ -21,6 +21,8 @@ public struct ImportOptions: Sendable {
     public var retryFailed = false
     /// `--archives`: whether the walk reads the archives in the source in place.
     public var archives = ArchiveHandling.ignore
+    /// `--include-trashed`: what a Google Takeout JSON says sat in Google Photos' trash is imported, not skipped.
+    public var includeTrashed = false
     /// Where new content goes (`--destination`): the library itself unless an Immich server is named.
     package var destination: any ImportDestination = LibraryDestination()
 
@@ -65,6 +67,8 @@ public struct ImportSummary: Sendable {
     public var keptWithoutPreview: [ImportFailure] = []
     /// The destination refused the credentials (the server's words): the run stopped, nothing lost.
     public var credentialsRefused: String?
+    /// New files held back on purpose (what sat in Google Photos' trash); counted among the skipped.
+    public var heldBack = 0
     /// The archived items' thumbnails and clips were left to the queue's workers (`--no-wait`), not switched off.
     public var derivativesLeftToWorkers = false
 

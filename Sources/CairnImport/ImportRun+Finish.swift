@@ -30,7 +30,7 @@ extension ImportRun {
         counts.restored = options.destination.restoredFromTrash
         counts.duplicates = max(0, (imported.outcomeCounts[.duplicate] ?? 0) - counts.restored)
         counts.unchanged = imported.outcomeCounts[.unchanged] ?? 0
-        counts.skipped = hashed.report.otherFiles + hashed.report.symlinksSkipped.count
+        counts.skipped = hashed.report.otherFiles + hashed.report.symlinksSkipped.count + imported.heldBack.count
         counts.failed = failures.count
         counts.bytesCopied = imported.bytesCopied
         let keptWithoutPreview = self.keptWithoutPreview.all
@@ -76,6 +76,7 @@ extension ImportRun {
             outcome: record.outcome,
             outcomes: outcomes, unfinished: imported.outcomeCounts[.unfinished] ?? 0,
             keptWithoutPreview: keptWithoutPreview, credentialsRefused: refused)
+        summary.heldBack = imported.heldBack.count
         // With derivatives on, an item ends a run owing them only when the workers were left to make them.
         summary.derivativesLeftToWorkers = options.pipeline.derivativesEnabled && imported.archived > 0
         return summary

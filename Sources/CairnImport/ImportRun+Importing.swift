@@ -1,5 +1,6 @@
 import CairnCatalog
 import CairnCore
+import CairnLibrary
 import CairnPipeline
 import CairnStages
 import Foundation
@@ -44,10 +45,10 @@ extension ImportRun {
             narrator.warning("\(original) was damaged (its bytes no longer match its SHA1): kept at \(quarantined), copied anew from the source")
         }
 
-        let feed = ImportPageFeed(
-            pages: ImportPages(files: files, catalog: catalog, sourceID: context.sourceID,
-                               sourceRoot: context.sourceRoot, archiveOnly: archiveOnly, size: pageSizes.import),
-            refillBelow: pageSizes.import)
+        let held = try await heldBack(hashed, context: context)
+        let pages = ImportPages(files: files, catalog: catalog, sourceID: context.sourceID, sourceRoot: context.sourceRoot,
+                                archiveOnly: archiveOnly, size: pageSizes.import, held: held)
+        let feed = ImportPageFeed(pages: pages, refillBelow: pageSizes.import)
         var result = try await pipeline.run(pages: feed, onEvent: narration.handle, cancellation: options.cancellation)
         try await files.recordItems(result.report.entries)
         // Stills whose clip waited for Live Photo pairing: paired now, then through their synthesis phase again.
@@ -77,6 +78,12 @@ extension ImportRun {
                               + "was not their Live Photo")
             }
         }
+        let trashed = await pages.heldBack
+        if !trashed.isEmpty {
+            narrator.note("skipped \(trashed.count) file\(trashed.count == 1 ? "" : "s") that sat in Google Photos' trash (their "
+                          + "Takeout JSON says so; --include-trashed imports them): "
+                          + trashed.sorted().prefix(3).joined(separator: ", ") + (trashed.count > 3 ? ", ..." : ""))
+        }
         var imported = Imported(bytesCopied: 0, failures: [])
         imported.completion = result.completion
         if options.cancellation.isCancelled { imported.completion = .interrupted }
@@ -94,6 +101,18 @@ extension ImportRun {
         } else {
             // Counted in SQL: a run without `--report` reads no line per file.
             imported.outcomeCounts = try await files.outcomeCounts()
+        }
+        // Held back on purpose: skipped with their reason, where the run tables see new content never reached.
+        let heldNow = Set(trashed)
+        imported.heldBack = held.filter { heldNow.contains($0.key) }
+        if !heldNow.isEmpty {
+            imported.outcomes = imported.outcomes.map { entry in
+                guard entry.outcome.kind == .unfinished, let reason = imported.heldBack[entry.path] else { return entry }
+                return FileOutcomeEntry(path: entry.path, checksum: entry.checksum, outcome: .skipped(reason: reason))
+            }
+            let moved = min(heldNow.count, imported.outcomeCounts[.unfinished] ?? 0)
+            imported.outcomeCounts[.unfinished, default: 0] -= moved
+            imported.outcomeCounts[.skipped, default: 0] += moved
         }
         imported.ready = imported.outcomeCounts[.imported] ?? 0
         imported.archived = imported.outcomeCounts[.archived] ?? 0
@@ -188,6 +207,18 @@ extension ImportRun {
     }
 }
 
+extension ImportRun {
+    /// New content the run holds back, by source path, with its reason: what a Google Takeout JSON says sat in
+    /// Google Photos' trash, unless `includeTrashed`. Read only when the run has sidecars and new content.
+    func heldBack(_ hashed: Hashed, context: Context) async throws -> [String: String] {
+        guard !options.includeTrashed, hashed.report.sidecarCount > 0 else { return [:] }
+        let linker = SidecarLinker(library: library, catalog: catalog, sourceID: context.sourceID, now: now())
+        return await linker.trashedMedia(of: hashed.files, sourceRoot: context.sourceRoot).mapValues {
+            "in Google Photos' trash (\(FileSystem.baseName(of: $0)) says so; --include-trashed imports it)"
+        }
+    }
+}
+
 /// The lanes' page source for an import: plans each page as the scheduler asks for it, and notes the items that
 /// ended in the run tables, so neither the scheduler nor the run holds a line per item.
 final class ImportPageFeed: PlannedPageSource {
@@ -258,9 +289,14 @@ actor ImportPages {
     private var lastEarlier = ItemID(0)
     private var earlierDone = false
     private var lastFirstFile: Int64 = 0
+    /// New content held back, by source path, with the reason a `--report` gives (Google Photos' trash).
+    let held: [String: String]
+    /// The paths held back so far.
+    private(set) var heldBack: [String] = []
 
     init(files: any RunTables, catalog: any ItemCatalog, sourceID: Int64, sourceRoot: String, archiveOnly: Bool,
-         size: Int) {
+         size: Int, held: [String: String] = [:]) {
+        self.held = held
         self.size = size
         self.files = files
         self.catalog = catalog
@@ -285,7 +321,19 @@ actor ImportPages {
             let content = try await files.newContent(after: lastFirstFile, limit: size)
             guard let last = content.last else { return nil }
             lastFirstFile = last.id
-            let items = content.compactMap { file in
+            // Held back: skipped with its reason, never planned, and still at the source (never "gone").
+            let kept = held.isEmpty ? content : content.filter { held[$0.record.relativePath] == nil }
+            if kept.count < content.count {
+                let skipped = content.compactMap { file in
+                    held[file.record.relativePath].map {
+                        FileOutcomeEntry(path: file.record.relativePath, checksum: file.record.checksum,
+                                         outcome: .skipped(reason: $0))
+                    }
+                }
+                try await files.recordItems(skipped)
+                heldBack += skipped.map(\.path)
+            }
+            let items = kept.compactMap { file in
                 file.record.checksum.map {
                     ImportItem(relativePath: file.record.relativePath, sourceRoot: sourceRoot, kind: file.record.kind,
                                byteCount: file.record.fingerprint.size, checksum: $0)

@@ -43,34 +43,83 @@ package struct SidecarLinker: Sendable {
     /// (whose metadata is read again, as a photo may have joined the album).
     package func link(sidecarsOf runFiles: any RunTables, sourceRoot: String, pageSize: Int = 512) async -> Outcome {
         var outcome = Outcome()
-        var folder: (name: String, index: SidecarMatcher.Index, checksums: [String: Checksum])?
+        outcome.failures = await Self.eachSidecar(of: runFiles, pageSize: pageSize) { sidecar, folder in
+            await link(sidecar, sourceRoot: sourceRoot, index: folder.index, checksums: folder.checksums, into: &outcome)
+        }
+        return outcome
+    }
+
+    /// The media a Google Takeout JSON says sat in Google Photos' trash, by source path, each with its JSON's
+    /// path: read before the lanes, so they are held back (`ImportOptions.includeTrashed` imports them). Only the
+    /// JSONs not linked yet are read, and only those that name the trash are parsed.
+    package func trashedMedia(of runFiles: any RunTables, sourceRoot: String, pageSize: Int = 512) async
+        -> [String: String] {
+        var trashed: [String: String] = [:]
+        _ = await Self.eachSidecar(of: runFiles, pageSize: pageSize) { sidecar, folder in
+            let name = FileSystem.baseName(of: sidecar.relativePath)
+            guard SidecarMatcher.kind(of: name) == .takeout, !TakeoutAlbumMetadata.isCandidate(name: name) else { return }
+            let path = sourceRoot + "/" + sidecar.relativePath
+            guard let bytes = try? await BlockingWork.run({ try FileHasher().readWhole(path: path, expected: nil) }),
+                  bytes.count <= SidecarMatcher.maxBytes,
+                  Self.mentionsTrash(bytes), let metadata = TakeoutMetadata(data: Data(bytes)),
+                  metadata.facts?.trashed == true,
+                  let media = SidecarMatcher.media(for: sidecar.relativePath, in: folder.index, title: metadata.title)
+            else { return }
+            trashed[media] = sidecar.relativePath
+        }
+        return trashed
+    }
+
+    /// Whether a JSON's bytes hold `"trashed"`: most do not, and are not parsed.
+    static func mentionsTrash(_ bytes: [UInt8]) -> Bool {
+        let key = Array("\"trashed\"".utf8)
+        guard bytes.count >= key.count else { return false }
+        for start in 0...(bytes.count - key.count) where bytes[start] == key[0] {
+            if bytes[start..<(start + key.count)].elementsEqual(key) { return true }
+        }
+        return false
+    }
+
+    /// A folder's media, as the run tables know them: their index for matching, and their checksums.
+    struct FolderMedia {
+        var name: String
+        var index: SidecarMatcher.Index
+        var checksums: [String: Checksum]
+    }
+
+    /// Calls `body` with each of the run's sidecars not linked as they are now, and its folder's media, read once
+    /// per folder. Returns what could not be read (the walk stops at a page that cannot be).
+    private static func eachSidecar(of runFiles: any RunTables, pageSize: Int,
+                                    _ body: (SourceFile, FolderMedia) async -> Void) async -> [ImportFailure] {
+        var failures: [ImportFailure] = []
+        var folder: FolderMedia?
         var last: RunSidecar?
         while true {
             let page: [RunSidecar]
             do {
                 page = try await runFiles.sidecarsToLink(after: last, limit: pageSize)
             } catch {
-                outcome.failures.append(ImportFailure(relativePath: last?.record.relativePath ?? "", phase: .sidecar,
-                                                      reason: FailureReason(error), retryable: true))
-                return outcome
+                failures.append(ImportFailure(relativePath: last?.record.relativePath ?? "", phase: .sidecar,
+                                              reason: FailureReason(error), retryable: true))
+                return failures
             }
-            guard let end = page.last else { return outcome }
+            guard let end = page.last else { return failures }
             last = end
             for sidecar in page where SidecarMatcher.kind(of: sidecar.record.relativePath) != nil {
                 if folder?.name != sidecar.folder {
                     do {
                         let checksums = try await runFiles.checksums(inFolder: sidecar.folder)
-                        folder = (sidecar.folder, SidecarMatcher.Index(Array(checksums.keys)), checksums)
+                        folder = FolderMedia(name: sidecar.folder, index: SidecarMatcher.Index(Array(checksums.keys)),
+                                             checksums: checksums)
                     } catch {
                         folder = nil
-                        outcome.failures.append(ImportFailure(relativePath: sidecar.record.relativePath, phase: .sidecar,
-                                                              reason: FailureReason(error), retryable: true))
+                        failures.append(ImportFailure(relativePath: sidecar.record.relativePath, phase: .sidecar,
+                                                      reason: FailureReason(error), retryable: true))
                         continue
                     }
                 }
                 guard let folder else { continue }
-                await link(sidecar.record, sourceRoot: sourceRoot, index: folder.index, checksums: folder.checksums,
-                           into: &outcome)
+                await body(sidecar.record, folder)
             }
         }
     }

@@ -158,6 +158,7 @@ struct ImportCommand: AsyncParsableCommand {
         options.hashWorkers = hashThreads
         options.keepsOutcomes = pipeline.report != nil
         options.retryFailed = pipeline.retryFailed
+        options.includeTrashed = pipeline.includeTrashed
         if try destination.isImmich(libraryRoot: library.resolvedPath), pipeline.lanes == nil, copyThreads == nil {
             options.pipeline.transfer.width = Self.defaultUploads
         }
@@ -228,7 +229,8 @@ enum SummaryText {
             "  duplicates   \(c.duplicates)",
             "  unchanged    \(c.unchanged)",
             "  hashed       \(c.hashed)  (\(ByteCount.format(c.bytesHashed)))",
-            "  skipped      \(c.skipped)  (\(summary.otherFiles) not media, \(summary.symlinksSkipped.count) symbolic links)",
+            "  skipped      \(c.skipped)  (\(summary.otherFiles) not media, \(summary.symlinksSkipped.count) symbolic links"
+                + (summary.heldBack > 0 ? ", \(summary.heldBack) in Google Photos' trash)" : ")"),
             "  failed       \(c.failed)",
         ]
         if c.keptWithoutPreview > 0 {

@@ -29,6 +29,12 @@ struct PipelineOptions: ParsableArguments {
         valueName: "read|ignore"))
     var archives: ArchiveHandling?
 
+    @Flag(name: .customLong("include-trashed"), help: """
+        Import the photos a Google Takeout JSON says sat in Google Photos' trash (otherwise they are skipped, \
+        named in the run's output, and never taken for deleted).
+        """)
+    var includeTrashed = false
+
     @Option(name: .customLong("max-errors"), help: "Stop taking new work after this many files failed.")
     var maxErrors: Int?
 

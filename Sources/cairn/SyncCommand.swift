@@ -220,6 +220,7 @@ struct SyncInvocation {
         importOptions.cancellation = cancellation
         importOptions.pipeline = try settings.pipelineConfiguration(cores: System.coreCount)
         importOptions.archives = pipeline?.archives ?? settings.archives
+        importOptions.includeTrashed = pipeline?.includeTrashed ?? false
         if let immich {
             importOptions.destination = immich
             if pipeline?.lanes == nil { importOptions.pipeline.transfer.width = ImportCommand.defaultUploads }

@@ -4,7 +4,8 @@ import Testing
 
 /// Issue 65, item 2: what Google Photos knew of a photo (star, archived, caption, people, its trash, partner
 /// sharing), read from the Takeout JSON beside it, kept in the library (`cairn asset`, `cairn ls --favorite
-/// --person`) and sent to Immich (favourite, archived visibility, description, `People/<name>` tags).
+/// --person`) and sent to Immich (favourite, archived visibility, description, `People/<name>` tags); what sat in
+/// Google's trash is held back unless `--include-trashed`.
 @Suite struct TakeoutFactsTests {
     /// A Takeout folder: a starred photo with a caption and two people (one JSON in Takeout's newer
     /// `.supplemental-metadata` name), an archived one, one a partner shared that sat in Google's trash, a plain one.
@@ -20,7 +21,7 @@ import Testing
             "ARCH.jpg.json": #"{"title": "ARCH.jpg", "archived": true, "description": "", "photoTakenTime": {"timestamp": "1625140900"}}"#,
             "PART.jpg.json": #"{"title": "PART.jpg", "trashed": true, "googlePhotosOrigin": {"fromPartnerSharing": {}}, "#
                 + #""people": [{"name": "Ben"}], "photoTakenTime": {"timestamp": "1625141000"}}"#,
-            "PLAIN.jpg.json": #"{"title": "PLAIN.jpg", "photoTakenTime": {"timestamp": "1625141100"}}"#,
+            "PLAIN.jpg.json": #"{"title": "PLAIN.jpg", "trashed": false, "favorited": false, "photoTakenTime": {"timestamp": "1625141100"}}"#,
         ]
         for (name, text) in jsons { try text.write(toFile: photos + "/" + name, atomically: true, encoding: .utf8) }
         return photos
@@ -38,8 +39,31 @@ import Testing
         let folder = try TemporaryDirectory()
         let photos = try Self.writeTakeout(in: folder)
         let library = folder.subpath("lib")
-        let result = try CairnBinary.run(["import", folder.subpath("src"), "--library", library, "--plain", "--clips", "off"])
+        // What sat in Google Photos' trash is held back, named, and in the report with its reason.
+        let report = folder.subpath("report.ndjson")
+        let first = try CairnBinary.run(["import", folder.subpath("src"), "--library", library, "--plain", "--clips", "off",
+                                         "--report", report])
+        #expect(first.status == 0, "\(first.standardOutput)\(first.standardError)")
+        #expect(first.standardOutput.contains("skipped 1 file that sat in Google Photos' trash (their Takeout JSON says so; "
+                                              + "--include-trashed imports them): Takeout/Google Photos/Photos from 2021/PART.jpg"),
+                "\(first.standardOutput)")
+        let line = try #require(Self.jsonLines(try String(contentsOfFile: report, encoding: .utf8))
+            .first { ($0["path"] as? String)?.hasSuffix("PART.jpg") == true })
+        #expect(line["outcome"] as? String == "skipped", "\(line)")
+        #expect((line["reason"] as? String)?.contains("in Google Photos' trash (PART.jpg.json says so") == true, "\(line)")
+        let absent = try CairnBinary.run(["asset", photos + "/PART.jpg", "--library", library])
+        #expect(absent.status == 1, "\(absent.standardOutput)")
+        // Held back again, not taken for gone: a sync plans no deletion of it.
+        let sync = try CairnBinary.run(["sync", folder.subpath("src"), "--library", library, "--plain", "--clips", "off"])
+        #expect(sync.status == 0 && sync.standardOutput.contains("skipped 1 file that sat in Google Photos' trash"),
+                "\(sync.standardOutput)\(sync.standardError)")
+        let pending = try CairnBinary.run(["pending", "list", "--library", library])
+        #expect(pending.status == 0 && pending.standardOutput.contains("0 pending") && !pending.standardOutput.contains("PART.jpg"),
+                "\(pending.standardOutput)")
+        let result = try CairnBinary.run(["import", folder.subpath("src"), "--library", library, "--plain", "--clips", "off",
+                                          "--include-trashed"])
         #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
+        #expect(!result.standardOutput.contains("Google Photos' trash"), "\(result.standardOutput)")
 
         let star = try CairnBinary.run(["asset", photos + "/STAR.jpg", "--library", library])
         #expect(star.standardOutput.contains("google     favourite\n"), "\(star.standardOutput)")
@@ -70,7 +94,7 @@ import Testing
     @Test func whatGooglePhotosKnewReachesImmich() async throws {
         let fixture = try ImmichDestinationTests.Fixture()
         _ = try Self.writeTakeout(in: fixture.folder)
-        let result = try fixture.sync()
+        let result = try fixture.sync(["--include-trashed"])
         #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
         #expect(result.standardOutput.contains("tagged 2 assets with the 2 people Google Photos named (People/<name>)"),
                 "\(result.standardOutput)")
@@ -96,9 +120,11 @@ import Testing
         _ = try Self.writeTakeout(in: fixture.folder)
         let result = try fixture.cairn(["import", fixture.source, "--plain"])
         #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
-        #expect(result.standardOutput.contains("the people Google Photos named in 2 assets were not sent: the API key lacks tag.asset, tag.create"),
+        #expect(result.standardOutput.contains("the people Google Photos named in 1 asset were not sent: the API key lacks tag.asset, tag.create"),
                 "\(result.standardOutput)")
-        let star = try #require(try await fixture.double.state().assets.first { $0.originalFileName == "STAR.jpg" })
+        let assets = try await fixture.double.state().assets
+        let star = try #require(assets.first { $0.originalFileName == "STAR.jpg" })
         #expect(star.isFavorite && star.tags.isEmpty, "\(star)")
+        #expect(!assets.contains { $0.originalFileName == "PART.jpg" }, "held back: it sat in Google Photos' trash")
     }
 }
