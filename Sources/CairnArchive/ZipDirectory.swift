@@ -63,7 +63,7 @@ struct ZipDirectory: Sendable {
             }
             let nameBytes = directory[nameStart..<nameStart + nameLength]
             var entry = Entry(
-                name: flags & 0x0800 != 0 ? String(decoding: nameBytes, as: UTF8.self) : CP437.decode(nameBytes),
+                name: flags & 0x0800 != 0 ? String(decoding: nameBytes, as: UTF8.self) : ZipName.unflagged(nameBytes),
                 method: directory.uint16(at: at + 10), flags: flags, crc: directory.uint32(at: at + 16),
                 compressedSize: Int64(directory.uint32(at: at + 20)), size: Int64(directory.uint32(at: at + 24)),
                 localHeaderOffset: Int64(directory.uint32(at: at + 42)), isFolder: nameBytes.last == UInt8(ascii: "/"),
@@ -83,6 +83,9 @@ struct ZipDirectory: Sendable {
                     if entry.size == 0xFFFF_FFFF, let value = next() { entry.size = value }
                     if entry.compressedSize == 0xFFFF_FFFF, let value = next() { entry.compressedSize = value }
                     if entry.localHeaderOffset == 0xFFFF_FFFF, let value = next() { entry.localHeaderOffset = value }
+                } else if id == 0x7075, flags & 0x0800 == 0, length > 5, extra + 4 + length <= extraEnd,
+                          let name = ZipName.unicodePath(directory[(extra + 4)..<(extra + 4 + length)], of: nameBytes) {
+                    entry.name = name
                 }
                 extra += 4 + length
             }
@@ -191,6 +194,29 @@ extension [UInt8] {
         UInt32(self[index]) | UInt32(self[index + 1]) << 8 | UInt32(self[index + 2]) << 16 | UInt32(self[index + 3]) << 24
     }
     fileprivate func uint64(at index: Int) -> UInt64 { UInt64(uint32(at: index)) | UInt64(uint32(at: index + 4)) << 32 }
+}
+
+/// A zip entry's name when its header does not flag it as UTF-8: Info-ZIP's Unicode Path field when it names the
+/// same bytes, else the bytes themselves when they are valid UTF-8 (as macOS, Linux and 7-Zip write names without
+/// the flag), else CP437 (as DOS and Windows' own zip folders wrote them).
+enum ZipName {
+    static func unflagged(_ bytes: ArraySlice<UInt8>) -> String {
+        if bytes.allSatisfy({ $0 < 0x80 }) { return String(decoding: bytes, as: UTF8.self) }
+        return String(validating: bytes, as: UTF8.self) ?? CP437.decode(bytes)
+    }
+
+    /// Field 0x7075: version 1, the CRC-32 of the header's name, then the name in UTF-8. A CRC that does not match
+    /// says the name was changed by a tool that did not know the field: the header's name stands.
+    static func unicodePath(_ field: ArraySlice<UInt8>, of headerName: ArraySlice<UInt8>) -> String? {
+        let start = field.startIndex
+        guard field[start] == 1 else { return nil }
+        let stored = UInt32(field[start + 1]) | UInt32(field[start + 2]) << 8 | UInt32(field[start + 3]) << 16
+            | UInt32(field[start + 4]) << 24
+        let name = Array(headerName)
+        let crc = name.withUnsafeBufferPointer { crc32(0, $0.baseAddress, uInt($0.count)) }
+        guard UInt32(truncatingIfNeeded: crc) == stored else { return nil }
+        return String(validating: field[(start + 5)...], as: UTF8.self)
+    }
 }
 
 /// The code page of the original IBM PC, which zip names are in unless flagged as UTF-8.

@@ -78,6 +78,20 @@ import Testing
         #expect(report.mediaFiles.map(\.relativePath) == ["names.zip/Noël/Crème.jpg", "names.zip/Été/Café.jpg"])
     }
 
+    /// A name without the flag: UTF-8 when its bytes are (macOS, Linux, 7-Zip write so), Info-ZIP's Unicode Path
+    /// field when present; CP437 only for bytes that are not UTF-8.
+    @Test func unflaggedNamesAreReadAsTheirWritersMeantThem() throws {
+        let source = try TemporaryDirectory()
+        try TestArchive.write([.text("Été/Café.jpg", "x", unflagged: .utf8), .text("Noël/Crème.jpg", "y", unflagged: .unicodePathField),
+                               .text("Ürün/a.jpg", "z", cp437: true)],
+                              to: source.subpath("src/names.zip"))
+        let report = try SourceScanner(root: source.subpath("src"), archives: .read).scan()
+        #expect(report.mediaFiles.map(\.relativePath) == ["names.zip/Noël/Crème.jpg", "names.zip/Été/Café.jpg", "names.zip/Ürün/a.jpg"])
+        var bytes: [UInt8] = []
+        _ = try SourceArchive.read(source.subpath("src/names.zip"), entry: "Noël/Crème.jpg") { bytes.append(contentsOf: $0) }
+        #expect(bytes == Array("y".utf8))
+    }
+
     @Test func anArchiveStillBeingWrittenIsLeftForTheNextWalk() throws {
         let source = try TemporaryDirectory()
         try TestArchive.write([.text("a.jpg", "x")], to: source.subpath("src/download.zip"), age: 0)

@@ -9,7 +9,13 @@ public enum TestArchive {
         public var text: String?
         public var stored: Bool?
         public var cp437: Bool?
+        public var unflagged: Bool?
+        public var unicodePath: Bool?
         public var link: String?
+
+        enum CodingKeys: String, CodingKey {
+            case name, file, text, stored, cp437, unflagged, unicodePath = "unicode_path", link
+        }
 
         /// An entry holding the bytes of the file at `file`.
         public static func file(_ name: String, from file: String, stored: Bool = false) -> Entry {
@@ -19,6 +25,15 @@ public enum TestArchive {
         /// An entry holding `text`.
         public static func text(_ name: String, _ text: String, cp437: Bool = false) -> Entry {
             Entry(name: name, text: text, cp437: cp437 ? true : nil)
+        }
+
+        /// How a zip tool may write a name without the UTF-8 flag.
+        public enum UnflaggedName: Sendable { case utf8, unicodePathField }
+
+        /// An entry holding `text`, its name written without the UTF-8 flag as `name` says.
+        public static func text(_ name: String, _ text: String, unflagged: UnflaggedName) -> Entry {
+            Entry(name: name, text: text, unflagged: unflagged == .utf8 ? true : nil,
+                  unicodePath: unflagged == .unicodePathField ? true : nil)
         }
 
         /// A symbolic link entry pointing at `target`.

@@ -7,18 +7,36 @@
               "text": "...",            # from text (UTF-8)
               "stored": true,           # zip: stored, not deflated (default deflated)
               "cp437": true,            # zip: the name in CP437 without the UTF-8 flag (older Windows tools)
+              "unflagged": true,        # zip: the name in UTF-8 without the flag (macOS, Linux, 7-Zip)
+              "unicode_path": true,     # zip: an ASCII name ("?" for the rest) and Info-ZIP's 0x7075 UTF-8 field
               "link": "target"}],       # a symbolic link entry instead of a file
  "filler": 70000,                       # zip: this many more tiny entries (over 65,535 makes it Zip64)
  "truncate": 0.6}                       # cut the file to this fraction of its size afterwards
 
 Python's zipfile and tarfile make them, so the archives are what common tools write, not what cairn expects.
 """
-import json, sys, tarfile, io, os, zipfile
+import json, sys, tarfile, io, os, struct, zipfile, zlib
 
 
 class CP437Info(zipfile.ZipInfo):
     def _encodeFilenameFlags(self):
         return self.filename.encode("cp437"), self.flag_bits
+
+
+class UnflaggedInfo(zipfile.ZipInfo):
+    def _encodeFilenameFlags(self):
+        return self.filename.encode("utf-8"), self.flag_bits
+
+
+class UnicodePathInfo(zipfile.ZipInfo):
+    """As Info-ZIP's zip writes a name its code page cannot hold: a stand-in name, the real one in field 0x7075."""
+    def _encodeFilenameFlags(self):
+        return self.filename.encode("ascii", "replace"), self.flag_bits
+
+    def unicode_path_extra(self):
+        header = self.filename.encode("ascii", "replace")
+        name = self.filename.encode("utf-8")
+        return struct.pack("<HHBI", 0x7075, 5 + len(name), 1, zlib.crc32(header)) + name
 
 
 def data(entry):
@@ -31,8 +49,11 @@ def data(entry):
 def write_zip(spec):
     with zipfile.ZipFile(spec["path"], "w") as archive:
         for entry in spec["entries"]:
-            kind = CP437Info if entry.get("cp437") else zipfile.ZipInfo
+            kind = (CP437Info if entry.get("cp437") else UnflaggedInfo if entry.get("unflagged")
+                    else UnicodePathInfo if entry.get("unicode_path") else zipfile.ZipInfo)
             info = kind(entry["name"], date_time=(2023, 7, 14, 10, 0, 0))
+            if entry.get("unicode_path"):
+                info.extra = info.unicode_path_extra()
             info.compress_type = zipfile.ZIP_STORED if entry.get("stored") else zipfile.ZIP_DEFLATED
             if "link" in entry:
                 info.create_system = 3
