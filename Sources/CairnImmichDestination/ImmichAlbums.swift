@@ -2,42 +2,24 @@ import CairnCatalog
 import CairnCore
 import CairnImmich
 import CairnLibrary
-import CairnMedia
-import CairnScanner
 import Foundation
 
-/// Which Immich album each of a run's assets goes into: one album named on the command line, the source folder
-/// a file sits in, or a Google Takeout album (its folder, titled by the folder's `metadata.json`).
+/// Which Immich albums each of a run's assets goes into: one album named on the command line, the source folder a
+/// file sits in, or the Google Takeout albums it belongs to (those the sidecar linker made from each album's
+/// `metadata.json`, archives and split parts included).
 package enum ImmichAlbums: Sendable, Hashable {
     case named(String)
     case sourceFolder
     case takeout
 
-    /// The album of a file at `relativePath` under `sourceRoot`; nil leaves it out of every album. `folders`
-    /// keeps each folder's album, so a Takeout folder's metadata is read once, not once per photo in it.
-    func album(of relativePath: String, sourceRoot: String, folders: inout [String: String]) -> String? {
+    /// The albums of `asset`; none leaves it out of every album.
+    func albums(of asset: AssetRecord, catalog: any AssetCatalog) async throws -> [String] {
         switch self {
-        case .named(let name): return name
-        case .sourceFolder, .takeout:
-            let folder = FileSystem.parentDirectory(of: sourceRoot + "/" + relativePath)
-            if let known = folders[folder] { return known }
-            let name = FileSystem.baseName(of: folder)
-            let album = self == .takeout ? Self.takeoutTitle(inFolder: folder) ?? name : name
-            folders[folder] = album
-            return album
+        case .named(let name): return [name]
+        case .sourceFolder: return [FileSystem.baseName(of: FileSystem.parentDirectory(of: "/" + asset.firstSourcePath))]
+        // A year folder (`Photos from 2023`) has no metadata file and is no album of Google's.
+        case .takeout: return Array(Set(try await catalog.albums(of: asset.checksum).map(\.title))).sorted()
         }
-    }
-
-    /// A Takeout album folder's title, from the metadata file Google writes beside its photos (its name is
-    /// localized: `TakeoutAlbumMetadata` tells it by its content).
-    static func takeoutTitle(inFolder folder: String) -> String? {
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return nil }
-        for name in names.sorted() where TakeoutAlbumMetadata.isCandidate(name: name) {
-            if let album = TakeoutAlbumMetadata(path: folder + "/" + name) {
-                return album.name(folderName: FileSystem.baseName(of: folder))
-            }
-        }
-        return nil
     }
 }
 
@@ -60,13 +42,10 @@ extension ImmichDestination {
         lines += try await tagPeople(sent.people)
         guard let albums else { return lines }
         var members: [String: [String]] = [:]
-        var folders: [String: String] = [:]
         for asset in assets {
-            guard let id = asset.remoteID,
-                  let album = albums.album(of: asset.firstSourcePath, sourceRoot: sourceRoot, folders: &folders)
-            else { continue }
+            guard let id = asset.remoteID else { continue }
             if let pair = try await catalog.pair(of: asset.checksum), pair.motion == asset.checksum { continue }
-            members[album, default: []].append(id)
+            for album in try await albums.albums(of: asset, catalog: catalog) { members[album, default: []].append(id) }
         }
         var added = 0, filled = 0
         var refused: [String] = []

@@ -139,6 +139,28 @@ import Testing
         #expect(leftovers.isEmpty, "\(leftovers)")
     }
 
+    /// A split Takeout into Immich: an album whose photos and `metadata.json` sit in different parts is filled, a
+    /// JSON in another part still stars its photo, and a year folder (no metadata) is no album.
+    @Test func aSplitTakeoutsAlbumsAndStarsReachImmich() async throws {
+        let fixture = try ImmichDestinationTests.Fixture()
+        let photos = try Self.photos(in: fixture.folder)
+        let trip = "Takeout/Google Photos/Trip", year = "Takeout/Google Photos/Photos from 2020"
+        try TestArchive.write([.file("\(trip)/IMG_0.jpg", from: photos[0].path), .file("\(year)/IMG_2.jpg", from: photos[2].path),
+                               .text("\(trip)/IMG_1.jpg.json", #"{"title": "IMG_1.jpg", "favorited": true, "photoTakenTime": {"timestamp": "1600000000"}}"#)],
+                              to: fixture.folder.subpath("src/takeout-20261128T153000Z-001.zip"))
+        try TestArchive.write([.file("\(trip)/IMG_1.jpg", from: photos[1].path),
+                               .text("\(trip)/métadonnées.json", #"{"title": "Trip, 2020", "description": ""}"#)],
+                              to: fixture.folder.subpath("src/takeout-20261128T153000Z-002.zip"))
+        let result = try fixture.cairn(["sync", fixture.source, "--plain", "--archives", "read", "--album-from", "takeout"])
+        #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
+        let assets = try await fixture.double.state().assets
+        #expect(assets.filter { $0.albums == ["Trip, 2020"] }.map(\.originalFileName).sorted() == ["IMG_0.jpg", "IMG_1.jpg"],
+                "\(assets.map { ($0.originalFileName, $0.albums) })")
+        let starred = try #require(assets.first { $0.originalFileName == "IMG_1.jpg" })
+        #expect(starred.isFavorite && starred.dateTimeOriginal?.hasPrefix("2020-09-13") == true, "\(starred)")
+        #expect(assets.first { $0.originalFileName == "IMG_2.jpg" }?.albums == [], "a year folder is no album")
+    }
+
     /// A Takeout split in parts is one folder: a photo's JSON in another part than the photo still dates it; a part
     /// that vanished holds its entries as an unmounted disk would, until the user says it went on purpose.
     @Test func aSplitTakeoutIsOneFolderAndAVanishedPartDeletesNothingUnlessAccepted() throws {

@@ -369,6 +369,13 @@ extension ImmichDestinationTests {
         let named = try fixture.cairn(["sync", fixture.source, "--plain", "--album", "Phone"])
         #expect(named.status == 0, "\(named.standardOutput)\(named.standardError)")
         #expect(try await fixture.double.state().assets.filter { $0.albums.contains("Phone") }.map(\.originalFileName) == ["NEW.jpg"])
+
+        // `--album-from folder`: the album is the file's folder, by name.
+        try FileManager.default.createDirectory(atPath: fixture.folder.subpath("src/Holidays"), withIntermediateDirectories: true)
+        try MediaFixtures.jpeg(at: fixture.folder.subpath("src/Holidays/H.jpg"), width: 91, height: 40)
+        let byFolder = try fixture.cairn(["sync", fixture.source, "--plain", "--album-from", "folder"])
+        #expect(byFolder.status == 0, "\(byFolder.standardOutput)\(byFolder.standardError)")
+        #expect(try await fixture.double.state().assets.filter { $0.albums == ["Holidays"] }.map(\.originalFileName) == ["H.jpg"])
     }
 
     /// `--time-zone` (or `time_zone`) names the zone of Takeout dates that carry no offset, whatever the machine's.
