@@ -4,7 +4,7 @@ import Foundation
 /// The assets and what links to them: what a destination reads of a run's assets after the lanes.
 public typealias AssetCatalog = ItemCatalog & AssetLinkCatalog
 
-/// What a catalog links to its assets: Live Photo pairs, sidecars (`.xmp`, `.aae`, Takeout `.json`) and albums.
+/// What a catalog links to its assets: Live Photo pairs, sidecars (`.xmp`, `.aae`, Takeout `.json`), albums and tags.
 public protocol AssetLinkCatalog: Sendable {
     /// Pairs kept once made: a pair whose still or motion part is already paired is left out.
     func savePairs(_ pairs: [AssetPairRecord]) async throws
@@ -37,6 +37,13 @@ public protocol AssetLinkCatalog: Sendable {
     func albums(of checksum: Checksum) async throws -> [AlbumRecord]
     /// The albums titled `title`, whatever the case of its ASCII letters.
     func albums(titled title: String) async throws -> [AlbumRecord]
+
+    /// Tags `assets` with each of `tags` (`--tag`, `--session-tag`); a tag an asset has already stays as it was.
+    func tag(_ assets: [Checksum], with tags: [String], at date: Date) async throws
+    /// The tags of an asset, by name.
+    func tags(of checksum: Checksum) async throws -> [String]
+    /// The assets tagged `tag`, whatever the case of its ASCII letters.
+    func assets(taggedWith tag: String) async throws -> Set<Checksum>
 }
 
 extension SQLiteCatalog: AssetLinkCatalog {

@@ -237,6 +237,19 @@ enum Migrations {
                     WHERE original_path LIKE 'immich:%';
                 """)
         }
+        migrator.registerMigration("v15: asset tags") { db in
+            // The tags a run gave its new assets (`--tag`, `--session-tag`), by content: a trashed and restored
+            // asset keeps them.
+            try db.execute(sql: """
+                CREATE TABLE asset_tag (
+                    sha1 TEXT NOT NULL,
+                    tag TEXT NOT NULL,
+                    tagged_at DATETIME NOT NULL,
+                    PRIMARY KEY (sha1, tag)
+                ) WITHOUT ROWID;
+                CREATE INDEX asset_tag_by_tag ON asset_tag(tag COLLATE NOCASE);
+                """)
+        }
         return migrator
     }
 }

@@ -10,8 +10,9 @@ package enum ImmichPermissions {
     package static let driftCheck: Set<String> = ["asset.read"]
     /// Bringing content back from Immich's trash (`--destination-drift restore`, an import's trashed content): `asset.delete`'s.
     package static let restoreFromTrash: Set<String> = ["asset.delete"]
-    /// The people a Google Takeout JSON names, as tags (asked of a key only when there are some: said, not failed).
-    package static let people: Set<String> = ["tag.create", "tag.asset"]
+    /// `--tag`, `--session-tag`; and the people a Google Takeout JSON names, as tags (not asked at connect for
+    /// those: a key without them is said not to have sent them).
+    package static let tags: Set<String> = ["tag.create", "tag.asset"]
     /// `--album`, `--album-from`.
     package static let albums: Set<String> = ["album.read", "album.create", "albumAsset.create"]
     /// `cairn restore`: the run's tag and its assets, what the server still holds, the restore.

@@ -21,8 +21,13 @@ public struct ImportOptions: Sendable {
     public var retryFailed = false
     /// `--archives`: whether the walk reads the archives in the source in place.
     public var archives = ArchiveHandling.ignore
-    /// `--include-trashed`: what a Google Takeout JSON says sat in Google Photos' trash is imported, not skipped.
-    public var includeTrashed = false
+    /// What the run leaves out of its new content (`--exclude`, `--kind`, `--since`, `--until`, Google Photos'
+    /// trash unless `--include-trashed`).
+    public var filter = ImportFilter()
+    /// `--tag`: tags for the run's new assets (in the catalog, and at a destination that has tags).
+    public var tags: [String] = []
+    /// `--session-tag`: the run's new assets also get `cairn/import/<its start, local time>`.
+    public var sessionTag = false
     /// Where new content goes (`--destination`): the library itself unless an Immich server is named.
     package var destination: any ImportDestination = LibraryDestination()
 
@@ -67,8 +72,9 @@ public struct ImportSummary: Sendable {
     public var keptWithoutPreview: [ImportFailure] = []
     /// The destination refused the credentials (the server's words): the run stopped, nothing lost.
     public var credentialsRefused: String?
-    /// New files held back on purpose (what sat in Google Photos' trash); counted among the skipped.
-    public var heldBack = 0
+    /// New files held back on purpose (`ImportFilter`), by what the summary counts them as; counted among the
+    /// skipped.
+    public var heldBack: [String: Int] = [:]
     /// The archived items' thumbnails and clips were left to the queue's workers (`--no-wait`), not switched off.
     public var derivativesLeftToWorkers = false
 

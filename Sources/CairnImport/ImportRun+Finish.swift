@@ -76,7 +76,7 @@ extension ImportRun {
             outcome: record.outcome,
             outcomes: outcomes, unfinished: imported.outcomeCounts[.unfinished] ?? 0,
             keptWithoutPreview: keptWithoutPreview, credentialsRefused: refused)
-        summary.heldBack = imported.heldBack.count
+        for hold in imported.heldBack.values { summary.heldBack[hold.label, default: 0] += 1 }
         // With derivatives on, an item ends a run owing them only when the workers were left to make them.
         summary.derivativesLeftToWorkers = options.pipeline.derivativesEnabled && imported.archived > 0
         return summary

@@ -45,7 +45,7 @@ extension ImportRun {
             narrator.warning("\(original) was damaged (its bytes no longer match its SHA1): kept at \(quarantined), copied anew from the source")
         }
 
-        let held = try await heldBack(hashed, context: context)
+        let held = await heldContent(hashed, context: context)
         let pages = ImportPages(files: files, catalog: catalog, sourceID: context.sourceID, sourceRoot: context.sourceRoot,
                                 archiveOnly: archiveOnly, size: pageSizes.import, held: held)
         let feed = ImportPageFeed(pages: pages, refillBelow: pageSizes.import)
@@ -78,11 +78,13 @@ extension ImportRun {
                               + "was not their Live Photo")
             }
         }
-        let trashed = await pages.heldBack
-        if !trashed.isEmpty {
-            narrator.note("skipped \(trashed.count) file\(trashed.count == 1 ? "" : "s") that sat in Google Photos' trash (their "
-                          + "Takeout JSON says so; --include-trashed imports them): "
-                          + trashed.sorted().prefix(3).joined(separator: ", ") + (trashed.count > 3 ? ", ..." : ""))
+        let heldBack = await pages.heldBack
+        for (label, paths) in Dictionary(grouping: heldBack.keys, by: { heldBack[$0]!.label }).sorted(by: { $0.key < $1.key }) {
+            let why = label == "in Google Photos' trash"
+                ? "that sat in Google Photos' trash (their Takeout JSON says so; --include-trashed imports them)"
+                : "left out by this run's filters (\(label))"
+            narrator.note("skipped \(paths.count) file\(paths.count == 1 ? "" : "s") \(why): "
+                          + paths.sorted().prefix(3).joined(separator: ", ") + (paths.count > 3 ? ", ..." : ""))
         }
         var imported = Imported(bytesCopied: 0, failures: [])
         imported.completion = result.completion
@@ -103,14 +105,13 @@ extension ImportRun {
             imported.outcomeCounts = try await files.outcomeCounts()
         }
         // Held back on purpose: skipped with their reason, where the run tables see new content never reached.
-        let heldNow = Set(trashed)
-        imported.heldBack = held.filter { heldNow.contains($0.key) }
-        if !heldNow.isEmpty {
+        imported.heldBack = heldBack
+        if !heldBack.isEmpty {
             imported.outcomes = imported.outcomes.map { entry in
-                guard entry.outcome.kind == .unfinished, let reason = imported.heldBack[entry.path] else { return entry }
-                return FileOutcomeEntry(path: entry.path, checksum: entry.checksum, outcome: .skipped(reason: reason))
+                guard entry.outcome.kind == .unfinished, let hold = heldBack[entry.path] else { return entry }
+                return FileOutcomeEntry(path: entry.path, checksum: entry.checksum, outcome: .skipped(reason: hold.reason))
             }
-            let moved = min(heldNow.count, imported.outcomeCounts[.unfinished] ?? 0)
+            let moved = min(heldBack.count, imported.outcomeCounts[.unfinished] ?? 0)
             imported.outcomeCounts[.unfinished, default: 0] -= moved
             imported.outcomeCounts[.skipped, default: 0] += moved
         }
@@ -144,6 +145,7 @@ extension ImportRun {
                 narrator.note(line)
             }
         }
+        try await tagNewAssets(of: context)
         switch imported.completion {
         case .interrupted: narrator.warning("interrupted: \(unfinished) items resume next run")
         case .stoppedAtErrorLimit:
@@ -204,18 +206,6 @@ extension ImportRun {
         }
         try await files.recordItems(failed.map { FileOutcomeEntry($0, leftUnfinished: false) })
         if imported.completion == .success { imported.completion = .someFailed }
-    }
-}
-
-extension ImportRun {
-    /// New content the run holds back, by source path, with its reason: what a Google Takeout JSON says sat in
-    /// Google Photos' trash, unless `includeTrashed`. Read only when the run has sidecars and new content.
-    func heldBack(_ hashed: Hashed, context: Context) async throws -> [String: String] {
-        guard !options.includeTrashed, hashed.report.sidecarCount > 0 else { return [:] }
-        let linker = SidecarLinker(library: library, catalog: catalog, sourceID: context.sourceID, now: now())
-        return await linker.trashedMedia(of: hashed.files, sourceRoot: context.sourceRoot).mapValues {
-            "in Google Photos' trash (\(FileSystem.baseName(of: $0)) says so; --include-trashed imports it)"
-        }
     }
 }
 
@@ -289,13 +279,13 @@ actor ImportPages {
     private var lastEarlier = ItemID(0)
     private var earlierDone = false
     private var lastFirstFile: Int64 = 0
-    /// New content held back, by source path, with the reason a `--report` gives (Google Photos' trash).
-    let held: [String: String]
-    /// The paths held back so far.
-    private(set) var heldBack: [String] = []
+    /// What the run holds back of its new content (`ImportFilter`); nil holds nothing back.
+    let held: HeldContent?
+    /// What was held back so far, by source path.
+    private(set) var heldBack: [String: Hold] = [:]
 
     init(files: any RunTables, catalog: any ItemCatalog, sourceID: Int64, sourceRoot: String, archiveOnly: Bool,
-         size: Int, held: [String: String] = [:]) {
+         size: Int, held: HeldContent? = nil) {
         self.held = held
         self.size = size
         self.files = files
@@ -322,16 +312,20 @@ actor ImportPages {
             guard let last = content.last else { return nil }
             lastFirstFile = last.id
             // Held back: skipped with its reason, never planned, and still at the source (never "gone").
-            let kept = held.isEmpty ? content : content.filter { held[$0.record.relativePath] == nil }
-            if kept.count < content.count {
-                let skipped = content.compactMap { file in
-                    held[file.record.relativePath].map {
-                        FileOutcomeEntry(path: file.record.relativePath, checksum: file.record.checksum,
-                                         outcome: .skipped(reason: $0))
+            var kept = content
+            if let held {
+                kept = []
+                var skipped: [FileOutcomeEntry] = []
+                for file in content {
+                    if let hold = await held.hold(file) {
+                        heldBack[file.record.relativePath] = hold
+                        skipped.append(FileOutcomeEntry(path: file.record.relativePath, checksum: file.record.checksum,
+                                                        outcome: .skipped(reason: hold.reason)))
+                    } else {
+                        kept.append(file)
                     }
                 }
                 try await files.recordItems(skipped)
-                heldBack += skipped.map(\.path)
             }
             let items = kept.compactMap { file in
                 file.record.checksum.map {

@@ -314,8 +314,8 @@ public struct ImportRun: Sendable {
         package var outcomeCounts: [FileOutcome.Kind: Int] = [:]
         /// Every file's outcome, for `--report`; kept only when `ImportOptions.keepsOutcomes`.
         package var outcomes: [FileOutcomeEntry] = []
-        /// New content held back this run (Google Photos' trash), by source path, with its reason.
-        package var heldBack: [String: String] = [:]
+        /// New content held back this run (`ImportFilter`), by source path.
+        package var heldBack: [String: Hold] = [:]
     }
 }
 

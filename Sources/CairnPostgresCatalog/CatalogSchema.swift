@@ -316,5 +316,15 @@ enum CatalogSchema {
               WHERE original_path LIKE 'immich:%'
             """,
         ]),
+        (12, [
+            // The tags a run gave its new assets (`--tag`, `--session-tag`), by content.
+            """
+            CREATE TABLE cairn.asset_tag (
+              sha1 text NOT NULL,
+              tag text NOT NULL,
+              tagged_at timestamptz NOT NULL,
+              PRIMARY KEY (sha1, tag))
+            """,
+        ]),
     ])
 }

@@ -50,10 +50,15 @@ package protocol ImportDestination: Sendable {
     /// Whether queue workers write into the library's `tmp/` while the run holds its lock: the run's sweep of
     /// leftovers then spares what may still be in use (`Library.removeLeftoverTemporaryFiles(untouchedSince:)`).
     var sharesTemporaryFolder: Bool { get }
+    /// Tags the run's new assets at the destination too, when it has tags of its own (the catalog holds them
+    /// already). Returns lines for the narration.
+    func tag(_ assets: [AssetRecord], with tags: [String]) async throws -> [String]
 }
 
 extension ImportDestination {
     package var sharesTemporaryFolder: Bool { false }
+    /// The library's tags are its catalog's.
+    package func tag(_ assets: [AssetRecord], with tags: [String]) async throws -> [String] { [] }
 }
 
 /// What the stages share with the run: the catalog's group commit, the run's id, its media settings and the

@@ -49,25 +49,25 @@ package struct SidecarLinker: Sendable {
         return outcome
     }
 
-    /// The media a Google Takeout JSON says sat in Google Photos' trash, by source path, each with its JSON's
-    /// path: read before the lanes, so they are held back (`ImportOptions.includeTrashed` imports them). Only the
-    /// JSONs not linked yet are read, and only those that name the trash are parsed.
-    package func trashedMedia(of runFiles: any RunTables, sourceRoot: String, pageSize: Int = 512) async
-        -> [String: String] {
-        var trashed: [String: String] = [:]
+    /// What the run's Google Takeout JSONs say of their media before the lanes, by the media's source path: read
+    /// so a run can hold back what sat in Google Photos' trash, and date what its file does not. Only the JSONs not
+    /// linked yet are read; with `dates` false, only those that name the trash are parsed, and only trashed media
+    /// are returned.
+    package func takeoutFacts(of runFiles: any RunTables, sourceRoot: String, dates: Bool, pageSize: Int = 512) async
+        -> [String: TakeoutMediaFacts] {
+        var found: [String: TakeoutMediaFacts] = [:]
         _ = await Self.eachSidecar(of: runFiles, pageSize: pageSize) { sidecar, folder in
             let name = FileSystem.baseName(of: sidecar.relativePath)
             guard SidecarMatcher.kind(of: name) == .takeout, !TakeoutAlbumMetadata.isCandidate(name: name) else { return }
             let path = sourceRoot + "/" + sidecar.relativePath
             guard let bytes = try? await BlockingWork.run({ try FileHasher().readWhole(path: path, expected: nil) }),
-                  bytes.count <= SidecarMatcher.maxBytes,
-                  Self.mentionsTrash(bytes), let metadata = TakeoutMetadata(data: Data(bytes)),
-                  metadata.facts?.trashed == true,
+                  bytes.count <= SidecarMatcher.maxBytes, dates || Self.mentionsTrash(bytes),
+                  let metadata = TakeoutMetadata(data: Data(bytes)), dates || metadata.facts?.trashed == true,
                   let media = SidecarMatcher.media(for: sidecar.relativePath, in: folder.index, title: metadata.title)
             else { return }
-            trashed[media] = sidecar.relativePath
+            found[media] = TakeoutMediaFacts(json: name, trashed: metadata.facts?.trashed == true, taken: metadata.photoTaken)
         }
-        return trashed
+        return found
     }
 
     /// Whether a JSON's bytes hold `"trashed"`: most do not, and are not parsed.
@@ -260,6 +260,13 @@ package struct SidecarLinker: Sendable {
         try await catalog.fillFromSidecar(asset, captureDate: probe.captureDate, latitude: probe.gps?.latitude,
                                           longitude: probe.gps?.longitude, probeJSON: json)
     }
+}
+
+/// What a run needs to know of a Takeout JSON before the lanes: its name, and its photo's trash and date.
+package struct TakeoutMediaFacts: Sendable, Equatable {
+    package var json: String
+    package var trashed: Bool
+    package var taken: Date?
 }
 
 /// What a Google Takeout `.json` says about its photo.

@@ -53,6 +53,8 @@ public struct AssetDetails: Codable, Sendable, Equatable {
     public var sidecars: [Sidecar]
     /// The titles of the albums the asset is in.
     public var albums: [String]
+    /// The tags runs gave it (`--tag`, `--session-tag`), by name.
+    public var tags: [String]
     /// Where `gps` came from when not from the file itself (`takeout-json`).
     public var gpsSource: String?
     /// The other half of a Live Photo: its movie (for a still) or its still (for a movie), and why they pair.
@@ -150,17 +152,21 @@ public struct LibraryBrowser: Sendable {
                                      sha1: $0.checksum.hex)
             },
             albums: try await catalog.albums(of: checksum).map(\.title),
+            tags: try await catalog.tags(of: checksum),
             gpsSource: probe?.gpsSource,
             pairedWith: pair.map { $0.still == checksum ? $0.motion.hex : $0.still.hex }, pairBasis: pair?.basis,
             googlePhotos: probe?.googlePhotos, importedAt: asset.importedAt, runId: asset.runID)
     }
 
     /// The library's assets by capture time; `album` (a title, any case) keeps that album's members alone,
-    /// `favorite` Google Photos' favourites alone, `person` those Google Photos named that person in (any case).
+    /// `favorite` Google Photos' favourites alone, `person` those Google Photos named that person in (any case),
+    /// `tag` those a run tagged so (any case).
     public func list(since: Date? = nil, until: Date? = nil, kind: MediaKind? = nil, album: String? = nil,
-                     favorite: Bool = false, person: String? = nil) async throws -> [AssetListing] {
+                     favorite: Bool = false, person: String? = nil, tag: String? = nil) async throws -> [AssetListing] {
         var albums: [Int64]?
         if let album { albums = try await catalog.albums(titled: album).compactMap(\.id) }
+        var tagged: Set<Checksum>?
+        if let tag { tagged = try await catalog.assets(taggedWith: tag) }
         // A Live Photo is one line: the still's, naming its movie.
         var motionOf: [Checksum: Checksum] = [:]
         var motions = Set<Checksum>()
@@ -171,6 +177,7 @@ public struct LibraryBrowser: Sendable {
         return try await catalog.listedAssets(since: since, until: until, kind: kind, albums: albums).compactMap { row in
             if motions.contains(row.asset.checksum), kind != .video { return nil }
             let probe = row.probeJSON.flatMap(MediaProbe.init(storedJSON:))
+            if let tagged, !tagged.contains(row.asset.checksum) { return nil }
             if favorite, probe?.googlePhotos?.favorite != true { return nil }
             if let person, probe?.googlePhotos?.names(person) != true { return nil }
             return AssetListing(

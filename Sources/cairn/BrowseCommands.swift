@@ -89,6 +89,7 @@ struct AssetCommand: AsyncParsableCommand {
         }
         for sidecar in asset.sidecars { lines.append("sidecar    \(sidecar.kind) \(sidecar.sourcePath) -> \(sidecar.path)") }
         for album in asset.albums { lines.append("album      \(album)") }
+        if !asset.tags.isEmpty { lines.append("tags       " + asset.tags.joined(separator: ", ")) }
         if let google = asset.googlePhotos {
             let flags = [google.favorite == true ? "favourite" : nil, google.archived == true ? "archived" : nil,
                          google.trashed == true ? "in its trash" : nil, google.fromPartner == true ? "shared by a partner" : nil]
@@ -122,7 +123,7 @@ struct AssetCommand: AsyncParsableCommand {
     }
 }
 
-/// `cairn ls [--since DATE] [--until DATE] [--kind photo|video] [--album TITLE] [--favorite] [--person NAME] [--json]`
+/// `cairn ls [--since DATE] [--until DATE] [--kind photo|video] [--album TITLE] [--favorite] [--person NAME] [--tag NAME] [--json]`
 struct ListCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "ls",
@@ -139,6 +140,9 @@ struct ListCommand: AsyncParsableCommand {
 
     @Option(help: "Only the assets Google Photos named this person in (any case; from their Takeout JSON).")
     var person: String?
+
+    @Option(help: "Only the assets a run tagged so (import or sync --tag, --session-tag; any case).")
+    var tag: String?
 
     @OptionGroup var library: LibraryOption
     @OptionGroup var catalog: CatalogLocationOption
@@ -158,7 +162,7 @@ struct ListCommand: AsyncParsableCommand {
             }
             try show(try await browser.list(since: filter.sinceDate, until: filter.untilDate, kind: filter.mediaKind,
                                             album: filter.album, favorite: favorite,
-                                            person: person?.trimmingCharacters(in: .whitespaces)))
+                                            person: person?.trimmingCharacters(in: .whitespaces), tag: tag))
         }
     }
 

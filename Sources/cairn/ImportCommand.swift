@@ -158,7 +158,9 @@ struct ImportCommand: AsyncParsableCommand {
         options.hashWorkers = hashThreads
         options.keepsOutcomes = pipeline.report != nil
         options.retryFailed = pipeline.retryFailed
-        options.includeTrashed = pipeline.includeTrashed
+        options.filter = pipeline.filter
+        options.tags = pipeline.tags
+        options.sessionTag = pipeline.sessionTag
         if try destination.isImmich(libraryRoot: library.resolvedPath), pipeline.lanes == nil, copyThreads == nil {
             options.pipeline.transfer.width = Self.defaultUploads
         }
@@ -166,7 +168,8 @@ struct ImportCommand: AsyncParsableCommand {
         // folder of its own under the library, per server and user.
         let immich = try await destination.connect(libraryRoot: library.resolvedPath,
                                                    uploads: options.pipeline.transfer.width,
-                                                   cancellation: options.cancellation, needs: ImmichPermissions.bringIn)
+                                                   cancellation: options.cancellation,
+                                                   needs: ImmichPermissions.bringIn.union(pipeline.tagsAsked ? ImmichPermissions.tags : []))
         if let immich { options.destination = immich }
         let files = try await StoreOption.open(
             try store.location(libraryRoot: library.resolvedPath), libraryRoot: library.resolvedPath,
@@ -230,7 +233,7 @@ enum SummaryText {
             "  unchanged    \(c.unchanged)",
             "  hashed       \(c.hashed)  (\(ByteCount.format(c.bytesHashed)))",
             "  skipped      \(c.skipped)  (\(summary.otherFiles) not media, \(summary.symlinksSkipped.count) symbolic links"
-                + (summary.heldBack > 0 ? ", \(summary.heldBack) in Google Photos' trash)" : ")"),
+                + summary.heldBack.sorted { $0.key < $1.key }.map { ", \($0.value) \($0.key)" }.joined() + ")",
             "  failed       \(c.failed)",
         ]
         if c.keptWithoutPreview > 0 {

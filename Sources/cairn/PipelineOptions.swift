@@ -35,6 +35,46 @@ struct PipelineOptions: ParsableArguments {
         """)
     var includeTrashed = false
 
+    @Option(name: .customLong("exclude"), help: ArgumentHelp(
+        "Leave out new files matching this shell pattern, any case: without a /, by name (*.MOV); with one, by path in the source (Trash/*). Repeatable.",
+        valueName: "pattern"))
+    var excludes: [String] = []
+
+    @Option(name: .customLong("kind"), help: "Bring in only new photos or only new videos (photo or video).")
+    var kind: String?
+
+    @Option(name: .customLong("since"), help: ArgumentHelp(
+        "Bring in only new files taken at or after this date (YYYY-MM-DD, UTC, or an ISO 8601 time); an unknown capture time is left out.",
+        valueName: "date"))
+    var since: String?
+
+    @Option(name: .customLong("until"), help: ArgumentHelp(
+        "Bring in only new files taken before this date (YYYY-MM-DD, UTC, or an ISO 8601 time); an unknown capture time is left out.",
+        valueName: "date"))
+    var until: String?
+
+    @Option(name: .customLong("tag"), help: ArgumentHelp(
+        "Tag the run's new assets with this (a/b nests in Immich); in the catalog, and in Immich with --destination immich. Repeatable.",
+        valueName: "name"))
+    var tags: [String] = []
+
+    @Flag(name: .customLong("session-tag"), help: "Also tag the run's new assets cairn/import/YYYY-MM-DDTHHMM (its start, this machine's time).")
+    var sessionTag = false
+
+    /// Whether the run tags its new assets (an Immich key then needs the tag permissions).
+    var tagsAsked: Bool { !tags.isEmpty || sessionTag }
+
+    /// What the run leaves out of its new content; a file left out is never taken for deleted.
+    var filter: ImportFilter {
+        var filter = ImportFilter()
+        filter.excludes = excludes
+        filter.kind = kind.flatMap(MediaKind.init(rawValue:))
+        filter.since = since.flatMap(AssetFilterOptions.date)
+        filter.until = until.flatMap(AssetFilterOptions.date)
+        filter.includeTrashed = includeTrashed
+        return filter
+    }
+
     @Option(name: .customLong("max-errors"), help: "Stop taking new work after this many files failed.")
     var maxErrors: Int?
 
@@ -59,6 +99,19 @@ struct PipelineOptions: ParsableArguments {
     func validate() throws {
         if let maxErrors, maxErrors < 1 { throw ValidationError("--max-errors must be at least 1.") }
         if let maxAttempts, maxAttempts < 1 { throw ValidationError("--max-attempts must be at least 1.") }
+        if let kind, kind != "photo", kind != "video" { throw ValidationError("--kind must be photo or video, not \(kind).") }
+        if let since, AssetFilterOptions.date(since) == nil { throw ValidationError("--since \(since): not a date (YYYY-MM-DD or ISO 8601).") }
+        if let until, AssetFilterOptions.date(until) == nil { throw ValidationError("--until \(until): not a date (YYYY-MM-DD or ISO 8601).") }
+        if let since = since.flatMap(AssetFilterOptions.date), let until = until.flatMap(AssetFilterOptions.date), since >= until {
+            throw ValidationError("--since must be before --until: nothing could be brought in.")
+        }
+        for tag in tags where tag.trimmingCharacters(in: .whitespaces).isEmpty || tag.hasPrefix("/") || tag.hasSuffix("/")
+            || tag.contains("//") {
+            throw ValidationError("--tag '\(tag)': a tag needs a name, and its / only between names (Trips/2026).")
+        }
+        if let empty = excludes.first(where: { $0.trimmingCharacters(in: .whitespaces).isEmpty }) {
+            throw ValidationError("--exclude needs a pattern, not '\(empty)'.")
+        }
         _ = try applied(to: PipelineConfiguration.defaults(cores: 1))
         if let report {
             let folder = URL(fileURLWithPath: report).deletingLastPathComponent().path

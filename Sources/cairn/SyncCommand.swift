@@ -171,6 +171,7 @@ struct SyncInvocation {
             needs.formUnion(ImmichPermissions.driftCheck)
             if settings.applyDeletions { needs.formUnion(ImmichPermissions.trash) }
             if settings.destinationCheck.mending == .restore { needs.formUnion(ImmichPermissions.restoreFromTrash) }
+            if pipeline?.tagsAsked == true { needs.formUnion(ImmichPermissions.tags) }
         }
         let immich = try await destination.connect(
             libraryRoot: settingsRoot, uploads: uploads, cancellation: cancellation, needs: needs)
@@ -220,7 +221,9 @@ struct SyncInvocation {
         importOptions.cancellation = cancellation
         importOptions.pipeline = try settings.pipelineConfiguration(cores: System.coreCount)
         importOptions.archives = pipeline?.archives ?? settings.archives
-        importOptions.includeTrashed = pipeline?.includeTrashed ?? false
+        importOptions.filter = pipeline?.filter ?? ImportFilter()
+        importOptions.tags = pipeline?.tags ?? []
+        importOptions.sessionTag = pipeline?.sessionTag ?? false
         if let immich {
             importOptions.destination = immich
             if pipeline?.lanes == nil { importOptions.pipeline.transfer.width = ImportCommand.defaultUploads }

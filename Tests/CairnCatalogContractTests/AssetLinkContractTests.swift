@@ -119,4 +119,21 @@ import Testing
             #expect(try await catalog.albums(titled: "Lyon").isEmpty)
         }
     }
+
+    @Test(arguments: CatalogBackend.allCases)
+    func tagsAreKeptOnceByContentAndFoundInAnyCase(_ backend: CatalogBackend) async throws {
+        try await backend.withCatalog { catalog in
+            try await Self.stock(catalog, count: 3)
+            let session = "cairn/import/2026-11-28T1530"
+            try await catalog.tag([Self.checksum(1), Self.checksum(2)], with: ["Trip", session], at: Self.moment)
+            try await catalog.tag([Self.checksum(1)], with: ["Trip", "Family"], at: Self.moment.addingTimeInterval(60))
+            try await catalog.tag([], with: ["Nothing"], at: Self.moment)
+            #expect(try await catalog.tags(of: Self.checksum(1)) == ["Family", "Trip", session])
+            #expect(try await catalog.tags(of: Self.checksum(2)) == ["Trip", session])
+            #expect(try await catalog.tags(of: Self.checksum(3)).isEmpty)
+            #expect(try await catalog.assets(taggedWith: "trip") == [Self.checksum(1), Self.checksum(2)])
+            #expect(try await catalog.assets(taggedWith: "FAMILY") == [Self.checksum(1)])
+            #expect(try await catalog.assets(taggedWith: "Nothing").isEmpty)
+        }
+    }
 }

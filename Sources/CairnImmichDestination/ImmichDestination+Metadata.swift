@@ -54,7 +54,7 @@ extension ImmichDestination {
     func tagPeople(_ people: [String: [String]]) async throws -> [String] {
         guard !people.isEmpty else { return [] }
         let tagged = Set(people.values.joined()).count
-        let missing = identity.missingPermissions(ImmichPermissions.people)
+        let missing = identity.missingPermissions(ImmichPermissions.tags)
         guard missing.isEmpty else {
             return ["the people Google Photos named in \(tagged) asset\(tagged == 1 ? "" : "s") were not sent: the API key "
                     + "lacks \(missing.sorted().joined(separator: ", "))"]
@@ -70,5 +70,20 @@ extension ImmichDestination {
         }
         return ["tagged \(tagged) asset\(tagged == 1 ? "" : "s") with the \(people.count) "
                 + "\(people.count == 1 ? "person" : "people") Google Photos named (People/<name>)"]
+    }
+
+    /// `--tag`, `--session-tag`: each tag made once (its parents too, as Immich makes them) and given to the run's
+    /// uploaded assets in one request. The key's tag permissions were checked at connect.
+    package func tag(_ assets: [AssetRecord], with tags: [String]) async throws -> [String] {
+        let ids = assets.compactMap(\.remoteID)
+        guard !ids.isEmpty else { return [] }
+        for name in tags {
+            do {
+                try await client.tag(ids, with: try await client.upsertTag(name))
+            } catch {
+                throw refusedOrFailed(error)
+            }
+        }
+        return []
     }
 }
