@@ -34,7 +34,14 @@ final class ArchiveCursors: Sendable {
                 return cursors.remove(at: last)
             }
             var cursor = try kept ?? Cursor(path: path, fingerprint: fingerprint, reader: try ArchiveReader(path: path))
-            var found = try Self.seek(cursor.reader, to: entry)
+            var found: Bool
+            do {
+                found = try Self.seek(cursor.reader, to: entry)
+            } catch where kept != nil {
+                // A kept reader past the entry reads on into the damage of a cut archive: the entry may still be
+                // whole before it, from the start.
+                found = false
+            }
             if !found, kept != nil {
                 cursor = Cursor(path: path, fingerprint: fingerprint, reader: try ArchiveReader(path: path))
                 found = try Self.seek(cursor.reader, to: entry)

@@ -16,8 +16,26 @@ public enum ArchiveParts {
         return String(decoding: stem.dropLast(4), as: UTF8.self) + String(name.suffix(suffix.count))
     }
 
-    /// The parts in `folder` (an absolute path) that are walked as `name`, sorted; empty when there are none.
+    /// The parts in `folder` (an absolute path) that are walked as `name`, sorted; empty when there are none. Each
+    /// entry read of a split archive asks: the folder is listed again only once it changed (its stat facts).
     public static func parts(named name: String, in folder: String) -> [String] {
+        var info = stat()
+        guard stat(folder, &info) == 0 else { return [] }
+        let facts = FileFingerprint(info)
+        if let known = listed.withLock({ $0[folder] }), known.facts == facts { return known.parts[name] ?? [] }
+        let byName = Dictionary(grouping: listParts(in: folder), by: { folderName(of: $0) ?? "" })
+        listed.withLock { listed in
+            if listed.count >= 64 { listed.removeAll() }
+            listed[folder] = (facts, byName)
+        }
+        return byName[name] ?? []
+    }
+
+    /// The folders whose parts were last listed, with their stat facts then.
+    private static let listed = Locked<[String: (facts: FileFingerprint, parts: [String: [String]])]>([:])
+
+    /// Every part in `folder`, sorted.
+    private static func listParts(in folder: String) -> [String] {
         guard let stream = opendir(folder) else { return [] }
         defer { closedir(stream) }
         var found: [String] = []
@@ -25,7 +43,7 @@ public enum ArchiveParts {
             let entryName = withUnsafeBytes(of: &entry.pointee.d_name) { raw in
                 String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
             }
-            if folderName(of: entryName) == name { found.append(entryName) }
+            if folderName(of: entryName) != nil { found.append(entryName) }
         }
         return found.sorted { PathOrder.precedes($0, $1) }
     }

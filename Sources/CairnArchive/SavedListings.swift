@@ -16,12 +16,30 @@ public struct SavedListings: Sendable {
         var refused: [ArchiveListing.Refusal]
     }
 
-    /// The saved listing of the archive at `relativePath`, if it was saved for these stat facts.
+    /// The saved listing of the archive at `relativePath`, if it was saved for these stat facts. One used is
+    /// marked so (its modification time), so that `removeUnused` keeps it.
     public func listing(of relativePath: String, archive: FileFingerprint) -> ArchiveListing? {
-        guard let data = FileManager.default.contents(atPath: file(for: relativePath)),
+        let path = file(for: relativePath)
+        guard let data = FileManager.default.contents(atPath: path),
               let saved = try? JSONDecoder().decode(Saved.self, from: data),
               saved.path == relativePath, saved.archive == archive else { return nil }
+        utimes(path, nil)
         return ArchiveListing(entries: saved.entries, refused: saved.refused)
+    }
+
+    /// Removes the listings no walk used since `date` (of archives gone, or of a source no longer imported);
+    /// returns how many. Any source's walk keeps its own in use, so a library of several sources loses none it needs.
+    @discardableResult
+    public func removeUnused(since date: Date) -> Int {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return 0 }
+        var removed = 0
+        for name in names where name.hasSuffix(".json") {
+            let path = folder + "/" + name
+            var info = stat()
+            guard lstat(path, &info) == 0, Double(info.st_mtim.tv_sec) < date.timeIntervalSince1970 else { continue }
+            if unlink(path) == 0 { removed += 1 }
+        }
+        return removed
     }
 
     /// Keeps `listing` for the archive at `relativePath` with these stat facts (not a damaged one's). A failure to

@@ -23,7 +23,8 @@ extension ImportRun {
             }
         }
         let earlier = try await files.unfinishedImportItemCount(owingTransfer: archiveOnly)
-        narrator.expectTotal(.importing, items: earlier + plan.newContent)
+        let total = earlier + plan.newContent
+        narrator.expectTotal(.importing, items: total)
 
         var configuration = options.pipeline
         configuration.gatherMarks(for: catalog.inFlightMarkLinger)
@@ -46,8 +47,13 @@ extension ImportRun {
         }
 
         let held = await heldContent(hashed, context: context)
+        let heldSoFar = Locked(0)
         let pages = ImportPages(files: files, catalog: catalog, sourceID: context.sourceID, sourceRoot: context.sourceRoot,
-                                archiveOnly: archiveOnly, size: pageSizes.import, held: held)
+                                archiveOnly: archiveOnly, size: pageSizes.import, held: held) { [narrator] count in
+            // What is held back is no work of the lanes: the progress counts without it.
+            let all = heldSoFar.withLock { $0 += count; return $0 }
+            narrator.expectTotal(.importing, items: total - all)
+        }
         let feed = ImportPageFeed(pages: pages, refillBelow: pageSizes.import)
         var result = try await pipeline.run(pages: feed, onEvent: narration.handle, cancellation: options.cancellation)
         try await files.recordItems(result.report.entries)
@@ -79,12 +85,13 @@ extension ImportRun {
             }
         }
         let heldBack = await pages.heldBack
-        for (label, paths) in Dictionary(grouping: heldBack.keys, by: { heldBack[$0]!.label }).sorted(by: { $0.key < $1.key }) {
+        for (label, held) in Dictionary(grouping: heldBack, by: { $0.value.label }).sorted(by: { $0.key < $1.key }) {
             let why = label == "in Google Photos' trash"
                 ? "that sat in Google Photos' trash (their Takeout JSON says so; --include-trashed imports them)"
                 : "left out by this run's filters (\(label))"
+            let paths = held.map { $0.key }.sorted()
             narrator.note("skipped \(paths.count) file\(paths.count == 1 ? "" : "s") \(why): "
-                          + paths.sorted().prefix(3).joined(separator: ", ") + (paths.count > 3 ? ", ..." : ""))
+                          + paths.prefix(3).joined(separator: ", ") + (paths.count > 3 ? ", ..." : ""))
         }
         var imported = Imported(bytesCopied: 0, failures: [])
         imported.completion = result.completion
@@ -284,9 +291,13 @@ actor ImportPages {
     /// What was held back so far, by source path.
     private(set) var heldBack: [String: Hold] = [:]
 
+    /// Told how many files a page held back.
+    let onHeld: @Sendable (Int) -> Void
+
     init(files: any RunTables, catalog: any ItemCatalog, sourceID: Int64, sourceRoot: String, archiveOnly: Bool,
-         size: Int, held: HeldContent? = nil) {
+         size: Int, held: HeldContent? = nil, onHeld: @escaping @Sendable (Int) -> Void = { _ in }) {
         self.held = held
+        self.onHeld = onHeld
         self.size = size
         self.files = files
         self.catalog = catalog
@@ -314,18 +325,17 @@ actor ImportPages {
             // Held back: skipped with its reason, never planned, and still at the source (never "gone").
             var kept = content
             if let held {
-                kept = []
-                var skipped: [FileOutcomeEntry] = []
-                for file in content {
-                    if let hold = await held.hold(file) {
-                        heldBack[file.record.relativePath] = hold
-                        skipped.append(FileOutcomeEntry(path: file.record.relativePath, checksum: file.record.checksum,
-                                                        outcome: .skipped(reason: hold.reason)))
-                    } else {
-                        kept.append(file)
+                let holds = await held.holds(content)
+                kept = zip(content, holds).compactMap { $1 == nil ? $0 : nil }
+                let skipped = zip(content, holds).compactMap { file, hold in
+                    hold.map {
+                        FileOutcomeEntry(path: file.record.relativePath, checksum: file.record.checksum,
+                                         outcome: .skipped(reason: $0.reason))
                     }
                 }
+                for (file, hold) in zip(content, holds) { if let hold { heldBack[file.record.relativePath] = hold } }
                 try await files.recordItems(skipped)
+                if !skipped.isEmpty { onHeld(skipped.count) }
             }
             let items = kept.compactMap { file in
                 file.record.checksum.map {

@@ -201,6 +201,10 @@ public struct ImportRun: Sendable {
             throw WorkerError.sourceUnusable(error.description)
         }
         try appender.finish()
+        // Listings of archives no walk has read for a month (gone, or in a source no longer imported).
+        if options.archives == .read {
+            SavedListings(folder: library.layout.archiveListingsDirectory).removeUnused(since: now().addingTimeInterval(-30 * 86_400))
+        }
         return report
     }
 

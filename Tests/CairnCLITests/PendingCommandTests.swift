@@ -17,7 +17,8 @@ import CairnReconcileOracle
         let sourceID = try catalog.sourceID(forRoot: URL(fileURLWithPath: fixture.source).resolvingSymlinksInPath().path)
         let a = try fixture.asset("a.jpg", in: catalog).checksum, b = try fixture.asset("b.jpg", in: catalog).checksum
         let scan = SourceScanFacts(sourceRoot: fixture.source)
-        let now = Date()
+        // A whole second: the listing prints dates to the second, and a fraction may round either way.
+        let now = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
         var previous: [String: Checksum] = [:]
         for (runID, current, isFirstRun) in [("run-1", ["a.jpg": a, "b.jpg": b], true), ("run-2", ["a.jpg": a], false)] {
             let outcome = Reconciler.reconcile(.init(

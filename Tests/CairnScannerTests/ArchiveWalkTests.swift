@@ -92,6 +92,48 @@ import Testing
         #expect(bytes == Array("y".utf8))
     }
 
+    /// A cut archive read out of order: an entry before the damage is read whole, though the reader kept from the
+    /// last read stands past it and can only read on into the damage.
+    @Test func anEntryBeforeTheDamageIsReadWhateverTheOrderOfTheReads() throws {
+        let folder = try TemporaryDirectory()
+        var generator = SplitMix64(seed: 7)
+        let contents = (0..<4).map { _ in (0..<60_000).map { _ in UInt8(truncatingIfNeeded: generator.next()) } }
+        let files = try contents.enumerated().map { try folder.write(Data($0.element), to: "scratch/BIG_\($0.offset).bin") }
+        try TestArchive.write(files.enumerated().map { .file("BIG_\($0.offset).jpg", from: $0.element, stored: true) },
+                              to: folder.subpath("cut.zip"), truncatedTo: 0.6)
+        func read(_ entry: String) throws -> [UInt8] {
+            var bytes: [UInt8] = []
+            _ = try SourceArchive.read(folder.subpath("cut.zip"), entry: entry) { bytes.append(contentsOf: $0) }
+            return bytes
+        }
+        #expect(try read("BIG_1.jpg") == contents[1])
+        #expect(try read("BIG_0.jpg") == contents[0])
+        #expect(throws: ArchiveError.self) { try read("BIG_2.jpg") }
+        #expect(try read("BIG_1.jpg") == contents[1])
+    }
+
+    /// The saved listings are a cache: one no walk used for a month goes, one a walk used stays.
+    @Test func listingsNoWalkUsedForAMonthAreRemovedAndUsedOnesKept() throws {
+        let folder = try TemporaryDirectory()
+        let saved = SavedListings(folder: folder.subpath("cache"))
+        var facts: [String: FileFingerprint] = [:]
+        for name in ["a.zip", "b.zip"] {
+            try TestArchive.write([.text("\(name).jpg", name)], to: folder.subpath("src/" + name))
+            var info = stat()
+            #expect(lstat(folder.subpath("src/" + name), &info) == 0)
+            facts[name] = FileFingerprint(info)
+            saved.save(SourceArchive.list(folder.subpath("src/" + name)), of: name, archive: facts[name]!)
+        }
+        let twoMonthsAgo = Date().addingTimeInterval(-60 * 86_400)
+        for file in try FileManager.default.contentsOfDirectory(atPath: saved.folder) {
+            try FileManager.default.setAttributes([.modificationDate: twoMonthsAgo], ofItemAtPath: saved.folder + "/" + file)
+        }
+        #expect(saved.listing(of: "a.zip", archive: facts["a.zip"]!)?.entries.map(\.name) == ["a.zip.jpg"])
+        #expect(saved.removeUnused(since: Date().addingTimeInterval(-30 * 86_400)) == 1)
+        #expect(saved.listing(of: "a.zip", archive: facts["a.zip"]!) != nil)
+        #expect(saved.listing(of: "b.zip", archive: facts["b.zip"]!) == nil)
+    }
+
     @Test func anArchiveStillBeingWrittenIsLeftForTheNextWalk() throws {
         let source = try TemporaryDirectory()
         try TestArchive.write([.text("a.jpg", "x")], to: source.subpath("src/download.zip"), age: 0)
