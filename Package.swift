@@ -197,8 +197,8 @@ let package = Package(
         ]),
         // Immich as a destination: upload stages, presence, trash and restore by run, albums.
         .target(name: "CairnImmichDestination", dependencies: [
-            "CairnCore", "CairnMedia", "CairnScanner", "CairnCatalog", "CairnPipeline", "CairnReconcile",
-            "CairnLibrary", "CairnTrash", "CairnImmich", "CairnStages",
+            "CairnCore", "CairnArchive", "CairnHashing", "CairnMedia", "CairnScanner", "CairnCatalog", "CairnPipeline",
+            "CairnReconcile", "CairnLibrary", "CairnTrash", "CairnImmich", "CairnStages",
         ]),
         // Derivative work through the shared queue: a worker's jobs (the library's own stages), an import's queued
         // stages and the wait for their results, the library's identity in the queue.

@@ -40,6 +40,13 @@ public enum SourceArchive {
         return nil
     }
 
+    /// Whether `path` names an entry an archive (or a split archive's part) holds: from its index, read once per
+    /// archive while it is unchanged.
+    public static func holds(_ path: String) -> Bool {
+        guard let (archive, entry) = split(path) else { return false }
+        return ArchiveIndexes.shared.holds(archive, entry: entry)
+    }
+
     /// What stands where a walk listed an archive as `path` (absolute) now.
     public enum State: Sendable {
         /// A file (or a folder) of that name.

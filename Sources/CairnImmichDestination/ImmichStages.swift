@@ -1,5 +1,7 @@
+import CairnArchive
 import CairnCatalog
 import CairnCore
+import CairnHashing
 import CairnImmich
 import CairnLibrary
 import CairnMedia
@@ -42,12 +44,19 @@ struct ImmichStages: PipelineStages {
                 "not accepted by this Immich server (no file type it takes fits \(name))", category: .unsupported))
         }
         if uploadName != name { destination.renamed(name, as: uploadName) }
+        // An archive's entry takes the XMP beside it in the archive, copied out as the entry was.
+        let sidecar = SourceArchive.split(item.sourcePath) == nil
+            ? Self.xmpSidecar(of: item.sourcePath).map { (path: $0, isCopy: false) }
+            : try? await BlockingWork.run(tracking: run.work) {
+                try Self.archivedXMPSidecar(of: item.sourcePath, scratch: run.library.layout.temporaryDirectory)
+            }.map { (path: $0, isCopy: true) }
+        defer { if let sidecar, sidecar.isCopy { unlink(sidecar.path) } }
         let file = ImmichUploadFile(
             path: path, byteCount: item.byteCount, checksum: item.checksum,
             filename: uploadName, createdAt: createdAt,
             modifiedAt: Timestamp.withMilliseconds(modified),
             durationMilliseconds: item.kind == .video ? probe?.durationSeconds.map { Int(($0 * 1000).rounded()) } : nil,
-            sidecarPath: Self.xmpSidecar(of: item.sourcePath))
+            sidecarPath: sidecar?.path)
         let result: ImmichUploadResult
         do { result = try await destination.client.upload(file) } catch {
             throw stageFailure(destination.refusedOrFailed(error))
@@ -85,6 +94,26 @@ struct ImmichStages: PipelineStages {
         case .retryable: return .transient(failure.failure)
         case .permanent: return .unusable(failure.failure)
         }
+    }
+
+    /// The XMP sidecar beside an archive's entry in its archive (or in another part of a split one), by the same
+    /// names, copied into `scratch`: its path there, or nil when there is none (or it is empty, or too large).
+    static func archivedXMPSidecar(of path: String, scratch: String) throws -> String? {
+        let folder = FileSystem.parentDirectory(of: path), name = FileSystem.baseName(of: path)
+        let stem = name.lastIndex(of: ".").map { String(name[..<$0]) } ?? name
+        for candidate in [name + ".xmp", name + ".XMP", stem + ".xmp", stem + ".XMP"] {
+            let sidecar = folder + "/" + candidate
+            guard SidecarMatcher.media(for: candidate, among: [name]) == name, SourceArchive.holds(sidecar) else { continue }
+            let bytes = try FileHasher().readWhole(path: sidecar, expected: nil)
+            guard !bytes.isEmpty, bytes.count <= SidecarMatcher.maxBytes else { continue }
+            try FileSystem.makeDirectories(scratch)
+            let copy = scratch + "/xmp-\(getpid())-\(UInt64.random(in: 0...UInt64.max)).partial.xmp"
+            guard FileManager.default.createFile(atPath: copy, contents: Data(bytes)) else {
+                throw StageFailure.transient(FailureReason("cannot write \(copy)"))
+            }
+            return copy
+        }
+        return nil
     }
 
     /// The XMP sidecar beside a media file (`IMG_1.jpg.xmp` or `IMG_1.xmp`, either case), as the scanner's

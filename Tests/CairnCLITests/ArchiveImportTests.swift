@@ -139,6 +139,26 @@ import Testing
         #expect(leftovers.isEmpty, "\(leftovers)")
     }
 
+    /// An XMP beside an entry in its archive, or in another part of a split one, goes with the upload as a sidecar
+    /// beside a file does; its copy is gone after.
+    @Test func anXMPInAnArchiveGoesToImmichWithItsPhoto() async throws {
+        let fixture = try ImmichDestinationTests.Fixture()
+        let photos = try Self.photos(in: fixture.folder)
+        let xmp = #"<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF/></x:xmpmeta>"#
+        try TestArchive.write([.file("DCIM/IMG_0.jpg", from: photos[0].path), .text("DCIM/IMG_0.jpg.xmp", xmp),
+                               .file("DCIM/IMG_1.jpg", from: photos[1].path), .file("DCIM/IMG_2.jpg", from: photos[2].path)],
+                              to: fixture.folder.subpath("src/card-001.zip"))
+        try TestArchive.write([.text("DCIM/IMG_1.XMP", xmp + " ")], to: fixture.folder.subpath("src/card-002.zip"))
+        let result = try fixture.cairn(["import", fixture.source, "--plain", "--archives", "read"])
+        #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
+        let assets = try await fixture.double.state().assets
+        func sidecar(_ name: String) -> Int? { assets.first { $0.originalFileName == name }?.sidecarBytes }
+        #expect(sidecar("IMG_0.jpg") == xmp.utf8.count && sidecar("IMG_1.jpg") == xmp.utf8.count + 1 && sidecar("IMG_2.jpg") == 0,
+                "\(assets.map { ($0.originalFileName, $0.sidecarBytes) })")
+        let leftovers = try FileManager.default.subpathsOfDirectory(atPath: fixture.library).filter { $0.contains(".partial") }
+        #expect(leftovers.isEmpty, "\(leftovers)")
+    }
+
     /// A split Takeout into Immich: an album whose photos and `metadata.json` sit in different parts is filled, a
     /// JSON in another part still stars its photo, and a year folder (no metadata) is no album.
     @Test func aSplitTakeoutsAlbumsAndStarsReachImmich() async throws {
