@@ -13,23 +13,69 @@ package struct ReadableSource: Sendable {
     /// Whether `path` is a copy of this stage's, to remove.
     private let isCopy: Bool
 
+    /// Bytes of copies in scratch held now: the copy is made once the copies already there leave it room
+    /// (`ScratchBudget`), and counted until `close`.
+    private let held: Int64
+
     package static func open(_ item: ImportItem, scratch: String, work: WorkTracker?) async throws -> ReadableSource {
         let source = item.sourcePath
-        guard SourceArchive.split(source) != nil else { return ReadableSource(path: source, isCopy: false) }
+        guard SourceArchive.split(source) != nil else { return ReadableSource(path: source, isCopy: false, held: 0) }
         let copy = scratch + "/entry-\(item.checksum.hex)-\(getpid())-\(UInt64.random(in: 0...UInt64.max)).partial"
+        let bytes = max(0, item.byteCount)
+        try await ScratchBudget.shared.acquire(bytes)
         do {
             _ = try await BlockingWork.run(tracking: work) { () throws -> HashedFile in
                 try FileSystem.makeDirectories(scratch)
                 return try FileHasher().copy(from: source, to: copy, expected: item.checksum, syncs: false)
             }
         } catch let error as HashingError {
+            unlink(copy)
+            ScratchBudget.shared.release(bytes)
             throw StageFailure(reason: error.failure, isRetryable: error.isTransient)
+        } catch {
+            unlink(copy)
+            ScratchBudget.shared.release(bytes)
+            throw error
         }
-        return ReadableSource(path: copy, isCopy: true)
+        return ReadableSource(path: copy, isCopy: true, held: bytes)
     }
 
-    /// Removes the copy, if this is one.
+    /// Removes the copy, if this is one, and gives its bytes back.
     package func close() {
-        if isCopy { unlink(path) }
+        guard isCopy else { return }
+        unlink(path)
+        ScratchBudget.shared.release(held)
     }
+}
+
+/// What copies of archive entries may hold in scratch at once: a copy is made when those already there and it fit in
+/// `allowance`, or alone. So the scratch space an import needs is never more than its largest entry plus the
+/// allowance, however many lanes upload at once: many small photos side by side, a large video by itself.
+package final class ScratchBudget: Sendable {
+    package static let shared = ScratchBudget(allowance: 64 << 20)
+
+    let allowance: Int64
+    private let queue: AdmissionQueue<Int64, Int64, Void>
+
+    package init(allowance: Int64) {
+        self.allowance = allowance
+        queue = AdmissionQueue(0, order: .strict) { inUse, bytes in
+            guard Self.admits(bytes, besides: inUse, allowance: allowance) else { return nil }
+            inUse += bytes
+            return ()
+        }
+    }
+
+    /// The rule: room within the allowance, or nothing else in scratch.
+    package static func admits(_ bytes: Int64, besides inUse: Int64, allowance: Int64) -> Bool {
+        inUse == 0 || inUse + bytes <= allowance
+    }
+
+    /// The bytes of the copies in scratch now.
+    package var inUse: Int64 { queue.state }
+
+    /// Waits for room for `bytes` (throws `CancellationError` if the task is cancelled meanwhile).
+    package func acquire(_ bytes: Int64) async throws { try await queue.acquire(bytes) }
+
+    package func release(_ bytes: Int64) { queue.update { $0 -= bytes } }
 }
