@@ -82,7 +82,7 @@ struct HeldContent: Sendable {
         if let kind = filter.kind, file.record.kind != kind { return .otherKind(kind) }
         guard filter.needsCaptureTime else { return nil }
         let taken = await captureDate(of: file) ?? facts?.taken
-        return filter.reason(kind: file.record.kind, taken: taken).map(Hold.outsideDates)
+        return filter.dateReason(taken: taken).map(Hold.outsideDates)
     }
 
     /// The file's capture time as the metadata lane will read it; nil when it has none or cannot be probed.

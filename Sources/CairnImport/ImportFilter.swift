@@ -30,9 +30,8 @@ public struct ImportFilter: Sendable, Equatable {
         }
     }
 
-    /// Why a file of `kind`, taken at `taken` (nil: unknown), is left out by kind or date; nil keeps it.
-    func reason(kind fileKind: MediaKind, taken: Date?) -> String? {
-        if let kind, fileKind != kind { return "not a \(kind.rawValue) (--kind \(kind.rawValue))" }
+    /// Why a file taken at `taken` (nil: unknown) is left out by `since` and `until`; nil keeps it.
+    func dateReason(taken: Date?) -> String? {
         guard needsCaptureTime else { return nil }
         guard let taken else { return "capture time unknown (--since, --until keep only what is known to be in range)" }
         if let since, taken < since { return "taken \(Timestamp.toTheSecond(taken)), before --since \(Timestamp.toTheSecond(since))" }
