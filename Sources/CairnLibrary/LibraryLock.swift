@@ -159,12 +159,13 @@ public final class ReaderLock: Sendable {
     public init(libraryRoot: String) throws {
         let path = LibraryLayout(root: libraryRoot).lockPath
         let fd = open(path, O_RDONLY | O_CLOEXEC)
-        descriptor = fd  // -1 when no run ever took the lock: nothing to wait for
-        guard fd >= 0 else { return }
-        if flock(fd, LOCK_SH | LOCK_NB) != 0 {
+        // Refused before `descriptor` is set: a class whose stored properties are all set runs `deinit` when its
+        // init throws, and a second close would take whatever descriptor the process opened since.
+        if fd >= 0, flock(fd, LOCK_SH | LOCK_NB) != 0 {
             close(fd)
             throw LibraryLockedError(libraryRoot: libraryRoot, holderPID: nil, since: nil)
         }
+        descriptor = fd  // -1 when no run ever took the lock: nothing to wait for
     }
 
     deinit { if descriptor >= 0 { close(descriptor) } }
