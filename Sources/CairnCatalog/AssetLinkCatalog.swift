@@ -4,7 +4,8 @@ import Foundation
 /// The assets and what links to them: what a destination reads of a run's assets after the lanes.
 public typealias AssetCatalog = ItemCatalog & AssetLinkCatalog
 
-/// What a catalog links to its assets: Live Photo pairs, sidecars (`.xmp`, `.aae`, Takeout `.json`), albums and tags.
+/// What a catalog links to its assets: Live Photo pairs, stacks, sidecars (`.xmp`, `.aae`, Takeout `.json`), albums and
+/// tags.
 public protocol AssetLinkCatalog: Sendable {
     /// Pairs kept once made: a pair whose still or motion part is already paired is left out.
     func savePairs(_ pairs: [AssetPairRecord]) async throws
@@ -19,6 +20,20 @@ public protocol AssetLinkCatalog: Sendable {
     /// Up to `limit` probed stills and videos in no pair yet after `checksum`, by checksum, with their content
     /// identifier (from the stored probe).
     func unpairedAssets(after checksum: Checksum?, limit: Int) async throws -> [PairingCandidate]
+
+    /// Up to `limit` stills with a capture date in no stack yet after `position`, by capture date, then checksum
+    /// (shots of one moment together), with their burst identifier and camera (from the stored probe).
+    func unstackedStills(after position: StackCandidate.Position?, limit: Int) async throws -> [StackCandidate]
+    /// Saves each stack whole, or leaves it out when one of its members is in a stack already.
+    func saveStacks(_ stacks: [AssetStack]) async throws
+    /// The stack `checksum` is a member of.
+    func stack(of checksum: Checksum) async throws -> AssetStack?
+    /// Every stack, by primary.
+    func allStacks() async throws -> [AssetStack]
+    /// The stacks the destination has not made yet (one that failed waits here for the next run), by primary.
+    func stacksAwaitingLink() async throws -> [AssetStack]
+    /// The destination made the stacks of these primaries.
+    func markStacksLinked(_ primaries: [Checksum], at date: Date) async throws
 
     /// Links a stored sidecar to its asset; the same bytes linked to the same asset again change nothing.
     func linkSidecar(_ sidecar: SidecarRecord) async throws

@@ -90,10 +90,16 @@ extension Catalog {
             let pair = try db.cachedStatement(sql: """
                 UPDATE asset_pair SET linked_at = NULL WHERE still_sha1 = ? OR motion_sha1 = ?
                 """)
+            // Its stack is made again once it is back (the server's stack lost a member).
+            let stack = try db.cachedStatement(sql: """
+                UPDATE asset_stack SET linked_at = NULL
+                WHERE primary_sha1 = (SELECT primary_sha1 FROM asset_stack WHERE member_sha1 = ?)
+                """)
             for checksum in checksums {
                 try asset.execute(arguments: [checksum.hex])
                 try drift.execute(arguments: [checksum.hex])
                 try pair.execute(arguments: [checksum.hex, checksum.hex])
+                try stack.execute(arguments: [checksum.hex])
             }
         }
     }

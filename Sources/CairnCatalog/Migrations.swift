@@ -250,6 +250,21 @@ enum Migrations {
                 CREATE INDEX asset_tag_by_tag ON asset_tag(tag COLLATE NOCASE);
                 """)
         }
+        migrator.registerMigration("v16: asset stacks") { db in
+            // Shots of one moment kept as one (a RAW and its JPEG, a burst), by content: one row per member, the
+            // primary at position 0; an asset is in one stack at most.
+            try db.execute(sql: """
+                CREATE TABLE asset_stack (
+                    member_sha1 TEXT PRIMARY KEY NOT NULL,
+                    primary_sha1 TEXT NOT NULL,
+                    position INTEGER NOT NULL,
+                    basis TEXT NOT NULL,
+                    stacked_at DATETIME NOT NULL,
+                    linked_at DATETIME
+                ) WITHOUT ROWID;
+                CREATE INDEX asset_stack_by_primary ON asset_stack(primary_sha1, position);
+                """)
+        }
         return migrator
     }
 }

@@ -33,6 +33,19 @@ extension ImmichClient {
         return tag.id
     }
 
+    /// Stacks `assetIDs` (two or more, the primary first) and returns the stack's id. The server takes all or
+    /// nothing: one asset it will not let the key update refuses the whole request.
+    public func createStack(_ assetIDs: [String]) async throws(ImmichFailure) -> String {
+        try await withRetries("create a stack") { () throws(ImmichFailure) in
+            let output = try await call("create a stack") { try await api.createStack(body: .json(.init(assetIds: assetIDs))) }
+            switch output {
+            case .created(let created): return try Self.json("create a stack") { try created.body.json }.id
+            case .undocumented(let status, let payload):
+                throw await Self.undocumented(status, payload, operation: "create a stack")
+            }
+        }
+    }
+
     /// Tags many assets in one request.
     public func tag(_ assetIDs: [String], with tagID: String) async throws(ImmichFailure) {
         guard !assetIDs.isEmpty else { return }

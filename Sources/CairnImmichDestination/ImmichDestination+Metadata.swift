@@ -87,3 +87,43 @@ extension ImmichDestination {
         return []
     }
 }
+
+extension ImmichDestination {
+    /// Each stack in one `POST /stacks`, primary first. The server answers for the whole stack: a refused one
+    /// (a member it no longer has, say) waits for the next run and is named; a refused key stops the run.
+    /// A key without `stack.create` is said, not failed (a key that ran unattended before stacks existed goes on
+    /// working): the stacks wait in the catalog for a run whose key may make them.
+    package func stack(_ stacks: [AssetStack], catalog: any AssetCatalog) async throws -> (made: [Checksum], notes: [String]) {
+        let missing = identity.missingPermissions(ImmichPermissions.stacks)
+        guard missing.isEmpty else {
+            return ([], ["\(stacks.count) stack\(stacks.count == 1 ? "" : "s") not made in Immich: the API key lacks "
+                         + missing.sorted().joined(separator: ", ") + " (a run whose key has it makes them; --stacks off "
+                         + "keeps photos apart)"])
+        }
+        var made: [Checksum] = []
+        var refused: [String] = []
+        for stack in stacks {
+            var ids: [String] = []
+            for member in stack.members {
+                if let id = try await catalog.asset(member)?.remoteID { ids.append(id) }
+            }
+            // A member not on the server yet (its upload failed): the stack waits until it is.
+            guard ids.count == stack.members.count else { continue }
+            do {
+                _ = try await client.createStack(ids)
+                made.append(stack.primary)
+            } catch where error.kind != .needsAuth {
+                refused.append("\(stack.primary.hex.prefix(12)): \(error.message)")
+            } catch {
+                throw refusedOrFailed(error)
+            }
+        }
+        var notes: [String] = []
+        if !made.isEmpty { notes.append("\(made.count) stack\(made.count == 1 ? "" : "s") made in Immich") }
+        if !refused.isEmpty {
+            notes.append("\(refused.count) stack\(refused.count == 1 ? "" : "s") not made in Immich (the next run tries again): "
+                         + refused.prefix(3).joined(separator: "; ") + (refused.count > 3 ? "; ..." : ""))
+        }
+        return (made, notes)
+    }
+}

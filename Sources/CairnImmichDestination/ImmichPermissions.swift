@@ -13,6 +13,10 @@ package enum ImmichPermissions {
     /// `--tag`, `--session-tag`; and the people a Google Takeout JSON names, as tags (not asked at connect for
     /// those: a key without them is said not to have sent them).
     package static let tags: Set<String> = ["tag.create", "tag.asset"]
+    /// Stacks (on unless `--stacks off`): `POST /stacks` needs `stack.create`; its members must be the key user's own
+    /// assets (the server checks `asset.update` access on each by owner, not the key's permission: `stack.service.ts`,
+    /// `utils/access.ts`). Not asked at connect: a key without it is said not to have made them.
+    package static let stacks: Set<String> = ["stack.create"]
     /// `--album`, `--album-from`.
     package static let albums: Set<String> = ["album.read", "album.create", "albumAsset.create"]
     /// `cairn restore`: the run's tag and its assets, what the server still holds, the restore.

@@ -28,6 +28,8 @@ public struct ImportOptions: Sendable {
     public var tags: [String] = []
     /// `--session-tag`: the run's new assets also get `cairn/import/<its start, local time>`.
     public var sessionTag = false
+    /// `--stacks`: a RAW and its JPEG, and a burst's frames, become stacks (in the catalog and at the destination).
+    public var stacks = true
     /// Where new content goes (`--destination`): the library itself unless an Immich server is named.
     package var destination: any ImportDestination = LibraryDestination()
 

@@ -145,6 +145,8 @@ extension ImportRun {
                 narrator.warning("sidecar \(failure.relativePath) not stored (next run tries again): \(failure.reason)")
             }
         }
+        // After the sidecars, whose capture times stacking reads too.
+        if imported.completion != .interrupted, options.stacks { try await stack(findingNew: imported.ready > 0) }
         // After the sidecars: what they taught the catalog reaches the destination too.
         if imported.completion != .interrupted {
             for line in try await options.destination.finishImport(runID: context.record.id, sourceRoot: context.sourceRoot,
@@ -197,6 +199,24 @@ extension ImportRun {
             narrator.warning("\(left) Live Photo link\(left == 1 ? "" : "s") not made at the destination; the next run "
                              + "tries again")
         }
+    }
+
+    /// Finds the stacks among the library's stills (only when the run brought something in: it reads every still
+    /// in no stack), then has the destination make those it has not made yet.
+    func stack(findingNew: Bool) async throws {
+        if findingNew {
+            let stacks = try await AssetStacking.stack(catalog: catalog, now: now())
+            if !stacks.isEmpty {
+                let photos = stacks.reduce(0) { $0 + $1.members.count }
+                narrator.note("stacked \(photos) photos in \(stacks.count) stack\(stacks.count == 1 ? "" : "s") (a RAW or HEIC "
+                              + "with its JPEG, a burst's frames; --stacks off keeps them apart)")
+            }
+        }
+        let waiting = try await catalog.stacksAwaitingLink()
+        guard !waiting.isEmpty else { return }
+        let (made, notes) = try await options.destination.stack(waiting, catalog: catalog)
+        try await catalog.markStacksLinked(made, at: now())
+        for note in notes { narrator.note(note) }
     }
 
     /// Every file of the source that the crash-loop guard failed for good is a failure of this run too, until

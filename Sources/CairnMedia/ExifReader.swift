@@ -16,6 +16,8 @@ struct ExifSummary: Equatable, Sendable {
     var gpsInstant: Date?
     /// Apple's content identifier (MakerNote tag 0x11): the same UUID as the Live Photo's movie.
     var contentIdentifier: String?
+    /// Apple's burst identifier (MakerNote tag 0x0B): the same UUID in every frame of one burst.
+    var burstIdentifier: String?
 
     /// When the picture was taken, with its zone when the EXIF block tells it.
     var captureTime: CaptureTime? { CaptureTime.exif(self) }
@@ -53,8 +55,9 @@ struct ExifReader {
             if let original = exif[0x9003].flatMap(ascii) { result.dateTimeOriginal = original }
             result.offsetTimeOriginal = exif[0x9011].flatMap(ascii)
             result.subSecTimeOriginal = exif[0x9291].flatMap(ascii)
-            if let makerNote = exif[0x927C] {
-                result.contentIdentifier = appleContentIdentifier(makerNote)
+            if let makerNote = exif[0x927C], let apple = appleMakerNote(makerNote) {
+                result.contentIdentifier = apple.tags[0x0011].flatMap(apple.reader.ascii)
+                result.burstIdentifier = apple.tags[0x000B].flatMap(apple.reader.ascii)
             }
         }
         if let gpsOffset = main[0x8825].flatMap(integer) {
@@ -70,8 +73,9 @@ struct ExifReader {
     }
 
     /// Apple's MakerNote: "Apple iOS\0", two version bytes, a byte-order mark ("MM"), then an IFD whose offsets
-    /// count from the start of the MakerNote. Tag 0x11 is the content identifier a Live Photo's movie repeats.
-    private func appleContentIdentifier(_ entry: Entry) -> String? {
+    /// count from the start of the MakerNote. Tag 0x11 is the content identifier a Live Photo's movie repeats, tag
+    /// 0x0B the burst a frame belongs to.
+    private func appleMakerNote(_ entry: Entry) -> (reader: ExifReader, tags: [Int: Entry])? {
         guard entry.count > 16, entry.count < 1 << 20 else { return nil }
         let note = Array(bytes[entry.valueOffset..<(entry.valueOffset + entry.count)])
         guard note.starts(with: Array("Apple iOS".utf8)), note.count > 16 else { return nil }
@@ -82,8 +86,7 @@ struct ExifReader {
         let first: [UInt8] = note[12] == 0x49 ? [14, 0, 0, 0] : [0, 0, 0, 14]
         tiff.replaceSubrange(4..<8, with: first)
         guard let reader = ExifReader(tiff: tiff) else { return nil }
-        let tags = reader.entries(at: 14)
-        return tags[0x0011].flatMap(reader.ascii)
+        return (reader, reader.entries(at: 14))
     }
 
     // MARK: - IFD entries

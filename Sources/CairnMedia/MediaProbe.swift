@@ -46,6 +46,8 @@ public struct MediaProbe: Codable, Sendable, Equatable {
     /// The Apple content identifier a Live Photo's still and movie share (MakerNote tag 0x11 in the still,
     /// `com.apple.quicktime.content.identifier` in the movie).
     public var contentIdentifier: String?
+    /// Apple's burst identifier (MakerNote tag 0x0B), the same in every frame of one burst: what stacks a burst.
+    public var burstIdentifier: String?
     /// Where `gps` came from when it is not the file's own (`takeout-json`).
     public var gpsSource: String?
     /// The lens, for camera RAWs that name it.

@@ -85,7 +85,7 @@ struct Prober {
         let exif = header.exif ?? ExifSummary()
         let displayed = exif.orientation.displayed(width: width, height: height)
         let codec = header.container == .jpeg ? "mjpeg" : "png"
-        return MediaProbe(
+        var probe = MediaProbe(
             container: header.container.rawValue, kind: .photo,
             streams: [.init(index: 0, type: "video", codec: codec, width: width, height: height)],
             width: displayed.width, height: displayed.height, orientation: exif.orientation,
@@ -93,6 +93,8 @@ struct Prober {
             cameraMake: exif.make, cameraModel: exif.model, gps: exif.gps, contentIdentifier: exif.contentIdentifier,
             colourProfile: header.iccProfile.flatMap { ColourProfile(bytes: $0) }.flatMap { $0.isSRGB ? nil : $0.name },
             animated: header.animationFrames.map { $0 > 1 }, frameCount: header.animationFrames)
+        probe.burstIdentifier = exif.burstIdentifier
+        return probe
     }
 
     private func containerProbe(path: String, header: StillHeader, call: FFmpegCall) throws(MediaError) -> MediaProbe {
@@ -157,6 +159,7 @@ struct Prober {
             probe.captureTime = exif.captureTime
             probe.captureDate = exif.captureTime?.sortDate
             probe.contentIdentifier = exif.contentIdentifier
+            probe.burstIdentifier = exif.burstIdentifier
             probe.cameraMake = exif.make
             probe.cameraModel = exif.model
             probe.gps = exif.gps

@@ -326,5 +326,18 @@ enum CatalogSchema {
               PRIMARY KEY (sha1, tag))
             """,
         ]),
+        (13, [
+            // Stacks (a RAW and its JPEG, a burst): one row per member, the primary at position 0.
+            """
+            CREATE TABLE cairn.asset_stack (
+              member_sha1 text PRIMARY KEY,
+              primary_sha1 text NOT NULL,
+              position integer NOT NULL,
+              basis text NOT NULL,
+              stacked_at timestamptz NOT NULL,
+              linked_at timestamptz)
+            """,
+            "CREATE INDEX asset_stack_by_primary ON cairn.asset_stack (primary_sha1, position)",
+        ]),
     ])
 }

@@ -66,7 +66,9 @@ extension PostgresCatalog: DriftCatalog {
             try await client.query("""
                 WITH gone AS (DELETE FROM cairn.asset WHERE sha1 = ANY(\(hexes)::text[])),
                 drift AS (DELETE FROM cairn.destination_drift WHERE sha1 = ANY(\(hexes)::text[])),
-                snapshot AS (UPDATE cairn.source_file SET in_library = false WHERE sha1 = ANY(\(hexes)::text[]))
+                snapshot AS (UPDATE cairn.source_file SET in_library = false WHERE sha1 = ANY(\(hexes)::text[])),
+                stack AS (UPDATE cairn.asset_stack SET linked_at = NULL WHERE primary_sha1 IN (
+                  SELECT primary_sha1 FROM cairn.asset_stack WHERE member_sha1 = ANY(\(hexes)::text[])))
                 UPDATE cairn.asset_pair SET linked_at = NULL
                 WHERE still_sha1 = ANY(\(hexes)::text[]) OR motion_sha1 = ANY(\(hexes)::text[])
                 """, logger: logger)

@@ -53,12 +53,18 @@ package protocol ImportDestination: Sendable {
     /// Tags the run's new assets at the destination too, when it has tags of its own (the catalog holds them
     /// already). Returns lines for the narration.
     func tag(_ assets: [AssetRecord], with tags: [String]) async throws -> [String]
+    /// Makes the stacks at the destination too (Immich's `POST /stacks`); returns the primaries of those it made
+    /// (the others wait for the next run) and lines for the narration. The library's stacks are its catalog's.
+    func stack(_ stacks: [AssetStack], catalog: any AssetCatalog) async throws -> (made: [Checksum], notes: [String])
 }
 
 extension ImportDestination {
     package var sharesTemporaryFolder: Bool { false }
     /// The library's tags are its catalog's.
     package func tag(_ assets: [AssetRecord], with tags: [String]) async throws -> [String] { [] }
+    package func stack(_ stacks: [AssetStack], catalog: any AssetCatalog) async throws -> (made: [Checksum], notes: [String]) {
+        (stacks.map(\.primary), [])
+    }
 }
 
 /// What the stages share with the run: the catalog's group commit, the run's id, its media settings and the

@@ -60,6 +60,9 @@ public struct AssetDetails: Codable, Sendable, Equatable {
     /// The other half of a Live Photo: its movie (for a still) or its still (for a movie), and why they pair.
     public var pairedWith: String?
     public var pairBasis: String?
+    /// The stack it is in, primary (the one shown) first, and why those shots stack.
+    public var stack: [String]?
+    public var stackBasis: String?
     /// What Google Photos knew of it (favourite, archived, caption, people, ...), from its Takeout JSON.
     public var googlePhotos: GooglePhotosFacts?
     public var importedAt: Date
@@ -81,6 +84,8 @@ public struct AssetListing: Codable, Sendable, Equatable {
     public var original: String
     /// A Live Photo's movie, listed with its still rather than on a line of its own.
     public var motion: String?
+    /// A stack's members, primary first: the stack is listed on its primary's line alone.
+    public var stack: [String]?
     /// What Google Photos knew of it, from its Takeout JSON.
     public var googlePhotos: GooglePhotosFacts?
 }
@@ -135,6 +140,7 @@ public struct LibraryBrowser: Sendable {
         let probe = try await catalog.mediaProbe(checksum).flatMap { MediaProbe(storedJSON: $0.probeJSON) }
         let item = try await catalog.importItem(checksum)
         let pair = try await catalog.pair(of: checksum)
+        let stack = try await catalog.stack(of: checksum)
         return AssetDetails(
             sha1: checksum.hex, kind: asset.kind.rawValue, bytes: asset.size, original: layout.absolute(asset.originalPath),
             sourcePaths: try await catalog.sourcePaths(of: checksum).map { $0.root + "/" + $0.relativePath },
@@ -155,6 +161,7 @@ public struct LibraryBrowser: Sendable {
             tags: try await catalog.tags(of: checksum),
             gpsSource: probe?.gpsSource,
             pairedWith: pair.map { $0.still == checksum ? $0.motion.hex : $0.still.hex }, pairBasis: pair?.basis,
+            stack: stack.map { $0.members.map(\.hex) }, stackBasis: stack?.basis,
             googlePhotos: probe?.googlePhotos, importedAt: asset.importedAt, runId: asset.runID)
     }
 
@@ -174,8 +181,16 @@ public struct LibraryBrowser: Sendable {
             motionOf[pair.still] = pair.motion
             motions.insert(pair.motion)
         }
+        // A stack is one line too: its primary's, naming the others.
+        var stackOf: [Checksum: AssetStack] = [:]
+        var stacked = Set<Checksum>()
+        for stack in try await catalog.allStacks() {
+            stackOf[stack.primary] = stack
+            stacked.formUnion(stack.members.dropFirst())
+        }
         return try await catalog.listedAssets(since: since, until: until, kind: kind, albums: albums).compactMap { row in
             if motions.contains(row.asset.checksum), kind != .video { return nil }
+            if stacked.contains(row.asset.checksum) { return nil }
             let probe = row.probeJSON.flatMap(MediaProbe.init(storedJSON:))
             if let tagged, !tagged.contains(row.asset.checksum) { return nil }
             if favorite, probe?.googlePhotos?.favorite != true { return nil }
@@ -185,7 +200,7 @@ public struct LibraryBrowser: Sendable {
                 captureLocal: probe?.captureTime?.local, captureOffset: probe?.captureTime?.offset,
                 width: probe?.width, height: probe?.height, firstSourcePath: row.asset.firstSourcePath,
                 original: layout.absolute(row.asset.originalPath), motion: motionOf[row.asset.checksum]?.hex,
-                googlePhotos: probe?.googlePhotos)
+                stack: stackOf[row.asset.checksum].map { $0.members.map(\.hex) }, googlePhotos: probe?.googlePhotos)
         }
     }
 

@@ -103,6 +103,11 @@ struct AssetCommand: AsyncParsableCommand {
         if let partner = asset.pairedWith {
             lines.append("live photo \(asset.kind == "video" ? "motion of still" : "still with motion") \(partner) (by \(asset.pairBasis ?? "?"))")
         }
+        if let stack = asset.stack, let primary = stack.first {
+            let role = primary == asset.sha1 ? "shown, with \(stack.count - 1) more" : "one of \(stack.count), shown: \(primary)"
+            lines.append("stack      \(role) (by \(asset.stackBasis ?? "?"))")
+            for member in stack.dropFirst() where member != asset.sha1 { lines.append("  member   \(member)") }
+        }
         if let kept = asset.keptWithoutPreview { lines.append("preview    none: kept without preview (\(kept))") }
         if let state = asset.state { lines.append("state      " + state + (asset.reason.map { ": \($0)" } ?? "")) }
         lines.append("imported   \(Timestamp.toTheSecond(asset.importedAt))" + (asset.runId.map { " (run \($0))" } ?? ""))
@@ -178,7 +183,8 @@ struct ListCommand: AsyncParsableCommand {
             let size = asset.width.map { "\($0)x\(asset.height ?? 0)" } ?? "-"
             Output.line("\(taken.padding(toLength: 25, withPad: " ", startingAt: 0)) \(asset.kind.padding(toLength: 5, withPad: " ", startingAt: 0)) "
                         + "\(size.padding(toLength: 11, withPad: " ", startingAt: 0)) \(asset.sha1.prefix(12))  \(asset.firstSourcePath)"
-                        + (asset.motion.map { "  + live \($0.prefix(12))" } ?? ""))
+                        + (asset.motion.map { "  + live \($0.prefix(12))" } ?? "")
+                        + (asset.stack.map { "  [stack of \($0.count)]" } ?? ""))
         }
     }
 

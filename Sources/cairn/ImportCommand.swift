@@ -161,6 +161,7 @@ struct ImportCommand: AsyncParsableCommand {
         options.filter = pipeline.filter
         options.tags = pipeline.tags
         options.sessionTag = pipeline.sessionTag
+        options.stacks = pipeline.stacks != .off
         if try destination.isImmich(libraryRoot: library.resolvedPath), pipeline.lanes == nil, copyThreads == nil {
             options.pipeline.transfer.width = Self.defaultUploads
         }

@@ -58,6 +58,11 @@ struct PipelineOptions: ParsableArguments {
         valueName: "name"))
     var tags: [String] = []
 
+    @Option(name: .customLong("stacks"), help: ArgumentHelp(
+        "On: a RAW or HEIC with its JPEG, and a burst's frames, become one stack showing the JPEG or the cover (the default); off: every photo stands alone.",
+        valueName: "on|off"))
+    var stacks: Switch?
+
     @Flag(name: .customLong("session-tag"), help: "Also tag the run's new assets cairn/import/YYYY-MM-DDTHHMM (its start, this machine's time).")
     var sessionTag = false
 

@@ -224,6 +224,7 @@ struct SyncInvocation {
         importOptions.filter = pipeline?.filter ?? ImportFilter()
         importOptions.tags = pipeline?.tags ?? []
         importOptions.sessionTag = pipeline?.sessionTag ?? false
+        importOptions.stacks = pipeline?.stacks != .off
         if let immich {
             importOptions.destination = immich
             if pipeline?.lanes == nil { importOptions.pipeline.transfer.width = ImportCommand.defaultUploads }

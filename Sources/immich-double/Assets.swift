@@ -8,7 +8,7 @@ extension ImmichDouble {
         let id = input.path.id.lowercased()
         try await store.requireAccess([id], owner: user.id, permission: "asset.read")
         guard let asset = await store.asset(id, owner: user.id) else { throw ImmichError.noAccess(permission: "asset.read") }
-        return .ok(.init(body: .json(await wire(asset))))
+        return .ok(.init(body: .json(await wire(asset, withStack: true))))
     }
 
     func updateAsset(_ input: Operations.UpdateAsset.Input) async throws -> Operations.UpdateAsset.Output {
@@ -17,7 +17,8 @@ extension ImmichDouble {
         let id = input.path.id.lowercased()
         try await store.requireAccess([id], owner: user.id, permission: "asset.update")
         let asset = try await store.update(id, owner: user.id, with: dto, now: now())
-        return .ok(.init(body: .json(await wire(asset))))
+        // `asset.service.ts` `update` answers with `get`, stack included.
+        return .ok(.init(body: .json(await wire(asset, withStack: true))))
     }
 
     /// `force: true` deletes for good; cairn must never send it, so the double counts it for the tests.

@@ -66,8 +66,10 @@ struct ImmichDouble: APIProtocol {
         Date(timeIntervalSince1970: (Date().timeIntervalSince1970 * 1000).rounded(.down) / 1000)
     }
 
-    func wire(_ asset: Asset) async -> Components.Schemas.AssetResponseDto {
+    /// `withStack`: the asset's stack summary, as `GET` and `PUT /assets/{id}` answer it (Stacks.swift).
+    func wire(_ asset: Asset, withStack: Bool = false) async -> Components.Schemas.AssetResponseDto {
         let tags = await store.tags(asset.tagIds)
-        return Wire.asset(asset, owner: users.user(id: asset.ownerId), tags: tags, startedAt: startedAt)
+        let stack = withStack ? await store.stackSummary(of: asset) : nil
+        return Wire.asset(asset, owner: users.user(id: asset.ownerId), tags: tags, stack: stack, startedAt: startedAt)
     }
 }

@@ -28,7 +28,7 @@ struct ImmichRules: ServerMiddleware {
         "updateAsset": "asset.update", "getAssetInfo": "asset.read", "deleteAssets": "asset.delete",
         "restoreAssets": "asset.delete", "upsertTags": "tag.create", "bulkTagAssets": "tag.asset",
         "getAllAlbums": "album.read", "createAlbum": "album.create", "addAssetsToAlbums": "albumAsset.create",
-        "searchAssets": "asset.read",
+        "searchAssets": "asset.read", "createStack": "stack.create",
     ]
     static let apiKeyHeader = HTTPField.Name("x-api-key")!
 
@@ -82,10 +82,13 @@ enum NullFill {
     }
 
     static let asset = Shape.object(nulls: ["duration", "height", "width", "thumbhash"], children: [:])
+    /// An asset mapped `withStack` (`asset.service.ts` `get`): `stack` is null when it is in none.
+    static let assetWithStack = Shape.object(nulls: ["duration", "height", "width", "thumbhash", "stack"], children: [:])
     static let album = Shape.object(nulls: ["albumThumbnailAssetId"], children: [:])
     static let shapes: [String: Shape] = [
-        "getAssetInfo": asset,
-        "updateAsset": asset,
+        "getAssetInfo": assetWithStack,
+        "updateAsset": assetWithStack,
+        "createStack": .object(nulls: [], children: ["assets": .array(asset)]),
         "getAllAlbums": .array(album),
         "createAlbum": album,
         "getMyUser": .object(

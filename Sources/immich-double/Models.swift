@@ -73,6 +73,8 @@ struct Asset: Sendable {
     let type: Components.Schemas.AssetTypeEnum
     var tagIds: [String] = []
     var albumIds: [String] = []
+    /// The stack it is in (`asset.stackId`; Stacks.swift).
+    var stackId: String?
     let createdAt: Date
     var updatedAt: Date
     let path: String
@@ -126,6 +128,14 @@ struct Tag: Sendable {
     let createdAt: Date
     var updatedAt: Date
     var name: String { value.split(separator: "/").last.map(String.init) ?? value }
+}
+
+/// A stack of one owner's assets; its members carry its id, one of them is its primary
+/// (`server/src/schema/tables/stack.table.ts`: `ownerId`, `primaryAssetId`, unique).
+struct AssetStack: Sendable {
+    let id: String
+    let ownerId: String
+    var primaryAssetId: String
 }
 
 struct Album: Sendable {

@@ -14,7 +14,9 @@ enum Wire {
               value: tag.value)
     }
 
-    static func asset(_ asset: Asset, owner: User?, tags: [Tag], startedAt: Date) -> Components.Schemas.AssetResponseDto {
+    /// `owner`, `tags` and `stack` nil leave those fields out (or null, for `stack`, through NullFill).
+    static func asset(_ asset: Asset, owner: User?, tags: [Tag]?, stack: Components.Schemas.AssetStackResponseDto?,
+                      startedAt: Date) -> Components.Schemas.AssetResponseDto {
         let exif = Components.Schemas.ExifResponseDto(
             dateTimeOriginal: asset.dateTimeOriginal ?? asset.fileCreatedAt, description: asset.description ?? "",
             fileSizeInByte: asset.bytes, latitude: asset.latitude, longitude: asset.longitude)
@@ -42,7 +44,8 @@ enum Wire {
             ownerId: asset.ownerId,
             people: [],
             resized: false,
-            tags: tags.map(tag),
+            stack: stack.map { .init(value1: $0) },
+            tags: tags?.map(tag),
             _type: asset.type,
             updatedAt: asset.updatedAt,
             visibility: asset.visibility)

@@ -4,8 +4,10 @@ import ImmichAPI
 /// Everything the double remembers, in memory (a restart starts empty; the uploaded files stay on disk). One actor,
 /// so a checksum's "is it there yet, else create it" is atomic and two racing uploads of one file create it once.
 actor Store {
-    private var assets: [String: Asset] = [:]
-    private var assetOrder: [String] = []
+    // Not private: Stacks.swift extends the store.
+    var assets: [String: Asset] = [:]
+    var assetOrder: [String] = []
+    var stacks: [String: AssetStack] = [:]
     /// owner id → hex checksum → asset id: Immich's checksums are unique per owner, trashed assets included.
     private var byChecksum: [String: [String: String]] = [:]
     private var tags: [String: Tag] = [:]
@@ -48,6 +50,7 @@ actor Store {
     func purge(_ ids: [String]) {
         for id in ids {
             guard let asset = assets[id] else { continue }
+            releaseStack(of: id)
             assets[id] = nil
             assetOrder.removeAll { $0 == id }
             byChecksum[asset.ownerId]?[asset.checksumHex] = nil
@@ -289,69 +292,11 @@ actor Store {
                     latitude: asset.latitude,
                     longitude: asset.longitude, duration: asset.duration, isFavorite: asset.isFavorite,
                     description: asset.description ?? "",
-                    tags: asset.tagIds.compactMap { tags[$0]?.value }, albums: asset.albumIds.compactMap { albums[$0]?.name })
+                    tags: asset.tagIds.compactMap { tags[$0]?.value }, albums: asset.albumIds.compactMap { albums[$0]?.name },
+                    stackId: asset.stackId, stackPrimaryAssetId: asset.stackId.flatMap { stacks[$0]?.primaryAssetId })
             },
             creations: creations, forceDeletes: forceDeletes, requests: requests)
     }
-}
-
-/// The JSON of `GET /_double/state`; Tests/CairnTestSupport/ImmichDouble.swift decodes the same shape.
-struct DoubleState: Codable, Sendable {
-    struct AssetState: Codable, Sendable {
-        var id: String
-        var owner: String
-        var checksum: String
-        var originalFileName: String
-        var type: String
-        var visibility: String
-        var livePhotoVideoId: String?
-        var isTrashed: Bool
-        var sidecarBytes: Int
-        var bytes: Int
-        var fileCreatedAt: String
-        /// Set by `PUT /assets/{id}` (what an upload cannot carry).
-        var dateTimeOriginal: String?
-        /// The zone Immich keeps with it ("UTC+2"), from the offset it came with.
-        var timeZone: String?
-        var latitude: Double?
-        var longitude: Double?
-        var duration: Int?
-        var isFavorite: Bool
-        /// The asset's caption (Immich keeps it in its EXIF row; "" when none).
-        var description: String
-        var tags: [String]
-        var albums: [String]
-
-        // Written out even when nil: the tests read `livePhotoVideoId: null` as "not linked", not as a missing key.
-        func encode(to encoder: any Encoder) throws {
-            var c = encoder.container(keyedBy: CodingKeys.self)
-            try c.encode(id, forKey: .id)
-            try c.encode(owner, forKey: .owner)
-            try c.encode(checksum, forKey: .checksum)
-            try c.encode(originalFileName, forKey: .originalFileName)
-            try c.encode(type, forKey: .type)
-            try c.encode(visibility, forKey: .visibility)
-            try c.encode(livePhotoVideoId, forKey: .livePhotoVideoId)
-            try c.encode(isTrashed, forKey: .isTrashed)
-            try c.encode(sidecarBytes, forKey: .sidecarBytes)
-            try c.encode(bytes, forKey: .bytes)
-            try c.encode(fileCreatedAt, forKey: .fileCreatedAt)
-            try c.encode(dateTimeOriginal, forKey: .dateTimeOriginal)
-            try c.encode(timeZone, forKey: .timeZone)
-            try c.encode(latitude, forKey: .latitude)
-            try c.encode(longitude, forKey: .longitude)
-            try c.encode(duration, forKey: .duration)
-            try c.encode(isFavorite, forKey: .isFavorite)
-            try c.encode(description, forKey: .description)
-            try c.encode(tags, forKey: .tags)
-            try c.encode(albums, forKey: .albums)
-        }
-    }
-
-    var assets: [AssetState]
-    var creations: [String: Int]
-    var forceDeletes: Int
-    var requests: Int
 }
 
 /// Files on disk: uploads stream into DIR/staging and move to DIR/files/<owner>/<id> once kept.

@@ -89,6 +89,10 @@ public final class ImmichDouble: @unchecked Sendable {
             public var tags: [String]
             /// Album names.
             public var albums: [String]
+            /// The stack it is in (`POST /api/stacks`), nil when in none.
+            public var stackId: String?
+            /// That stack's primary asset id, nil when in none.
+            public var stackPrimaryAssetId: String?
         }
 
         public var assets: [Asset]

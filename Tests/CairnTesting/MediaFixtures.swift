@@ -258,6 +258,10 @@ public struct ExifFields: Sendable {
     public var longitude = -2.2945
     /// Written as Apple's MakerNote content identifier (tag 0x11), as an iPhone does for a Live Photo's still.
     public var appleContentIdentifier: String?
+    /// Written as Apple's MakerNote burst identifier (tag 0x0B), as an iPhone does in every frame of a burst.
+    public var appleBurstIdentifier: String?
+    /// `SubSecTimeOriginal`: the fraction of the second, as digits ("250").
+    public var subSecTimeOriginal: String?
 
     public init() {}
 
@@ -302,14 +306,23 @@ public struct ExifFields: Sendable {
             ]
         }
         var exifEntries: [Entry] = [(0x9003, 2, 20, ascii(dateTimeOriginal))]
-        if let identifier = appleContentIdentifier {
+        let appleTags = [(UInt16(0x000B), appleBurstIdentifier), (UInt16(0x0011), appleContentIdentifier)]
+            .compactMap { tag, value in value.map { (tag, ascii($0)) } }
+        if !appleTags.isEmpty {
             // "Apple iOS\0", version 1, "MM", then a big-endian IFD at 14 whose offsets count from the note's start.
-            let value = ascii(identifier)
             func be16(_ v: UInt16) -> [UInt8] { [UInt8(v >> 8), UInt8(v & 0xFF)] }
             func be32(_ v: UInt32) -> [UInt8] { (0..<4).reversed().map { UInt8((v >> (8 * $0)) & 0xFF) } }
-            let note = Array("Apple iOS".utf8) + [0, 0, 1] + Array("MM".utf8) + be16(1)
-                + be16(0x0011) + be16(2) + be32(UInt32(value.count)) + be32(32) + be32(0) + value
+            var table = be16(UInt16(appleTags.count)), values: [UInt8] = []
+            let valuesStart = 14 + 2 + appleTags.count * 12 + 4
+            for (tag, value) in appleTags {
+                table += be16(tag) + be16(2) + be32(UInt32(value.count)) + be32(UInt32(valuesStart + values.count))
+                values += value
+            }
+            let note = Array("Apple iOS".utf8) + [0, 0, 1] + Array("MM".utf8) + table + be32(0) + values
             exifEntries.append((0x927C, 7, UInt32(note.count), note))
+        }
+        if let fraction = subSecTimeOriginal {  // tags ascend: after the MakerNote
+            exifEntries.append((0x9291, 2, UInt32(ascii(fraction).count), ascii(fraction)))
         }
         let gpsEntries: [Entry] = [
             (1, 2, 2, ascii(latitude < 0 ? "S" : "N")), (2, 5, 3, dms(latitude)),

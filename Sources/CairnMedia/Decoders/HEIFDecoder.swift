@@ -265,6 +265,7 @@ struct HEIFDecoder {
             cameraMake: exif?.make, cameraModel: exif?.model, gps: exif?.gps, contentIdentifier: exif?.contentIdentifier,
             colourProfile: image.iccProfile.flatMap { ColourProfile(bytes: $0)?.name })
         probe.bitDepth = image.lumaBits > 0 ? image.lumaBits : nil
+        probe.burstIdentifier = exif?.burstIdentifier
         return probe
     }
 

@@ -2111,6 +2111,58 @@ extension Components {
                 case prerelease
             }
         }
+        /// - Remark: Generated from `#/components/schemas/StackCreateDto`.
+        public struct StackCreateDto: Codable, Hashable, Sendable {
+            /// Asset IDs (first becomes primary, min 2)
+            ///
+            /// - Remark: Generated from `#/components/schemas/StackCreateDto/assetIds`.
+            public var assetIds: [Swift.String]
+            /// Creates a new `StackCreateDto`.
+            ///
+            /// - Parameters:
+            ///   - assetIds: Asset IDs (first becomes primary, min 2)
+            public init(assetIds: [Swift.String]) {
+                self.assetIds = assetIds
+            }
+            public enum CodingKeys: String, CodingKey {
+                case assetIds
+            }
+        }
+        /// Stack response
+        ///
+        /// - Remark: Generated from `#/components/schemas/StackResponseDto`.
+        public struct StackResponseDto: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/StackResponseDto/assets`.
+            public var assets: [Components.Schemas.AssetResponseDto]
+            /// Stack ID
+            ///
+            /// - Remark: Generated from `#/components/schemas/StackResponseDto/id`.
+            public var id: Swift.String
+            /// Primary asset ID
+            ///
+            /// - Remark: Generated from `#/components/schemas/StackResponseDto/primaryAssetId`.
+            public var primaryAssetId: Swift.String
+            /// Creates a new `StackResponseDto`.
+            ///
+            /// - Parameters:
+            ///   - assets:
+            ///   - id: Stack ID
+            ///   - primaryAssetId: Primary asset ID
+            public init(
+                assets: [Components.Schemas.AssetResponseDto],
+                id: Swift.String,
+                primaryAssetId: Swift.String
+            ) {
+                self.assets = assets
+                self.id = id
+                self.primaryAssetId = primaryAssetId
+            }
+            public enum CodingKeys: String, CodingKey {
+                case assets
+                case id
+                case primaryAssetId
+            }
+        }
         /// - Remark: Generated from `#/components/schemas/TagBulkAssetsDto`.
         public struct TagBulkAssetsDto: Codable, Hashable, Sendable {
             /// Asset IDs

@@ -108,6 +108,13 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `GET /server/version`.
     /// - Remark: Generated from `#/paths//server/version/get(getServerVersion)`.
     func getServerVersion(_ input: Operations.GetServerVersion.Input) async throws -> Operations.GetServerVersion.Output
+    /// Create a stack
+    ///
+    /// Create a new stack by providing a name and a list of asset IDs to include in the stack. If any of the provided asset IDs are primary assets of an existing stack, the existing stack will be merged into the newly created stack.
+    ///
+    /// - Remark: HTTP `POST /stacks`.
+    /// - Remark: Generated from `#/paths//stacks/post(createStack)`.
+    func createStack(_ input: Operations.CreateStack.Input) async throws -> Operations.CreateStack.Output
     /// Upsert tags
     ///
     /// Create or update multiple tags in a single request.
@@ -312,6 +319,21 @@ extension APIProtocol {
     /// - Remark: Generated from `#/paths//server/version/get(getServerVersion)`.
     public func getServerVersion(headers: Operations.GetServerVersion.Input.Headers = .init()) async throws -> Operations.GetServerVersion.Output {
         try await getServerVersion(Operations.GetServerVersion.Input(headers: headers))
+    }
+    /// Create a stack
+    ///
+    /// Create a new stack by providing a name and a list of asset IDs to include in the stack. If any of the provided asset IDs are primary assets of an existing stack, the existing stack will be merged into the newly created stack.
+    ///
+    /// - Remark: HTTP `POST /stacks`.
+    /// - Remark: Generated from `#/paths//stacks/post(createStack)`.
+    public func createStack(
+        headers: Operations.CreateStack.Input.Headers = .init(),
+        body: Operations.CreateStack.Input.Body
+    ) async throws -> Operations.CreateStack.Output {
+        try await createStack(Operations.CreateStack.Input(
+            headers: headers,
+            body: body
+        ))
     }
     /// Upsert tags
     ///

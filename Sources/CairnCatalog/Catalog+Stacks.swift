@@ -1,0 +1,216 @@
+import CairnCore
+import Foundation
+import GRDB
+
+/// Shots of one moment kept as one: a RAW and the JPEG made with it, or the frames of a burst. The primary is the
+/// one shown; the others stay in the library and follow it in listings.
+public struct AssetStack: Sendable, Equatable, Codable {
+    /// Primary first, then the others in the order they were taken.
+    public var members: [Checksum]
+    /// `raw+jpeg`, `heic+jpeg`, `burst id` (Apple's, in every frame), `burst name` (a phone's naming) or `burst time`.
+    public var basis: String
+    public var stackedAt: Date
+    /// When the destination made the stack too (Immich: `POST /stacks`); nil until it has, so a stack that failed
+    /// there is tried again by the next run.
+    public var linkedAt: Date?
+
+    public var primary: Checksum { members[0] }
+
+    public init(members: [Checksum], basis: String, stackedAt: Date, linkedAt: Date? = nil) {
+        precondition(members.count >= 2, "a stack has two members or more")
+        self.members = members
+        self.basis = basis
+        self.stackedAt = stackedAt
+        self.linkedAt = linkedAt
+    }
+
+    /// `stacks` without those that share a member with one before them: a save keeps the first.
+    public static func disjoint(_ stacks: [AssetStack]) -> [AssetStack] {
+        var seen = Set<Checksum>()
+        return stacks.filter { stack in
+            guard seen.isDisjoint(with: stack.members) else { return false }
+            seen.formUnion(stack.members)
+            return true
+        }
+    }
+
+    /// Stacks from their member rows, which come ordered by primary, then position.
+    public static func grouped(_ rows: [AssetStackRow]) -> [AssetStack] {
+        var stacks: [AssetStack] = []
+        var index: [Checksum: Int] = [:]
+        for row in rows {
+            if let at = index[row.primary] {
+                stacks[at].members.append(row.member)
+            } else if row.member == row.primary {
+                index[row.primary] = stacks.count
+                stacks.append(AssetStack(unchecked: [row.member], basis: row.basis, stackedAt: row.stackedAt,
+                                         linkedAt: row.linkedAt))
+            }
+        }
+        return stacks.filter { $0.members.count >= 2 }
+    }
+
+    private init(unchecked members: [Checksum], basis: String, stackedAt: Date, linkedAt: Date?) {
+        self.members = members
+        self.basis = basis
+        self.stackedAt = stackedAt
+        self.linkedAt = linkedAt
+    }
+}
+
+/// One member of a stack, as the catalog keeps it (`asset_stack`): an asset is in one stack at most.
+public struct AssetStackRow: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord, CatalogRecord {
+    public static let databaseTableName = "asset_stack"
+    public var member: Checksum
+    public var primary: Checksum
+    /// 0 for the primary, then the others in order.
+    public var position: Int
+    public var basis: String
+    public var stackedAt: Date
+    public var linkedAt: Date?
+
+    public init(member: Checksum, primary: Checksum, position: Int, basis: String, stackedAt: Date, linkedAt: Date?) {
+        self.member = member
+        self.primary = primary
+        self.position = position
+        self.basis = basis
+        self.stackedAt = stackedAt
+        self.linkedAt = linkedAt
+    }
+
+    /// The rows of `stack`, primary first.
+    public static func rows(of stack: AssetStack) -> [AssetStackRow] {
+        stack.members.enumerated().map {
+            AssetStackRow(member: $0.element, primary: stack.primary, position: $0.offset, basis: stack.basis,
+                          stackedAt: stack.stackedAt, linkedAt: stack.linkedAt)
+        }
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case member = "member_sha1", primary = "primary_sha1", position, basis, stackedAt = "stacked_at",
+             linkedAt = "linked_at"
+    }
+}
+
+/// A still in no stack yet, with what stacking looks at.
+public struct StackCandidate: Decodable, Sendable, Equatable, FetchableRecord, CatalogRecord {
+    public var checksum: Checksum
+    public var firstSourcePath: String
+    public var captureDate: Date
+    public var burstIdentifier: String?
+    public var cameraModel: String?
+
+    /// Where a page of candidates ends: its last capture date and checksum.
+    public struct Position: Sendable, Equatable {
+        public var captureDate: Date
+        public var checksum: Checksum
+        public init(captureDate: Date, checksum: Checksum) {
+            self.captureDate = captureDate
+            self.checksum = checksum
+        }
+    }
+
+    public var position: Position { Position(captureDate: captureDate, checksum: checksum) }
+
+    public init(checksum: Checksum, firstSourcePath: String, captureDate: Date, burstIdentifier: String? = nil,
+                cameraModel: String? = nil) {
+        self.checksum = checksum
+        self.firstSourcePath = firstSourcePath
+        self.captureDate = captureDate
+        self.burstIdentifier = burstIdentifier
+        self.cameraModel = cameraModel
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case checksum = "sha1", firstSourcePath = "first_source_path", captureDate = "capture_date",
+             burstIdentifier = "burst_identifier", cameraModel = "camera_model"
+    }
+}
+
+extension Catalog {
+    /// Up to `limit` stills with a capture date in no stack yet after `position`, by capture date, then checksum:
+    /// shots of one moment come together.
+    public func unstackedStills(after position: StackCandidate.Position?, limit: Int) throws -> [StackCandidate] {
+        try pool.read { db in
+            try StackCandidate.fetchAll(db, sql: """
+                SELECT asset.sha1, asset.first_source_path, media_probe.capture_date,
+                       json_extract(media_probe.probe_json, '$.burstIdentifier') AS burst_identifier,
+                       json_extract(media_probe.probe_json, '$.cameraModel') AS camera_model
+                FROM asset JOIN media_probe ON media_probe.sha1 = asset.sha1
+                WHERE media_probe.capture_date IS NOT NULL AND asset.kind = 'photo'
+                  AND (media_probe.capture_date, asset.sha1) > (?, ?)
+                  AND asset.sha1 NOT IN (SELECT member_sha1 FROM asset_stack)
+                ORDER BY media_probe.capture_date, asset.sha1 LIMIT ?
+                """, arguments: [position?.captureDate ?? Date.distantPast, position?.checksum.hex ?? "", limit])
+        }
+    }
+
+    /// Saves each stack whole, or not at all when one of its members is in a stack already.
+    public func saveStacks(_ stacks: [AssetStack]) throws {
+        guard !stacks.isEmpty else { return }
+        try pool.write { db in
+            for stack in AssetStack.disjoint(stacks) {
+                let taken = try Int.fetchOne(db, sql: """
+                    SELECT count(*) FROM asset_stack WHERE member_sha1 IN (\(stack.members.map { _ in "?" }.joined(separator: ",")))
+                    """, arguments: StatementArguments(stack.members.map(\.hex))) ?? 0
+                guard taken == 0 else { continue }
+                for row in AssetStackRow.rows(of: stack) { try row.insert(db) }
+            }
+        }
+    }
+
+    /// The stack `checksum` is a member of.
+    public func stack(of checksum: Checksum) throws -> AssetStack? {
+        try pool.read { db in
+            try AssetStack.grouped(AssetStackRow.fetchAll(db, sql: """
+                SELECT * FROM asset_stack WHERE primary_sha1 = (SELECT primary_sha1 FROM asset_stack WHERE member_sha1 = ?)
+                ORDER BY position
+                """, arguments: [checksum.hex])).first
+        }
+    }
+
+    /// Every stack, by primary; with `awaitingLink`, those the destination has not made yet.
+    public func stacks(awaitingLink: Bool) throws -> [AssetStack] {
+        try pool.read { db in
+            try AssetStack.grouped(AssetStackRow.fetchAll(db, sql: """
+                SELECT * FROM asset_stack
+                \(awaitingLink ? "WHERE primary_sha1 IN (SELECT member_sha1 FROM asset_stack WHERE position = 0 AND linked_at IS NULL)" : "")
+                ORDER BY primary_sha1, position
+                """))
+        }
+    }
+
+    public func markStacksLinked(_ primaries: [Checksum], at date: Date) throws {
+        guard !primaries.isEmpty else { return }
+        try pool.write { db in
+            let update = try db.cachedStatement(sql: "UPDATE asset_stack SET linked_at = ? WHERE primary_sha1 = ?")
+            for primary in primaries { try update.execute(arguments: [date, primary.hex]) }
+        }
+    }
+}
+
+extension SQLiteCatalog {
+    public func unstackedStills(after position: StackCandidate.Position?, limit: Int) async throws -> [StackCandidate] {
+        try await BlockingPool.run { [catalog] in try catalog.unstackedStills(after: position, limit: limit) }
+    }
+
+    public func saveStacks(_ stacks: [AssetStack]) async throws {
+        try await BlockingPool.run { [catalog] in try catalog.saveStacks(stacks) }
+    }
+
+    public func stack(of checksum: Checksum) async throws -> AssetStack? {
+        try await BlockingPool.run { [catalog] in try catalog.stack(of: checksum) }
+    }
+
+    public func allStacks() async throws -> [AssetStack] {
+        try await BlockingPool.run { [catalog] in try catalog.stacks(awaitingLink: false) }
+    }
+
+    public func stacksAwaitingLink() async throws -> [AssetStack] {
+        try await BlockingPool.run { [catalog] in try catalog.stacks(awaitingLink: true) }
+    }
+
+    public func markStacksLinked(_ primaries: [Checksum], at date: Date) async throws {
+        try await BlockingPool.run { [catalog] in try catalog.markStacksLinked(primaries, at: date) }
+    }
+}

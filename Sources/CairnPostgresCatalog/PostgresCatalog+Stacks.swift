@@ -1,0 +1,82 @@
+import CairnCatalog
+import CairnCore
+import Foundation
+import PostgresNIO
+
+/// Stacks in PostgreSQL, as `AssetLinkCatalog` describes them.
+extension PostgresCatalog {
+    public func unstackedStills(after position: StackCandidate.Position?, limit: Int) async throws -> [StackCandidate] {
+        let date = position?.captureDate ?? Date.distantPast, after = position?.checksum.hex ?? ""
+        return try await failing("read the stills in no stack") { [self] in
+            let rows = try await client.query("""
+                SELECT a.sha1, a.first_source_path, p.capture_date,
+                  p.probe_json::jsonb ->> 'burstIdentifier' AS burst_identifier,
+                  p.probe_json::jsonb ->> 'cameraModel' AS camera_model
+                FROM cairn.asset a JOIN cairn.media_probe p ON p.sha1 = a.sha1
+                WHERE p.capture_date IS NOT NULL AND a.kind = 'photo' AND (p.capture_date, a.sha1) > (\(date), \(after))
+                  AND NOT EXISTS (SELECT 1 FROM cairn.asset_stack s WHERE s.member_sha1 = a.sha1)
+                ORDER BY p.capture_date, a.sha1 LIMIT \(limit)
+                """, logger: logger)
+            var candidates: [StackCandidate] = []
+            for try await row in rows { candidates.append(try StackCandidate(from: PostgresRowDecoder(row))) }
+            return candidates
+        }
+    }
+
+    public func saveStacks(_ stacks: [AssetStack]) async throws {
+        guard !stacks.isEmpty else { return }
+        let rows = try Self.json(AssetStack.disjoint(stacks).flatMap(AssetStackRow.rows(of:)))
+        return try await failing("save \(stacks.count) stacks") { [self] in
+            // A stack one of whose members is stacked already is left out whole.
+            try await client.query("""
+                INSERT INTO cairn.asset_stack (member_sha1, primary_sha1, position, basis, stacked_at)
+                SELECT x.member_sha1, x.primary_sha1, x.position, x.basis, to_timestamp(x.stacked_at)
+                FROM jsonb_to_recordset(\(rows)::jsonb) AS x(member_sha1 text, primary_sha1 text, position integer,
+                  basis text, stacked_at double precision)
+                WHERE NOT EXISTS (
+                  SELECT 1 FROM jsonb_to_recordset(\(rows)::jsonb) AS y(member_sha1 text, primary_sha1 text)
+                  JOIN cairn.asset_stack s ON s.member_sha1 = y.member_sha1
+                  WHERE y.primary_sha1 = x.primary_sha1)
+                ON CONFLICT DO NOTHING
+                """, logger: logger)
+        }
+    }
+
+    public func stack(of checksum: Checksum) async throws -> AssetStack? {
+        try await stacks(where: """
+            primary_sha1 = (SELECT primary_sha1 FROM cairn.asset_stack WHERE member_sha1 = $1)
+            """, checksum.hex).first
+    }
+
+    public func allStacks() async throws -> [AssetStack] { try await stacks(where: "true", nil) }
+
+    public func stacksAwaitingLink() async throws -> [AssetStack] {
+        try await stacks(where: """
+            primary_sha1 IN (SELECT member_sha1 FROM cairn.asset_stack WHERE position = 0 AND linked_at IS NULL)
+            """, nil)
+    }
+
+    public func markStacksLinked(_ primaries: [Checksum], at date: Date) async throws {
+        guard !primaries.isEmpty else { return }
+        return try await failing("record \(primaries.count) stacks made at the destination") { [self] in
+            try await client.query("""
+                UPDATE cairn.asset_stack SET linked_at = to_timestamp(\(date.timeIntervalSince1970))
+                WHERE primary_sha1 = ANY(\(primaries.map(\.hex))::text[])
+                """, logger: logger)
+        }
+    }
+
+    private func stacks(where condition: String, _ checksum: String?) async throws -> [AssetStack] {
+        return try await failing("read stacks") { [self] in
+            var binds = PostgresBindings()
+            if let checksum { binds.append(checksum) }
+            let rows = try await client.query(PostgresQuery(unsafeSQL: """
+                SELECT member_sha1, primary_sha1, position, basis, stacked_at, linked_at FROM cairn.asset_stack
+                WHERE \(condition) ORDER BY primary_sha1 COLLATE "C", position
+                """, binds: binds), logger: logger)
+            var found: [AssetStackRow] = []
+            for try await row in rows { found.append(try AssetStackRow(from: PostgresRowDecoder(row))) }
+            return AssetStack.grouped(found)
+        }
+    }
+}
