@@ -31,6 +31,7 @@ extension ImportRun {
         counts.duplicates = max(0, (imported.outcomeCounts[.duplicate] ?? 0) - counts.restored)
         counts.unchanged = imported.outcomeCounts[.unchanged] ?? 0
         counts.skipped = hashed.report.otherFiles + hashed.report.symlinksSkipped.count + imported.heldBack.count
+            + hashed.report.settlingArchives.count
         counts.failed = failures.count
         counts.bytesCopied = imported.bytesCopied
         let keptWithoutPreview = self.keptWithoutPreview.all
@@ -77,6 +78,9 @@ extension ImportRun {
             outcomes: outcomes, unfinished: imported.outcomeCounts[.unfinished] ?? 0,
             keptWithoutPreview: keptWithoutPreview, credentialsRefused: refused)
         for hold in imported.heldBack.values { summary.heldBack[hold.label, default: 0] += 1 }
+        if !hashed.report.settlingArchives.isEmpty {
+            summary.heldBack["archives still being written", default: 0] += hashed.report.settlingArchives.count
+        }
         // With derivatives on, an item ends a run owing them only when the workers were left to make them.
         summary.derivativesLeftToWorkers = options.pipeline.derivativesEnabled && imported.archived > 0
         return summary
@@ -102,6 +106,8 @@ extension FileOutcomeEntry {
     static func outcomes(scan report: ScanReport) -> [FileOutcomeEntry] {
         report.symlinksSkipped.map {
             FileOutcomeEntry(path: $0, outcome: .skipped(reason: "symbolic link (never followed)"))
+        } + report.settlingArchives.map {
+            FileOutcomeEntry(path: $0.relativePath, outcome: .skipped(reason: $0.reason))
         } + report.issues.map {
             FileOutcomeEntry(path: $0.relativePath, outcome: .failed(phase: .scanning,
                                                                   reason: FailureReason($0.reason, category: $0.category)))

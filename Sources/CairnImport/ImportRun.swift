@@ -166,6 +166,7 @@ public struct ImportRun: Sendable {
         let vanished = match.vanished > 0 ? try await files.vanishedPaths() : []
         for issue in report.issues { narrator.warning("cannot read \(issue)") }
         for entry in report.refusedEntries { narrator.warning("skipped \(entry)") }
+        for archive in report.settlingArchives { narrator.warning("skipped \(archive)") }
         if report.archivesListed + report.archivesUnchanged > 0 {
             narrator.note("archives: \(report.archivesListed) read, \(report.archivesUnchanged) unchanged since the last walk")
         }

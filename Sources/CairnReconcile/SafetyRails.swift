@@ -103,7 +103,8 @@ public enum SafetyRails {
             if inputs.scan.ioErrorCount > 0 {
                 let first = inputs.scan.firstIOError.map { " (first: \($0))" } ?? ""
                 holds.append(RailTrip(.scanIOErrors,
-                    "the scan of \(root) hit \(inputs.scan.ioErrorCount) I/O error(s)\(first): nothing is trashed this run"))
+                    "the scan of \(root) could not read \(inputs.scan.ioErrorCount) path\(inputs.scan.ioErrorCount == 1 ? "" : "s")\(first): "
+                    + "nothing is trashed this run"))
             }
         }
         if inputs.isFirstRun {

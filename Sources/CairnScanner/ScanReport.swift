@@ -26,6 +26,10 @@ public struct ScanReport: Sendable {
     /// Archive entries never read, and why (a name that would leave the archive, a link): reported, but, unlike
     /// `issues`, no reason to distrust the walk: the same entries are refused on every walk.
     public var refusedEntries: [ScanIssue] = []
+    /// Archives modified under a minute before the walk (still being downloaded or written, as far as it can tell):
+    /// left for the next run, and named. Not a failure, but the walk does not know what they hold, so a sync holds
+    /// the deletions of what was in them as it does for `issues`.
+    public var settlingArchives: [ScanIssue] = []
     /// Archives listed by reading them, and archives whose saved listing stood because they had not changed.
     public var archivesListed = 0
     public var archivesUnchanged = 0

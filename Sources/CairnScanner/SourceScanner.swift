@@ -89,6 +89,7 @@ public struct SourceScanner: Sendable {
             root: root, mediaFiles: walk.media, otherFiles: walk.otherFiles, junkSkipped: walk.junk,
             symlinksSkipped: walk.symlinks.sorted(), issues: walk.issues, hasSourceMarker: walk.hasSourceMarker)
         report.refusedEntries = walk.refusedEntries
+        report.settlingArchives = walk.settlingArchives
         report.archivesListed = walk.archivesListed
         report.archivesUnchanged = walk.archivesUnchanged
         report.mediaCount = walk.mediaCount
@@ -124,6 +125,7 @@ private struct Listing: Sendable {
     /// a folder of its own name, a split archive's parts one folder (`ArchiveParts`).
     var archives: [String: [String]] = [:]
     var refusedEntries: [ScanIssue] = []
+    var settlingArchives: [ScanIssue] = []
     /// Archives whose entries were read from them, and those whose saved listing stood (unchanged).
     var archivesListed = 0
     var archivesUnchanged = 0
@@ -173,6 +175,7 @@ private struct Walk {
     var symlinks: [String] = []
     var issues: [ScanIssue] = []
     var refusedEntries: [ScanIssue] = []
+    var settlingArchives: [ScanIssue] = []
     var archivesListed = 0
     var archivesUnchanged = 0
     var hasSourceMarker = false
@@ -220,6 +223,7 @@ private struct Walk {
         symlinks += listing.symlinks
         issues += listing.issues
         refusedEntries += listing.refusedEntries
+        settlingArchives += listing.settlingArchives
         archivesListed += listing.archivesListed
         archivesUnchanged += listing.archivesUnchanged
         sidecars += listing.sidecars
@@ -426,8 +430,9 @@ private struct Walk {
                    SourceArchive.isArchive(name: name) {
                     let modified = FileFingerprint(info).modificationTimeNanoseconds
                     if archives.startedNanoseconds - modified < SourceScanner.settlingSeconds * 1_000_000_000 {
-                        listing.issues.append(ScanIssue(relativePath: relative, reason: "an archive modified under a minute ago "
-                                                        + "(still being written?): read by the next run"))
+                        listing.settlingArchives.append(ScanIssue(
+                            relativePath: relative, reason: "an archive modified under a minute ago (still being written?): "
+                                + "read by the next run"))
                     } else {
                         listing.archives[ArchiveParts.folderName(of: name) ?? name, default: []].append(name)
                     }

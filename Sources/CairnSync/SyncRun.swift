@@ -126,6 +126,7 @@ public struct SyncRun: Sendable {
                                                      acceptsGone: options.acceptVanished)
                 let unreadable = hashed.failures.map { "\($0.relativePath): \($0.reason)" }
                     + hashed.report.issues.map(\.description)
+                    + hashed.report.settlingArchives.map(\.description)
                     + heldArchives
                     + (hashed.notHashed > 0 ? ["\(hashed.notHashed) files not hashed: the run was stopping"] : [])
                 let scan = ReconcileInputs.probe(sourceRoot: sourceRoot, unreadable: unreadable)

@@ -221,4 +221,39 @@ import Testing
         #expect(accepted.status == 0, "\(accepted.standardOutput)")
         #expect(accepted.standardOutput.contains("1 held by quarantine"), "\(accepted.standardOutput)")
     }
+
+    /// An archive modified in the last minute (a download in progress) is skipped with a note, not a failure, and
+    /// what it held before is not taken for deleted; the next run reads it.
+    @Test func anArchiveStillBeingWrittenIsLeftForTheNextRunAndDeletesNothing() throws {
+        let folder = try TemporaryDirectory()
+        let photos = try Self.photos(in: folder)
+        try Self.archives(in: folder, photos: photos)
+        let library = folder.subpath("lib")
+        func sync() throws -> CairnBinary.Result {
+            try CairnBinary.run(["sync", folder.subpath("src"), "--plain", "--clips", "off", "--archives", "read",
+                                 "--apply-deletions", "--library", library])
+        }
+        #expect(try sync().status == 0)
+        // Rewritten just now (its stat facts new, as a download's are).
+        let card = folder.subpath("src/card.tgz")
+        try FileManager.default.setAttributes([.modificationDate: Date()], ofItemAtPath: card)
+        let import_ = try CairnBinary.run(["import", folder.subpath("src"), "--plain", "--clips", "off", "--archives", "read",
+                                           "--library", library])
+        #expect(import_.status == 0, "not a failure: \(import_.standardOutput)")
+        #expect(import_.standardOutput.contains("skipped card.tgz: an archive modified under a minute ago (still being written?): read by the next run"),
+                "\(import_.standardOutput)")
+        #expect(import_.standardOutput.contains("1 archives still being written"), "\(import_.standardOutput)")
+        let held = try sync()
+        // Its deletions are held, as for any path the walk could not read (exit 3).
+        #expect(held.status == 3 && held.standardOutput.contains("0 to trash · 2 held by a safety rail")
+                && held.standardOutput.contains("could not read 1 path (first: card.tgz: an archive modified under a minute ago"),
+                "status \(held.status): \(held.standardOutput)")
+        let listed = try CairnBinary.run(["ls", "--json", "--library", library])
+        #expect(listed.standardOutput.split(separator: "\n").count == 4, "its entries are still in the library: \(listed.standardOutput)")
+        // A minute later it is read again, and nothing changed.
+        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-120)], ofItemAtPath: card)
+        let later = try sync()
+        #expect(later.status == 0 && !later.standardOutput.contains("still being written"), "\(later.standardOutput)")
+        #expect(try CairnBinary.run(["ls", "--json", "--library", library]).standardOutput.split(separator: "\n").count == 4)
+    }
 }

@@ -143,7 +143,8 @@ enum ChildProcessRunner {
                                               ofItemAtPath: work.subpath("src/EIO_6.jpg"))
         let held = try sync(["--apply-deletions", "--quarantine-days", "0"], failingReads: true)
         #expect(held.status != 0)
-        #expect(held.standardOutput.contains("I/O error"), "\(held.standardOutput)")
+        #expect(held.standardOutput.contains("could not read 1 path (first: EIO_6.jpg:")
+                && held.standardOutput.contains("Input/output error"), "\(held.standardOutput)")
         let trash = (FileManager.default.enumerator(atPath: library + "/trash")?.allObjects as? [String] ?? [])
             .filter { $0.contains("/originals/") }
         #expect(trash.isEmpty, "an I/O error at the source must hold every deletion: \(trash)")
