@@ -181,14 +181,17 @@ public struct LibraryBrowser: Sendable {
             motionOf[pair.still] = pair.motion
             motions.insert(pair.motion)
         }
-        // A stack is one line too: its primary's, naming the others.
+        let rows = try await catalog.listedAssets(since: since, until: until, kind: kind, albums: albums)
+        // A stack is one line too: its primary's, naming the others; a member whose primary is not listed (trashed,
+        // or outside the filters) has a line of its own.
+        let listed = Set(rows.map(\.asset.checksum))
         var stackOf: [Checksum: AssetStack] = [:]
         var stacked = Set<Checksum>()
-        for stack in try await catalog.allStacks() {
+        for stack in try await catalog.allStacks() where listed.contains(stack.primary) {
             stackOf[stack.primary] = stack
             stacked.formUnion(stack.members.dropFirst())
         }
-        return try await catalog.listedAssets(since: since, until: until, kind: kind, albums: albums).compactMap { row in
+        return rows.compactMap { row in
             if motions.contains(row.asset.checksum), kind != .video { return nil }
             if stacked.contains(row.asset.checksum) { return nil }
             let probe = row.probeJSON.flatMap(MediaProbe.init(storedJSON:))

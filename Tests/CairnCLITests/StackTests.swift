@@ -69,6 +69,7 @@ import Testing
         let again = try CairnBinary.run(["import", source, "--library", library, "--plain", "--clips", "off"])
         #expect(again.status == 0 && !again.standardOutput.contains("stacked"), "\(again.standardOutput)")
 
+
         let apart = folder.subpath("apart")
         let off = try CairnBinary.run(["import", source, "--library", apart, "--plain", "--clips", "off", "--stacks", "off"])
         #expect(off.status == 0 && !off.standardOutput.contains("stacked"), "\(off.standardOutput)")
@@ -76,6 +77,21 @@ import Testing
         #expect(TakeoutFactsTests.jsonLines(all.standardOutput).count == 10, "\(all.standardOutput)")
         let bad = try CairnBinary.run(["import", source, "--library", apart, "--stacks", "maybe"])
         #expect(bad.status == 64, "\(bad.standardError)")
+
+        // The shown frame deleted at the source and trashed: the others are listed again, each on its line.
+        func sync() throws -> CairnBinary.Result {
+            try CairnBinary.run(["sync", source, "--library", library, "--plain", "--clips", "off", "--apply-deletions",
+                                 "--quarantine-days", "0"])
+        }
+        #expect(try sync().status == 0)  // a sync sees the source once before it trashes anything
+        try FileManager.default.removeItem(atPath: source + "/burst/DSC_0100.JPG")
+        for _ in 0..<2 {  // the first sync confirms the deletion, the second trashes it
+            let trashed = try sync()
+            #expect(trashed.status == 0, "\(trashed.standardOutput)\(trashed.standardError)")
+        }
+        let after = TakeoutFactsTests.names(try CairnBinary.run(["ls", "--library", library, "--json"]).standardOutput)
+        #expect(after == ["DSC_0101.JPG", "DSC_0102.JPG", "DSC_0103.JPG", "DSC_0104.JPG", "IMG_2000.JPG", "IMG_5001.JPG",
+                          "LONE.jpg"], "\(after)")
     }
 
     @Test func stacksAreMadeInImmichOnceWithThePrimaryFirst() async throws {
