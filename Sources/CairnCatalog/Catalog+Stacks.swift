@@ -34,27 +34,21 @@ public struct AssetStack: Sendable, Equatable, Codable {
         }
     }
 
-    /// Stacks from their member rows, which come ordered by primary, then position.
+    /// Stacks from their member rows, which come ordered by primary, then position (a stack's row of its
+    /// primary carries its basis and dates).
     public static func grouped(_ rows: [AssetStackRow]) -> [AssetStack] {
-        var stacks: [AssetStack] = []
-        var index: [Checksum: Int] = [:]
+        var byPrimary: [Checksum: [AssetStackRow]] = [:]
+        var order: [Checksum] = []
         for row in rows {
-            if let at = index[row.primary] {
-                stacks[at].members.append(row.member)
-            } else if row.member == row.primary {
-                index[row.primary] = stacks.count
-                stacks.append(AssetStack(unchecked: [row.member], basis: row.basis, stackedAt: row.stackedAt,
-                                         linkedAt: row.linkedAt))
-            }
+            if byPrimary[row.primary] == nil { order.append(row.primary) }
+            byPrimary[row.primary, default: []].append(row)
         }
-        return stacks.filter { $0.members.count >= 2 }
-    }
-
-    private init(unchecked members: [Checksum], basis: String, stackedAt: Date, linkedAt: Date?) {
-        self.members = members
-        self.basis = basis
-        self.stackedAt = stackedAt
-        self.linkedAt = linkedAt
+        return order.compactMap { primary in
+            guard let group = byPrimary[primary], group.count >= 2, let head = group.first, head.member == primary
+            else { return nil }
+            return AssetStack(members: group.map(\.member), basis: head.basis, stackedAt: head.stackedAt,
+                              linkedAt: head.linkedAt)
+        }
     }
 }
 
