@@ -21,10 +21,12 @@ public protocol AssetLinkCatalog: Sendable {
     /// identifier (from the stored probe).
     func unpairedAssets(after checksum: Checksum?, limit: Int) async throws -> [PairingCandidate]
 
-    /// Up to `limit` stills with a capture date in no stack yet after `position`, by capture date, then checksum
-    /// (shots of one moment together), with their burst identifier and camera (from the stored probe).
-    func unstackedStills(after position: StackCandidate.Position?, limit: Int) async throws -> [StackCandidate]
-    /// Saves each stack whole, or leaves it out when one of its members is in a stack already.
+    /// Up to `limit` stills with a capture date after `position`, by capture date, then checksum (shots of one moment
+    /// together), with their burst identifier and camera (from the stored probe) and the stack each is in.
+    func stackCandidates(after position: StackCandidate.Position?, limit: Int) async throws -> [StackCandidate]
+    /// Saves each stack whole. A stack that takes in every member of stacks saved before replaces them (and is made
+    /// at the destination again, its primary first); one that shares members with a stack it does not take in whole
+    /// is left out.
     func saveStacks(_ stacks: [AssetStack]) async throws
     /// The stack `checksum` is a member of.
     func stack(of checksum: Checksum) async throws -> AssetStack?
@@ -52,6 +54,11 @@ public protocol AssetLinkCatalog: Sendable {
     func albums(of checksum: Checksum) async throws -> [AlbumRecord]
     /// The albums titled `title`, whatever the case of its ASCII letters.
     func albums(titled title: String) async throws -> [AlbumRecord]
+
+    /// What runs read of the Takeout JSONs at these source paths that said their photo sat in Google Photos' trash.
+    func trashedTakeoutJSONs(atSourcePaths paths: [String]) async throws -> [TrashedTakeoutJSON]
+    /// Keeps what these JSONs said, so the runs that hold their photos back do not read them again.
+    func saveTrashedTakeoutJSONs(_ jsons: [TrashedTakeoutJSON]) async throws
 
     /// Tags `assets` with each of `tags` (`--tag`, `--session-tag`); a tag an asset has already stays as it was.
     func tag(_ assets: [Checksum], with tags: [String], at date: Date) async throws

@@ -86,13 +86,15 @@ public struct AssetStackRow: Codable, Sendable, Equatable, FetchableRecord, Pers
     }
 }
 
-/// A still in no stack yet, with what stacking looks at.
+/// A dated still, with what stacking looks at.
 public struct StackCandidate: Decodable, Sendable, Equatable, FetchableRecord, CatalogRecord {
     public var checksum: Checksum
     public var firstSourcePath: String
     public var captureDate: Date
     public var burstIdentifier: String?
     public var cameraModel: String?
+    /// The primary of the stack the still is in already; nil when it is in none.
+    public var stackPrimary: Checksum?
 
     /// Where a page of candidates ends: its last capture date and checksum.
     public struct Position: Sendable, Equatable {
@@ -107,47 +109,60 @@ public struct StackCandidate: Decodable, Sendable, Equatable, FetchableRecord, C
     public var position: Position { Position(captureDate: captureDate, checksum: checksum) }
 
     public init(checksum: Checksum, firstSourcePath: String, captureDate: Date, burstIdentifier: String? = nil,
-                cameraModel: String? = nil) {
+                cameraModel: String? = nil, stackPrimary: Checksum? = nil) {
         self.checksum = checksum
         self.firstSourcePath = firstSourcePath
         self.captureDate = captureDate
         self.burstIdentifier = burstIdentifier
         self.cameraModel = cameraModel
+        self.stackPrimary = stackPrimary
     }
 
     enum CodingKeys: String, CodingKey {
         case checksum = "sha1", firstSourcePath = "first_source_path", captureDate = "capture_date",
-             burstIdentifier = "burst_identifier", cameraModel = "camera_model"
+             burstIdentifier = "burst_identifier", cameraModel = "camera_model", stackPrimary = "stack_primary"
     }
 }
 
 extension Catalog {
-    /// Up to `limit` stills with a capture date in no stack yet after `position`, by capture date, then checksum:
-    /// shots of one moment come together.
-    public func unstackedStills(after position: StackCandidate.Position?, limit: Int) throws -> [StackCandidate] {
+    /// Up to `limit` stills with a capture date after `position`, by capture date, then checksum (shots of one moment
+    /// come together), each with the stack it is in.
+    public func stackCandidates(after position: StackCandidate.Position?, limit: Int) throws -> [StackCandidate] {
         try pool.read { db in
             try StackCandidate.fetchAll(db, sql: """
                 SELECT asset.sha1, asset.first_source_path, media_probe.capture_date,
                        json_extract(media_probe.probe_json, '$.burstIdentifier') AS burst_identifier,
-                       json_extract(media_probe.probe_json, '$.cameraModel') AS camera_model
+                       json_extract(media_probe.probe_json, '$.cameraModel') AS camera_model,
+                       asset_stack.primary_sha1 AS stack_primary
                 FROM asset JOIN media_probe ON media_probe.sha1 = asset.sha1
+                LEFT JOIN asset_stack ON asset_stack.member_sha1 = asset.sha1
                 WHERE media_probe.capture_date IS NOT NULL AND asset.kind = 'photo'
                   AND (media_probe.capture_date, asset.sha1) > (?, ?)
-                  AND asset.sha1 NOT IN (SELECT member_sha1 FROM asset_stack)
                 ORDER BY media_probe.capture_date, asset.sha1 LIMIT ?
                 """, arguments: [position?.captureDate ?? Date.distantPast, position?.checksum.hex ?? "", limit])
         }
     }
 
-    /// Saves each stack whole, or not at all when one of its members is in a stack already.
+    /// Saves each stack whole, replacing the stacks it takes in whole; one that would split a stack is left out.
     public func saveStacks(_ stacks: [AssetStack]) throws {
         guard !stacks.isEmpty else { return }
         try pool.write { db in
             for stack in AssetStack.disjoint(stacks) {
-                let taken = try Int.fetchOne(db, sql: """
-                    SELECT count(*) FROM asset_stack WHERE member_sha1 IN (\(stack.members.map { _ in "?" }.joined(separator: ",")))
-                    """, arguments: StatementArguments(stack.members.map(\.hex))) ?? 0
-                guard taken == 0 else { continue }
+                let members = stack.members.map(\.hex)
+                let marks = members.map { _ in "?" }.joined(separator: ",")
+                let touched = try String.fetchAll(db, sql: """
+                    SELECT DISTINCT primary_sha1 FROM asset_stack WHERE member_sha1 IN (\(marks))
+                    """, arguments: StatementArguments(members))
+                if !touched.isEmpty {
+                    let primaries = touched.map { _ in "?" }.joined(separator: ",")
+                    let leftBehind = try Int.fetchOne(db, sql: """
+                        SELECT count(*) FROM asset_stack
+                        WHERE primary_sha1 IN (\(primaries)) AND member_sha1 NOT IN (\(marks))
+                        """, arguments: StatementArguments(touched + members)) ?? 0
+                    guard leftBehind == 0 else { continue }
+                    try db.execute(sql: "DELETE FROM asset_stack WHERE primary_sha1 IN (\(primaries))",
+                                   arguments: StatementArguments(touched))
+                }
                 for row in AssetStackRow.rows(of: stack) { try row.insert(db) }
             }
         }
@@ -184,8 +199,8 @@ extension Catalog {
 }
 
 extension SQLiteCatalog {
-    public func unstackedStills(after position: StackCandidate.Position?, limit: Int) async throws -> [StackCandidate] {
-        try await BlockingPool.run { [catalog] in try catalog.unstackedStills(after: position, limit: limit) }
+    public func stackCandidates(after position: StackCandidate.Position?, limit: Int) async throws -> [StackCandidate] {
+        try await BlockingPool.run { [catalog] in try catalog.stackCandidates(after: position, limit: limit) }
     }
 
     public func saveStacks(_ stacks: [AssetStack]) async throws {

@@ -265,6 +265,20 @@ enum Migrations {
                 CREATE INDEX asset_stack_by_primary ON asset_stack(primary_sha1, position);
                 """)
         }
+        migrator.registerMigration("v17: trashed Takeout JSONs") { db in
+            // What a Takeout JSON that put its photo in Google Photos' trash said, by its source path, size and
+            // modification time (as `sidecar` knows a linked one): the hold is decided again every run without
+            // reading it again.
+            try db.execute(sql: """
+                CREATE TABLE takeout_trashed (
+                    source_path TEXT PRIMARY KEY NOT NULL,
+                    source_size INTEGER NOT NULL,
+                    source_mtime_ns INTEGER NOT NULL,
+                    title TEXT,
+                    taken DATETIME
+                ) WITHOUT ROWID;
+                """)
+        }
         return migrator
     }
 }

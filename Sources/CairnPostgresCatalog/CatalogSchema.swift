@@ -339,5 +339,17 @@ enum CatalogSchema {
             """,
             "CREATE INDEX asset_stack_by_primary ON cairn.asset_stack (primary_sha1, position)",
         ]),
+        (14, [
+            // What a Takeout JSON that put its photo in Google Photos' trash said, by its source path, size and
+            // modification time.
+            """
+            CREATE TABLE cairn.takeout_trashed (
+              source_path text PRIMARY KEY,
+              source_size bigint NOT NULL,
+              source_mtime_ns bigint NOT NULL,
+              title text,
+              taken timestamptz)
+            """,
+        ]),
     ])
 }

@@ -5,16 +5,17 @@ import PostgresNIO
 
 /// Stacks in PostgreSQL, as `AssetLinkCatalog` describes them.
 extension PostgresCatalog {
-    public func unstackedStills(after position: StackCandidate.Position?, limit: Int) async throws -> [StackCandidate] {
+    public func stackCandidates(after position: StackCandidate.Position?, limit: Int) async throws -> [StackCandidate] {
         let date = position?.captureDate ?? Date.distantPast, after = position?.checksum.hex ?? ""
-        return try await failing("read the stills in no stack") { [self] in
+        return try await failing("read the stills to stack") { [self] in
             let rows = try await client.query("""
                 SELECT a.sha1, a.first_source_path, p.capture_date,
                   p.probe_json::jsonb ->> 'burstIdentifier' AS burst_identifier,
-                  p.probe_json::jsonb ->> 'cameraModel' AS camera_model
+                  p.probe_json::jsonb ->> 'cameraModel' AS camera_model,
+                  s.primary_sha1 AS stack_primary
                 FROM cairn.asset a JOIN cairn.media_probe p ON p.sha1 = a.sha1
+                LEFT JOIN cairn.asset_stack s ON s.member_sha1 = a.sha1
                 WHERE p.capture_date IS NOT NULL AND a.kind = 'photo' AND (p.capture_date, a.sha1) > (\(date), \(after))
-                  AND NOT EXISTS (SELECT 1 FROM cairn.asset_stack s WHERE s.member_sha1 = a.sha1)
                 ORDER BY p.capture_date, a.sha1 LIMIT \(limit)
                 """, logger: logger)
             var candidates: [StackCandidate] = []
@@ -25,20 +26,35 @@ extension PostgresCatalog {
 
     public func saveStacks(_ stacks: [AssetStack]) async throws {
         guard !stacks.isEmpty else { return }
-        let rows = try Self.json(AssetStack.disjoint(stacks).flatMap(AssetStackRow.rows(of:)))
         return try await failing("save \(stacks.count) stacks") { [self] in
-            // A stack one of whose members is stacked already is left out whole.
-            try await client.query("""
-                INSERT INTO cairn.asset_stack (member_sha1, primary_sha1, position, basis, stacked_at)
-                SELECT x.member_sha1, x.primary_sha1, x.position, x.basis, to_timestamp(x.stacked_at)
-                FROM jsonb_to_recordset(\(rows)::jsonb) AS x(member_sha1 text, primary_sha1 text, position integer,
-                  basis text, stacked_at double precision)
-                WHERE NOT EXISTS (
-                  SELECT 1 FROM jsonb_to_recordset(\(rows)::jsonb) AS y(member_sha1 text, primary_sha1 text)
-                  JOIN cairn.asset_stack s ON s.member_sha1 = y.member_sha1
-                  WHERE y.primary_sha1 = x.primary_sha1)
-                ON CONFLICT DO NOTHING
-                """, logger: logger)
+            try await client.withTransaction(logger: logger) { connection in
+                // One saver at a time: what a stack replaces is decided on what the table holds.
+                try await connection.query("LOCK TABLE cairn.asset_stack IN SHARE ROW EXCLUSIVE MODE", logger: logger)
+                for stack in AssetStack.disjoint(stacks) {
+                    let members = stack.members.map(\.hex)
+                    var touched: [String] = []
+                    for try await primary in try await connection.query("""
+                        SELECT DISTINCT primary_sha1 FROM cairn.asset_stack WHERE member_sha1 = ANY(\(members)::text[])
+                        """, logger: logger).decode(String.self) { touched.append(primary) }
+                    if !touched.isEmpty {
+                        var splits = false
+                        for try await _ in try await connection.query("""
+                            SELECT member_sha1 FROM cairn.asset_stack
+                            WHERE primary_sha1 = ANY(\(touched)::text[]) AND NOT member_sha1 = ANY(\(members)::text[]) LIMIT 1
+                            """, logger: logger).decode(String.self) { splits = true }
+                        if splits { continue }
+                        try await connection.query("""
+                            DELETE FROM cairn.asset_stack WHERE primary_sha1 = ANY(\(touched)::text[])
+                            """, logger: logger)
+                    }
+                    let positions = Array(members.indices)
+                    try await connection.query("""
+                        INSERT INTO cairn.asset_stack (member_sha1, primary_sha1, position, basis, stacked_at)
+                        SELECT m, \(stack.primary.hex), p, \(stack.basis), to_timestamp(\(stack.stackedAt.timeIntervalSince1970))
+                        FROM unnest(\(members)::text[], \(positions)::integer[]) AS x(m, p)
+                        """, logger: logger)
+                }
+            }
         }
     }
 

@@ -42,3 +42,34 @@ extension PostgresCatalog {
         }
     }
 }
+
+/// Trashed photos' Takeout JSONs in PostgreSQL, as `AssetLinkCatalog` describes them.
+extension PostgresCatalog {
+    public func trashedTakeoutJSONs(atSourcePaths paths: [String]) async throws -> [TrashedTakeoutJSON] {
+        guard !paths.isEmpty else { return [] }
+        return try await failing("read \(paths.count) trashed photos' Takeout JSONs") { [self] in
+            let rows = try await client.query("""
+                SELECT source_path, source_size, source_mtime_ns, title, taken FROM cairn.takeout_trashed
+                WHERE source_path = ANY(\(paths)::text[])
+                """, logger: logger)
+            var found: [TrashedTakeoutJSON] = []
+            for try await row in rows { found.append(try TrashedTakeoutJSON(from: PostgresRowDecoder(row))) }
+            return found
+        }
+    }
+
+    public func saveTrashedTakeoutJSONs(_ jsons: [TrashedTakeoutJSON]) async throws {
+        guard !jsons.isEmpty else { return }
+        let rows = try Self.json(jsons)
+        return try await failing("keep \(jsons.count) trashed photos' Takeout JSONs") { [self] in
+            try await client.query("""
+                INSERT INTO cairn.takeout_trashed (source_path, source_size, source_mtime_ns, title, taken)
+                SELECT x.source_path, x.source_size, x.source_mtime_ns, x.title, to_timestamp(x.taken)
+                FROM jsonb_to_recordset(\(rows)::jsonb)
+                  AS x(source_path text, source_size bigint, source_mtime_ns bigint, title text, taken double precision)
+                ON CONFLICT (source_path) DO UPDATE SET source_size = excluded.source_size,
+                  source_mtime_ns = excluded.source_mtime_ns, title = excluded.title, taken = excluded.taken
+                """, logger: logger)
+        }
+    }
+}

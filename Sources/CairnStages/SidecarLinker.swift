@@ -43,7 +43,16 @@ package struct SidecarLinker: Sendable {
     /// (whose metadata is read again, as a photo may have joined the album).
     package func link(sidecarsOf runFiles: any RunTables, sourceRoot: String, pageSize: Int = 512) async -> Outcome {
         var outcome = Outcome()
-        outcome.failures = await Self.eachSidecar(of: runFiles, pageSize: pageSize) { sidecar, folder in
+        var trashed: [String: TrashedTakeoutJSON] = [:]
+        outcome.failures = await Self.eachSidecar(of: runFiles, pageSize: pageSize, page: { page in
+            trashed = await knownTrashed(page)
+        }) { sidecar, folder in
+            // A JSON read before as its photo's trash: while that photo is not in the library, nothing to link, and
+            // not read again.
+            if let known = trashed[sidecar.relativePath], known.describes(sidecar),
+               !(await holdsMedia(of: sidecar, title: known.title, in: folder)) {
+                return
+            }
             await link(sidecar, sourceRoot: sourceRoot, index: folder.index, checksums: folder.checksums, into: &outcome)
         }
         return outcome
@@ -56,18 +65,52 @@ package struct SidecarLinker: Sendable {
     package func takeoutFacts(of runFiles: any RunTables, sourceRoot: String, dates: Bool, pageSize: Int = 512) async
         -> [String: TakeoutMediaFacts] {
         var found: [String: TakeoutMediaFacts] = [:]
-        _ = await Self.eachSidecar(of: runFiles, pageSize: pageSize) { sidecar, folder in
+        var trashed: [String: TrashedTakeoutJSON] = [:]
+        var read: [TrashedTakeoutJSON] = []
+        _ = await Self.eachSidecar(of: runFiles, pageSize: pageSize, page: { page in
+            trashed = await knownTrashed(page)
+        }) { sidecar, folder in
             let name = FileSystem.baseName(of: sidecar.relativePath)
             guard SidecarMatcher.kind(of: name) == .takeout, !TakeoutAlbumMetadata.isCandidate(name: name) else { return }
+            // A trashed photo's JSON is read once: its photo is held back, so it is never linked, and asked again.
+            if let known = trashed[sidecar.relativePath], known.describes(sidecar) {
+                guard let media = SidecarMatcher.media(for: sidecar.relativePath, in: folder.index, title: known.title)
+                else { return }
+                found[media] = TakeoutMediaFacts(json: name, trashed: true, taken: known.taken)
+                return
+            }
             let path = sourceRoot + "/" + sidecar.relativePath
             guard let bytes = try? await BlockingWork.run({ try FileHasher().readWhole(path: path, expected: nil) }),
                   bytes.count <= SidecarMatcher.maxBytes, dates || Self.mentionsTrash(bytes),
-                  let metadata = TakeoutMetadata(data: Data(bytes)), dates || metadata.facts?.trashed == true,
-                  let media = SidecarMatcher.media(for: sidecar.relativePath, in: folder.index, title: metadata.title)
+                  let metadata = TakeoutMetadata(data: Data(bytes)), dates || metadata.facts?.trashed == true
+            else { return }
+            if metadata.facts?.trashed == true {
+                read.append(TrashedTakeoutJSON(sourcePath: sidecar.relativePath, size: sidecar.fingerprint.size,
+                                               modificationTimeNanoseconds: sidecar.fingerprint.modificationTimeNanoseconds,
+                                               title: metadata.title, taken: metadata.photoTaken))
+            }
+            guard let media = SidecarMatcher.media(for: sidecar.relativePath, in: folder.index, title: metadata.title)
             else { return }
             found[media] = TakeoutMediaFacts(json: name, trashed: metadata.facts?.trashed == true, taken: metadata.photoTaken)
         }
+        // Kept for the next runs; one that cannot be kept is read again then.
+        try? await catalog.saveTrashedTakeoutJSONs(read)
         return found
+    }
+
+    /// What the catalog kept of the page's Takeout JSONs that said their photo was in the trash; none when it cannot
+    /// be asked (they are read then).
+    private func knownTrashed(_ page: [RunSidecar]) async -> [String: TrashedTakeoutJSON] {
+        let jsons = page.filter { SidecarMatcher.kind(of: $0.record.relativePath) == .takeout }.map(\.record.relativePath)
+        guard !jsons.isEmpty, let known = try? await catalog.trashedTakeoutJSONs(atSourcePaths: jsons) else { return [:] }
+        return Dictionary(known.map { ($0.sourcePath, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// Whether the media a Takeout JSON (of this title) names is in the library.
+    private func holdsMedia(of sidecar: SourceFile, title: String?, in folder: FolderMedia) async -> Bool {
+        guard let media = SidecarMatcher.media(for: sidecar.relativePath, in: folder.index, title: title),
+              let checksum = folder.checksums[media] else { return false }
+        return (try? await catalog.asset(checksum)) != nil
     }
 
     /// Whether a JSON's bytes hold `"trashed"`: most do not, and are not parsed.
@@ -89,7 +132,7 @@ package struct SidecarLinker: Sendable {
 
     /// Calls `body` with each of the run's sidecars not linked as they are now, and its folder's media, read once
     /// per folder. Returns what could not be read (the walk stops at a page that cannot be).
-    private static func eachSidecar(of runFiles: any RunTables, pageSize: Int,
+    private static func eachSidecar(of runFiles: any RunTables, pageSize: Int, page pageStart: ([RunSidecar]) async -> Void,
                                     _ body: (SourceFile, FolderMedia) async -> Void) async -> [ImportFailure] {
         var failures: [ImportFailure] = []
         var folder: FolderMedia?
@@ -105,6 +148,7 @@ package struct SidecarLinker: Sendable {
             }
             guard let end = page.last else { return failures }
             last = end
+            await pageStart(page)
             for sidecar in page where SidecarMatcher.kind(of: sidecar.record.relativePath) != nil {
                 if folder?.name != sidecar.folder {
                     do {

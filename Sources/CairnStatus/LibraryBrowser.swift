@@ -60,9 +60,13 @@ public struct AssetDetails: Codable, Sendable, Equatable {
     /// The other half of a Live Photo: its movie (for a still) or its still (for a movie), and why they pair.
     public var pairedWith: String?
     public var pairBasis: String?
-    /// The stack it is in, primary (the one shown) first, and why those shots stack.
+    /// The stack it is in, primary (the one shown) first, and why those shots stack: its members in the library (not
+    /// those in the trash).
     public var stack: [String]?
     public var stackBasis: String?
+    /// The stack's primary when that is in the trash: `stack` is then absent, and each member is listed on its own
+    /// (as `cairn ls` does) until the primary is restored.
+    public var stackPrimaryTrashed: String?
     /// What Google Photos knew of it (favourite, archived, caption, people, ...), from its Takeout JSON.
     public var googlePhotos: GooglePhotosFacts?
     public var importedAt: Date
@@ -140,7 +144,22 @@ public struct LibraryBrowser: Sendable {
         let probe = try await catalog.mediaProbe(checksum).flatMap { MediaProbe(storedJSON: $0.probeJSON) }
         let item = try await catalog.importItem(checksum)
         let pair = try await catalog.pair(of: checksum)
-        let stack = try await catalog.stack(of: checksum)
+        let found = try await catalog.stack(of: checksum)
+        var stack = found
+        var stackPrimaryTrashed: String?
+        if var shown = found {
+            var kept: [Checksum] = []
+            for member in shown.members where try await catalog.asset(member) != nil { kept.append(member) }
+            if kept.first != shown.primary {
+                stackPrimaryTrashed = shown.primary.hex
+                stack = nil
+            } else if kept.count < 2 {
+                stack = nil
+            } else {
+                shown.members = kept
+                stack = shown
+            }
+        }
         return AssetDetails(
             sha1: checksum.hex, kind: asset.kind.rawValue, bytes: asset.size, original: layout.absolute(asset.originalPath),
             sourcePaths: try await catalog.sourcePaths(of: checksum).map { $0.root + "/" + $0.relativePath },
@@ -161,8 +180,8 @@ public struct LibraryBrowser: Sendable {
             tags: try await catalog.tags(of: checksum),
             gpsSource: probe?.gpsSource,
             pairedWith: pair.map { $0.still == checksum ? $0.motion.hex : $0.still.hex }, pairBasis: pair?.basis,
-            stack: stack.map { $0.members.map(\.hex) }, stackBasis: stack?.basis,
-            googlePhotos: probe?.googlePhotos, importedAt: asset.importedAt, runId: asset.runID)
+            stack: stack.map { $0.members.map(\.hex) }, stackBasis: stack == nil && stackPrimaryTrashed == nil ? nil : found?.basis,
+            stackPrimaryTrashed: stackPrimaryTrashed, googlePhotos: probe?.googlePhotos, importedAt: asset.importedAt, runId: asset.runID)
     }
 
     /// The library's assets by capture time; `album` (a title, any case) keeps that album's members alone,

@@ -107,6 +107,8 @@ struct AssetCommand: AsyncParsableCommand {
             let role = primary == asset.sha1 ? "shown, with \(stack.count - 1) more" : "one of \(stack.count), shown: \(primary)"
             lines.append("stack      \(role) (by \(asset.stackBasis ?? "?"))")
             for member in stack.dropFirst() where member != asset.sha1 { lines.append("  member   \(member)") }
+        } else if let primary = asset.stackPrimaryTrashed {
+            lines.append("stack      on its own while the one shown, \(primary), is in the trash (by \(asset.stackBasis ?? "?"))")
         }
         if let kept = asset.keptWithoutPreview { lines.append("preview    none: kept without preview (\(kept))") }
         if let state = asset.state { lines.append("state      " + state + (asset.reason.map { ": \($0)" } ?? "")) }

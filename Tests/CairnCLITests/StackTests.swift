@@ -8,14 +8,9 @@ import Testing
     /// A five-frame burst (one camera, a fifth of a second apart), an iPhone's two-frame burst (its MakerNote's burst
     /// identifier; 3 s apart, too far for the time rule), a HEIC beside its JPEG, and a lone photo.
     static func writeShots(in source: String) throws {
+        try writeLaterFrames(in: source, frames: 0..<5)
         try FileManager.default.createDirectory(atPath: source + "/burst", withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: source + "/pair", withIntermediateDirectories: true)
-        for frame in 0..<5 {
-            var exif = ExifFields()
-            exif.dateTimeOriginal = "2021:06:01 10:00:00"
-            exif.subSecTimeOriginal = String(100 + 200 * frame)
-            try MediaFixtures.jpegWithExif(at: source + "/burst/DSC_010\(frame).JPG", width: 200 + 2 * frame, exif: exif)
-        }
         var shot = ExifFields()
         shot.dateTimeOriginal = "2019:03:02 08:00:00"
         try MediaFixtures.jpegWithExif(at: source + "/pair/IMG_2000.JPG", width: 240, exif: shot)
@@ -29,6 +24,17 @@ import Testing
         }
         shot.dateTimeOriginal = "2015:01:01 12:00:00"
         try MediaFixtures.jpegWithExif(at: source + "/LONE.jpg", width: 260, exif: shot)
+    }
+
+    /// Frames of the burst, a fifth of a second apart from 10:00:00.1 (frames 5 and 6 are a later run's).
+    static func writeLaterFrames(in source: String, frames: Range<Int>) throws {
+        try FileManager.default.createDirectory(atPath: source + "/burst", withIntermediateDirectories: true)
+        for frame in frames {
+            var exif = ExifFields()
+            exif.dateTimeOriginal = "2021:06:01 10:00:0\((100 + 200 * frame) / 1000)"
+            exif.subSecTimeOriginal = String((100 + 200 * frame) % 1000)
+            try MediaFixtures.jpegWithExif(at: source + "/burst/DSC_010\(frame).JPG", width: 200 + 2 * frame, exif: exif)
+        }
     }
 
     @Test func stacksAreOneLineInTheLibraryAndOffKeepsPhotosApart() throws {
@@ -69,12 +75,21 @@ import Testing
         let again = try CairnBinary.run(["import", source, "--library", library, "--plain", "--clips", "off"])
         #expect(again.status == 0 && !again.standardOutput.contains("stacked"), "\(again.standardOutput)")
 
+        // Two more frames of the burst in a later run: the stack grows, no second one is made.
+        try Self.writeLaterFrames(in: source, frames: 5..<7)
+        let later = try CairnBinary.run(["import", source, "--library", library, "--plain", "--clips", "off"])
+        #expect(later.standardOutput.contains("stacked 7 photos in 1 stack "), "\(later.standardOutput)")
+        let grown = TakeoutFactsTests.jsonLines(try CairnBinary.run(["ls", "--library", library, "--json"]).standardOutput)
+        let grownBurst = grown.first { ($0["firstSourcePath"] as? String)?.hasSuffix("DSC_0100.JPG") == true }
+        #expect((grownBurst?["stack"] as? [String])?.count == 7 && (grownBurst?["stack"] as? [String])?.prefix(5) == burst[...],
+                "\(grown)")
+        #expect(grown.count == 4, "\(grown)")
 
         let apart = folder.subpath("apart")
         let off = try CairnBinary.run(["import", source, "--library", apart, "--plain", "--clips", "off", "--stacks", "off"])
         #expect(off.status == 0 && !off.standardOutput.contains("stacked"), "\(off.standardOutput)")
         let all = try CairnBinary.run(["ls", "--library", apart, "--json"])
-        #expect(TakeoutFactsTests.jsonLines(all.standardOutput).count == 10, "\(all.standardOutput)")
+        #expect(TakeoutFactsTests.jsonLines(all.standardOutput).count == 12, "\(all.standardOutput)")
         let bad = try CairnBinary.run(["import", source, "--library", apart, "--stacks", "maybe"])
         #expect(bad.status == 64, "\(bad.standardError)")
 
@@ -90,8 +105,14 @@ import Testing
             #expect(trashed.status == 0, "\(trashed.standardOutput)\(trashed.standardError)")
         }
         let after = TakeoutFactsTests.names(try CairnBinary.run(["ls", "--library", library, "--json"]).standardOutput)
-        #expect(after == ["DSC_0101.JPG", "DSC_0102.JPG", "DSC_0103.JPG", "DSC_0104.JPG", "IMG_2000.JPG", "IMG_5001.JPG",
-                          "LONE.jpg"], "\(after)")
+        #expect(after == ["DSC_0101.JPG", "DSC_0102.JPG", "DSC_0103.JPG", "DSC_0104.JPG", "DSC_0105.JPG", "DSC_0106.JPG",
+                          "IMG_2000.JPG", "IMG_5001.JPG", "LONE.jpg"], "\(after)")
+        let member = try CairnBinary.run(["asset", source + "/burst/DSC_0101.JPG", "--library", library])
+        #expect(member.standardOutput.contains("stack      on its own while the one shown, \(burst[0]), is in the trash (by burst time)"),
+                "\(member.standardOutput)")
+        let memberJSON = try CairnBinary.run(["asset", source + "/burst/DSC_0101.JPG", "--library", library, "--json"])
+        #expect(memberJSON.standardOutput.contains(#""stackPrimaryTrashed":"\#(burst[0])""#)
+                && !memberJSON.standardOutput.contains(#""stack":["#), "\(memberJSON.standardOutput)")
     }
 
     @Test func stacksAreMadeInImmichOnceWithThePrimaryFirst() async throws {
@@ -117,6 +138,15 @@ import Testing
         let second = try fixture.sync()
         #expect(second.status == 0 && !second.standardOutput.contains("made in Immich"), "\(second.standardOutput)")
         #expect(try await fixture.double.state().assets.first { $0.originalFileName == "DSC_0100.JPG" }?.stackId == burstStack)
+
+        // Two more frames in a later run: the stack is made again with all seven, the first frame still first; the
+        // server folds the old stack (its primary is among the ids) into the new one.
+        try Self.writeLaterFrames(in: fixture.source, frames: 5..<7)
+        let third = try fixture.sync()
+        #expect(third.status == 0 && third.standardOutput.contains("1 stack made in Immich"), "\(third.standardOutput)")
+        let grown = try await fixture.double.state().assets.filter { $0.originalFileName.hasPrefix("DSC_") }
+        #expect(grown.count == 7 && Set(grown.map(\.stackId)).count == 1, "\(grown)")
+        #expect(grown.allSatisfy { $0.stackPrimaryAssetId == cover.id && $0.stackId != nil && $0.stackId != burstStack })
     }
 
     /// A key that may not make stacks: said, not failed; the stacks wait in the catalog for a key that may.

@@ -89,8 +89,8 @@ import Testing
         #expect(TakeoutFactsTests.names(try cairn(["ls", "--album", "Paris", "--json"]).standardOutput) == ["ARCH.jpg", "STAR.jpg"])
 
         // Nothing changed: no byte of an archive is read again (each is zeroed in place with its stat facts kept),
-        // but for the part holding the trashed photo's JSON: what is held back is decided again each run.
-        for name in ["\(Self.part)-001.zip", "\(Self.part)-003.zip", "card.tgz"] {
+        // not even the trashed photo's JSON, whose hold is decided again each run from what the catalog kept of it.
+        for name in ["\(Self.part)-001.zip", "\(Self.part)-002.zip", "\(Self.part)-003.zip", "card.tgz"] {
             try ArchiveImportTests.zeroKeepingStatFacts(folder.subpath("src/" + name))
         }
         let again = try cairn(["import", folder.subpath("src"), "--plain", "--clips", "off", "--archives", "read"])

@@ -73,6 +73,27 @@ import Testing
         #expect(stacks.map { paths($0, stills) } == [["w/IMG_1.JPG", "w/IMG_1.CR2"], ["w/IMG_2.JPG", "w/IMG_3.JPG", "w/IMG_4.JPG"]])
     }
 
+    @Test func aLaterRunsFramesGrowTheStackOfTheFirstOnesAndNeverSplitOne() {
+        // Run 1 stacked frames 0-2 of a burst; run 2 brings frames 3 and 4.
+        var first = (0..<3).map { Self.still("x/DSC_\(10 + $0).JPG", Double($0) * 0.2) }
+        let primary = first[0].checksum
+        for index in first.indices { first[index].stackPrimary = primary }
+        let later = (3..<5).map { Self.still("x/DSC_\(10 + $0).JPG", Double($0) * 0.2) }
+        let grown = AssetStacking.stacks(among: first + later, at: Self.moment)
+        #expect(grown.map { paths($0, first + later) } == [(first + later).map(\.firstSourcePath)])
+
+        // Nothing new: the stack made before is not made again.
+        #expect(AssetStacking.stacks(among: first, at: Self.moment).isEmpty)
+
+        // A stack made before of a RAW+JPEG pair and the next frame: today's rules would take the pair apart from
+        // that frame and make a burst of it with two new frames. That would split the stack: left out.
+        var old = [Self.still("y/IMG_1.JPG", 0), Self.still("y/IMG_1.CR2", 0), Self.still("y/IMG_2.JPG", 0.2)]
+        for index in old.indices { old[index].stackPrimary = old[0].checksum }
+        let frames = [Self.still("y/IMG_3.JPG", 0.4), Self.still("y/IMG_4.JPG", 0.6)]
+        #expect(StackRules.stacks(among: old + frames, at: Self.moment).count == 2)
+        #expect(AssetStacking.stacks(among: old + frames, at: Self.moment).isEmpty)
+    }
+
     @Test(arguments: [
         ("20231207_101605_001.jpg", "samsung 20231207_101605", 1, true),
         ("20231207_101605_003_COVER.JPG", "samsung 20231207_101605", 3, true),
