@@ -9,7 +9,22 @@ import OpenAPIRuntime
 
 /// One file to upload, with everything Immich v3 takes beside its bytes.
 public struct ImmichUploadFile: Sendable {
-    public var path: String
+    /// Where bytes to send are: a file, read as it is sent, or bytes held in memory (an archive's entry, read out of
+    /// it once).
+    public enum Content: Sendable {
+        case file(String)
+        case bytes([UInt8])
+
+        /// The file's path, or what stands for bytes in memory, for messages.
+        public var description: String {
+            switch self {
+            case .file(let path): path
+            case .bytes(let bytes): "\(bytes.count) bytes in memory"
+            }
+        }
+    }
+
+    public var content: Content
     public var byteCount: Int64
     public var checksum: Checksum
     /// The name Immich shows (`originalFileName`).
@@ -24,12 +39,12 @@ public struct ImmichUploadFile: Sendable {
     /// The still of a Live Photo names its movie's asset.
     public var livePhotoVideoID: String?
     /// An XMP sidecar delivered with the file.
-    public var sidecarPath: String?
+    public var sidecar: Content?
 
-    public init(path: String, byteCount: Int64, checksum: Checksum, filename: String, createdAt: String,
+    public init(content: Content, byteCount: Int64, checksum: Checksum, filename: String, createdAt: String,
                 modifiedAt: String, durationMilliseconds: Int? = nil, hidden: Bool = false,
-                livePhotoVideoID: String? = nil, sidecarPath: String? = nil) {
-        self.path = path
+                livePhotoVideoID: String? = nil, sidecar: Content? = nil) {
+        self.content = content
         self.byteCount = byteCount
         self.checksum = checksum
         self.filename = filename
@@ -38,7 +53,7 @@ public struct ImmichUploadFile: Sendable {
         self.durationMilliseconds = durationMilliseconds
         self.hidden = hidden
         self.livePhotoVideoID = livePhotoVideoID
-        self.sidecarPath = sidecarPath
+        self.sidecar = sidecar
     }
 }
 
@@ -73,42 +88,26 @@ extension ImmichClient {
     private func uploadOnce(_ file: ImmichUploadFile) async throws(ImmichFailure) -> ImmichUploadResult {
         let response: HTTPResponse, answer: HTTPBody?
         do {
-            (response, answer) = try await FileSystem.shared.withFileHandle(forReadingAt: FilePath(file.path)) { handle in
-                let sidecar = try file.sidecarPath.map { try Data(contentsOf: URL(fileURLWithPath: $0)) }
-                let framing = UploadFraming(file: file, sidecar: sidecar)
-                let chunks = handle.readChunks(in: 0..<file.byteCount, chunkLength: Self.uploadChunk)
-                    .map { ArraySlice($0.readableBytesView) }
-                let progress = BodyProgress()
-                let body = HTTPBody(FramedBody(framing: framing, file: chunks, progress: progress),
-                                    length: .known(framing.length(fileBytes: file.byteCount)), iterationBehavior: .single)
-                var request = HTTPRequest(method: .post, scheme: nil, authority: nil, path: "/assets")
-                request.headerFields[.contentType] = framing.contentType
-                request.headerFields[.accept] = "application/json"
-                request.headerFields[Self.checksumHeader] = file.checksum.hex
-                request.headerFields[APIKeyMiddleware.header] = key.value
-                let (uploads, endpoint, idle, sending) = (self.uploads, self.endpoint, timeouts.idleWrite, request)
-                // The send, raced against a body that stopped moving (the server no longer reads it).
-                return try await withThrowingTaskGroup(of: (HTTPResponse, HTTPBody?)?.self) { group in
-                    group.addTask {
-                        try await uploads.send(sending, body: body, baseURL: endpoint.apiURL, operationID: "uploadAsset")
-                    }
-                    group.addTask {
-                        try await progress.stalled(after: idle)
-                        return nil
-                    }
-                    defer { group.cancelAll() }
-                    guard let sent = try await group.next(), let answer = sent else {
-                        throw ImmichFailure(kind: .retryable, operation: "upload",
-                                            message: "the server stopped reading the upload (no progress for \(idle))",
-                                            outcomeUnknown: true, category: .timeout)
-                    }
-                    return answer
+            let sidecar: Data? = switch file.sidecar {
+            case .file(let path): try Data(contentsOf: URL(fileURLWithPath: path))
+            case .bytes(let bytes): Data(bytes)
+            case nil: nil
+            }
+            switch file.content {
+            case .file(let path):
+                (response, answer) = try await FileSystem.shared.withFileHandle(forReadingAt: FilePath(path)) { handle in
+                    let chunks = handle.readChunks(in: 0..<file.byteCount, chunkLength: Self.uploadChunk)
+                        .map { ArraySlice($0.readableBytesView) }
+                    return try await send(file, sidecar: sidecar, chunks: chunks)
                 }
+            case .bytes(let bytes):
+                (response, answer) = try await send(file, sidecar: sidecar,
+                                                    chunks: MemoryChunks(bytes: bytes, length: Int(Self.uploadChunk.bytes)))
             }
         } catch let error as FileSystemError {
             // The source file itself: gone or unreadable since it was hashed. Not Immich's failure, not retried.
             throw ImmichFailure(kind: .permanent, operation: "upload",
-                                message: "cannot read \(file.path): \(error.code)",
+                                message: "cannot read \(file.content.description): \(error.code)",
                                 category: Self.category(of: error.code))
         } catch let failure as ImmichFailure {
             throw failure
@@ -129,6 +128,39 @@ extension ImmichClient {
             try JSONDecoder().decode(Components.Schemas.AssetMediaResponseDto.self, from: data)
         }
         return response.status.code == 201 ? .created(assetID: created.id) : .duplicate(assetID: created.id)
+    }
+
+    /// Sends one upload whose file part is `chunks`, raced against a body that stopped moving (the server no longer
+    /// reads it).
+    private func send<Chunks: AsyncSequence & Sendable>(_ file: ImmichUploadFile, sidecar: Data?, chunks: Chunks)
+        async throws -> (HTTPResponse, HTTPBody?) where Chunks.Element == ArraySlice<UInt8>
+    {
+        let framing = UploadFraming(file: file, sidecar: sidecar)
+        let progress = BodyProgress()
+        let body = HTTPBody(FramedBody(framing: framing, file: chunks, progress: progress),
+                            length: .known(framing.length(fileBytes: file.byteCount)), iterationBehavior: .single)
+        var request = HTTPRequest(method: .post, scheme: nil, authority: nil, path: "/assets")
+        request.headerFields[.contentType] = framing.contentType
+        request.headerFields[.accept] = "application/json"
+        request.headerFields[Self.checksumHeader] = file.checksum.hex
+        request.headerFields[APIKeyMiddleware.header] = key.value
+        let (uploads, endpoint, idle, sending) = (self.uploads, self.endpoint, timeouts.idleWrite, request)
+        return try await withThrowingTaskGroup(of: (HTTPResponse, HTTPBody?)?.self) { group in
+            group.addTask {
+                try await uploads.send(sending, body: body, baseURL: endpoint.apiURL, operationID: "uploadAsset")
+            }
+            group.addTask {
+                try await progress.stalled(after: idle)
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let sent = try await group.next(), let answer = sent else {
+                throw ImmichFailure(kind: .retryable, operation: "upload",
+                                    message: "the server stopped reading the upload (no progress for \(idle))",
+                                    outcomeUnknown: true, category: .timeout)
+            }
+            return answer
+        }
     }
 
     static let checksumHeader = HTTPField.Name("x-immich-checksum")!

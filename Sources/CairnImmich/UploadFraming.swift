@@ -88,6 +88,29 @@ struct FramedBody<File: AsyncSequence & Sendable>: AsyncSequence, Sendable where
     }
 }
 
+/// Bytes held in memory as the chunks of an upload's file part.
+struct MemoryChunks: AsyncSequence, Sendable {
+    typealias Element = ArraySlice<UInt8>
+    let bytes: [UInt8]
+    /// The most a chunk holds.
+    let length: Int
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        let bytes: [UInt8]
+        let length: Int
+        var at = 0
+
+        mutating func next() async -> ArraySlice<UInt8>? {
+            guard at < bytes.count else { return nil }
+            let end = Swift.min(bytes.count, at + length)
+            defer { at = end }
+            return bytes[at..<end]
+        }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(bytes: bytes, length: Swift.max(1, length)) }
+}
+
 /// When the transport last took a chunk of a request body, and whether it took the last one. AsyncHTTPClient's
 /// write timeout only counts time the connection could take data and the body gave none; a server that stops
 /// reading makes the connection unwritable, which that timeout never counts: `stalled(after:)` does.

@@ -26,37 +26,58 @@ struct ImmichStages: PipelineStages {
         // Immich 3.0 keeps an empty upload as an asset it can never show, and 3.1 refuses it ("File is empty",
         // `file-upload.interceptor.ts`): not sent, and said so.
         guard item.byteCount > 0 else { throw Self.emptyFile }
-        let media = run.media
-        // An archive's entry is uploaded from a copy of its own in the state folder's tmp/ (removed after).
-        let readable = try await ReadableSource.open(item, scratch: run.library.layout.temporaryDirectory, work: run.work)
-        defer { readable.close() }
-        let path = readable.path
-        let probe = try? await BlockingWork.run(tracking: run.work) { () throws -> MediaProbe in try media.probe(path: path) }
-        let modified = (try? FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date) ?? Date()
+        let media = run.media, name = FileSystem.baseName(of: item.relativePath)
+        let probe: MediaProbe?, content: ImmichUploadFile.Content, modified: Date
+        var held: HeldEntryBytes?
+        var readable: ReadableSource?
+        defer {
+            readable?.close()
+            held?.release()
+        }
+        if let archive = SourceArchive.split(item.sourcePath)?.archive, item.byteCount <= Self.entryBytesInMemory {
+            // An archive's entry of a photo's size is read out of it once, into memory, and sent from there; a JPEG or
+            // PNG is probed there too, anything else from a copy in the state folder's tmp/ (removed after).
+            let entry = try await HeldEntryBytes.read(item, work: run.work)
+            held = entry
+            content = .bytes(entry.bytes)
+            if let still = try? media.probeStill(bytes: entry.bytes, name: name) {
+                probe = still
+            } else {
+                let copy = try await ReadableSource.write(entry, of: item, scratch: run.library.layout.temporaryDirectory,
+                                                          work: run.work)
+                readable = copy
+                probe = try? await BlockingWork.run(tracking: run.work) { () throws -> MediaProbe in try media.probe(path: copy.path) }
+            }
+            modified = (try? FileManager.default.attributesOfItem(atPath: archive)[.modificationDate] as? Date) ?? Date()
+        } else {
+            // A file, or a larger entry copied out into the state folder's tmp/ (removed after).
+            let source = try await ReadableSource.open(item, scratch: run.library.layout.temporaryDirectory, work: run.work)
+            readable = source
+            content = .file(source.path)
+            probe = try? await BlockingWork.run(tracking: run.work) { () throws -> MediaProbe in try media.probe(path: source.path) }
+            modified = (try? FileManager.default.attributesOfItem(atPath: source.path)[.modificationDate] as? Date) ?? Date()
+        }
         let taken = probe?.captureTime
         let offset = taken?.offset.flatMap(UTCOffset.parse)
         let createdAt = taken?.instant.map { Timestamp.withMilliseconds($0, offsetSeconds: offset) }
             ?? Timestamp.withMilliseconds(modified)
-        let name = FileSystem.baseName(of: item.relativePath)
         guard let uploadName = ImmichUploadName.name(for: name, kind: item.kind, container: probe?.container,
                                                      accepted: destination.identity.mediaExtensions) else {
             throw StageFailure.unusable(FailureReason(
                 "not accepted by this Immich server (no file type it takes fits \(name))", category: .unsupported))
         }
         if uploadName != name { destination.renamed(name, as: uploadName) }
-        // An archive's entry takes the XMP beside it in the archive, copied out as the entry was.
-        let sidecar = SourceArchive.split(item.sourcePath) == nil
-            ? Self.xmpSidecar(of: item.sourcePath).map { (path: $0, isCopy: false) }
-            : try? await BlockingWork.run(tracking: run.work) {
-                try Self.archivedXMPSidecar(of: item.sourcePath, scratch: run.library.layout.temporaryDirectory)
-            }.map { (path: $0, isCopy: true) }
-        defer { if let sidecar, sidecar.isCopy { unlink(sidecar.path) } }
+        // An archive's entry takes the XMP beside it in the archive, read out of it as the entry was.
+        let sidecar: ImmichUploadFile.Content? = SourceArchive.split(item.sourcePath) == nil
+            ? Self.xmpSidecar(of: item.sourcePath).map { .file($0) }
+            : (try? await BlockingWork.run(tracking: run.work) { try Self.archivedXMPSidecar(of: item.sourcePath) })
+                .flatMap { $0 }.map { .bytes($0) }
         let file = ImmichUploadFile(
-            path: path, byteCount: item.byteCount, checksum: item.checksum,
+            content: content, byteCount: item.byteCount, checksum: item.checksum,
             filename: uploadName, createdAt: createdAt,
             modifiedAt: Timestamp.withMilliseconds(modified),
             durationMilliseconds: item.kind == .video ? probe?.durationSeconds.map { Int(($0 * 1000).rounded()) } : nil,
-            sidecarPath: sidecar?.path)
+            sidecar: sidecar)
         let result: ImmichUploadResult
         do { result = try await destination.client.upload(file) } catch {
             throw stageFailure(destination.refusedOrFailed(error))
@@ -72,6 +93,8 @@ struct ImmichStages: PipelineStages {
     func synthesizeClip(_ item: ImportItem) async throws -> PhaseResult { throw Self.notALane }
 
     static let notALane = StageFailure.unusable("an Immich destination makes no derivatives")
+    /// An archive's entry up to this size (a photo's, not a film's) is sent from memory, never copied to disk.
+    static let entryBytesInMemory: Int64 = 16 << 20
     static let emptyFile = StageFailure.unusable(FailureReason(
         "empty file (0 bytes): not sent to Immich, which cannot show it", category: .corrupt))
 
@@ -97,8 +120,8 @@ struct ImmichStages: PipelineStages {
     }
 
     /// The XMP sidecar beside an archive's entry in its archive (or in another part of a split one), by the same
-    /// names, copied into `scratch`: its path there, or nil when there is none (or it is empty, or too large).
-    static func archivedXMPSidecar(of path: String, scratch: String) throws -> String? {
+    /// names: its bytes, or nil when there is none (or it is empty, or too large).
+    static func archivedXMPSidecar(of path: String) throws -> [UInt8]? {
         let folder = FileSystem.parentDirectory(of: path), name = FileSystem.baseName(of: path)
         let stem = name.lastIndex(of: ".").map { String(name[..<$0]) } ?? name
         for candidate in [name + ".xmp", name + ".XMP", stem + ".xmp", stem + ".XMP"] {
@@ -106,12 +129,7 @@ struct ImmichStages: PipelineStages {
             guard SidecarMatcher.media(for: candidate, among: [name]) == name, SourceArchive.holds(sidecar) else { continue }
             let bytes = try FileHasher().readWhole(path: sidecar, expected: nil)
             guard !bytes.isEmpty, bytes.count <= SidecarMatcher.maxBytes else { continue }
-            try FileSystem.makeDirectories(scratch)
-            let copy = scratch + "/xmp-\(getpid())-\(UInt64.random(in: 0...UInt64.max)).partial.xmp"
-            guard FileManager.default.createFile(atPath: copy, contents: Data(bytes)) else {
-                throw StageFailure.transient(FailureReason("cannot write \(copy)"))
-            }
-            return copy
+            return bytes
         }
         return nil
     }

@@ -69,6 +69,12 @@ public struct MediaEngine: Sendable {
         try MediaInterrupt.during(interrupt) { () throws(MediaError) in try Prober(configuration: configuration).probe(path: path) }
     }
 
+    /// Reads a JPEG or PNG held whole in memory as `probe(path:)` reads its file; nil for anything else (it needs a
+    /// file). `name` gives the extension and names it in errors.
+    public func probeStill(bytes: [UInt8], name: String) throws(MediaError) -> MediaProbe? {
+        try Prober(configuration: configuration).probeStill(bytes: bytes, name: name)
+    }
+
     /// Decodes `source` once (a still, or a video's poster frame) and writes the thumbnail, the preview
     /// when `preview` is given, and the clip when `clip` is given and the source is a still.
     /// `sourceMayBePreview`: when the source already is what a preview would be (see

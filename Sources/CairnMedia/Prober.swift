@@ -30,6 +30,19 @@ struct Prober {
         return probe
     }
 
+    /// A JPEG or PNG held whole in memory (`name` for its extension and errors), read from its header as `probe(path:)`
+    /// reads it; nil for anything else, which needs a file.
+    func probeStill(bytes: [UInt8], name: String) throws(MediaError) -> MediaProbe? {
+        let call = FFmpegCall(file: name)
+        guard !bytes.isEmpty else { throw call.failure("probe", "empty file (0 bytes)", .corrupt) }
+        let header = StillHeader(bytes: bytes)
+        guard !RawDecoder.isRaw(path: name, header: header.leadingBytes),
+              header.container == .jpeg || header.container == .png, header.hasDimensions else { return nil }
+        var probe = try stillProbe(header, call: call)
+        probe.memory = MemoryEstimate.footprint(of: probe, header: header, fileBytes: bytes.count, configuration: configuration)
+        return probe
+    }
+
     /// Routes a file by its first bytes alone.
     private func probeByContent(path: String, size: Int, prefix: [UInt8], header: inout StillHeader,
                                 call: FFmpegCall) throws(MediaError) -> MediaProbe {

@@ -3,6 +3,7 @@ import CairnCore
 import CairnHashing
 import CairnLibrary
 import CairnPipeline
+import Foundation
 import Glibc
 
 /// An item's source as a file a stage can open: the source file itself, or, for an entry of an archive read in
@@ -40,6 +41,26 @@ package struct ReadableSource: Sendable {
         return ReadableSource(path: copy, isCopy: true, held: bytes)
     }
 
+    /// A file of `entry`'s bytes in `scratch`, for what needs a file of an entry already read into memory: counted
+    /// with those bytes (not again), removed by `close`.
+    package static func write(_ entry: HeldEntryBytes, of item: ImportItem, scratch: String, work: WorkTracker?) async throws
+        -> ReadableSource {
+        let copy = scratch + "/entry-\(item.checksum.hex)-\(getpid())-\(UInt64.random(in: 0...UInt64.max)).partial"
+        let bytes = entry.bytes
+        do {
+            try await BlockingWork.run(tracking: work) {
+                try FileSystem.makeDirectories(scratch)
+                guard FileManager.default.createFile(atPath: copy, contents: Data(bytes)) else {
+                    throw StageFailure.transient(FailureReason("cannot write \(copy)", category: .io))
+                }
+            }
+        } catch {
+            unlink(copy)
+            throw error
+        }
+        return ReadableSource(path: copy, isCopy: true, held: 0)
+    }
+
     /// Removes the copy, if this is one, and gives its bytes back.
     package func close() {
         guard isCopy else { return }
@@ -48,7 +69,36 @@ package struct ReadableSource: Sendable {
     }
 }
 
-/// What copies of archive entries may hold in scratch at once: a copy is made when those already there and it fit in
+/// An archive's entry read out of it once into memory, checked against the item's SHA1: for what can take bytes
+/// (an upload, a still's probe). Its bytes count against `ScratchBudget` as a copy would, until `release`.
+package struct HeldEntryBytes: Sendable {
+    package let bytes: [UInt8]
+    /// What was taken of the budget for them.
+    private let held: Int64
+
+    package static func read(_ item: ImportItem, work: WorkTracker?) async throws -> HeldEntryBytes {
+        let count = max(0, item.byteCount)
+        try await ScratchBudget.shared.acquire(count)
+        do {
+            let source = item.sourcePath, checksum = item.checksum
+            let bytes = try await BlockingWork.run(tracking: work) { () throws -> [UInt8] in
+                try FileHasher().readWhole(path: source, expected: checksum)
+            }
+            return HeldEntryBytes(bytes: bytes, held: count)
+        } catch let error as HashingError {
+            ScratchBudget.shared.release(count)
+            throw StageFailure(reason: error.failure, isRetryable: error.isTransient)
+        } catch {
+            ScratchBudget.shared.release(count)
+            throw error
+        }
+    }
+
+    /// Gives the bytes' share of the budget back.
+    package func release() { ScratchBudget.shared.release(held) }
+}
+
+/// What copies of archive entries (in scratch, or in memory: `HeldEntryBytes`) may hold at once: a copy is made when those already there and it fit in
 /// `allowance`, or alone. So the scratch space an import needs is never more than its largest entry plus the
 /// allowance, however many lanes upload at once: many small photos side by side, a large video by itself.
 package final class ScratchBudget: Sendable {

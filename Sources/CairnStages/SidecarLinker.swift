@@ -72,7 +72,7 @@ package struct SidecarLinker: Sendable {
         }) { sidecar, folder in
             let name = FileSystem.baseName(of: sidecar.relativePath)
             guard SidecarMatcher.kind(of: name) == .takeout, !TakeoutAlbumMetadata.isCandidate(name: name) else { return }
-            // A trashed photo's JSON is read once: its photo is held back, so it is never linked, and asked again.
+            // A trashed photo's JSON is read once: its photo is held back, so the JSON is never linked and every run asks.
             if let known = trashed[sidecar.relativePath], known.describes(sidecar) {
                 guard let media = SidecarMatcher.media(for: sidecar.relativePath, in: folder.index, title: known.title)
                 else { return }

@@ -53,7 +53,7 @@ import Glibc
             retry: RetryPolicy(attempts: 1),
             timeouts: .init(connect: .seconds(2), idleRead: .seconds(1), idleWrite: .seconds(1)))
         defer { Task { await client.close() } }
-        let file = ImmichUploadFile(path: path, byteCount: Int64(bytes.count), checksum: try #require(Checksum(hex: String(repeating: "ab", count: 20))),
+        let file = ImmichUploadFile(content: .file(path), byteCount: Int64(bytes.count), checksum: try #require(Checksum(hex: String(repeating: "ab", count: 20))),
                                     filename: "BIG.MP4", createdAt: "2024-01-01T00:00:00.000Z",
                                     modifiedAt: "2024-01-01T00:00:00.000Z")
         do {

@@ -7,7 +7,7 @@ import Testing
 /// order Immich's upload filter needs.
 @Suite struct UploadFramingTests {
     static func file(name: String = "IMG_1.jpg") -> ImmichUploadFile {
-        ImmichUploadFile(path: "/src/\(name)", byteCount: 5, checksum: Checksum(hex: String(repeating: "ab", count: 20))!,
+        ImmichUploadFile(content: .file("/src/\(name)"), byteCount: 5, checksum: Checksum(hex: String(repeating: "ab", count: 20))!,
                          filename: name, createdAt: "2024-05-06T07:08:09.000+02:00",
                          modifiedAt: "2024-05-06T07:08:09.000+02:00", durationMilliseconds: 1500)
     }
@@ -50,5 +50,19 @@ import Testing
         let text = String(decoding: framing.head, as: UTF8.self)
         #expect(text.contains("filename=\"a%22bc.jpg\""))
         #expect(!text.contains("sidecarData"))
+    }
+
+    /// Bytes in memory go out whole, in chunks of at most the length asked.
+    @Test func bytesInMemoryAreSentInBoundedChunks() async {
+        let bytes = (0..<2_500).map { UInt8(truncatingIfNeeded: $0 * 7) }
+        var sent: [UInt8] = []
+        var largest = 0
+        for await chunk in MemoryChunks(bytes: bytes, length: 1_000) {
+            largest = max(largest, chunk.count)
+            sent += chunk
+        }
+        #expect(sent == bytes && largest == 1_000)
+        var none = MemoryChunks(bytes: [], length: 1_000).makeAsyncIterator()
+        #expect(await none.next() == nil)
     }
 }

@@ -36,6 +36,25 @@ struct StillFormatTests {
         #expect(probe.gps != nil)
     }
 
+    /// A still held in memory (an archive's entry on its way to Immich) is probed as its file is; what needs a file
+    /// (a HEIC) is left to the file's probe.
+    @Test func aJPEGOrPNGInMemoryProbesAsItsFileDoes() throws {
+        var exif = ExifFields()
+        exif.orientation = 6
+        let jpeg = try MediaFixtures.jpegWithExif(at: folder.subpath("m.jpg"), width: 320, exif: exif)
+        let png = try MediaFixtures.pngWithAlpha(at: folder.subpath("m.png"))
+        for path in [jpeg, png] {
+            let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+            let inMemory = try #require(try engine.probeStill(bytes: bytes, name: URL(fileURLWithPath: path).lastPathComponent))
+            #expect(inMemory == (try engine.probe(path: path)), "\(path)")
+        }
+        let fromMemory = try #require(try engine.probeStill(bytes: [UInt8](Data(contentsOf: URL(fileURLWithPath: jpeg))), name: "m.jpg"))
+        #expect(fromMemory.width == 240 && fromMemory.height == 320 && fromMemory.cameraModel == exif.model && fromMemory.gps != nil)
+        let heic = try redBlueHEIF(avif: false)
+        #expect(try engine.probeStill(bytes: [UInt8](Data(contentsOf: URL(fileURLWithPath: heic))), name: "rb.heic") == nil)
+        #expect(throws: MediaError.self) { try engine.probeStill(bytes: [], name: "empty.jpg") }
+    }
+
     @Test(arguments: [false, true])
     func heifGetsAThumbnailAndPreviewInItsColours(avif: Bool) throws {
         let source = try redBlueHEIF(avif: avif)
