@@ -27,7 +27,9 @@ struct ImmichStages: PipelineStages {
         // `file-upload.interceptor.ts`): not sent, and said so.
         guard item.byteCount > 0 else { throw Self.emptyFile }
         let media = run.media, name = FileSystem.baseName(of: item.relativePath)
-        let probe: MediaProbe?, content: ImmichUploadFile.Content, modified: Date
+        let scratch = run.library.layout.temporaryDirectory
+        let content: ImmichUploadFile.Content, modified: Date
+        var probe: MediaProbe?
         var held: HeldEntryBytes?
         var readable: ReadableSource?
         defer {
@@ -40,22 +42,18 @@ struct ImmichStages: PipelineStages {
             let entry = try await HeldEntryBytes.read(item, work: run.work)
             held = entry
             content = .bytes(entry.bytes)
-            if let still = try? media.probeStill(bytes: entry.bytes, name: name) {
-                probe = still
-            } else {
-                let copy = try await ReadableSource.write(entry, of: item, scratch: run.library.layout.temporaryDirectory,
-                                                          work: run.work)
-                readable = copy
-                probe = try? await BlockingWork.run(tracking: run.work) { () throws -> MediaProbe in try media.probe(path: copy.path) }
-            }
+            probe = try? media.probeStill(bytes: entry.bytes, name: name)
+            if probe == nil { readable = try await ReadableSource.write(entry, of: item, scratch: scratch, work: run.work) }
             modified = (try? FileManager.default.attributesOfItem(atPath: archive)[.modificationDate] as? Date) ?? Date()
         } else {
             // A file, or a larger entry copied out into the state folder's tmp/ (removed after).
-            let source = try await ReadableSource.open(item, scratch: run.library.layout.temporaryDirectory, work: run.work)
+            let source = try await ReadableSource.open(item, scratch: scratch, work: run.work)
             readable = source
             content = .file(source.path)
-            probe = try? await BlockingWork.run(tracking: run.work) { () throws -> MediaProbe in try media.probe(path: source.path) }
             modified = (try? FileManager.default.attributesOfItem(atPath: source.path)[.modificationDate] as? Date) ?? Date()
+        }
+        if probe == nil, let path = readable?.path {
+            probe = try? await BlockingWork.run(tracking: run.work) { () throws -> MediaProbe in try media.probe(path: path) }
         }
         let taken = probe?.captureTime
         let offset = taken?.offset.flatMap(UTCOffset.parse)

@@ -21,21 +21,15 @@ package struct ReadableSource: Sendable {
     package static func open(_ item: ImportItem, scratch: String, work: WorkTracker?) async throws -> ReadableSource {
         let source = item.sourcePath
         guard SourceArchive.split(source) != nil else { return ReadableSource(path: source, isCopy: false, held: 0) }
-        let copy = scratch + "/entry-\(item.checksum.hex)-\(getpid())-\(UInt64.random(in: 0...UInt64.max)).partial"
+        let copy = copyPath(of: item, in: scratch)
         let bytes = max(0, item.byteCount)
-        try await ScratchBudget.shared.acquire(bytes)
         do {
-            _ = try await BlockingWork.run(tracking: work) { () throws -> HashedFile in
+            try await ScratchBudget.shared.holding(bytes, work: work) {
                 try FileSystem.makeDirectories(scratch)
-                return try FileHasher().copy(from: source, to: copy, expected: item.checksum, syncs: false)
+                _ = try FileHasher().copy(from: source, to: copy, expected: item.checksum, syncs: false)
             }
-        } catch let error as HashingError {
-            unlink(copy)
-            ScratchBudget.shared.release(bytes)
-            throw StageFailure(reason: error.failure, isRetryable: error.isTransient)
         } catch {
             unlink(copy)
-            ScratchBudget.shared.release(bytes)
             throw error
         }
         return ReadableSource(path: copy, isCopy: true, held: bytes)
@@ -45,8 +39,7 @@ package struct ReadableSource: Sendable {
     /// with those bytes (not again), removed by `close`.
     package static func write(_ entry: HeldEntryBytes, of item: ImportItem, scratch: String, work: WorkTracker?) async throws
         -> ReadableSource {
-        let copy = scratch + "/entry-\(item.checksum.hex)-\(getpid())-\(UInt64.random(in: 0...UInt64.max)).partial"
-        let bytes = entry.bytes
+        let copy = copyPath(of: item, in: scratch), bytes = entry.bytes
         do {
             try await BlockingWork.run(tracking: work) {
                 try FileSystem.makeDirectories(scratch)
@@ -59,6 +52,11 @@ package struct ReadableSource: Sendable {
             throw error
         }
         return ReadableSource(path: copy, isCopy: true, held: 0)
+    }
+
+    /// A name in `scratch` no other copy has, this process's or another's.
+    private static func copyPath(of item: ImportItem, in scratch: String) -> String {
+        scratch + "/entry-\(item.checksum.hex)-\(getpid())-\(UInt64.random(in: 0...UInt64.max)).partial"
     }
 
     /// Removes the copy, if this is one, and gives its bytes back.
@@ -78,29 +76,20 @@ package struct HeldEntryBytes: Sendable {
 
     package static func read(_ item: ImportItem, work: WorkTracker?) async throws -> HeldEntryBytes {
         let count = max(0, item.byteCount)
-        try await ScratchBudget.shared.acquire(count)
-        do {
-            let source = item.sourcePath, checksum = item.checksum
-            let bytes = try await BlockingWork.run(tracking: work) { () throws -> [UInt8] in
-                try FileHasher().readWhole(path: source, expected: checksum)
-            }
-            return HeldEntryBytes(bytes: bytes, held: count)
-        } catch let error as HashingError {
-            ScratchBudget.shared.release(count)
-            throw StageFailure(reason: error.failure, isRetryable: error.isTransient)
-        } catch {
-            ScratchBudget.shared.release(count)
-            throw error
+        let bytes = try await ScratchBudget.shared.holding(count, work: work) {
+            try FileHasher().readWhole(path: item.sourcePath, expected: item.checksum)
         }
+        return HeldEntryBytes(bytes: bytes, held: count)
     }
 
     /// Gives the bytes' share of the budget back.
     package func release() { ScratchBudget.shared.release(held) }
 }
 
-/// What copies of archive entries (in scratch, or in memory: `HeldEntryBytes`) may hold at once: a copy is made when those already there and it fit in
-/// `allowance`, or alone. So the scratch space an import needs is never more than its largest entry plus the
-/// allowance, however many lanes upload at once: many small photos side by side, a large video by itself.
+/// What copies of archive entries (in scratch, or in memory: `HeldEntryBytes`) may hold at once: a copy is made when
+/// those already there and it fit in `allowance`, or alone. So the scratch space (or memory) an import needs is never
+/// more than its largest entry plus the allowance, however many lanes upload at once: many small photos side by side,
+/// a large video by itself.
 package final class ScratchBudget: Sendable {
     package static let shared = ScratchBudget(allowance: 64 << 20)
 
@@ -128,4 +117,20 @@ package final class ScratchBudget: Sendable {
     package func acquire(_ bytes: Int64) async throws { try await queue.acquire(bytes) }
 
     package func release(_ bytes: Int64) { queue.update { $0 -= bytes } }
+
+    /// Takes `bytes` of the allowance and runs `body` (reading an entry out) on the blocking pool; on a failure gives
+    /// them back and throws it as the stage's (a read that failed, by what the hashing said).
+    func holding<Value: Sendable>(_ bytes: Int64, work: WorkTracker?,
+                                  _ body: @escaping @Sendable () throws -> Value) async throws -> Value {
+        try await acquire(bytes)
+        do {
+            return try await BlockingWork.run(tracking: work, body)
+        } catch let error as HashingError {
+            release(bytes)
+            throw StageFailure(reason: error.failure, isRetryable: error.isTransient)
+        } catch {
+            release(bytes)
+            throw error
+        }
+    }
 }
