@@ -91,18 +91,19 @@ let package = Package(
             name: "COpenSSL", path: "CSystemLibs/COpenSSL",
             pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         // libavutil, libswscale and libswresample are linked; libavformat and libavcodec (and the ~130 libraries Debian's build
-        // links them to) are loaded on first use by CFFmpegLoader, so commands that never touch a video start fast.
+        // links them to) are loaded on first use by CLibraryLoader, so commands that never touch a video start fast.
         .systemLibrary(
             name: "CFFmpeg", path: "CSystemLibs/CFFmpeg",
             pkgConfig: "libswscale",
             providers: [.apt(["libavformat-dev", "libavcodec-dev", "libswscale-dev", "libavutil-dev", "libswresample-dev"])]),
-        .target(name: "CFFmpegLoader", path: "CSystemLibs/CFFmpegLoader"),
+        // libheif and libjxl too: their codecs and libhwy (whose initialisers time the CPU) cost every command's start.
+        .target(name: "CLibraryLoader", path: "CSystemLibs/CLibraryLoader"),
         // Specialist still decoders and colour management, each the field's standard for its formats.
         .systemLibrary(
             name: "CTurboJPEG", path: "CSystemLibs/CTurboJPEG",
             pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
         .systemLibrary(
-            name: "CHeif", path: "CSystemLibs/CHeif", pkgConfig: "libheif", providers: [.apt(["libheif-dev"])]),
+            name: "CHeif", path: "CSystemLibs/CHeif", providers: [.apt(["libheif-dev"])]),  // loaded: CLibraryLoader
         .systemLibrary(
             name: "CLibRaw", path: "CSystemLibs/CLibRaw", pkgConfig: "libraw_r", providers: [.apt(["libraw-dev"])]),
         .systemLibrary(
@@ -110,7 +111,7 @@ let package = Package(
         .systemLibrary(
             name: "CTIFF", path: "CSystemLibs/CTIFF", pkgConfig: "libtiff-4", providers: [.apt(["libtiff-dev"])]),
         .systemLibrary(
-            name: "CJXL", path: "CSystemLibs/CJXL", pkgConfig: "libjxl", providers: [.apt(["libjxl-dev"])]),
+            name: "CJXL", path: "CSystemLibs/CJXL", providers: [.apt(["libjxl-dev"])]),  // loaded: CLibraryLoader
         .systemLibrary(
             name: "CPixbuf", path: "CSystemLibs/CPixbuf", pkgConfig: "gdk-pixbuf-2.0",
             providers: [.apt(["libgdk-pixbuf-2.0-dev"])]),
@@ -141,7 +142,7 @@ let package = Package(
             "CairnCore", "CairnArchive", "COpenSSL", "CMappingGuard", "CLinux", .product(name: "SystemPackage", package: "swift-system"),
         ]),
         .target(name: "CairnMedia", dependencies: [
-            "CairnCore", "CFFmpeg", "CFFmpegLoader", "CTurboJPEG", "CHeif", "CLibRaw", "CLCMS2", "CWebP", "CTIFF", "CJXL",
+            "CairnCore", "CFFmpeg", "CLibraryLoader", "CTurboJPEG", "CHeif", "CLibRaw", "CLCMS2", "CWebP", "CTIFF", "CJXL",
             "CPixbuf", .product(name: "SystemPackage", package: "swift-system"),
         ]),
         // `cairn watch`: the source tree through inotify, when to sync (a pure state machine), systemd's notify protocol.

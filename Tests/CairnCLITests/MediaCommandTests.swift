@@ -59,8 +59,9 @@ import Testing
         #expect(result.standardError.contains("junk.jpg") && result.standardError.contains("1 of 7 files failed"))
     }
 
-    /// libavformat and libavcodec (and the libraries Debian's FFmpeg links them to) are loaded only when a file
-    /// needs them: a JPEG thumbnail starts without them, a video loads them and still gets its thumbnail.
+    /// libavformat and libavcodec (and the libraries Debian's FFmpeg links them to), libheif and libjxl are loaded
+    /// only when a file needs them: a JPEG thumbnail starts without them; a video loads FFmpeg's, a HEIF libheif, a
+    /// JPEG XL libjxl, and each still gets its thumbnail.
     @Test func ffmpegIsLoadedOnlyForFilesThatNeedIt() throws {
         let folder = try TemporaryDirectory()
         let jpeg = try MediaFixtures.jpeg(at: folder.subpath("still.jpg"), width: 320, height: 240)
@@ -70,9 +71,19 @@ import Testing
         let still = try CairnBinary.run(["thumbnail", jpeg, "--output", folder.subpath("out")], environment: trace)
         #expect(still.status == 0 && still.standardError.contains("libswscale"))
         #expect(!still.standardError.contains("libavcodec") && !still.standardError.contains("libavformat"))
+        #expect(!still.standardError.contains("libheif") && !still.standardError.contains("libjxl"))
+        #expect(!still.standardError.contains("libde265") && !still.standardError.contains("libhwy"))
         let clip = try CairnBinary.run(["thumbnail", video, "--output", folder.subpath("out")], environment: trace)
         #expect(clip.status == 0 && clip.standardError.contains("libavcodec") && clip.standardError.contains("libavformat"))
         #expect(FileManager.default.fileExists(atPath: folder.subpath("out/clip-thumb.webp")))
+        for (name, library) in [("sony-a7iv-irot-first.hif", "libheif"), ("nikon-d1x-reagan.jxl", "libjxl")] {
+            let picture = try CairnBinary.run(["thumbnail", StillFixtures.committed(name), "--output", folder.subpath("out")],
+                                              environment: trace)
+            #expect(picture.status == 0 && picture.standardError.contains(library), "\(name)")
+            #expect(!picture.standardError.contains("libavformat"), "\(name)")
+        }
+        #expect(FileManager.default.fileExists(atPath: folder.subpath("out/sony-a7iv-irot-first-thumb.webp")))
+        #expect(FileManager.default.fileExists(atPath: folder.subpath("out/nikon-d1x-reagan-thumb.webp")))
     }
 }
 

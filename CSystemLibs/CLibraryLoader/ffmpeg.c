@@ -1,77 +1,13 @@
-/*
- * libavformat and libavcodec, loaded when first called rather than when cairn starts.
- *
- * Debian's FFmpeg links about 130 libraries (every codec, TLS, Blu-ray, OpenCL, ...), most of them bound
- * at load time, and the dynamic loader's work on them was most of the start-up of every cairn command, even
- * those that never touch a video (status, ls, a JPEG thumbnail). Each function cairn calls is defined here
- * with the headers' own prototype and forwards to the library's, looked up once; libavutil and libswscale,
- * which are light, stay linked as usual. A missing library ends the process with its name and the reason.
- */
-#include "CFFmpegLoader.h"
-
-#include <dlfcn.h>
-#include <pthread.h>
-#include <stdio.h>
-#include <unistd.h>
+/* libavformat and libavcodec, loaded on first use (see loader.h); libavutil and libswscale, which are light, stay
+ * linked as usual. */
+#include "loader.h"
 
 #include <libavcodec/avcodec.h>
 #include <libavformat/avformat.h>
 #include <libavutil/macros.h>
 
-#define FORMAT_LIBRARY "libavformat.so." AV_STRINGIFY(LIBAVFORMAT_VERSION_MAJOR)
-#define CODEC_LIBRARY "libavcodec.so." AV_STRINGIFY(LIBAVCODEC_VERSION_MAJOR)
-
-static void *format_library, *codec_library;
-static pthread_once_t opened = PTHREAD_ONCE_INIT;
-
-static void *open_library(const char *name) {
-    void *handle = dlopen(name, RTLD_NOW | RTLD_LOCAL);
-    if (handle == NULL) {
-        const char *reason = dlerror();
-        fprintf(stderr, "cairn: FFmpeg's %s cannot be loaded (%s); install it (scripts/ensure-packages)\n", name,
-                reason ? reason : "unknown reason");
-        _exit(69); /* EX_UNAVAILABLE */
-    }
-    return handle;
-}
-
-static void open_libraries(void) {
-    codec_library = open_library(CODEC_LIBRARY);
-    format_library = open_library(FORMAT_LIBRARY);
-}
-
-/* The library's own definition: looked up in the library (and what it links), never in cairn's scope, where
- * the forwarding definition of the same name would be found first. */
-static void *symbol(void *const *library, const char *name) {
-    pthread_once(&opened, open_libraries);
-    void *address = dlsym(*library, name);
-    if (address == NULL) {
-        const char *reason = dlerror();
-        fprintf(stderr, "cairn: FFmpeg has no %s (%s)\n", name, reason ? reason : "unknown reason");
-        _exit(69);
-    }
-    return address;
-}
-
-/* One forwarding definition: the address is looked up on the first call and kept. */
-#define LOOKUP(library, name, result, parameters)                                                              \
-    typedef result (*function_type) parameters;                                                                \
-    static function_type cached;                                                                               \
-    function_type function = __atomic_load_n(&cached, __ATOMIC_ACQUIRE);                                       \
-    if (function == NULL) {                                                                                    \
-        function = (function_type)symbol(&library, #name);                                                     \
-        __atomic_store_n(&cached, function, __ATOMIC_RELEASE);                                                 \
-    }
-#define FORWARD(library, result, name, parameters, arguments)                                                  \
-    result name parameters {                                                                                   \
-        LOOKUP(library, name, result, parameters)                                                              \
-        return function arguments;                                                                             \
-    }
-#define FORWARD_VOID(library, name, parameters, arguments)                                                     \
-    void name parameters {                                                                                     \
-        LOOKUP(library, name, void, parameters)                                                                \
-        function arguments;                                                                                    \
-    }
+static struct lazy_library format_library = {"libavformat.so." AV_STRINGIFY(LIBAVFORMAT_VERSION_MAJOR), NULL};
+static struct lazy_library codec_library = {"libavcodec.so." AV_STRINGIFY(LIBAVCODEC_VERSION_MAJOR), NULL};
 
 /* libavformat */
 FORWARD(format_library, int, av_find_best_stream,
