@@ -86,6 +86,7 @@ static inline int CFFmpeg_SWS_BICUBIC(void) { return SWS_BICUBIC; }
 static inline int CFFmpeg_SWS_AREA(void) { return SWS_AREA; }
 static inline int CFFmpeg_SWS_ACCURATE_RND(void) { return SWS_ACCURATE_RND; }
 static inline int CFFmpeg_SWS_FULL_CHR_H_INT(void) { return SWS_FULL_CHR_H_INT; }
+static inline int CFFmpeg_SWS_FULL_CHR_H_INP(void) { return SWS_FULL_CHR_H_INP; }
 static inline int CFFmpeg_SWS_CS_DEFAULT(void) { return SWS_CS_DEFAULT; }
 static inline int CFFmpeg_SWS_CS_ITU709(void) { return SWS_CS_ITU709; }
 static inline int CFFmpeg_SWS_CS_BT2020(void) { return SWS_CS_BT2020; }

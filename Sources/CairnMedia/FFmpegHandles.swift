@@ -230,9 +230,15 @@ final class Scaler {
     /// Its colour ranges are set: only then may another picture use it.
     private var isReady = false
 
-    init(from source: Frame, width: Int, height: Int, format: AVPixelFormat, flags: Int32,
+    init(from source: Frame, width: Int, height: Int, format: AVPixelFormat, flags requested: Int32,
          call: FFmpegCall) throws(MediaError) {
         let frame = source.pointer.pointee
+        // libswscale reads packed RGB two pixels to a chroma sample unless told otherwise: the chroma of RGB kept as
+        // RGB is halved, and at an odd width it reads a pixel past each row (whatever the buffer held: an edge whose
+        // colour changed from run to run). Read at full width, RGB keeps its chroma and nothing past the row is read.
+        var flags = requested
+        if CFFmpeg_pix_fmt_is_rgb(source.format.rawValue) != 0 { flags |= CFFmpeg_SWS_FULL_CHR_H_INP() }
+        if CFFmpeg_pix_fmt_is_rgb(format.rawValue) != 0 { flags |= CFFmpeg_SWS_FULL_CHR_H_INT() }
         key = ScalerCache.Key(sourceWidth: frame.width, sourceHeight: frame.height, sourceFormat: source.format.rawValue,
                               sourceRange: frame.color_range.rawValue, sourceSpace: frame.colorspace.rawValue,
                               width: Int32(width), height: Int32(height), format: format.rawValue, flags: flags)
