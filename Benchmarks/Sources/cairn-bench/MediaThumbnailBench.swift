@@ -159,13 +159,16 @@ struct MediaThumbnailBench: ParsableCommand {
         let shards = (0..<cores).map { lane in stride(from: lane, to: files.count, by: cores).map { files[$0] } }
             .filter { !$0.isEmpty }
         let preview = MediaConfiguration().previewShortSide
-        if MediaBench.available("vipsthumbnail") {
+        // vipsthumbnail keeps a picture's own colour profile attached unless told to export one; cairn converts every
+        // picture to sRGB (a phone's Display P3 included). The "to sRGB" rows make vips do the same work.
+        for (label, colour) in [("", [String]()), (", to sRGB", ["--export-profile", "srgb"])]
+        where MediaBench.available("vipsthumbnail") {
             // The same two sizes cairn's full set makes, each from its own decode (vips has no one-decode mode).
-            contenders.append(.init(name: "vipsthumbnail batch, thumb + \(preview) px preview") {
+            contenders.append(.init(name: "vipsthumbnail batch, thumb + \(preview) px preview\(label)") {
                 _ = MediaBench.inLanes(shards, lanes: cores) { shard in
-                    try MediaBench.run(["vipsthumbnail", "-s", "100000x\(size)", "-o", "\(out)/%s-vt.jpg[Q=75]"] + shard,
+                    try MediaBench.run(["vipsthumbnail", "-s", "100000x\(size)", "-o", "\(out)/%s-vt.jpg[Q=75]"] + colour + shard,
                                        environment: ["VIPS_CONCURRENCY": "1"])
-                    try MediaBench.run(["vipsthumbnail", "-s", "100000x\(preview)", "-o", "\(out)/%s-vp.jpg[Q=80]"] + shard,
+                    try MediaBench.run(["vipsthumbnail", "-s", "100000x\(preview)", "-o", "\(out)/%s-vp.jpg[Q=80]"] + colour + shard,
                                        environment: ["VIPS_CONCURRENCY": "1"])
                 }
             })
@@ -203,18 +206,21 @@ struct MediaThumbnailBench: ParsableCommand {
             let webpShards = shards.map { shard in
                 (shard.filter { !upright[files.firstIndex(of: $0)!] }, shard.filter { upright[files.firstIndex(of: $0)!] })
             }
-            contenders.append(.init(name: "vipsthumbnail batch, WebP (\(cores) processes)", note: { "Q=75, vips's default effort" }) {
-                _ = MediaBench.inLanes(webpShards, lanes: cores) { landscape, portrait in
-                    if !landscape.isEmpty {
-                        try MediaBench.run(["vipsthumbnail", "-s", "100000x\(size)", "-o", "\(out)/%s-v.webp[Q=75]"] + landscape,
-                                           environment: ["VIPS_CONCURRENCY": "1"])
+            for (label, colour) in [("", [String]()), (", to sRGB", ["--export-profile", "srgb"])] {
+                contenders.append(.init(name: "vipsthumbnail batch, WebP (\(cores) processes)\(label)",
+                                        note: { "Q=75, vips's default effort" }) {
+                    _ = MediaBench.inLanes(webpShards, lanes: cores) { landscape, portrait in
+                        if !landscape.isEmpty {
+                            try MediaBench.run(["vipsthumbnail", "-s", "100000x\(size)", "-o", "\(out)/%s-v.webp[Q=75]"]
+                                               + colour + landscape, environment: ["VIPS_CONCURRENCY": "1"])
+                        }
+                        if !portrait.isEmpty {
+                            try MediaBench.run(["vipsthumbnail", "-s", "\(size)x100000", "-o", "\(out)/%s-v.webp[Q=75]"]
+                                               + colour + portrait, environment: ["VIPS_CONCURRENCY": "1"])
+                        }
                     }
-                    if !portrait.isEmpty {
-                        try MediaBench.run(["vipsthumbnail", "-s", "\(size)x100000", "-o", "\(out)/%s-v.webp[Q=75]"] + portrait,
-                                           environment: ["VIPS_CONCURRENCY": "1"])
-                    }
-                }
-            })
+                })
+            }
         }
         if MediaBench.available("vipsthumbnail") {
             contenders.append(.init(name: "vipsthumbnail batch (\(cores) processes)",
