@@ -53,6 +53,9 @@ package final class ImmichDestination: ImportDestination {
     let timeZone: UTCOffset
 
     package var makesOwnDerivatives: Bool { true }
+    /// An archive's entry of a photo's size is sent from memory (`ImmichStages.entryBytesInMemory`). The budget counts
+    /// every item up to that size so, a file sent from disk too: the lane's rule does not tell them apart.
+    package var holdsItemsInMemoryUpTo: Int64 { ImmichStages.entryBytesInMemory }
 
     /// Immich makes its own clips: no still waits for pairing.
     package func stillsAwaitingPairing() -> [ImportItem] { [] }

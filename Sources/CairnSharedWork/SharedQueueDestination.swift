@@ -23,6 +23,7 @@ package struct SharedQueueDestination: ImportDestination {
     let waits: Bool
 
     package var makesOwnDerivatives: Bool { false }
+    package var holdsItemsInMemoryUpTo: Int64 { library.holdsItemsInMemoryUpTo }
     package var credentialsRefused: String? { nil }
     package var restoredFromTrash: Int { 0 }
 

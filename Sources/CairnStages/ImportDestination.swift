@@ -19,6 +19,10 @@ package protocol ImportDestination: Sendable {
     func prepare(_ records: [ItemRecord], run: DestinationRun) async throws
     /// Whether the destination makes its own thumbnails, previews and clips: items then end after the transfer.
     var makesOwnDerivatives: Bool { get }
+    /// Items of at most this many bytes may be held whole in memory while the transfer brings them in (a store's put,
+    /// an archive's entry sent to Immich): a run's memory budget counts each at twice its size, the bytes read and
+    /// the request's copy of them (`LaneSettings.holdsItemsUpTo`). 0: none is.
+    var holdsItemsInMemoryUpTo: Int64 { get }
     /// Live Photo pairs not linked yet (a still and its movie): a destination that shows them as one links them.
     /// Returns those it linked; one that failed waits for the next run, and stops no other.
     func link(_ pairs: [AssetPairRecord], catalog: any AssetCatalog) async throws -> [AssetPairRecord]
@@ -100,6 +104,9 @@ package struct LibraryDestination: ImportDestination {
     }
 
     package var makesOwnDerivatives: Bool { false }
+
+    /// A small file goes to a store from memory (`StoreStages.inMemoryLimit`); into the folder, it is copied.
+    package var holdsItemsInMemoryUpTo: Int64 { store == nil ? 0 : StoreStages.inMemoryLimit }
 
     /// The catalog's pairs are the library's links: nothing more to do.
     package func link(_ pairs: [AssetPairRecord], catalog: any AssetCatalog) async throws -> [AssetPairRecord] { pairs }

@@ -104,10 +104,19 @@ public struct PipelineImport: Sendable {
         return try await scheduler.run(pages: PreparedPages(pages: pages, destination: destination, run: destinationRun))
     }
 
-    private func makeScheduler(onEvent: @escaping @Sendable (PipelineEvent) -> Void,
-                               cancellation: PipelineCancellation) async throws -> (PipelineScheduler, DestinationRun) {
+    /// The run's configuration as the scheduler gets it: with what the destination says of its own work (whether it
+    /// makes derivatives, which items its transfer holds in memory).
+    package var schedulerConfiguration: PipelineConfiguration {
         var configuration = self.configuration
         configuration.destinationMakesDerivatives = destination.makesOwnDerivatives
+        configuration.transfer.holdsItemsUpTo = max(configuration.transfer.holdsItemsUpTo,
+                                                    destination.holdsItemsInMemoryUpTo)
+        return configuration
+    }
+
+    private func makeScheduler(onEvent: @escaping @Sendable (PipelineEvent) -> Void,
+                               cancellation: PipelineCancellation) async throws -> (PipelineScheduler, DestinationRun) {
+        let configuration = schedulerConfiguration
         let groupCommit = try GroupCommit(libraryRoot: library.layout.root)
         var destinationRun = DestinationRun(
             library: library, groupCommit: groupCommit, runID: runID, media: media, clipOptions: clipOptions,

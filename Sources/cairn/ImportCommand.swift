@@ -177,7 +177,6 @@ struct ImportCommand: AsyncParsableCommand {
             sharedCatalog: immich == nil && (try catalog.location(libraryRoot: library.resolvedPath, stateRoot: nil)) != nil)
         if let files {
             options.destination = LibraryDestination(store: files, folderRoot: library.resolvedPath)
-            options.pipeline.transfer.holdsItemsUpTo = StoreStages.inMemoryLimit  // a small file goes up from memory
         }
         do {
             try await run(options, immich: immich, files: files)

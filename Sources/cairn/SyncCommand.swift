@@ -232,7 +232,6 @@ struct SyncInvocation {
         if request.sharedWork != nil { SharedQueueLanes.apply(to: &importOptions.pipeline) }
         if let files {
             importOptions.destination = LibraryDestination(store: files, folderRoot: request.libraryRoot)
-            importOptions.pipeline.transfer.holdsItemsUpTo = StoreStages.inMemoryLimit  // a small file goes up from memory
         }
         if let pipeline {
             importOptions.pipeline = try pipeline.applied(to: importOptions.pipeline)

@@ -1,6 +1,7 @@
 import CairnCore
 import CairnHashing
 import CairnPipeline
+import CairnStore
 import CairnTesting
 import Foundation
 import GRDB
@@ -132,6 +133,20 @@ import Testing
         #expect(library.layout.temporaryDirectory(forFinal: "derived/0f/x-thumb.webp") == library.layout.temporaryDirectory + "/0f")
         #expect(library.layout.temporaryDirectory(forFinal: "albums/zz/x.json") == library.layout.temporaryDirectory)
         #expect(library.layout.temporaryDirectory(forFinal: "x.jpg") == library.layout.temporaryDirectory)
+    }
+
+    /// A run's memory budget counts an item its transfer holds whole in memory at twice its size. Which items those are
+    /// is the destination's to say, whichever command assembled the run: a library folder copies them (none), a store
+    /// puts a small file from memory.
+    @Test func theTransferCountsWhatTheDestinationHoldsInMemory() throws {
+        let store = try TemporaryDirectory(prefix: "cairn-pipeline-store")
+        var run = PipelineImport(library: library, catalog: SQLiteCatalog(catalog: catalog),
+                                 configuration: .defaults(cores: 2), sourceID: 1)
+        #expect(run.schedulerConfiguration.transfer.holdsItemsUpTo == 0)
+        run.destination = LibraryDestination(store: FolderStore(root: store.path), folderRoot: library.layout.root)
+        #expect(run.schedulerConfiguration.transfer.holdsItemsUpTo == StoreStages.inMemoryLimit)
+        #expect(run.schedulerConfiguration.thumbnail.holdsItemsUpTo == 0)
+        #expect(!run.schedulerConfiguration.destinationMakesDerivatives)
     }
 
     @Test func clipsOffMakesNoClip() async throws {
