@@ -6,8 +6,8 @@ import CairnCore
 /// peak, never far below it.
 ///
 /// Calibrated on 2 cores by the resident peak of `cairn thumbnail --preview` and `cairn synthesize` on one file each,
-/// less that of the same command on a 64x48 JPEG; `MemoryLimitTests` measures the large fixtures again, each in a
-/// process of its own, and holds every peak within 0.67 to 1.1 of its estimate.
+/// less that of the same command on a 64x48 file of its format; `MemoryLimitTests` measures the large fixtures again,
+/// each in a process of its own, and holds every peak within 0.67 to 1.1 of its estimate.
 enum MemoryEstimate {
     /// x264 (`preset veryfast`, `tune stillimage`, lookahead 3 in the encoding thread) holds about this many bytes
     /// a pixel of the clip, and `encoderBytesPerPixelPerThread` more for each of its frame threads (fitted to
@@ -19,6 +19,9 @@ enum MemoryEstimate {
     static let decodeHeldAtEncoderPeak = 0.7
     /// A HEIF's largest embedded thumbnail decoded (a phone's is 1–4 MP), when the picture is too large to decode whole.
     static let embeddedThumbnailDecode = 4_000_000 * 5.5
+    /// libjxl and libhwy are loaded on the first JPEG XL (`CLibraryLoader`): the pages of their code and tables a
+    /// large picture's decode touches (a 64x48 one touches a fifth of them).
+    static let jxlLibraryBytes = Double(8 << 20)
 
     static func footprint(of probe: MediaProbe, header: StillHeader, fileBytes: Int, configuration: MediaConfiguration,
                           clip: ClipOptions = ClipOptions(), cores: Int = System.coreCount) -> MemoryFootprint {
@@ -66,7 +69,7 @@ enum MemoryEstimate {
             bytes = file + (whole ? embeddedThumbnailDecode : pixels * (deep ? 17.5 : 5.5))
         // libtiff maps the file; the picture is converted to 8-bit RGBA.
         case "tiff": bytes = file + pixels * 4
-        case "jxl": bytes = file + pixels * (deep ? 6.6 : 3.3)
+        case "jxl": bytes = jxlLibraryBytes + file + pixels * (deep ? 6.6 : 3.3)
         // LibRaw's 16-bit raw and processed images.
         case "raw": bytes = file + pixels * 8
         default:

@@ -43,6 +43,30 @@ public enum LargeStills {
         return folder
     }
 
+    /// A 64x48 file in `folder` of the same format as the fixture `name` (its extension, and for HEIF/AVIF its codec),
+    /// made as the fixture was: the same command on it loads the same libraries and sets up the same buffers.
+    public static func tiny(like name: String, in folder: String) throws -> String {
+        let fileExtension = (name as NSString).pathExtension
+        let path = folder + "/tiny." + fileExtension
+        if FileManager.default.fileExists(atPath: path) { return path }
+        let png = folder + "/tiny-source.png"
+        if !FileManager.default.fileExists(atPath: png) {
+            try ExternalTool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=64x48", "-frames:v", "1", png])
+        }
+        switch fileExtension {
+        case "jpg": try ExternalTool.ffmpeg(["-i", png, "-pix_fmt", "yuvj444p", "-q:v", "3", path])
+        case "avif": try ExternalTool.run(["heif-enc", "-A", "-q", "90", "-p", "speed=9", png, "-o", path])
+        case "heic": try ExternalTool.run(["heif-enc", "-q", "90", png, "-o", path])
+        case "tif": try ExternalTool.ffmpeg(["-i", png, "-pix_fmt", "rgb48le", path])
+        case "jxl": try ExternalTool.ffmpeg(["-i", png, "-c:v", "libjxl", "-distance", "1", path])
+        case "mp4":
+            try ExternalTool.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=64x48:rate=30", "-t", "1", "-c:v", "libx264",
+                                     "-pix_fmt", "yuv420p", path])
+        default: throw ExternalTool.Failure(command: ["tiny", name], status: -1, standardError: "no tiny \(fileExtension)")
+        }
+        return path
+    }
+
     /// The most memory `arguments` (run as a child process) held at once, in bytes: its peak resident set, as the
     /// kernel counts it for a reaped child (read by Python's `resource`, so no Swift runtime stands in between).
     public static func peakResidentBytes(of arguments: [String]) throws -> Int64 {
