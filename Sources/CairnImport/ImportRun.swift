@@ -51,10 +51,8 @@ public struct ImportRun: Sendable {
         // encoder buffers must leave the process, not stay in glibc's heap for the next phase's peak to add to.
         if options.pipeline.memory?.isLimit == true { MemoryTuning.returnLargeBlocksToTheSystem() }
         return try await options.cancellation.stoppingOnCancel {
-            let lock = try await library.runLock()
-            defer { withExtendedLifetime(lock) {} }
             // Abandoned (timed-out) phases finish before the lock goes: none may write after it.
-            return try await work.settling { try await runLocked() }
+            try await library.whileLocked { try await work.settling { try await runLocked() } }
         }
     }
 

@@ -24,8 +24,8 @@ public final class Library: Sendable {
     public let lock: LibraryLock?
 
     /// Opens the library folder at `root` without its lock, creating its folders on first use: for reading
-    /// (`readOnly`: nothing is made or written), or for a caller that takes the lock itself (`ImportRun` takes
-    /// `runLock()`).
+    /// (`readOnly`: nothing is made or written), or for a caller that takes the lock itself (`ImportRun` runs
+    /// `whileLocked`).
     public convenience init(root: String, readOnly: Bool = false, contents: Contents = .media) throws {
         let resolved = readOnly ? FileSystem.resolved(root) ?? root : try Self.makeRoot(root)
         try self.init(resolved: resolved, makesFolders: !readOnly && contents == .media, lock: nil)
@@ -140,9 +140,19 @@ public final class Library: Sendable {
         lock?.release()
     }
 
-    /// The library's exclusive lock for a run: the one taken at open, or a new one (a library opened without it).
-    package func runLock() async throws -> LibraryLock? {
-        lock == nil ? try await LibraryLock.take(libraryRoot: layout.root) : nil
+    /// Runs `body` while this process holds the library for a run: the exclusive lock taken at open, or one taken
+    /// now (a library opened without it) and given up when `body` returns. `shared`: the readers' lock instead, for a
+    /// run that must see the library at rest and changes nothing (a dry run).
+    package func whileLocked<Value>(shared: Bool = false, _ body: () async throws -> Value) async throws -> Value {
+        if shared {
+            let reader = try ReaderLock(libraryRoot: layout.root)
+            defer { reader.release() }
+            return try await body()
+        }
+        guard lock == nil else { return try await body() }
+        let taken = try await LibraryLock.take(libraryRoot: layout.root)
+        defer { taken.release() }
+        return try await body()
     }
 
     /// Removes what an interrupted run left in `tmp/` and its shards (the shards stay). Call only while holding the

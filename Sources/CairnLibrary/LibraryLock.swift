@@ -153,20 +153,29 @@ private extension JSONDecoder {
 /// A shared lock for readers that must see the library at rest (`dry-run`): many readers at once, never
 /// beside a running sync. Taken on the existing lock file opened read-only, so taking it writes nothing.
 public final class ReaderLock: Sendable {
-    private let descriptor: Int32
+    /// The shared descriptor (-1 when no run ever took the lock, or once released).
+    private let held: Locked<Int32>
 
     /// - Throws: `LibraryLockedError` at once when a run holds the library.
     public init(libraryRoot: String) throws {
         let path = LibraryLayout(root: libraryRoot).lockPath
         let fd = open(path, O_RDONLY | O_CLOEXEC)
-        // Refused before `descriptor` is set: a class whose stored properties are all set runs `deinit` when its
-        // init throws, and a second close would take whatever descriptor the process opened since.
+        // Refused before `held` is set: a class whose stored properties are all set runs `deinit` when its init
+        // throws, and a second close would take whatever descriptor the process opened since.
         if fd >= 0, flock(fd, LOCK_SH | LOCK_NB) != 0 {
             close(fd)
             throw LibraryLockedError(libraryRoot: libraryRoot, holderPID: nil, since: nil)
         }
-        descriptor = fd  // -1 when no run ever took the lock: nothing to wait for
+        held = Locked(fd)  // -1 when no run ever took the lock: nothing to wait for
     }
 
-    deinit { if descriptor >= 0 { close(descriptor) } }
+    /// Gives the shared lock up now; once only.
+    public func release() {
+        held.withLock { descriptor in
+            if descriptor >= 0 { close(descriptor) }
+            descriptor = -1
+        }
+    }
+
+    deinit { release() }
 }

@@ -74,16 +74,15 @@ public struct SyncRun: Sendable {
     /// The run; cancelling the calling task stops it as SIGINT does (`PipelineCancellation.stoppingOnCancel`).
     public func run() async throws -> SyncSummary {
         try await options.importOptions.cancellation.stoppingOnCancel {
-            // A dry run only shares the lock (a writer would change what it reads); sharing writes nothing.
-            let lock: AnyObject? = options.dryRun
-                ? try ReaderLock(libraryRoot: library.layout.root) : try await library.runLock()
             var importRun = ImportRun(library: library, catalog: catalog, options: options.importOptions,
                                       narration: narration)
             importRun.now = now
             importRun.hooks = hooks
-            defer { withExtendedLifetime(lock) {} }
-            // Abandoned (timed-out) phases finish before the lock goes: none may write after it.
-            return try await importRun.work.settling { try await runLocked(importRun) }
+            // A dry run only shares the lock (a writer would change what it reads); sharing writes nothing. Abandoned
+            // (timed-out) phases finish before the lock goes: none may write after it.
+            return try await library.whileLocked(shared: options.dryRun) { [importRun] in
+                try await importRun.work.settling { try await runLocked(importRun) }
+            }
         }
     }
 
