@@ -44,6 +44,19 @@ final class DecodedPicture {
         transforms[layout] = made
         return made
     }
+
+    private var conversionMade = false
+    private var conversion: YCbCrColourConversion?
+
+    /// The conversion of `profile` to sRGB done on YCbCr, made once; nil without a profile, or for one that is not a
+    /// matrix-shaper (those go through `colourTransform`).
+    func yCbCrConversion() -> YCbCrColourConversion? {
+        if !conversionMade {
+            conversionMade = true
+            conversion = profile?.matrixShaper.flatMap(YCbCrColourConversion.init)
+        }
+        return conversion
+    }
 }
 
 /// Decodes stills and poster frames, within the configured caps.

@@ -27,6 +27,15 @@ struct PictureRenderer {
             ToneMapping.map(deep, into: rgb, transfer: transfer)
             try Scaler(from: rgb, width: width, height: height, format: format, flags: flags, call: call)
                 .scale(rgb, into: scaled, call: call)
+        } else if !hasAlpha, Self.isPlanarYCbCr8(source.format), let conversion = picture.yCbCrConversion() {
+            // A profiled YCbCr picture (a phone's Display P3 JPEG): scaled as YCbCr, its colours converted on the
+            // small frame's planes, then subsampled for the encoder; it never goes through packed RGB.
+            let full = try Frame(width: width, height: height, format: AV_PIX_FMT_YUVJ444P, call: call)
+            try Scaler(from: source, width: width, height: height, format: AV_PIX_FMT_YUVJ444P, flags: flags, call: call)
+                .scale(source, into: full, call: call)
+            conversion.apply(to: full, source: .init(source.pointer.pointee.colorspace))
+            try Scaler(from: full, width: width, height: height, format: format, flags: flags, call: call)
+                .scale(full, into: scaled, call: call)
         } else if hasAlpha || picture.profile != nil {
             // Alpha is flattened and colours converted on the small frame, after scaling: far less work.
             let packed = hasAlpha ? AV_PIX_FMT_RGBA : AV_PIX_FMT_RGB24
@@ -50,6 +59,13 @@ struct PictureRenderer {
         }
         scaled.pointer.pointee.color_range = Scaler.isFullRangeFormat(format) ? AVCOL_RANGE_JPEG : AVCOL_RANGE_MPEG
         return try turned(scaled)
+    }
+
+    /// 8-bit planar YCbCr, the layout the JPEG and HEIF decoders and video posters give, whatever its subsampling.
+    static func isPlanarYCbCr8(_ format: AVPixelFormat) -> Bool {
+        [AV_PIX_FMT_YUV420P, AV_PIX_FMT_YUVJ420P, AV_PIX_FMT_YUV422P, AV_PIX_FMT_YUVJ422P, AV_PIX_FMT_YUV444P,
+         AV_PIX_FMT_YUVJ444P, AV_PIX_FMT_YUV440P, AV_PIX_FMT_YUVJ440P, AV_PIX_FMT_YUV411P, AV_PIX_FMT_YUVJ411P]
+            .contains(format)
     }
 
     /// A stored size whose displayed short side is at most `shortSide`, from the original's full size.

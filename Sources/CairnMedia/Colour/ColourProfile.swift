@@ -40,6 +40,45 @@ final class ColourProfile {
 
     /// An RGB profile that already is sRGB (by its description) needs no conversion: skip the work.
     var isSRGB: Bool { isRGB && name.lowercased().contains("srgb") }
+
+    /// What a matrix-shaper RGB profile (three tone curves and three colorants: Display P3, Adobe RGB, the
+    /// profiles phones and cameras embed) holds, as numbers; nil for any other kind (LUT-based, CMYK, grey).
+    var matrixShaper: MatrixShaper? {
+        guard isRGB, cmsIsMatrixShaper(pointer) != 0 else { return nil }
+        var colorants: [Double] = []
+        for tag in [cmsSigRedColorantTag, cmsSigGreenColorantTag, cmsSigBlueColorantTag] {
+            guard let xyz = cmsReadTag(pointer, tag)?.assumingMemoryBound(to: cmsCIEXYZ.self).pointee else { return nil }
+            colorants += [xyz.X, xyz.Y, xyz.Z]
+        }
+        var curves: [[Double]] = []
+        for tag in [cmsSigRedTRCTag, cmsSigGreenTRCTag, cmsSigBlueTRCTag] {
+            guard let curve = cmsReadTag(pointer, tag) else { return nil }
+            let tone = OpaquePointer(curve)
+            curves.append((0...255).map { Double(cmsEvalToneCurveFloat(tone, Float($0) / 255)) })
+        }
+        // Columns of the RGB-to-XYZ matrix, one per channel, as the tags store them.
+        let matrix = (0..<3).map { row in (0..<3).map { column in colorants[column * 3 + row] } }
+        return MatrixShaper(toXYZ: matrix, linear: curves)
+    }
+
+    /// sRGB's tone curve inverted: the 8-bit code of each linear value `i / (count - 1)`.
+    static func sRGBEncoding(count: Int) -> [UInt8]? {
+        guard let sRGB = sRGB(), let curve = cmsReadTag(sRGB.pointer, cmsSigRedTRCTag),
+              let inverse = cmsReverseToneCurve(OpaquePointer(curve))
+        else { return nil }
+        defer { cmsFreeToneCurve(inverse) }
+        return (0..<count).map { index in
+            let code = Double(cmsEvalToneCurveFloat(inverse, Float(index) / Float(count - 1))) * 255
+            return UInt8(min(255, max(0, code.rounded())))
+        }
+    }
+}
+
+/// A matrix-shaper profile as numbers: the matrix from its linear RGB to the profile connection space (XYZ, D50),
+/// and each channel's linear value at every 8-bit code.
+struct MatrixShaper {
+    var toXYZ: [[Double]]
+    var linear: [[Double]]
 }
 
 /// A conversion from a file's profile to sRGB, 8 bits per sample, relative colorimetric as libvips does.
