@@ -72,21 +72,21 @@ import Testing
     @Test(.timeLimit(.minutes(1)))
     func aJobCancelledWhileItWaitsHoldsNothingAndTheNextGetsItsRoom() async throws {
         // Its limit catches a hang of the gate; the suite's blocking tests must not spend it (`onOwnThread`).
-        try await onOwnThread { try await Self.cancelledWaiterHoldsNothing() }
+        try await onOwnThread { executor in try await Self.cancelledWaiterHoldsNothing(on: executor) }
     }
 
-    static func cancelledWaiterHoldsNothing() async throws {
+    static func cancelledWaiterHoldsNothing(on executor: any TaskExecutor) async throws {
         let gate = MemoryGate(budget: MemoryBudget(bytes: 100 * Self.mebibyte, origin: .option))
         let release = AsyncStream<Void>.makeStream()
         let holding = AsyncStream<Void>.makeStream()
-        let holder = Task {
+        let holder = Task(executorPreference: executor) {
             try await gate.run(holding: 90 * Self.mebibyte) {
                 holding.continuation.yield()
                 for await _ in release.stream { break }
             }
         }
         for await _ in holding.stream { break }
-        let waiter = Task { try await gate.run(holding: 50 * Self.mebibyte) { "ran" } }
+        let waiter = Task(executorPreference: executor) { try await gate.run(holding: 50 * Self.mebibyte) { "ran" } }
         waiter.cancel()
         await #expect(throws: CancellationError.self) { try await waiter.value }
         release.continuation.yield()

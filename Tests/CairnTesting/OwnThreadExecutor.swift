@@ -7,9 +7,15 @@ import Foundation
 /// often would then exceed its limit without anything being wrong. The limit is there to catch a hang of the code
 /// under test, so the test's own tasks get a thread nobody else blocks.
 public func onOwnThread<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
+    try await onOwnThread { _ in try await body() }
+}
+
+/// As `onOwnThread`, handing `body` the thread's executor for the unstructured tasks it starts
+/// (`Task(executorPreference:)`): those are not children, and would otherwise run on the cooperative pool.
+public func onOwnThread<T: Sendable>(_ body: @Sendable (any TaskExecutor) async throws -> T) async throws -> T {
     let executor = OwnThreadExecutor()
     defer { executor.stop() }
-    return try await withTaskExecutorPreference(executor) { try await body() }
+    return try await withTaskExecutorPreference(executor) { try await body(executor) }
 }
 
 /// A task executor with one thread, which runs the jobs it is given in order until stopped.
