@@ -1,12 +1,12 @@
 @testable import CairnQueue
-import Synchronization
+import CairnCore
 import Testing
 
 /// The "ended" NOTIFY goes out in a statement of its own, once for all the jobs that ended within its interval.
 @Suite struct EndedNoticeTests {
     @Test func jobsThatEndWithinTheIntervalShareOneNoticeAndTheOneStillOwedGoesOutAtTheClose() async {
         let notice = EndedNotice(interval: .seconds(3600))
-        let sent = Mutex(0)
+        let sent = Locked(0)
         let (firstSent, tellFirstSent) = AsyncStream<Void>.makeStream()
         let running = Task {
             await notice.run {
@@ -19,7 +19,7 @@ import Testing
         // The interval (an hour) has begun: these wait for it, or for the close.
         for _ in 0..<100 { notice.jobsEnded() }
         #expect(sent.withLock { $0 } == 1)
-        let flushed = Mutex(0)
+        let flushed = Locked(0)
         await notice.flush { flushed.withLock { $0 += 1 } }
         await notice.flush { flushed.withLock { $0 += 1 } }
         running.cancel()
@@ -30,7 +30,7 @@ import Testing
 
     @Test func nothingEndedSendsNothing() async {
         let notice = EndedNotice(interval: .milliseconds(1))
-        let flushed = Mutex(0)
+        let flushed = Locked(0)
         await notice.flush { flushed.withLock { $0 += 1 } }
         #expect(flushed.withLock { $0 } == 0)
     }

@@ -17,7 +17,7 @@ import Testing
 
     /// Who ran which job under which token.
     final class ExecutionLog: Sendable {
-        let entries = Mutex<[(job: Int64, token: UUID, worker: Int)]>([])
+        let entries = Locked<[(job: Int64, token: UUID, worker: Int)]>([])
         func record(_ lease: Lease, by worker: Int) { entries.withLock { $0.append((lease.job, lease.token, worker)) } }
         var jobsRun: [Int64] { entries.withLock { $0.map(\.job) } }
         func runs(by worker: Int) -> Int { entries.withLock { $0.filter { $0.worker == worker }.count } }
@@ -228,7 +228,7 @@ import Testing
         // Short calls: a claim that waits for a connection the pool cannot make fails at its limit.
         try await PostgresWorkQueue.withQueue(at: location, callTimeLimit: .seconds(2)) { queue in
             let events = AsyncStream<QueueServerEvent>.makeStream()
-            let told = Mutex<[QueueServerEvent]>([])
+            let told = Locked<[QueueServerEvent]>([])
             let worker = QueueWorker(queue: queue, settings: Self.settings(lanes: 1), onServer: { event in
                 told.withLock { $0.append(event) }
                 events.continuation.yield(event)
