@@ -1,5 +1,6 @@
 import CairnTesting
 import CFFmpeg
+import CLCMS2
 import Foundation
 import Testing
 @testable import CairnMedia
@@ -80,5 +81,28 @@ struct YCbCrColourConversionTests {
             abs(Int(frame.plane(0)![x]) - x) > 1 || (1...2).contains { abs(Int(frame.plane($0)![x]) - 128) > 1 }
         }
         #expect(moved.isEmpty, "grey levels moved: \(moved.prefix(8))")
+    }
+
+    /// A profile with curves and colorants and also a LUT to the PCS is converted by lcms2 through its LUT: such a
+    /// profile keeps the lcms2 transform, whose answer the YCbCr pass would not give.
+    @Test func aProfileWithALookupTableBesideItsCurvesKeepsTheLcms2Transform() throws {
+        func bytes(withLookupTable: Bool) throws -> [UInt8] {
+            let profile = try #require(cmsCreate_sRGBProfile())
+            defer { cmsCloseProfile(profile) }
+            if withLookupTable {
+                let pipeline = try #require(cmsPipelineAlloc(nil, 3, 3))
+                defer { cmsPipelineFree(pipeline) }
+                #expect(cmsWriteTag(profile, cmsSigAToB0Tag, UnsafeRawPointer(pipeline)) != 0)
+            }
+            var count: UInt32 = 0
+            #expect(cmsSaveProfileToMem(profile, nil, &count) != 0)
+            var data = [UInt8](repeating: 0, count: Int(count))
+            #expect(cmsSaveProfileToMem(profile, &data, &count) != 0)
+            return data
+        }
+        let plain = try #require(ColourProfile(bytes: try bytes(withLookupTable: false)))
+        let withTable = try #require(ColourProfile(bytes: try bytes(withLookupTable: true)))
+        #expect(plain.matrixShaper != nil)
+        #expect(withTable.isRGB && withTable.matrixShaper == nil)
     }
 }

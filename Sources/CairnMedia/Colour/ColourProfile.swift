@@ -42,9 +42,12 @@ final class ColourProfile {
     var isSRGB: Bool { isRGB && name.lowercased().contains("srgb") }
 
     /// What a matrix-shaper RGB profile (three tone curves and three colorants: Display P3, Adobe RGB, the
-    /// profiles phones and cameras embed) holds, as numbers; nil for any other kind (LUT-based, CMYK, grey).
+    /// profiles phones and cameras embed) holds, as numbers; nil for any other kind (LUT-based, CMYK, grey), and for
+    /// one that also has a LUT from device to PCS, which lcms2 would use instead of its curves and colorants.
     var matrixShaper: MatrixShaper? {
-        guard isRGB, cmsIsMatrixShaper(pointer) != 0 else { return nil }
+        let lookupTables = [cmsSigAToB0Tag, cmsSigAToB1Tag, cmsSigAToB2Tag, cmsSigDToB0Tag, cmsSigDToB1Tag, cmsSigDToB2Tag]
+        guard isRGB, cmsIsMatrixShaper(pointer) != 0, !lookupTables.contains(where: { cmsIsTag(pointer, $0) != 0 })
+        else { return nil }
         var colorants: [Double] = []
         for tag in [cmsSigRedColorantTag, cmsSigGreenColorantTag, cmsSigBlueColorantTag] {
             guard let xyz = cmsReadTag(pointer, tag)?.assumingMemoryBound(to: cmsCIEXYZ.self).pointee else { return nil }
