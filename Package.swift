@@ -316,7 +316,7 @@ let package = Package(
         .testTarget(name: "CairnHashingTests", dependencies: ["CairnHashing", "CairnTesting"]),
         .testTarget(name: "CairnMediaTests", dependencies: ["CairnMedia", "CairnTesting"]),
         .testTarget(name: "CairnScannerTests", dependencies: ["CairnScanner", "CairnArchive", "CairnTesting"]),
-        .testTarget(name: "CairnCatalogTests", dependencies: ["CairnCatalog", "CairnTesting"]),
+        .testTarget(name: "CairnCatalogTests", dependencies: ["CairnCatalog", "CairnReconcileOracle", "CairnTesting"]),
         .testTarget(name: "CairnPipelineTests", dependencies: ["CairnPipeline", "CairnTesting"]),
         .testTarget(name: "CairnReconcileTests", dependencies: ["CairnReconcile", "CairnReconcileOracle", "CairnTesting"]),
         .testTarget(name: "CairnTapeTests", dependencies: ["CairnTape", "CairnTesting"]),
@@ -335,7 +335,7 @@ let package = Package(
         // One contract suite, run on every store (the folder, and S3 on the suite's SeaweedFS); the S3 signer
         // checked against botocore's.
         .testTarget(name: "CairnStoreTests", dependencies: [
-            "CairnStore", "CairnS3", "CairnCore", "CairnTesting", "CairnCheck", "CairnCatalog",
+            "CairnStore", "CairnS3", "CairnCore", "CairnTesting", "CairnCheck", "CairnCatalog", "CairnReconcileOracle",
         ]),
         .testTarget(name: "CairnServeTests", dependencies: [
             "CairnServe", "CairnCore", "CairnLibrary", "CairnNarration", "CairnStatus", "CairnTesting",

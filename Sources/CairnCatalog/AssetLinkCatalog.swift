@@ -47,7 +47,7 @@ public protocol AssetLinkCatalog: Sendable {
 
     /// Creates or updates the album of (`album.sourceID`, `album.folder`) and adds those of `members` the library
     /// holds as assets (membership only grows).
-    func saveAlbum(_ album: AlbumRecord, members: [Checksum]) async throws -> Catalog.AlbumChange
+    func saveAlbum(_ album: AlbumRecord, members: [Checksum]) async throws -> AlbumChange
     /// Every album with its members in the library, by date (undated last), then title.
     func albums() async throws -> [AlbumSummary]
     /// The albums `checksum` belongs to, by title.
@@ -68,60 +68,4 @@ public protocol AssetLinkCatalog: Sendable {
     func assets(taggedWith tag: String) async throws -> Set<Checksum>
 }
 
-extension SQLiteCatalog: AssetLinkCatalog {
-    public func savePairs(_ pairs: [AssetPairRecord]) async throws {
-        try await BlockingPool.run { [catalog] in try catalog.savePairs(pairs) }
-    }
-
-    public func pair(of checksum: Checksum) async throws -> AssetPairRecord? {
-        try await BlockingPool.run { [catalog] in try catalog.pair(of: checksum) }
-    }
-
-    public func allPairs() async throws -> [AssetPairRecord] {
-        try await BlockingPool.run { [catalog] in try catalog.allPairs().sorted { $0.still < $1.still } }
-    }
-
-    public func unpairedAssets(after checksum: Checksum?, limit: Int) async throws -> [PairingCandidate] {
-        try await BlockingPool.run { [catalog] in try catalog.unpairedAssets(after: checksum, limit: limit) }
-    }
-
-    public func pairsAwaitingLink() async throws -> [AssetPairRecord] {
-        try await BlockingPool.run { [catalog] in try catalog.pairsAwaitingLink() }
-    }
-
-    public func markPairsLinked(_ stills: [Checksum], at date: Date) async throws {
-        try await BlockingPool.run { [catalog] in try catalog.markPairsLinked(stills, at: date) }
-    }
-
-    public func linkSidecar(_ sidecar: SidecarRecord) async throws {
-        try await BlockingPool.run { [catalog] in try catalog.linkSidecar(sidecar) }
-    }
-
-    public func sidecars(of asset: Checksum) async throws -> [SidecarRecord] {
-        try await BlockingPool.run { [catalog] in try catalog.sidecars(of: asset) }
-    }
-
-    public func fillFromSidecar(_ asset: Checksum, captureDate: Date?, latitude: Double?, longitude: Double?,
-                                probeJSON: String) async throws {
-        try await BlockingPool.run { [catalog] in
-            try catalog.fillFromSidecar(asset, captureDate: captureDate, latitude: latitude, longitude: longitude,
-                                        probeJSON: probeJSON)
-        }
-    }
-
-    public func saveAlbum(_ album: AlbumRecord, members: [Checksum]) async throws -> Catalog.AlbumChange {
-        try await BlockingPool.run { [catalog] in try catalog.saveAlbum(album, members: members) }
-    }
-
-    public func albums() async throws -> [AlbumSummary] {
-        try await BlockingPool.run { [catalog] in try catalog.albums() }
-    }
-
-    public func albums(of checksum: Checksum) async throws -> [AlbumRecord] {
-        try await BlockingPool.run { [catalog] in try catalog.albums(of: checksum) }
-    }
-
-    public func albums(titled title: String) async throws -> [AlbumRecord] {
-        try await BlockingPool.run { [catalog] in try catalog.albums(titled: title) }
-    }
-}
+extension SQLiteCatalog: AssetLinkCatalog {}

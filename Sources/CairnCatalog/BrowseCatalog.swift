@@ -51,39 +51,4 @@ public typealias StatusCatalog = BrowsingCatalog & RunCatalog & SnapshotCatalog 
 /// What the library browser reads.
 public typealias BrowsingCatalog = ItemCatalog & AssetLinkCatalog & BrowseCatalog
 
-extension SQLiteCatalog: BrowseCatalog {
-    public func sourcePaths(of checksum: Checksum) async throws -> [SourcePath] {
-        try await BlockingPool.run { [catalog] in
-            try catalog.sourcePaths(checksum).map { SourcePath(root: $0.root, relativePath: $0.relativePath) }
-        }
-    }
-
-    public func checksums(atSourcePath path: String) async throws -> [Checksum] {
-        try await BlockingPool.run { [catalog] in try catalog.checksums(atSourcePath: path) }
-    }
-
-    public func listedAssets(since: Date?, until: Date?, kind: MediaKind?, albums: [Int64]?) async throws
-        -> [ListedAsset] {
-        try await BlockingPool.run { [catalog] in
-            try catalog.assetsByCaptureDate(since: since, until: until, kind: kind, albums: albums).map {
-                ListedAsset(asset: $0.asset, captureDate: $0.captureDate, probeJSON: $0.probeJSON)
-            }
-        }
-    }
-
-    public func importItem(_ checksum: Checksum) async throws -> ItemRecord? {
-        try await BlockingPool.run { [catalog] in try catalog.importItem(checksum) }
-    }
-
-    public func assetTally(broughtInBy runID: String?) async throws -> [MediaKind: (items: Int, bytes: Int64)] {
-        try await BlockingPool.run { [catalog] in try catalog.assetTally(broughtInBy: runID) }
-    }
-
-    public func newestAssets(limit: Int) async throws -> [AssetRecord] {
-        try await BlockingPool.run { [catalog] in try catalog.newestAssets(limit: limit) }
-    }
-
-    public func thumbnailed(_ checksums: [Checksum]) async throws -> Set<Checksum> {
-        try await BlockingPool.run { [catalog] in try catalog.thumbnailed(checksums) }
-    }
-}
+extension SQLiteCatalog: BrowseCatalog {}

@@ -40,18 +40,18 @@ public protocol DriftCatalog: Sendable {
     func forgetLostContent(_ checksums: [Checksum]) async throws
 }
 
-extension Catalog {
-    public func lastDestinationCheck(_ kind: DestinationCheckKind) throws -> Date? {
+extension SQLiteCatalog {
+    public func lastDestinationCheck(_ kind: DestinationCheckKind) async throws -> Date? {
         let kinds = kind == .full ? [DestinationCheckKind.full] : [.full, .trash]
-        return try pool.read { db in
+        return try await read { db in
             try StoredDate.fetchOne(db, sql: """
                 SELECT max(checked_at) FROM destination_check WHERE kind IN (\(kinds.map { "'\($0.rawValue)'" }.joined(separator: ",")))
                 """, arguments: [])
         }
     }
 
-    public func recordDestinationCheck(_ kind: DestinationCheckKind, found: [DriftRecord], at date: Date) throws {
-        try pool.write { db in
+    public func recordDestinationCheck(_ kind: DestinationCheckKind, found: [DriftRecord], at date: Date) async throws {
+        try await write { db in
             if kind == .full { try db.execute(sql: "DELETE FROM destination_drift") }
             let insert = try db.cachedStatement(sql: """
                 INSERT INTO destination_drift (sha1, state, seen_at) VALUES (?, ?, ?)
@@ -67,23 +67,23 @@ extension Catalog {
         }
     }
 
-    public func destinationDrift() throws -> [DriftRecord] {
-        try pool.read { db in
+    public func destinationDrift() async throws -> [DriftRecord] {
+        try await read { db in
             try DriftRow.order(DriftRow.Columns.sha1).fetchAll(db).compactMap(\.record)
         }
     }
 
-    public func clearDrift(_ checksums: [Checksum]) throws {
+    public func clearDrift(_ checksums: [Checksum]) async throws {
         guard !checksums.isEmpty else { return }
-        try pool.write { db in
+        try await write { db in
             let delete = try db.cachedStatement(sql: "DELETE FROM destination_drift WHERE sha1 = ?")
             for checksum in checksums { try delete.execute(arguments: [checksum.hex]) }
         }
     }
 
-    public func forgetLostContent(_ checksums: [Checksum]) throws {
+    public func forgetLostContent(_ checksums: [Checksum]) async throws {
         guard !checksums.isEmpty else { return }
-        try pool.write { db in
+        try await write { db in
             // Deleting the asset clears the snapshot's `in_library` (trigger `asset_deleted_leaves_library`).
             let asset = try db.cachedStatement(sql: "DELETE FROM asset WHERE sha1 = ?")
             let drift = try db.cachedStatement(sql: "DELETE FROM destination_drift WHERE sha1 = ?")
@@ -106,25 +106,10 @@ extension Catalog {
 }
 
 extension SQLiteCatalog: DriftCatalog {
-    public func lastDestinationCheck(_ kind: DestinationCheckKind) async throws -> Date? {
-        try await BlockingPool.run { [catalog] in try catalog.lastDestinationCheck(kind) }
-    }
 
-    public func recordDestinationCheck(_ kind: DestinationCheckKind, found: [DriftRecord], at date: Date) async throws {
-        try await BlockingPool.run { [catalog] in try catalog.recordDestinationCheck(kind, found: found, at: date) }
-    }
 
-    public func destinationDrift() async throws -> [DriftRecord] {
-        try await BlockingPool.run { [catalog] in try catalog.destinationDrift() }
-    }
 
-    public func clearDrift(_ checksums: [Checksum]) async throws {
-        try await BlockingPool.run { [catalog] in try catalog.clearDrift(checksums) }
-    }
 
-    public func forgetLostContent(_ checksums: [Checksum]) async throws {
-        try await BlockingPool.run { [catalog] in try catalog.forgetLostContent(checksums) }
-    }
 }
 
 /// One `destination_drift` row, decoded by column name; a row whose checksum or state does not parse is left out.

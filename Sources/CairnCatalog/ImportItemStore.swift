@@ -6,7 +6,7 @@ import GRDB
 /// with its source's `root_path` and its asset's `original_path`.
 extension ItemRecord: FetchableRecord, EncodableRecord, CatalogRecord {}
 
-extension Catalog {
+extension SQLiteCatalog {
     private typealias State = ItemState.Name
 
     /// Rows no run will move on by itself: ready, cancelled, or failed without hope of a retry.
@@ -17,7 +17,7 @@ extension Catalog {
 
     /// Rows the crash-loop guard failed for good: failed while the crash counts it keeps are set (every other outcome
     /// of a phase resets them). A walk that finds their content again leaves them failed unless asked to retry them.
-    private static let crashFailedCondition = """
+    static let crashFailedCondition = """
         (state = '\(State.failed.rawValue)' AND retryable = 0 AND (crash_count > 0 OR kill_count > 0))
         """
 
@@ -28,7 +28,7 @@ extension Catalog {
         """
 
     /// The columns an import item is read with, for the join of `import_item i` with `source s` and `asset a`.
-    private static let itemSelection = """
+    static let itemSelection = """
         i.id, i.sha1, i.relative_path, s.root_path, i.kind, i.size, a.original_path, i.state, i.phase, i.operation,
         i.reason, i.category, i.attempts, i.retryable, i.in_flight, i.in_flight_alone, i.crash_count, i.kill_count, i.duplicate
         """
@@ -39,7 +39,7 @@ extension Catalog {
 
     // MARK: Import items
 
-    /// The upsert that plans one item (see `insertImportItems`). The asset's path is looked up by the bound
+    /// The upsert that plans one item (see `planImportItems`). The asset's path is looked up by the bound
     /// checksum, not by `import_item.sha1`: SQLite scans the whole `asset` table for a RETURNING subquery that
     /// names the row being written, which made planning quadratic in the library's size.
     static func planItemSQL(terminal: String) -> String {
@@ -71,12 +71,12 @@ extension Catalog {
     /// doubled: its location is updated to the new sighting, and when it was finished (ready, cancelled, failed for
     /// good) it starts again as a placeholder; an unfinished row keeps its state, so it resumes where it stood. A row
     /// the crash-loop guard failed stays failed (and is returned so) until `retryCrashFailedImportItems`.
-    public func insertImportItems(_ items: [ImportItem], sourceID: Int64, now: Date = Date()) throws -> [ItemRecord] {
+    public func planImportItems(_ items: [ImportItem], sourceID: Int64) async throws -> [ItemRecord] {
         guard !items.isEmpty else { return [] }
         let terminal = "(\(Self.terminalCondition) AND NOT \(Self.crashFailedCondition))"
-        return try pool.write { db in
+        return try await write { db in
             let upsert = try db.cachedStatement(sql: Self.planItemSQL(terminal: terminal))
-            let createdAt = StoredDate.text(now)
+            let createdAt = StoredDate.text(Date())
             var records: [ItemRecord] = []
             records.reserveCapacity(items.count)
             for item in items {
@@ -98,41 +98,15 @@ extension Catalog {
         }
     }
 
-    /// Up to `limit` items earlier runs left unfinished (or in flight) after item `id`, by id, leaving out content
-    /// this run's `RunFileTable` plans as new (the run takes those on with its new content, as one item each).
-    /// `owingTransfer`: only items whose original is not in place yet. `table` is not read from Swift: the query
-    /// joins its `TEMP` tables on the writer connection, which asking for it guarantees exist.
-    public func unfinishedImportItems(after id: ItemID, limit: Int, owingTransfer: Bool,
-                                      excludingNewContentOf table: RunFileTable) throws -> [ItemRecord] {
-        let condition = Self.unfinishedCondition(owingTransfer: owingTransfer) + """
-             AND i.id > ? AND NOT EXISTS (SELECT 1 FROM temp.run_content c WHERE c.sha1 = i.sha1 AND c.in_library = 0)
-            """
-        return try pool.write { db in
-            var result: [ItemRecord] = []
-            try Self.forEachImportItem(db, where: condition, arguments: [id.rawValue], limit: limit) { result.append($0) }
-            return result
-        }
-    }
-
-    /// How many items `unfinishedImportItems(after:limit:owingTransfer:excludingNewContentOf:)` pages through.
-    public func unfinishedImportItemCount(owingTransfer: Bool, excludingNewContentOf table: RunFileTable) throws -> Int {
-        try pool.write { db in
-            try Int.fetchOne(db, sql: """
-                SELECT COUNT(*) FROM import_item i WHERE \(Self.unfinishedCondition(owingTransfer: owingTransfer))
-                AND NOT EXISTS (SELECT 1 FROM temp.run_content c WHERE c.sha1 = i.sha1 AND c.in_library = 0)
-                """) ?? 0
-        }
-    }
-
-    private static func unfinishedCondition(owingTransfer: Bool) -> String {
+    static func unfinishedCondition(owingTransfer: Bool) -> String {
         let unfinished = "(NOT \(terminalCondition) OR in_flight = 1)"
         return owingTransfer ? unfinished + " AND \(owingTransferCondition)" : unfinished
     }
 
     /// How many items have their original in place and wait for a run with derivatives on (`--derivatives off`
     /// left them, or a run stopped between the transfer and the thumbnail).
-    public func importItemsOwingDerivatives() throws -> Int {
-        try pool.read { db in
+    public func importItemsOwingDerivatives() async throws -> Int {
+        try await read { db in
             try Int.fetchOne(db, sql: """
                 SELECT COUNT(*) FROM import_item
                 WHERE NOT \(Self.terminalCondition) AND NOT \(Self.owingTransferCondition)
@@ -140,26 +114,16 @@ extension Catalog {
         }
     }
 
-    /// Every import item, by id.
-    public func importItems() throws -> [ItemRecord] {
-        try fetchImportItems(where: "1")
-    }
-
-    public func importItem(_ checksum: Checksum) throws -> ItemRecord? {
-        try fetchImportItems(where: "i.sha1 = ?", arguments: [checksum.hex]).first
+    public func importItem(_ checksum: Checksum) async throws -> ItemRecord? {
+        try await fetchImportItems(where: "i.sha1 = ?", arguments: [checksum.hex]).first
     }
 
     /// Saves item states (and their bookkeeping) in one transaction, with the stages' `rows` first (their files
     /// are durable by now: a group commit); for an id given several times, the last one wins.
-    public func saveImportItemStates(_ records: [ItemRecord], with rows: StageRows = StageRows(),
-                                     now: Date = Date()) throws {
+    public func saveImportItemStates(_ records: [ItemRecord], with rows: StageRows) async throws {
         guard !records.isEmpty || !rows.isEmpty else { return }
-        do { try saveImportItemStates(records, rows, now: now) } catch { throw CatalogError.naming(error, path: path) }
-    }
-
-    private func saveImportItemStates(_ records: [ItemRecord], _ rows: StageRows, now: Date) throws {
-        let columns = Self.savedColumns
-        try pool.write { db in
+        let columns = Self.savedColumns, now = Date()
+        do { try await write { db in
             try Self.saveStageRows(rows, in: db)
             let update = try db.cachedStatement(sql: """
                 UPDATE import_item SET \(columns.map { "\($0) = ?" }.joined(separator: ", ")), updated_at = ?
@@ -176,14 +140,16 @@ extension Catalog {
                     updatedAt, record.id.rawValue,
                 ])
             }
+        } } catch {
+            throw CatalogError.naming(error, path: path)
         }
     }
 
     /// Sets these items' in-flight flags (and whether each runs alone), and nothing else.
-    public func markImportItemsInFlight(_ marks: [InFlightMark]) throws {
+    public func markImportItemsInFlight(_ marks: [InFlightMark]) async throws {
         guard !marks.isEmpty else { return }
         do {
-            try pool.write { db in
+            try await write { db in
                 let mark = try db.cachedStatement(sql: "UPDATE import_item SET in_flight = 1, in_flight_alone = ? WHERE id = ?")
                 for item in marks { try mark.execute(arguments: [item.alone, item.id.rawValue]) }
             }
@@ -193,27 +159,15 @@ extension Catalog {
     }
 
     /// Items marked in flight: what the worker may have been working on when it died.
-    public func importItemsInFlight() throws -> [ItemRecord] {
-        try fetchImportItems(where: "in_flight = 1")
-    }
-
-    /// Items of source `sourceID` the crash-loop guard failed for good whose content this run's walk found, hashed or
-    /// unchanged (a file gone from the source is no longer reported), by id. `table` is not read from Swift: the
-    /// query joins its `TEMP` tables on the writer connection, which asking for it guarantees exist.
-    public func crashFailedImportItems(sourceID: Int64, foundBy table: RunFileTable) throws -> [ItemRecord] {
-        let condition = "i.source_id = ? AND \(Self.crashFailedCondition)"
-            + " AND EXISTS (SELECT 1 FROM temp.run_file r WHERE r.sha1 = i.sha1)"
-        return try pool.write { db in
-            var result: [ItemRecord] = []
-            try Self.forEachImportItem(db, where: condition, arguments: [sourceID]) { result.append($0) }
-            return result
-        }
+    public func importItemsInFlight() async throws -> [ItemRecord] {
+        try await fetchImportItems(where: "in_flight = 1")
     }
 
     /// Makes the crash-loop guard's failures of source `sourceID` retryable failures with their crash counts cleared,
     /// so the run takes them up again at their failed phase (`--retry-failed`); returns how many.
-    public func retryCrashFailedImportItems(sourceID: Int64, now: Date = Date()) throws -> Int {
-        try pool.write { db in
+    public func retryCrashFailedImportItems(sourceID: Int64) async throws -> Int {
+        let now = Date()
+        return try await write { db in
             try db.execute(sql: """
                 UPDATE import_item SET retryable = 1, attempts = 0, crash_count = 0, kill_count = 0, updated_at = ?
                 WHERE source_id = ? AND \(Self.crashFailedCondition)
@@ -223,20 +177,17 @@ extension Catalog {
     }
 
     /// `condition` names `import_item` columns, qualified with `i.` where `source s` or `asset a` share the name.
-    private func fetchImportItems(where condition: String, arguments: StatementArguments = []) throws -> [ItemRecord] {
-        var result: [ItemRecord] = []
-        try forEachImportItem(where: condition, arguments: arguments) { result.append($0) }
-        return result
+    private func fetchImportItems(where condition: String, arguments: StatementArguments = []) async throws -> [ItemRecord] {
+        try await read { db in
+            var result: [ItemRecord] = []
+            try Self.forEachImportItem(db, where: condition, arguments: arguments) { result.append($0) }
+            return result
+        }
     }
 
     /// Rows one at a time, each source root one string however many items share it.
-    private func forEachImportItem(where condition: String, arguments: StatementArguments = [],
-                                   _ body: (ItemRecord) throws -> Void) throws {
-        try pool.read { db in try Self.forEachImportItem(db, where: condition, arguments: arguments, body) }
-    }
-
-    private static func forEachImportItem(_ db: Database, where condition: String, arguments: StatementArguments = [],
-                                          limit: Int? = nil, _ body: (ItemRecord) throws -> Void) throws {
+    static func forEachImportItem(_ db: Database, where condition: String, arguments: StatementArguments = [],
+                                  limit: Int? = nil, _ body: (ItemRecord) throws -> Void) throws {
         let records = try ItemRecord.fetchCursor(db, sql: """
             SELECT \(itemSelection)
             FROM import_item i JOIN source s ON s.id = i.source_id LEFT JOIN asset a ON a.sha1 = i.sha1

@@ -49,74 +49,8 @@ public protocol ItemCatalog: Sendable {
     func mediaProbes(ofRun runID: String, mentioning marker: String) async throws -> [MediaProbeRecord]
 }
 
-/// The SQLite catalog (`Catalog`) behind every catalog interface (`ItemCatalog`, `SnapshotCatalog`, `RunCatalog`,
-/// `ReconcileCatalog`, `TrashCatalog`, `AssetLinkCatalog`): each call one hop to the blocking pool.
-public struct SQLiteCatalog: ItemCatalog {
-    public let catalog: Catalog
-
-    public init(catalog: Catalog) { self.catalog = catalog }
-
-    public func sourceID(forRoot rootPath: String) async throws -> Int64 {
-        try await BlockingPool.run { [catalog] in try catalog.sourceID(forRoot: rootPath) }
-    }
-
-    public func planImportItems(_ items: [ImportItem], sourceID: Int64) async throws -> [ItemRecord] {
-        try await BlockingPool.run { [catalog] in try catalog.insertImportItems(items, sourceID: sourceID) }
-    }
-
-    public func saveImportItemStates(_ records: [ItemRecord], with rows: StageRows) async throws {
-        try await BlockingPool.run { [catalog] in try catalog.saveImportItemStates(records, with: rows) }
-    }
-
-    public func markImportItemsInFlight(_ marks: [InFlightMark]) async throws {
-        try await BlockingPool.run { [catalog] in try catalog.markImportItemsInFlight(marks) }
-    }
-
+extension SQLiteCatalog: ItemCatalog {
     /// A save of marks is a small local commit, but also a hop to the blocking pool and back (two threads woken):
     /// saved as they come, each save carries a handful; gathered for a millisecond, several times as many.
     public var inFlightMarkLinger: Duration { .milliseconds(1) }
-
-    public func importItemsInFlight() async throws -> [ItemRecord] {
-        try await BlockingPool.run { [catalog] in try catalog.importItemsInFlight() }
-    }
-
-    public func importItemsOwingDerivatives() async throws -> Int {
-        try await BlockingPool.run { [catalog] in try catalog.importItemsOwingDerivatives() }
-    }
-
-    public func retryCrashFailedImportItems(sourceID: Int64) async throws -> Int {
-        try await BlockingPool.run { [catalog] in try catalog.retryCrashFailedImportItems(sourceID: sourceID) }
-    }
-
-    public func asset(_ checksum: Checksum) async throws -> AssetRecord? {
-        try await BlockingPool.run { [catalog] in try catalog.asset(checksum) }
-    }
-
-    public func mediaProbe(_ checksum: Checksum) async throws -> MediaProbeRecord? {
-        try await BlockingPool.run { [catalog] in try catalog.mediaProbe(checksum) }
-    }
-
-    public func derivedFiles(of checksum: Checksum) async throws -> [DerivedFileRecord] {
-        try await BlockingPool.run { [catalog] in try catalog.derivedFiles(checksum) }
-    }
-
-    public func assetChecksums() async throws -> Set<Checksum> {
-        try await BlockingPool.run { [catalog] in try catalog.assetChecksums() }
-    }
-
-    public func assetCount() async throws -> Int {
-        try await BlockingPool.run { [catalog] in try catalog.assetCount() }
-    }
-
-    public func allAssets() async throws -> [AssetRecord] {
-        try await BlockingPool.run { [catalog] in try catalog.allAssets() }
-    }
-
-    public func assets(broughtInBy runID: String) async throws -> [AssetRecord] {
-        try await BlockingPool.run { [catalog] in try catalog.assets(broughtInBy: runID) }
-    }
-
-    public func mediaProbes(ofRun runID: String, mentioning marker: String) async throws -> [MediaProbeRecord] {
-        try await BlockingPool.run { [catalog] in try catalog.mediaProbes(ofRun: runID, mentioning: marker) }
-    }
 }

@@ -20,29 +20,7 @@ public protocol ReconcileCatalog: Sendable {
 }
 
 extension SQLiteCatalog: ReconcileCatalog {
-    private var store: ReconcileStore { ReconcileStore(catalog: catalog) }
-
     public func reconcileFacts(sourceID: Int64) async throws -> ReconcileSourceFacts {
-        try await BlockingPool.run { [store] in try store.facts(sourceID: sourceID) }
-    }
-
-    public func pending(sourceID: Int64?) async throws -> [PendingItem] {
-        try await BlockingPool.run { [store] in try store.pending(sourceID: sourceID) }
-    }
-
-    public func removePending(_ checksums: [Checksum]) async throws {
-        try await BlockingPool.run { [store] in try store.removePending(checksums) }
-    }
-
-    public func approve(_ checksums: [Checksum], sourceIDs: [Int64], at now: Date) async throws {
-        try await BlockingPool.run { [store] in try store.approve(checksums, sourceIDs: sourceIDs, at: now) }
-    }
-
-    public func exclude(_ checksums: [Checksum], sourceIDs: [Int64], at now: Date) async throws {
-        try await BlockingPool.run { [store] in try store.exclude(checksums, sourceIDs: sourceIDs, at: now) }
-    }
-
-    public func excludeConfirmed(sinceRunID runID: String, sourceIDs: [Int64], at now: Date) async throws -> [Checksum] {
-        try await BlockingPool.run { [store] in try store.excludeConfirmed(sinceRunID: runID, sourceIDs: sourceIDs, at: now) }
+        try await read { db in try ReconcileStore.facts(db, sourceID: sourceID) }
     }
 }

@@ -2,17 +2,11 @@ import CairnCore
 import Foundation
 import GRDB
 
-/// The reconciliation stores of one library's catalog, per source.
+/// The SQL of the reconciliation stores, per source, run inside the SQLite catalog's transactions.
 ///
 /// Writes a run's `StoreDelta` with the stores' own semantics: observed is a union, confirmations and anchors are
 /// first-write-wins (`INSERT OR IGNORE`), a reappearance removes the stamp and any approval.
-public struct ReconcileStore: Sendable {
-    public let catalog: Catalog
-
-    public init(catalog: Catalog) { self.catalog = catalog }
-
-    var pool: any DatabaseWriter { catalog.pool }
-
+enum ReconcileStore {
     static func apply(_ delta: StoreDelta, sourceID: Int64, runID: String?, _ db: Database) throws {
         let observe = try db.cachedStatement(
             sql: "INSERT OR IGNORE INTO reconcile_observed (source_id, sha1) VALUES (?, ?)")
@@ -44,9 +38,6 @@ public struct ReconcileStore: Sendable {
 
     // MARK: Source facts
 
-    public func facts(sourceID: Int64) throws -> ReconcileSourceFacts {
-        try pool.read { db in try Self.facts(db, sourceID: sourceID) }
-    }
 
     static func saveFacts(_ facts: ReconcileSourceFacts, sourceID: Int64, _ db: Database) throws {
         try db.execute(sql: """

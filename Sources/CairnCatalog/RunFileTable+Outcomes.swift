@@ -10,10 +10,10 @@ extension RunFileTable {
     /// unfinished. Content in the library (an item resumed from an earlier run) is grouped again with all its
     /// files, settled ones included, so its outcome goes to its first file; `classify` left such content
     /// ungrouped, or grouped without its settled files.
-    public func recordItems(_ lines: [FileOutcomeEntry]) throws {
+    public func recordItems(_ lines: [FileOutcomeEntry]) async throws {
         let handled = lines.compactMap { line in line.checksum.map { ($0, line.outcome.kind == .unfinished) } }
         guard !handled.isEmpty else { return }
-        try catalog.pool.write { db in
+        try await catalog.write { db in
             let insert = try db.cachedStatement(sql: """
                 INSERT OR REPLACE INTO temp.run_item (sha1, left_unfinished) VALUES (?, ?)
                 """)
@@ -38,12 +38,12 @@ extension RunFileTable {
         }
     }
 
-    /// How many files end each way, as `forEachOutcome` would sort them, counted in SQL with no line per file: the
+    /// How many files end each way, as `outcomes` sorts them, counted in SQL with no line per file: the
     /// handled items by where they stand (grouped by their state's columns), and for the rest of the walk, hashing
     /// failures, files left unread, duplicates, unchanged files and new content never reached.
-    public func outcomeCounts() throws -> [FileOutcome.Kind: Int] {
+    public func outcomeCounts() async throws -> [FileOutcome.Kind: Int] {
         let settled = walk.withLock { $0.settled }
-        return try catalog.pool.write { db in
+        return try await catalog.write { db in
             var counts: [FileOutcome.Kind: Int] = [:]
             let handled = try HandledItemsRow.fetchCursor(db, sql: """
                 SELECT \(Self.itemColumns), COUNT(*) AS files
@@ -83,8 +83,9 @@ extension RunFileTable {
     /// Every file of the walk, in path order, with what became of it; then the handled items that no file of this
     /// walk holds (items resumed from earlier runs of other sources). One at a time, since a caller that only counts
     /// them should not hold a line per file.
-    public func forEachOutcome(_ body: (FileOutcomeEntry) throws -> Void) throws {
-        try catalog.pool.write { db in
+    public func outcomes() async throws -> [FileOutcomeEntry] {
+        try await catalog.write { db in
+            var entries: [FileOutcomeEntry] = []
             let files = try WalkOutcomeRow.fetchCursor(db, sql: """
                 SELECT r.path, r.sha1 AS walk_sha1, r.hashed, r.failed, r.failure_operation, r.failure_reason,
                   r.failure_category,                     r.id = c.first_id AS is_first, c.in_library, \(Self.itemColumns)
@@ -94,22 +95,23 @@ extension RunFileTable {
                 LEFT JOIN main.import_item i ON i.sha1 = ri.sha1
                 ORDER BY r.id
                 """)
-            while let row = try files.next() { try body(row.entry) }
+            while let row = try files.next() { entries.append(row.entry) }
             let others = try HandledItemsRow.fetchCursor(db, sql: """
                 SELECT \(Self.itemColumns), i.relative_path, i.sha1 FROM temp.run_item ri
                 JOIN main.import_item i ON i.sha1 = ri.sha1
                 WHERE NOT EXISTS (SELECT 1 FROM temp.run_content c WHERE c.sha1 = ri.sha1) ORDER BY i.relative_path
                 """)
             while let row = try others.next() {
-                try body(FileOutcomeEntry(path: row.relativePath ?? "", checksum: row.checksum,
-                                          outcome: row.item.outcome))
+                entries.append(FileOutcomeEntry(path: row.relativePath ?? "", checksum: row.checksum,
+                                                outcome: row.item.outcome))
             }
+            return entries
         }
     }
 
     /// The handled items that failed this run, in plan order: the lanes' failures for the run's summary.
-    public func failedItems() throws -> [ImportFailure] {
-        try catalog.pool.write { db in
+    public func failedItems() async throws -> [ImportFailure] {
+        try await catalog.write { db in
             try HandledItemsRow.fetchAll(db, sql: """
                 SELECT \(Self.itemColumns), i.relative_path FROM temp.run_item ri
                 JOIN main.import_item i ON i.sha1 = ri.sha1

@@ -18,8 +18,8 @@ import GRDB
 extension RunFileTable {
     /// Builds `run_current` and `run_path_change` and counts what the rails need. Reads the stores, writes only the
     /// run's temporary tables (a dry run may call it).
-    public func compareWithHealthySnapshot() throws -> SnapshotComparison {
-        try catalog.pool.write { db in
+    public func compareWithHealthySnapshot() async throws -> SnapshotComparison {
+        try await catalog.write { db in
             try db.execute(sql: """
                 DROP TABLE IF EXISTS temp.run_current;
                 DROP TABLE IF EXISTS temp.run_path_change;
@@ -55,8 +55,8 @@ extension RunFileTable {
 
     /// The deletion signals of this scan, after `compareWithHealthySnapshot`. An unhealthy scan only unstamps what
     /// came back: it confirms, releases and explains nothing.
-    public func scanSignals(sourceIsHealthy: Bool) throws -> ScanSignals {
-        try catalog.pool.write { db in
+    public func scanSignals(sourceIsHealthy: Bool) async throws -> ScanSignals {
+        try await catalog.write { db in
             let source: StatementArguments = ["source": sourceID]
             var signals = ScanSignals()
             signals.reappeared = try Checksum.fetchAll(db, sql: """
@@ -101,9 +101,9 @@ extension RunFileTable {
 
     /// Library content this source held and no longer holds, unprotected (see `AbsentContent`), with its stamps
     /// as they stand after this run: `stamped` are this run's, at `now`. After `scanSignals`.
-    public func absentContent(stamped: [Checksum], at now: Date) throws -> [AbsentContent] {
+    public func absentContent(stamped: [Checksum], at now: Date) async throws -> [AbsentContent] {
         let stampedNow = Set(stamped)
-        return try catalog.pool.write { db in
+        return try await catalog.write { db in
             let rows = try AbsentContentRow.fetchCursor(db, sql: """
                 SELECT o.sha1,
                     (SELECT f.confirmed_at FROM main.reconcile_confirmed f
@@ -130,8 +130,8 @@ extension RunFileTable {
     /// Content of the scan the library does not hold, sorted. After `classify`, whose groups already say which
     /// content the library lacks (a settled file's content is in the library); only files that could not be hashed,
     /// counted with their last checksum, are looked up.
-    public func contentMissingFromLibrary() throws -> [Checksum] {
-        try catalog.pool.write { db in
+    public func contentMissingFromLibrary() async throws -> [Checksum] {
+        try await catalog.write { db in
             try Checksum.fetchAll(db, sql: """
                 SELECT sha1 FROM temp.run_content WHERE in_library = 0
                 UNION
@@ -145,9 +145,9 @@ extension RunFileTable {
 
     /// Where each of `checksums` last lived in the source, by the last healthy snapshot (for the trash journal).
     /// Content that is absent now is on a changed path, so `run_path_change` has it.
-    public func lastSourcePaths(of checksums: [Checksum]) throws -> [Checksum: String] {
+    public func lastSourcePaths(of checksums: [Checksum]) async throws -> [Checksum: String] {
         guard !checksums.isEmpty else { return [:] }
-        return try catalog.pool.write { db in
+        return try await catalog.write { db in
             try db.execute(sql: """
                 DROP TABLE IF EXISTS temp.run_wanted;
                 CREATE TEMP TABLE run_wanted (sha1 TEXT PRIMARY KEY NOT NULL) WITHOUT ROWID;
@@ -256,7 +256,7 @@ extension RunFileTable {
     }
 }
 
-extension ReconcileStore {
+extension RunFileTable {
     /// Everything a sync learned, in one transaction, from the run tables `compareWithHealthySnapshot` built:
     /// - observed grows by the scan's content. Only changed paths are read: the content of a path that agrees with
     ///   the last healthy snapshot was observed when that snapshot was taken, in the same transaction.
@@ -265,9 +265,9 @@ extension ReconcileStore {
     /// - when the scan was healthy: gone paths' anchors are released, the snapshot becomes the scan (only its
     ///   changed rows are written), and the source's facts move on;
     /// - the waiting items for `pending list` are replaced.
-    public func commit(_ sync: SyncRecord, scannedBy runFiles: RunFileTable, currentFiles: Int) throws {
-        let sourceID = runFiles.sourceID
-        try pool.write { db in
+    public func commit(_ sync: SyncRecord, currentFiles: Int) async throws {
+        let sourceID = self.sourceID
+        try await catalog.write { db in
             let source: StatementArguments = ["source": sourceID]
             try db.execute(sql: """
                 INSERT OR IGNORE INTO main.reconcile_observed (source_id, sha1)
@@ -276,7 +276,7 @@ extension ReconcileStore {
                     SELECT :source, path, COALESCE(previous_sha1, sha1) FROM temp.run_path_change
                     WHERE sha1 IS NOT NULL AND anchor_sha1 IS NULL;
                 """, arguments: source)
-            try Self.apply(sync.changes, sourceID: sourceID, runID: sync.runID, db)
+            try ReconcileStore.apply(sync.changes, sourceID: sourceID, runID: sync.runID, db)
             if sync.advanceSnapshot {
                 try db.execute(sql: """
                     DELETE FROM main.reconcile_anchor WHERE source_id = :source AND relative_path IN
@@ -288,7 +288,7 @@ extension ReconcileStore {
                         WHERE sha1 IS NOT NULL AND previous_sha1 IS NOT sha1;
                     """, arguments: source)
             }
-            try Self.recordSync(sync, sourceID: sourceID, healthyFileCount: currentFiles, db)
+            try ReconcileStore.recordSync(sync, sourceID: sourceID, healthyFileCount: currentFiles, db)
         }
     }
 }

@@ -120,7 +120,7 @@ package struct UnhandledCountsRow: Decodable, FetchableRecord, CatalogRecord {
     package var unfinished: Int
 }
 
-/// A walk file with its hashing, its content's group and its handled item (`forEachOutcome`).
+/// A walk file with its hashing, its content's group and its handled item (`outcomes`).
 package struct WalkOutcomeRow: Decodable, FetchableRecord, CatalogRecord {
     package var path: String
     package var checksum: Checksum?
@@ -185,7 +185,7 @@ package struct AbsentContentRow: Decodable, FetchableRecord, CatalogRecord {
     }
 }
 
-/// Items and bytes of one kind (`Catalog.assetTally`).
+/// Items and bytes of one kind (`SQLiteCatalog.assetTally`).
 struct KindTallyRow: Decodable, FetchableRecord, CatalogRecord {
     var kind: String
     var items: Int

@@ -5,7 +5,7 @@ import GRDB
 /// The run's sidecars: kept by folder as the walk finds them, and read back a folder at a time for linking.
 extension RunFileTable {
     /// Appends sidecars the walk found (one transaction), kept by folder so they are read a folder at a time.
-    public func appendSidecars(_ files: [SourceFile]) throws {
+    public func appendSidecarsInPlace(_ files: [SourceFile]) throws {
         guard !files.isEmpty else { return }
         try catalog.pool.write { db in
             let insert = try db.cachedStatement(sql: """
@@ -23,8 +23,8 @@ extension RunFileTable {
 
     /// Up to `limit` sidecars after `last`, by folder then path, that are not linked as they are now (a sidecar
     /// linked with the same path, size and modification time is left alone: a rescan reads none).
-    public func sidecarsToLink(after last: RunSidecar?, limit: Int) throws -> [RunSidecar] {
-        try catalog.pool.write { db in
+    public func sidecarsToLink(after last: RunSidecar?, limit: Int) async throws -> [RunSidecar] {
+        try await catalog.write { db in
             let rows = try RunSidecarRow.fetchCursor(db, sql: """
                 SELECT folder, path AS relative_path, device, inode, size, mtime_ns, 'other' AS kind FROM temp.run_sidecar r
                 WHERE (folder, path) > (?, ?)
@@ -42,8 +42,8 @@ extension RunFileTable {
 
     /// Path → checksum of the files with known content directly in `folder` ("" for the source root): what the
     /// sidecars there are matched against. A range of the path index (built once, when first asked).
-    public func checksums(inFolder folder: String) throws -> [String: Checksum] {
-        try catalog.pool.write { db in
+    public func checksums(inFolder folder: String) async throws -> [String: Checksum] {
+        try await catalog.write { db in
             try db.execute(sql: "CREATE INDEX IF NOT EXISTS temp.run_file_path ON run_file(path)")
             let range = RunSidecar.pathRange(under: folder)
             let rows = folder.isEmpty

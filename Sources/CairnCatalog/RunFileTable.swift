@@ -11,15 +11,15 @@ import GRDB
 /// `asset` and `import_item` in one statement. Only this run's writer uses them; `init` starts them empty. A run
 /// leaves them to the connection rather than dropping them: dropping a million rows held up the end of a rescan,
 /// and closing the connection deletes SQLite's temporary file in one go.
-public struct RunFileTable: Sendable {
-    public let catalog: Catalog
+public struct RunFileTable: RunTables, RunTablesWrittenInPlace {
+    public let catalog: SQLiteCatalog
     /// The run's source, whose snapshot the walk is matched against.
     public let sourceID: Int64
     /// What the walk's merge with the snapshot has counted so far.
     let walk = Locked(WalkMatch())
 
-    /// Starts the run's tables empty, for a walk of source `sourceID` (`Catalog.withRunTables`).
-    init(catalog: Catalog, sourceID: Int64) throws {
+    /// Starts the run's tables empty, for a walk of source `sourceID` (`SQLiteCatalog.withRunTables`).
+    init(catalog: SQLiteCatalog, sourceID: Int64) throws {
         self.catalog = catalog
         self.sourceID = sourceID
         try catalog.pool.writeWithoutTransaction { db in
@@ -75,10 +75,18 @@ public struct RunFileTable: Sendable {
 
     // MARK: The walk
 
+    public func append(_ files: [SourceFile]) async throws {
+        try await BlockingPool.run { [self] in try appendInPlace(files) }
+    }
+
+    public func appendSidecars(_ files: [SourceFile]) async throws {
+        try await BlockingPool.run { [self] in try appendSidecarsInPlace(files) }
+    }
+
     /// Appends files in the walk's order (one transaction), each matched against the source's snapshot as it goes
     /// in: a file whose fingerprint is unchanged takes its checksum from there (and is settled when the snapshot
     /// says its content is in the library), a changed one keeps its last one aside.
-    public func append(_ files: [SourceFile]) throws {
+    public func appendInPlace(_ files: [SourceFile]) throws {
         guard !files.isEmpty else { return }
         let sourceID = self.sourceID
         // Only the walk appends, one batch at a time; the lock is never held across the catalog's writer, so no
@@ -94,10 +102,10 @@ public struct RunFileTable: Sendable {
 
     /// Counts the walk as matched against the snapshot: its files, what is left to hash, what vanished. The walk
     /// counted all but the snapshot's rows after its last path.
-    public func matchSnapshot() throws -> SnapshotMatch {
+    public func matchSnapshot() async throws -> SnapshotMatch {
         let walk = self.walk.withLock { $0 }
         let sourceID = self.sourceID
-        return try catalog.pool.write { db in
+        return try await catalog.write { db in
             let after = try Int.fetchOne(db, sql: """
                 SELECT COUNT(*) FROM main.source_file WHERE source_id = ? AND relative_path > ?
                 """, arguments: [sourceID, walk.upperPath ?? ""]) ?? 0
@@ -107,8 +115,8 @@ public struct RunFileTable: Sendable {
     }
 
     /// Paths of the source's snapshot that this walk did not find, sorted.
-    public func vanishedPaths() throws -> [String] {
-        try catalog.pool.write { db in
+    public func vanishedPaths() async throws -> [String] {
+        try await catalog.write { db in
             try db.execute(sql: "CREATE INDEX IF NOT EXISTS temp.run_file_path ON run_file(path)")
             return try String.fetchAll(db, sql: """
                 SELECT relative_path FROM main.source_file s
@@ -122,8 +130,8 @@ public struct RunFileTable: Sendable {
 
     /// Up to `limit` files still to hash after row `id`, in order; a page stops early past `byteLimit` bytes (one
     /// file at least), so a page of videos stays small.
-    public func filesToHash(after id: Int64, limit: Int, byteLimit: Int64) throws -> [RunFile] {
-        try catalog.pool.write { db in
+    public func filesToHash(after id: Int64, limit: Int, byteLimit: Int64) async throws -> [RunFile] {
+        try await catalog.write { db in
             let rows = try RunFileRow.fetchCursor(db, sql: """
                 SELECT id, path AS relative_path, device, inode, size, mtime_ns, kind
                 FROM temp.run_file INDEXED BY run_file_unsettled
@@ -144,10 +152,10 @@ public struct RunFileTable: Sendable {
     /// Records a page's checksums (with the fingerprint and kind hashing saw) and its failures (by row id, with
     /// their reasons) in one transaction; `updatingSnapshot`: the checksums go into the source's snapshot too, the
     /// cache the next run reads.
-    public func recordHashes(_ hashed: [RunFile], failed: [Int64: FailureReason], updatingSnapshot: Bool) throws {
+    public func recordHashes(_ hashed: [RunFile], failed: [Int64: FailureReason], updatingSnapshot: Bool) async throws {
         let sourceID = self.sourceID
         guard !hashed.isEmpty || !failed.isEmpty else { return }
-        try catalog.pool.write { db in
+        try await catalog.write { db in
             let update = try db.cachedStatement(sql: """
                 UPDATE temp.run_file SET sha1 = ?, kind = ?, hashed = 1, device = ?, inode = ?, size = ?, mtime_ns = ?
                 WHERE id = ?
@@ -167,7 +175,7 @@ public struct RunFileTable: Sendable {
             for (id, reason) in failed.sorted(by: { $0.key < $1.key }) {
                 try fail.execute(arguments: [reason.operation, reason.reason, reason.category.rawValue, id])
             }
-            if updatingSnapshot { try Catalog.upsertSnapshot(hashed.map(\.record), sourceID: sourceID, in: db) }
+            if updatingSnapshot { try SQLiteCatalog.upsertSnapshot(hashed.map(\.record), sourceID: sourceID, in: db) }
         }
     }
 
@@ -181,9 +189,9 @@ public struct RunFileTable: Sendable {
     /// where it stood was much slower on a million files). A group is
     /// kept (a row in `run_content`) unless all its files were cached and its content is in the library.
     /// `recordItems` groups such content, with its settled files, when an outcome needs it.
-    public func classify() throws -> ContentCounts {
+    public func classify() async throws -> ContentCounts {
         let settled = walk.withLock { $0.settled }
-        return try catalog.pool.write { db in
+        return try await catalog.write { db in
             try db.execute(sql: """
                 DELETE FROM temp.run_content;
                 INSERT INTO temp.run_content \(Self.groupColumns)
@@ -237,8 +245,8 @@ public struct RunFileTable: Sendable {
 
     /// Up to `limit` pieces of new content after the one whose first file is `id`, in path order: the first file
     /// (in path order) holding each checksum the library lacks.
-    public func newContent(after id: Int64, limit: Int) throws -> [RunFile] {
-        try catalog.pool.write { db in
+    public func newContent(after id: Int64, limit: Int) async throws -> [RunFile] {
+        try await catalog.write { db in
             let rows = try RunFileRow.fetchCursor(db, sql: """
                 SELECT r.id, r.path AS relative_path, r.device, r.inode, r.size, r.mtime_ns, r.kind, r.sha1
                 FROM temp.run_content c JOIN temp.run_file r ON r.id = c.first_id
@@ -252,7 +260,7 @@ public struct RunFileTable: Sendable {
 
 }
 
-extension Catalog {
+extension SQLiteCatalog {
     /// Inserts or updates snapshot rows of `sourceID`, inside the caller's transaction.
     static func upsertSnapshot(_ records: [SourceFile], sourceID: Int64, in db: Database) throws {
         let upsert = try db.cachedStatement(sql: """
@@ -273,11 +281,11 @@ extension Catalog {
     }
 }
 
-extension Catalog {
+extension SQLiteCatalog {
     /// Marks the snapshot files of `sourceID` whose content now has an asset (`source_file.in_library`), so the
     /// next run settles them without a lookup. Only rows not yet marked are visited (a partial index holds them).
-    public func markSnapshotContentInLibrary(sourceID: Int64) throws {
-        try pool.write { db in
+    public func markSnapshotContentInLibrary(sourceID: Int64) async throws {
+        try await write { db in
             try db.execute(sql: """
                 UPDATE source_file SET in_library = 1
                 WHERE source_id = ? AND in_library = 0 AND sha1 IS NOT NULL
@@ -287,11 +295,11 @@ extension Catalog {
     }
 }
 
-extension Catalog {
+extension SQLiteCatalog: RunTablesCatalog {
     /// Runs `body` with a run's tables for source `sourceID`, started empty (on the blocking pool). The handle is
     /// `body`'s alone: the next run's tables replace these on the same connection, so a handle kept past its scope
     /// would read another run's files.
-    public func withRunTables<Value: Sendable>(sourceID: Int64, _ body: (RunFileTable) async throws -> Value)
+    public func withRunTables<Value: Sendable>(sourceID: Int64, _ body: (any RunTables) async throws -> Value)
         async throws -> Value {
         let tables = try await BlockingPool.run { [self] in try RunFileTable(catalog: self, sourceID: sourceID) }
         return try await body(tables)

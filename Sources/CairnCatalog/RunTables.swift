@@ -255,16 +255,9 @@ public final class RunTablesAppender: Sendable {
         }
     }
 
-    /// Waits (blocking) for the queued batches; throws the first insert's failure.
-    public func finish() throws {
-        if let last = state.withLock({ $0.last }) {
-            let done = BlockingPool.Semaphore(value: 0)
-            Task {
-                await last.value
-                done.signal()
-            }
-            done.wait()
-        }
+    /// Waits for the queued batches, once the walk has returned; throws the first insert's failure.
+    public func finish() async throws {
+        await state.withLock({ $0.last })?.value
         try throwFailure()
     }
 

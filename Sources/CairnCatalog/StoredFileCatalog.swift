@@ -56,9 +56,8 @@ extension StoredFileCatalog {
     }
 }
 
-extension Catalog {
-    /// The rows of `storedFiles(in:shard:)`, before ordering.
-    public func storedFileRows(in folder: StoredFolder, shard: String) throws -> [CatalogFile] {
+extension SQLiteCatalog {
+    public func storedFiles(in folder: StoredFolder, shard: String) async throws -> [CatalogFile] {
         let upper = SQLiteCatalog.shardBound(after: shard) ?? "g"
         let sql: String
         switch folder {
@@ -82,19 +81,15 @@ extension Catalog {
                 WHERE metadata_sha1 >= ?1 AND metadata_sha1 < ?2
                 """
         }
-        return try pool.read { db in
-            try StoredFileRow.fetchAll(db, sql: sql, arguments: [shard, upper]).compactMap(\.file)
+        return try await read { db in
+            Self.ordered(try StoredFileRow.fetchAll(db, sql: sql, arguments: [shard, upper]).compactMap(\.file))
         }
     }
 }
 
-extension SQLiteCatalog: StoredFileCatalog {
-    public func storedFiles(in folder: StoredFolder, shard: String) async throws -> [CatalogFile] {
-        try await BlockingPool.run { [catalog] in Self.ordered(try catalog.storedFileRows(in: folder, shard: shard)) }
-    }
-}
+extension SQLiteCatalog: StoredFileCatalog {}
 
-/// One row of `storedFileRows(in:shard:)`: a file's path, known size, role and naming checksum.
+/// One row of `storedFiles(in:shard:)`: a file's path, known size, role and naming checksum.
 private struct StoredFileRow: Decodable, FetchableRecord {
     var path: String
     var size: Int64?

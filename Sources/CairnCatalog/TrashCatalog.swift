@@ -19,29 +19,10 @@ public protocol TrashCatalog: Sendable {
 /// content, the trash's records, and the reconciliation stores' waiting lists and exclusions.
 public typealias DeletionCatalog = ItemCatalog & SnapshotCatalog & AssetLinkCatalog & TrashCatalog & ReconcileCatalog
 
-extension SQLiteCatalog: TrashCatalog {
-    public func markTrashed(_ items: [(checksum: Checksum, libraryPaths: [String])], runID: String, at date: Date) async throws {
-        let items = items.map { TrashedPaths(checksum: $0.checksum, libraryPaths: $0.libraryPaths) }
-        try await BlockingPool.run { [catalog] in
-            try catalog.markTrashed(items.map { ($0.checksum, $0.libraryPaths) }, runID: runID, at: date)
-        }
-    }
-
-    public func restoreTrashed(_ checksums: [Checksum], runID: String) async throws -> [Checksum] {
-        try await BlockingPool.run { [catalog] in try catalog.restoreTrashed(checksums, runID: runID) }
-    }
-
-    public func forgetTrashed(runIDs: [String]) async throws {
-        try await BlockingPool.run { [catalog] in try catalog.forgetTrashed(runIDs: runIDs) }
-    }
-
-    public func trashedAssets(runID: String?) async throws -> [TrashedAssetRecord] {
-        try await BlockingPool.run { [catalog] in try catalog.trashedAssets(runID: runID) }
-    }
-}
+extension SQLiteCatalog: TrashCatalog {}
 
 /// One item of `markTrashed` as a value that may cross to the pool (a tuple of a checksum and paths is not one).
-private struct TrashedPaths: Sendable {
+struct TrashedPaths: Sendable {
     var checksum: Checksum
     var libraryPaths: [String]
 }

@@ -157,7 +157,16 @@ public struct ImportRun: Sendable {
     /// this, the work ahead is counted. The walk runs on the blocking pool and stops when the run is stopped.
     package func prepare(_ context: Context, into files: any RunTables) async throws -> Prepared {
         narrator.phaseStarted(.preparing, detail: context.sourceRoot)
-        let report = try await BlockingWork.run { [self] in try walk(context, into: files) }
+        // The inserts the walk queued end before anything reads the tables, or the run gives up on them.
+        let appender = RunTablesAppender(files)
+        let report: ScanReport
+        do {
+            report = try await BlockingWork.run { [self] in try walk(context, into: appender) }
+        } catch {
+            try? await appender.finish()
+            throw error
+        }
+        try await appender.finish()
         hooks.afterScan(report)
         let match = try await files.matchSnapshot()
         // Only when the snapshot holds paths the walk did not find is the list of them worth a query.
@@ -179,10 +188,9 @@ public struct ImportRun: Sendable {
     }
 
     /// The walk, on a blocking thread, its batches going into the run tables as it goes.
-    private func walk(_ context: Context, into files: any RunTables) throws -> ScanReport {
+    private func walk(_ context: Context, into appender: RunTablesAppender) throws -> ScanReport {
         var excluded = Set<SourceScanner.DirectoryIdentity>()
         if let identity = SourceScanner.DirectoryIdentity(path: library.layout.root) { excluded.insert(identity) }
-        let appender = RunTablesAppender(files)
         let report: ScanReport
         do {
             let interrupt = options.cancellation.interrupt
@@ -193,13 +201,10 @@ public struct ImportRun: Sendable {
                 batchSize: pageSizes.walk, media: { try appender.append($0) },
                 sidecars: { try appender.appendSidecars($0) })
         } catch .interrupted {
-            try? appender.finish()
             throw WorkerError.interrupted("interrupted during the walk: nothing was imported; the next run walks the source again")
         } catch {
-            try? appender.finish()
             throw WorkerError.sourceUnusable(error.description)
         }
-        try appender.finish()
         // Listings of archives no walk has read for a month (gone, or in a source no longer imported).
         if options.archives == .read {
             SavedListings(folder: library.layout.archiveListingsDirectory).removeUnused(since: now().addingTimeInterval(-30 * 86_400))

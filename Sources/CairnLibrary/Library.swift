@@ -36,13 +36,13 @@ public final class Library: Sendable {
     ///
     /// - Parameter live: read-only, beside a run that may be writing (`cairn serve`): the catalog is never read as
     ///   an immutable file, even when its write-ahead log is empty at the time it is opened.
-    public func openCatalog(readOnly: Bool = false, live: Bool = false) throws -> Catalog {
+    public func openCatalog(readOnly: Bool = false, live: Bool = false) throws -> SQLiteCatalog {
         if let postgres = layout.postgresCatalogNamed {
             throw WorkerError.libraryUnusable(layout.root, "its catalog is in PostgreSQL at \(postgres); this command reads "
                                               + "only a SQLite catalog so far (`cairn import --catalog` uses it)")
         }
         do {
-            return try Catalog(path: layout.catalogPath, readOnly: readOnly, live: live)
+            return try SQLiteCatalog(path: layout.catalogPath, readOnly: readOnly, live: live)
         } catch let error as CatalogError {
             throw WorkerError.libraryUnusable(layout.root, error.description)
         } catch {
@@ -62,7 +62,7 @@ public final class Library: Sendable {
     /// holder that is letting go), then its catalog, opened and migrated; `body`; then the catalog closed and the
     /// lock given up, whatever `body` did.
     public static func withExclusiveAccess<Value>(root: String, contents: Contents = .media,
-                                                  _ body: (Library, Catalog) async throws -> Value) async throws -> Value {
+                                                  _ body: (Library, SQLiteCatalog) async throws -> Value) async throws -> Value {
         let resolved = try makeRoot(root)
         let library = try Library(resolved: resolved, makesFolders: contents == .media,
                                   lock: try await LibraryLock.take(libraryRoot: resolved))

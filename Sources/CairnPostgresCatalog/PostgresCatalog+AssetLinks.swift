@@ -108,7 +108,7 @@ extension PostgresCatalog: AssetLinkCatalog {
         }
     }
 
-    public func saveAlbum(_ album: AlbumRecord, members: [Checksum]) async throws -> Catalog.AlbumChange {
+    public func saveAlbum(_ album: AlbumRecord, members: [Checksum]) async throws -> AlbumChange {
         let rows = try Self.json([album]), hexes = members.map(\.hex)
         return try await failing("save album \(album.title)") { [self] in
             try await client.withTransaction(logger: logger) { connection in
@@ -127,9 +127,9 @@ extension PostgresCatalog: AssetLinkCatalog {
                       updated_at = excluded.updated_at
                     RETURNING a.id, a.xmax = 0
                     """, logger: logger)
-                var change: Catalog.AlbumChange?
+                var change: AlbumChange?
                 for try await (id, created) in saved.decode((Int64, Bool).self) {
-                    change = Catalog.AlbumChange(id: id, created: created, membersAdded: 0)
+                    change = AlbumChange(id: id, created: created, membersAdded: 0)
                 }
                 guard var change else { throw PostgresCatalogError.missingRow("album \(album.folder)") }
                 let added = try await connection.query("""

@@ -158,10 +158,9 @@ public enum RunAssembly {
 
     /// `body` with the opened SQLite catalog and the run's metrics, read from it as the run starts.
     private static func withMetrics<Value: Sendable>(
-        _ request: RunRequest, _ library: Library, _ catalog: Catalog,
+        _ request: RunRequest, _ library: Library, _ catalog: SQLiteCatalog,
         _ body: (Library, any LibraryCatalog, RunMetricsSession?) async throws -> Value
     ) async throws -> Value {
-        let catalog = SQLiteCatalog(catalog: catalog)
         let metrics = try await RunMetricsSession.starting(request.metrics, layout: library.layout, catalog: catalog,
                                                            labelRoot: request.libraryRoot, sourceRoot: request.sourceRoot)
         return try await body(library, catalog, metrics)

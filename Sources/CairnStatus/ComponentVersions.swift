@@ -6,7 +6,7 @@ import CairnMedia
 /// cairn's version and the libraries it runs with, for `cairn version --verbose`.
 public enum ComponentVersions {
     public static var all: [(name: String, version: String)] {
-        [("cairn", CairnVersion.current), ("SQLite", Catalog.sqliteVersion), ("OpenSSL", OpenSSLVersion.current)]
+        [("cairn", CairnVersion.current), ("SQLite", SQLiteCatalog.sqliteVersion), ("OpenSSL", OpenSSLVersion.current)]
             + MediaLibraries.versions
     }
 }

@@ -17,6 +17,6 @@ public struct SQLiteStatusSource: StatusCatalogSource {
     public func reading<Value: Sendable>(_ body: (any StatusCatalog) async throws -> Value) async throws -> Value {
         let catalog = try Library(root: layout.root, readOnly: true).openCatalog(readOnly: true, live: true)
         defer { catalog.close() }
-        return try await body(SQLiteCatalog(catalog: catalog))
+        return try await body(catalog)
     }
 }

@@ -11,17 +11,17 @@ import Testing
 @Suite struct CheckCommandTests {
     static let clean = "0 orphan(s), 0 missing, 0 of another size"
 
-    @Test func differencesAreNamedAndARepairMendsTheDerivedOnesAndKeepsEveryOriginal() throws {
+    @Test func differencesAreNamedAndARepairMendsTheDerivedOnesAndKeepsEveryOriginal() async throws {
         let library = try ImportedLibrary(files: ["a.jpg", "b.jpg", "c.jpg"])
         let first = try library.cairn(["check"])
         #expect(first.status == 0, "\(first.standardOutput)\(first.standardError)")
         #expect(first.standardOutput.contains(Self.clean), "\(first.standardOutput)")
 
         let (opened, catalog) = try library.open()
-        let a = try library.asset("a.jpg", in: catalog), b = try library.asset("b.jpg", in: catalog)
-        let c = try library.asset("c.jpg", in: catalog)
-        let aThumb = try #require(try catalog.derivedFiles(a.checksum).first { $0.role == .thumbnail })
-        let bThumb = try #require(try catalog.derivedFiles(b.checksum).first { $0.role == .thumbnail })
+        let a = try await library.asset("a.jpg", in: catalog), b = try await library.asset("b.jpg", in: catalog)
+        let c = try await library.asset("c.jpg", in: catalog)
+        let aThumb = try await #require(try catalog.derivedFiles(of: a.checksum).first { $0.role == .thumbnail })
+        let bThumb = try await #require(try catalog.derivedFiles(of: b.checksum).first { $0.role == .thumbnail })
         catalog.close()
         opened.close()
         // A thumbnail lost, another cut short, an original lost, and two files no run recorded.

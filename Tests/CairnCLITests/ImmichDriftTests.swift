@@ -1,5 +1,6 @@
 import CairnCatalog
 import CairnCore
+import CairnReconcileOracle
 import CairnTesting
 import Foundation
 import Testing
@@ -98,8 +99,8 @@ import Testing
         let ids = try await fixture.double.seed(checksums: checksums.map(\.hex), userName: "tester")
         let states = FileManager.default.subpaths(atPath: fixture.library + "/immich") ?? []
         let catalogPath = try #require(states.first { $0.hasSuffix("/catalog.sqlite") })
-        let catalog = try Catalog(path: fixture.library + "/immich/" + catalogPath)
-        try catalog.insertAssets(zip(checksums, ids).map { checksum, id in
+        let catalog = try SQLiteCatalog(path: fixture.library + "/immich/" + catalogPath)
+        try await catalog.insertAssets(zip(checksums, ids).map { checksum, id in
             AssetRecord(checksum: checksum, kind: .photo, size: 1, originalExtension: "jpg",
                         firstSourcePath: "old/\(checksum.hex).jpg", originalPath: "", remoteID: id, importedAt: Date(),
                         runID: nil)

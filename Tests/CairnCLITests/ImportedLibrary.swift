@@ -31,14 +31,14 @@ struct ImportedLibrary {
     }
 
     /// The library folder and its SQLite catalog, opened as a run opens them (without the lock).
-    func open() throws -> (library: Library, catalog: Catalog) {
+    func open() throws -> (library: Library, catalog: SQLiteCatalog) {
         let library = try Library(root: root)
         return (library, try library.openCatalog())
     }
 
     /// The asset imported from `path`.
-    func asset(_ path: String, in catalog: Catalog) throws -> AssetRecord {
-        guard let asset = try catalog.allAssets().first(where: { $0.firstSourcePath == path }) else {
+    func asset(_ path: String, in catalog: SQLiteCatalog) async throws -> AssetRecord {
+        guard let asset = try await catalog.allAssets().first(where: { $0.firstSourcePath == path }) else {
             throw FixtureError(description: "no asset imported from \(path)")
         }
         return asset

@@ -11,29 +11,30 @@ import CairnReconcileOracle
 
 @Suite struct PendingCommandTests {
     /// Two syncs' worth of reconciliation, committed as a sync commits it: b.jpg is deleted at the source in the second.
-    func reconcileTwice(_ fixture: ImportedLibrary) throws -> (a: Checksum, b: Checksum, secondRun: String, now: Date) {
+    func reconcileTwice(_ fixture: ImportedLibrary) async throws -> (a: Checksum, b: Checksum, secondRun: String, now: Date) {
         let (_, catalog) = try fixture.open()
-        let store = ReconcileStore(catalog: catalog)
-        let sourceID = try catalog.sourceID(forRoot: URL(fileURLWithPath: fixture.source).resolvingSymlinksInPath().path)
-        let a = try fixture.asset("a.jpg", in: catalog).checksum, b = try fixture.asset("b.jpg", in: catalog).checksum
+        let sourceID = try await catalog.sourceID(forRoot: URL(fileURLWithPath: fixture.source).resolvingSymlinksInPath().path)
+        let a = try await fixture.asset("a.jpg", in: catalog).checksum, b = try await fixture.asset("b.jpg", in: catalog).checksum
         let scan = SourceScanFacts(sourceRoot: fixture.source)
         // A whole second: the listing prints dates to the second, and a fraction may round either way.
         let now = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
         var previous: [String: Checksum] = [:]
         for (runID, current, isFirstRun) in [("run-1", ["a.jpg": a, "b.jpg": b], true), ("run-2", ["a.jpg": a], false)] {
+            let library = try await catalog.assetChecksums()
+            let state = try await catalog.reconcileState(sourceID: sourceID)
             let outcome = Reconciler.reconcile(.init(
-                state: try store.loadState(sourceID: sourceID), previous: previous, current: current,
-                library: try catalog.assetChecksums(), scan: scan, now: now, runID: runID, isFirstRun: isFirstRun,
+                state: state, previous: previous, current: current,
+                library: library, scan: scan, now: now, runID: runID, isFirstRun: isFirstRun,
                 acceptMassVanish: true))
-            try store.commit(outcome, sourceID: sourceID, current: current, scan: scan)
+            try await catalog.commit(outcome, sourceID: sourceID, current: current, scan: scan)
             previous = current
         }
         return (a, b, "run-2", now)
     }
 
-    @Test func listShowsQuarantineWithTheEligibleDate() throws {
+    @Test func listShowsQuarantineWithTheEligibleDate() async throws {
         let fixture = try ImportedLibrary()
-        let (_, b, _, now) = try reconcileTwice(fixture)
+        let (_, b, _, now) = try await reconcileTwice(fixture)
         let list = try fixture.cairn(["pending", "list"])
         #expect(list.status == 0, "\(list.standardError)")
         #expect(list.standardOutput.contains("(as of run run-2): 1 pending"))
@@ -41,22 +42,21 @@ import CairnReconcileOracle
         #expect(list.standardOutput.contains("quarantine \(b.hex)  b.jpg  confirmed \(now.formatted(.iso8601))  eligible \(eligible)"))
     }
 
-    @Test func excludeAllConfirmedSinceARunEmptiesTheListAndIsRemembered() throws {
+    @Test func excludeAllConfirmedSinceARunEmptiesTheListAndIsRemembered() async throws {
         let fixture = try ImportedLibrary()
-        let (_, b, run, _) = try reconcileTwice(fixture)
+        let (_, b, run, _) = try await reconcileTwice(fixture)
         let exclude = try fixture.cairn(["pending", "exclude", "--all-confirmed-since", run])
         #expect(exclude.status == 0, "\(exclude.standardError)")
         #expect(exclude.standardOutput.contains("Excluded 1 deletion(s) confirmed since run \(run)"))
         #expect(try fixture.cairn(["pending", "list"]).standardOutput.contains("0 pending"))
         let (_, catalog) = try fixture.open()
-        let store = ReconcileStore(catalog: catalog)
-        let sourceID = try #require(try store.sources().first?.id)
-        #expect(try store.loadState(sourceID: sourceID).exclusions == [b])
+        let sourceID = try #require(try await catalog.sources().first?.id)
+        #expect(try await catalog.reconcileState(sourceID: sourceID).exclusions == [b])
     }
 
-    @Test func approveRecordsObservedChecksumsAndRefusesUnknownOnes() throws {
+    @Test func approveRecordsObservedChecksumsAndRefusesUnknownOnes() async throws {
         let fixture = try ImportedLibrary()
-        let (_, b, _, _) = try reconcileTwice(fixture)
+        let (_, b, _, _) = try await reconcileTwice(fixture)
         let approve = try fixture.cairn(["pending", "approve", b.hex.uppercased()])
         #expect(approve.status == 0, "\(approve.standardError)")
         #expect(try fixture.cairn(["pending", "list"]).standardOutput.contains("approved   \(b.hex)"))
@@ -71,9 +71,9 @@ import CairnReconcileOracle
         #expect(otherSource.status == ExitStatus.failure.rawValue && otherSource.standardError.contains("not a source of this library"))
     }
 
-    @Test func aHeldLockStopsApproveAtOnce() throws {
+    @Test func aHeldLockStopsApproveAtOnce() async throws {
         let fixture = try ImportedLibrary()
-        let (_, b, _, _) = try reconcileTwice(fixture)
+        let (_, b, _, _) = try await reconcileTwice(fixture)
         let lock = try LibraryLock(libraryRoot: fixture.root)
         let result = try fixture.cairn(["pending", "approve", b.hex])
         withExtendedLifetime(lock) {}

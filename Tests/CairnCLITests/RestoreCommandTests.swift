@@ -14,8 +14,8 @@ import Testing
     /// Trashes the asset imported from a.jpg the way a sync does; returns its original's library path.
     func trashA(_ fixture: ImportedLibrary) async throws -> (Checksum, String) {
         let (library, catalog) = try fixture.open()
-        let asset = try fixture.asset("a.jpg", in: catalog)
-        let summary = try await DeletionRun(library: library, catalog: SQLiteCatalog(catalog: catalog)).trash(
+        let asset = try await fixture.asset("a.jpg", in: catalog)
+        let summary = try await DeletionRun(library: library, catalog: catalog).trash(
             [DeleteCandidate(checksum: asset.checksum, basis: .confirmed, confirmedAt: Date())], runID: runID, now: Date())
         #expect(summary.trashed.count == 1)
         return (asset.checksum, asset.originalPath)
@@ -41,7 +41,7 @@ import Testing
         #expect(restore.status == 0, "\(restore.standardError)")
         #expect(restore.standardOutput.hasPrefix("Restored 1 asset(s), \(moved) file(s) from trash/\(runID)"))
         #expect(try fixture.bytes(original) == fixture.files["a.jpg"])
-        #expect(try fixture.open().catalog.asset(sum) != nil)
+        #expect(try await fixture.open().catalog.asset(sum) != nil)
 
         let after = try fixture.cairn(["journal", "show", "--run-id", runID])
         #expect(after.standardOutput.contains("restore  \(sum.hex)"))
@@ -54,8 +54,8 @@ import Testing
     @Test func restoreByFileNameOnlyTouchesMatchingAssets() async throws {
         let fixture = try ImportedLibrary()
         let (library, catalog) = try fixture.open()
-        let assets = try catalog.allAssets()
-        _ = try await DeletionRun(library: library, catalog: SQLiteCatalog(catalog: catalog)).trash(
+        let assets = try await catalog.allAssets()
+        _ = try await DeletionRun(library: library, catalog: catalog).trash(
             assets.map { DeleteCandidate(checksum: $0.checksum, basis: .unconfirmed) }, runID: runID, now: Date())
         let restore = try fixture.cairn(["restore", "--run-id", runID, "--file-name-matches", "^b\\."])
         #expect(restore.status == 0, "\(restore.standardError)")
@@ -98,10 +98,10 @@ import Testing
         #expect(purged.status == 0, "\(purged.standardError)")
         #expect(purged.standardOutput.hasPrefix("Purged 1 run(s), \(moved) file(s)"))
         #expect(!fixture.exists("trash/\(runID)"))
-        #expect(try fixture.open().catalog.trashedAssets().isEmpty)
+        #expect(try await fixture.open().catalog.trashedAssets(runID: nil).isEmpty)
         let journal = try fixture.cairn(["journal", "list"])
         #expect(journal.standardOutput.contains("purged \(moved) file(s)"))
-        #expect(try fixture.open().catalog.asset(sum) == nil)
+        #expect(try await fixture.open().catalog.asset(sum) == nil)
     }
 
     static func filesBelow(_ root: String) -> Int {

@@ -28,10 +28,10 @@ enum QueueDatabase {
     }
 
     /// The derived rows of a library, as (source-independent) facts: role, path, size in pixels.
-    static func derived(_ root: String) throws -> [String] {
+    static func derived(_ root: String) async throws -> [String] {
         let catalog = try Library(root: root, readOnly: true).openCatalog(readOnly: true)
         defer { catalog.close() }
-        return try catalog.derivedFiles().map { "\($0.role.rawValue) \($0.path) \($0.width)x\($0.height)" }.sorted()
+        return try await catalog.allDerivedFiles().map { "\($0.role.rawValue) \($0.path) \($0.width)x\($0.height)" }.sorted()
     }
 
     /// `folder`'s source: `stills` JPEGs of distinct sizes (content) from `width`, and with `video` a short clip.
@@ -43,7 +43,7 @@ enum QueueDatabase {
         return source
     }
 
-    @Test func anImportWhoseWorkAWorkerDidCataloguesWhatAPlainImportDoes() throws {
+    @Test func anImportWhoseWorkAWorkerDidCataloguesWhatAPlainImportDoes() async throws {
         let folder = try TemporaryDirectory(prefix: "cairn-shared")
         let source = try Self.source(in: folder, stills: 4, width: 1600, height: 1200, video: true)
         let plain = folder.path + "/plain", shared = folder.path + "/shared"
@@ -79,9 +79,9 @@ enum QueueDatabase {
         let done = Set(entries.filter { $0["event"] as? String == "done" }.compactMap { $0["token"] as? String })
         #expect(entries.count == 18 && started.count == 9 && started == done, "\(entries)")
 
-        let made = try Self.derived(shared)
+        let made = try await Self.derived(shared)
         #expect(!made.isEmpty)
-        #expect(made == (try Self.derived(plain)))
+        #expect(made == (try await Self.derived(plain)))
         for line in made { #expect(FileManager.default.fileExists(atPath: shared + "/" + line.split(separator: " ")[1])) }
 
         let status = try CairnBinary.run(["queue", "status", "--json"], environment: ["CAIRN_QUEUE": url])
@@ -155,7 +155,7 @@ enum QueueDatabase {
         #expect(rendered.body.contains("id=\"queue-counts\">waiting 0 · running 0 · done 9"), "\(rendered.body)")
     }
 
-    @Test func aSyncWithAQueueRunsItsJobsThroughItAndCataloguesWhatAPlainSyncDoes() throws {
+    @Test func aSyncWithAQueueRunsItsJobsThroughItAndCataloguesWhatAPlainSyncDoes() async throws {
         let folder = try TemporaryDirectory(prefix: "cairn-shared-sync")
         let source = try Self.source(in: folder, stills: 3, width: 1200, height: 900)
         let plain = folder.path + "/plain", shared = folder.path + "/shared"
@@ -163,8 +163,8 @@ enum QueueDatabase {
         #expect(reference.status == 0, "\(reference.standardError)")
         let synced = try CairnBinary.run(["sync", source, "--library", shared, "--plain", "--queue", url, "--work-lanes", "1"])
         #expect(synced.status == 0, "\(synced.standardError)")
-        let made = try Self.derived(shared)
-        let expected = try Self.derived(plain)
+        let made = try await Self.derived(shared)
+        let expected = try await Self.derived(plain)
         #expect(!made.isEmpty && made == expected, "\(made)")
         // Three thumbnail jobs (each with its preview) and three clips, all through the queue.
         let status = try CairnBinary.run(["queue", "status", "--json"], environment: ["CAIRN_QUEUE": url])
@@ -215,7 +215,7 @@ enum QueueDatabase {
         let table = try TestPostgres.psql("SELECT id, kind, state, payload, result FROM cairn_job ORDER BY id", database: location.database)
         #expect(perKind == "clip=3\nthumbnail=4", "\(table)")
         #expect(FileManager.default.fileExists(atPath: shared + "/" + thumbnails[0]))
-        let made = try Self.derived(shared), expected = try Self.derived(plain)
+        let made = try await Self.derived(shared), expected = try await Self.derived(plain)
         #expect(!made.isEmpty && made == expected, "\(made)")
     }
 
@@ -233,7 +233,7 @@ enum QueueDatabase {
         }
         #expect(first.status == 0, "\(first.standardError)")
         #expect(first.standardOutput.contains("archived     3 originals only (--no-wait"), "\(first.standardOutput)")
-        #expect(try Self.derived(shared).isEmpty)
+        #expect(try await Self.derived(shared).isEmpty)
         var status = try await PostgresWorkQueue.withQueue(at: location) { try await $0.status() }
         #expect(status.waiting == 5, "\(status)")
 
@@ -254,7 +254,7 @@ enum QueueDatabase {
             try CairnBinary.run(["import", source, "--library", shared, "--queue", url, "--no-wait"])
         }
         #expect(last.status == 0 && !last.standardOutput.contains("archived"), "\(last.standardOutput)")
-        let made = try Self.derived(shared), expected = try Self.derived(plain)
+        let made = try await Self.derived(shared), expected = try await Self.derived(plain)
         #expect(!made.isEmpty && made == expected, "\(made)")
         status = try await PostgresWorkQueue.withQueue(at: location) { try await $0.status() }
         #expect(status.done == 5 && status.waiting == 0, "\(status)")

@@ -44,8 +44,8 @@ import Testing
         #expect(!worker.output.contains(environment["AWS_SECRET_ACCESS_KEY"]!))
 
         // The catalog records what a plain import's does, and every file it names is in the store, none in the folder.
-        let made = try SharedQueueTests.derived(library)
-        let expected = try SharedQueueTests.derived(plain)
+        let made = try await SharedQueueTests.derived(library)
+        let expected = try await SharedQueueTests.derived(plain)
         #expect(!made.isEmpty && made == expected, "\(made)")
         #expect(StoreImportTests.mediaFiles(in: library).isEmpty, "\(StoreImportTests.mediaFiles(in: library))")
         let store = try S3Store(settings: try S3Settings.resolve(location, environment: environment))

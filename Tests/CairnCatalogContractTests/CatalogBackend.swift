@@ -23,9 +23,9 @@ enum CatalogBackend: String, CaseIterable, CustomTestStringConvertible {
         switch self {
         case .sqlite:
             let folder = try TemporaryDirectory()
-            let catalog = try Catalog(path: folder.subpath("catalog.sqlite"))
+            let catalog = try SQLiteCatalog(path: folder.subpath("catalog.sqlite"))
             defer { catalog.close() }
-            try await body(SQLiteCatalog(catalog: catalog))
+            try await body(catalog)
         case .postgres:
             try await PostgresCatalog.withCatalog(at: try Self.freshDatabase(), library: "/library") { try await body($0) }
         }
@@ -42,7 +42,7 @@ enum CatalogBackend: String, CaseIterable, CustomTestStringConvertible {
             let catalog = try library.openCatalog()
             defer { catalog.close() }
             defer { library.close() }
-            try await body(library, SQLiteCatalog(catalog: catalog))
+            try await body(library, catalog)
         case .postgres:
             let location = try Self.freshDatabase()
             let library = try await Library.openForPostgresCatalog(root: folder.subpath("library"),

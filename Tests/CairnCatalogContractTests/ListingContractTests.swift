@@ -1,5 +1,6 @@
 import CairnCatalog
 import CairnCore
+import CairnReconcileOracle
 import Foundation
 import Testing
 

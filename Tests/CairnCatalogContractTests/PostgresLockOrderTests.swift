@@ -2,6 +2,7 @@ import CairnCatalog
 import CairnCore
 import CairnPostgresCatalog
 import CairnQueue
+import CairnReconcileOracle
 import CairnTesting
 import PostgresNIO
 import Testing

@@ -22,39 +22,38 @@ import CairnReconcileOracle
 
     /// The model library: its SQLite catalog, the synced source and another source of the same library.
     struct Side {
-        let catalog: Catalog
+        let catalog: SQLiteCatalog
         let source: Int64
         let other: Int64
-        var store: ReconcileStore { ReconcileStore(catalog: catalog) }
 
-        init(_ path: String) throws {
-            catalog = try Catalog(path: path)
-            source = try catalog.sourceID(forRoot: "/src")
-            other = try catalog.sourceID(forRoot: "/other")
+        init(_ path: String) async throws {
+            catalog = try SQLiteCatalog(path: path)
+            source = try await catalog.sourceID(forRoot: "/src")
+            other = try await catalog.sourceID(forRoot: "/other")
         }
 
-        func setLibrary(_ held: Set<Int>) throws {
-            try catalog.pool.write { db in try db.execute(sql: "DELETE FROM asset") }
-            try catalog.insertAssets(held.sorted().map {
+        func setLibrary(_ held: Set<Int>) async throws {
+            try await catalog.write { db in try db.execute(sql: "DELETE FROM asset") }
+            try await catalog.insertAssets(held.sorted().map {
                 AssetRecord(checksum: ReconcileRunContractTests.content($0), kind: .photo, size: 1, originalExtension: "jpg",
                             firstSourcePath: "x\($0).jpg", originalPath: "originals/x\($0).jpg",
                             importedAt: Date(timeIntervalSince1970: 0), runID: nil)
             })
         }
 
-        func setOtherSource(_ held: Set<Int>) throws {
-            try catalog.pool.write { db in
+        func setOtherSource(_ held: Set<Int>) async throws {
+            try await catalog.write { db in
                 try db.execute(sql: "DELETE FROM source_file WHERE source_id = ?", arguments: [other])
             }
-            try catalog.updateSnapshot(sourceID: other, upserting: held.sorted().map {
+            try await catalog.updateSnapshot(sourceID: other, upserting: held.sorted().map {
                 ReconcileRunContractTests.file("o\($0).jpg", inode: UInt64($0), checksum: ReconcileRunContractTests.content($0))
             }, removing: [])
         }
 
         /// What a test compares: every store, the snapshot, the facts and the waiting list.
-        func stores() throws -> (ReconcileState, [String: Checksum], ReconcileSourceFacts, [PendingItem]) {
-            (try store.loadState(sourceID: source), try store.healthySnapshot(sourceID: source),
-             try store.facts(sourceID: source), try store.pending(sourceID: source))
+        func stores() async throws -> (ReconcileState, [String: Checksum], ReconcileSourceFacts, [PendingItem]) {
+            (try await catalog.reconcileState(sourceID: source), try await catalog.healthySnapshot(sourceID: source),
+             try await catalog.reconcileFacts(sourceID: source), try await catalog.pending(sourceID: source))
         }
     }
 
@@ -172,7 +171,7 @@ import CairnReconcileOracle
 
     func compareOnRandomRuns(seed: UInt64, tested sql: Tested, reached: inout Reached) async throws {
         let directory = try TemporaryDirectory()
-        let model = try Side(directory.subpath("model.sqlite"))
+        let model = try await Side(directory.subpath("model.sqlite"))
         var random = SplitMix64(seed: seed &* 7919 &+ 1)
         func chance(_ p: Double) -> Bool { random.nextUnit() < p }
         func pick(_ n: Int) -> Int { Int(random.next() % UInt64(n)) }
@@ -216,20 +215,20 @@ import CairnReconcileOracle
             // In order: a set's order changes from process to process, and the draws must not.
             for index in library.sorted() where chance(0.1) { library.remove(index) }
             let elsewhere = Set((0..<Self.contents).filter { _ in chance(0.1) })
-            try model.setLibrary(library)
-            try model.setOtherSource(elsewhere)
+            try await model.setLibrary(library)
+            try await model.setOtherSource(elsewhere)
             try await sql.setLibrary(library)
             try await sql.setOtherSource(elsewhere)
             // A person approves or excludes some content the source showed.
-            let observed = try model.store.loadState(sourceID: model.source).observed.sorted()
+            let observed = try await model.catalog.reconcileState(sourceID: model.source).observed.sorted()
             if !observed.isEmpty, chance(0.3) {
                 let checksum = observed[pick(observed.count)]
                 let approve = chance(0.5)
                 if approve {
-                    try model.store.approve([checksum], sourceIDs: [model.source], at: now)
+                    try await model.catalog.approve([checksum], sourceIDs: [model.source], at: now)
                     try await sql.catalog.approve([checksum], sourceIDs: [sql.source], at: now)
                 } else {
-                    try model.store.exclude([checksum], sourceIDs: [model.source], at: now)
+                    try await model.catalog.exclude([checksum], sourceIDs: [model.source], at: now)
                     try await sql.catalog.exclude([checksum], sourceIDs: [sql.source], at: now)
                 }
             }
@@ -247,19 +246,20 @@ import CairnReconcileOracle
             let issues = walked.filter { scan.failed.contains($0) }
 
             // The engine over in-memory sets, committed the in-memory way.
-            let facts = try model.store.facts(sourceID: model.source)
+            let facts = try await model.catalog.reconcileFacts(sourceID: model.source)
             var facts0 = SourceScanFacts(sourceRoot: "/src", root: scan.root, hasMarker: scan.root == .directory && scan.hasMarker,
                                          ioErrorCount: issues.count, firstIOError: issues.first)
             let scanFacts = facts0
             facts0.hadMarker = facts.hadMarker
+            let library = try await model.catalog.assetChecksums()
+            let heldElsewhere = try await model.catalog.checksumsHeld(bySourcesOtherThan: model.source)
             let input = Reconciler.Input(
-                state: try model.store.loadState(sourceID: model.source),
-                previous: try model.store.healthySnapshot(sourceID: model.source), current: current,
-                library: try model.catalog.assetChecksums(), scan: facts0, settings: settings, now: now, runID: runID,
-                isFirstRun: facts.isFirstRun, acceptMassVanish: acceptVanished,
-                heldElsewhere: try model.catalog.checksumsHeld(bySourcesOtherThan: model.source))
+                state: try await model.catalog.reconcileState(sourceID: model.source),
+                previous: try await model.catalog.healthySnapshot(sourceID: model.source), current: current,
+                library: library, scan: facts0, settings: settings, now: now, runID: runID,
+                isFirstRun: facts.isFirstRun, acceptMassVanish: acceptVanished, heldElsewhere: heldElsewhere)
             let outcome = Reconciler.reconcile(input)
-            try model.store.commit(outcome, sourceID: model.source, current: current, scan: input.scan)
+            try await model.catalog.commit(outcome, sourceID: model.source, current: current, scan: input.scan)
 
             // The catalog's SQL, over the run tables as the walk and hashing leave them.
             let reconciliation = try await sql.sync(
@@ -275,7 +275,7 @@ import CairnReconcileOracle
             #expect(reconciliation.signals.editedPaths == outcome.delta.editedPaths, "\(context)")
             #expect(reconciliation.signals.releasedPaths == outcome.delta.anchorsReleased, "\(context)")
             #expect(reconciliation.comparison.currentFiles == current.count, "\(context)")
-            let (modelState, modelSnapshot, modelFacts, modelPending) = try model.stores()
+            let (modelState, modelSnapshot, modelFacts, modelPending) = try await model.stores()
             let (sqlState, sqlSnapshot, sqlFacts, sqlPending) = try await sql.stores()
             #expect(sqlState == modelState, "\(context)")
             #expect(sqlSnapshot == modelSnapshot, "\(context)")

@@ -1,6 +1,7 @@
 import CairnCatalog
 import CairnCore
 import CairnPostgresCatalog
+import CairnReconcileOracle
 import Foundation
 import Testing
 

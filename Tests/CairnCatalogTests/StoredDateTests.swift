@@ -1,4 +1,5 @@
 import CairnCore
+import CairnReconcileOracle
 import CairnTesting
 import Foundation
 import GRDB
@@ -32,16 +33,16 @@ import Testing
     }
 
     /// A record's dates go through `StoredDate` both ways: the column holds GRDB's text and reads back.
-    @Test func aRecordsDatesAreStoredAsTextAndReadBack() throws {
+    @Test func aRecordsDatesAreStoredAsTextAndReadBack() async throws {
         let directory = try TemporaryDirectory()
-        let catalog = try Catalog(path: directory.subpath("catalog.sqlite"))
+        let catalog = try SQLiteCatalog(path: directory.subpath("catalog.sqlite"))
         let importedAt = Date(timeIntervalSince1970: 1_795_317_615.25)
         let asset = AssetRecord(checksum: Checksum(bytes: [UInt8](repeating: 9, count: 20))!, kind: .photo, size: 10,
                                 originalExtension: "jpg", firstSourcePath: "a.jpg", originalPath: "originals/09/09/x.jpg",
                                 importedAt: importedAt, runID: "r1")
-        try catalog.insertAssets([asset])
-        let stored = try catalog.pool.read { db in try String.fetchOne(db, sql: "SELECT imported_at FROM asset") }
+        try await catalog.insertAssets([asset])
+        let stored = try await catalog.read { db in try String.fetchOne(db, sql: "SELECT imported_at FROM asset") }
         #expect(stored == "2026-11-22 03:20:15.250")
-        #expect(try catalog.asset(asset.checksum)?.importedAt == importedAt)
+        #expect(try await catalog.asset(asset.checksum)?.importedAt == importedAt)
     }
 }

@@ -2,6 +2,7 @@
 import CairnCore
 @testable import CairnPostgresCatalog
 import Foundation
+import GRDB
 import PostgresNIO
 
 // What only tests read or write of a catalog, on both backends: every import item, a source's whole snapshot, what
@@ -22,23 +23,33 @@ public protocol CatalogInspection: Sendable {
 
 extension SQLiteCatalog: CatalogInspection {
     public func importItems() async throws -> [ItemRecord] {
-        try await BlockingPool.run { [catalog] in try catalog.importItems() }
+        try await read { db in try ItemRecord.fetchAll(db, sql: "SELECT \(Self.itemSelection) FROM import_item i "
+            + "JOIN source s ON s.id = i.source_id LEFT JOIN asset a ON a.sha1 = i.sha1 ORDER BY i.id") }
     }
 
     public func snapshot(sourceID: Int64) async throws -> [String: SourceFile] {
-        try await BlockingPool.run { [catalog] in try catalog.snapshot(sourceID: sourceID) }
+        try await read { db in
+            var result: [String: SourceFile] = [:]
+            let rows = try SnapshotRow.filter(SnapshotRow.Columns.sourceID == sourceID).fetchCursor(db)
+            while let row = try rows.next() { result[row.relativePath] = row.record }
+            return result
+        }
     }
 
     public func checksumsHeld(bySourcesOtherThan sourceID: Int64) async throws -> Set<Checksum> {
-        try await BlockingPool.run { [catalog] in try catalog.checksumsHeld(bySourcesOtherThan: sourceID) }
+        try await read { db in
+            Set(try String.fetchAll(db, sql: """
+                SELECT DISTINCT sha1 FROM source_file WHERE source_id != ? AND sha1 IS NOT NULL
+                """, arguments: [sourceID]).compactMap { Checksum(hex: $0) })
+        }
     }
 
     public func insertAssets(_ assets: [AssetRecord]) async throws {
-        try await BlockingPool.run { [catalog] in try catalog.insertAssets(assets) }
+        try await write { db in for asset in assets { try asset.insert(db, onConflict: .ignore) } }
     }
 
     public func mediaProbeCount() async throws -> Int {
-        try await BlockingPool.run { [catalog] in try catalog.mediaProbeCount() }
+        try await read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM media_probe") ?? 0 }
     }
 }
 
@@ -81,4 +92,24 @@ extension PostgresCatalog: CatalogInspection {
     }
 
     public func mediaProbeCount() async throws -> Int { try await count("cairn.media_probe") }
+}
+
+/// What only tests read or write of the SQLite catalog.
+extension SQLiteCatalog {
+    /// The names of the migrations applied, oldest first.
+    public func appliedMigrations() async throws -> [String] {
+        try await read { db in try Migrations.migrator.appliedMigrations(db) }
+    }
+
+    /// Records (or replaces) what probing an original found.
+    public func saveMediaProbe(_ probe: MediaProbeRecord) async throws {
+        try await write { db in try Self.saveMediaProbe(probe, in: db) }
+    }
+
+    /// Every derived file, by checksum then role.
+    public func allDerivedFiles() async throws -> [DerivedFileRecord] {
+        try await read { db in
+            try DerivedFileRow.order(DerivedFileRow.Columns.sha1, DerivedFileRow.Columns.role).fetchAll(db).compactMap(\.record)
+        }
+    }
 }

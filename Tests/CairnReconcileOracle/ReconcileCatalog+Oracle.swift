@@ -23,34 +23,6 @@ public protocol ReconcileOracleCatalog: ReconcileCatalog {
     func saveReconcileFacts(_ facts: ReconcileSourceFacts, sourceID: Int64) async throws
 }
 
-extension SQLiteCatalog: ReconcileOracleCatalog {
-    private var store: ReconcileStore { ReconcileStore(catalog: catalog) }
-
-    public func reconcileState(sourceID: Int64) async throws -> ReconcileState {
-        try await BlockingPool.run { [store] in try store.loadState(sourceID: sourceID) }
-    }
-
-    public func commitSync(_ sync: SyncRecord, sourceID: Int64, current: [String: Checksum]) async throws {
-        try await BlockingPool.run { [store] in try store.commit(sync, sourceID: sourceID, current: current) }
-    }
-
-    public func applyReconcileDelta(_ delta: StoreDelta, sourceID: Int64, runID: String?) async throws {
-        try await BlockingPool.run { [store] in try store.apply(delta, sourceID: sourceID, runID: runID) }
-    }
-
-    public func healthySnapshot(sourceID: Int64) async throws -> [String: Checksum] {
-        try await BlockingPool.run { [store] in try store.healthySnapshot(sourceID: sourceID) }
-    }
-
-    public func replaceHealthySnapshot(sourceID: Int64, with snapshot: [String: Checksum]) async throws {
-        try await BlockingPool.run { [store] in try store.replaceHealthySnapshot(sourceID: sourceID, with: snapshot) }
-    }
-
-    public func saveReconcileFacts(_ facts: ReconcileSourceFacts, sourceID: Int64) async throws {
-        try await BlockingPool.run { [store] in try store.saveFacts(facts, sourceID: sourceID) }
-    }
-}
-
 extension PostgresCatalog: ReconcileOracleCatalog {
     public func reconcileState(sourceID: Int64) async throws -> ReconcileState {
         return try await failing("read the reconciliation stores of source \(sourceID)") { [self] in
@@ -103,10 +75,10 @@ extension PostgresCatalog: ReconcileOracleCatalog {
     }
 }
 
-extension ReconcileStore {
+extension SQLiteCatalog {
     /// What the stores hold for source `sourceID`.
-    public func loadState(sourceID: Int64) throws -> ReconcileState {
-        try pool.read { db in
+    public func reconcileState(sourceID: Int64) async throws -> ReconcileState {
+        try await read { db in
             var stamps: [Checksum: Date] = [:]
             for row in try Row.fetchAll(db, sql: "SELECT sha1, confirmed_at FROM reconcile_confirmed WHERE source_id = ?",
                                         arguments: [sourceID]) {
@@ -115,18 +87,18 @@ extension ReconcileStore {
                 }
             }
             return ReconcileState(
-                observed: try Self.checksums(db, table: "reconcile_observed", sourceID: sourceID),
+                observed: try ReconcileStore.checksums(db, table: "reconcile_observed", sourceID: sourceID),
                 confirmed: ConfirmedDeletions(stamps),
-                exclusions: try Self.checksums(db, table: "reconcile_exclusion", sourceID: sourceID),
-                approved: try Self.checksums(db, table: "reconcile_approval", sourceID: sourceID),
-                anchors: EditAnchors(try Self.pathMap(db, table: "reconcile_anchor", sourceID: sourceID)))
+                exclusions: try ReconcileStore.checksums(db, table: "reconcile_exclusion", sourceID: sourceID),
+                approved: try ReconcileStore.checksums(db, table: "reconcile_approval", sourceID: sourceID),
+                anchors: EditAnchors(try ReconcileStore.pathMap(db, table: "reconcile_anchor", sourceID: sourceID)))
         }
     }
 
-    /// Everything a sync learned, in one transaction (see `commit(_:sourceID:current:)`).
+    /// Everything a sync learned, in one transaction (see `commitSync(_:sourceID:current:)`).
     public func commit(_ outcome: Reconciler.Outcome, sourceID: Int64, current: [String: Checksum],
-                       scan: SourceScanFacts) throws {
-        try commit(SyncRecord(outcome, scan: scan), sourceID: sourceID, current: current)
+                       scan: SourceScanFacts) async throws {
+        try await commitSync(SyncRecord(outcome, scan: scan), sourceID: sourceID, current: current)
     }
 }
 

@@ -9,42 +9,44 @@ import PostgresNIO
 // A sync written from an in-memory outcome in one commit, and the stores read back whole: what the oracle and the
 // contract suite ask of each backend. The product commits a sync through its run tables (`RunTables.commit`).
 
-extension ReconcileStore {
+extension SQLiteCatalog: ReconcileOracleCatalog {
     /// Everything a sync learned, in one transaction: the store changes; when the scan was healthy, the new healthy
     /// snapshot (`current`, source-relative path → checksum) and the marker fact; the run ids; and what waits.
-    public func commit(_ sync: SyncRecord, sourceID: Int64, current: [String: Checksum]) throws {
-        try pool.write { db in
-            try Self.apply(sync.changes, sourceID: sourceID, runID: sync.runID, db)
-            if sync.advanceSnapshot { try Self.replaceHealthySnapshot(sourceID: sourceID, with: current, db) }
-            try Self.recordSync(sync, sourceID: sourceID, healthyFileCount: current.count, db)
+    public func commitSync(_ sync: SyncRecord, sourceID: Int64, current: [String: Checksum]) async throws {
+        try await write { db in
+            try ReconcileStore.apply(sync.changes, sourceID: sourceID, runID: sync.runID, db)
+            if sync.advanceSnapshot { try ReconcileStore.replaceHealthySnapshot(sourceID: sourceID, with: current, db) }
+            try ReconcileStore.recordSync(sync, sourceID: sourceID, healthyFileCount: current.count, db)
         }
     }
 
-    public func apply(_ delta: StoreDelta, sourceID: Int64, runID: String? = nil) throws {
-        try pool.write { db in try Self.apply(delta, sourceID: sourceID, runID: runID, db) }
+    public func applyReconcileDelta(_ delta: StoreDelta, sourceID: Int64, runID: String?) async throws {
+        try await write { db in try ReconcileStore.apply(delta, sourceID: sourceID, runID: runID, db) }
     }
 
-    public func healthySnapshot(sourceID: Int64) throws -> [String: Checksum] {
-        try pool.read { db in try Self.pathMap(db, table: "reconcile_healthy_snapshot", sourceID: sourceID) }
+    public func healthySnapshot(sourceID: Int64) async throws -> [String: Checksum] {
+        try await read { db in try ReconcileStore.pathMap(db, table: "reconcile_healthy_snapshot", sourceID: sourceID) }
     }
 
-    public func replaceHealthySnapshot(sourceID: Int64, with snapshot: [String: Checksum]) throws {
-        try pool.write { db in try Self.replaceHealthySnapshot(sourceID: sourceID, with: snapshot, db) }
+    public func replaceHealthySnapshot(sourceID: Int64, with snapshot: [String: Checksum]) async throws {
+        try await write { db in try ReconcileStore.replaceHealthySnapshot(sourceID: sourceID, with: snapshot, db) }
     }
 
-    public func saveFacts(_ facts: ReconcileSourceFacts, sourceID: Int64) throws {
-        try pool.write { db in try Self.saveFacts(facts, sourceID: sourceID, db) }
+    public func saveReconcileFacts(_ facts: ReconcileSourceFacts, sourceID: Int64) async throws {
+        try await write { db in try ReconcileStore.saveFacts(facts, sourceID: sourceID, db) }
     }
 
-    public func replacePending(sourceID: Int64, runID: String, entries: [PendingEntry]) throws {
-        try pool.write { db in try Self.replacePending(sourceID: sourceID, runID: runID, entries: entries, db) }
+    public func replacePending(sourceID: Int64, runID: String, entries: [PendingEntry]) async throws {
+        try await write { db in try ReconcileStore.replacePending(sourceID: sourceID, runID: runID, entries: entries, db) }
     }
 
     /// The exclusions of one source, sorted.
-    public func exclusions(sourceID: Int64) throws -> [Checksum] {
-        try pool.read { db in try Self.checksums(db, table: "reconcile_exclusion", sourceID: sourceID).sorted() }
+    public func exclusions(sourceID: Int64) async throws -> [Checksum] {
+        try await read { db in try ReconcileStore.checksums(db, table: "reconcile_exclusion", sourceID: sourceID).sorted() }
     }
+}
 
+extension ReconcileStore {
     static func replaceHealthySnapshot(sourceID: Int64, with snapshot: [String: Checksum], _ db: Database) throws {
         try db.execute(sql: "DELETE FROM reconcile_healthy_snapshot WHERE source_id = ?", arguments: [sourceID])
         let insert = try db.cachedStatement(

@@ -1,6 +1,7 @@
 import CairnCatalog
 import CairnCheck
 import CairnCore
+import CairnReconcileOracle
 import CairnStore
 import CairnTesting
 import Foundation
@@ -22,7 +23,7 @@ import Testing
             try await backend.withStore { store in
                 var random = SplitMix64(seed: seed)
                 let folder = try TemporaryDirectory()
-                let catalog = try Catalog(path: folder.subpath("catalog.sqlite"))
+                let catalog = try SQLiteCatalog(path: folder.subpath("catalog.sqlite"))
                 defer { catalog.close() }
                 let files = try SourceFiles()
                 var expected = Expected()
@@ -50,8 +51,8 @@ import Testing
                         catalogued[thumbnail] = bytes
                     }
                 }
-                try catalog.insertAssets(assets)
-                try catalog.saveImportItemStates([], with: StageRows(derivedFiles: derived))
+                try await catalog.insertAssets(assets)
+                try await catalog.saveImportItemStates([], with: StageRows(derivedFiles: derived))
 
                 for (path, size) in catalogued {
                     switch random.next() % 7 {
@@ -73,7 +74,7 @@ import Testing
                 }
 
                 let found = Locked(Expected())
-                var check = StoreCheck(catalog: SQLiteCatalog(catalog: catalog), store: store)
+                var check = StoreCheck(catalog: catalog, store: store)
                 check.pageSize = Int(1 + random.next() % 5)
                 check.onFinding = { finding in
                     found.withLock { found in

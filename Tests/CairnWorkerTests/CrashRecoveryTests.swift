@@ -2,6 +2,7 @@ import CairnCatalog
 import CairnCore
 import CairnLibrary
 import CairnPipeline
+import CairnReconcileOracle
 import CairnTesting
 import Foundation
 import Testing
@@ -29,22 +30,22 @@ import Testing
         let catalog = try library.openCatalog()
         defer { catalog.close() }
         defer { library.close() }
-        let sourceID = try catalog.sourceID(forRoot: source.path)
+        let sourceID = try await catalog.sourceID(forRoot: source.path)
         let items = try ["poison.jpg", "fine.jpg", "other.jpg"].map { name in
             ImportItem(relativePath: name, sourceRoot: source.path, kind: .photo,
                        byteCount: Int64(try Data(contentsOf: URL(fileURLWithPath: source.subpath(name))).count),
                        checksum: try #require(Checksum(hex: String(decoding: try ExternalTool.run(
                            ["sha1sum", source.subpath(name)]), as: UTF8.self).prefix(40))))
         }
-        let planned = try catalog.insertImportItems(items, sourceID: sourceID)
-        try catalog.saveImportItemStates(planned.map { record in
+        let planned = try await catalog.planImportItems(items, sourceID: sourceID)
+        try await catalog.saveImportItemStates(planned.map { record in
             var record = record
             record.state = .queued
             record.inFlight = true
             record.runsAlone = poisonAlone && record.item.relativePath == "poison.jpg"
             record.crashCount = record.runsAlone ? 1 : 0
             return record
-        })
+        }, with: StageRows())
         try Data((fault ?? "").utf8).write(to: URL(fileURLWithPath: library.layout.crashEvidencePath))
     }
 
@@ -56,8 +57,8 @@ import Testing
         var options = ImportOptions(source: source.path)
         options.pipeline.clipsEnabled = false
         options.retryFailed = retryFailed
-        let summary = try await ImportRun(library: library, catalog: SQLiteCatalog(catalog: catalog), options: options).run()
-        let rows = try catalog.importItems()
+        let summary = try await ImportRun(library: library, catalog: catalog, options: options).run()
+        let rows = try await catalog.importItems()
         return (summary, Dictionary(uniqueKeysWithValues: rows.map { ($0.item.relativePath, $0) }))
     }
 

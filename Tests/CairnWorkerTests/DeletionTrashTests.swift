@@ -1,6 +1,7 @@
 import CairnCatalog
 import CairnCore
 import CairnReconcile
+import CairnReconcileOracle
 import CairnTesting
 import Foundation
 import Testing
@@ -199,21 +200,20 @@ let runTime = Date(timeIntervalSince1970: 1_800_000_000)
         let original = "originals/c3/c3/\(asset.hex).jpg", stored = "sidecars/d4/d4/\(sidecar.hex).xmp"
         try folder.write(Data("photo".utf8), to: original)
         try folder.write(Data("<xmp/>".utf8), to: stored)
-        try catalog.insertAssets([AssetRecord(
+        try await catalog.insertAssets([AssetRecord(
             checksum: asset, kind: .photo, size: 5, originalExtension: "jpg", firstSourcePath: "IMG.jpg",
             originalPath: original, importedAt: Date(), runID: nil)])
-        try catalog.linkSidecar(SidecarRecord(checksum: sidecar, asset: asset, kind: "xmp", path: stored,
+        try await catalog.linkSidecar(SidecarRecord(checksum: sidecar, asset: asset, kind: "xmp", path: stored,
                                                       sourcePath: "IMG.xmp", linkedAt: Date()))
 
-        let sqlite = SQLiteCatalog(catalog: catalog)
-        let summary = try await DeletionRun(library: library, catalog: sqlite).trash(
+        let summary = try await DeletionRun(library: library, catalog: catalog).trash(
             [DeleteCandidate(checksum: asset, basis: .approved)], runID: "run-9", now: runTime)
         #expect(summary.failures.isEmpty)
         #expect(!FileManager.default.fileExists(atPath: folder.subpath(stored)))
         #expect(try Data(contentsOf: URL(fileURLWithPath: folder.subpath("trash/run-9/" + stored))) == Data("<xmp/>".utf8))
 
-        _ = try await TrashMaintenance(library: library, catalog: sqlite).restore(runID: "run-9", now: runTime + 60)
+        _ = try await TrashMaintenance(library: library, catalog: catalog).restore(runID: "run-9", now: runTime + 60)
         #expect(try Data(contentsOf: URL(fileURLWithPath: folder.subpath(stored))) == Data("<xmp/>".utf8))
-        #expect(try await sqlite.sidecars(of: asset).map(\.path) == [stored])
+        #expect(try await catalog.sidecars(of: asset).map(\.path) == [stored])
     }
 }

@@ -17,7 +17,7 @@ import CairnReconcileOracle
     struct Harness {
         let folder: TemporaryDirectory
         let library: Library
-        let catalog: Catalog
+        let catalog: SQLiteCatalog
         var sourceRoot: String { folder.subpath("src") }
         var clock = Date(timeIntervalSince1970: 1_800_000_000)
         var runs = 0
@@ -35,23 +35,22 @@ import CairnReconcileOracle
             clock = clock.addingTimeInterval(86_400)
             let runID = "sync-\(runs)"
             let resolved = FileSystem.resolved(sourceRoot)
-            let store = ReconcileStore(catalog: catalog)
             var current: [String: Checksum] = [:]
             let sourceID: Int64
             if let resolved {
-                _ = try await ImportRun(library: library, catalog: SQLiteCatalog(catalog: catalog), options: ImportOptions(source: resolved)).run()
-                sourceID = try catalog.sourceID(forRoot: resolved)
-                for (path, record) in try catalog.snapshot(sourceID: sourceID) { current[path] = record.checksum }
+                _ = try await ImportRun(library: library, catalog: catalog, options: ImportOptions(source: resolved)).run()
+                sourceID = try await catalog.sourceID(forRoot: resolved)
+                for (path, record) in try await catalog.snapshot(sourceID: sourceID) { current[path] = record.checksum }
             } else {
-                sourceID = try #require(try store.sources().first?.id)
+                sourceID = try #require(try await catalog.sources().first?.id)
             }
             let scan = ReconcileInputs.probe(sourceRoot: sourceRoot)
-            let input = try ReconcileInputs.load(catalog: catalog, sourceID: sourceID, current: current, scan: scan,
+            let input = try await ReconcileInputs.load(catalog: catalog, sourceID: sourceID, current: current, scan: scan,
                                                  settings: settings, now: clock, runID: runID)
             let outcome = Reconciler.reconcile(input)
-            try store.commit(outcome, sourceID: sourceID, current: current, scan: input.scan)
+            try await catalog.commit(outcome, sourceID: sourceID, current: current, scan: input.scan)
             let trashed = apply
-                ? try await DeletionRun(library: library, catalog: SQLiteCatalog(catalog: catalog))
+                ? try await DeletionRun(library: library, catalog: catalog)
                     .trash(outcome.plan.deleteCandidates, runID: runID, now: clock)
                 : DeletionRun.Summary()
             return (outcome.plan, trashed)
@@ -72,16 +71,16 @@ import CairnReconcileOracle
         let (held, none) = try await harness.sync(settings: quarantine, apply: true)
         #expect(held.heldByQuarantine.count == 1 && held.deleteCandidates.isEmpty && none.trashed.isEmpty)
         #expect(held.heldByQuarantine.first?.eligibleAt == harness.clock.addingTimeInterval(14 * 86_400))
-        #expect(try ReconcileStore(catalog: harness.catalog).pending().map(\.status) == [.quarantine])
+        #expect(try await harness.catalog.pending(sourceID: nil).map(\.status) == [.quarantine])
 
         let (plan, trashed) = try await harness.sync(settings: try ReconcileSettings(quarantineDays: 0), apply: true)
         #expect(plan.deleteCandidates.count == 1 && trashed.trashed.count == 1)
-        let asset = try #require(try harness.catalog.trashedAssets().first?.asset)
+        let asset = try #require(try await harness.catalog.trashedAssets(runID: nil).first?.asset)
         #expect(asset.firstSourcePath == "IMG_1.JPG")
         #expect(!FileSystem.exists(harness.library.layout.absolute(asset.originalPath)))
-        #expect(try harness.catalog.assetCount() == 4)
+        #expect(try await harness.catalog.assetCount() == 4)
 
-        let restored = try await TrashMaintenance(library: harness.library, catalog: SQLiteCatalog(catalog: harness.catalog))
+        let restored = try await TrashMaintenance(library: harness.library, catalog: harness.catalog)
             .restore(runID: "sync-3", now: harness.clock)
         #expect(restored.assetsBack == [asset.checksum])
         let back = try Data(contentsOf: URL(fileURLWithPath: harness.library.layout.absolute(asset.originalPath)))
@@ -107,6 +106,7 @@ import CairnReconcileOracle
         try FileManager.default.moveItem(atPath: harness.sourceRoot, toPath: harness.folder.subpath("renamed"))
         let (missing, nothing) = try await harness.sync(settings: settings, apply: true)
         #expect(missing.verdict.holds.map(\.rail) == [.sourceMissing] && missing.exitStatus == .deletionsHeldBySafetyRail)
-        #expect(try nothing.trashed.isEmpty && harness.catalog.assetCount() == 5)
+        #expect(nothing.trashed.isEmpty)
+        #expect(try await harness.catalog.assetCount() == 5)
     }
 }

@@ -2,6 +2,7 @@ import CairnCatalog
 import CairnCore
 import CairnHashing
 import CairnPipeline
+import CairnReconcileOracle
 import CairnTesting
 import Foundation
 import Testing
@@ -18,7 +19,7 @@ import Testing
         let catalog = try library.openCatalog()
         defer { catalog.close() }
         let commit = try GroupCommit(libraryRoot: library.layout.root)
-        let store = CatalogItemStateStore(catalog: SQLiteCatalog(catalog: catalog), groupCommit: commit)
+        let store = CatalogItemStateStore(catalog: catalog, groupCommit: commit)
         let checksum = try #require(Checksum(hex: String(repeating: "ab", count: 20)))
         let asset = AssetRecord(checksum: checksum, kind: .photo, size: 3, originalExtension: "jpg",
                                 firstSourcePath: "a.jpg", originalPath: "originals/ab/ab.jpg", importedAt: Date(), runID: nil)
@@ -31,8 +32,8 @@ import Testing
         }
 
         try await store.save([move(1, checksum, StageRows(assets: [asset])), move(2, second.checksum, StageRows(assets: [second]))])
-        #expect(try catalog.asset(checksum)?.originalPath == "originals/ab/ab.jpg")
-        #expect(try catalog.asset(second.checksum)?.originalPath == "originals/cd/cd.jpg")
+        #expect(try await catalog.asset(checksum)?.originalPath == "originals/ab/ab.jpg")
+        #expect(try await catalog.asset(second.checksum)?.originalPath == "originals/cd/cd.jpg")
         #expect(commit.syncCount == 1, "the batch of two was made durable by one sync")
 
         let probe = MediaProbeRecord(
@@ -40,8 +41,8 @@ import Testing
             cameraMake: nil, cameraModel: nil, latitude: nil, longitude: nil, altitude: nil, codec: nil,
             probeJSON: "{}", probedAt: Date())
         try await store.save([move(1, checksum, StageRows(probes: [probe], keptWithoutPreview: [(checksum, "no decoder")]))])
-        #expect(try catalog.mediaProbe(checksum)?.width == 4)
-        #expect(try catalog.noPreviewReason(checksum) == "no decoder")
+        #expect(try await catalog.mediaProbe(checksum)?.width == 4)
+        #expect(try await catalog.asset(checksum)?.noPreviewReason == "no decoder")
         #expect(commit.syncCount == 1, "a probe and a reason point at no file: their batch needs no sync")
     }
 
@@ -62,15 +63,15 @@ import Testing
         }
         var configuration = PipelineConfiguration.defaults(cores: 2)
         configuration.derivativesEnabled = false
-        let sourceID = try catalog.sourceID(forRoot: source.path)
-        let pipeline = PipelineImport(library: library, catalog: SQLiteCatalog(catalog: catalog), configuration: configuration, sourceID: sourceID)
+        let sourceID = try await catalog.sourceID(forRoot: source.path)
+        let pipeline = PipelineImport(library: library, catalog: catalog, configuration: configuration, sourceID: sourceID)
         let result = try await pipeline.run(newItems: content, onEvent: { _ in }, cancellation: PipelineCancellation())
         #expect(result.report.count(.archived) == 24)
         for item in content {
-            let asset = try #require(try catalog.asset(item.checksum))
+            let asset = try #require(try await catalog.asset(item.checksum))
             let stored = try Data(contentsOf: URL(fileURLWithPath: library.layout.absolute(asset.originalPath)))
             #expect(stored == (try Data(contentsOf: URL(fileURLWithPath: source.subpath(item.relativePath)))))
         }
-        #expect(try catalog.importItems().allSatisfy { $0.state == .probing }, "each owes its probe")
+        #expect(try await catalog.importItems().allSatisfy { $0.state == .probing }, "each owes its probe")
     }
 }

@@ -18,10 +18,10 @@ import Testing
     }
 
     /// One import into the library at `libraryRoot`; its summary, the library and its catalog, left open to read.
-    func importOnce(_ source: String, _ libraryRoot: String) async throws -> (ImportSummary, Library, Catalog) {
+    func importOnce(_ source: String, _ libraryRoot: String) async throws -> (ImportSummary, Library, SQLiteCatalog) {
         let library = try Library(root: libraryRoot)
         let catalog = try library.openCatalog()
-        let summary = try await ImportRun(library: library, catalog: SQLiteCatalog(catalog: catalog),
+        let summary = try await ImportRun(library: library, catalog: catalog,
                                           options: ImportOptions(source: source)).run()
         return (summary, library, catalog)
     }
@@ -53,15 +53,15 @@ import Testing
         #expect(summary.counts.skipped == 1)
         #expect(summary.failures.isEmpty)
         #expect(summary.exitStatus == .success)
-        #expect(try catalog.assetCount() == 3)
+        #expect(try await catalog.assetCount() == 3)
         for relative in ["DCIM/IMG_0001.JPG", "DCIM/IMG_0002.png", "video/clip one.mp4", "copies/same as first.jpg"] {
             let hex = try sha1sum(source.subpath(relative))
-            let asset = try #require(try catalog.asset(Checksum(hex: hex)!))
+            let asset = try #require(try await catalog.asset(Checksum(hex: hex)!))
             let stored = library.layout.absolute(asset.originalPath)
             #expect(try sha1sum(stored) == hex)
             #expect(try Data(contentsOf: URL(fileURLWithPath: stored)) == Data(contentsOf: URL(fileURLWithPath: source.subpath(relative))))
         }
-        let first = try #require(try catalog.asset(Checksum(hex: try sha1sum(source.subpath("DCIM/IMG_0001.JPG")))!))
+        let first = try #require(try await catalog.asset(Checksum(hex: try sha1sum(source.subpath("DCIM/IMG_0001.JPG")))!))
         #expect(first.originalPath.hasSuffix(".jpg"))
         #expect(first.firstSourcePath == "DCIM/IMG_0001.JPG")
         #expect(filesBelow(library.layout.temporaryDirectory).isEmpty)
@@ -88,7 +88,7 @@ import Testing
         let (second, _, catalog) = try await importOnce(source.path, libraryFolder.path)
         #expect(second.counts.hashed == 2)
         #expect(second.counts.imported == 2)
-        #expect(try catalog.assetCount() == 7)
+        #expect(try await catalog.assetCount() == 7)
     }
 
     @Test func symlinkOutsideTheSourceIsNeitherFollowedNorImported() async throws {
@@ -98,8 +98,8 @@ import Testing
         try FileManager.default.createSymbolicLink(atPath: source.subpath("link.jpg"), withDestinationPath: secret)
         let (summary, _, catalog) = try await importOnce(source.path, libraryFolder.path)
         #expect(summary.symlinksSkipped == ["link.jpg"])
-        #expect(try catalog.assetCount() == 1)
-        #expect(try catalog.asset(Checksum(hex: try sha1sum(secret))!) == nil)
+        #expect(try await catalog.assetCount() == 1)
+        #expect(try await catalog.asset(Checksum(hex: try sha1sum(secret))!) == nil)
     }
 
     @Test func fileVanishingBetweenScanAndHashFailsWithReasonAndTheRunGoesOn() async throws {
@@ -109,7 +109,7 @@ import Testing
         let library = try Library(root: libraryFolder.path)
         let catalog = try library.openCatalog()
         defer { catalog.close() }
-        var run = ImportRun(library: library, catalog: SQLiteCatalog(catalog: catalog), options: ImportOptions(source: source.path))
+        var run = ImportRun(library: library, catalog: catalog, options: ImportOptions(source: source.path))
         run.hooks.afterScan = { _ in unlink(doomed) }  // the card is pulled right after the walk
         let summary = try await run.run()
         #expect(summary.failures.map(\.relativePath) == ["gone.jpg"])
@@ -119,8 +119,8 @@ import Testing
         #expect(summary.failures.first?.reason.description.contains("gone.jpg") == false)
         #expect(summary.failures.first?.phase == .hashing)
         #expect(summary.exitStatus == .someFilesFailed)
-        #expect(try catalog.assetCount() == 1)
-        #expect(try catalog.failures(runID: summary.runID).map(\.relativePath) == ["gone.jpg"])
+        #expect(try await catalog.assetCount() == 1)
+        #expect(try await catalog.failures(runID: summary.runID).map(\.relativePath) == ["gone.jpg"])
     }
 
     @Test func vanishedFileLeavesNoPartialOrFinalFile() async throws {
@@ -164,7 +164,7 @@ import Testing
         #expect(try Data(contentsOf: URL(fileURLWithPath: quarantinedAt)) == damaged)
         #expect(try Data(contentsOf: URL(fileURLWithPath: library.layout.absolute(relative))) == data)
         // A later run empties tmp/, never quarantine/.
-        _ = try await ImportRun(library: library, catalog: SQLiteCatalog(catalog: catalog), options: ImportOptions(source: source.path)).run()
+        _ = try await ImportRun(library: library, catalog: catalog, options: ImportOptions(source: source.path)).run()
         #expect(FileManager.default.fileExists(atPath: quarantinedAt))
 
         // Something at the content address that cannot be hashed (here a folder) is an error, not damage.
@@ -192,11 +192,11 @@ import Testing
         let relative = library.layout.originalRelativePath(checksum, fileExtension: "jpg")
         try libraryFolder.write(data, to: relative)
         try libraryFolder.write(Data("partial".utf8), to: "tmp/\(checksum.hex).123-1.partial")
-        let summary = try await ImportRun(library: library, catalog: SQLiteCatalog(catalog: catalog), options: ImportOptions(source: source.path)).run()
+        let summary = try await ImportRun(library: library, catalog: catalog, options: ImportOptions(source: source.path)).run()
         #expect(summary.temporaryFilesRemoved == 1)
         #expect(summary.counts.imported == 1)
         #expect(summary.counts.bytesCopied == 0)
-        #expect(try catalog.asset(checksum)?.originalPath == relative)
+        #expect(try await catalog.asset(checksum)?.originalPath == relative)
         #expect(filesBelow(library.layout.temporaryDirectory).isEmpty)
     }
 
@@ -228,7 +228,7 @@ import Testing
         let checksum = try #require(Checksum(hex: try sha1sum(source.subpath("a.jpg"))))
         let relative = library.layout.originalRelativePath(checksum, fileExtension: "jpg")
         try libraryFolder.write(Data("bit rot".utf8), to: relative)
-        _ = try await ImportRun(library: library, catalog: SQLiteCatalog(catalog: catalog), options: ImportOptions(source: source.path)).run()
+        _ = try await ImportRun(library: library, catalog: catalog, options: ImportOptions(source: source.path)).run()
         #expect(try Data(contentsOf: URL(fileURLWithPath: library.layout.absolute(relative))) == data)
     }
 
@@ -238,7 +238,7 @@ import Testing
         _ = try await importOnce(source.path, source.subpath("library"))
         let (second, _, catalog) = try await importOnce(source.path, source.subpath("library"))
         #expect(second.counts.filesSeen == 1)
-        #expect(try catalog.assetCount() == 1)
+        #expect(try await catalog.assetCount() == 1)
     }
 
     @Test func missingSourceStopsTheRunWithAClearMessage() async throws {
@@ -311,7 +311,7 @@ final class ReaderBox: @unchecked Sendable {
         // A thumbnail timeout far below a real decode: every thumbnail phase times out and is abandoned.
         options.pipeline = try options.pipeline.applying(laneSpec: "timeout.thumbnail=1ms")
         options.pipeline.maxAttempts = 1
-        let run = ImportRun(library: library, catalog: SQLiteCatalog(catalog: catalog), options: options)
+        let run = ImportRun(library: library, catalog: catalog, options: options)
         let summary = try await run.run()
         #expect(summary.counts.failed > 0, "the thumbnails were expected to time out")
         #expect(summary.failures.contains { $0.reason.description.contains("timed out") })
@@ -332,7 +332,7 @@ final class ReaderBox: @unchecked Sendable {
         let library = try Library(root: libraryFolder.path)
         let catalog = try library.openCatalog()
         defer { catalog.close() }
-        var run = ImportRun(library: library, catalog: SQLiteCatalog(catalog: catalog), options: ImportOptions(source: source.path))
+        var run = ImportRun(library: library, catalog: catalog, options: ImportOptions(source: source.path))
         let sub = source.subpath("sub"), moved = source.subpath("sub-before"), target = outside.path
         run.hooks.afterScan = { _ in
             rename(sub, moved)
@@ -355,7 +355,7 @@ final class ReaderBox: @unchecked Sendable {
         let catalog = try library.openCatalog()
         defer { catalog.close() }
         #expect(symlink(outside.path, libraryFolder.subpath("\(folder)/\(hex.prefix(2))")) == 0)
-        let run = ImportRun(library: library, catalog: SQLiteCatalog(catalog: catalog), options: ImportOptions(source: source.path))
+        let run = ImportRun(library: library, catalog: catalog, options: ImportOptions(source: source.path))
         let summary = try await run.run()
         #expect(summary.failures.map(\.relativePath) == ["IMG_1.jpg"])
         #expect(summary.failures.first?.reason.description.contains("a symbolic link in the library is refused") == true,
@@ -396,16 +396,15 @@ final class ReaderBox: @unchecked Sendable {
         let ready = Barrier(count: walks)
         let allDone = AsyncStream<Void>.makeStream()
         for index in 0..<walks {
-            let catalog = try Catalog(path: folder.subpath("catalog-\(index).sqlite"))
+            let catalog = try SQLiteCatalog(path: folder.subpath("catalog-\(index).sqlite"))
             Task {
                 defer {
                     catalog.close()
                     if finished.withLock({ $0 += 1; return $0 }) == walks { allDone.continuation.finish() }
                 }
                 do {
-                    let sqlite = SQLiteCatalog(catalog: catalog)
-                    let sourceID = try await sqlite.sourceID(forRoot: "/src")
-                    let rows = try await sqlite.withRunTables(sourceID: sourceID) { tables in
+                    let sourceID = try await catalog.sourceID(forRoot: "/src")
+                    let rows = try await catalog.withRunTables(sourceID: sourceID) { tables in
                         let appender = RunTablesAppender(tables)
                         // Every walk starts once all are ready, so they hold the pool's threads together.
                         await ready.arrive()
@@ -414,8 +413,8 @@ final class ReaderBox: @unchecked Sendable {
                             for round in 0..<5 {
                                 try appender.append(batch.map { var file = $0; file.relativePath = "\(round)/" + file.relativePath; return file })
                             }
-                            try appender.finish()
                         }
+                        try await appender.finish()
                         return try await tables.matchSnapshot().files
                     }
                     #expect(rows == 5 * batch.count)

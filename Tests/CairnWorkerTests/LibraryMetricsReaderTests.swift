@@ -2,6 +2,7 @@ import CairnCatalog
 import CairnCore
 import CairnLibrary
 import CairnMetrics
+import CairnReconcileOracle
 import CairnTesting
 import Foundation
 import XCTest
@@ -24,8 +25,8 @@ final class LibraryMetricsReaderTests: XCTestCase {
         let catalog = try library.openCatalog()
         defer { catalog.close() }
         defer { library.close() }
-        try catalog.insertAssets((0..<assets).map { asset($0, kind: $0 % 10 == 0 ? .video : .photo) })
-        let metrics = try await LibraryMetricsReader.read(layout: library.layout, catalog: SQLiteCatalog(catalog: catalog),
+        try await catalog.insertAssets((0..<assets).map { asset($0, kind: $0 % 10 == 0 ? .video : .photo) })
+        let metrics = try await LibraryMetricsReader.read(layout: library.layout, catalog: catalog,
                                                           sourceRoot: nil, quarantineDays: 14)
         let text = MetricsExposition.render([metrics], version: "1")
         let samples = text.split(separator: "\n").filter { !$0.hasPrefix("#") }
@@ -52,12 +53,12 @@ final class LibraryMetricsReaderTests: XCTestCase {
         for (index, outcome) in outcomes.enumerated() {
             var run = RunRecord(id: "run-\(index)", command: "sync", sourceID: nil,
                                 startedAt: Date(timeIntervalSince1970: 1_800_000_000 + Double(index) * 100))
-            try catalog.startRun(run)
+            try await catalog.startRun(run)
             run.endedAt = run.startedAt.addingTimeInterval(10)
             run.outcome = outcome
-            try catalog.finishRun(run, failures: [])
+            try await catalog.finishRun(run, failures: [])
         }
-        let metrics = try await LibraryMetricsReader.read(layout: library.layout, catalog: SQLiteCatalog(catalog: catalog),
+        let metrics = try await LibraryMetricsReader.read(layout: library.layout, catalog: catalog,
                                                           sourceRoot: nil, quarantineDays: nil)
         XCTAssertEqual(metrics.lastSuccess, Date(timeIntervalSince1970: 1_800_000_110), "the partial run, not a later failure")
         XCTAssertEqual(metrics.failedRunsInARow, 3)

@@ -20,7 +20,7 @@ import Testing
         if cancelled { options.cancellation.cancel(deadline: .zero) }
         let catalog = try library.openCatalog()
         defer { catalog.close() }
-        var run = ImportRun(library: library, catalog: SQLiteCatalog(catalog: catalog), options: options)
+        var run = ImportRun(library: library, catalog: catalog, options: options)
         run.pageSizes = ImportRun.PageSizes(walk: 2, hash: 2, import: 2)
         return try await run.run()
     }
@@ -59,8 +59,8 @@ import Testing
                 #expect(counted.counts.hashed == 1)
             }
         }
-        #expect(try countingCatalog.assetCount() == 6)
-        #expect(try reportingCatalog.assetCount() == 6)
+        #expect(try await countingCatalog.assetCount() == 6)
+        #expect(try await reportingCatalog.assetCount() == 6)
     }
 
     /// A run stopped before it starts stops in its walk: it reads and imports nothing, says so with exit 130, and is
@@ -79,15 +79,15 @@ import Testing
                 #expect(error.exitStatus == .interrupted)
                 #expect(error.description.contains("interrupted during the walk"))
             }
-            #expect(try catalog.lastRun()?.outcome == .interrupted)
-            #expect(try catalog.assetCount() == 0)
+            #expect(try await catalog.lastRun(command: nil)?.outcome == .interrupted)
+            #expect(try await catalog.assetCount() == 0)
         }
 
         let next = try await run(source.path, library, report: false)
         #expect(next.counts.imported == 5)
         #expect(next.counts.hashed == 5)
         #expect(next.exitStatus == .success)
-        #expect(try catalog.assetCount() == 5)
+        #expect(try await catalog.assetCount() == 5)
     }
 
     /// Cancelling the task that runs an import stops it as SIGINT does: the hashing stops, the run is recorded as
@@ -99,7 +99,7 @@ import Testing
         let catalog = try library.openCatalog()
         defer { catalog.close() }
         let task = Locked<Task<ImportSummary, any Error>?>(nil)
-        var run = ImportRun(library: library, catalog: SQLiteCatalog(catalog: catalog), options: ImportOptions(source: source.path))
+        var run = ImportRun(library: library, catalog: catalog, options: ImportOptions(source: source.path))
         run.pageSizes = ImportRun.PageSizes(walk: 2, hash: 2, import: 2)
         // After the walk, before any file is read: the run's own task is cancelled.
         run.hooks.afterScan = { _ in task.withLock(when: { $0 != nil }) { $0 }?.cancel() }
@@ -112,8 +112,8 @@ import Testing
         } catch let error as WorkerError {
             #expect(error.exitStatus == .interrupted)
         }
-        #expect(try catalog.lastRun()?.outcome == .interrupted)
-        #expect(try catalog.assetCount() == 0)
+        #expect(try await catalog.lastRun(command: nil)?.outcome == .interrupted)
+        #expect(try await catalog.assetCount() == 0)
 
         let next = try await self.run(source.path, library, report: false)
         #expect(next.counts.imported == 5)

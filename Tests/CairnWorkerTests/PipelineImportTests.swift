@@ -1,6 +1,7 @@
 import CairnCore
 import CairnHashing
 import CairnPipeline
+import CairnReconcileOracle
 import CairnStore
 import CairnTesting
 import Foundation
@@ -16,7 +17,7 @@ import Testing
     let source: TemporaryDirectory
     let libraryFolder: TemporaryDirectory
     let library: Library
-    let catalog: Catalog
+    let catalog: SQLiteCatalog
 
     init() throws {
         source = try TemporaryDirectory(prefix: "cairn-pipeline-source")
@@ -48,14 +49,14 @@ import Testing
 
     func runImport(_ content: [ImportItem], log: EventLog = EventLog(), clips: Bool = true, derivatives: Bool = true,
                    cancellation: PipelineCancellation = PipelineCancellation(),
-                   into other: (library: Library, catalog: Catalog)? = nil) async throws -> PipelineRunResult {
+                   into other: (library: Library, catalog: SQLiteCatalog)? = nil) async throws -> PipelineRunResult {
         let (library, catalog) = other ?? (library, catalog)
         var configuration = PipelineConfiguration.defaults(cores: 2)
         configuration.clipsEnabled = clips
         configuration.derivativesEnabled = derivatives
         configuration.backoff = BackoffPolicy(base: .milliseconds(1), maximum: .milliseconds(5))
-        let sourceID = try catalog.sourceID(forRoot: source.path)
-        return try await PipelineImport(library: library, catalog: SQLiteCatalog(catalog: catalog), configuration: configuration, sourceID: sourceID)
+        let sourceID = try await catalog.sourceID(forRoot: source.path)
+        return try await PipelineImport(library: library, catalog: catalog, configuration: configuration, sourceID: sourceID)
             .run(newItems: content, onEvent: log.record, cancellation: cancellation)
     }
 
@@ -88,34 +89,34 @@ import Testing
         #expect(result.completion == .success)
         #expect(result.exitStatus == .success)
         #expect(result.report.count(.imported) == 4)
-        let items = try catalog.importItems()
+        let items = try await catalog.importItems()
         #expect(items.count == 4)
         #expect(items.allSatisfy { $0.state == .ready && !$0.inFlight })
-        #expect(try catalog.assetCount() == 4)
-        #expect(try catalog.mediaProbeCount() == 4)
+        #expect(try await catalog.assetCount() == 4)
+        #expect(try await catalog.mediaProbeCount() == 4)
         for content in planned {
-            let asset = try #require(try catalog.asset(content.checksum))
+            let asset = try #require(try await catalog.asset(content.checksum))
             #expect(exists(asset.originalPath))
-            let probe = try #require(try catalog.mediaProbe(content.checksum), "\(content.relativePath)")
+            let probe = try #require(try await catalog.mediaProbe(content.checksum), "\(content.relativePath)")
             #expect(probe.width != nil && probe.probeJSON.contains("\"container\""))
-            let roles = Set(try catalog.derivedFiles(content.checksum).map(\.role))
+            let roles = Set(try await catalog.derivedFiles(of: content.checksum).map(\.role))
             let expected: Set<DerivedFileRecord.Role> = content.kind == .video ? [.thumbnail, .preview]
                 : [.thumbnail, .preview, .clip]
             #expect(roles == expected, "\(content.relativePath)")
         }
-        let video = try #require(try catalog.mediaProbe(planned[3].checksum))
+        let video = try #require(try await catalog.mediaProbe(planned[3].checksum))
         #expect(video.durationSeconds.map { abs($0 - 1) < 0.2 } == true)
         #expect(video.codec == "h264")
         // The EXIF picture is 320x240 stored, turned to portrait for display.
-        let turned = try #require(try catalog.mediaProbe(planned[1].checksum))
+        let turned = try #require(try await catalog.mediaProbe(planned[1].checksum))
         #expect(turned.width == 240 && turned.height == 320)
         #expect(turned.cameraMake != nil)
-        for file in try catalog.derivedFiles() {
+        for file in try await catalog.allDerivedFiles() {
             #expect(exists(file.path), "\(file.path)")
             #expect(FileSystem.size(library.layout.absolute(file.path)) == file.byteCount)
             // The upright 320x240 JPEG is its own preview; the turned one, the PNG and the video get files.
             if file.checksum == planned[0].checksum, file.role == .preview {
-                #expect(file.path == (try catalog.asset(file.checksum))?.originalPath)
+                #expect(file.path == (try await catalog.asset(file.checksum))?.originalPath)
                 #expect(file.width == 320 && file.height == 240 && file.format == "jpeg")
             } else {
                 #expect(file.path.hasPrefix("derived/\(file.checksum.hex.prefix(2))/\(file.checksum.hex)-"))
@@ -123,7 +124,7 @@ import Testing
         }
         #expect(!exists(library.layout.derivedRelativePath(planned[0].checksum, suffix: "preview.jpg")))
         #expect(exists(library.layout.derivedRelativePath(planned[1].checksum, suffix: "preview.jpg")))
-        let clip = try #require(try catalog.derivedFiles(planned[0].checksum).first { $0.role == .clip })
+        let clip = try #require(try await catalog.derivedFiles(of: planned[0].checksum).first { $0.role == .clip })
         #expect(clip.path.hasSuffix("-clip.mp4"))
         #expect((clip.durationSeconds ?? 0) > 2.5)
         #expect(try temporaryFiles().isEmpty)
@@ -140,7 +141,7 @@ import Testing
     /// puts a small file from memory.
     @Test func theTransferCountsWhatTheDestinationHoldsInMemory() throws {
         let store = try TemporaryDirectory(prefix: "cairn-pipeline-store")
-        var run = PipelineImport(library: library, catalog: SQLiteCatalog(catalog: catalog),
+        var run = PipelineImport(library: library, catalog: catalog,
                                  configuration: .defaults(cores: 2), sourceID: 1)
         #expect(run.schedulerConfiguration.transfer.holdsItemsUpTo == 0)
         run.destination = LibraryDestination(store: FolderStore(root: store.path), folderRoot: library.layout.root)
@@ -154,7 +155,7 @@ import Testing
         let planned = try content(["a.jpg"])
         let result = try await runImport(planned, clips: false)
         #expect(result.completion == .success)
-        #expect(try catalog.derivedFiles(planned[0].checksum).map(\.role) == [.preview, .thumbnail])
+        #expect(try await catalog.derivedFiles(of: planned[0].checksum).map(\.role) == [.preview, .thumbnail])
     }
 
     @Test("a library removed and made again at the same path in one process gets its tmp/ shards back")
@@ -169,7 +170,7 @@ import Testing
         // The same bytes, so the same shard this process made for the library removed.
         let result = try await runImport(planned, clips: false, into: (again, againCatalog))
         #expect(result.completion == .success)
-        #expect(try againCatalog.derivedFiles(planned[0].checksum).map(\.role) == [.preview, .thumbnail])
+        #expect(try await againCatalog.derivedFiles(of: planned[0].checksum).map(\.role) == [.preview, .thumbnail])
     }
 
     // MARK: Corrupt media
@@ -193,7 +194,7 @@ import Testing
         #expect(result.completion == .someFailed)
         #expect(result.exitStatus == .someFilesFailed)
         #expect(log.retries == 0)
-        let items = Dictionary(uniqueKeysWithValues: try catalog.importItems().map { ($0.item.relativePath, $0) })
+        let items = Dictionary(uniqueKeysWithValues: try await catalog.importItems().map { ($0.item.relativePath, $0) })
         for good in ["good one.jpg", "good two.jpg"] {
             #expect(items[good]?.state.name == .ready, "\(good)")
         }
@@ -220,13 +221,13 @@ import Testing
         try MediaFixtures.jpeg(at: source.subpath("resume.jpg"), width: 320, height: 200)
         let planned = try content(["resume.jpg"])
         // The "previous run": placeholder, transfer and probe done, then killed while thumbnailing.
-        let sourceID = try catalog.sourceID(forRoot: source.path)
-        let item = try #require(try catalog.insertImportItems(planned, sourceID: sourceID).first).item
+        let sourceID = try await catalog.sourceID(forRoot: source.path)
+        let item = try #require(try await catalog.planImportItems(planned, sourceID: sourceID).first).item
         #expect(item.id != .unassigned && item.sourceRoot == source.path && item.originalPath == nil)
         let stages = LibraryStages(library: library)
         let transferred = try await stages.transfer(item)
         let probed = try await stages.readMetadata(item)
-        try await CatalogItemStateStore(catalog: SQLiteCatalog(catalog: catalog)).save([
+        try await CatalogItemStateStore(catalog: catalog).save([
             ItemMove(ItemRecord(item: item, state: .probing), products: transferred.products),
             ItemMove(ItemRecord(item: item, state: .thumbnailing, inFlight: true), products: probed.products),
         ])
@@ -244,12 +245,12 @@ import Testing
 
         #expect(result.completion == .success)
         #expect(log.phasesStarted.map(\.1) == [.thumbnail, .synthesis])
-        let row = try #require(try catalog.importItem(planned[0].checksum))
+        let row = try #require(try await catalog.importItem(planned[0].checksum))
         #expect(row.state.name == .ready)
         #expect(row.inFlight == false)
         #expect(row.crashCount == 0)
-        #expect(Set(try catalog.derivedFiles(planned[0].checksum).map(\.role)) == [.thumbnail, .preview, .clip])
-        #expect(try catalog.assetCount() == 1)
+        #expect(Set(try await catalog.derivedFiles(of: planned[0].checksum).map(\.role)) == [.thumbnail, .preview, .clip])
+        #expect(try await catalog.assetCount() == 1)
         #expect(try temporaryFiles().isEmpty)
     }
 
@@ -260,7 +261,7 @@ import Testing
         var planned = try content(["first.JPG"])
         let archived = try await runImport(planned, clips: false, derivatives: false)
         #expect(archived.report.count(.archived) == 1)
-        let asset = try #require(try catalog.asset(planned[0].checksum))
+        let asset = try #require(try await catalog.asset(planned[0].checksum))
         #expect(asset.originalPath.hasSuffix(".jpg"))
         try FileManager.default.moveItem(atPath: source.subpath("first.JPG"), toPath: source.subpath("renamed.jpeg"))
         planned[0].relativePath = "renamed.jpeg"
@@ -268,10 +269,10 @@ import Testing
         let result = try await runImport(planned, clips: false)
 
         #expect(result.completion == .success)
-        let row = try #require(try catalog.importItem(planned[0].checksum))
+        let row = try #require(try await catalog.importItem(planned[0].checksum))
         #expect(row.state == .ready && row.item.relativePath == "renamed.jpeg")
         #expect(row.item.originalPath == asset.originalPath)
-        #expect(Set(try catalog.derivedFiles(planned[0].checksum).map(\.role)) == [.thumbnail, .preview])
+        #expect(Set(try await catalog.derivedFiles(of: planned[0].checksum).map(\.role)) == [.thumbnail, .preview])
         let renamedOriginal = library.layout.originalRelativePath(planned[0].checksum, fileExtension: "jpeg")
         #expect(!exists(renamedOriginal), "no second copy under the new name")
     }
@@ -283,23 +284,23 @@ import Testing
         let planned = try content(["old.jpg"])
         _ = try await runImport(planned, clips: false, derivatives: false)
         let hex = planned[0].checksum.hex
-        let current = try #require(try catalog.asset(planned[0].checksum)).originalPath
+        let current = try #require(try await catalog.asset(planned[0].checksum)).originalPath
         #expect(current == "originals/\(hex.prefix(2))/\(hex).jpg")
         let older = "originals/\(hex.prefix(2))/\(hex.dropFirst(2).prefix(2))/\(hex).jpg"
         try FileManager.default.createDirectory(
             atPath: library.layout.absolute("originals/\(hex.prefix(2))/\(hex.dropFirst(2).prefix(2))"),
             withIntermediateDirectories: true)
         try FileManager.default.moveItem(atPath: library.layout.absolute(current), toPath: library.layout.absolute(older))
-        try await catalog.pool.write { db in
+        try await catalog.write { db in
             try db.execute(sql: "UPDATE asset SET original_path = ? WHERE sha1 = ?", arguments: [older, hex])
         }
 
         let result = try await runImport(planned, clips: false)
 
         #expect(result.completion == .success)
-        #expect(try catalog.importItem(planned[0].checksum)?.state == .ready)
-        #expect(Set(try catalog.derivedFiles(planned[0].checksum).map(\.role)) == [.thumbnail, .preview])
-        #expect(try catalog.asset(planned[0].checksum)?.originalPath == older)
+        #expect(try await catalog.importItem(planned[0].checksum)?.state == .ready)
+        #expect(Set(try await catalog.derivedFiles(of: planned[0].checksum).map(\.role)) == [.thumbnail, .preview])
+        #expect(try await catalog.asset(planned[0].checksum)?.originalPath == older)
         #expect(exists(older) && !exists(current), "no second copy at the new layout's path")
     }
 
@@ -313,37 +314,37 @@ import Testing
 
     // MARK: Placeholders and cancellation
 
-    @Test func aChecksumHasOneRowAcrossRunsAndAFinishedOneStartsAgain() throws {
-        let sourceID = try catalog.sourceID(forRoot: source.path)
+    @Test func aChecksumHasOneRowAcrossRunsAndAFinishedOneStartsAgain() async throws {
+        let sourceID = try await catalog.sourceID(forRoot: source.path)
         let checksum = try #require(Checksum(hex: String(repeating: "ab", count: 20)))
         let planned = ImportItem(relativePath: "a.jpg", sourceRoot: source.path, kind: .photo, byteCount: 10,
                                  checksum: checksum)
-        var first = try #require(try catalog.insertImportItems([planned], sourceID: sourceID).first)
+        var first = try #require(try await catalog.planImportItems([planned], sourceID: sourceID).first)
         #expect(first.state == .placeholder && first.id != .unassigned)
         first.state = .failed(ItemFailure(phase: .transfer, reason: FailureReason(operation: "open", "gone"), attempts: 3,
                                           retryable: false))
-        try catalog.saveImportItemStates([first])
-        #expect(try catalog.importItems() == [first], "the state's columns read back as they were written")
+        try await catalog.saveImportItemStates([first], with: StageRows())
+        #expect(try await catalog.importItems() == [first], "the state's columns read back as they were written")
         var moved = planned
         moved.relativePath = "later/a.jpg"
-        let second = try catalog.insertImportItems([moved, moved], sourceID: sourceID)
+        let second = try await catalog.planImportItems([moved, moved], sourceID: sourceID)
         #expect(second.map(\.id) == [first.id, first.id])
         #expect(second.allSatisfy { $0.state == .placeholder && $0.item.relativePath == "later/a.jpg" })
-        let rows = try catalog.importItems()
+        let rows = try await catalog.importItems()
         #expect(rows.count == 1)
         #expect(rows[0].item.relativePath == "later/a.jpg")
         #expect(rows[0].state == .placeholder)
         #expect(rows[0].item.sourceRoot == source.path)
-        #expect(try catalog.appliedMigrations().contains("v2: import items and media"))
+        #expect(try await catalog.appliedMigrations().contains("v2: import items and media"))
     }
 
-    @Test func aBatchWithSeveralRecordsOfAnItemSavesItsLastOnly() throws {
-        let sourceID = try catalog.sourceID(forRoot: source.path)
+    @Test func aBatchWithSeveralRecordsOfAnItemSavesItsLastOnly() async throws {
+        let sourceID = try await catalog.sourceID(forRoot: source.path)
         let items = try (1...2).map { index in
             ImportItem(relativePath: "\(index).jpg", sourceRoot: source.path, kind: .photo, byteCount: 10,
                        checksum: try #require(Checksum(hex: String(repeating: "0\(index)", count: 20))))
         }
-        let planned = try catalog.insertImportItems(items, sourceID: sourceID)
+        let planned = try await catalog.planImportItems(items, sourceID: sourceID)
         var first = planned[0], second = planned[1]
         var history: [ItemRecord] = []
         for state in [ItemState.queued, .transferring, .probing] {
@@ -355,8 +356,8 @@ import Testing
                 history.append(second)
             }
         }
-        try catalog.saveImportItemStates(history)
-        let rows = try catalog.importItems()
+        try await catalog.saveImportItemStates(history, with: StageRows())
+        let rows = try await catalog.importItems()
         // One transaction: its last record of each item is what it leaves, whatever came before it in the batch.
         #expect(rows.first { $0.id == first.id }?.state == .probing)
         #expect(rows.first { $0.id == first.id }?.inFlight == false)
@@ -376,11 +377,11 @@ import Testing
         #expect(result.completion == .interrupted)
         #expect(result.exitStatus == .interrupted)
         #expect(log.phasesStarted.isEmpty)
-        #expect(try catalog.importItems().isEmpty)
-        #expect(try catalog.assetCount() == 0)
+        #expect(try await catalog.importItems().isEmpty)
+        #expect(try await catalog.assetCount() == 0)
 
         let resumed = try await runImport(planned)
         #expect(resumed.completion == .success)
-        #expect(try catalog.importItem(planned[0].checksum)?.state.name == .ready)
+        #expect(try await catalog.importItem(planned[0].checksum)?.state.name == .ready)
     }
 }

@@ -74,8 +74,8 @@ import CairnReconcileOracle
                 }
             }
         }
-        #expect(try sqlite.importItems().isEmpty)
-        #expect(try sqlite.assetCount() == 0)
+        #expect(try await sqlite.importItems().isEmpty)
+        #expect(try await sqlite.assetCount() == 0)
     }
 }
 
@@ -139,8 +139,8 @@ import CairnReconcileOracle
             #expect(try await catalog.snapshot(sourceID: sourceID)["IMG_0002.jpg"] == nil)
             #expect(try await catalog.runs(limit: 10).map(\.command) == ["sync", "sync", "import", "import"])
         }
-        #expect(try sqlite.importItems().isEmpty)
-        #expect(try sqlite.assetCount() == 0)
-        #expect(try sqlite.lastRun(command: nil) == nil)
+        #expect(try await sqlite.importItems().isEmpty)
+        #expect(try await sqlite.assetCount() == 0)
+        #expect(try await sqlite.lastRun(command: nil) == nil)
     }
 }

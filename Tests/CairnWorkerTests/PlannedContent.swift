@@ -2,6 +2,7 @@ import CairnCatalog
 import CairnCore
 import CairnPipeline
 
+import CairnReconcileOracle
 @testable import CairnStages
 
 extension PipelineImport {
@@ -11,7 +12,7 @@ extension PipelineImport {
              cancellation: PipelineCancellation) async throws -> PipelineRunResult {
         // These tests run on the SQLite catalog alone.
         guard let sqlite = itemCatalog as? SQLiteCatalog else { preconditionFailure("a test pipeline on SQLite") }
-        let pages = PlannedContent(catalog: sqlite.catalog, content: content, sourceID: sourceID,
+        let pages = PlannedContent(catalog: sqlite, content: content, sourceID: sourceID,
                                    owingTransfer: !configuration.derivativesEnabled)
         var result = try await run(pages: pages, onEvent: onEvent, cancellation: cancellation)
         // A paged run hands the lines of ended items to its pages; the result keeps only the rest.
@@ -23,7 +24,7 @@ extension PipelineImport {
 /// One page: the items earlier runs left unfinished (or in flight), then `content` planned in the catalog, one item
 /// per checksum, by id. Keeps the lines of the items that ended, which the scheduler hands back.
 private final class PlannedContent: PlannedPageSource {
-    let catalog: Catalog
+    let catalog: SQLiteCatalog
     let content: [ImportItem]
     let sourceID: Int64
     let owingTransfer: Bool
@@ -31,7 +32,7 @@ private final class PlannedContent: PlannedPageSource {
     let ended = Locked<[FileOutcomeEntry]>([])
     let refillBelow = 1
 
-    init(catalog: Catalog, content: [ImportItem], sourceID: Int64, owingTransfer: Bool) {
+    init(catalog: SQLiteCatalog, content: [ImportItem], sourceID: Int64, owingTransfer: Bool) {
         self.catalog = catalog
         self.content = content
         self.sourceID = sourceID
@@ -42,10 +43,10 @@ private final class PlannedContent: PlannedPageSource {
         self.ended.withLock { $0 += ended }
         guard taken.withLock({ taken in defer { taken = true }; return !taken }) else { return nil }
         var byID: [ItemID: ItemRecord] = [:]
-        for record in try catalog.importItems() where !record.state.isTerminal || record.inFlight {
+        for record in try await catalog.importItems() where !record.state.isTerminal || record.inFlight {
             if !owingTransfer || record.state.owesTransfer { byID[record.id] = record }
         }
-        let planned = try await CatalogItemStateStore.planNew(content, in: SQLiteCatalog(catalog: catalog), sourceID: sourceID,
+        let planned = try await CatalogItemStateStore.planNew(content, in: catalog, sourceID: sourceID,
                                                               owingTransfer: owingTransfer)
         for record in planned { byID[record.id] = record }
         return byID.values.sorted { $0.id < $1.id }

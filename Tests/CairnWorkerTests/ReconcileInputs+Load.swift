@@ -15,17 +15,17 @@ extension ReconcileInputs {
     ///   - current: this scan, source-relative path → checksum.
     ///   - scan: from `probe`; its `hadMarker` is replaced by what the catalog remembers.
     static func load(
-        catalog: Catalog, sourceID: Int64, current: [String: Checksum], scan: SourceScanFacts,
+        catalog: SQLiteCatalog, sourceID: Int64, current: [String: Checksum], scan: SourceScanFacts,
         settings: ReconcileSettings, now: Date, runID: String, acceptMassVanish: Bool = false
-    ) throws -> Reconciler.Input {
-        let store = ReconcileStore(catalog: catalog)
-        let facts = try store.facts(sourceID: sourceID)
+    ) async throws -> Reconciler.Input {
+        let facts = try await catalog.reconcileFacts(sourceID: sourceID)
         var scan = scan
         scan.hadMarker = facts.hadMarker
         return Reconciler.Input(
-            state: try store.loadState(sourceID: sourceID), previous: try store.healthySnapshot(sourceID: sourceID),
-            current: current, library: try catalog.assetChecksums(), scan: scan, settings: settings, now: now,
+            state: try await catalog.reconcileState(sourceID: sourceID),
+            previous: try await catalog.healthySnapshot(sourceID: sourceID),
+            current: current, library: try await catalog.assetChecksums(), scan: scan, settings: settings, now: now,
             runID: runID, isFirstRun: facts.isFirstRun, acceptMassVanish: acceptMassVanish,
-            heldElsewhere: try catalog.checksumsHeld(bySourcesOtherThan: sourceID))
+            heldElsewhere: try await catalog.checksumsHeld(bySourcesOtherThan: sourceID))
     }
 }

@@ -36,14 +36,14 @@ public struct SidecarRecord: Codable, Sendable, Equatable, FetchableRecord, Pers
     }
 }
 
-extension Catalog {
+extension SQLiteCatalog {
     /// Links a stored sidecar to its asset; linking the same bytes to the same asset again changes nothing.
-    public func linkSidecar(_ sidecar: SidecarRecord) throws {
-        try pool.write { db in try sidecar.insert(db, onConflict: .ignore) }
+    public func linkSidecar(_ sidecar: SidecarRecord) async throws {
+        try await write { db in try sidecar.insert(db, onConflict: .ignore) }
     }
 
-    public func sidecars(of asset: Checksum) throws -> [SidecarRecord] {
-        try pool.read { db in
+    public func sidecars(of asset: Checksum) async throws -> [SidecarRecord] {
+        try await read { db in
             try SidecarRecord.fetchAll(db, sql: "SELECT * FROM sidecar WHERE asset_sha1 = ? ORDER BY path", arguments: [asset.hex])
         }
     }
@@ -51,8 +51,8 @@ extension Catalog {
     /// Fills a probed asset's capture time and position from a sidecar where the file itself had none; the probe
     /// JSON is rewritten by the caller (`probeJSON`), so `cairn asset` shows where each value came from.
     public func fillFromSidecar(_ asset: Checksum, captureDate: Date?, latitude: Double?, longitude: Double?,
-                                probeJSON: String) throws {
-        try pool.write { db in
+                                probeJSON: String) async throws {
+        try await write { db in
             try db.execute(sql: """
                 UPDATE media_probe SET capture_date = COALESCE(capture_date, ?), latitude = COALESCE(latitude, ?),
                     longitude = COALESCE(longitude, ?), probe_json = ? WHERE sha1 = ?

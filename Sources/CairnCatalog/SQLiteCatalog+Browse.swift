@@ -3,21 +3,21 @@ import Foundation
 import GRDB
 
 /// Read-only queries for `cairn asset` and `cairn ls`: what the library holds, as a person asks about it.
-extension Catalog {
-    /// Every source path known to hold `checksum`, as (source root, path relative to it), from the last scans.
-    public func sourcePaths(_ checksum: Checksum) throws -> [(root: String, relativePath: String)] {
-        try pool.read { db in
+extension SQLiteCatalog {
+    /// Every source path known to hold `checksum`, from the last scans.
+    public func sourcePaths(of checksum: Checksum) async throws -> [SourcePath] {
+        try await read { db in
             try SourcePathColumns.fetchAll(db, sql: """
                 SELECT source.root_path AS root, source_file.relative_path AS relative
                 FROM source_file JOIN source ON source.id = source_file.source_id
                 WHERE source_file.sha1 = ? ORDER BY source.root_path, source_file.relative_path
-                """, arguments: [checksum.hex]).map { ($0.root, $0.relative) }
+                """, arguments: [checksum.hex]).map { SourcePath(root: $0.root, relativePath: $0.relative) }
         }
     }
 
     /// Checksums of assets whose content a source path named `path` holds (relative, or absolute under a root).
-    public func checksums(atSourcePath path: String) throws -> [Checksum] {
-        try pool.read { db in
+    public func checksums(atSourcePath path: String) async throws -> [Checksum] {
+        try await read { db in
             try String.fetchAll(db, sql: """
                 SELECT DISTINCT source_file.sha1 FROM source_file JOIN source ON source.id = source_file.source_id
                 WHERE source_file.sha1 IS NOT NULL
@@ -28,9 +28,9 @@ extension Catalog {
 
     /// Assets with what listing needs, ordered by capture date (assets without one last), then checksum.
     /// `albums`, when given, keeps the members of those albums (by id) alone.
-    public func assetsByCaptureDate(since: Date?, until: Date?, kind: MediaKind?, albums: [Int64]? = nil) throws
-        -> [(asset: AssetRecord, captureDate: Date?, probeJSON: String?)] {
-        try pool.read { db in
+    public func listedAssets(since: Date?, until: Date?, kind: MediaKind?, albums: [Int64]?) async throws
+        -> [ListedAsset] {
+        try await read { db in
             var conditions: [String] = []
             var arguments: [any DatabaseValueConvertible] = []
             if let albums {
@@ -50,7 +50,8 @@ extension Catalog {
                 """, arguments: StatementArguments(arguments))
             return try rows.map { columns in
                 let probe = try ProbeColumns(row: columns)
-                return (try AssetRecord(row: columns), probe.probeCaptureDate, probe.probeJSON)
+                return ListedAsset(asset: try AssetRecord(row: columns), captureDate: probe.probeCaptureDate,
+                                   probeJSON: probe.probeJSON)
             }
         }
     }
@@ -62,7 +63,7 @@ private struct SourcePathColumns: Decodable, FetchableRecord, CatalogRecord {
     var relative: String
 }
 
-/// The probe columns `assetsByCaptureDate` joins to each asset row.
+/// The probe columns `listedAssets` joins to each asset row.
 private struct ProbeColumns: Decodable, FetchableRecord, CatalogRecord {
     var probeCaptureDate: Date?
     var probeJSON: String?

@@ -5,7 +5,7 @@ import GRDB
 /// The library's SQLite catalog: the single source of truth for what the library holds.
 ///
 /// WAL mode, so readers (`cairn status`) never wait for a running import.
-public final class Catalog: Sendable {
+public final class SQLiteCatalog: Sendable {
     let pool: any DatabaseWriter
     private let isReadOnly: Bool
     /// The catalog file, for messages.
@@ -61,16 +61,22 @@ public final class Catalog: Sendable {
         try? pool.close()
     }
 
-    /// The names of the migrations applied, oldest first.
-    public func appliedMigrations() throws -> [String] {
-        try pool.read { db in try Migrations.migrator.appliedMigrations(db) }
+    /// Runs `body` on a reader, on the blocking pool.
+    func read<Value: Sendable>(_ body: @escaping @Sendable (Database) throws -> Value) async throws -> Value {
+        try await BlockingPool.run { [pool] in try pool.read(body) }
+    }
+
+    /// Runs `body` in a write transaction, on the blocking pool.
+    func write<Value: Sendable>(_ body: @escaping @Sendable (Database) throws -> Value) async throws -> Value {
+        try await BlockingPool.run { [pool] in try pool.write(body) }
     }
 
     // MARK: Sources
 
     /// The id of the source at `rootPath`, registering it on first sight.
-    public func sourceID(forRoot rootPath: String, now: Date = Date()) throws -> Int64 {
-        try pool.write { db in
+    public func sourceID(forRoot rootPath: String) async throws -> Int64 {
+        let now = Date()
+        return try await write { db in
             if let existing = try Int64.fetchOne(db, sql: "SELECT id FROM source WHERE root_path = ?", arguments: [rootPath]) {
                 return existing
             }
@@ -82,20 +88,10 @@ public final class Catalog: Sendable {
 
     // MARK: Snapshots
 
-    /// The last snapshot of a source, keyed by relative path.
-    public func snapshot(sourceID: Int64) throws -> [String: SourceFile] {
-        try pool.read { db in
-            var result: [String: SourceFile] = [:]
-            let rows = try SnapshotRow.filter(SnapshotRow.Columns.sourceID == sourceID).fetchCursor(db)
-            while let row = try rows.next() { result[row.relativePath] = row.record }
-            return result
-        }
-    }
-
     /// Writes a snapshot's changes in one transaction: new or changed files, and paths gone from the source.
-    public func updateSnapshot(sourceID: Int64, upserting records: [SourceFile], removing removedPaths: [String]) throws {
+    public func updateSnapshot(sourceID: Int64, upserting records: [SourceFile], removing removedPaths: [String]) async throws {
         guard !records.isEmpty || !removedPaths.isEmpty else { return }
-        try pool.write { db in
+        try await write { db in
             try Self.upsertSnapshot(records, sourceID: sourceID, in: db)
             let delete = try db.cachedStatement(sql: "DELETE FROM source_file WHERE source_id = ? AND relative_path = ?")
             for path in removedPaths { try delete.execute(arguments: [sourceID, path]) }
@@ -104,21 +100,8 @@ public final class Catalog: Sendable {
 
     // MARK: Assets
 
-    /// Content that any source other than `sourceID` held when it was last scanned: never a deletion candidate
-    /// for `sourceID`, since that source still has it.
-    public func checksumsHeld(bySourcesOtherThan sourceID: Int64) throws -> Set<Checksum> {
-        try pool.read { db in
-            var result = Set<Checksum>()
-            let values = try String.fetchCursor(db, sql: """
-                SELECT DISTINCT sha1 FROM source_file WHERE source_id != ? AND sha1 IS NOT NULL
-                """, arguments: [sourceID])
-            while let hex = try values.next() { if let checksum = Checksum(hex: hex) { result.insert(checksum) } }
-            return result
-        }
-    }
-
-    public func assetChecksums() throws -> Set<Checksum> {
-        try pool.read { db in
+    public func assetChecksums() async throws -> Set<Checksum> {
+        try await read { db in
             var result = Set<Checksum>()
             let values = try String.fetchCursor(db, sql: "SELECT sha1 FROM asset")
             while let hex = try values.next() { if let checksum = Checksum(hex: hex) { result.insert(checksum) } }
@@ -126,66 +109,58 @@ public final class Catalog: Sendable {
         }
     }
 
-    public func asset(_ checksum: Checksum) throws -> AssetRecord? {
-        try pool.read { db in try AssetRecord.fetchOne(db, key: checksum) }
+    public func asset(_ checksum: Checksum) async throws -> AssetRecord? {
+        try await read { db in try AssetRecord.fetchOne(db, key: checksum) }
     }
 
-    public func assetCount() throws -> Int {
-        try pool.read { db in try AssetRecord.fetchCount(db) }
+    public func assetCount() async throws -> Int {
+        try await read { db in try AssetRecord.fetchCount(db) }
     }
 
-    public func allAssets() throws -> [AssetRecord] {
-        try pool.read { db in try AssetRecord.order(AssetRecord.Columns.checksum).fetchAll(db) }
+    public func allAssets() async throws -> [AssetRecord] {
+        try await read { db in try AssetRecord.order(AssetRecord.Columns.checksum).fetchAll(db) }
     }
 
     /// The assets a run brought in or found at its destination (their `run_id`), by checksum.
-    public func assets(broughtInBy runID: String) throws -> [AssetRecord] {
-        try pool.read { db in
+    public func assets(broughtInBy runID: String) async throws -> [AssetRecord] {
+        try await read { db in
             try AssetRecord.filter(AssetRecord.Columns.runID == runID).order(AssetRecord.Columns.checksum).fetchAll(db)
-        }
-    }
-
-    /// Records assets whose originals are already durable in the library; an existing checksum is left as it is.
-    public func insertAssets(_ assets: [AssetRecord]) throws {
-        guard !assets.isEmpty else { return }
-        try pool.write { db in
-            for asset in assets { try asset.insert(db, onConflict: .ignore) }
         }
     }
 
     // MARK: Runs
 
     /// Records the start of a run.
-    public func startRun(_ run: RunRecord) throws {
-        try pool.write { db in try run.insert(db) }
+    public func startRun(_ run: RunRecord) async throws {
+        try await write { db in try run.insert(db) }
     }
 
     /// Records how a run ended, with its per-file failures.
-    public func finishRun(_ run: RunRecord, failures: [RunFailureRecord]) throws {
-        try pool.write { db in
+    public func finishRun(_ run: RunRecord, failures: [RunFailureRecord]) async throws {
+        try await write { db in
             try run.update(db)
             for failure in failures { try failure.insert(db) }
         }
     }
 
-    public func lastRun(command: String? = nil) throws -> RunRecord? {
-        try pool.read { db in
+    public func lastRun(command: String?) async throws -> RunRecord? {
+        try await read { db in
             var request = RunRecord.order(RunRecord.Columns.startedAt.desc, RunRecord.Columns.id.desc)
             if let command { request = request.filter(RunRecord.Columns.command == command) }
             return try request.fetchOne(db)
         }
     }
 
-    public func run(id: String) throws -> RunRecord? {
-        try pool.read { db in try RunRecord.fetchOne(db, key: id) }
+    public func run(id: String) async throws -> RunRecord? {
+        try await read { db in try RunRecord.fetchOne(db, key: id) }
     }
 
-    public func runs(limit: Int) throws -> [RunRecord] {
-        try pool.read { db in try RunRecord.order(RunRecord.Columns.startedAt.desc, RunRecord.Columns.id.desc).limit(limit).fetchAll(db) }
+    public func runs(limit: Int) async throws -> [RunRecord] {
+        try await read { db in try RunRecord.order(RunRecord.Columns.startedAt.desc, RunRecord.Columns.id.desc).limit(limit).fetchAll(db) }
     }
 
-    public func failures(runID: String) throws -> [RunFailureRecord] {
-        try pool.read { db in
+    public func failures(runID: String) async throws -> [RunFailureRecord] {
+        try await read { db in
             try RunFailureRecord.filter(RunFailureRecord.Columns.runID == runID).order(RunFailureRecord.Columns.relativePath).fetchAll(db)
         }
     }

@@ -55,27 +55,27 @@ public struct AlbumSummary: Sendable, Equatable {
     }
 }
 
+/// What `saveAlbum` changed.
+public struct AlbumChange: Sendable, Equatable {
+    public var id: Int64
+    public var created: Bool
+    public var membersAdded: Int
+
+    public init(id: Int64, created: Bool, membersAdded: Int) {
+        self.id = id
+        self.created = created
+        self.membersAdded = membersAdded
+    }
+}
+
 /// Albums and their members. Membership only grows: a photo that leaves an album folder at the source stays a
 /// member (the library keeps what it was told), and a member whose asset the library no longer holds is not shown.
-extension Catalog {
-    /// What `saveAlbum` changed.
-    public struct AlbumChange: Sendable, Equatable {
-        public var id: Int64
-        public var created: Bool
-        public var membersAdded: Int
-
-        public init(id: Int64, created: Bool, membersAdded: Int) {
-            self.id = id
-            self.created = created
-            self.membersAdded = membersAdded
-        }
-    }
-
+extension SQLiteCatalog {
     /// Creates or updates the album of (`album.sourceID`, `album.folder`) and adds those of `members` the library
     /// holds as assets.
     @discardableResult
-    public func saveAlbum(_ album: AlbumRecord, members: [Checksum]) throws -> AlbumChange {
-        try pool.write { db in
+    public func saveAlbum(_ album: AlbumRecord, members: [Checksum]) async throws -> AlbumChange {
+        try await write { db in
             var saved = album
             let existing = try AlbumRecord.filter(AlbumRecord.Columns.sourceID == album.sourceID
                                                   && AlbumRecord.Columns.folder == album.folder).fetchOne(db)
@@ -101,8 +101,8 @@ extension Catalog {
     }
 
     /// Every album with its members in the library, by date (undated last), then title.
-    public func albums() throws -> [AlbumSummary] {
-        try pool.read { db in
+    public func albums() async throws -> [AlbumSummary] {
+        try await read { db in
             let counts = try AlbumCountRow.fetchAll(db, sql: """
                 SELECT m.album_id, count(*) AS members FROM album_member m JOIN asset a ON a.sha1 = m.asset_sha1
                 GROUP BY m.album_id
@@ -115,8 +115,8 @@ extension Catalog {
     }
 
     /// The albums `checksum` belongs to, by title.
-    public func albums(of checksum: Checksum) throws -> [AlbumRecord] {
-        try pool.read { db in
+    public func albums(of checksum: Checksum) async throws -> [AlbumRecord] {
+        try await read { db in
             try AlbumRecord.fetchAll(db, sql: """
                 SELECT album.* FROM album JOIN album_member m ON m.album_id = album.id
                 WHERE m.asset_sha1 = ? ORDER BY album.title, album.id
@@ -125,8 +125,8 @@ extension Catalog {
     }
 
     /// The albums titled `title` (case-insensitive; several sources or folders may share one).
-    public func albums(titled title: String) throws -> [AlbumRecord] {
-        try pool.read { db in
+    public func albums(titled title: String) async throws -> [AlbumRecord] {
+        try await read { db in
             try AlbumRecord.fetchAll(db, sql: "SELECT * FROM album WHERE title = ? COLLATE NOCASE ORDER BY id",
                                      arguments: [title])
         }

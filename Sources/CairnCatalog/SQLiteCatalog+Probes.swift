@@ -75,7 +75,7 @@ public struct DerivedFileRecord: Sendable, Equatable, Codable {
 }
 
 /// Probes, derived files and kept-without-preview reasons: what the media lanes learn and make of an original.
-extension Catalog {
+extension SQLiteCatalog {
     /// The assets first: a probe, a derived file or a kept-without-preview reason may be about one of them.
     static func saveStageRows(_ rows: StageRows, in db: Database) throws {
         for asset in rows.assets { try asset.insert(db, onConflict: .ignore) }
@@ -85,18 +85,6 @@ extension Catalog {
             try db.execute(sql: "UPDATE asset SET no_preview_reason = ? WHERE sha1 = ?",
                            arguments: [kept.reason, kept.checksum.hex])
         }
-    }
-
-    /// Why an asset has no preview, or nil when it has (or will get) one.
-    public func noPreviewReason(_ checksum: Checksum) throws -> String? {
-        try pool.read { db in
-            try String.fetchOne(db, sql: "SELECT no_preview_reason FROM asset WHERE sha1 = ?", arguments: [checksum.hex])
-        }
-    }
-
-    /// Records (or replaces) what probing an original found.
-    public func saveMediaProbe(_ probe: MediaProbeRecord) throws {
-        try pool.write { db in try Self.saveMediaProbe(probe, in: db) }
     }
 
     static func saveMediaProbe(_ probe: MediaProbeRecord, in db: Database) throws {
@@ -111,25 +99,21 @@ extension Catalog {
             ])
     }
 
-    public func mediaProbe(_ checksum: Checksum) throws -> MediaProbeRecord? {
-        try pool.read { db in
+    public func mediaProbe(_ checksum: Checksum) async throws -> MediaProbeRecord? {
+        try await read { db in
             try MediaProbeRow.filter(MediaProbeRow.Columns.sha1 == checksum.hex).fetchOne(db)?.record
         }
     }
 
     /// The probes of a run's assets whose JSON holds `marker` (a sidecar's source, such as "takeout-json"): the
     /// few a destination must be told about, found in SQL instead of by reading every probe of the run.
-    public func mediaProbes(ofRun runID: String, mentioning marker: String) throws -> [MediaProbeRecord] {
-        try pool.read { db in
+    public func mediaProbes(ofRun runID: String, mentioning marker: String) async throws -> [MediaProbeRecord] {
+        try await read { db in
             try MediaProbeRow.fetchAll(db, sql: """
                 SELECT p.* FROM media_probe p JOIN asset a ON a.sha1 = p.sha1
                 WHERE a.run_id = ? AND instr(p.probe_json, ?) > 0
                 """, arguments: [runID, marker]).compactMap(\.record)
         }
-    }
-
-    public func mediaProbeCount() throws -> Int {
-        try pool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM media_probe") ?? 0 }
     }
 
     static func saveDerivedFiles(_ files: [DerivedFileRecord], in db: Database) throws {
@@ -147,13 +131,11 @@ extension Catalog {
         }
     }
 
-    /// Derived files of one original, or of all when `checksum` is nil, by checksum then role.
-    public func derivedFiles(_ checksum: Checksum? = nil) throws -> [DerivedFileRecord] {
-        try pool.read { db in
-            var request = DerivedFileRow.all()
-            if let checksum { request = request.filter(DerivedFileRow.Columns.sha1 == checksum.hex) }
-            return try request.order(DerivedFileRow.Columns.sha1, DerivedFileRow.Columns.role).fetchAll(db)
-                .compactMap(\.record)
+    /// Derived files of one original, by role.
+    public func derivedFiles(of checksum: Checksum) async throws -> [DerivedFileRecord] {
+        try await read { db in
+            try DerivedFileRow.filter(DerivedFileRow.Columns.sha1 == checksum.hex).order(DerivedFileRow.Columns.role)
+                .fetchAll(db).compactMap(\.record)
         }
     }
 }

@@ -5,11 +5,12 @@ import GRDB
 // Assets moved to the library's trash leave the `asset` table (so every listing, the import's
 // "already held" check and reconciliation's library set stop seeing them) and wait in
 // `trashed_asset` until a restore puts them back or a purge forgets them.
-extension Catalog {
+extension SQLiteCatalog {
     /// Moves the assets' records to `trashed_asset` in one transaction. Checksums without an asset are skipped.
-    public func markTrashed(_ items: [(checksum: Checksum, libraryPaths: [String])], runID: String, at date: Date) throws {
+    public func markTrashed(_ items: [(checksum: Checksum, libraryPaths: [String])], runID: String, at date: Date) async throws {
         guard !items.isEmpty else { return }
-        try pool.write { db in
+        let items = items.map { TrashedPaths(checksum: $0.checksum, libraryPaths: $0.libraryPaths) }
+        try await write { db in
             for item in items {
                 guard let asset = try AssetRecord.fetchOne(db, key: item.checksum) else { continue }
                 try Self.insertTrashed(TrashedAssetRecord(asset: asset, trashRunID: runID, trashedAt: date,
@@ -22,8 +23,8 @@ extension Catalog {
     /// Puts the records of assets restored from `runID` back into `asset` (an asset imported again
     /// meanwhile keeps its record); returns the checksums whose records came back.
     @discardableResult
-    public func restoreTrashed(_ checksums: [Checksum], runID: String) throws -> [Checksum] {
-        try pool.write { db in
+    public func restoreTrashed(_ checksums: [Checksum], runID: String) async throws -> [Checksum] {
+        try await write { db in
             var restored: [Checksum] = []
             for checksum in checksums {
                 guard let trashed = try Self.trashed(db, runID: runID, checksum: checksum) else { continue }
@@ -37,9 +38,9 @@ extension Catalog {
     }
 
     /// Forgets the records of runs whose trash was purged for good.
-    public func forgetTrashed(runIDs: [String]) throws {
+    public func forgetTrashed(runIDs: [String]) async throws {
         guard !runIDs.isEmpty else { return }
-        try pool.write { db in
+        try await write { db in
             for runID in runIDs {
                 try db.execute(sql: "DELETE FROM trashed_asset WHERE trash_run_id = ?", arguments: [runID])
             }
@@ -47,8 +48,8 @@ extension Catalog {
     }
 
     /// Assets in the trash, for one run or all, by trash time then checksum.
-    public func trashedAssets(runID: String? = nil) throws -> [TrashedAssetRecord] {
-        try pool.read { db in
+    public func trashedAssets(runID: String?) async throws -> [TrashedAssetRecord] {
+        try await read { db in
             var request = TrashedAssetRow.all()
             if let runID { request = request.filter(TrashedAssetRow.Columns.trashRunID == runID) }
             return try request.order(TrashedAssetRow.Columns.trashedAt, TrashedAssetRow.Columns.sha1).fetchAll(db)

@@ -34,31 +34,23 @@ public struct TrashedTakeoutJSON: Codable, Sendable, Equatable, FetchableRecord,
     }
 }
 
-extension Catalog {
+extension SQLiteCatalog {
     /// What runs read of the trashed photos' JSONs at these source paths.
-    public func trashedTakeoutJSONs(atSourcePaths paths: [String]) throws -> [TrashedTakeoutJSON] {
+    public func trashedTakeoutJSONs(atSourcePaths paths: [String]) async throws -> [TrashedTakeoutJSON] {
         guard !paths.isEmpty else { return [] }
-        return try pool.read { db in
+        return try await read { db in
             try TrashedTakeoutJSON.fetchAll(db, sql: """
                 SELECT * FROM takeout_trashed WHERE source_path IN (\(paths.map { _ in "?" }.joined(separator: ",")))
                 """, arguments: StatementArguments(paths))
         }
     }
 
-    public func saveTrashedTakeoutJSONs(_ jsons: [TrashedTakeoutJSON]) throws {
+    public func saveTrashedTakeoutJSONs(_ jsons: [TrashedTakeoutJSON]) async throws {
         guard !jsons.isEmpty else { return }
-        try pool.write { db in
+        try await write { db in
             for json in jsons { try json.insert(db, onConflict: .replace) }
         }
     }
 }
 
-extension SQLiteCatalog {
-    public func trashedTakeoutJSONs(atSourcePaths paths: [String]) async throws -> [TrashedTakeoutJSON] {
-        try await BlockingPool.run { [catalog] in try catalog.trashedTakeoutJSONs(atSourcePaths: paths) }
-    }
-
-    public func saveTrashedTakeoutJSONs(_ jsons: [TrashedTakeoutJSON]) async throws {
-        try await BlockingPool.run { [catalog] in try catalog.saveTrashedTakeoutJSONs(jsons) }
-    }
-}
+extension SQLiteCatalog {}

@@ -124,11 +124,11 @@ public struct StackCandidate: Decodable, Sendable, Equatable, FetchableRecord, C
     }
 }
 
-extension Catalog {
+extension SQLiteCatalog {
     /// Up to `limit` stills with a capture date after `position`, by capture date, then checksum (shots of one moment
     /// come together), each with the stack it is in.
-    public func stackCandidates(after position: StackCandidate.Position?, limit: Int) throws -> [StackCandidate] {
-        try pool.read { db in
+    public func stackCandidates(after position: StackCandidate.Position?, limit: Int) async throws -> [StackCandidate] {
+        try await read { db in
             try StackCandidate.fetchAll(db, sql: """
                 SELECT asset.sha1, asset.first_source_path, media_probe.capture_date,
                        json_extract(media_probe.probe_json, '$.burstIdentifier') AS burst_identifier,
@@ -144,9 +144,9 @@ extension Catalog {
     }
 
     /// Saves each stack whole, replacing the stacks it takes in whole; one that would split a stack is left out.
-    public func saveStacks(_ stacks: [AssetStack]) throws {
+    public func saveStacks(_ stacks: [AssetStack]) async throws {
         guard !stacks.isEmpty else { return }
-        try pool.write { db in
+        try await write { db in
             for stack in AssetStack.disjoint(stacks) {
                 let members = stack.members.map(\.hex)
                 let marks = members.map { _ in "?" }.joined(separator: ",")
@@ -169,8 +169,8 @@ extension Catalog {
     }
 
     /// The stack `checksum` is a member of.
-    public func stack(of checksum: Checksum) throws -> AssetStack? {
-        try pool.read { db in
+    public func stack(of checksum: Checksum) async throws -> AssetStack? {
+        try await read { db in
             try AssetStack.grouped(AssetStackRow.fetchAll(db, sql: """
                 SELECT * FROM asset_stack WHERE primary_sha1 = (SELECT primary_sha1 FROM asset_stack WHERE member_sha1 = ?)
                 ORDER BY position
@@ -178,9 +178,13 @@ extension Catalog {
         }
     }
 
+    public func allStacks() async throws -> [AssetStack] { try await stacks(awaitingLink: false) }
+
+    public func stacksAwaitingLink() async throws -> [AssetStack] { try await stacks(awaitingLink: true) }
+
     /// Every stack, by primary; with `awaitingLink`, those the destination has not made yet.
-    public func stacks(awaitingLink: Bool) throws -> [AssetStack] {
-        try pool.read { db in
+    private func stacks(awaitingLink: Bool) async throws -> [AssetStack] {
+        try await read { db in
             try AssetStack.grouped(AssetStackRow.fetchAll(db, sql: """
                 SELECT * FROM asset_stack
                 \(awaitingLink ? "WHERE primary_sha1 IN (SELECT member_sha1 FROM asset_stack WHERE position = 0 AND linked_at IS NULL)" : "")
@@ -189,37 +193,11 @@ extension Catalog {
         }
     }
 
-    public func markStacksLinked(_ primaries: [Checksum], at date: Date) throws {
+    public func markStacksLinked(_ primaries: [Checksum], at date: Date) async throws {
         guard !primaries.isEmpty else { return }
-        try pool.write { db in
+        try await write { db in
             let update = try db.cachedStatement(sql: "UPDATE asset_stack SET linked_at = ? WHERE primary_sha1 = ?")
             for primary in primaries { try update.execute(arguments: [date, primary.hex]) }
         }
-    }
-}
-
-extension SQLiteCatalog {
-    public func stackCandidates(after position: StackCandidate.Position?, limit: Int) async throws -> [StackCandidate] {
-        try await BlockingPool.run { [catalog] in try catalog.stackCandidates(after: position, limit: limit) }
-    }
-
-    public func saveStacks(_ stacks: [AssetStack]) async throws {
-        try await BlockingPool.run { [catalog] in try catalog.saveStacks(stacks) }
-    }
-
-    public func stack(of checksum: Checksum) async throws -> AssetStack? {
-        try await BlockingPool.run { [catalog] in try catalog.stack(of: checksum) }
-    }
-
-    public func allStacks() async throws -> [AssetStack] {
-        try await BlockingPool.run { [catalog] in try catalog.stacks(awaitingLink: false) }
-    }
-
-    public func stacksAwaitingLink() async throws -> [AssetStack] {
-        try await BlockingPool.run { [catalog] in try catalog.stacks(awaitingLink: true) }
-    }
-
-    public func markStacksLinked(_ primaries: [Checksum], at date: Date) async throws {
-        try await BlockingPool.run { [catalog] in try catalog.markStacksLinked(primaries, at: date) }
     }
 }

@@ -42,12 +42,12 @@ public struct PairingCandidate: Decodable, Sendable, Equatable, FetchableRecord,
     }
 }
 
-extension Catalog {
+extension SQLiteCatalog {
     /// Up to `limit` probed assets in no pair yet after `checksum`, by checksum: stills and videos, with their
     /// content identifier (from the stored probe). A page at a time: a library holds millions, and the caller
     /// keeps the few that can pair.
-    public func unpairedAssets(after checksum: Checksum?, limit: Int) throws -> [PairingCandidate] {
-        try pool.read { db in
+    public func unpairedAssets(after checksum: Checksum?, limit: Int) async throws -> [PairingCandidate] {
+        try await read { db in
             try PairingCandidate.fetchAll(db, sql: """
                 SELECT asset.sha1, asset.kind, asset.first_source_path,
                        json_extract(media_probe.probe_json, '$.contentIdentifier') AS content_identifier,
@@ -61,43 +61,43 @@ extension Catalog {
         }
     }
 
-    public func savePairs(_ pairs: [AssetPairRecord]) throws {
+    public func savePairs(_ pairs: [AssetPairRecord]) async throws {
         guard !pairs.isEmpty else { return }
-        try pool.write { db in for pair in pairs { try pair.insert(db, onConflict: .ignore) } }
+        try await write { db in for pair in pairs { try pair.insert(db, onConflict: .ignore) } }
     }
 
     /// The pair `checksum` belongs to, as still or motion.
-    public func pair(of checksum: Checksum) throws -> AssetPairRecord? {
-        try pool.read { db in
+    public func pair(of checksum: Checksum) async throws -> AssetPairRecord? {
+        try await read { db in
             try AssetPairRecord.fetchOne(db, sql: "SELECT * FROM asset_pair WHERE still_sha1 = ? OR motion_sha1 = ?",
                                          arguments: [checksum.hex, checksum.hex])
         }
     }
 
-    public func allPairs() throws -> [AssetPairRecord] {
-        try pool.read { db in try AssetPairRecord.fetchAll(db) }
+    public func allPairs() async throws -> [AssetPairRecord] {
+        try await read { db in try AssetPairRecord.order(Column("still_sha1")).fetchAll(db) }
     }
 
     /// The pairs the destination has not linked yet, by still.
-    public func pairsAwaitingLink() throws -> [AssetPairRecord] {
-        try pool.read { db in
+    public func pairsAwaitingLink() async throws -> [AssetPairRecord] {
+        try await read { db in
             try AssetPairRecord.fetchAll(db, sql: "SELECT * FROM asset_pair WHERE linked_at IS NULL ORDER BY still_sha1")
         }
     }
 
     /// The destination linked the pairs of these stills.
-    public func markPairsLinked(_ stills: [Checksum], at date: Date) throws {
+    public func markPairsLinked(_ stills: [Checksum], at date: Date) async throws {
         guard !stills.isEmpty else { return }
-        try pool.write { db in
+        try await write { db in
             let mark = try db.cachedStatement(sql: "UPDATE asset_pair SET linked_at = ? WHERE still_sha1 = ?")
             for still in stills { try mark.execute(arguments: [StoredDate.text(date), still.hex]) }
         }
     }
 
     /// Which of `checksums` some source held at its last scan.
-    public func heldByAnySource(_ checksums: Set<Checksum>) throws -> Set<Checksum> {
+    public func heldByAnySource(_ checksums: Set<Checksum>) async throws -> Set<Checksum> {
         guard !checksums.isEmpty else { return [] }
-        return try pool.read { db in
+        return try await read { db in
             var held = Set<Checksum>()
             for checksum in checksums
             where try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM source_file WHERE sha1 = ?)", arguments: [checksum.hex]) == true {
