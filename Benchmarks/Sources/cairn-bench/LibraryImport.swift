@@ -11,7 +11,7 @@ enum LibraryImport {
         defer { library.close() }
         let catalog = try library.openCatalog()
         defer { catalog.close() }
-        return try await ImportRun(library: library, catalog: SQLiteCatalog(catalog: catalog), options: options,
+        return try await ImportRun(library: library, catalog: catalog, options: options,
                                    output: output).run()
     }
 }

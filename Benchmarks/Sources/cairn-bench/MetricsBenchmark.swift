@@ -41,7 +41,7 @@ struct MetricsBenchmark: AsyncParsableCommand {
         for _ in 0..<repeats {
             let clock = ContinuousClock()
             let start = clock.now
-            let base = try await LibraryMetricsReader.read(layout: opened.layout, catalog: SQLiteCatalog(catalog: sqlite),
+            let base = try await LibraryMetricsReader.read(layout: opened.layout, catalog: sqlite,
                                                            sourceRoot: nil, quarantineDays: 14)
             let counter = Locked(0)
             let recorder = RunMetricsRecorder(base: base) { metrics in
@@ -49,7 +49,7 @@ struct MetricsBenchmark: AsyncParsableCommand {
                 counter.withLock { $0 += 1 }
             }
             for event in events { recorder.handle(event) }
-            var final = try await LibraryMetricsReader.read(layout: opened.layout, catalog: SQLiteCatalog(catalog: sqlite),
+            var final = try await LibraryMetricsReader.read(layout: opened.layout, catalog: sqlite,
                                                             sourceRoot: nil, quarantineDays: 14)
             final.lastRunOutcome = .success
             try MetricsFile.write(MetricsExposition.render([final], version: CairnVersion.current), to: file)
