@@ -81,8 +81,8 @@ extension RunFileTable {
     }
 
     /// Every file of the walk, in path order, with what became of it; then the handled items that no file of this
-    /// walk holds (items resumed from earlier runs of other sources). One at a time, since a caller that only counts
-    /// them should not hold a line per file.
+    /// walk holds (items resumed from earlier runs of other sources). For the report; a caller that only counts them
+    /// asks `outcomeCounts`, which holds no line per file.
     public func outcomes() async throws -> [FileOutcomeEntry] {
         try await catalog.write { db in
             var entries: [FileOutcomeEntry] = []
