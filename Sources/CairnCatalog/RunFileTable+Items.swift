@@ -34,7 +34,9 @@ extension RunFileTable {
     public func crashFailedImportItems() async throws -> [ItemRecord] {
         let sourceID = self.sourceID
         let condition = "i.source_id = ? AND \(SQLiteCatalog.crashFailedCondition)"
-            + " AND EXISTS (SELECT 1 FROM temp.run_file r WHERE r.sha1 = i.sha1)"
+            + " AND (EXISTS (SELECT 1 FROM temp.run_file r WHERE r.sha1 = i.sha1)"
+            + " OR EXISTS (SELECT 1 FROM main.source_file s WHERE s.source_id = \(sourceID) AND s.sha1 = i.sha1"
+            + " AND \(Self.isSettled("s.relative_path"))))"
         return try await catalog.write { db in
             var result: [ItemRecord] = []
             try SQLiteCatalog.forEachImportItem(db, where: condition, arguments: [sourceID]) { result.append($0) }

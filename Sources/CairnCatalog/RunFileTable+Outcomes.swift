@@ -21,6 +21,16 @@ extension RunFileTable {
             let groupedWhole = try db.cachedStatement(sql: """
                 SELECT EXISTS (SELECT 1 FROM temp.run_content WHERE sha1 = ? AND in_library = 0)
                 """)
+            // The content's files: its rows, and its settled files (found by the snapshot's checksum index).
+            let groupWithSettledFiles = """
+                SELECT r.sha1, MIN(r.id), r.size, r.hashed, COUNT(*) AS files, SUM(r.hashed) AS hashed_files,
+                    EXISTS (SELECT 1 FROM main.asset a WHERE a.sha1 = r.sha1) AS in_library
+                FROM (SELECT id, sha1, size, hashed FROM temp.run_file WHERE sha1 = ?1
+                      UNION ALL
+                      SELECT \(settledID(of: "s")), s.sha1, s.size, 0 FROM main.source_file s
+                      WHERE s.source_id = \(sourceID) AND s.sha1 = ?1 AND \(Self.isSettled("s.relative_path"))) r
+                GROUP BY r.sha1
+                """
             var indexed = false
             for (checksum, leftUnfinished) in handled {
                 let hex = checksum.hex
@@ -30,7 +40,7 @@ extension RunFileTable {
                         indexed = true
                     }
                     try db.execute(sql: """
-                        INSERT OR REPLACE INTO temp.run_content \(Self.groupColumns) \(Self.groups(where: "r.sha1 = ?"))
+                        INSERT OR REPLACE INTO temp.run_content \(Self.groupColumns) \(groupWithSettledFiles)
                         """, arguments: [hex])
                 }
                 try insert.execute(arguments: [hex, leftUnfinished])
@@ -89,7 +99,11 @@ extension RunFileTable {
             let files = try WalkOutcomeRow.fetchCursor(db, sql: """
                 SELECT r.path, r.sha1 AS walk_sha1, r.hashed, r.failed, r.failure_operation, r.failure_reason,
                   r.failure_category,                     r.id = c.first_id AS is_first, c.in_library, \(Self.itemColumns)
-                FROM temp.run_file r
+                FROM (SELECT id, path, sha1, hashed, failed, failure_operation, failure_reason, failure_category
+                      FROM temp.run_file
+                      UNION ALL
+                      SELECT id, path, sha1, hashed, failed, failure_operation, failure_reason, failure_category
+                      FROM (\(settledRows()))) r
                 LEFT JOIN temp.run_content c ON c.sha1 = r.sha1
                 LEFT JOIN temp.run_item ri ON ri.sha1 = r.sha1 AND r.id = c.first_id
                 LEFT JOIN main.import_item i ON i.sha1 = ri.sha1

@@ -34,7 +34,11 @@ extension RunFileTable {
                 INSERT OR IGNORE INTO temp.run_current
                     SELECT path, CASE WHEN failed = 1 AND previous_sha1 IS NOT NULL THEN previous_sha1 ELSE sha1 END
                     FROM temp.run_file WHERE sha1 IS NOT NULL OR (failed = 1 AND previous_sha1 IS NOT NULL)
-                    ORDER BY path;
+                    UNION ALL
+                    SELECT s.relative_path, s.sha1 FROM temp.run_settled g JOIN main.source_file s
+                        ON s.source_id = \(sourceID) AND s.relative_path >= g.first_path
+                        AND s.relative_path <= g.last_path
+                    ORDER BY 1;
                 CREATE INDEX temp.run_current_sha1 ON run_current(sha1);
                 """)
             let counts = try Self.listChangedPaths(sourceID: sourceID, db)

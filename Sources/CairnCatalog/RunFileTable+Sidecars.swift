@@ -49,9 +49,15 @@ extension RunFileTable {
             let rows = folder.isEmpty
                 ? try PathChecksumRow.fetchCursor(db, sql: """
                     SELECT path AS relative_path, sha1 FROM temp.run_file WHERE sha1 IS NOT NULL AND instr(path, '/') = 0
+                    UNION ALL
+                    SELECT relative_path, sha1 FROM main.source_file s WHERE s.source_id = \(sourceID)
+                        AND instr(s.relative_path, '/') = 0 AND \(Self.isSettled("s.relative_path"))
                     """)
                 : try PathChecksumRow.fetchCursor(db, sql: """
-                    SELECT path AS relative_path, sha1 FROM temp.run_file WHERE path > ? AND path < ? AND sha1 IS NOT NULL
+                    SELECT path AS relative_path, sha1 FROM temp.run_file WHERE path > ?1 AND path < ?2 AND sha1 IS NOT NULL
+                    UNION ALL
+                    SELECT relative_path, sha1 FROM main.source_file s WHERE s.source_id = \(sourceID)
+                        AND s.relative_path > ?1 AND s.relative_path < ?2 AND \(Self.isSettled("s.relative_path"))
                     """, arguments: [range.after, range.before])
             var result: [String: Checksum] = [:]
             while let row = try rows.next() {

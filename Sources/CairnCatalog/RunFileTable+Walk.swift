@@ -8,21 +8,25 @@ import GRDB
 /// straight to SQLite (through GRDB's arguments, a boxed value per column converted again to bind it, the binding
 /// cost more than the insert). The merge also counts what `matchSnapshot` reports, so no query reads a rescan's
 /// million rows back to count them.
+///
+/// A settled file (unchanged, its content in the library) gets no row: its snapshot row already says all a row
+/// would, so the walk notes only runs of them (`run_settled`, see `RunFileTable+Settled.swift`). Inserting a row per
+/// settled file was most of a rescan's time beyond the stat of each file.
 extension RunFileTable {
     /// Rows per insert statement: a statement per row cost more than the insert itself, even bound directly.
     static let walkRowsPerStatement = 64
     static let walkColumns = 11
 
-    /// The insert of a full statement's rows, made once.
-    static let fullWalkInsertSQL = walkInsertSQL(rows: walkRowsPerStatement)
-
-    static func walkInsertSQL(rows: Int) -> String {
+    /// The insert of a statement's rows: rows left unbound (NULL) are dropped, so a batch whose settled files get
+    /// no row runs its last statement part full.
+    static let walkInsertSQL: String = {
         let row = "(" + Array(repeating: "?", count: walkColumns).joined(separator: ", ") + ")"
         return """
             INSERT INTO temp.run_file (id, path, device, inode, size, mtime_ns, kind, known, previous_sha1, sha1, settled)
-            VALUES \(Array(repeating: row, count: rows).joined(separator: ", "))
+            SELECT * FROM (VALUES \(Array(repeating: row, count: walkRowsPerStatement).joined(separator: ", ")))
+            WHERE column1 IS NOT NULL
             """
-    }
+    }()
 
     /// The snapshot's rows of the source in a path range, in the order of its key.
     static let snapshotRangeSQL = """
@@ -49,15 +53,17 @@ extension RunFileTable {
         }
         var snapshot = SnapshotCursor(statement: range, db: db)
         try snapshot.open(sourceID: sourceID, after: walk.upperPath ?? "", through: upper ?? "")
-        var rows = WalkRowWriter(rows: files.count, db: db)
+        var rows = WalkRowWriter(db: db)
         var previousPath = walk.upperPath
         for index in files.indices {
             let path = files[index].relativePath
             let inOrder = previousPath.map { PathOrder.precedes($0, path) } ?? true
             var row: SnapshotCursor?
+            var passed = 0
             if inOrder {
                 previousPath = path
-                walk.passedRows += try snapshot.advance(to: path)
+                passed = try snapshot.advance(to: path)
+                walk.passedRows += passed
                 if snapshot.isAt(path) { row = snapshot }
             } else {
                 // Never from this project's walk: a path at or before one already handed over is looked up alone.
@@ -70,12 +76,24 @@ extension RunFileTable {
             }
             let matched = row?.matches(files[index].fingerprint) ?? (unchanged: false, inLibrary: false)
             let settled = matched.unchanged && matched.inLibrary
-            try rows.add(files[index], id: firstID + Int64(index), snapshot: row, unchanged: matched.unchanged,
-                         settled: settled)
+            let id = firstID + Int64(index)
+            if settled, inOrder {
+                // A snapshot row passed since the last file ends a run: a run's rows are consecutive in the snapshot.
+                if passed > 0 { try walk.closeSettledRun(in: db) }
+                try walk.extendSettledRun(path: path, id: id, in: db)
+            } else {
+                try walk.closeSettledRun(in: db)
+                if !inOrder { try splitSettledRun(at: path, sourceID: sourceID, in: db) }
+                try rows.add(files[index], id: id, snapshot: row, unchanged: matched.unchanged, settled: settled)
+            }
             if inOrder, row != nil { try snapshot.step() }
             walk.count(size: files[index].fingerprint.size, unchanged: matched.unchanged, settled: settled)
         }
-        walk.passedRows += try snapshot.advance(to: nil)
+        let passedAtEnd = try snapshot.advance(to: nil)
+        walk.passedRows += passedAtEnd
+        if passedAtEnd > 0 { try walk.closeSettledRun(in: db) }
+        try walk.saveSettledRun(in: db)
+        try rows.finish()
         try check(sqlite3_reset(range.sqliteStatement), db, range)
         try check(sqlite3_reset(single.sqliteStatement), db, single)
         walk.upperPath = upper
@@ -103,6 +121,34 @@ struct WalkMatch: Sendable {
     var foundAlone = 0
     /// The greatest path handed over: the next batch's snapshot range starts after it.
     var upperPath: String?
+    /// The run of settled files the walk is in, not yet closed (saved at the end of each batch).
+    var settledRun: SettledRun?
+
+    /// Adds a settled file, in order and with no snapshot row passed since the run's last, to the open run, or
+    /// starts one (closing a full one).
+    mutating func extendSettledRun(path: String, id: Int64, in db: Database) throws {
+        if let run = settledRun, run.count < SettledRun.maxCount {
+            settledRun?.lastPath = path
+            settledRun?.count += 1
+            return
+        }
+        try closeSettledRun(in: db)
+        settledRun = SettledRun(firstPath: path, lastPath: path, firstID: id, count: 1)
+    }
+
+    /// Saves the open run and starts none.
+    mutating func closeSettledRun(in db: Database) throws {
+        try saveSettledRun(in: db)
+        settledRun = nil
+    }
+
+    /// Saves the open run as it stands (a later batch may still extend it).
+    func saveSettledRun(in db: Database) throws {
+        guard let run = settledRun else { return }
+        try db.cachedStatement(sql: """
+            INSERT OR REPLACE INTO temp.run_settled (first_path, last_path, first_id) VALUES (?, ?, ?)
+            """).execute(arguments: [run.firstPath, run.lastPath, run.firstID])
+    }
 
     mutating func count(size: Int64, unchanged: Bool, settled: Bool) {
         files += 1
@@ -113,6 +159,18 @@ struct WalkMatch: Sendable {
         }
         if settled { self.settled += 1 }
     }
+}
+
+/// Settled files handed over one after another whose snapshot rows are consecutive too: the rows of the source's
+/// snapshot from `firstPath` through `lastPath`, numbered from `firstID` in path order.
+struct SettledRun: Sendable {
+    /// Files a run holds at most, so a file's number is found by counting at most this many snapshot rows.
+    static let maxCount = 64
+
+    var firstPath: String
+    var lastPath: String
+    var firstID: Int64
+    var count: Int
 }
 
 /// A snapshot row under a raw statement: its path compared in place, its checksum bound from SQLite's own buffer.
@@ -205,28 +263,23 @@ private struct SnapshotCursor {
     }
 }
 
-/// Binds walk rows into multi-row inserts of `walkRowsPerStatement` rows, the last one sized to the rows left, and
-/// runs each once it is full.
+/// Binds walk rows into multi-row inserts of `walkRowsPerStatement` rows, and runs each once it is full (the last
+/// one by `finish`, part full).
 private struct WalkRowWriter {
     let db: Database
-    /// The rows the whole batch holds, and how many are bound so far.
-    let total: Int
-    private var added = 0
     private var statement: Statement?
-    private var rowsInStatement = 0
     private var rowsBound = 0
 
-    init(rows total: Int, db: Database) {
-        self.total = total
+    init(db: Database) {
         self.db = db
     }
 
     mutating func add(_ file: SourceFile, id: Int64, snapshot: SnapshotCursor?, unchanged: Bool, settled: Bool) throws {
         if statement == nil {
-            rowsInStatement = min(RunFileTable.walkRowsPerStatement, total - added)
-            let next = try db.cachedStatement(sql: rowsInStatement == RunFileTable.walkRowsPerStatement
-                ? RunFileTable.fullWalkInsertSQL : RunFileTable.walkInsertSQL(rows: rowsInStatement))
+            let next = try db.cachedStatement(sql: RunFileTable.walkInsertSQL)
             try RunFileTable.check(sqlite3_reset(next.sqliteStatement), db, next)
+            // The last run of the statement left its rows bound: a part-full one must not insert them again.
+            try RunFileTable.check(sqlite3_clear_bindings(next.sqliteStatement), db, next)
             statement = next
             rowsBound = 0
         }
@@ -252,12 +305,16 @@ private struct WalkRowWriter {
         }
         try check(sqlite3_bind_int64(raw, first + 11, settled ? 1 : 0))
         rowsBound += 1
-        added += 1
-        if rowsBound == rowsInStatement {
-            try check(sqlite3_step(raw))
-            try check(sqlite3_reset(raw))
-            self.statement = nil
-        }
+        if rowsBound == RunFileTable.walkRowsPerStatement { try finish() }
+    }
+
+    /// Runs the statement with the rows bound so far.
+    mutating func finish() throws {
+        guard let statement else { return }
+        let raw = statement.sqliteStatement
+        try RunFileTable.check(sqlite3_step(raw), db, statement)
+        try RunFileTable.check(sqlite3_reset(raw), db, statement)
+        self.statement = nil
     }
 
     private static func bind(_ text: String, _ raw: OpaquePointer, _ index: Int32) -> Int32 {

@@ -2,8 +2,9 @@ import CairnCore
 import Foundation
 import GRDB
 
-/// One run's view of its source, kept in SQLite rather than in memory: every media file the walk found, its
-/// checksum once known, what became of its content. A million-file source costs the run pages on disk, not a line
+/// One run's view of its source, kept in SQLite rather than in memory: every media file the walk found (a settled
+/// one as part of a run of the snapshot's rows, `RunFileTable+Settled.swift`), its checksum once known, what became
+/// of its content. A million-file source costs the run pages on disk, not a line
 /// per file in the process.
 ///
 /// The tables are `TEMP` tables of the catalog's writer connection (in SQLite's temporary file, never in
@@ -28,6 +29,7 @@ public struct RunFileTable: RunTables, RunTablesWrittenInPlace {
                 DROP TABLE IF EXISTS temp.run_content;
                 DROP TABLE IF EXISTS temp.run_item;
                 DROP TABLE IF EXISTS temp.run_sidecar;
+                DROP TABLE IF EXISTS temp.run_settled;
                 CREATE TEMP TABLE run_file (
                     id INTEGER PRIMARY KEY,
                     path TEXT NOT NULL,
@@ -47,6 +49,11 @@ public struct RunFileTable: RunTables, RunTablesWrittenInPlace {
                     settled INTEGER NOT NULL DEFAULT 0
                 );
                 CREATE INDEX temp.run_file_unsettled ON run_file(id) WHERE settled = 0;
+                CREATE TEMP TABLE run_settled (
+                    first_path TEXT PRIMARY KEY NOT NULL,
+                    last_path TEXT NOT NULL,
+                    first_id INTEGER NOT NULL
+                ) WITHOUT ROWID;
                 CREATE TEMP TABLE run_content (
                     sha1 TEXT PRIMARY KEY NOT NULL,
                     first_id INTEGER NOT NULL,
@@ -121,6 +128,7 @@ public struct RunFileTable: RunTables, RunTablesWrittenInPlace {
             return try String.fetchAll(db, sql: """
                 SELECT relative_path FROM main.source_file s
                 WHERE s.source_id = ? AND NOT EXISTS (SELECT 1 FROM temp.run_file r WHERE r.path = s.relative_path)
+                    AND NOT \(Self.isSettled("s.relative_path"))
                 ORDER BY relative_path
                 """, arguments: [sourceID])
         }

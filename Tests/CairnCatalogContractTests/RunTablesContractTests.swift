@@ -310,4 +310,69 @@ import Testing
             }
         }
     }
+
+    /// A rescan's settled files (unchanged, their content in the library) are files of the walk like any other:
+    /// listed in walk order with their outcomes, matched by sidecars, counted by a sync, found for crash failures.
+    /// A gone row, a changed file, a new one and batch boundaries among them change nothing of that (SQLite keeps
+    /// settled files as runs of the snapshot, of at most 64, rather than as rows).
+    @Test(arguments: CatalogBackend.allCases)
+    func settledFilesAreFilesOfTheWalkLikeAnyOther(_ backend: CatalogBackend) async throws {
+        try await backend.withCatalog { catalog in
+            let source = try await catalog.sourceID(forRoot: "/src")
+            let names = (0..<150).map { String(format: "f%03d.jpg", $0) }
+            // f130.jpg holds f005.jpg's content; f070x.jpg is gone from this walk.
+            func seed(_ index: Int) -> UInt8 { index == 130 ? 6 : UInt8(index + 1) }
+            try await catalog.updateSnapshot(sourceID: source, upserting: names.indices.map {
+                Self.file(names[$0], inode: UInt64($0 + 1), checksum: Self.checksum(seed($0)))
+            } + [Self.file("f070x.jpg", inode: 900, checksum: Self.checksum(200))], removing: [])
+            try await catalog.insertAssets(names.indices.filter { $0 != 130 }.map {
+                Self.asset(seed($0), firstSourcePath: names[$0])
+            } + [Self.asset(200, firstSourcePath: "f070x.jpg")])
+            try await catalog.markSnapshotContentInLibrary(sourceID: source)
+            let crashed = ItemFailure(phase: .thumbnail, reason: "crashed the worker", attempts: 1, retryable: false)
+            var items = try await catalog.planImportItems([10, 200].map {
+                ImportItem(relativePath: "p\($0).jpg", sourceRoot: "/src", kind: .photo, byteCount: 10,
+                           checksum: Self.checksum(UInt8($0)))
+            }, sourceID: source)
+            for index in items.indices {
+                items[index].state = .failed(crashed)
+                items[index].crashCount = 2
+            }
+            try await catalog.saveImportItemStates(items, with: StageRows())
+
+            try await catalog.withRunTables(sourceID: source) { tables in
+                var walk = names.indices.map { Self.file(names[$0], inode: UInt64($0 + 1)) }
+                walk[100] = Self.file("f100.jpg", inode: 1000)  // changed
+                walk.insert(Self.file("f120a.jpg", inode: 1001), at: 121)  // new
+                for start in stride(from: 0, to: walk.count, by: 40) {
+                    try await tables.append(Array(walk[start..<min(start + 40, walk.count)]))
+                }
+                #expect(try await tables.matchSnapshot()
+                        == SnapshotMatch(files: 151, bytes: 1510, toHash: 2, bytesToHash: 20, vanished: 1))
+                #expect(try await tables.vanishedPaths() == ["f070x.jpg"])
+                try await Self.hashAll(tables) { _ in 201 }  // f100.jpg and f120a.jpg: the same new content
+                #expect(try await tables.classify()
+                        == ContentCounts(newContent: 1, newBytes: 10, duplicates: 1, unchanged: 149))
+
+                let checksums = try await tables.checksums(inFolder: "")
+                #expect(checksums.count == 151)
+                #expect(checksums["f000.jpg"] == Self.checksum(1) && checksums["f149.jpg"] == Self.checksum(150))
+                #expect(checksums["f130.jpg"] == Self.checksum(6) && checksums["f120a.jpg"] == Self.checksum(201))
+                #expect(checksums["f070x.jpg"] == nil)
+                #expect(try await tables.compareWithHealthySnapshot().currentFiles == 151)
+                // The walk holds content 10 (f009.jpg, settled), not content 200.
+                #expect(try await tables.crashFailedImportItems().map(\.item.relativePath) == ["p10.jpg"])
+
+                // An item for content 6 goes to its first file in walk order, f005.jpg, not f130.jpg.
+                try await tables.recordItems(Self.handled(catalog, source: source, [("x6.jpg", 6, .ready)]))
+                let outcomes = try await tables.outcomes()
+                #expect(outcomes.map(\.path) == walk.map(\.relativePath))
+                let kinds = Dictionary(uniqueKeysWithValues: outcomes.map { ($0.path, $0.outcome.kind) })
+                #expect(kinds["f005.jpg"] == .imported && kinds["f130.jpg"] == .unchanged)
+                #expect(kinds["f120a.jpg"] == .duplicate)
+                #expect(outcomes.filter { $0.outcome.kind == .unchanged }.count == 148)
+                #expect(try await tables.outcomeCounts() == [.imported: 1, .unchanged: 148, .duplicate: 1, .unfinished: 1])
+            }
+        }
+    }
 }

@@ -117,6 +117,40 @@ import Testing
         let next = try RunFileTable(catalog: catalog, sourceID: source)
         #expect(try await next.matchSnapshot().files == 0)
     }
+    /// Settled files get no row of `run_file`, only runs of the snapshot (at most 64 files each); a file handed over
+    /// out of order, new to the snapshot, splits the run its path falls in, so it is counted once.
+    @Test func settledFilesAreRunsOfTheSnapshotAndAFileOutOfOrderSplitsOne() async throws {
+        let (directory, catalog, source) = try await catalogWithSource()
+        defer { withExtendedLifetime(directory) {} }
+        let names = (0..<100).map { String(format: "f%03d.jpg", $0) }
+        try await catalog.updateSnapshot(sourceID: source, upserting: names.indices.map {
+            file(names[$0], inode: UInt64($0 + 1), checksum: checksum(UInt8($0 + 1)))
+        }, removing: [])
+        try await catalog.insertAssets(names.indices.map { asset(UInt8($0 + 1), firstSourcePath: names[$0]) })
+        try await catalog.markSnapshotContentInLibrary(sourceID: source)
+        let table = try RunFileTable(catalog: catalog, sourceID: source)
+        try await table.append(names.indices.map { file(names[$0], inode: UInt64($0 + 1)) })
+        func count(_ sql: String) throws -> Int { try catalog.pool.write { db in try Int.fetchOne(db, sql: sql) ?? -1 } }
+        #expect(try count("SELECT COUNT(*) FROM temp.run_file") == 0)
+        #expect(try count("SELECT COUNT(*) FROM temp.run_settled") == 2)  // 64 and 36
+        // f010a.jpg, new, comes after f099.jpg (an archive's entries may): the first run is split around it.
+        try await table.append([file("f010a.jpg", inode: 500)])
+        #expect(try count("SELECT COUNT(*) FROM temp.run_settled") == 3)
+        #expect(try await table.vanishedPaths().isEmpty)
+        var page = try await table.filesToHash(after: 0, limit: 10, byteLimit: 100)
+        #expect(page.map(\.record.relativePath) == ["f010a.jpg"])
+        page[0].record.checksum = checksum(3)  // f002.jpg's content
+        try await table.recordHashes(page, failed: [:], updatingSnapshot: true)
+        #expect(try await table.classify() == ContentCounts(newContent: 0, newBytes: 0, duplicates: 1, unchanged: 100))
+        #expect(try await table.checksums(inFolder: "").count == 101)
+        #expect(try await table.compareWithHealthySnapshot().currentFiles == 101)
+        try await table.recordItems(handled(catalog, source: source, [("x3.jpg", 3, .ready)]))
+        let outcomes = try await lines(table)
+        #expect(outcomes.map(\.path) == names + ["f010a.jpg"])
+        #expect(outcomes.filter { $0.outcome.kind == .imported }.map(\.path) == ["f002.jpg"])
+        #expect(outcomes.last?.outcome.kind == .duplicate)
+    }
+
     func lines(_ table: RunFileTable) async throws -> [FileOutcomeEntry] {
         try await table.outcomes()
     }
