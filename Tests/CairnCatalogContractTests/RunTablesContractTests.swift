@@ -33,6 +33,20 @@ import Testing
         return records.map { FileOutcomeEntry($0, leftUnfinished: false) }
     }
 
+    /// Items `p<seed>.jpg` of content `seed`, failed for good by the crash-loop guard.
+    static func failByCrashes(_ catalog: any CatalogUnderTest, source: Int64, seeds: [Int]) async throws {
+        let crashed = ItemFailure(phase: .thumbnail, reason: "crashed the worker", attempts: 1, retryable: false)
+        var records = try await catalog.planImportItems(seeds.map {
+            ImportItem(relativePath: "p\($0).jpg", sourceRoot: "/src", kind: .photo, byteCount: 10,
+                       checksum: checksum(UInt8($0)))
+        }, sourceID: source)
+        for index in records.indices {
+            records[index].state = .failed(crashed)
+            records[index].crashCount = 2
+        }
+        try await catalog.saveImportItemStates(records, with: StageRows())
+    }
+
     static func kinds(_ tables: any RunTables) async throws -> [String] {
         try await tables.outcomes().map(\.outcome.kind.rawValue)
     }
@@ -293,16 +307,7 @@ import Testing
     func crashFailuresAreTheRunsWhileTheWalkFindsThem(_ backend: CatalogBackend) async throws {
         try await backend.withCatalog { catalog in
             let source = try await catalog.sourceID(forRoot: "/src")
-            let crashed = ItemFailure(phase: .thumbnail, reason: "crashed the worker", attempts: 1, retryable: false)
-            var records = try await catalog.planImportItems([1, 2].map {
-                ImportItem(relativePath: "p\($0).jpg", sourceRoot: "/src", kind: .photo, byteCount: 10,
-                           checksum: Self.checksum(UInt8($0)))
-            }, sourceID: source)
-            for index in records.indices {
-                records[index].state = .failed(crashed)
-                records[index].crashCount = 2
-            }
-            try await catalog.saveImportItemStates(records, with: StageRows())
+            try await Self.failByCrashes(catalog, source: source, seeds: [1, 2])
             try await catalog.withRunTables(sourceID: source) { tables in
                 try await tables.append([Self.file("p1.jpg", inode: 1)])
                 try await Self.hashAll(tables) { _ in 1 }
@@ -329,16 +334,7 @@ import Testing
                 Self.asset(seed($0), firstSourcePath: names[$0])
             } + [Self.asset(200, firstSourcePath: "f070x.jpg")])
             try await catalog.markSnapshotContentInLibrary(sourceID: source)
-            let crashed = ItemFailure(phase: .thumbnail, reason: "crashed the worker", attempts: 1, retryable: false)
-            var items = try await catalog.planImportItems([10, 200].map {
-                ImportItem(relativePath: "p\($0).jpg", sourceRoot: "/src", kind: .photo, byteCount: 10,
-                           checksum: Self.checksum(UInt8($0)))
-            }, sourceID: source)
-            for index in items.indices {
-                items[index].state = .failed(crashed)
-                items[index].crashCount = 2
-            }
-            try await catalog.saveImportItemStates(items, with: StageRows())
+            try await Self.failByCrashes(catalog, source: source, seeds: [10, 200])
 
             try await catalog.withRunTables(sourceID: source) { tables in
                 var walk = names.indices.map { Self.file(names[$0], inode: UInt64($0 + 1)) }
