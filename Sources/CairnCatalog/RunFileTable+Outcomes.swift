@@ -102,8 +102,8 @@ extension RunFileTable {
                 FROM (SELECT id, path, sha1, hashed, failed, failure_operation, failure_reason, failure_category
                       FROM temp.run_file
                       UNION ALL
-                      SELECT id, path, sha1, hashed, failed, failure_operation, failure_reason, failure_category
-                      FROM (\(settledRows()))) r
+                      SELECT \(Self.settledFileID), s.relative_path, s.sha1, 0, 0, NULL, NULL, NULL
+                      FROM \(settledFiles)) r
                 LEFT JOIN temp.run_content c ON c.sha1 = r.sha1
                 LEFT JOIN temp.run_item ri ON ri.sha1 = r.sha1 AND r.id = c.first_id
                 LEFT JOIN main.import_item i ON i.sha1 = ri.sha1

@@ -35,9 +35,7 @@ extension RunFileTable {
                     SELECT path, CASE WHEN failed = 1 AND previous_sha1 IS NOT NULL THEN previous_sha1 ELSE sha1 END
                     FROM temp.run_file WHERE sha1 IS NOT NULL OR (failed = 1 AND previous_sha1 IS NOT NULL)
                     UNION ALL
-                    SELECT s.relative_path, s.sha1 FROM temp.run_settled g JOIN main.source_file s
-                        ON s.source_id = \(sourceID) AND s.relative_path >= g.first_path
-                        AND s.relative_path <= g.last_path
+                    SELECT s.relative_path, s.sha1 FROM \(settledFiles)
                     ORDER BY 1;
                 CREATE INDEX temp.run_current_sha1 ON run_current(sha1);
                 """)

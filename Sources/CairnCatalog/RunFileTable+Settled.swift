@@ -4,18 +4,16 @@ import GRDB
 /// runs of them (`run_settled`), each a range of the source's snapshot whose rows are all settled files, numbered in
 /// path order from the run's first. The queries that need every file of the walk read `run_file` and these rows.
 extension RunFileTable {
-    /// The settled files' rows, in `run_file`'s columns, as one full read of the runs: each run's range of the
-    /// snapshot (the window numbers its rows from the run's first id).
-    func settledRows() -> String {
+    /// Every settled file's snapshot row (`s`) beside its run (`g`), for a full read of the runs.
+    var settledFiles: String {
         """
-        SELECT g.first_id - 1 + ROW_NUMBER() OVER (PARTITION BY g.first_path ORDER BY s.relative_path) AS id,
-            s.relative_path AS path, s.device, s.inode, s.size, s.mtime_ns, s.kind, s.sha1, 0 AS hashed, 0 AS failed,
-            NULL AS failure_operation, NULL AS failure_reason, NULL AS failure_category, 1 AS known,
-            NULL AS previous_sha1, 1 AS settled
-        FROM temp.run_settled g JOIN main.source_file s
+        temp.run_settled g JOIN main.source_file s
             ON s.source_id = \(sourceID) AND s.relative_path >= g.first_path AND s.relative_path <= g.last_path
         """
     }
+
+    /// A settled file's number in a full read of `settledFiles`: its run's first id plus its place in the run.
+    static let settledFileID = "g.first_id - 1 + ROW_NUMBER() OVER (PARTITION BY g.first_path ORDER BY s.relative_path)"
 
     /// Whether the snapshot path `path` (an SQL expression) is a settled file of the walk: inside the run that
     /// starts last at or before it.
