@@ -2,13 +2,17 @@ import ArgumentParser
 import CairnCore
 import CairnImport
 import CairnLibrary
+import CairnMedia
 import CairnNarration
 import CairnPipeline
 import Foundation
 
 /// `cairn-bench scale`: cairn at many files on one machine. For each size, in one run and on the same page-cached
 /// folder: cairn's first import (thumbnails and previews, clips off), its rescan, an archive-only first import
-/// (`--derivatives off`), and `rsync -a --fsync`, `rsync -a`, `cp -r` and `sha1sum` (one per core).
+/// (`--derivatives off`), and `rsync -a --fsync`, `rsync -a`, `cp -r` and `sha1sum` (one per core). The peer that
+/// does an import's work, copy and thumbnails, is `rsync -a --fsync` followed by `vipsthumbnail` (one process per
+/// core, WebP at cairn's size and quality, beside each copy) and a sync of the copy's file system: the "x same work"
+/// column compares each cairn import with the peer that does what it does.
 ///
 /// Each cairn run is a child process of its own, so its peak RSS (VmHWM) is its own. The filesystem's state weighs
 /// more than the tools: ext4 scans recently freed inodes when it allocates, so a run right after a big `rm -rf`
@@ -59,7 +63,7 @@ struct ScaleBenchmark: AsyncParsableCommand {
         guard files.allSatisfy({ (1...1_000_000).contains($0) }) else { throw ValidationError("--files: 1 to 1,000,000") }
         guard rounds >= 1 else { throw ValidationError("--rounds must be at least 1") }
         if childImport == nil, !cairnArchiveOnly {
-            for tool in ["rsync", "sha1sum", "xargs"] where !Peers.available(tool) {
+            for tool in ["rsync", "sha1sum", "xargs", "vipsthumbnail"] where !Peers.available(tool) {
                 throw ValidationError("\(tool) is missing (scripts/ensure-packages --with-benchmark-peers)")
             }
         }
@@ -73,7 +77,10 @@ struct ScaleBenchmark: AsyncParsableCommand {
         var outputs: [String] = []
         defer { for output in outputs { try? FileManager.default.removeItem(atPath: output) } }
         var table = Table(header: ["files", "contender", "seconds min/med/max", "x rsync -a --fsync min/med/max",
-                                   "peak RSS MiB", "phases (s), median round"])
+                                   "x same work min/med/max", "peak RSS MiB", "phases (s), median round"])
+        // Each cairn import against the peer that does the same work: the copy alone, or the copy and thumbnails.
+        let sameWork = ["cairn import --derivatives off": "rsync -a --fsync",
+                        "cairn import (previews, clips off)": Self.copyAndThumbnails(cores: cores)]
         for (label, folder) in sizes {
             let stamp = UUID().uuidString.prefix(8)
             var made = 0
@@ -89,6 +96,9 @@ struct ScaleBenchmark: AsyncParsableCommand {
                 contenders.append(.cairn("cairn import --derivatives off", archiveOnly: true, measuresRescan: true))
             } else {
                 contenders.append(.peer("rsync -a --fsync") { ["rsync", "-a", "--fsync", folder + "/", $0] })
+                contenders.append(.peer(Self.copyAndThumbnails(cores: cores)) {
+                    Self.copyAndThumbnailsCommand(folder, $0, cores: cores)
+                })
                 contenders.append(.cairn("cairn import (previews, clips off)", archiveOnly: false, measuresRescan: true))
                 contenders.append(.cairn("cairn import --derivatives off", archiveOnly: true, measuresRescan: false))
                 contenders.append(.peer("rsync -a") { ["rsync", "-a", folder + "/", $0] })
@@ -121,10 +131,12 @@ struct ScaleBenchmark: AsyncParsableCommand {
                 guard let runs = results[name] else { continue }
                 let seconds = runs.map(\.seconds)
                 let ratios = base.map { zip(seconds, $0).map { $0 / $1 } }
+                let peerRatios = sameWork[name].flatMap { results[$0] }.map { zip(seconds, $0.map(\.seconds)).map { $0 / $1 } }
                 let median = runs.sorted { $0.seconds < $1.seconds }[runs.count / 2]
                 let rss = runs.map(\.rss).max() ?? 0
                 table.rows.append([label, name, MediaBench.spread(seconds, "%.2f"),
                                    ratios.map { MediaBench.spread($0, "%.2f") + "x" } ?? "",
+                                   peerRatios.map { MediaBench.spread($0, "%.2f") + "x" } ?? "",
                                    rss > 0 ? format(rss, 1) : "", median.phases])
             }
         }
@@ -148,6 +160,22 @@ struct ScaleBenchmark: AsyncParsableCommand {
             Contender(name: name, slug: archiveOnly ? "archive" : "library", command: nil, archiveOnly: archiveOnly,
                       measuresRescan: measuresRescan)
         }
+    }
+
+    static func copyAndThumbnails(cores: Int) -> String { "rsync -a --fsync, vipsthumbnail x\(cores), sync" }
+
+    /// The copy, then a WebP thumbnail of each copied JPEG beside it, as cairn makes it: its short side at most
+    /// cairn's (a box as tall as that, for the landscape pictures this benchmark makes; `>`: never enlarged), quality
+    /// 75, one vips process per core given 500 files at a time; then a sync of the file system, as cairn's import
+    /// makes its files durable.
+    static func copyAndThumbnailsCommand(_ folder: String, _ destination: String, cores: Int) -> [String] {
+        let side = MediaConfiguration().thumbnailShortSide
+        let script = """
+            rsync -a --fsync "$0/" "$1" && find "$1" -type f -name '*.jpg' -print0 \
+              | VIPS_CONCURRENCY=1 xargs -0 -P "$2" -n 500 vipsthumbnail -s "100000x\(side)>" -o '%s.thumb.webp[Q=75]' \
+              && sync -f "$1"
+            """
+        return ["sh", "-c", script, folder, destination, String(cores)]
     }
 
     /// Runs one contender into `destination`; for a cairn import that measures it, its unchanged rescan after.
