@@ -344,7 +344,7 @@ let package = Package(
         .testTarget(name: "CairnWorkerTests", dependencies: [
             "CairnStages", "CairnConfiguration", "CairnStatus", "CairnImmichDestination", "CairnImport", "CairnSync",
             "CairnLibrary", "CairnTrash", "CairnCatalog", "CairnReconcile", "CairnTesting", "CairnPostgresCatalog",
-            "CairnQueue", "CairnReconcileOracle", "CairnStore",
+            "CairnQueue", "CairnReconcileOracle", "CairnStore", "CairnS3",
         ]),
         .testTarget(name: "CairnMetricsTests", dependencies: ["CairnMetrics", "CairnCore", "CairnNarration", "CairnTesting"]),
         .testTarget(name: "CairnWatchTests", dependencies: ["CairnWatch", "CairnCore", "CairnTesting"]),

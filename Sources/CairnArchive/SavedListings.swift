@@ -56,13 +56,5 @@ public struct SavedListings: Sendable {
     }
 
     /// One file per archive path, named by a 64-bit FNV-1a of it (the path inside tells a collision apart).
-    private func file(for relativePath: String) -> String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in relativePath.utf8 {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x100_0000_01b3
-        }
-        let hex = String(hash, radix: 16)
-        return folder + "/" + String(repeating: "0", count: 16 - hex.count) + hex + ".json"
-    }
+    private func file(for relativePath: String) -> String { folder + "/" + FNV1a64.hex(of: relativePath) + ".json" }
 }

@@ -48,16 +48,7 @@ public struct Checksum: Hashable, Comparable, Sendable {
     }
 
     /// Lowercase hexadecimal, as `sha1sum` prints it.
-    public var hex: String {
-        let digits: [UInt8] = Array("0123456789abcdef".utf8)
-        var out = [UInt8]()
-        out.reserveCapacity(Self.byteCount * 2)
-        for byte in bytes {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0x0f)])
-        }
-        return String(decoding: out, as: UTF8.self)
-    }
+    public var hex: String { bytes.lowercaseHex }
 
     public static func < (lhs: Checksum, rhs: Checksum) -> Bool {
         (lhs.high, lhs.middle, lhs.low) < (rhs.high, rhs.middle, rhs.low)
@@ -91,5 +82,19 @@ extension Checksum: Codable {
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(hex)
+    }
+}
+
+extension Array where Element == UInt8 {
+    /// Lower-case hexadecimal, as `sha1sum` prints a digest and SigV4 writes digests and signatures.
+    public var lowercaseHex: String {
+        let digits = Array("0123456789abcdef".utf8)
+        var text = [UInt8]()
+        text.reserveCapacity(count * 2)
+        for byte in self {
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0x0f)])
+        }
+        return String(decoding: text, as: UTF8.self)
     }
 }

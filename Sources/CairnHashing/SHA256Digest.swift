@@ -1,32 +1,8 @@
 import COpenSSL
 
-/// An incremental SHA-256 through OpenSSL's EVP interface: what an S3 request's signature and checksum headers
-/// carry (the library's identity stays SHA1).
-public final class SHA256Digest {
-    private let context: OpaquePointer
-    nonisolated(unsafe) private static let algorithm: OpaquePointer? = EVP_MD_fetch(nil, "SHA256", nil)
-
-    public init() throws(OpenSSLError) {
-        context = try require(EVP_MD_CTX_new(), "EVP_MD_CTX_new")
-        let algorithm = try require(Self.algorithm, "EVP_MD_fetch(SHA256)")
-        try check(EVP_DigestInit_ex(context, algorithm, nil), "EVP_DigestInit_ex")
-    }
-
-    deinit { EVP_MD_CTX_free(context) }
-
-    public func update(_ bytes: UnsafeRawBufferPointer) throws(OpenSSLError) {
-        guard let base = bytes.baseAddress, bytes.count > 0 else { return }
-        try check(EVP_DigestUpdate(context, base, bytes.count), "EVP_DigestUpdate")
-    }
-
-    /// The 32-byte digest; the object is spent after this.
-    public func finalize() throws(OpenSSLError) -> [UInt8] {
-        var output = [UInt8](repeating: 0, count: Int(COpenSSL_EVP_MAX_MD_SIZE()))
-        var length: UInt32 = 0
-        try check(EVP_DigestFinal_ex(context, &output, &length), "EVP_DigestFinal_ex")
-        return Array(output.prefix(Int(length)))
-    }
-
+/// SHA-256, MD5 and HMAC-SHA256 through OpenSSL's EVP interface: what an S3 request's signature and checksum
+/// headers carry (the library's identity stays SHA1).
+public enum SHA256Digest {
     /// The digest of `bytes` in one call.
     public static func hash(_ bytes: UnsafeRawBufferPointer) throws(OpenSSLError) -> [UInt8] {
         try oneShot("SHA256", bytes)
@@ -61,19 +37,5 @@ public final class SHA256Digest {
         }
         try check(status, "EVP_Q_mac(HMAC-SHA256)")
         return Array(output.prefix(length))
-    }
-}
-
-extension Array where Element == UInt8 {
-    /// Lower-case hexadecimal, as SigV4 writes digests and signatures.
-    public var lowercaseHex: String {
-        let digits = Array("0123456789abcdef".utf8)
-        var text = [UInt8]()
-        text.reserveCapacity(count * 2)
-        for byte in self {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0f)])
-        }
-        return String(decoding: text, as: UTF8.self)
     }
 }

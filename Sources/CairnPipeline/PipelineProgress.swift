@@ -34,14 +34,6 @@ public struct PipelineProgress: Hashable, Sendable {
     public var lanes: [Lane: LaneOccupancy] = [:]
 
     public func count(_ name: ItemState.Name) -> Int { counts[name, default: 0] }
-
-    /// "Importing 1,240 items · 318 ready · 2 failed" (failed only when some did).
-    public var summary: String {
-        var line = "Importing \(groupedDigits(totalItems)) \(totalItems == 1 ? "item" : "items")"
-        line += " · \(groupedDigits(count(.ready))) ready"
-        if count(.failed) > 0 { line += " · \(groupedDigits(count(.failed))) failed" }
-        return line
-    }
 }
 
 /// Pure progress bookkeeping: the scheduler reports every state change, narration reads snapshots.
@@ -128,15 +120,4 @@ public struct PipelineProgressTracker: Sendable {
         // Bytes weigh the transfer lane; an empty file still counts as one unit so it registers.
         lane == .transfer ? Double(max(tracked.byteCount, 1)) : 1
     }
-}
-
-/// 1240 -> "1,240": fixed grouping so logs read the same under every locale.
-func groupedDigits(_ value: Int) -> String {
-    let digits = String(value.magnitude)
-    var result = ""
-    for (offset, character) in digits.enumerated() {
-        if offset > 0 && (digits.count - offset) % 3 == 0 { result.append(",") }
-        result.append(character)
-    }
-    return value < 0 ? "-" + result : result
 }

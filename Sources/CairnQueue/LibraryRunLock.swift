@@ -88,9 +88,7 @@ struct LockKey: Sendable {
     let value: Int64
 
     init(library: String) {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in ("cairn library " + library).utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
-        value = Int64(bitPattern: hash & UInt64(Int64.max))
+        value = Int64(bitPattern: FNV1a64.hash(("cairn library " + library).utf8) & UInt64(Int64.max))
     }
 
     /// `pg_locks` shows a bigint key as its high and low 32 bits.

@@ -186,11 +186,11 @@ extension S3Store {
         _ = try await send("DELETE", key: key, query: [("uploadId", uploadID)], accepting: [200, 204, 404])
     }
 
-    /// Aborts the uploads under `prefix` begun before `date` and never finished (a kill, a crash): the store
-    /// otherwise keeps, and bills, their parts. Returns how many it aborted.
-    public func abortUploads(prefix: String = "", begunBefore date: Date) async throws(StoreError) -> Int {
+    /// Aborts the store's uploads begun before `date` and never finished (a kill, a crash), of the first 1,000 it
+    /// lists: the store otherwise keeps, and bills, their parts. Returns how many it aborted.
+    public func clearWrites(begunBefore date: Date) async throws(StoreError) -> Int {
         var aborted = 0
-        for upload in try await unfinishedUploads(prefix: prefix) {
+        for upload in try await unfinishedUploads(prefix: "") {
             guard let begun = Timestamp.parse(upload.initiated), begun < date else { continue }
             try await abortUpload(upload.key, uploadID: upload.id)
             aborted += 1
@@ -198,6 +198,8 @@ extension S3Store {
         return aborted
     }
 }
+
+extension S3Store: AbandonedWritesStore {}
 
 /// Fields of S3's flat XML records (`<Upload>`, `<Part>`) and single elements (`<UploadId>`, `<Code>`).
 enum S3XMLFields {

@@ -35,13 +35,6 @@ public struct TakeoutAlbumMetadata: Sendable, Equatable {
         }
     }
 
-    /// Reads the metadata file at `path`, when it is one.
-    public init?(path: String) {
-        let name = path.split(separator: "/").last.map(String.init) ?? path
-        guard Self.isCandidate(name: name), let data = FileManager.default.contents(atPath: path) else { return nil }
-        self.init(data: data)
-    }
-
     /// The album's name: its title, or its folder's name when the title is empty.
     public func name(folderName: String) -> String { title.isEmpty ? folderName : title }
 }

@@ -97,6 +97,8 @@ package struct LibraryDestination: ImportDestination {
     package var store: (any ObjectStore)?
     /// The library folder whose leftovers a store's run sweeps (set with the store).
     package var folderRoot: String?
+    /// The time by which the store's unfinished writes count as abandoned.
+    package var now: @Sendable () -> Date = { Date() }
 
     package init(store: (any ObjectStore)? = nil, folderRoot: String? = nil) {
         self.store = store
@@ -119,11 +121,18 @@ package struct LibraryDestination: ImportDestination {
 
     /// The library's assets need nothing more once the lanes and pairing are done. With a store, what the folder
     /// still holds of the store's files (an item that ended before its last lane: failed, or kept without preview)
-    /// goes, each only once the store is seen to hold it whole.
+    /// goes, each only once the store is seen to hold it whole; and the store's writes left unfinished over a week
+    /// ago (a kill whose uploads no run resumed) are cleared, or said to be left when the store refuses.
     package func finishImport(runID: String, sourceRoot: String, catalog: any AssetCatalog) async throws -> [String] {
         guard let store, let root = folderRoot else { return [] }
         try await StoreFiles.sweep(FolderStore(root: root), into: store)
-        return []
+        let cleared: Int
+        do { cleared = try await store.clearAbandonedWrites(now: now()) } catch {
+            return ["left the unfinished uploads in \(store.description) begun over a week ago: \(error)"]
+        }
+        guard cleared > 0 else { return [] }
+        return ["cleared \(cleared) unfinished \(cleared == 1 ? "upload" : "uploads") in \(store.description) begun over a "
+                + "week ago and never resumed"]
     }
 
     /// The library's trash is cairn's own: content found there is restored by `cairn restore`, not by an import.

@@ -7,7 +7,7 @@ import SystemPackage
 /// A store in a local folder (the library's own layout): a key is the path of a file under `root`. A put copies to
 /// `root/.partial/`, makes the copy durable, then links it into place, so the object appears whole or not at all
 /// and a second writer of the same key finds it there (`link` refuses to replace); what a kill leaves in
-/// `.partial/` is never listed and is swept by `sweepPartials`.
+/// `.partial/` is never listed.
 public struct FolderStore: ObjectStore {
     public let root: String
     static let partials = ".partial"
@@ -127,15 +127,6 @@ public struct FolderStore: ObjectStore {
             case .failure(let code): throw Self.failure(SystemCallError("unlink", path: file, code: code), key: key)
             }
         }
-    }
-
-    /// Removes what killed puts left in `.partial/` (a put in flight in another process loses its copy and fails,
-    /// so call this only while no other writer runs: at the start of a run that holds the library's lock).
-    public func sweepPartials() throws(StoreError) -> Int {
-        let folder = root + "/" + Self.partials
-        let names: [(name: String, isFolder: Bool, size: Int64)]
-        do { names = try FolderEntries.read(folder) } catch { return 0 }
-        return names.reduce(0) { count, entry in count + (unlink(folder + "/" + entry.name) == 0 ? 1 : 0) }
     }
 
     // MARK: Helpers

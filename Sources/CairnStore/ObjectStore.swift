@@ -1,4 +1,5 @@
 import CairnCore
+import Foundation
 
 /// Where a library's files live: its folder (`FolderStore`) or an S3-compatible bucket (`CairnS3`). The interface is
 /// what content addressing needs and no more: a key is written once with bytes that never change, so a second
@@ -40,12 +41,30 @@ public protocol SHA1CheckingStore: ObjectStore {
     func put(_ key: ObjectKey, bytes: [UInt8], sha1: Checksum) async throws(StoreError) -> PutOutcome
 }
 
+/// An optional capability: a store that keeps what an interrupted write left behind until told to clear it (S3
+/// keeps, and bills, the parts of an upload never completed or aborted).
+public protocol AbandonedWritesStore: ObjectStore {
+    /// Clears the writes begun before `date` and never finished; how many it cleared.
+    func clearWrites(begunBefore date: Date) async throws(StoreError) -> Int
+}
+
 extension ObjectStore {
     /// This store as one that checks the SHA1 a put names, when it is one and says it does (asked once per store);
     /// nil: the writer hashes the bytes itself.
     public func checkingSHA1() async throws(StoreError) -> (any SHA1CheckingStore)? {
         guard let checking = self as? any SHA1CheckingStore, try await checking.checksSHA1() else { return nil }
         return checking
+    }
+
+    /// How long an unfinished write is left for a later run to resume (an upload a kill interrupted is resumed by
+    /// the next run, part by part) before it counts as abandoned: a week, long enough for a weekly cron job.
+    public static var abandonedAfter: TimeInterval { 7 * 86_400 }
+
+    /// Clears what this store holds of writes begun more than `abandonedAfter` before `now` and never finished, when
+    /// it keeps such; how many it cleared (0 for a store that keeps none).
+    public func clearAbandonedWrites(now: Date) async throws(StoreError) -> Int {
+        guard let keeping = self as? any AbandonedWritesStore else { return 0 }
+        return try await keeping.clearWrites(begunBefore: now.addingTimeInterval(-Self.abandonedAfter))
     }
 }
 

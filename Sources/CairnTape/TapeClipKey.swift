@@ -1,3 +1,5 @@
+import CairnCore
+
 /// What a clip of a tape is made from.
 public enum TapeClipKind: String, Sendable, Hashable, Codable, CaseIterable {
     /// A photo, shown as a short clip (the library's synthesized clip when there is one).
@@ -74,26 +76,5 @@ public enum TapeClipFiles {
     static func zeroPadded(_ value: Int, width: Int) -> String {
         let digits = String(value)
         return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
-    }
-}
-
-/// FNV-1a, 64 bits: a few lines, no table, stable by definition. Not for security: it only names folders.
-enum FNV1a64 {
-    static let offsetBasis: UInt64 = 0xcbf2_9ce4_8422_2325
-    static let prime: UInt64 = 0x0000_0100_0000_01b3
-
-    static func hash(_ bytes: some Sequence<UInt8>) -> UInt64 {
-        var hash = offsetBasis
-        for byte in bytes {
-            hash ^= UInt64(byte)
-            hash &*= prime
-        }
-        return hash
-    }
-
-    /// The hash of `text`'s UTF-8 bytes as 16 lowercase hex digits.
-    static func hex(of text: String) -> String {
-        let digits = String(hash(text.utf8), radix: 16)
-        return String(repeating: "0", count: 16 - digits.count) + digits
     }
 }

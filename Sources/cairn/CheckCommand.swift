@@ -27,7 +27,9 @@ struct CheckCommand: AsyncParsableCommand {
             missing or wrong derived file (thumbnail, preview, clip) is deleted and its item sent back to the lane \
             that makes it, so the next `cairn import` makes it again; a store other than the folder is sent what \
             it lacks from the folder. An original or a sidecar is never deleted: orphans among them are kept (the \
-            next import of their source records them), and a missing one is only reported.
+            next import of their source records them), and a missing one is only reported. In a store, uploads \
+            left unfinished over a week ago (a killed run's, never resumed; S3 bills their parts) are aborted, as \
+            every import into the store does at its end.
 
             Exit status: 0 when the catalog and the files agree (or every difference was mended), 3 when \
             differences remain (each is named, with what was done), 75 when --repair finds the library locked, \
@@ -105,6 +107,14 @@ struct CheckCommand: AsyncParsableCommand {
         let report: StoreCheck.Report
         do {
             report = try await check.run()
+            if repair, let s3 {
+                do {
+                    let cleared = try await s3.clearAbandonedWrites(now: Date())
+                    if cleared > 0 { Output.line("aborted \(cleared) unfinished upload(s) begun over a week ago") }
+                } catch {
+                    Output.line("left the unfinished uploads begun over a week ago: \(error)")
+                }
+            }
         } catch {
             await s3?.close()
             throw error

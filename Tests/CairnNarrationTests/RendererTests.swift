@@ -1,4 +1,5 @@
 import CairnCore
+import CairnTesting
 import Foundation
 import Testing
 @testable import CairnNarration

@@ -42,15 +42,6 @@ struct ProgressAndReportTests {
         #expect(abs(snapshot.fraction - 0.75) < 1e-9)
     }
 
-    @Test("summary line groups digits and shows failures only when there are some")
-    func summaryLine() {
-        let progress = PipelineProgress(totalItems: 1240, counts: [.ready: 318, .failed: 2, .queued: 920], fraction: 0.3)
-        #expect(progress.summary == "Importing 1,240 items · 318 ready · 2 failed")
-        #expect(PipelineProgress(totalItems: 1, counts: [:], fraction: 0).summary == "Importing 1 item · 0 ready")
-        #expect(groupedDigits(1_234_567) == "1,234,567")
-        #expect(groupedDigits(999) == "999")
-    }
-
     @Test("an outcome report counts its entries by kind")
     func outcomeReport() throws {
         let report = OutcomeReport(entries: [

@@ -1,3 +1,4 @@
+import CairnCore
 @testable import CairnTape
 import Testing
 

@@ -2,6 +2,7 @@ import CairnCore
 import CairnHashing
 import CairnPipeline
 import CairnReconcileOracle
+import CairnS3
 import CairnStore
 import CairnTesting
 import Foundation
@@ -148,6 +149,24 @@ import Testing
         #expect(run.schedulerConfiguration.transfer.holdsItemsUpTo == StoreStages.inMemoryLimit)
         #expect(run.schedulerConfiguration.thumbnail.holdsItemsUpTo == 0)
         #expect(!run.schedulerConfiguration.destinationMakesDerivatives)
+    }
+
+    /// An import into a store ends by aborting the uploads a kill left unfinished over a week ago (S3 bills their
+    /// parts until then), and leaves a younger one for the next run to resume.
+    @Test func anImportIntoAStoreClearsUploadsAbandonedOverAWeekAgo() async throws {
+        let settings = try S3Settings.resolve(try TestS3.freshLocation(), environment: try TestS3.environment())
+        let store = try S3Store(settings: settings, partSize: 5 << 20)
+        let file = try source.write(Data((0 ..< (6 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) }), to: "big.mov")
+        store.failParts { _ in StoreError(.network, "killed before any part") }
+        await #expect(throws: StoreError.self) { _ = try await store.put(try ObjectKey("originals/big.mov"), fromFile: file) }
+        var destination = LibraryDestination(store: store, folderRoot: library.layout.root)
+        #expect(try await destination.finishImport(runID: "r1", sourceRoot: source.path, catalog: catalog).isEmpty)
+        #expect(try await store.unfinishedUploads(prefix: "").count == 1)
+        destination.now = { Date().addingTimeInterval(8 * 86_400) }
+        #expect(try await destination.finishImport(runID: "r2", sourceRoot: source.path, catalog: catalog)
+                    == ["cleared 1 unfinished upload in \(store.description) begun over a week ago and never resumed"])
+        #expect(try await store.unfinishedUploads(prefix: "").isEmpty)
+        await store.close()
     }
 
     @Test func clipsOffMakesNoClip() async throws {

@@ -133,21 +133,6 @@ public struct RunLogStore: Sendable {
     public func events(of runID: String) throws -> [NarrationRecord] {
         try RunLogReader.read(path: path(for: runID))
     }
-
-    /// The newest run's summary, and when the newest successful run ended (searching older logs if needed).
-    public func latestStatus() throws -> (lastRun: RunSummary?, lastSuccessfulSync: Date?) {
-        let ids = try runIDs()
-        guard let newest = ids.first else { return (nil, nil) }
-        let lastRun = NarrationState.replay(try events(of: newest)).summary()
-        var lastSuccess: Date?
-        if lastRun?.status.outcome == .success { lastSuccess = lastRun?.endedAt }
-        for id in ids.dropFirst() where lastSuccess == nil {
-            guard let events = try? events(of: id) else { continue }
-            if let last = events.last(where: { $0.kind == .runEnd }), case .runEnd(let end) = last.event,
-               end.outcome == .success { lastSuccess = last.time }
-        }
-        return (lastRun, lastSuccess)
-    }
 }
 
 /// Reads a run log back.
