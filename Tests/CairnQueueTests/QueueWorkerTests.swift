@@ -255,8 +255,12 @@ import Testing
             try await Task.sleep(for: .seconds(5))
             _ = try TestPostgres.psql("ALTER DATABASE \(database) ALLOW_CONNECTIONS true")
             #expect(await heard.next() == .back)
-            try await queue.enqueue(PostgresWorkQueueTests.work(2))
-            #expect(try await Self.waitUntil(queue) { $0.done == 2 })
+            // The test's own calls go through a handle with the usual limits: on a loaded machine a call may pass
+            // the worker's 2 s, and the test is about the worker's telling, not the speed of an enqueue.
+            try await PostgresWorkQueue.withQueue(at: location) { patient in
+                try await patient.enqueue(PostgresWorkQueueTests.work(2))
+                #expect(try await Self.waitUntil(patient) { $0.done == 2 })
+            }
             worker.stop()
             _ = try await run.value
             // Never told twice in a row: each outage once, each end once.
