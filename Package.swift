@@ -18,7 +18,7 @@ let layers: [[String]] = [
     ["CairnQueue"],
     // The catalog in PostgreSQL, for a library several hosts work on: the same records as the SQLite catalog's.
     ["CairnPostgresCatalog"],
-    // Metrics: what a run and a library export, rendered for Prometheus (swift-metrics over swift-prometheus).
+    // Metrics: what a run and a library export, rendered for Prometheus (swift-prometheus).
     ["CairnMetrics"],
     // Immich's generated API: it imports no cairn module.
     ["ImmichAPI"],
@@ -73,6 +73,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.8.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.90.0"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
         .package(url: "https://github.com/apple/swift-system", from: "1.4.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
         .package(url: "https://github.com/swift-server/swift-openapi-async-http-client", from: "1.5.0"),
@@ -80,7 +81,6 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.0"),
         .package(url: "https://github.com/hummingbird-project/swift-openapi-hummingbird", from: "2.1.0"),
-        .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.5.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.1.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.29.0"),
@@ -162,18 +162,18 @@ let package = Package(
         // SQLite catalog (GRDB) and its migrations.
         .target(name: "CairnCatalog", dependencies: ["CairnCore", "CSQLite", .product(name: "GRDB", package: "GRDB.swift")]),
         // Pure logic: lanes and item state machine, reconciliation engine, narration model.
-        .target(name: "CairnPipeline", dependencies: ["CairnCore"]),
+        // The scheduler's queues are swift-collections' `Deque` (built for swift-nio anyway).
+        .target(name: "CairnPipeline", dependencies: ["CairnCore", .product(name: "DequeModule", package: "swift-collections")]),
         .target(name: "CairnReconcile", dependencies: ["CairnCore"]),
         // Tapes: the one tape format, clips named by content and format, the append-only playlist and its
         // readiness, as a pure state machine (the encoding is the media engine's).
         .target(name: "CairnTape", dependencies: ["CairnCore"]),
         .target(name: "CairnNarration", dependencies: ["CairnCore"]),
-        // Metrics of a run and a library as values, rendered through swift-metrics and swift-prometheus; the metrics
+        // Metrics of a run and a library as values, rendered through swift-prometheus; the metrics
         // file for node_exporter's textfile collector and the Pushgateway push. Its own target: the SQLite-only
         // layers below never link the metrics libraries.
         .target(name: "CairnMetrics", dependencies: [
             "CairnCore", "CairnNarration",
-            .product(name: "CoreMetrics", package: "swift-metrics"),
             .product(name: "Prometheus", package: "swift-prometheus"),
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "NIOCore", package: "swift-nio"),

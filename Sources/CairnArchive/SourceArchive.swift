@@ -87,21 +87,11 @@ public enum SourceArchive {
         if path.lowercased().hasSuffix(".zip"), let directory = zipDirectory(path) {
             var listing = ArchiveListing()
             var byName: [String: ZipDirectory.Entry] = [:]
+            var seen = Set<String>()
             for entry in directory.entries where !entry.isFolder {
-                if entry.isLink {
-                    listing.refused.append(.init(name: entry.name, reason: "a link inside the archive; never followed"))
-                    continue
-                }
-                switch EntryName.checked(entry.name) {
-                case .failure(let refusal): listing.refused.append(.init(name: entry.name, reason: refusal.reason))
-                case .success(let name):
-                    guard byName[name] == nil else {
-                        listing.refused.append(.init(name: name, reason: "a second entry of this name; the first is read"))
-                        continue
-                    }
-                    byName[name] = entry
-                    listing.entries.append(.init(name: name, size: entry.size))
-                }
+                guard let name = listing.admit(entry.name, isLink: entry.isLink, seen: &seen) else { continue }
+                byName[name] = entry
+                listing.entries.append(.init(name: name, size: entry.size))
             }
             return (listing, byName)
         }
@@ -127,25 +117,13 @@ public enum SourceArchive {
             try ArchiveReader.withReader(path) { reader in
                 while let raw = try reader.next() {
                     switch raw.kind {
-                    case .folder: continue
-                    case .other: continue
-                    case .link:
-                        listing.refused.append(.init(name: raw.name, reason: "a link inside the archive; never followed"))
-                        continue
-                    case .file: break
+                    case .folder, .other: continue
+                    case .link, .file: break
                     }
-                    switch EntryName.checked(raw.name) {
-                    case .failure(let refusal):
-                        listing.refused.append(.init(name: raw.name, reason: refusal.reason))
-                    case .success(let name):
-                        if !seen.insert(name).inserted {
-                            listing.refused.append(.init(name: name, reason: "a second entry of this name; the first is read"))
-                            continue
-                        }
-                        // A zip states every size; a tar too. An entry without one is counted as it is read.
-                        let size = try raw.size ?? reader.readData { _ in }
-                        listing.entries.append(.init(name: name, size: size))
-                    }
+                    guard let name = listing.admit(raw.name, isLink: raw.kind == .link, seen: &seen) else { continue }
+                    // A zip states every size; a tar too. An entry without one is counted as it is read.
+                    let size = try raw.size ?? reader.readData { _ in }
+                    listing.entries.append(.init(name: name, size: size))
                 }
             }
         } catch let error as ArchiveError {
@@ -208,6 +186,28 @@ public struct ArchiveListing: Sendable {
     public var refused: [Refusal] = []
     /// Set when the archive could not be read to its end: `entries` holds what came before.
     public var failure: ArchiveError?
+}
+
+extension ArchiveListing {
+    /// The entry name `raw` is listed under, or nil with the refusal noted: a link (never followed), a name that
+    /// would leave the archive, or a second entry of a name (the first is read).
+    mutating func admit(_ raw: String, isLink: Bool, seen: inout Set<String>) -> String? {
+        guard !isLink else {
+            refused.append(.init(name: raw, reason: "a link inside the archive; never followed"))
+            return nil
+        }
+        switch EntryName.checked(raw) {
+        case .failure(let refusal):
+            refused.append(.init(name: raw, reason: refusal.reason))
+            return nil
+        case .success(let name):
+            guard seen.insert(name).inserted else {
+                refused.append(.init(name: name, reason: "a second entry of this name; the first is read"))
+                return nil
+            }
+            return name
+        }
+    }
 }
 
 /// Why an archive, or an entry of one, could not be read, naming both.

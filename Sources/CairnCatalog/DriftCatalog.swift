@@ -40,7 +40,7 @@ public protocol DriftCatalog: Sendable {
     func forgetLostContent(_ checksums: [Checksum]) async throws
 }
 
-extension SQLiteCatalog {
+extension SQLiteCatalog: DriftCatalog {
     public func lastDestinationCheck(_ kind: DestinationCheckKind) async throws -> Date? {
         let kinds = kind == .full ? [DestinationCheckKind.full] : [.full, .trash]
         return try await read { db in
@@ -105,16 +105,9 @@ extension SQLiteCatalog {
     }
 }
 
-extension SQLiteCatalog: DriftCatalog {
-
-
-
-
-}
-
 /// One `destination_drift` row, decoded by column name; a row whose checksum or state does not parse is left out.
-struct DriftRow: Codable, FetchableRecord, TableRecord, CatalogRecord {
-    static let databaseTableName = "destination_drift"
+package struct DriftRow: Codable, FetchableRecord, TableRecord, CatalogRecord {
+    package static let databaseTableName = "destination_drift"
     var sha1: String
     var state: String
     var seenAt: Date
@@ -123,11 +116,11 @@ struct DriftRow: Codable, FetchableRecord, TableRecord, CatalogRecord {
         case sha1, state, seenAt = "seen_at"
     }
 
-    enum Columns {
+    package enum Columns {
         static let sha1 = Column(CodingKeys.sha1)
     }
 
-    var record: DriftRecord? {
+    package var record: DriftRecord? {
         guard let checksum = Checksum(hex: sha1), let state = DriftState(rawValue: state) else { return nil }
         return DriftRecord(checksum: checksum, state: state, seenAt: seenAt)
     }

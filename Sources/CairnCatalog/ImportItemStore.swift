@@ -6,32 +6,37 @@ import GRDB
 /// with its source's `root_path` and its asset's `original_path`.
 extension ItemRecord: FetchableRecord, EncodableRecord, CatalogRecord {}
 
-extension SQLiteCatalog {
+/// What both catalogs ask of `import_item i` in their SQL (SQLite's and PostgreSQL's alike).
+package enum ItemSQL {
     private typealias State = ItemState.Name
 
     /// Rows no run will move on by itself: ready, cancelled, or failed without hope of a retry.
-    private static let terminalCondition = """
-        (state IN ('\(State.ready.rawValue)', '\(State.cancelled.rawValue)') \
-        OR (state = '\(State.failed.rawValue)' AND retryable = 0))
+    package static let terminal = """
+        (i.state IN ('\(State.ready.rawValue)', '\(State.cancelled.rawValue)') \
+        OR (i.state = '\(State.failed.rawValue)' AND NOT i.retryable))
         """
 
     /// Rows the crash-loop guard failed for good: failed while the crash counts it keeps are set (every other outcome
     /// of a phase resets them). A walk that finds their content again leaves them failed unless asked to retry them.
-    static let crashFailedCondition = """
-        (state = '\(State.failed.rawValue)' AND retryable = 0 AND (crash_count > 0 OR kill_count > 0))
+    package static let crashFailed = """
+        (i.state = '\(State.failed.rawValue)' AND NOT i.retryable AND (i.crash_count > 0 OR i.kill_count > 0))
         """
 
     /// Rows whose original is not in place yet (`ItemState.owesTransfer`): before or in the transfer, or failed in it.
-    private static let owingTransferCondition = """
-        (state IN ('\(State.placeholder.rawValue)', '\(State.queued.rawValue)', '\(State.transferring.rawValue)') \
-        OR (state = '\(State.failed.rawValue)' AND phase = '\(Lane.transfer.rawValue)'))
+    package static let owingTransfer = """
+        (i.state IN ('\(State.placeholder.rawValue)', '\(State.queued.rawValue)', '\(State.transferring.rawValue)') \
+        OR (i.state = '\(State.failed.rawValue)' AND i.phase = '\(Lane.transfer.rawValue)'))
         """
 
-    /// The columns an import item is read with, for the join of `import_item i` with `source s` and `asset a`.
-    static let itemSelection = """
+    /// An item's columns (`ItemRecord`'s coding keys), for the join of `import_item i` with `source s` and `asset a`.
+    package static let columns = """
         i.id, i.sha1, i.relative_path, s.root_path, i.kind, i.size, a.original_path, i.state, i.phase, i.operation,
         i.reason, i.category, i.attempts, i.retryable, i.in_flight, i.in_flight_alone, i.crash_count, i.kill_count, i.duplicate
         """
+}
+
+extension SQLiteCatalog {
+    private typealias State = ItemState.Name
 
     /// The columns an item's save writes: its state's and its bookkeeping.
     private static let savedColumns = ItemState.CodingKeys.allCases.map(\.stringValue)
@@ -44,7 +49,7 @@ extension SQLiteCatalog {
     /// names the row being written, which made planning quadratic in the library's size.
     static func planItemSQL(terminal: String) -> String {
         """
-        INSERT INTO import_item (sha1, source_id, relative_path, kind, size, state, updated_at)
+        INSERT INTO import_item AS i (sha1, source_id, relative_path, kind, size, state, updated_at)
         VALUES (?, ?, ?, ?, ?, '\(State.placeholder.rawValue)', ?)
         ON CONFLICT (sha1) DO UPDATE SET
             source_id = excluded.source_id, relative_path = excluded.relative_path,
@@ -73,7 +78,7 @@ extension SQLiteCatalog {
     /// the crash-loop guard failed stays failed (and is returned so) until `retryCrashFailedImportItems`.
     public func planImportItems(_ items: [ImportItem], sourceID: Int64) async throws -> [ItemRecord] {
         guard !items.isEmpty else { return [] }
-        let terminal = "(\(Self.terminalCondition) AND NOT \(Self.crashFailedCondition))"
+        let terminal = "(\(ItemSQL.terminal) AND NOT \(ItemSQL.crashFailed))"
         return try await write { db in
             let upsert = try db.cachedStatement(sql: Self.planItemSQL(terminal: terminal))
             let createdAt = StoredDate.text(Date())
@@ -99,8 +104,8 @@ extension SQLiteCatalog {
     }
 
     static func unfinishedCondition(owingTransfer: Bool) -> String {
-        let unfinished = "(NOT \(terminalCondition) OR in_flight = 1)"
-        return owingTransfer ? unfinished + " AND \(owingTransferCondition)" : unfinished
+        let unfinished = "(NOT \(ItemSQL.terminal) OR i.in_flight = 1)"
+        return owingTransfer ? unfinished + " AND \(ItemSQL.owingTransfer)" : unfinished
     }
 
     /// How many items have their original in place and wait for a run with derivatives on (`--derivatives off`
@@ -108,8 +113,7 @@ extension SQLiteCatalog {
     public func importItemsOwingDerivatives() async throws -> Int {
         try await read { db in
             try Int.fetchOne(db, sql: """
-                SELECT COUNT(*) FROM import_item
-                WHERE NOT \(Self.terminalCondition) AND NOT \(Self.owingTransferCondition)
+                SELECT COUNT(*) FROM import_item i WHERE NOT \(ItemSQL.terminal) AND NOT \(ItemSQL.owingTransfer)
                 """) ?? 0
         }
     }
@@ -169,8 +173,8 @@ extension SQLiteCatalog {
         let now = Date()
         return try await write { db in
             try db.execute(sql: """
-                UPDATE import_item SET retryable = 1, attempts = 0, crash_count = 0, kill_count = 0, updated_at = ?
-                WHERE source_id = ? AND \(Self.crashFailedCondition)
+                UPDATE import_item AS i SET retryable = 1, attempts = 0, crash_count = 0, kill_count = 0, updated_at = ?
+                WHERE i.source_id = ? AND \(ItemSQL.crashFailed)
                 """, arguments: [StoredDate.text(now), sourceID])
             return db.changesCount
         }
@@ -178,26 +182,23 @@ extension SQLiteCatalog {
 
     /// `condition` names `import_item` columns, qualified with `i.` where `source s` or `asset a` share the name.
     private func fetchImportItems(where condition: String, arguments: StatementArguments = []) async throws -> [ItemRecord] {
-        try await read { db in
-            var result: [ItemRecord] = []
-            try Self.forEachImportItem(db, where: condition, arguments: arguments) { result.append($0) }
-            return result
-        }
+        try await read { db in try Self.importItems(db, where: condition, arguments: arguments) }
     }
 
-    /// Rows one at a time, each source root one string however many items share it.
-    static func forEachImportItem(_ db: Database, where condition: String, arguments: StatementArguments = [],
-                                  limit: Int? = nil, _ body: (ItemRecord) throws -> Void) throws {
+    /// The items matching `condition`, by id, each source root one string however many items share it.
+    static func importItems(_ db: Database, where condition: String, arguments: StatementArguments = [],
+                            limit: Int? = nil) throws -> [ItemRecord] {
         let records = try ItemRecord.fetchCursor(db, sql: """
-            SELECT \(itemSelection)
+            SELECT \(ItemSQL.columns)
             FROM import_item i JOIN source s ON s.id = i.source_id LEFT JOIN asset a ON a.sha1 = i.sha1
             WHERE \(condition)
             ORDER BY i.id
             """ + (limit.map { " LIMIT \($0)" } ?? ""), arguments: arguments)
-        var roots = Set<String>()
+        var roots = Set<String>(), result: [ItemRecord] = []
         while var record = try records.next() {
             record.item.sourceRoot = roots.insert(record.item.sourceRoot).memberAfterInsert
-            try body(record)
+            result.append(record)
         }
+        return result
     }
 }

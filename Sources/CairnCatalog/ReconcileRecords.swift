@@ -55,16 +55,6 @@ public struct PendingItem: Codable, Sendable, Equatable {
     public var eligibleAt: Date?
     /// The sync that planned it.
     public var runID: String
-
-    public init(sourceID: Int64, checksum: Checksum, status: Status, confirmedAt: Date? = nil, eligibleAt: Date? = nil,
-                runID: String) {
-        self.sourceID = sourceID
-        self.checksum = checksum
-        self.status = status
-        self.confirmedAt = confirmedAt
-        self.eligibleAt = eligibleAt
-        self.runID = runID
-    }
 }
 
 /// An asset moved to the library's trash: its catalog record as it was, and the files that moved.
@@ -100,7 +90,6 @@ public struct ReconcileStoreError: Error, Equatable, CustomStringConvertible {
     public init(_ reason: String) { self.reason = reason }
     public var description: String { reason }
 }
-
 
 /// A checksum waiting for a decision or a later run, for `pending list` (its run is the sync's).
 public struct PendingEntry: Sendable, Equatable {

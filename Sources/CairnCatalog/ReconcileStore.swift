@@ -38,7 +38,6 @@ enum ReconcileStore {
 
     // MARK: Source facts
 
-
     static func saveFacts(_ facts: ReconcileSourceFacts, sourceID: Int64, _ db: Database) throws {
         try db.execute(sql: """
             INSERT INTO reconcile_source (source_id, had_marker, first_run_done, last_sync_run_id, last_healthy_run_id,

@@ -46,7 +46,7 @@ package struct SnapshotRow: Codable, FetchableRecord, TableRecord, CatalogRecord
 
 /// One `media_probe` row: the probe's one codec, in either catalog (times as dates; a batch for PostgreSQL encodes
 /// them as seconds).
-package struct MediaProbeRow: Codable, FetchableRecord, TableRecord, CatalogRecord {
+package struct MediaProbeRow: Codable, FetchableRecord, PersistableRecord, CatalogRecord {
     package static let databaseTableName = "media_probe"
     var sha1: String
     var container: String

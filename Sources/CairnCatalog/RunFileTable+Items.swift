@@ -13,9 +13,7 @@ extension RunFileTable {
              AND i.id > ? AND NOT EXISTS (SELECT 1 FROM temp.run_content c WHERE c.sha1 = i.sha1 AND c.in_library = 0)
             """
         return try await catalog.write { db in
-            var result: [ItemRecord] = []
-            try SQLiteCatalog.forEachImportItem(db, where: condition, arguments: [id.rawValue], limit: limit) { result.append($0) }
-            return result
+            try SQLiteCatalog.importItems(db, where: condition, arguments: [id.rawValue], limit: limit)
         }
     }
 
@@ -33,14 +31,10 @@ extension RunFileTable {
     /// unchanged (a file gone from the source is no longer reported), by id.
     public func crashFailedImportItems() async throws -> [ItemRecord] {
         let sourceID = self.sourceID
-        let condition = "i.source_id = ? AND \(SQLiteCatalog.crashFailedCondition)"
+        let condition = "i.source_id = ? AND \(ItemSQL.crashFailed)"
             + " AND (EXISTS (SELECT 1 FROM temp.run_file r WHERE r.sha1 = i.sha1)"
             + " OR EXISTS (SELECT 1 FROM main.source_file s WHERE s.source_id = \(sourceID) AND s.sha1 = i.sha1"
             + " AND \(Self.isSettled("s.relative_path"))))"
-        return try await catalog.write { db in
-            var result: [ItemRecord] = []
-            try SQLiteCatalog.forEachImportItem(db, where: condition, arguments: [sourceID]) { result.append($0) }
-            return result
-        }
+        return try await catalog.write { db in try SQLiteCatalog.importItems(db, where: condition, arguments: [sourceID]) }
     }
 }

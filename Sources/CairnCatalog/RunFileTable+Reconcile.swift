@@ -106,7 +106,7 @@ extension RunFileTable {
     public func absentContent(stamped: [Checksum], at now: Date) async throws -> [AbsentContent] {
         let stampedNow = Set(stamped)
         return try await catalog.write { db in
-            let rows = try AbsentContentRow.fetchCursor(db, sql: """
+            try AbsentContentRow.fetchAll(db, sql: """
                 SELECT o.sha1,
                     (SELECT f.confirmed_at FROM main.reconcile_confirmed f
                      WHERE f.source_id = :source AND f.sha1 = o.sha1) AS confirmed_at,
@@ -120,12 +120,7 @@ extension RunFileTable {
                     AND NOT EXISTS (SELECT 1 FROM main.reconcile_exclusion e
                                     WHERE e.source_id = :source AND e.sha1 = o.sha1)
                     AND NOT EXISTS (SELECT 1 FROM temp.run_protected p WHERE p.sha1 = o.sha1)
-                """, arguments: ["source": sourceID])
-            var result: [AbsentContent] = []
-            while let row = try rows.next() {
-                if let content = row.content(stampedNow: stampedNow, at: now) { result.append(content) }
-            }
-            return result
+                """, arguments: ["source": sourceID]).compactMap { $0.content(stampedNow: stampedNow, at: now) }
         }
     }
 

@@ -14,7 +14,7 @@ extension RunFileTable {
                 """)
             for file in files {
                 try insert.execute(arguments: [
-                    RunSidecar.folder(of: file.relativePath), file.relativePath, Int64(bitPattern: file.fingerprint.device), Int64(bitPattern: file.fingerprint.inode),
+                    RelativePath.folder(of: file.relativePath), file.relativePath, Int64(bitPattern: file.fingerprint.device), Int64(bitPattern: file.fingerprint.inode),
                     file.fingerprint.size, file.fingerprint.modificationTimeNanoseconds,
                 ])
             }
@@ -25,18 +25,13 @@ extension RunFileTable {
     /// linked with the same path, size and modification time is left alone: a rescan reads none).
     public func sidecarsToLink(after last: RunSidecar?, limit: Int) async throws -> [RunSidecar] {
         try await catalog.write { db in
-            let rows = try RunSidecarRow.fetchCursor(db, sql: """
+            try RunSidecarRow.fetchAll(db, sql: """
                 SELECT folder, path AS relative_path, device, inode, size, mtime_ns, 'other' AS kind FROM temp.run_sidecar r
                 WHERE (folder, path) > (?, ?)
                     AND NOT EXISTS (SELECT 1 FROM main.sidecar s WHERE s.source_path = r.path
                                     AND s.source_size = r.size AND s.source_mtime_ns = r.mtime_ns)
                 ORDER BY folder, path LIMIT ?
-                """, arguments: [last?.folder ?? "", last?.record.relativePath ?? "", limit])
-            var result: [RunSidecar] = []
-            while let row = try rows.next() {
-                result.append(row.sidecar)
-            }
-            return result
+                """, arguments: [last?.folder ?? "", last?.record.relativePath ?? "", limit]).map(\.sidecar)
         }
     }
 

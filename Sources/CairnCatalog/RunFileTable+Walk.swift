@@ -202,14 +202,7 @@ private struct SnapshotCursor {
     }
 
     private func bindText(_ text: String, at index: Int32) throws {
-        var text = text
-        let code = text.withUTF8 { bytes in
-            guard let base = bytes.baseAddress else { return CSQLite_bind_text_copy(raw, index, "", 0) }
-            return base.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
-                CSQLite_bind_text_copy(raw, index, $0, Int32(bytes.count))
-            }
-        }
-        try RunFileTable.check(code, db, statement)
+        try RunFileTable.check(bindCopy(text, raw, index), db, statement)
     }
 
     mutating func step() throws {
@@ -288,12 +281,12 @@ private struct WalkRowWriter {
         let first = Int32(rowsBound * RunFileTable.walkColumns)
         func check(_ code: Int32) throws { try RunFileTable.check(code, db, statement) }
         try check(sqlite3_bind_int64(raw, first + 1, id))
-        try check(Self.bind(file.relativePath, raw, first + 2))
+        try check(bindCopy(file.relativePath, raw, first + 2))
         try check(sqlite3_bind_int64(raw, first + 3, Int64(bitPattern: file.fingerprint.device)))
         try check(sqlite3_bind_int64(raw, first + 4, Int64(bitPattern: file.fingerprint.inode)))
         try check(sqlite3_bind_int64(raw, first + 5, file.fingerprint.size))
         try check(sqlite3_bind_int64(raw, first + 6, file.fingerprint.modificationTimeNanoseconds))
-        try check(Self.bind(file.kind.rawValue, raw, first + 7))
+        try check(bindCopy(file.kind.rawValue, raw, first + 7))
         try check(sqlite3_bind_int64(raw, first + 8, snapshot == nil ? 0 : 1))
         if let snapshot {
             // An unchanged file's last checksum is its checksum: kept once, the row is a third smaller.
@@ -317,13 +310,15 @@ private struct WalkRowWriter {
         self.statement = nil
     }
 
-    private static func bind(_ text: String, _ raw: OpaquePointer, _ index: Int32) -> Int32 {
-        var text = text
-        return text.withUTF8 { bytes in
-            guard let base = bytes.baseAddress else { return CSQLite_bind_text_copy(raw, index, "", 0) }
-            return base.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
-                CSQLite_bind_text_copy(raw, index, $0, Int32(bytes.count))
-            }
+}
+
+/// Binds `text` to parameter `index` of `raw` as a copy SQLite owns; SQLite's result code.
+private func bindCopy(_ text: String, _ raw: OpaquePointer, _ index: Int32) -> Int32 {
+    var text = text
+    return text.withUTF8 { bytes in
+        guard let base = bytes.baseAddress else { return CSQLite_bind_text_copy(raw, index, "", 0) }
+        return base.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
+            CSQLite_bind_text_copy(raw, index, $0, Int32(bytes.count))
         }
     }
 }

@@ -255,14 +255,11 @@ public struct RunFileTable: RunTables, RunTablesWrittenInPlace {
     /// (in path order) holding each checksum the library lacks.
     public func newContent(after id: Int64, limit: Int) async throws -> [RunFile] {
         try await catalog.write { db in
-            let rows = try RunFileRow.fetchCursor(db, sql: """
+            try RunFileRow.fetchAll(db, sql: """
                 SELECT r.id, r.path AS relative_path, r.device, r.inode, r.size, r.mtime_ns, r.kind, r.sha1
                 FROM temp.run_content c JOIN temp.run_file r ON r.id = c.first_id
                 WHERE c.in_library = 0 AND c.first_id > ? ORDER BY c.first_id LIMIT ?
-                """, arguments: [id, limit])
-            var result: [RunFile] = []
-            while let row = try rows.next() { result.append(row.file) }
-            return result
+                """, arguments: [id, limit]).map(\.file)
         }
     }
 

@@ -5,27 +5,12 @@ import Foundation
 public struct RunFile: Sendable, Equatable {
     public var id: Int64
     public var record: SourceFile
-
-    public init(id: Int64, record: SourceFile) {
-        self.id = id
-        self.record = record
-    }
 }
 
 /// A sidecar the walk found, with the folder it was found in (what it is matched within).
 public struct RunSidecar: Sendable, Equatable {
     public var folder: String
     public var record: SourceFile
-
-    public init(folder: String, record: SourceFile) {
-        self.folder = folder
-        self.record = record
-    }
-
-    /// The folder a sidecar at `path` is matched within: its parent ("" at the source's root).
-    package static func folder(of path: String) -> String {
-        path.lastIndex(of: "/").map { String(path[..<$0]) } ?? ""
-    }
 
     /// The bytewise range `(after, before)` holding every path under `folder`'s prefix ("folder/"): '0' follows '/'.
     package static func pathRange(under folder: String) -> (after: String, before: String) { (folder + "/", folder + "0") }

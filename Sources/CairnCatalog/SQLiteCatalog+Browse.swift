@@ -49,7 +49,7 @@ extension SQLiteCatalog {
                 ORDER BY media_probe.capture_date IS NULL, media_probe.capture_date, asset.sha1
                 """, arguments: StatementArguments(arguments))
             return try rows.map { columns in
-                let probe = try ProbeColumns(row: columns)
+                let probe = try ListedProbeColumns(row: columns)
                 return ListedAsset(asset: try AssetRecord(row: columns), captureDate: probe.probeCaptureDate,
                                    probeJSON: probe.probeJSON)
             }
@@ -63,10 +63,10 @@ private struct SourcePathColumns: Decodable, FetchableRecord, CatalogRecord {
     var relative: String
 }
 
-/// The probe columns `listedAssets` joins to each asset row.
-private struct ProbeColumns: Decodable, FetchableRecord, CatalogRecord {
-    var probeCaptureDate: Date?
-    var probeJSON: String?
+/// The probe columns a listing joins to each asset row, in either catalog.
+package struct ListedProbeColumns: Decodable, FetchableRecord, CatalogRecord {
+    package var probeCaptureDate: Date?
+    package var probeJSON: String?
 
     enum CodingKeys: String, CodingKey {
         case probeCaptureDate = "probe_capture_date", probeJSON = "probe_json"

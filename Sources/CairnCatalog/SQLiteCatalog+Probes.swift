@@ -88,15 +88,7 @@ extension SQLiteCatalog {
     }
 
     static func saveMediaProbe(_ probe: MediaProbeRecord, in db: Database) throws {
-        try db.execute(sql: """
-            INSERT OR REPLACE INTO media_probe (sha1, container, width, height, duration_seconds, capture_date,
-                camera_make, camera_model, latitude, longitude, altitude, codec, probe_json, probed_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """, arguments: [
-                probe.checksum.hex, probe.container, probe.width, probe.height, probe.durationSeconds,
-                probe.captureDate.map(StoredDate.text), probe.cameraMake, probe.cameraModel, probe.latitude,
-                probe.longitude, probe.altitude, probe.codec, probe.probeJSON, StoredDate.text(probe.probedAt),
-            ])
+        try MediaProbeRow(probe).insert(db, onConflict: .replace)
     }
 
     public func mediaProbe(_ checksum: Checksum) async throws -> MediaProbeRecord? {

@@ -63,15 +63,6 @@ public struct AssetStackRow: Codable, Sendable, Equatable, FetchableRecord, Pers
     public var stackedAt: Date
     public var linkedAt: Date?
 
-    public init(member: Checksum, primary: Checksum, position: Int, basis: String, stackedAt: Date, linkedAt: Date?) {
-        self.member = member
-        self.primary = primary
-        self.position = position
-        self.basis = basis
-        self.stackedAt = stackedAt
-        self.linkedAt = linkedAt
-    }
-
     /// The rows of `stack`, primary first.
     public static func rows(of stack: AssetStack) -> [AssetStackRow] {
         stack.members.enumerated().map {
@@ -100,10 +91,6 @@ public struct StackCandidate: Decodable, Sendable, Equatable, FetchableRecord, C
     public struct Position: Sendable, Equatable {
         public var captureDate: Date
         public var checksum: Checksum
-        public init(captureDate: Date, checksum: Checksum) {
-            self.captureDate = captureDate
-            self.checksum = checksum
-        }
     }
 
     public var position: Position { Position(captureDate: captureDate, checksum: checksum) }

@@ -28,8 +28,3 @@ extension SQLiteCatalog {
         }
     }
 }
-
-extension SQLiteCatalog {
-
-
-}

@@ -52,5 +52,3 @@ extension SQLiteCatalog {
         }
     }
 }
-
-extension SQLiteCatalog {}

@@ -89,14 +89,14 @@ extension SQLiteCatalog {
 
 extension SQLiteCatalog: StoredFileCatalog {}
 
-/// One row of `storedFiles(in:shard:)`: a file's path, known size, role and naming checksum.
-private struct StoredFileRow: Decodable, FetchableRecord {
+/// One row of `storedFiles(in:shard:)`, in either catalog: a file's path, known size, role and naming checksum.
+package struct StoredFileRow: Decodable, FetchableRecord {
     var path: String
     var size: Int64?
     var role: String
     var sha1: String
 
-    var file: CatalogFile? {
+    package var file: CatalogFile? {
         guard let role = CatalogFile.Role(rawValue: role), let checksum = Checksum(hex: sha1) else { return nil }
         return CatalogFile(path: path, size: size.flatMap { $0 > 0 ? $0 : nil }, role: role, checksum: checksum)
     }

@@ -28,8 +28,6 @@ public struct StoreCheck: Sendable {
         public var trashedObjects = 0
 
         public init() {}
-
-        public var isConsistent: Bool { orphans == 0 && missing == 0 && sizeMismatches == 0 }
     }
 
     public let catalog: any StoredFileCatalog

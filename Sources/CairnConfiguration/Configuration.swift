@@ -33,12 +33,12 @@ internal import TOMLKit
 /// ```
 public struct CairnConfiguration: Sendable, Equatable {
     public var source: String?
-    public var reconcile: ReconcileSettings
+    public var reconcile = ReconcileSettings.defaults
     /// Whether a sync trashes past-quarantine candidates (`--apply-deletions`).
-    public var applyDeletions: Bool
+    public var applyDeletions = false
     /// A `--lanes` spec, already checked against the pipeline's rules.
     public var lanes: String?
-    public var clips: Bool
+    public var clips = true
     /// Where new content goes: "library" or "immich".
     public var destination = "library"
     public var immichURL: String?
@@ -64,16 +64,6 @@ public struct CairnConfiguration: Sendable, Equatable {
     /// The config file that was read, if one was.
     public var file: String?
 
-    public init(source: String? = nil, reconcile: ReconcileSettings = .defaults, applyDeletions: Bool = false,
-                lanes: String? = nil, clips: Bool = true, file: String? = nil) {
-        self.source = source
-        self.reconcile = reconcile
-        self.applyDeletions = applyDeletions
-        self.lanes = lanes
-        self.clips = clips
-        self.file = file
-    }
-
     public static let fileName = "cairn.toml"
 
     /// The settings as given on the command line; `nil` means "not given".
@@ -93,25 +83,18 @@ public struct CairnConfiguration: Sendable, Equatable {
         public var maxDelete: Int?
         public var vanishThreshold: Double?
         public var applyDeletions: Bool?
-        public var lanes: String?
-        public var clips: Bool?
         public var destination: String?
         public var immichURL: String?
         public var immichAPIKeyFile: String?
-        public var metricsFile: String?
-        public var metricsPush: String?
         public var destinationDrift: DriftMending?
         public var timeZone: String?
 
         public init(source: String? = nil, quarantineDays: Int? = nil, strictness: DeletionStrictness? = nil, maxDelete: Int? = nil,
-                    vanishThreshold: Double? = nil, applyDeletions: Bool? = nil, lanes: String? = nil, clips: Bool? = nil,
-                    destination: String? = nil, immichURL: String? = nil, immichAPIKeyFile: String? = nil,
-                    metricsFile: String? = nil, metricsPush: String? = nil, destinationDrift: DriftMending? = nil,
+                    vanishThreshold: Double? = nil, applyDeletions: Bool? = nil, destination: String? = nil,
+                    immichURL: String? = nil, immichAPIKeyFile: String? = nil, destinationDrift: DriftMending? = nil,
                     timeZone: String? = nil) {
             self.destinationDrift = destinationDrift
             self.timeZone = timeZone
-            self.metricsFile = metricsFile
-            self.metricsPush = metricsPush
             self.destination = destination
             self.immichURL = immichURL
             self.immichAPIKeyFile = immichAPIKeyFile
@@ -121,8 +104,6 @@ public struct CairnConfiguration: Sendable, Equatable {
             self.maxDelete = maxDelete
             self.vanishThreshold = vanishThreshold
             self.applyDeletions = applyDeletions
-            self.lanes = lanes
-            self.clips = clips
         }
     }
 

@@ -62,13 +62,9 @@ struct Layer {
         layer.values[.maxDelete] = flags.maxDelete.map(Value.int)
         layer.values[.vanishThreshold] = flags.vanishThreshold.map(Value.double)
         layer.values[.applyDeletions] = flags.applyDeletions.map(Value.bool)
-        layer.values[.lanes] = flags.lanes.map(Value.string)
-        layer.values[.clips] = flags.clips.map(Value.bool)
         layer.values[.destination] = flags.destination.map(Value.string)
         layer.values[.immichURL] = flags.immichURL.map(Value.string)
         layer.values[.immichAPIKeyFile] = flags.immichAPIKeyFile.map(Value.string)
-        layer.values[.metricsFile] = flags.metricsFile.map(Value.string)
-        layer.values[.metricsPush] = flags.metricsPush.map(Value.string)
         layer.values[.destinationDrift] = flags.destinationDrift.map { Value.string($0.rawValue) }
         layer.values[.timeZone] = flags.timeZone.map(Value.string)
         return layer

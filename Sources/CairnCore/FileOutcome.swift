@@ -110,8 +110,7 @@ public struct FileOutcomeEntry: Hashable, Sendable {
 
     /// One JSON object per line, keys sorted.
     public static func jsonLines(_ entries: [FileOutcomeEntry]) throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let encoder = Timestamp.jsonEncoder()
         var data = Data()
         for entry in entries {
             data.append(try encoder.encode(entry))

@@ -11,15 +11,6 @@ public struct ItemID: RawRepresentable, Hashable, Comparable, Codable, Sendable,
     /// An item not in the catalog yet.
     public static let unassigned = ItemID(0)
 
-    public init(from decoder: any Decoder) throws {
-        rawValue = try decoder.singleValueContainer().decode(Int64.self)
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(rawValue)
-    }
-
     public static func < (lhs: ItemID, rhs: ItemID) -> Bool { lhs.rawValue < rhs.rawValue }
     public var description: String { "#\(rawValue)" }
 }

@@ -1,6 +1,28 @@
 import Foundation
 import Synchronization
 
+/// `transform` of every element, in their order, at most `width` at once (a child task each): the async work's
+/// map, where `parallelMap` is the blocking work's.
+package func concurrentMap<Element: Sendable, Mapped: Sendable>(
+    _ elements: [Element], width: Int, _ transform: @escaping @Sendable (Element) async -> Mapped
+) async -> [Mapped] {
+    await withTaskGroup(of: (Int, Mapped).self) { group in
+        var mapped = [Mapped?](repeating: nil, count: elements.count)
+        for index in 0..<min(max(width, 1), elements.count) {
+            group.addTask { (index, await transform(elements[index])) }
+        }
+        var next = min(max(width, 1), elements.count)
+        while let (index, value) = await group.next() {
+            mapped[index] = value
+            guard next < elements.count else { continue }
+            let index = next
+            group.addTask { (index, await transform(elements[index])) }
+            next += 1
+        }
+        return mapped.map { $0! }
+    }
+}
+
 /// Runs `body` over `0..<count` on at most `workers` threads, each with state of its own
 /// (a reusable buffer, a digest context), and returns the outputs in index order.
 ///

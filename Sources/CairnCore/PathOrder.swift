@@ -46,3 +46,9 @@ public enum PathOrder {
         return a.count == b.count ? 0 : (a.count < b.count ? -1 : 1)
     }
 }
+
+/// A relative path's folder: what a sidecar is matched within, a store's folder listing, a trash move's parent.
+public enum RelativePath {
+    /// The folder holding `path` ("" at the root): all of it before its last slash.
+    public static func folder(of path: String) -> String { path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "" }
+}

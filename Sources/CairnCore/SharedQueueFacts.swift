@@ -59,9 +59,7 @@ public struct QueueStatus: Sendable, Equatable {
             workers: workers.map { Worker(id: $0.id.uuidString.lowercased(), host: $0.host, pid: $0.pid,
                                           leases: $0.leases, silentSeconds: $0.silentFor) },
             imports: imports.map { Held(holder: $0.holder, from: $0.from, heldSeconds: $0.heldFor) })
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: (try? encoder.encode(document)) ?? Data(), as: UTF8.self)
+        return String(decoding: (try? Timestamp.jsonEncoder().encode(document)) ?? Data(), as: UTF8.self)
     }
 }
 

@@ -37,6 +37,26 @@ public enum Timestamp {
         }
     }
 
+    /// The one JSON style of what cairn writes: keys sorted, slashes as they are, dates as `toTheSecond` writes
+    /// them (`milliseconds`: as `withMilliseconds` does, for the narration and the journal); `pretty` indents.
+    public static func jsonEncoder(milliseconds: Bool = false, pretty: Bool = false) -> JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = pretty ? [.sortedKeys, .withoutEscapingSlashes, .prettyPrinted]
+                                          : [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = milliseconds ? .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(withMilliseconds(date))
+        } : jsonEncoding
+        return encoder
+    }
+
+    /// Reads what `jsonEncoder` writes (dates as `parse` reads them).
+    public static func jsonDecoder() -> JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = jsonDecoding
+        return decoder
+    }
+
     /// For `JSONDecoder`: what `parse` reads.
     public static var jsonDecoding: JSONDecoder.DateDecodingStrategy {
         .custom { decoder in

@@ -34,16 +34,9 @@ extension ImmichClient {
             start += page.count
             // The id only matches an answer to its question: the page's index is shorter than the checksum.
             let items = page.indices.map { Components.Schemas.AssetBulkUploadCheckItem(checksum: page[$0].hex, id: String($0)) }
-            let results = try await withRetries("check which files the server has") { () throws(ImmichFailure) in
-                let output = try await call("check which files the server has") {
-                    try await api.checkBulkUpload(body: .json(.init(assets: items)))
-                }
-                switch output {
-                case .ok(let ok): return try Self.json("check which files the server has") { try ok.body.json.results }
-                case .undocumented(let status, let payload):
-                    throw await Self.undocumented(status, payload, operation: "check which files the server has")
-                }
-            }
+            let results = try await perform("check which files the server has", {
+                try await api.checkBulkUpload(body: .json(.init(assets: items)))
+            }) { try $0.ok.body.json.results }
             for item in results {
                 guard let index = Int(item.id), page.indices.contains(index) else { continue }
                 let checksum = page[index]
@@ -79,32 +72,18 @@ extension ImmichClient {
     /// Moves assets to Immich's trash (`force: false`: Immich keeps them restorable). cairn never purges.
     public func moveToTrash(_ assetIDs: [String]) async throws(ImmichFailure) {
         guard !assetIDs.isEmpty else { return }
-        try await withRetries("move assets to the trash") { () throws(ImmichFailure) in
-            let output = try await call("move assets to the trash") {
-                try await api.deleteAssets(body: .json(.init(force: false, ids: assetIDs)))
-            }
-            switch output {
-            case .noContent: return ()
-            case .undocumented(let status, let payload):
-                throw await Self.undocumented(status, payload, operation: "move assets to the trash")
-            }
-        }
+        try await perform("move assets to the trash", {
+            try await api.deleteAssets(body: .json(.init(force: false, ids: assetIDs)))
+        }) { _ = try $0.noContent }
     }
 
     /// Brings assets back from Immich's trash; returns how many the server restored.
     @discardableResult
     public func restoreFromTrash(_ assetIDs: [String]) async throws(ImmichFailure) -> Int {
         guard !assetIDs.isEmpty else { return 0 }
-        return try await withRetries("restore assets from the trash") { () throws(ImmichFailure) in
-            let output = try await call("restore assets from the trash") {
-                try await api.restoreAssets(body: .json(.init(ids: assetIDs)))
-            }
-            switch output {
-            case .ok(let ok): return try Self.json("restore assets from the trash") { try ok.body.json.count }
-            case .undocumented(let status, let payload):
-                throw await Self.undocumented(status, payload, operation: "restore assets from the trash")
-            }
-        }
+        return try await perform("restore assets from the trash", {
+            try await api.restoreAssets(body: .json(.init(ids: assetIDs)))
+        }) { try $0.ok.body.json.count }
     }
 
     /// Changes what the upload could not carry: a Takeout JSON's date, place, star, caption and archived state, a
@@ -117,15 +96,8 @@ extension ImmichClient {
             dateTimeOriginal: dateTimeOriginal, description: description, isFavorite: isFavorite, latitude: latitude,
             livePhotoVideoId: livePhotoVideoID, longitude: longitude,
             visibility: visibility.map { Components.Schemas.AssetVisibility(rawValue: $0.rawValue)! })
-        try await withRetries("update an asset") { () throws(ImmichFailure) in
-            let output = try await call("update an asset") {
-                try await api.updateAsset(path: .init(id: assetID), body: .json(update))
-            }
-            switch output {
-            case .ok: return ()
-            case .undocumented(let status, let payload):
-                throw await Self.undocumented(status, payload, operation: "update an asset")
-            }
+        try await perform("update an asset", { try await api.updateAsset(path: .init(id: assetID), body: .json(update)) }) {
+            _ = try $0.ok
         }
     }
 }

@@ -18,13 +18,8 @@ public struct ImmichAssetSummary: Sendable, Hashable {
 extension ImmichClient {
     /// The tag of `path` (parents included, as Immich makes them), created if missing. Returns its id.
     public func upsertTag(_ path: String) async throws(ImmichFailure) -> String {
-        let tags = try await withRetries("create a tag") { () throws(ImmichFailure) in
-            let output = try await call("create a tag") { try await api.upsertTags(body: .json(.init(tags: [path]))) }
-            switch output {
-            case .ok(let ok): return try Self.json("create a tag") { try ok.body.json }
-            case .undocumented(let status, let payload):
-                throw await Self.undocumented(status, payload, operation: "create a tag")
-            }
+        let tags = try await perform("create a tag", { try await api.upsertTags(body: .json(.init(tags: [path]))) }) {
+            try $0.ok.body.json
         }
         guard let tag = tags.first(where: { $0.value == path }) ?? tags.last else {
             throw ImmichFailure(kind: .permanent, operation: "create a tag",
@@ -36,29 +31,17 @@ extension ImmichClient {
     /// Stacks `assetIDs` (two or more, the primary first) and returns the stack's id. The server takes all or
     /// nothing: one asset it will not let the key update refuses the whole request.
     public func createStack(_ assetIDs: [String]) async throws(ImmichFailure) -> String {
-        try await withRetries("create a stack") { () throws(ImmichFailure) in
-            let output = try await call("create a stack") { try await api.createStack(body: .json(.init(assetIds: assetIDs))) }
-            switch output {
-            case .created(let created): return try Self.json("create a stack") { try created.body.json }.id
-            case .undocumented(let status, let payload):
-                throw await Self.undocumented(status, payload, operation: "create a stack")
-            }
+        try await perform("create a stack", { try await api.createStack(body: .json(.init(assetIds: assetIDs))) }) {
+            try $0.created.body.json.id
         }
     }
 
     /// Tags many assets in one request.
     public func tag(_ assetIDs: [String], with tagID: String) async throws(ImmichFailure) {
         guard !assetIDs.isEmpty else { return }
-        try await withRetries("tag assets") { () throws(ImmichFailure) in
-            let output = try await call("tag assets") {
-                try await api.bulkTagAssets(body: .json(.init(assetIds: assetIDs, tagIds: [tagID])))
-            }
-            switch output {
-            case .ok: return ()
-            case .undocumented(let status, let payload):
-                throw await Self.undocumented(status, payload, operation: "tag assets")
-            }
-        }
+        try await perform("tag assets", {
+            try await api.bulkTagAssets(body: .json(.init(assetIds: assetIDs, tagIds: [tagID])))
+        }) { _ = try $0.ok }
     }
 
     /// The id of the user's album named `name`, created (empty) when there is none. Each try lists the albums
@@ -67,21 +50,12 @@ extension ImmichClient {
         try await withRetries("find or create an album") { () throws(ImmichFailure) in
             // Albums shared with the user are listed too, and one may carry the same name: only one of the user's
             // own is theirs to fill.
-            let listed = try await call("list albums") { try await api.getAllAlbums(query: .init(isOwned: true, name: name)) }
-            switch listed {
-            case .ok(let ok):
-                let albums = try Self.json("list albums") { try ok.body.json }
-                if let existing = albums.first(where: { $0.albumName == name }) { return existing.id }
-            case .undocumented(let status, let payload):
-                throw await Self.undocumented(status, payload, operation: "list albums")
+            let albums = try await once("list albums", { try await api.getAllAlbums(query: .init(isOwned: true, name: name)) }) {
+                try $0.ok.body.json
             }
-            let output = try await call("create an album") {
-                try await api.createAlbum(body: .json(.init(albumName: name)))
-            }
-            switch output {
-            case .created(let created): return try Self.json("create an album") { try created.body.json.id }
-            case .undocumented(let status, let payload):
-                throw await Self.undocumented(status, payload, operation: "create an album")
+            if let existing = albums.first(where: { $0.albumName == name }) { return existing.id }
+            return try await once("create an album", { try await api.createAlbum(body: .json(.init(albumName: name))) }) {
+                try $0.created.body.json.id
             }
         }
     }
@@ -90,21 +64,14 @@ extension ImmichClient {
     /// whatever happened; a `no_permission` in the answer is a refusal.
     public func addToAlbum(_ assetIDs: [String], albumID: String) async throws(ImmichFailure) {
         guard !assetIDs.isEmpty else { return }
-        try await withRetries("fill an album") { () throws(ImmichFailure) in
-            let output = try await call("fill an album") {
-                try await api.addAssetsToAlbums(body: .json(.init(albumIds: [albumID], assetIds: assetIDs)))
-            }
-            switch output {
-            case .ok(let ok):
-                let answer = try Self.json("fill an album") { try ok.body.json }
-                // `duplicate`: every asset was in it already.
-                guard answer.success || answer.error != .noPermission else {
-                    throw ImmichFailure(kind: .permanent, operation: "fill an album", status: 200,
-                                        message: "the server refused (no permission to add these assets to album \(albumID))")
-                }
-                return ()
-            case .undocumented(let status, let payload):
-                throw await Self.undocumented(status, payload, operation: "fill an album")
+        try await perform("fill an album", {
+            try await api.addAssetsToAlbums(body: .json(.init(albumIds: [albumID], assetIds: assetIDs)))
+        }) {
+            let answer = try $0.ok.body.json
+            // `duplicate`: every asset was in it already.
+            guard answer.success || answer.error != .noPermission else {
+                throw ImmichFailure(kind: .permanent, operation: "fill an album", status: 200,
+                                    message: "the server refused (no permission to add these assets to album \(albumID))")
             }
         }
     }
@@ -127,13 +94,8 @@ extension ImmichClient {
         var page = 1
         while true {
             let body = query(page)
-            let result = try await withRetries("search assets") { () throws(ImmichFailure) in
-                let output = try await call("search assets") { try await api.searchAssets(body: .json(body)) }
-                switch output {
-                case .ok(let ok): return try Self.json("search assets") { try ok.body.json.assets }
-                case .undocumented(let status, let payload):
-                    throw await Self.undocumented(status, payload, operation: "search assets")
-                }
+            let result = try await perform("search assets", { try await api.searchAssets(body: .json(body)) }) {
+                try $0.ok.body.json.assets
             }
             found += result.items.map {
                 ImmichAssetSummary(id: $0.id, checksum: $0.checksum, isTrashed: $0.isTrashed,

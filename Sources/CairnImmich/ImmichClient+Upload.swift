@@ -116,7 +116,7 @@ extension ImmichClient {
         }
         guard response.status.code == 200 || response.status.code == 201 else {
             // Classified as every other undocumented answer is.
-            throw await Self.undocumented(response.status.code,
+            throw await undocumented(response.status.code,
                                           UndocumentedPayload(headerFields: response.headerFields, body: answer),
                                           operation: "upload")
         }

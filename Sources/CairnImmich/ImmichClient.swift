@@ -24,6 +24,8 @@ public final class ImmichClient: Sendable {
     let retry: RetryPolicy
     let clock: any Clock<Duration>
     let timeouts: Timeouts
+    /// The server's refusal of the key, once it refused it mid-run: what stops the run, and its exit code says so.
+    public let keyRefused = Locked<ImmichFailure?>(nil)
 
     /// How long a connection may take to open, and how long a request may wait for the server to read or to answer
     /// before it fails (each an idle time, not a deadline: a long upload that keeps moving never times out).
@@ -101,6 +103,27 @@ public final class ImmichClient: Sendable {
         }
     }
 
+    /// One request with its retries (`withRetries`): `send` calls the generated client and `read` takes the value
+    /// out of the documented answer (`try $0.ok.body.json`). An answer the spec does not document is classified with
+    /// the server's message and thrown; one that does not read as the spec says is a permanent failure.
+    func perform<Output: Sendable, Value: Sendable>(
+        _ operation: String, _ send: @Sendable () async throws -> Output, read: @Sendable (Output) throws -> Value
+    ) async throws(ImmichFailure) -> Value {
+        try await withRetries(operation) { () throws(ImmichFailure) in try await once(operation, send, read: read) }
+    }
+
+    /// As `perform`, one try.
+    func once<Output: Sendable, Value>(_ operation: String, _ send: () async throws -> Output,
+                                       read: (Output) throws -> Value) async throws(ImmichFailure) -> Value {
+        let output = try await call(operation, send)
+        // Every generated `Output` has the case `undocumented(statusCode:_:)`, and no protocol to read it by.
+        if let answer = Mirror(reflecting: output).children.first, answer.label == "undocumented",
+           let (status, payload) = answer.value as? (statusCode: Int, UndocumentedPayload) {
+            throw await undocumented(status, payload, operation: operation)
+        }
+        return try Self.json(operation) { try read(output) }
+    }
+
     /// A transport error in words that cannot carry the request: the runtime's `ClientError` holds the request
     /// and its headers (the key among them), so only the underlying HTTP client error is described.
     static func transportFailure(_ error: any Error, operation: String) -> ImmichFailure {
@@ -128,12 +151,14 @@ public final class ImmichClient: Sendable {
         return ImmichFailure(kind: .retryable, operation: operation, message: message, outcomeUnknown: true)
     }
 
-    /// An undocumented answer, classified with the server's message.
-    static func undocumented(_ status: Int, _ payload: UndocumentedPayload, operation: String) async -> ImmichFailure {
+    /// An undocumented answer, classified with the server's message; a refused key is kept (`keyRefused`).
+    func undocumented(_ status: Int, _ payload: UndocumentedPayload, operation: String) async -> ImmichFailure {
         var text = ""
         if let body = payload.body { text = (try? await String(collecting: body, upTo: 64 * 1024)) ?? "" }
         let retryAfter = payload.headerFields[HTTPField.Name("Retry-After")!]
-        return ImmichFailure.classify(status: status, body: text, retryAfter: retryAfter, operation: operation)
+        let failure = ImmichFailure.classify(status: status, body: text, retryAfter: retryAfter, operation: operation)
+        if failure.kind == .needsAuth { keyRefused.withLock { $0 = failure } }
+        return failure
     }
 }
 

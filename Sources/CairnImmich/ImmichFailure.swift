@@ -1,5 +1,6 @@
 import CairnCore
 import Foundation
+import HTTPTypes
 
 /// A request Immich did not carry out, in the three classes a run acts on. The spec documents only the success
 /// responses; everything else (validation 400s, 401, a proxy's 413, 429, 5xx, a dropped connection) arrives
@@ -96,19 +97,11 @@ public struct ImmichFailure: FailureDescribing, Sendable, CustomStringConvertibl
 }
 
 enum HTTPStatusText {
+    /// The reason phrase of a status Immich or a proxy in front of it answers with, as a person reads it.
     static func phrase(_ status: Int) -> String {
-        switch status {
-        case 400: return "bad request"
-        case 401: return "unauthorized"
-        case 403: return "forbidden"
-        case 404: return "not found"
-        case 408: return "request timeout"
-        case 429: return "too many requests"
-        case 500: return "internal server error"
-        case 502: return "bad gateway"
-        case 503: return "service unavailable"
-        case 504: return "gateway timeout"
-        default: return "unexpected status"
-        }
+        let known: [HTTPResponse.Status] = [.badRequest, .unauthorized, .forbidden, .notFound, .requestTimeout,
+                                            .tooManyRequests, .internalServerError, .badGateway, .serviceUnavailable,
+                                            .gatewayTimeout]
+        return known.first { $0.code == status }?.reasonPhrase.lowercased() ?? "unexpected status"
     }
 }

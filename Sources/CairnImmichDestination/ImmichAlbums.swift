@@ -57,9 +57,7 @@ extension ImmichDestination {
                 filled += 1
             } catch where error.kind != .needsAuth {
                 refused.append("album \(name) not filled: \(error.description)")
-            } catch {
-                throw refusedOrFailed(error)
-            }
+            } catch { throw error }  // A partial catch alone crashes Swift 6.3's SILGen here.
         }
         if added > 0 {
             lines.append("added \(added) asset\(added == 1 ? "" : "s") to \(filled) Immich album\(filled == 1 ? "" : "s")")

@@ -12,32 +12,28 @@ extension ImmichDestination {
     /// a page per 1,000 found). An asset this catalog has no row for (cairn trashed it) is not drift.
     package func findDrift(_ kind: DestinationCheckKind, since: Date?, library: Library, catalog: any AssetCatalog,
                            now: Date) async throws -> [DriftRecord] {
-        do {
-            switch kind {
-            case .full:
-                let checksums = try await catalog.assetChecksums()
-                guard !checksums.isEmpty else { return [] }
-                let presence = try await client.presence(of: checksums.sorted())
-                return presence.compactMap { checksum, state in
-                    switch state {
-                    case .present: return nil
-                    case .trashed: return DriftRecord(checksum: checksum, state: .trashed, seenAt: now)
-                    case .absent: return DriftRecord(checksum: checksum, state: .missing, seenAt: now)
-                    }
-                }.sorted { $0.checksum < $1.checksum }
-            case .trash:
-                guard let since, try await catalog.assetCount() > 0 else { return [] }
-                var found: [DriftRecord] = []
-                for asset in try await client.assetsTrashed(since: since) where asset.isTrashed {
-                    guard let checksum = asset.contentChecksum,
-                          let record = try await catalog.asset(checksum),
-                          record.remoteID == asset.id else { continue }
-                    found.append(DriftRecord(checksum: checksum, state: .trashed, seenAt: now))
+        switch kind {
+        case .full:
+            let checksums = try await catalog.assetChecksums()
+            guard !checksums.isEmpty else { return [] }
+            let presence = try await client.presence(of: checksums.sorted())
+            return presence.compactMap { checksum, state in
+                switch state {
+                case .present: return nil
+                case .trashed: return DriftRecord(checksum: checksum, state: .trashed, seenAt: now)
+                case .absent: return DriftRecord(checksum: checksum, state: .missing, seenAt: now)
                 }
-                return found
+            }.sorted { $0.checksum < $1.checksum }
+        case .trash:
+            guard let since, try await catalog.assetCount() > 0 else { return [] }
+            var found: [DriftRecord] = []
+            for asset in try await client.assetsTrashed(since: since) where asset.isTrashed {
+                guard let checksum = asset.contentChecksum,
+                      let record = try await catalog.asset(checksum),
+                      record.remoteID == asset.id else { continue }
+                found.append(DriftRecord(checksum: checksum, state: .trashed, seenAt: now))
             }
-        } catch let failure as ImmichFailure {
-            throw refusedOrFailed(failure)
+            return found
         }
     }
 
@@ -53,13 +49,9 @@ extension ImmichDestination {
                                             paths: [Self.journalPath(assetID: id)], timestamp: now))
             ids[id] = checksum
         }
-        do {
-            let refused = Set(try await client.sendRefusingAlone(ids.keys.sorted()) { batch throws(ImmichFailure) in
-                _ = try await client.restoreFromTrash(batch)
-            })
-            return ids.filter { !refused.contains($0.key) }.map(\.value).sorted()
-        } catch {
-            throw refusedOrFailed(error)
-        }
+        let refused = Set(try await client.sendRefusingAlone(ids.keys.sorted()) { batch throws(ImmichFailure) in
+            _ = try await client.restoreFromTrash(batch)
+        })
+        return ids.filter { !refused.contains($0.key) }.map(\.value).sorted()
     }
 }

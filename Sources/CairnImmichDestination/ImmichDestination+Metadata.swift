@@ -36,14 +36,10 @@ extension ImmichDestination {
             // `updateExif`, `utils/date.ts` `extractTimeZone`) and shows the wall time there. The photo's own EXIF
             // offset when it has one, else the run's zone (`--time-zone`, else this machine's) at that instant.
             let offset = probe.captureTime?.offset.flatMap(UTCOffset.parse)
-            do {
-                try await client.updateAsset(id, dateTimeOriginal: time.map {
-                    Timestamp.withMilliseconds($0, offsetSeconds: offset ?? timeZone.seconds(at: $0))
-                }, latitude: place?.latitude, longitude: place?.longitude, visibility: archive ? .archive : nil,
-                    isFavorite: google?.favorite == true ? true : nil, description: google?.description)
-            } catch {
-                throw refusedOrFailed(error)
-            }
+            try await client.updateAsset(id, dateTimeOriginal: time.map {
+                Timestamp.withMilliseconds($0, offsetSeconds: offset ?? timeZone.seconds(at: $0))
+            }, latitude: place?.latitude, longitude: place?.longitude, visibility: archive ? .archive : nil,
+                isFavorite: google?.favorite == true ? true : nil, description: google?.description)
             sent += 1
         }
         return (sent, people)
@@ -60,13 +56,9 @@ extension ImmichDestination {
                     + "lacks \(missing.sorted().joined(separator: ", "))"]
         }
         for (name, ids) in people.sorted(by: { $0.key < $1.key }) {
-            do {
-                // A `/` in a name would make a tag below it.
-                let tag = try await client.upsertTag("People/" + name.replacingOccurrences(of: "/", with: " "))
-                try await client.tag(ids, with: tag)
-            } catch {
-                throw refusedOrFailed(error)
-            }
+            // A `/` in a name would make a tag below it.
+            let tag = try await client.upsertTag("People/" + name.replacingOccurrences(of: "/", with: " "))
+            try await client.tag(ids, with: tag)
         }
         return ["tagged \(tagged) asset\(tagged == 1 ? "" : "s") with the \(people.count) "
                 + "\(people.count == 1 ? "person" : "people") Google Photos named (People/<name>)"]
@@ -78,11 +70,7 @@ extension ImmichDestination {
         let ids = assets.compactMap(\.remoteID)
         guard !ids.isEmpty else { return [] }
         for name in tags {
-            do {
-                try await client.tag(ids, with: try await client.upsertTag(name))
-            } catch {
-                throw refusedOrFailed(error)
-            }
+            try await client.tag(ids, with: try await client.upsertTag(name))
         }
         return []
     }
@@ -114,9 +102,7 @@ extension ImmichDestination {
                 made.append(stack.primary)
             } catch where error.kind != .needsAuth {
                 refused.append("\(stack.primary.hex.prefix(12)): \(error.message)")
-            } catch {
-                throw refusedOrFailed(error)
-            }
+            } catch { throw error }  // A partial catch alone crashes Swift 6.3's SILGen here.
         }
         var notes: [String] = []
         if !made.isEmpty { notes.append("\(made.count) stack\(made.count == 1 ? "" : "s") made in Immich") }

@@ -38,10 +38,9 @@ extension ImmichDestination {
                                             paths: item.libraryPaths, sourcePath: item.sourcePath, timestamp: now))
         }
         func failed(_ items: [TrashItem], _ error: ImmichFailure) -> [DeletionFailure] {
-            let failure = refusedOrFailed(error)
-            return items.map {
+            items.map {
                 DeletionFailure(checksum: $0.checksum, path: $0.sourcePath ?? $0.checksum.hex,
-                                reason: FailureReason(failure.description, category: failure.category))
+                                reason: FailureReason(error.description, category: error.category))
             }
         }
         // Immich refuses a whole batch for one id it will not let this key touch, so those are found and
@@ -122,18 +121,13 @@ extension ImmichDestination {
         }
         var ids = Set(byAssetID.keys)
         var taggedOnly = 0
-        do {
-            let tag = try await client.upsertTag(Self.runTag(runID))
-            for asset in try await client.assets(taggedWith: tag) where asset.isTrashed && ids.insert(asset.id).inserted {
-                taggedOnly += 1
-            }
-        } catch {
-            throw refusedOrFailed(error)
+        let tag = try await client.upsertTag(Self.runTag(runID))
+        for asset in try await client.assets(taggedWith: tag) where asset.isTrashed && ids.insert(asset.id).inserted {
+            taggedOnly += 1
         }
         // What Immich purged since (a person emptied its trash, or its 30-day purge ran) is found by checksum first:
         // one such id would make Immich refuse the whole restore.
-        let presence: [Checksum: ImmichPresence]
-        do { presence = try await client.presence(of: trashed.map(\.asset.checksum)) } catch { throw refusedOrFailed(error) }
+        let presence = try await client.presence(of: trashed.map(\.asset.checksum))
         let purged = trashed.filter { presence[$0.asset.checksum] == .absent }
         for record in purged {
             if let id = record.asset.remoteID { ids.remove(id) }
@@ -144,14 +138,9 @@ extension ImmichDestination {
             try journal.append(JournalEntry(runID: runID, action: .restore, checksum: record.asset.checksum,
                                             paths: record.libraryPaths, timestamp: now))
         }
-        let refusedIDs: Set<String>
-        do {
-            refusedIDs = Set(try await client.sendRefusingAlone(ids.sorted()) { ids throws(ImmichFailure) in
-                _ = try await client.restoreFromTrash(ids)
-            })
-        } catch {
-            throw refusedOrFailed(error)
-        }
+        let refusedIDs = Set(try await client.sendRefusingAlone(ids.sorted()) { ids throws(ImmichFailure) in
+            _ = try await client.restoreFromTrash(ids)
+        })
         let refused = restorable.filter {
             $0.asset.remoteID.map(refusedIDs.contains) ?? false
         }

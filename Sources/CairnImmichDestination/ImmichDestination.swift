@@ -17,8 +17,6 @@ package final class ImmichDestination: ImportDestination {
     package let identity: ImmichIdentity
     /// Where cairn keeps its state for this server and user.
     package let stateRoot: String
-    /// Set when the server refused the key in the middle of a run: the run stops, its items resume next time.
-    let authRefused = Locked<ImmichFailure?>(nil)
     /// Trashed assets this run brought back because the source still holds them.
     let restored = Locked(0)
     /// Trashed assets the source holds that this key may not restore (no `asset.delete`): left in Immich's trash.
@@ -62,7 +60,7 @@ package final class ImmichDestination: ImportDestination {
 
     package func pairingSettled(paired: Set<Checksum>) {}
 
-    package var credentialsRefused: String? { authRefused.withLock { $0?.description } }
+    package var credentialsRefused: String? { client.keyRefused.withLock { $0?.description } }
 
     package var restoredFromTrash: Int { restored.withLock { $0 } }
 
@@ -122,24 +120,20 @@ package final class ImmichDestination: ImportDestination {
     package func prepare(_ records: [ItemRecord], run: DestinationRun) async throws {
         let owing = records.filter { $0.state.owesTransfer }.map(\.item.checksum)
         guard !owing.isEmpty else { return }
-        do {
-            let found = try await client.presence(of: owing)
-            let trashed = found.values.compactMap { presence -> String? in
-                if case .trashed(let id) = presence { return id }
-                return nil
-            }
-            if !trashed.isEmpty, identity.missingPermissions(ImmichPermissions.restoreFromTrash).isEmpty {
-                try journalRestores(of: found, runID: run.runID, library: run.library)
-                let count = try await client.restoreFromTrash(trashed)
-                restored.withLock { $0 += count }
-            } else if !trashed.isEmpty {
-                // Restoring is `asset.delete`'s, which an import does not ask of a key: said, not failed.
-                keptInTrash.withLock { $0 += trashed.count }
-            }
-            presence.withLock { $0.merge(found) { _, new in new } }
-        } catch let failure as ImmichFailure {
-            throw refusedOrFailed(failure)
+        let found = try await client.presence(of: owing)
+        let trashed = found.values.compactMap { presence -> String? in
+            if case .trashed(let id) = presence { return id }
+            return nil
         }
+        if !trashed.isEmpty, identity.missingPermissions(ImmichPermissions.restoreFromTrash).isEmpty {
+            try journalRestores(of: found, runID: run.runID, library: run.library)
+            let count = try await client.restoreFromTrash(trashed)
+            restored.withLock { $0 += count }
+        } else if !trashed.isEmpty {
+            // Restoring is `asset.delete`'s, which an import does not ask of a key: said, not failed.
+            keptInTrash.withLock { $0 += trashed.count }
+        }
+        presence.withLock { $0.merge(found) { _, new in new } }
     }
 
     package func stages(for run: DestinationRun) -> any PipelineStages { ImmichStages(destination: self, run: run) }
@@ -174,17 +168,9 @@ package final class ImmichDestination: ImportDestination {
                 linked.append(pair)
             } catch where error.kind != .needsAuth {
                 continue
-            } catch {
-                throw refusedOrFailed(error)
-            }
+            } catch { throw error }  // A partial catch alone crashes Swift 6.3's SILGen here.
         }
         return linked
-    }
-
-    /// A failure that stops the run: a refused key is remembered (the run's exit code says so).
-    func refusedOrFailed(_ failure: ImmichFailure) -> ImmichFailure {
-        if failure.kind == .needsAuth { authRefused.withLock { $0 = failure } }
-        return failure
     }
 
     // MARK: Where an asset lives

@@ -78,7 +78,7 @@ struct ImmichStages: PipelineStages {
             sidecar: sidecar)
         let result: ImmichUploadResult
         do { result = try await destination.client.upload(file) } catch {
-            throw stageFailure(destination.refusedOrFailed(error))
+            throw stageFailure(error)
         }
         let rows = rows(item, assetID: result.assetID, probe: probe)
         guard case .created = result else { return PhaseResult(.alreadyInLibrary, products: rows) }
@@ -120,11 +120,7 @@ struct ImmichStages: PipelineStages {
     /// The XMP sidecar beside an archive's entry in its archive (or in another part of a split one), by the same
     /// names: its bytes, or nil when there is none (or it is empty, or too large).
     static func archivedXMPSidecar(of path: String) throws -> [UInt8]? {
-        let folder = FileSystem.parentDirectory(of: path), name = FileSystem.baseName(of: path)
-        let stem = name.lastIndex(of: ".").map { String(name[..<$0]) } ?? name
-        for candidate in [name + ".xmp", name + ".XMP", stem + ".xmp", stem + ".XMP"] {
-            let sidecar = folder + "/" + candidate
-            guard SidecarMatcher.media(for: candidate, among: [name]) == name, SourceArchive.holds(sidecar) else { continue }
+        for sidecar in xmpCandidates(of: path) where SourceArchive.holds(sidecar) {
             let bytes = try FileHasher().readWhole(path: sidecar, expected: nil)
             guard !bytes.isEmpty, bytes.count <= SidecarMatcher.maxBytes else { continue }
             return bytes
@@ -136,14 +132,18 @@ struct ImmichStages: PipelineStages {
     /// matcher pairs them; Immich takes it with the upload. An empty one is left out: Immich 3.1 refuses the whole
     /// upload for an empty file part.
     static func xmpSidecar(of path: String) -> String? {
+        xmpCandidates(of: path).first { sidecar in
+            guard FileSystem.exists(sidecar), let size = FileSystem.size(sidecar) else { return false }
+            return size > 0 && size <= Int64(SidecarMatcher.maxBytes)
+        }
+    }
+
+    /// The paths an XMP sidecar of `path` may have (`IMG_1.jpg.xmp` or `IMG_1.xmp`, either case) that the scanner's
+    /// matcher pairs with it, in the order tried.
+    static func xmpCandidates(of path: String) -> [String] {
         let folder = FileSystem.parentDirectory(of: path), name = FileSystem.baseName(of: path)
         let stem = name.lastIndex(of: ".").map { String(name[..<$0]) } ?? name
-        for candidate in [name + ".xmp", name + ".XMP", stem + ".xmp", stem + ".XMP"] {
-            let sidecar = folder + "/" + candidate
-            guard FileSystem.exists(sidecar), SidecarMatcher.media(for: candidate, among: [name]) == name,
-                  let size = FileSystem.size(sidecar), size > 0, size <= Int64(SidecarMatcher.maxBytes) else { continue }
-            return sidecar
-        }
-        return nil
+        return [name + ".xmp", name + ".XMP", stem + ".xmp", stem + ".XMP"]
+            .filter { SidecarMatcher.media(for: $0, among: [name]) == name }.map { folder + "/" + $0 }
     }
 }

@@ -49,29 +49,7 @@ struct HeldContent: Sendable {
 
     /// The holds of a page's files, in their order: a file's probe (for a date filter) on up to a core each.
     func holds(_ files: [RunFile]) async -> [Hold?] {
-        guard filter.needsCaptureTime else {
-            var holds: [Hold?] = []
-            for file in files { holds.append(await hold(file)) }
-            return holds
-        }
-        return await withTaskGroup(of: (Int, Hold?).self) { group in
-            var holds = [Hold?](repeating: nil, count: files.count)
-            var next = 0
-            for _ in 0..<min(System.coreCount, files.count) {
-                let index = next, file = files[index]
-                group.addTask { (index, await hold(file)) }
-                next += 1
-            }
-            while let (index, hold) = await group.next() {
-                holds[index] = hold
-                if next < files.count {
-                    let index = next, file = files[index]
-                    group.addTask { (index, await self.hold(file)) }
-                    next += 1
-                }
-            }
-            return holds
-        }
+        await concurrentMap(files, width: filter.needsCaptureTime ? System.coreCount : 1) { await hold($0) }
     }
 
     func hold(_ file: RunFile) async -> Hold? {

@@ -54,8 +54,7 @@ extension ImportRun {
             let all = heldSoFar.withLock { $0 += count; return $0 }
             narrator.expectTotal(.importing, items: total - all)
         }
-        let feed = ImportPageFeed(pages: pages, refillBelow: pageSizes.import)
-        var result = try await pipeline.run(pages: feed, onEvent: narration.handle, cancellation: options.cancellation)
+        var result = try await pipeline.run(pages: pages, onEvent: narration.handle, cancellation: options.cancellation)
         try await files.recordItems(result.report.entries)
         // Stills whose clip waited for Live Photo pairing: paired now, then through their synthesis phase again.
         // Until then they are not ready, so a run stopped before this pass (or killed in it) resumes them.
@@ -236,21 +235,16 @@ extension ImportRun {
     }
 }
 
-/// The lanes' page source for an import: plans each page as the scheduler asks for it, and notes the items that
-/// ended in the run tables, so neither the scheduler nor the run holds a line per item.
-final class ImportPageFeed: PlannedPageSource {
-    private let pages: ImportPages
-    let refillBelow: Int
-
-    init(pages: ImportPages, refillBelow: Int) {
-        self.pages = pages
-        self.refillBelow = refillBelow
-    }
+/// The lanes' page source for an import: plans each page as the scheduler asks for it (about a page before the
+/// last runs out), and notes the items that ended in the run tables, so neither the scheduler nor the run holds a
+/// line per item.
+extension ImportPages: PlannedPageSource {
+    nonisolated var refillBelow: Int { size }
 
     func nextPage(ended: [FileOutcomeEntry]) async throws -> [ItemRecord]? {
-        try await pages.files.recordItems(ended)
+        try await files.recordItems(ended)
         MemoryTuning.releaseFreePages()
-        return try await pages.next()
+        return try await next()
     }
 }
 

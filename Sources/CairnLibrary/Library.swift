@@ -84,12 +84,7 @@ public final class Library: Sendable {
             let layout = LibraryLayout(root: resolved)
             try checkCatalog(of: layout, isAt: postgres)
             if layout.postgresCatalogNamed == nil {
-                do {
-                    let temporary = layout.catalogMarkerPath + ".\(getpid()).new"
-                    try Data((postgres + "\n").utf8).write(to: URL(fileURLWithPath: temporary))
-                    try FileSystem.syncFile(temporary)
-                    try FileSystem.renameDurably(temporary, to: layout.catalogMarkerPath)
-                } catch {
+                do { try LibraryLayout.writeMarker(postgres, at: layout.catalogMarkerPath) } catch {
                     throw WorkerError.libraryUnusable(resolved, "cannot record its catalog in \(layout.catalogMarkerPath): \(error)")
                 }
             }

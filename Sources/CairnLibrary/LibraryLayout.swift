@@ -62,19 +62,26 @@ public struct LibraryLayout: Sendable {
     /// by the first `import --catalog`, read by every command that would otherwise open the SQLite catalog.
     public var catalogMarkerPath: String { root + "/" + Self.catalogMarkerFileName }
     /// The PostgreSQL catalog this library's marker names, nil for a library whose catalog is its SQLite file.
-    public var postgresCatalogNamed: String? {
-        guard let data = FileManager.default.contents(atPath: catalogMarkerPath) else { return nil }
-        let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        return text.isEmpty ? nil : text
-    }
+    public var postgresCatalogNamed: String? { Self.marker(at: catalogMarkerPath) }
     /// Where a library whose files live in an object store says which (`s3://bucket/prefix`, no secret): written
     /// by its first `import --store`, read by every command that would otherwise look for its files in the folder.
     public var storeMarkerPath: String { root + "/" + Self.storeMarkerFileName }
     /// The store this library's marker names, nil for a library whose files are in its folder.
-    public var recordedStore: String? {
-        guard let data = FileManager.default.contents(atPath: storeMarkerPath) else { return nil }
+    public var recordedStore: String? { Self.marker(at: storeMarkerPath) }
+
+    /// The text of the marker file at `path`; nil when there is none, or it says nothing.
+    static func marker(at path: String) -> String? {
+        guard let data = FileManager.default.contents(atPath: path) else { return nil }
         let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         return text.isEmpty ? nil : text
+    }
+
+    /// Writes `text` as the marker file at `path`, durably: a kill leaves the marker that was there or the new one.
+    package static func writeMarker(_ text: String, at path: String) throws {
+        let temporary = path + ".\(getpid()).new"
+        try Data((text + "\n").utf8).write(to: URL(fileURLWithPath: temporary))
+        try FileSystem.syncFile(temporary)
+        try FileSystem.renameDurably(temporary, to: path)
     }
     /// Every tape, a folder each (`tapes/NAME/`: its playlist, record and single file).
     public var tapesDirectory: String { root + "/" + Self.tapesFolderName }

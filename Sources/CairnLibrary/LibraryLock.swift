@@ -45,7 +45,7 @@ public final class LibraryLock: Sendable {
             throw SystemCallError("flock", path: path, code: code)
         }
         do {
-            let holder = try JSONEncoder.holder.encode(Holder(pid: pid, since: now)) + Data("\n".utf8)
+            let holder = try Timestamp.jsonEncoder().encode(Holder(pid: pid, since: now)) + Data("\n".utf8)
             try SystemCall.result { ftruncate(descriptor, 0) }.get("ftruncate", path)
             try SystemCall.result { lseek(descriptor, 0, SEEK_SET) }.get("lseek", path)
             try holder.withUnsafeBytes { bytes in try writeFully(descriptor, bytes, path: path) }
@@ -88,7 +88,7 @@ public final class LibraryLock: Sendable {
         var buffer = [UInt8](repeating: 0, count: 512)
         let count = pread(descriptor, &buffer, buffer.count, 0)
         guard count > 0 else { return nil }
-        return try? JSONDecoder.holder.decode(Holder.self, from: Data(buffer[..<count]))
+        return try? Timestamp.jsonDecoder().decode(Holder.self, from: Data(buffer[..<count]))
     }
 }
 
@@ -130,23 +130,6 @@ public struct LibraryLockedError: Error, Equatable, CustomStringConvertible {
         var holder = "held by " + (holderPID.map { "pid \($0)" } ?? "another process")
         if let since { holder += " since " + Timestamp.toTheSecond(since) }
         return "library \(libraryRoot) is locked (\(holder)); nothing was done"
-    }
-}
-
-private extension JSONEncoder {
-    static var holder: JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = Timestamp.jsonEncoding
-        encoder.outputFormatting = [.sortedKeys]
-        return encoder
-    }
-}
-
-private extension JSONDecoder {
-    static var holder: JSONDecoder {
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = Timestamp.jsonDecoding
-        return decoder
     }
 }
 

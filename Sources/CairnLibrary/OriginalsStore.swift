@@ -1,7 +1,6 @@
 import CairnCore
 import CairnHashing
 import Glibc
-import Synchronization
 
 /// Puts originals into the library's content-addressed store, durably and at most once.
 ///
@@ -12,7 +11,6 @@ public struct OriginalsStore: Sendable {
     public let layout: LibraryLayout
     /// False when a group commit makes the copies durable before anything points at them.
     package let syncsEachFile: Bool
-    private static let sequence = Atomic<UInt64>(0)
 
     public init(layout: LibraryLayout) {
         self.init(layout: layout, syncsEachFile: true)
@@ -43,7 +41,7 @@ public struct OriginalsStore: Sendable {
             let existing = try hasher.hash(path: finalPath)
             if existing.checksum == checksum { return .alreadyPresent }
             // Only a verified mismatch is damage: set the file aside where nothing ever empties, never delete it.
-            let target = layout.quarantineDirectory + "/damaged-\(checksum.hex)-\(Self.nextToken())"
+            let target = layout.quarantineDirectory + "/damaged-\(checksum.hex)-\(TemporaryName.token())"
             do {
                 try FileSystem.makeDirectories(layout.quarantineDirectory)
                 try FileSystem.renameDurably(finalPath, to: target)
@@ -53,7 +51,7 @@ public struct OriginalsStore: Sendable {
             quarantined = target
         }
         let folder = TemporaryName.shard(layout.temporaryDirectory(forFinal: relativePath))
-        let temporary = folder + "/\(checksum.hex).\(Self.nextToken()).partial"
+        let temporary = folder + "/\(checksum.hex).\(TemporaryName.token()).partial"
         let copied = try hasher.copy(from: sourcePath, to: temporary, expected: checksum, syncs: syncsEachFile)
         do {
             try FileSystem.makeDirectories(FileSystem.parentDirectory(of: finalPath))
@@ -64,9 +62,5 @@ public struct OriginalsStore: Sendable {
         }
         if let quarantined { return .replacedDamaged(bytes: copied.fingerprint.size, quarantinedAt: quarantined) }
         return .copied(bytes: copied.fingerprint.size)
-    }
-
-    private static func nextToken() -> String {
-        "\(getpid())-\(sequence.add(1, ordering: .relaxed).newValue)"
     }
 }

@@ -11,13 +11,16 @@ package enum TemporaryName {
     package static func make(in layout: LibraryLayout, for finalRelativePath: String) -> String {
         let last = FileSystem.baseName(of: finalRelativePath)
         let name = last.isEmpty ? "derived" : last
-        let token = "\(getpid())-\(sequence.add(1, ordering: .relaxed).newValue)"
+        let token = Self.token()
         let folder = shard(layout.temporaryDirectory(forFinal: finalRelativePath))
         if let dot = name.utf8.lastIndex(of: UInt8(ascii: ".")) {
             return folder + "/\(name[..<dot]).\(token).partial\(name[dot...])"
         }
         return folder + "/\(name).\(token).partial"
     }
+
+    /// A name part no other file of this host takes: the process and a count.
+    package static func token() -> String { "\(getpid())-\(sequence.add(1, ordering: .relaxed).newValue)" }
 
     /// Shards made or found since a library was last opened for writing: cairn never removes one
     /// (`removeLeftoverTemporaryFiles` keeps them), so each is looked at once, not three times a file.

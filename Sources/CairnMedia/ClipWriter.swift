@@ -1,14 +1,15 @@
 import CFFmpeg
 
-/// An MP4 being written (`AVFormatContext` for output plus its `AVIOContext`).
+/// A file being written in `format` (`AVFormatContext` for output plus, once opened, its `AVIOContext`): an MP4, or
+/// an HLS playlist, whose muxer opens and closes its own files (init, segments, playlist).
 final class FormatOutput {
     let pointer: UnsafeMutablePointer<AVFormatContext>
     let call: FFmpegCall
 
-    init(path: String, call: FFmpegCall) throws(MediaError) {
+    init(path: String, format: String = "mp4", call: FFmpegCall) throws(MediaError) {
         self.call = call
         var context: UnsafeMutablePointer<AVFormatContext>? = nil
-        try call.check(avformat_alloc_output_context2(&context, nil, "mp4", path), "avformat_alloc_output_context2")
+        try call.check(avformat_alloc_output_context2(&context, nil, format, path), "avformat_alloc_output_context2")
         pointer = try call.require(context, "avformat_alloc_output_context2")
     }
 

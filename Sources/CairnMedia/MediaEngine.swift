@@ -26,11 +26,6 @@ public struct RenderedClip: Codable, Sendable, Equatable {
 public struct ClipTarget: Sendable, Equatable {
     public var path: String
     public var options: ClipOptions
-
-    public init(path: String, options: ClipOptions = ClipOptions()) {
-        self.path = path
-        self.options = options
-    }
 }
 
 /// Everything made from one decode of a source.

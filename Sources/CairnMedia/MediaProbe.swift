@@ -12,14 +12,6 @@ public struct MediaProbe: Codable, Sendable, Equatable {
         public var codec: String
         public var width: Int?
         public var height: Int?
-
-        public init(index: Int, type: String, codec: String, width: Int? = nil, height: Int? = nil) {
-            self.index = index
-            self.type = type
-            self.codec = codec
-            self.width = width
-            self.height = height
-        }
     }
 
     /// The container (demuxer) name, e.g. "jpeg", "png", "mov,mp4,m4a,3gp,3g2,mj2".
@@ -188,9 +180,6 @@ public struct CaptureTime: Codable, Sendable, Equatable {
         let nearest = Date(timeIntervalSince1970: (instant.timeIntervalSince1970 * 1000).rounded() / 1000)
         return CivilTime(nearest).millisecond == 0 ? Timestamp.toTheSecond(nearest) : Timestamp.withMilliseconds(nearest)
     }
-
-    /// A wall time with no zone and no other clock: sort it by `local`; it has no instant.
-    public var isFloating: Bool { instant == nil }
 
     /// The date import keeps for sorting: the instant, else the floating wall time read as if it were UTC.
     public var sortDate: Date? { instant ?? local.flatMap { CaptureDateParser.parse($0, offset: "Z") } }

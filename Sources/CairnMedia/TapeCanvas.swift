@@ -1,3 +1,4 @@
+import CairnCore
 import CFFmpeg
 import Glibc
 
@@ -13,7 +14,7 @@ final class TapeCanvas {
 
     /// A canvas for pictures whose displayed size is `displayedWidth`x`displayedHeight` (after turning by
     /// `orientation`, and after any non-square pixel shape).
-    init(settings: TapeClipSettings, displayedWidth: Double, displayedHeight: Double, orientation: Orientation,
+    init(settings: TapeFormat, displayedWidth: Double, displayedHeight: Double, orientation: Orientation,
          call: FFmpegCall) throws(MediaError) {
         self.call = call
         self.orientation = orientation

@@ -17,7 +17,7 @@ public struct TapeClipEncoder: Sendable {
 
     /// What one clip of the standard tape holds at its peak with `threads` encoder threads, by the clip encoder's
     /// table (`MemoryEstimate`: x264 at 1080p with a short lookahead), and a still decoded at the clip's size.
-    public static func estimatedPeak(threads: Int, settings: TapeClipSettings = TapeClipSettings()) -> Int64 {
+    public static func estimatedPeak(threads: Int, settings: TapeFormat = .standard) -> Int64 {
         let pixels = Double(settings.width * settings.height)
         let encoder = pixels * (MemoryEstimate.encoderBytesPerPixel
                                 + MemoryEstimate.encoderBytesPerPixelPerThread * Double(max(1, threads)))

@@ -1,31 +1,5 @@
+import CairnCore
 import Foundation
-
-/// The normalized format a tape clip is encoded in. CairnMedia cannot see the tape module's format type, so the
-/// caller copies its values here; the defaults are the standard tape (H.264 1080p30, AAC stereo 48 kHz, 2 s GOPs).
-public struct TapeClipSettings: Sendable, Equatable {
-    public var width: Int
-    public var height: Int
-    public var framesPerSecond: Int
-    /// Frames from one keyframe to the next; a segment holds whole GOPs.
-    public var keyframeInterval: Int
-    public var audioSampleRate: Int
-    public var audioChannels: Int
-    /// The muxer's `hls_time`: a segment ends at the first keyframe at or after this.
-    public var segmentSeconds: Double
-
-    public init(width: Int = 1920, height: Int = 1080, framesPerSecond: Int = 30, keyframeInterval: Int = 60,
-                audioSampleRate: Int = 48_000, audioChannels: Int = 2, segmentSeconds: Double = 2) {
-        self.width = width
-        self.height = height
-        self.framesPerSecond = framesPerSecond
-        self.keyframeInterval = keyframeInterval
-        self.audioSampleRate = audioSampleRate
-        self.audioChannels = audioChannels
-        self.segmentSeconds = segmentSeconds
-    }
-
-    public static let standard = TapeClipSettings()
-}
 
 /// One source to encode as one tape clip: a folder holding `clip.m3u8`, `init.mp4` and `seg-00000.m4s`, ...
 public struct TapeClipRequest: Sendable, Equatable {
@@ -49,12 +23,12 @@ public struct TapeClipRequest: Sendable, Equatable {
 
     public var sourcePath: String
     public var source: Source
-    public var settings: TapeClipSettings
+    public var settings: TapeFormat
     /// The clip's folder: complete once its `clip.m3u8` ends with #EXT-X-ENDLIST.
     public var folder: String
     public var effort: Effort
 
-    public init(sourcePath: String, source: Source, settings: TapeClipSettings = .standard, folder: String,
+    public init(sourcePath: String, source: Source, settings: TapeFormat = .standard, folder: String,
                 effort: Effort = .background(threads: 0)) {
         self.sourcePath = sourcePath
         self.source = source

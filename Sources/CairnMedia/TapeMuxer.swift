@@ -1,18 +1,6 @@
+import CairnCore
 import CFFmpeg
 import Foundation
-
-/// An HLS output context; the hls muxer opens and closes its own files (init, segments, playlist).
-final class HLSOutput {
-    let pointer: UnsafeMutablePointer<AVFormatContext>
-
-    init(playlist: String, call: FFmpegCall) throws(MediaError) {
-        var context: UnsafeMutablePointer<AVFormatContext>? = nil
-        try call.check(avformat_alloc_output_context2(&context, nil, "hls", playlist), "avformat_alloc_output_context2")
-        pointer = try call.require(context, "avformat_alloc_output_context2")
-    }
-
-    deinit { avformat_free_context(pointer) }
-}
 
 /// An audio FIFO (`AVAudioFifo`) of planar or packed samples.
 final class AudioFifo {
@@ -30,9 +18,9 @@ final class AudioFifo {
 /// Encodes one tape clip's video (libx264) and audio (AAC) and writes them through the hls muxer as fMP4
 /// segments, learning from the playlist the muxer rewrites after each segment which segments are complete.
 final class TapeMuxer {
-    let settings: TapeClipSettings
+    let settings: TapeFormat
     let call: FFmpegCall
-    private let output: HLSOutput
+    private let output: FormatOutput
     let video: CodecContext
     let audio: CodecContext
     private let videoStream: UnsafeMutablePointer<AVStream>
@@ -45,13 +33,13 @@ final class TapeMuxer {
     private(set) var videoFrames = 0
     private(set) var audioSamples = 0
 
-    init(folder: String, settings: TapeClipSettings, effort: TapeClipRequest.Effort,
+    init(folder: String, settings: TapeFormat, effort: TapeClipRequest.Effort,
          call: FFmpegCall) throws(MediaError) {
         _ = quietFFmpegLogging
         self.settings = settings
         self.call = call
         playlistPath = folder + "/" + TapeClipRequest.playlistName
-        output = try HLSOutput(playlist: playlistPath, call: call)
+        output = try FormatOutput(path: playlistPath, format: "hls", call: call)
         packet = SharedPacket(try call.require(av_packet_alloc(), "av_packet_alloc"))
         video = try Self.videoEncoder(settings, effort: effort, call: call)
         audio = try Self.audioEncoder(settings, call: call)
@@ -149,7 +137,7 @@ final class TapeMuxer {
         }
     }
 
-    private static func addStream(_ output: HLSOutput, for encoder: CodecContext,
+    private static func addStream(_ output: FormatOutput, for encoder: CodecContext,
                                   call: FFmpegCall) throws(MediaError) -> UnsafeMutablePointer<AVStream> {
         let stream = try call.require(avformat_new_stream(output.pointer, nil), "avformat_new_stream")
         try call.check(avcodec_parameters_from_context(stream.pointee.codecpar, encoder.pointer),
@@ -158,7 +146,7 @@ final class TapeMuxer {
         return stream
     }
 
-    private static func videoEncoder(_ settings: TapeClipSettings, effort: TapeClipRequest.Effort,
+    private static func videoEncoder(_ settings: TapeFormat, effort: TapeClipRequest.Effort,
                                      call: FFmpegCall) throws(MediaError) -> CodecContext {
         guard let codec = avcodec_find_encoder_by_name("libx264") else {
             throw call.failure("avcodec_find_encoder_by_name", "no libx264 encoder in this FFmpeg", .engine)
@@ -201,7 +189,7 @@ final class TapeMuxer {
         return encoder
     }
 
-    private static func audioEncoder(_ settings: TapeClipSettings, call: FFmpegCall) throws(MediaError) -> CodecContext {
+    private static func audioEncoder(_ settings: TapeFormat, call: FFmpegCall) throws(MediaError) -> CodecContext {
         guard let codec = avcodec_find_encoder(AV_CODEC_ID_AAC) else {
             throw call.failure("avcodec_find_encoder", "no AAC encoder in this FFmpeg", .engine)
         }

@@ -1,18 +1,17 @@
 import CairnCore
 import CairnNarration
-import CoreMetrics
 import Foundation
 import Prometheus
 
-/// Renders `LibraryMetrics` in Prometheus's text exposition format, through swift-metrics over swift-prometheus:
-/// a fresh registry per rendering, so a value set once is never carried into a later file by mistake.
+/// Renders `LibraryMetrics` in Prometheus's text exposition format, through swift-prometheus: a fresh registry per
+/// rendering, so a value set once is never carried into a later file by mistake.
 public enum MetricsExposition {
     /// The text for `libraries` (one per library and source), with `cairn_build_info`.
     public static func render(_ libraries: [LibraryMetrics], version: String) -> String {
         let registry = PrometheusCollectorRegistry()
-        let factory = DescribedMetricsFactory(registry: registry)
-        Gauge(label: "cairn_build_info", dimensions: [("version", version)], factory: factory).record(1)
-        for library in libraries { record(library, factory: factory) }
+        registry.makeGauge(name: "cairn_build_info", labels: [("version", version)], help: helpText("cairn_build_info"))
+            .set(to: 1)
+        for library in libraries { record(library, registry: registry) }
         var buffer: [UInt8] = []
         registry.emit(into: &buffer)
         return String(decoding: buffer, as: UTF8.self)
@@ -50,13 +49,19 @@ public enum MetricsExposition {
             "Content cairn brought to the destination that its last checks found deleted there, by state.",
     ]
 
-    private static func record(_ m: LibraryMetrics, factory: DescribedMetricsFactory) {
+    /// Every series gets its help line (`promtool check metrics` reports an empty one).
+    private static func helpText(_ name: String) -> String {
+        guard let text = help[name] else { preconditionFailure("no help text for \(name)") }
+        return text
+    }
+
+    private static func record(_ m: LibraryMetrics, registry: PrometheusCollectorRegistry) {
         let base = [("library", m.library), ("source", m.source)]
         func gauge(_ name: String, _ value: Double, _ labels: [(String, String)] = []) {
-            Gauge(label: name, dimensions: base + labels, factory: factory).record(value)
+            registry.makeGauge(name: name, labels: base + labels, help: helpText(name)).set(to: value)
         }
         func counter(_ name: String, _ value: Int64, _ labels: [(String, String)] = []) {
-            Counter(label: name, dimensions: base + labels, factory: factory).increment(by: max(0, value))
+            registry.makeCounter(name: name, labels: base + labels, help: helpText(name)).increment(by: max(0, value))
         }
         func seconds(_ date: Date?) -> Double { date?.timeIntervalSince1970 ?? 0 }
 
@@ -124,47 +129,4 @@ public enum MetricsExposition {
             gauge("cairn_library_bytes", Double(tally.bytes), [("kind", kind.rawValue)])
         }
     }
-}
-
-/// swift-metrics' factory over one swift-prometheus registry, giving every series its help line (the stock
-/// factory leaves help empty, which `promtool check metrics` reports).
-struct DescribedMetricsFactory: MetricsFactory {
-    let registry: PrometheusCollectorRegistry
-
-    private func help(_ label: String) -> String {
-        guard let text = MetricsExposition.help[label] else { preconditionFailure("no help text for \(label)") }
-        return text
-    }
-
-    /// The series' name as given (no namespace or unit is added) with its help text.
-    private func descriptor(_ label: String) -> MetricNameDescriptor {
-        MetricNameDescriptor(metricName: label, unitName: "", helpText: help(label))
-    }
-
-    func makeCounter(label: String, dimensions: [(String, String)]) -> any CounterHandler {
-        registry.makeCounter(descriptor: descriptor(label), labels: dimensions)
-    }
-
-    func makeFloatingPointCounter(label: String, dimensions: [(String, String)]) -> any FloatingPointCounterHandler {
-        registry.makeCounter(descriptor: descriptor(label), labels: dimensions)
-    }
-
-    func makeRecorder(label: String, dimensions: [(String, String)], aggregate: Bool) -> any RecorderHandler {
-        registry.makeGauge(descriptor: descriptor(label), labels: dimensions)
-    }
-
-    func makeMeter(label: String, dimensions: [(String, String)]) -> any MeterHandler {
-        registry.makeGauge(descriptor: descriptor(label), labels: dimensions)
-    }
-
-    func makeTimer(label: String, dimensions: [(String, String)]) -> any TimerHandler {
-        registry.makeDurationHistogram(descriptor: descriptor(label), labels: dimensions,
-                                       buckets: [.seconds(1), .seconds(60)])
-    }
-
-    func destroyCounter(_ handler: any CounterHandler) {}
-    func destroyFloatingPointCounter(_ handler: any FloatingPointCounterHandler) {}
-    func destroyRecorder(_ handler: any RecorderHandler) {}
-    func destroyMeter(_ handler: any MeterHandler) {}
-    func destroyTimer(_ handler: any TimerHandler) {}
 }

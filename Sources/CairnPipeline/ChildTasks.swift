@@ -1,44 +1,9 @@
 import CairnCore
 
-/// A one-shot signal that ends a child task's work early: what `Task.cancel()` is for an unstructured task, for a
-/// child of a task group (which has no handle of its own).
-final class StopSignal: Sendable {
-    private struct State {
-        var stopped = false
-        var waiter: CheckedContinuation<Void, Never>?
-    }
-
-    private let state = Locked(State())
-
-    func stop() {
-        let waiter = state.withLock { state in
-            state.stopped = true
-            defer { state.waiter = nil }
-            return state.waiter
-        }
-        waiter?.resume()
-    }
-
-    /// Returns once `stop()` is called, or once the waiting task is cancelled.
-    fileprivate func wait() async {
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let parked = state.withLock { state in
-                    guard !state.stopped, !Task.isCancelled else { return false }
-                    state.waiter = continuation
-                    return true
-                }
-                if !parked { continuation.resume() }
-            }
-        } onCancel: {
-            stop()
-        }
-    }
-}
-
-/// Runs `body` until it returns or `signal` stops it, whichever is first; a stop cancels `body` (its task sees
-/// `Task.isCancelled`) and waits for it to return.
-func withStop(_ signal: StopSignal, _ body: @escaping @Sendable () async -> Void) async {
+/// Runs `body` until it returns or `signal` is signalled, whichever is first; a signal cancels `body` (its task
+/// sees `Task.isCancelled`) and waits for it to return. Children of a task group have no handle of their own: this
+/// is what `Task.cancel()` is for an unstructured task.
+func withStop(_ signal: Wakeup, _ body: @escaping @Sendable () async -> Void) async {
     await withTaskGroup(of: Void.self) { group in
         group.addTask { await body() }
         group.addTask { await signal.wait() }
@@ -50,9 +15,9 @@ func withStop(_ signal: StopSignal, _ body: @escaping @Sendable () async -> Void
 /// A handle on one child of the run's task group, which has none of its own: `stop()` cancels that child's job
 /// (now, or as it starts) by the child's own `withStop`, so the cancellation stays inside the task tree.
 final class ChildTask: Sendable {
-    private let signal = StopSignal()
+    private let signal = Wakeup()
 
-    func stop() { signal.stop() }
+    func stop() { signal.signal() }
 
     /// Runs `job` as the whole of the calling child task, until it returns or `stop()` ends it.
     fileprivate func run(_ job: @escaping @Sendable () async -> Void) async { await withStop(signal, job) }

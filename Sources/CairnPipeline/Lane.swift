@@ -56,7 +56,6 @@ public struct ItemRoute: Hashable, Sendable {
     }
 
     public static let withClip = ItemRoute(includesSynthesis: true)
-    public static let withoutClip = ItemRoute(includesSynthesis: false)
 
     /// The lanes this run takes the item through, in order.
     public var lanes: [Lane] {

@@ -1,4 +1,5 @@
 import CairnCore
+import DequeModule
 
 /// One lane's bookkeeping inside the scheduler.
 ///
@@ -7,15 +8,15 @@ import CairnCore
 /// a fast lane from running ahead of a slow one.
 struct LaneQueue: Sendable {
     /// Items this run resumes directly into the lane (persisted, waiting); they feed the inbox.
-    var backlog = FIFO<ItemID>()
+    var backlog = Deque<ItemID>()
     /// Bounded: items waiting for a slot.
-    var inbox = FIFO<ItemID>()
+    var inbox = Deque<ItemID>()
     /// Items whose backoff elapsed; they go before the inbox and bypass its bound (each had a slot).
-    var retryReady = FIFO<ItemID>()
+    var retryReady = Deque<ItemID>()
     /// Items running this lane's phase.
     var inFlight = Set<ItemID>()
     /// Items done with this lane, holding their slot until the next lane's inbox has room.
-    var blocked = FIFO<ItemID>()
+    var blocked = Deque<ItemID>()
     /// Phases that timed out (their items failed) whose blocking work has not returned: each holds a slot.
     var timedOutWork = 0
 

@@ -50,14 +50,6 @@ public struct LaneSettings: Hashable, Sendable {
     /// memory): the budget counts them at twice their size, the bytes read and the request's copy of them.
     public var holdsItemsUpTo: Int64 = 0
 
-    public init(width: Int, ahead: Int = 0, inboxCapacity: Int, timeout: LaneTimeout, smallItemRunners: Int = 0) {
-        self.width = width
-        self.ahead = ahead
-        self.inboxCapacity = inboxCapacity
-        self.timeout = timeout
-        self.smallItemRunners = smallItemRunners
-    }
-
     /// Phases the lane may have started at once: running, or waiting for a runner.
     public var slots: Int { width + smallItemRunners + ahead }
 }
@@ -69,18 +61,18 @@ public struct PipelineConfiguration: Hashable, Sendable {
     public var thumbnail: LaneSettings
     public var synthesis: LaneSettings
     /// `--clips on|off`: when off, stills skip synthesis like videos do.
-    public var clipsEnabled: Bool
+    public var clipsEnabled = true
     /// `--derivatives on|off`: when off (archive only), items stop after the transfer, waiting for their probe,
     /// thumbnail and clip until a run with derivatives on.
     public var derivativesEnabled = true
     /// The destination makes its own derivatives (Immich): items end after the transfer lane, which uploads.
     public var destinationMakesDerivatives = false
     /// Tries per phase for retryable failures (timeouts, I/O), including the first.
-    public var maxAttempts: Int
-    public var backoff: BackoffPolicy
+    public var maxAttempts = 3
+    public var backoff = RetryPolicy(base: .seconds(1), cap: .seconds(60), jitter: 1...1.2)
     /// `--max-errors N`: stop taking new work after N items failed for good; nil for no limit.
     public var maxErrors: Int?
-    public var progressWeights: ProgressWeights
+    public var progressWeights = ProgressWeights()
     /// How long the item-state writer lets records gather before a group commit (one sync, one transaction) that
     /// would hold fewer than `commitBatchRecords`. A crash loses at most that much more work, which the next run
     /// redoes. Each sync writes every metadata block the batch's files changed (inode tables, bitmaps and folders,
@@ -118,21 +110,6 @@ public struct PipelineConfiguration: Hashable, Sendable {
             && self[lane].ahead == lane.defaultAhead(forWidth: self[lane].width) {
             self[lane].ahead = max(self[lane].ahead, Self.aheadWhileMarksGather)
         }
-    }
-
-    public init(transfer: LaneSettings, metadata: LaneSettings, thumbnail: LaneSettings, synthesis: LaneSettings,
-                clipsEnabled: Bool = true, maxAttempts: Int = 3, backoff: BackoffPolicy = BackoffPolicy(),
-                maxErrors: Int? = nil, progressWeights: ProgressWeights = ProgressWeights(), decoders: Int? = nil) {
-        self.transfer = transfer
-        self.metadata = metadata
-        self.thumbnail = thumbnail
-        self.synthesis = synthesis
-        self.clipsEnabled = clipsEnabled
-        self.maxAttempts = maxAttempts
-        self.backoff = backoff
-        self.maxErrors = maxErrors
-        self.progressWeights = progressWeights
-        self.decoders = decoders
     }
 
     /// Defaults that scale with cores: transfer 4 and metadata 4 (I/O bound), thumbnail = cores,
@@ -191,40 +168,5 @@ public struct PipelineConfiguration: Hashable, Sendable {
         var route = ItemRoute(kind: item.kind, clipsEnabled: clipsEnabled, derivativesEnabled: derivativesEnabled)
         route.endsAfterTransfer = destinationMakesDerivatives
         return route
-    }
-}
-
-/// Exponential backoff with jitter between tries of one phase.
-public struct BackoffPolicy: Hashable, Sendable {
-    /// Delay after the first failed try.
-    public var base: Duration
-    public var multiplier: Int
-    /// Cap on the delay before jitter.
-    public var maximum: Duration
-    /// Up to this fraction of the delay is added at random (0.2 = up to +20 %).
-    public var jitter: Double
-
-    public init(base: Duration = .seconds(1), multiplier: Int = 2, maximum: Duration = .seconds(60),
-                jitter: Double = 0.2) {
-        self.base = base
-        self.multiplier = multiplier
-        self.maximum = maximum
-        self.jitter = jitter
-    }
-
-    /// The wait after try number `attempt` (1-based) failed; `unitRandom` is in [0, 1).
-    public func delay(afterAttempt attempt: Int, unitRandom: Double) -> Duration {
-        var delay = base
-        var step = 1
-        while step < attempt && delay < maximum {
-            delay *= multiplier
-            step += 1
-        }
-        delay = min(delay, maximum)
-        let extra = delay * (jitter * min(max(unitRandom, 0), 1))
-        // Whole milliseconds keep persisted and logged delays readable and tests exact.
-        let milliseconds = (delay + extra).components.seconds * 1000
-            + (delay + extra).components.attoseconds / 1_000_000_000_000_000
-        return .milliseconds(milliseconds)
     }
 }

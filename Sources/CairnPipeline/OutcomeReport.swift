@@ -5,10 +5,6 @@ import Foundation
 public struct OutcomeReport: Hashable, Sendable {
     public var entries: [FileOutcomeEntry]
 
-    public init(entries: [FileOutcomeEntry]) {
-        self.entries = entries
-    }
-
     public func count(_ kind: FileOutcome.Kind) -> Int { entries.count { $0.outcome.kind == kind } }
 }
 
@@ -30,9 +26,6 @@ public struct LaneStatistics: Hashable, Sendable {
     public var maxInboxOccupancy: [Lane: Int] = [:]
     /// Most items ever worked on at once per lane.
     public var maxInFlight: [Lane: Int] = [:]
-    /// Times an item finished a lane and had to hold its slot because the next inbox was full.
-    public var backPressureWaits: [Lane: Int] = [:]
 
     public init() {}
 }
-

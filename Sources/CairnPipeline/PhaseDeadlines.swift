@@ -35,7 +35,7 @@ final class ClockPhaseDeadlines<C: Clock<Duration>>: PhaseDeadlines {
         var armed: [UInt64: Armed] = [:]
         /// The deadline the watcher sleeps for, and its sleep (cancelled when an earlier deadline is armed).
         var sleepingUntil: C.Instant?
-        var sleep: StopSignal?
+        var sleep: Wakeup?
         /// The watcher, parked while nothing is armed.
         var idle: CheckedContinuation<Void, Never>?
         var stopped = false
@@ -54,7 +54,7 @@ final class ClockPhaseDeadlines<C: Clock<Duration>>: PhaseDeadlines {
 
     func arm(_ token: UInt64, timeout: Duration) {
         let deadline = clock.now.advanced(by: timeout)
-        let (idle, earlierSleep) = state.withLock { state -> (CheckedContinuation<Void, Never>?, StopSignal?) in
+        let (idle, earlierSleep) = state.withLock { state -> (CheckedContinuation<Void, Never>?, Wakeup?) in
             guard !state.stopped else { return (nil, nil) }
             state.armed[token] = Armed(deadline: deadline, timeout: timeout)
             defer { state.idle = nil }
@@ -62,7 +62,7 @@ final class ClockPhaseDeadlines<C: Clock<Duration>>: PhaseDeadlines {
             return (state.idle, nil)
         }
         idle?.resume()
-        earlierSleep?.stop()
+        earlierSleep?.signal()
     }
 
     func disarm(_ token: UInt64) {
@@ -77,7 +77,7 @@ final class ClockPhaseDeadlines<C: Clock<Duration>>: PhaseDeadlines {
             return (state.idle, state.sleep)
         }
         idle?.resume()
-        sleep?.stop()
+        sleep?.signal()
     }
 
     /// Ends once stopped: a parked watcher is resumed, a sleeping one's sleep cut short.
@@ -102,7 +102,7 @@ final class ClockPhaseDeadlines<C: Clock<Duration>>: PhaseDeadlines {
                     if !parked { continuation.resume() }
                 }
             case .sleep(let deadline):
-                let sleep = StopSignal()
+                let sleep = Wakeup()
                 // A deadline armed before the sleep was stored could not cancel it: look again.
                 let cancelNow = state.withLock { state in
                     if !state.stopped { state.sleep = sleep }

@@ -35,9 +35,9 @@ final class RecordWriter: Sendable {
         var idleDrainer: CheckedContinuation<Void, Never>?
         var idleMarker: CheckedContinuation<Void, Never>?
         /// The drainer's wait for more records (`linger`), cut short on close or once a batch is full.
-        var lingering: StopSignal?
+        var lingering: Wakeup?
         /// The wait for more marks (`markLinger`), cut short on close.
-        var gatheringMarks: StopSignal?
+        var gatheringMarks: Wakeup?
         var closed = false
 
         func isSaved(_ sequence: UInt64) -> Bool { sequence <= committed || savedAhead[sequence] != nil }
@@ -117,7 +117,7 @@ final class RecordWriter: Sendable {
                 marker = state.idleMarker
                 state.idleMarker = nil
             }
-            var lingering: StopSignal?
+            var lingering: Wakeup?
             if state.pending.count >= maxBatch {
                 lingering = state.lingering
                 state.lingering = nil
@@ -127,7 +127,7 @@ final class RecordWriter: Sendable {
         }
         drainer?.resume()
         marker?.resume()
-        lingering?.stop()
+        lingering?.signal()
         return sequence
     }
 
@@ -156,7 +156,7 @@ final class RecordWriter: Sendable {
     /// so that no other item's mark is left standing, stale, while the suspect runs alone.
     func waitCommitted(_ sequence: UInt64) async throws {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            enum Decision { case done, failed(any Error), wait(StopSignal?) }
+            enum Decision { case done, failed(any Error), wait(Wakeup?) }
             let decision: Decision = locked.withLock { state in
                 if sequence <= state.committed { return .done }
                 if let failure = state.failure { return .failed(failure) }
@@ -167,7 +167,7 @@ final class RecordWriter: Sendable {
             switch decision {
             case .done: continuation.resume()
             case .failed(let error): continuation.resume(throwing: error)
-            case .wait(let lingering): lingering?.stop()
+            case .wait(let lingering): lingering?.signal()
             }
         }
     }
@@ -181,8 +181,8 @@ final class RecordWriter: Sendable {
         }
         drainer?.resume()
         marker?.resume()
-        lingering?.stop()
-        gathering?.stop()
+        lingering?.signal()
+        gathering?.signal()
     }
 
     /// Whether marks are gathering (`markLinger`) before a save ahead.
@@ -253,10 +253,10 @@ final class RecordWriter: Sendable {
 
     /// Waits up to `duration`, unless the writer is closing or failed or `cutShort` holds (checked under the lock);
     /// whoever ends the wait early stops the signal it leaves in `slot`.
-    private func wait(_ duration: Duration, stoppableIn slot: WritableKeyPath<State, StopSignal?> & Sendable,
+    private func wait(_ duration: Duration, stoppableIn slot: WritableKeyPath<State, Wakeup?> & Sendable,
                       unless cutShort: (State) -> Bool = { _ in false }) async {
         guard duration > .zero else { return }
-        let signal = StopSignal()
+        let signal = Wakeup()
         let waits = locked.withLock { state in
             guard !state.closed, state.failure == nil, !cutShort(state) else { return false }
             state[keyPath: slot] = signal
@@ -348,8 +348,8 @@ final class RecordWriter: Sendable {
             return (state.waiters + state.commitWaiters, alreadyFailed, state.idleDrainer, state.idleMarker, state.lingering,
                     state.gatheringMarks)
         }
-        lingering?.stop()
-        gathering?.stop()
+        lingering?.signal()
+        gathering?.signal()
         for waiter in waiters { waiter.continuation.resume(throwing: error) }
         drainer?.resume()
         marker?.resume()

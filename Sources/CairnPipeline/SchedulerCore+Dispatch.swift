@@ -226,7 +226,6 @@ extension SchedulerCore {
             noteInbox(next)
         } else {
             lanes[lane.index].blocked.append(id)
-            statistics.backPressureWaits[lane, default: 0] += 1
             actions.append(.emit(.backPressure(entry.record.item, lane: lane)))
         }
     }
@@ -241,7 +240,7 @@ extension SchedulerCore {
         if retryable && attempt < configuration.maxAttempts {
             // Stopping: no retry now; the record stays failed-retryable and the next run retries it.
             guard stopReason == nil else { return }
-            let delay = configuration.backoff.delay(afterAttempt: attempt, unitRandom: nextUnitRandom())
+            let delay = configuration.backoff.delay(after: attempt, draw: nextUnitRandom())
             actions.append(.emit(.retryScheduled(entry.record.item, lane, attempt: attempt + 1, delay: delay, reason: reason)))
             backoff.insert(id)
             actions.append(.scheduleRetry(id, lane, after: delay))

@@ -1,4 +1,5 @@
 import CairnCore
+import DequeModule
 
 /// What the scheduler's shell must do for the core: the core decides, the shell performs, in order.
 enum SchedulerAction: Sendable {
@@ -75,7 +76,7 @@ struct SchedulerCore {
 
     /// Fresh placeholders, in order, handed to the transfer lane only as its inbox has room: the core holds
     /// an entry (and persists the move to `queued`) only for items in play, however big the import.
-    var waiting = FIFO<ItemRecord>()
+    var waiting = Deque<ItemRecord>()
     /// Items in play. An item that ends leaves for `finished`, which keeps only what the report needs, so
     /// memory per item stays small on imports of many thousands of files.
     var entries: [ItemID: Entry] = [:]
@@ -85,7 +86,7 @@ struct SchedulerCore {
     var running: [UInt64: RunningPhase] = [:]
     var nextToken: UInt64 = 0
     var backoff: Set<ItemID> = []
-    var suspects = FIFO<ItemID>()
+    var suspects = Deque<ItemID>()
     var activeSuspect: ItemID?
     /// The memory the started phases were admitted with (`PipelineConfiguration.memory`).
     var memoryInUse: Int64 = 0
@@ -173,7 +174,7 @@ struct SchedulerCore {
         }
         records.removeLast(records.count - waitingCount)
         if waiting.isEmpty {
-            waiting = FIFO(records)
+            waiting = Deque(records)
         } else {
             for record in records { waiting.append(record) }
         }
@@ -304,7 +305,7 @@ struct SchedulerCore {
         var entriesOut = [FileOutcomeEntry]()
         entriesOut.reserveCapacity(order.count)
         // Records never admitted (the run stopped first) resume where they stand next run.
-        let notAdmitted = Dictionary(waiting.elements.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        let notAdmitted = Dictionary(waiting.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         for id in order {
             if let ended = finished[id] {
                 entriesOut.append(ended)

@@ -46,9 +46,7 @@ extension PostgresCatalog: AssetLinkCatalog {
                 SELECT still_sha1, motion_sha1, basis, paired_at, linked_at FROM cairn.asset_pair WHERE \(condition)
                 ORDER BY still_sha1
                 """, binds: binds), logger: logger)
-            var pairs: [AssetPairRecord] = []
-            for try await row in rows { pairs.append(try AssetPairRecord(from: PostgresRowDecoder(row))) }
-            return pairs
+            return try await rows.records(AssetPairRecord.self)
         }
     }
 
@@ -64,9 +62,7 @@ extension PostgresCatalog: AssetLinkCatalog {
                   AND NOT EXISTS (SELECT 1 FROM cairn.asset_pair q WHERE q.still_sha1 = a.sha1 OR q.motion_sha1 = a.sha1)
                 ORDER BY a.sha1 LIMIT \(limit)
                 """, logger: logger)
-            var candidates: [PairingCandidate] = []
-            for try await row in rows { candidates.append(try PairingCandidate(from: PostgresRowDecoder(row))) }
-            return candidates
+            return try await rows.records(PairingCandidate.self)
         }
     }
 
@@ -90,9 +86,7 @@ extension PostgresCatalog: AssetLinkCatalog {
                 SELECT sha1, asset_sha1, kind, path, source_path, source_size, source_mtime_ns, linked_at
                 FROM cairn.sidecar WHERE asset_sha1 = \(asset.hex) ORDER BY path COLLATE "C"
                 """, logger: logger)
-            var sidecars: [SidecarRecord] = []
-            for try await row in rows { sidecars.append(try SidecarRecord(from: PostgresRowDecoder(row))) }
-            return sidecars
+            return try await rows.records(SidecarRecord.self)
         }
     }
 
@@ -180,9 +174,7 @@ extension PostgresCatalog: AssetLinkCatalog {
             let rows = try await client.query(PostgresQuery(unsafeSQL: """
                 SELECT \(Self.albumColumns) FROM cairn.album WHERE \(condition) ORDER BY \(order)
                 """, binds: try Self.binds(value)), logger: logger)
-            var albums: [AlbumRecord] = []
-            for try await row in rows { albums.append(try AlbumRecord(from: PostgresRowDecoder(row))) }
-            return albums
+            return try await rows.records(AlbumRecord.self)
         }
     }
 }

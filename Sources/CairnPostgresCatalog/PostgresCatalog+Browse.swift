@@ -26,9 +26,7 @@ extension PostgresCatalog: BrowseCatalog {
                 SELECT DISTINCT f.sha1 FROM cairn.source_file f JOIN cairn.source s ON s.id = f.source_id
                 WHERE f.sha1 IS NOT NULL AND (f.relative_path = \(path) OR s.root_path || '/' || f.relative_path = \(path))
                 """, logger: logger)
-            var checksums: [Checksum] = []
-            for try await hex in rows.decode(String.self) { if let checksum = Checksum(hex: hex) { checksums.append(checksum) } }
-            return checksums
+            return try await rows.checksums()
         }
     }
 
@@ -67,8 +65,8 @@ extension PostgresCatalog: BrowseCatalog {
 
     public func importItem(_ checksum: Checksum) async throws -> ItemRecord? {
         return try await failing("read the import item of \(checksum)") { [self] in
-            try await Self.records(try await client.query(
-                Self.itemsQuery(where: "i.sha1 = $1", binds: try Self.binds(checksum.hex)), logger: logger)).first
+            try await client.query(Self.itemsQuery(where: "i.sha1 = $1", binds: try Self.binds(checksum.hex)), logger: logger)
+                .records(ItemRecord.self).first
         }
     }
 }
@@ -93,14 +91,7 @@ extension PostgresCatalog {
     }
 
     public func newestAssets(limit: Int) async throws -> [AssetRecord] {
-        return try await failing("read the newest assets") { [self] in
-            let rows = try await client.query(PostgresQuery(unsafeSQL: """
-                SELECT \(Self.assetColumns) FROM cairn.asset ORDER BY imported_at DESC, sha1 COLLATE "C" LIMIT \(max(0, limit))
-                """), logger: logger)
-            var assets: [AssetRecord] = []
-            for try await row in rows { assets.append(try AssetRecord(from: PostgresRowDecoder(row))) }
-            return assets
-        }
+        try await assets(where: "TRUE", nil, order: "imported_at DESC, sha1 COLLATE \"C\"", limit: max(0, limit))
     }
 
     public func thumbnailed(_ checksums: [Checksum]) async throws -> Set<Checksum> {
@@ -111,17 +102,7 @@ extension PostgresCatalog {
                 SELECT sha1 FROM cairn.derived_file WHERE role = \(DerivedFileRecord.Role.thumbnail.rawValue)
                 AND sha1 = ANY(\(hexes)::text[])
                 """, logger: logger)
-            var found = Set<Checksum>()
-            for try await hex in rows.decode(String.self) { if let checksum = Checksum(hex: hex) { found.insert(checksum) } }
-            return found
+            return Set(try await rows.checksums())
         }
     }
-}
-
-/// The probe columns a listing joins to each asset row.
-private struct ListedProbeColumns: Decodable {
-    var probeCaptureDate: Date?
-    var probeJSON: String?
-
-    enum CodingKeys: String, CodingKey { case probeCaptureDate = "probe_capture_date", probeJSON = "probe_json" }
 }

@@ -38,15 +38,9 @@ extension PostgresCatalog: DriftCatalog {
 
     public func destinationDrift() async throws -> [DriftRecord] {
         return try await failing("read the destination's drift") { [self] in
-            let rows = try await client.query("""
+            try await client.query("""
                 SELECT sha1, state, seen_at FROM cairn.destination_drift ORDER BY sha1 COLLATE "C"
-                """, logger: logger)
-            var records: [DriftRecord] = []
-            for try await (hex, state, seen) in rows.decode((String, String, Date).self) {
-                guard let checksum = Checksum(hex: hex), let state = DriftState(rawValue: state) else { continue }
-                records.append(DriftRecord(checksum: checksum, state: state, seenAt: seen))
-            }
-            return records
+                """, logger: logger).records(DriftRow.self).compactMap(\.record)
         }
     }
 

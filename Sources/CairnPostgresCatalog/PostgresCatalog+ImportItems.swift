@@ -10,29 +10,6 @@ import PostgresNIO
 extension PostgresCatalog: ItemCatalog {
     typealias State = ItemState.Name
 
-    /// Rows no run moves on by itself: ready, cancelled, or failed without hope of a retry.
-    static let terminal = """
-        (i.state IN ('\(State.ready.rawValue)', '\(State.cancelled.rawValue)') \
-        OR (i.state = '\(State.failed.rawValue)' AND NOT i.retryable))
-        """
-
-    /// Rows the crash-loop guard failed for good (failed while its crash counts are set).
-    static let crashFailed = """
-        (i.state = '\(State.failed.rawValue)' AND NOT i.retryable AND (i.crash_count > 0 OR i.kill_count > 0))
-        """
-
-    /// Rows whose original is not in place yet: before or in the transfer, or failed in it.
-    static let owingTransfer = """
-        (i.state IN ('\(State.placeholder.rawValue)', '\(State.queued.rawValue)', '\(State.transferring.rawValue)') \
-        OR (i.state = '\(State.failed.rawValue)' AND i.phase = '\(Lane.transfer.rawValue)'))
-        """
-
-    /// An item's columns (`ItemRecord`'s coding keys) for `import_item i` joined with `source s` and `asset a`.
-    static let itemColumns = """
-        i.id, i.sha1, i.relative_path, s.root_path, i.kind, i.size, a.original_path, i.state, i.phase, i.operation,
-        i.reason, i.category, i.attempts, i.retryable, i.in_flight, i.in_flight_alone, i.crash_count, i.kill_count, i.duplicate
-        """
-
     public func sourceID(forRoot rootPath: String) async throws -> Int64 {
         return try await failing("register the source \(rootPath)") { [self] in
             // The no-op update makes RETURNING name the row that was already there.
@@ -53,7 +30,7 @@ extension PostgresCatalog: ItemCatalog {
             let planned = items.lastOfEach(by: \.checksum)
             let checksums = planned.map(\.checksum.hex), paths = planned.map(\.relativePath)
             let kinds = planned.map(\.kind.rawValue), sizes = planned.map(\.byteCount)
-            let terminal = "(\(Self.terminal) AND NOT \(Self.crashFailed))"
+            let terminal = "(\(ItemSQL.terminal) AND NOT \(ItemSQL.crashFailed))"
             func restart(_ column: String, _ fresh: String) -> String {
                 "\(column) = CASE WHEN \(terminal) THEN \(fresh) ELSE i.\(column) END"
             }
@@ -73,7 +50,7 @@ extension PostgresCatalog: ItemCatalog {
                     \(restart("crash_count", "0")), \(restart("kill_count", "0")), \(restart("duplicate", "false")),
                     \(restart("retryable", "false"))
                   RETURNING i.*)
-                SELECT \(Self.itemColumns.replacingOccurrences(of: "i.", with: "p."))
+                SELECT \(ItemSQL.columns.replacingOccurrences(of: "i.", with: "p."))
                 FROM planned p JOIN cairn.source s ON s.id = p.source_id LEFT JOIN cairn.asset a ON a.sha1 = p.sha1
                 """, binds: try Self.binds(checksums, sourceID, paths, kinds, sizes)), logger: logger)
             var byChecksum: [Checksum: ItemRecord] = [:]
@@ -136,7 +113,7 @@ extension PostgresCatalog: ItemCatalog {
     public func importItemsOwingDerivatives() async throws -> Int {
         return try await failing("count the items that owe derivatives") { [self] in
             let rows = try await client.query(PostgresQuery(unsafeSQL: """
-                SELECT count(*) FROM cairn.import_item i WHERE NOT \(Self.terminal) AND NOT \(Self.owingTransfer)
+                SELECT count(*) FROM cairn.import_item i WHERE NOT \(ItemSQL.terminal) AND NOT \(ItemSQL.owingTransfer)
                 """), logger: logger)
             for try await count in rows.decode(Int.self) { return count }
             return 0
@@ -148,7 +125,7 @@ extension PostgresCatalog: ItemCatalog {
             let rows = try await client.query(PostgresQuery(unsafeSQL: """
                 UPDATE cairn.import_item i SET retryable = true, attempts = 0, crash_count = 0, kill_count = 0,
                   updated_at = now()
-                WHERE i.source_id = $1 AND \(Self.crashFailed) RETURNING i.id
+                WHERE i.source_id = $1 AND \(ItemSQL.crashFailed) RETURNING i.id
                 """, binds: try Self.binds(sourceID)), logger: logger)
             var count = 0
             for try await _ in rows { count += 1 }
@@ -159,7 +136,7 @@ extension PostgresCatalog: ItemCatalog {
     /// `condition` names `import_item i`'s columns; rows by id.
     func items(where condition: String) async throws -> [ItemRecord] {
         return try await failing("read import items") { [self] in
-            try await Self.records(try await client.query(Self.itemsQuery(where: condition), logger: logger))
+            try await client.query(Self.itemsQuery(where: condition), logger: logger).records(ItemRecord.self)
         }
     }
 
@@ -167,17 +144,10 @@ extension PostgresCatalog: ItemCatalog {
     static func itemsQuery(where condition: String, binds: PostgresBindings = PostgresBindings(), limit: Int? = nil)
         -> PostgresQuery {
         PostgresQuery(unsafeSQL: """
-            SELECT \(itemColumns)
+            SELECT \(ItemSQL.columns)
             FROM cairn.import_item i JOIN cairn.source s ON s.id = i.source_id LEFT JOIN cairn.asset a ON a.sha1 = i.sha1
             WHERE \(condition) ORDER BY i.id\(limit.map { " LIMIT \($0)" } ?? "")
             """, binds: binds)
-    }
-
-    /// Rows of `itemColumns` as records.
-    static func records(_ rows: PostgresRowSequence) async throws -> [ItemRecord] {
-        var records: [ItemRecord] = []
-        for try await row in rows { records.append(try ItemRecord(from: PostgresRowDecoder(row))) }
-        return records
     }
 
     /// Binds for a statement written with `$1`, `$2`…, in order.

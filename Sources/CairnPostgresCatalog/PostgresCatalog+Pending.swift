@@ -14,9 +14,7 @@ extension PostgresCatalog {
                 SELECT source_id, sha1, status, confirmed_at, eligible_at, run_id FROM cairn.reconcile_pending
                 \(sourceID == nil ? "" : "WHERE source_id = $1")
                 """, binds: binds), logger: logger)
-            var items: [PendingItem] = []
-            for try await row in rows { if let item = try PendingRow(from: PostgresRowDecoder(row)).item { items.append(item) } }
-            return PendingItem.inListOrder(items)
+            return PendingItem.inListOrder(try await rows.records(PendingRow.self).compactMap(\.item))
         }
     }
 

@@ -108,9 +108,7 @@ extension PostgresCatalog: SnapshotCatalog, RunCatalog {
                 SELECT run_id, relative_path, phase, reason, category FROM cairn.run_failure WHERE run_id = \(runID)
                 ORDER BY relative_path
                 """, logger: logger)
-            var failures: [RunFailureRecord] = []
-            for try await row in rows { failures.append(try RunFailureRecord(from: PostgresRowDecoder(row))) }
-            return failures
+            return try await rows.records(RunFailureRecord.self)
         }
     }
 
@@ -123,9 +121,7 @@ extension PostgresCatalog: SnapshotCatalog, RunCatalog {
                 SELECT \(Self.runColumns) FROM cairn.run WHERE \(condition)
                 ORDER BY started_at DESC, id DESC LIMIT \(max(0, limit))
                 """, binds: bindings), logger: logger)
-            var runs: [RunRecord] = []
-            for try await row in rows { runs.append(try RunRecord(from: PostgresRowDecoder(row))) }
-            return runs
+            return try await rows.records(RunRecord.self)
         }
     }
 }
@@ -139,18 +135,14 @@ extension PostgresCatalog {
             let rows = try await client.query("""
                 SELECT DISTINCT sha1 FROM cairn.source_file WHERE sha1 = ANY(\(hexes)::text[])
                 """, logger: logger)
-            var held = Set<Checksum>()
-            for try await hex in rows.decode(String.self) { if let checksum = Checksum(hex: hex) { held.insert(checksum) } }
-            return held
+            return Set(try await rows.checksums())
         }
     }
 
     public func sources() async throws -> [SourceRecord] {
         return try await failing("read the sources") { [self] in
-            var sources: [SourceRecord] = []
-            let rows = try await client.query("SELECT id, root_path, created_at FROM cairn.source ORDER BY id", logger: logger)
-            for try await row in rows { sources.append(try SourceRecord(from: PostgresRowDecoder(row))) }
-            return sources
+            try await client.query("SELECT id, root_path, created_at FROM cairn.source ORDER BY id", logger: logger)
+                .records(SourceRecord.self)
         }
     }
 

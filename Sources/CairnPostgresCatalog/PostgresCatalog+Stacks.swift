@@ -18,9 +18,7 @@ extension PostgresCatalog {
                 WHERE p.capture_date IS NOT NULL AND a.kind = 'photo' AND (p.capture_date, a.sha1) > (\(date), \(after))
                 ORDER BY p.capture_date, a.sha1 LIMIT \(limit)
                 """, logger: logger)
-            var candidates: [StackCandidate] = []
-            for try await row in rows { candidates.append(try StackCandidate(from: PostgresRowDecoder(row))) }
-            return candidates
+            return try await rows.records(StackCandidate.self)
         }
     }
 
@@ -90,9 +88,7 @@ extension PostgresCatalog {
                 SELECT member_sha1, primary_sha1, position, basis, stacked_at, linked_at FROM cairn.asset_stack
                 WHERE \(condition) ORDER BY primary_sha1 COLLATE "C", position
                 """, binds: binds), logger: logger)
-            var found: [AssetStackRow] = []
-            for try await row in rows { found.append(try AssetStackRow(from: PostgresRowDecoder(row))) }
-            return AssetStack.grouped(found)
+            return AssetStack.grouped(try await rows.records(AssetStackRow.self))
         }
     }
 }

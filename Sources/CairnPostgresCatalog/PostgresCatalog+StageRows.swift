@@ -80,15 +80,7 @@ extension PostgresCatalog {
     // MARK: Reads
 
     public func asset(_ checksum: Checksum) async throws -> AssetRecord? {
-        return try await failing("read asset \(checksum)") { [self] in
-            let rows = try await client.query("""
-                SELECT sha1, kind, size, original_extension, first_source_path, original_path, remote_id, imported_at,
-                  run_id, no_preview_reason
-                FROM cairn.asset WHERE sha1 = \(checksum.hex)
-                """, logger: logger)
-            for try await row in rows { return try AssetRecord(from: PostgresRowDecoder(row)) }
-            return nil
-        }
+        try await assets(where: "sha1 = $1", checksum.hex).first
     }
 
     public func mediaProbe(_ checksum: Checksum) async throws -> MediaProbeRecord? {
@@ -98,8 +90,7 @@ extension PostgresCatalog {
                   longitude, altitude, codec, probe_json, probed_at
                 FROM cairn.media_probe WHERE sha1 = \(checksum.hex)
                 """, logger: logger)
-            for try await row in rows { return try MediaProbeRow(from: PostgresRowDecoder(row)).record }
-            return nil
+            return try await rows.records(MediaProbeRow.self).first?.record
         }
     }
 
@@ -109,11 +100,7 @@ extension PostgresCatalog {
                 SELECT sha1, role, path, format, width, height, byte_count, duration_seconds, created_at
                 FROM cairn.derived_file WHERE sha1 = \(checksum.hex) ORDER BY role
                 """, logger: logger)
-            var files: [DerivedFileRecord] = []
-            for try await row in rows {
-                if let file = try DerivedFileRow(from: PostgresRowDecoder(row)).record { files.append(file) }
-            }
-            return files
+            return try await rows.records(DerivedFileRow.self).compactMap(\.record)
         }
     }
 }
@@ -132,11 +119,7 @@ extension PostgresCatalog {
 
     public func assetChecksums() async throws -> Set<Checksum> {
         return try await failing("read the library's content") { [self] in
-            var checksums = Set<Checksum>()
-            for try await hex in try await client.query("SELECT sha1 FROM cairn.asset", logger: logger).decode(String.self) {
-                if let checksum = Checksum(hex: hex) { checksums.insert(checksum) }
-            }
-            return checksums
+            Set(try await client.query("SELECT sha1 FROM cairn.asset", logger: logger).checksums())
         }
     }
 
@@ -154,9 +137,7 @@ extension PostgresCatalog {
                 FROM cairn.media_probe p JOIN cairn.asset a ON a.sha1 = p.sha1
                 WHERE a.run_id = \(runID) AND strpos(p.probe_json, \(marker)) > 0
                 """, logger: logger)
-            var probes: [MediaProbeRecord] = []
-            for try await row in rows { if let probe = try MediaProbeRow(from: PostgresRowDecoder(row)).record { probes.append(probe) } }
-            return probes
+            return try await rows.records(MediaProbeRow.self).compactMap(\.record)
         }
     }
 
@@ -168,16 +149,16 @@ extension PostgresCatalog {
         }
     }
 
-    private func assets(where condition: String, _ value: String?) async throws -> [AssetRecord] {
+    /// The assets matching `condition` (on `cairn.asset`, with `value` as `$1`), in `order`, up to `limit`.
+    func assets(where condition: String, _ value: String?, order: String = "sha1 COLLATE \"C\"",
+                limit: Int? = nil) async throws -> [AssetRecord] {
         return try await failing("read assets") { [self] in
             var binds = PostgresBindings()
             if let value { binds.append(value) }
             let rows = try await client.query(PostgresQuery(unsafeSQL: """
-                SELECT \(Self.assetColumns) FROM cairn.asset WHERE \(condition) ORDER BY sha1 COLLATE "C"
+                SELECT \(Self.assetColumns) FROM cairn.asset WHERE \(condition) ORDER BY \(order)\(limit.map { " LIMIT \($0)" } ?? "")
                 """, binds: binds), logger: logger)
-            var assets: [AssetRecord] = []
-            for try await row in rows { assets.append(try AssetRecord(from: PostgresRowDecoder(row))) }
-            return assets
+            return try await rows.records(AssetRecord.self)
         }
     }
 }

@@ -36,9 +36,7 @@ extension PostgresCatalog {
                 WHERE translate(tag, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz')
                   = translate(\(tag), 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz')
                 """, logger: logger)
-            var found = Set<Checksum>()
-            for try await hex in rows.decode(String.self) { if let checksum = Checksum(hex: hex) { found.insert(checksum) } }
-            return found
+            return Set(try await rows.checksums())
         }
     }
 }
@@ -52,9 +50,7 @@ extension PostgresCatalog {
                 SELECT source_path, source_size, source_mtime_ns, title, taken FROM cairn.takeout_trashed
                 WHERE source_path = ANY(\(paths)::text[])
                 """, logger: logger)
-            var found: [TrashedTakeoutJSON] = []
-            for try await row in rows { found.append(try TrashedTakeoutJSON(from: PostgresRowDecoder(row))) }
-            return found
+            return try await rows.records(TrashedTakeoutJSON.self)
         }
     }
 

@@ -44,9 +44,7 @@ extension PostgresCatalog: TrashCatalog {
                   ON CONFLICT (sha1) DO NOTHING)
                 SELECT sha1 FROM restored
                 """, binds: try Self.binds(hexes, runID)), logger: logger)
-            var restored: [Checksum] = []
-            for try await hex in rows.decode(String.self) { if let checksum = Checksum(hex: hex) { restored.append(checksum) } }
-            return restored.sorted()
+            return try await rows.checksums().sorted()
         }
     }
 
@@ -65,11 +63,7 @@ extension PostgresCatalog: TrashCatalog {
                 SELECT trash_run_id, trashed_at, library_paths, \(Self.trashedAssetColumns) FROM cairn.trashed_asset
                 \(runID == nil ? "" : "WHERE trash_run_id = $1") ORDER BY trashed_at, sha1
                 """, binds: binds), logger: logger)
-            var trashed: [TrashedAssetRecord] = []
-            for try await row in rows {
-                if let record = try TrashedAssetRow(from: PostgresRowDecoder(row)).record { trashed.append(record) }
-            }
-            return trashed
+            return try await rows.records(TrashedAssetRow.self).compactMap(\.record)
         }
     }
 }

@@ -1,5 +1,22 @@
+import CairnCore
 import Foundation
 import PostgresNIO
+
+extension PostgresRowSequence {
+    /// Every row as a `Record` (its `CodingKeys` are the columns), in order.
+    func records<Record: Decodable>(_ type: Record.Type) async throws -> [Record] {
+        var records: [Record] = []
+        for try await row in self { records.append(try Record(from: PostgresRowDecoder(row))) }
+        return records
+    }
+
+    /// The one text column of every row read as a checksum, in order; a value that is not one is skipped.
+    func checksums() async throws -> [Checksum] {
+        var checksums: [Checksum] = []
+        for try await hex in decode(String.self) { if let checksum = Checksum(hex: hex) { checksums.append(checksum) } }
+        return checksums
+    }
+}
 
 /// Decodes a `Decodable` record from a PostgreSQL row by column name, so a record keeps its one codec (its
 /// `CodingKeys` are the columns) whichever catalog read it. A value PostgresNIO decodes itself (text, integers,

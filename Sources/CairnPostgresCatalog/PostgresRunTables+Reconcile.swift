@@ -180,11 +180,7 @@ extension PostgresRunTables {
 
     /// The checksums `sql` selects, sorted.
     private func checksums(_ sql: String, _ binds: PostgresBindings = PostgresBindings()) async throws -> [Checksum] {
-        var checksums: [Checksum] = []
-        for try await hex in try await query(sql, binds).decode(String.self) {
-            if let checksum = Checksum(hex: hex) { checksums.append(checksum) }
-        }
-        return checksums.sorted()
+        try await query(sql, binds).checksums().sorted()
     }
 
     /// The paths `sql` selects, sorted bytewise.

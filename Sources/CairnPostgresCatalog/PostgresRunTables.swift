@@ -241,16 +241,16 @@ struct PostgresRunTables: RunTables {
 
     /// Items unfinished (or in flight), not counting content this run plans as new.
     private static func unfinished(owingTransfer: Bool) -> String {
-        "(NOT \(PostgresCatalog.terminal) OR i.in_flight)"
-            + (owingTransfer ? " AND \(PostgresCatalog.owingTransfer)" : "")
+        "(NOT \(ItemSQL.terminal) OR i.in_flight)"
+            + (owingTransfer ? " AND \(ItemSQL.owingTransfer)" : "")
             + " AND NOT EXISTS (SELECT 1 FROM pg_temp.run_content c WHERE c.sha1 = i.sha1 AND NOT c.in_library)"
     }
 
     func unfinishedImportItems(after id: ItemID, limit: Int, owingTransfer: Bool) async throws -> [ItemRecord] {
         try await failing("read the items earlier runs left unfinished") { [self] in
-            try await PostgresCatalog.records(try await connection.query(PostgresCatalog.itemsQuery(
+            try await connection.query(PostgresCatalog.itemsQuery(
                 where: Self.unfinished(owingTransfer: owingTransfer) + " AND i.id > $1",
-                binds: try PostgresCatalog.binds(id.rawValue), limit: limit), logger: logger))
+                binds: try PostgresCatalog.binds(id.rawValue), limit: limit), logger: logger).records(ItemRecord.self)
         }
     }
 
@@ -263,10 +263,10 @@ struct PostgresRunTables: RunTables {
     func crashFailedImportItems() async throws -> [ItemRecord] {
         try await failing("read the items the crash-loop guard failed") { [self] in
             try await execute("CREATE INDEX IF NOT EXISTS run_file_sha1 ON pg_temp.run_file (sha1)")
-            return try await PostgresCatalog.records(try await connection.query(PostgresCatalog.itemsQuery(
-                where: "i.source_id = $1 AND \(PostgresCatalog.crashFailed)"
+            return try await connection.query(PostgresCatalog.itemsQuery(
+                where: "i.source_id = $1 AND \(ItemSQL.crashFailed)"
                     + " AND EXISTS (SELECT 1 FROM pg_temp.run_file r WHERE r.sha1 = i.sha1)",
-                binds: try PostgresCatalog.binds(sourceID)), logger: logger))
+                binds: try PostgresCatalog.binds(sourceID)), logger: logger).records(ItemRecord.self)
         }
     }
 
@@ -282,9 +282,7 @@ struct PostgresRunTables: RunTables {
 
     func all<Record: Decodable>(_ type: Record.Type, _ sql: String, _ binds: PostgresBindings = PostgresBindings())
         async throws -> [Record] {
-        var records: [Record] = []
-        for try await row in try await query(sql, binds) { records.append(try Record(from: PostgresRowDecoder(row))) }
-        return records
+        try await query(sql, binds).records(type)
     }
 
     func one<Record: Decodable>(_ type: Record.Type, _ sql: String, _ binds: PostgresBindings = PostgresBindings())
@@ -325,7 +323,7 @@ private struct SidecarRow: Encodable {
     var file: SnapshotRow
 
     init(_ file: SourceFile) {
-        folder = RunSidecar.folder(of: file.relativePath)
+        folder = RelativePath.folder(of: file.relativePath)
         self.file = SnapshotRow(file)
     }
 

@@ -66,4 +66,3 @@ final class RunConnection: Sendable {
 
     private func unregister(_ id: Int) { waiting.withLock { _ = $0.failures.removeValue(forKey: id) } }
 }
-

@@ -1,3 +1,4 @@
+import CairnCore
 import Synchronization
 
 /// The queue's "ended" NOTIFY, sent in a statement of its own at most once per `interval` for every job that ended

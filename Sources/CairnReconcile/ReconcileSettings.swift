@@ -63,10 +63,6 @@ public struct ReconcileSettings: Codable, Sendable, Equatable {
     /// on a calendar, a time zone or daylight saving.
     public var quarantineInterval: TimeInterval { TimeInterval(quarantineDays) * 86_400 }
 
-    private enum CodingKeys: String, CodingKey {
-        case quarantineDays, strictness, maxDelete, vanishThreshold, massOffloadThreshold
-    }
-
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         do {

@@ -53,7 +53,6 @@ public struct SafetyVerdict: Codable, Sendable, Equatable {
     }
 
     public var holdsEveryDeletion: Bool { !holds.isEmpty }
-    public var trips: [RailTrip] { holds + limits + warnings }
 
     /// Whether the scan is trustworthy evidence of what was deleted: no rail doubts the source.
     public var sourceIsHealthy: Bool { !holds.contains { $0.rail.doubtsTheSource } }

@@ -65,16 +65,6 @@ public struct S3Settings: Sendable {
     /// A PEM file of certificate authorities to trust instead of the system's (`AWS_CA_BUNDLE`).
     public var certificateAuthorities: String?
 
-    public init(location: S3Location, endpoint: URL, region: String, credentials: S3Credentials,
-                addressing: S3Addressing, certificateAuthorities: String? = nil) {
-        self.location = location
-        self.endpoint = endpoint
-        self.region = region
-        self.credentials = credentials
-        self.addressing = addressing
-        self.certificateAuthorities = certificateAuthorities
-    }
-
     /// Endpoint: `AWS_ENDPOINT_URL_S3`, `AWS_ENDPOINT_URL`, the profile's `endpoint_url`, else AWS's for the region.
     /// Region: `AWS_REGION`, `AWS_DEFAULT_REGION`, the profile's `region`, else `us-east-1`. Credentials:
     /// `AWS_ACCESS_KEY_ID` with `AWS_SECRET_ACCESS_KEY` (and `AWS_SESSION_TOKEN`), else the profile's

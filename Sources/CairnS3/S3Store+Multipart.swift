@@ -162,7 +162,7 @@ extension S3Store {
         let answer = try await send("GET", key: nil, query: [("uploads", ""), ("prefix", settings.location.prefix + prefix)],
                                     accepting: [200])
         var uploads: [(key: ObjectKey, id: String, initiated: String)] = []
-        for record in S3XMLFields.records("Upload", fields: ["Key", "UploadId", "Initiated"], in: answer.body) {
+        for record in S3XMLFields.records("Upload", fields: ["Key", "UploadId", "Initiated"], in: answer.body) ?? [] {
             guard let full = record["Key"], full.hasPrefix(settings.location.prefix), let id = record["UploadId"],
                   let key = try? ObjectKey(String(full.dropFirst(settings.location.prefix.count))) else { continue }
             uploads.append((key, id, record["Initiated"] ?? ""))
@@ -174,7 +174,7 @@ extension S3Store {
         let answer = try await send("GET", key: key, query: [("uploadId", uploadID)], accepting: [200, 404])
         guard answer.status == 200 else { return [:] }
         var parts: [Int: (size: Int64, etag: String)] = [:]
-        for record in S3XMLFields.records("Part", fields: ["PartNumber", "Size", "ETag"], in: answer.body) {
+        for record in S3XMLFields.records("Part", fields: ["PartNumber", "Size", "ETag"], in: answer.body) ?? [] {
             guard let number = record["PartNumber"].flatMap(Int.init), let size = record["Size"].flatMap(Int64.init)
             else { continue }
             parts[number] = (size, record["ETag"] ?? "")
@@ -200,28 +200,3 @@ extension S3Store {
 }
 
 extension S3Store: AbandonedWritesStore {}
-
-/// Fields of S3's flat XML records (`<Upload>`, `<Part>`) and single elements (`<UploadId>`, `<Code>`).
-enum S3XMLFields {
-    static func first(_ element: String, in body: [UInt8]) -> String? {
-        var found: String?
-        _ = S3XMLReader.read(body) { path, text in
-            if found == nil && path.last == element { found = text }
-        }
-        return found
-    }
-
-    static func records(_ element: String, fields: Set<String>, in body: [UInt8]) -> [[String: String]] {
-        var records: [[String: String]] = []
-        var current: [String: String] = [:]
-        _ = S3XMLReader.read(body) { path, text in
-            if path.last == element {
-                records.append(current)
-                current = [:]
-            } else if path.count >= 2, path[path.count - 2] == element, let field = path.last, fields.contains(field) {
-                current[field] = text
-            }
-        }
-        return records
-    }
-}

@@ -111,14 +111,16 @@ public final class S3Store: ObjectStore {
                      ("max-keys", String(min(max(limit, 1), 1000))), ("encoding-type", "url")]
         if let after { query.append(("start-after", settings.location.prefix + after.text)) }
         let response = try await send("GET", key: nil, query: query, accepting: [200])
-        let listing = S3ListingParser.parse(response.body)
-        guard listing.complete else {
+        // Keys come URL-encoded (`encoding-type=url`): a key may hold characters XML cannot.
+        guard let listing = S3XMLFields.records("Contents", fields: ["Key", "Size"], in: response.body) else {
             throw StoreError(.server, "the store's listing of \(description)\(prefix) is not valid XML")
         }
         var objects: [StoredObject] = []
-        for (key, size) in listing.objects where key.hasPrefix(settings.location.prefix) {
+        for record in listing {
+            guard let encoded = record["Key"], case let key = encoded.removingPercentEncoding ?? encoded,
+                  key.hasPrefix(settings.location.prefix) else { continue }
             objects.append(StoredObject(key: try ObjectKey(String(key.dropFirst(settings.location.prefix.count))),
-                                        size: size))
+                                        size: record["Size"].flatMap(Int64.init) ?? 0))
         }
         return Array(objects.prefix(limit))
     }

@@ -40,52 +40,11 @@ final class S3XMLReader: NSObject, XMLParserDelegate {
     }
 }
 
-/// `ListObjectsV2`'s answer with `encoding-type=url`: each `Contents`' key (decoded) and size.
-enum S3ListingParser {
-    static func parse(_ body: [UInt8]) -> (objects: [(key: String, size: Int64)], complete: Bool) {
-        var objects: [(key: String, size: Int64)] = []
-        var key: String?
-        var size: Int64?
-        let complete = S3XMLReader.read(body) { path, text in
-            guard path.count >= 2, path[path.count - 2] == "Contents" || path.last == "Contents" else { return }
-            switch path.last {
-            case "Key": key = text.removingPercentEncoding ?? text
-            case "Size": size = Int64(text)
-            case "Contents":
-                if let found = key { objects.append((found, size ?? 0)) }
-                key = nil
-                size = nil
-            default: break
-            }
-        }
-        return (objects, complete)
-    }
-}
-
 /// A store's refusal: its HTTP status and, when the body is S3's `<Error>`, its code and message.
 struct S3ErrorResponse {
     let status: Int
     var code = ""
     var message = ""
-
-    init(status: Int, code: String, message: String) {
-        self.status = status
-        self.code = code
-        self.message = message
-    }
-
-    init(status: Int, body: [UInt8]) {
-        self.status = status
-        var code = ""
-        var message = ""
-        _ = S3XMLReader.read(body) { path, text in
-            guard path.count == 2, path[0] == "Error" else { return }
-            if path[1] == "Code" { code = text }
-            if path[1] == "Message" { message = text }
-        }
-        self.code = code
-        self.message = message
-    }
 
     /// Worth another try: the store is busy, restarting or asked us to slow down, or a conditional write raced.
     var isTransient: Bool {
@@ -130,5 +89,39 @@ struct S3ErrorResponse {
     /// signature mismatch the string it signed.
     static func scrub(_ text: String, secrets: [String]) -> String {
         secrets.reduce(text) { $0.replacingOccurrences(of: $1, with: "***") }
+    }
+}
+
+extension S3ErrorResponse {
+    /// `body` read as S3's `<Error>` (flat: its `Code` and `Message`); any other body leaves them empty.
+    init(status: Int, body: [UInt8]) {
+        self.init(status: status, code: S3XMLFields.first("Code", in: body) ?? "",
+                  message: S3XMLFields.first("Message", in: body) ?? "")
+    }
+}
+
+/// Fields of S3's flat XML records (`<Contents>`, `<Upload>`, `<Part>`) and single elements (`<UploadId>`, `<Code>`).
+enum S3XMLFields {
+    static func first(_ element: String, in body: [UInt8]) -> String? {
+        var found: String?
+        _ = S3XMLReader.read(body) { path, text in
+            if found == nil && path.last == element { found = text }
+        }
+        return found
+    }
+
+    /// Each `element`'s `fields`, in document order; nil when the body is not whole XML.
+    static func records(_ element: String, fields: Set<String>, in body: [UInt8]) -> [[String: String]]? {
+        var records: [[String: String]] = []
+        var current: [String: String] = [:]
+        let whole = S3XMLReader.read(body) { path, text in
+            if path.last == element {
+                records.append(current)
+                current = [:]
+            } else if path.count >= 2, path[path.count - 2] == element, let field = path.last, fields.contains(field) {
+                current[field] = text
+            }
+        }
+        return whole ? records : nil
     }
 }

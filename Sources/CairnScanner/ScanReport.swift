@@ -13,16 +13,16 @@ public struct ScanReport: Sendable {
     /// The source root as given, and as resolved (the walk never leaves the resolved root).
     public var root: String
     /// Photos and videos, sorted by relative path.
-    public var mediaFiles: [SourceFile]
+    public var mediaFiles: [SourceFile] = []
     /// Sidecars (`.xmp`, `.aae`, Takeout `.json`), sorted by relative path: stored beside the media they describe.
     public var sidecarFiles: [SourceFile] = []
     /// Regular files that are not media or sidecars: counted, never imported.
-    public var otherFiles: Int
-    public var junkSkipped: Int
+    public var otherFiles = 0
+    public var junkSkipped = 0
     /// Symbolic links, which are never followed (so a link can never lead the walk out of the source).
-    public var symlinksSkipped: [String]
+    public var symlinksSkipped: [String] = []
     /// Folders or files that could not be read. A scan with issues must not be trusted for deletions.
-    public var issues: [ScanIssue]
+    public var issues: [ScanIssue] = []
     /// Archive entries never read, and why (a name that would leave the archive, a link): reported, but, unlike
     /// `issues`, no reason to distrust the walk: the same entries are refused on every walk.
     public var refusedEntries: [ScanIssue] = []
@@ -34,7 +34,7 @@ public struct ScanReport: Sendable {
     public var archivesListed = 0
     public var archivesUnchanged = 0
     /// Whether the root holds a `.cairn-source` marker file.
-    public var hasSourceMarker: Bool
+    public var hasSourceMarker = false
 
     /// How many media files the walk found, and their bytes (also when they were streamed, not kept).
     public var mediaCount = 0

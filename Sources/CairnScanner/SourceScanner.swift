@@ -78,24 +78,17 @@ public struct SourceScanner: Sendable {
 
         var walk = Walk(excluded: excludedDirectories, sink: sink, interrupt: interrupt,
                         archives: archives == .read ? ArchiveWalk(root: root, saved: savedListings) : nil)
-        walk.hasSourceMarker = faccessat(fd, Self.sourceMarkerName, F_OK, AT_SYMLINK_NOFOLLOW) == 0
+        walk.report.root = root
+        walk.report.hasSourceMarker = faccessat(fd, Self.sourceMarkerName, F_OK, AT_SYMLINK_NOFOLLOW) == 0
         walk.visit(directory: fd, prefix: "")
         walk.flush()
         walk.flushSidecars()
         if let error = walk.sinkError { throw .sinkFailed("\(error)") }
         if walk.stopped { throw .interrupted(root) }
-        walk.media.sort { PathOrder.precedes($0.relativePath, $1.relativePath) }
-        var report = ScanReport(
-            root: root, mediaFiles: walk.media, otherFiles: walk.otherFiles, junkSkipped: walk.junk,
-            symlinksSkipped: walk.symlinks.sorted(), issues: walk.issues, hasSourceMarker: walk.hasSourceMarker)
-        report.refusedEntries = walk.refusedEntries
-        report.settlingArchives = walk.settlingArchives
-        report.archivesListed = walk.archivesListed
-        report.archivesUnchanged = walk.archivesUnchanged
-        report.mediaCount = walk.mediaCount
-        report.mediaBytes = walk.mediaBytes
+        var report = walk.report
+        report.mediaFiles = walk.media.sorted { PathOrder.precedes($0.relativePath, $1.relativePath) }
         report.sidecarFiles = walk.sidecars.sorted { PathOrder.precedes($0.relativePath, $1.relativePath) }
-        report.sidecarCount = walk.sidecarCount
+        report.symlinksSkipped.sort()
         return report
     }
 }
@@ -119,32 +112,15 @@ private struct Walk {
     let sink: MediaSink?
     /// Every media file (no sink), or the batch not yet handed to the sink.
     var media: [SourceFile] = []
-    var mediaCount = 0
-    var mediaBytes: Int64 = 0
     var sinkError: (any Error)?
     /// Every sidecar (no sidecar sink), or the batch not yet handed to it.
     var sidecars: [SourceFile] = []
-    var sidecarCount = 0
-    var otherFiles = 0
-    var junk = 0
-    var symlinks: [String] = []
-    var issues: [ScanIssue] = []
-    var refusedEntries: [ScanIssue] = []
-    var settlingArchives: [ScanIssue] = []
-    var archivesListed = 0
-    var archivesUnchanged = 0
-    var hasSourceMarker = false
+    /// What the walk counted and found so far (its files are in `media` and `sidecars`).
+    var report = ScanReport(root: "")
     let interrupt: Interrupt?
     let archives: ArchiveWalk?
     /// The interrupt was seen: the walk enters no more folders and hands nothing more over.
     private(set) var stopped = false
-
-    init(excluded: Set<SourceScanner.DirectoryIdentity>, sink: MediaSink?, interrupt: Interrupt?, archives: ArchiveWalk?) {
-        self.excluded = excluded
-        self.sink = sink
-        self.interrupt = interrupt
-        self.archives = archives
-    }
 
     private mutating func stopping() -> Bool {
         if !stopped, interrupt?.isInterrupted == true { stopped = true }
@@ -173,16 +149,16 @@ private struct Walk {
     }
 
     private mutating func visit(_ listing: Listing, prefix: String) {
-        otherFiles += listing.otherFiles
-        junk += listing.junk
-        symlinks += listing.symlinks
-        issues += listing.issues
-        refusedEntries += listing.refusedEntries
-        settlingArchives += listing.settlingArchives
-        archivesListed += listing.archivesListed
-        archivesUnchanged += listing.archivesUnchanged
+        report.otherFiles += listing.otherFiles
+        report.junkSkipped += listing.junk
+        report.symlinksSkipped += listing.symlinks
+        report.issues += listing.issues
+        report.refusedEntries += listing.refusedEntries
+        report.settlingArchives += listing.settlingArchives
+        report.archivesListed += listing.archivesListed
+        report.archivesUnchanged += listing.archivesUnchanged
+        report.sidecarCount += listing.sidecars.count
         sidecars += listing.sidecars
-        sidecarCount += listing.sidecars.count
         if let sink, sidecars.count >= sink.batchSize { flushSidecars() }
         let files = listing.files
         let subfolders = listing.subfolders
@@ -219,8 +195,8 @@ private struct Walk {
     }
 
     private mutating func take(_ file: SourceFile) {
-        mediaCount += 1
-        mediaBytes += file.fingerprint.size
+        report.mediaCount += 1
+        report.mediaBytes += file.fingerprint.size
         media.append(file)
         if let sink, media.count >= sink.batchSize { flush() }
     }

@@ -78,17 +78,13 @@ struct AccessGuard<Context: RequestContext>: RouterMiddleware {
             <input id="token" name="token" type="password" autocomplete="current-password" required autofocus>
             <button type="submit">Sign in</button></form></body></html>
             """
-        var headers = HTTPFields()
-        headers[.contentType] = "text/html; charset=utf-8"
-        headers[.cacheControl] = "no-store"
-        headers[.contentSecurityPolicy] = StatusPage.contentSecurityPolicy
-        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: html)))
+        var response = Response.whole(status: status, "text/html; charset=utf-8", ByteBuffer(string: html))
+        response.headers[.contentSecurityPolicy] = StatusPage.contentSecurityPolicy
+        return response
     }
 
     private static func plain(_ status: HTTPResponse.Status, _ text: String) -> Response {
-        var headers = HTTPFields()
-        headers[.contentType] = "text/plain; charset=utf-8"
-        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: text)))
+        Response.whole(status: status, "text/plain; charset=utf-8", cache: nil, ByteBuffer(string: text))
     }
 
     /// Whether a `Host` value (`name`, `name:port`, `[v6]:port`) names this machine.
@@ -119,5 +115,16 @@ struct AccessGuard<Context: RequestContext>: RouterMiddleware {
         var difference = UInt8(given.utf8.count == expected.utf8.count ? 0 : 1)
         for (a, b) in zip(given.utf8, expected.utf8) { difference |= a ^ b }
         return difference == 0
+    }
+}
+
+extension Response {
+    /// A whole body of content type `type`; `cache` its Cache-Control (none when nil).
+    static func whole(status: HTTPResponse.Status = .ok, _ type: String, cache: String? = "no-store",
+                      _ body: ByteBuffer) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = type
+        if let cache { headers[.cacheControl] = cache }
+        return Response(status: status, headers: headers, body: .init(byteBuffer: body))
     }
 }

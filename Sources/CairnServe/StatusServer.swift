@@ -85,10 +85,7 @@ public struct StatusServer: Sendable {
                                 .cancelOnGracefulShutdown()))
         }
         router.get("live.js") { _, _ -> Response in
-            var headers = HTTPFields()
-            headers[.contentType] = "text/javascript; charset=utf-8"
-            headers[.cacheControl] = "no-cache"
-            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: LiveScript.source)))
+            Response.whole("text/javascript; charset=utf-8", cache: "no-cache", ByteBuffer(string: LiveScript.source))
         }
         router.get("metrics") { _, _ -> Response in
             let text = try await Self.reading(source) { catalog in
@@ -134,11 +131,9 @@ public struct StatusServer: Sendable {
             guard let found, let data = try await Self.contents(of: found.path, in: source.layout, store: store) else {
                 throw HTTPError(.notFound, message: "no thumbnail for \(sha1)\n")
             }
-            var headers = HTTPFields()
-            headers[.contentType] = found.format == "webp" ? "image/webp" : "image/jpeg"
             // Content-addressed: the bytes for a checksum never change.
-            headers[.cacheControl] = "public, max-age=31536000, immutable"
-            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+            return Response.whole(found.format == "webp" ? "image/webp" : "image/jpeg",
+                                  cache: "public, max-age=31536000, immutable", ByteBuffer(bytes: data))
         }
         return router
     }
@@ -172,12 +167,7 @@ public struct StatusServer: Sendable {
         }
     }
 
-    private static func response(_ text: String, type: String) -> Response {
-        var headers = HTTPFields()
-        headers[.contentType] = type
-        headers[.cacheControl] = "no-store"
-        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: text)))
-    }
+    private static func response(_ text: String, type: String) -> Response { Response.whole(type, ByteBuffer(string: text)) }
 }
 
 /// `host:port`, `[v6]:port` or `:port` (loopback).

@@ -29,15 +29,7 @@ package enum SharedCatalog {
         let layout = LibraryLayout(root: FileSystem.resolved(libraryRoot) ?? libraryRoot)
         // Before the database is claimed for this library: a library refused here must not claim it.
         try Library.checkCatalog(of: layout, isAt: location.description)
-        let identity: String
-        do {
-            try FileSystem.makeDirectories(libraryRoot)
-            if let store {
-                identity = try await LibraryIdentity.ensure(layout, store: store)
-            } else {
-                identity = try LibraryIdentity.ensure(layout)
-            }
-        } catch let error as SharedWorkError { throw error } catch { throw SharedWorkError("\(libraryRoot): \(error)") }
+        let identity = try await SharedImport.identity(of: layout, libraryRoot: libraryRoot, store: store)
         let takenBy = Locked<String?>(nil)
         let holder = "cairn \(command) (pid \(getpid()) on \(ProcessInfo.processInfo.hostName))"
         let outcome: Result<Value, any Error>

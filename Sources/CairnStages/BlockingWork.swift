@@ -63,14 +63,7 @@ package final class WorkTracker: Sendable {
     /// Runs `body`, then waits (up to `limit`) until none of this run's work is running, whether `body` returned or
     /// threw: abandoned (timed-out) phases finish before the caller lets go of the library.
     package func settling<Value>(limit: Duration = .seconds(120), _ body: () async throws -> Value) async throws -> Value {
-        do {
-            let value = try await body()
-            await waitUntilIdle(limit: limit)
-            return value
-        } catch {
-            await waitUntilIdle(limit: limit)
-            throw error
-        }
+        try await closing({ await waitUntilIdle(limit: limit) }, body)
     }
 
     /// Waits (up to `limit`) until none of this run's work is running; returns whether it got there. Woken by the

@@ -99,6 +99,8 @@ package struct LibraryDestination: ImportDestination {
     package var folderRoot: String?
     /// The time by which the store's unfinished writes count as abandoned.
     package var now: @Sendable () -> Date = { Date() }
+    /// With a shared work queue, the run's stages as the queue wraps them (its derivative phases queued as jobs).
+    package var queued: (@Sendable (_ local: any PipelineStages, DestinationRun) -> any PipelineStages)?
 
     package init(store: (any ObjectStore)? = nil, folderRoot: String? = nil) {
         self.store = store
@@ -106,6 +108,9 @@ package struct LibraryDestination: ImportDestination {
     }
 
     package var makesOwnDerivatives: Bool { false }
+
+    /// This process's queue worker starts before the run sweeps `tmp/`, and other hosts' workers write there too.
+    package var sharesTemporaryFolder: Bool { queued != nil }
 
     /// A small file goes to a store from memory (`StoreStages.inMemoryLimit`); into the folder, it is copied.
     package var holdsItemsInMemoryUpTo: Int64 { store == nil ? 0 : StoreStages.inMemoryLimit }
@@ -175,7 +180,7 @@ package struct LibraryDestination: ImportDestination {
     package func prepare(_ records: [ItemRecord], run: DestinationRun) async throws {}
 
     package func stages(for run: DestinationRun) -> any PipelineStages {
-        var stages = LibraryStages(library: run.library, media: run.media, clipOptions: run.clipOptions,
+        var stages = LibraryStages(layout: run.library.layout, media: run.media, clipOptions: run.clipOptions,
                                    runID: run.runID)
         stages.syncsEachFile = false  // the group commit syncs each batch
         stages.onCopied = run.onCopied
@@ -183,7 +188,7 @@ package struct LibraryDestination: ImportDestination {
         stages.onKeptWithoutPreview = run.onKeptWithoutPreview
         stages.work = run.work
         stages.deferredClips = deferredClips
-        guard let store else { return stages }
-        return StoreStages(base: stages, store: store, route: run.route)
+        let local: any PipelineStages = store.map { StoreStages(base: stages, store: $0, route: run.route) } ?? stages
+        return queued?(local, run) ?? local
     }
 }

@@ -38,11 +38,6 @@ public struct LibraryStages: PipelineStages {
     /// still gets its clip in the synthesis lane.
     var deferredClips: DeferredClips?
 
-    public init(library: Library, media: MediaEngine = MediaEngine(), clipOptions: ClipOptions = ClipOptions(),
-                runID: String? = nil) {
-        self.init(layout: library.layout, media: media, clipOptions: clipOptions, runID: runID)
-    }
-
     public init(layout: LibraryLayout, media: MediaEngine = MediaEngine(), clipOptions: ClipOptions = ClipOptions(),
                 runID: String? = nil) {
         self.layout = layout
@@ -92,7 +87,7 @@ public struct LibraryStages: PipelineStages {
     public func readMetadata(_ item: ImportItem) async throws -> PhaseResult {
         let checksum = item.checksum
         let media = media, onKept = onKeptWithoutPreview
-        let original = originalPath(of: item, checksum: checksum)
+        let original = layout.absolute(Self.originalRelativePath(of: item, in: layout))
         let crashes = Self.crashesForTests(item)
         if let delay = Self.itemDelayForTests { try await Task.sleep(for: delay) }
         return try await BlockingWork.run(tracking: work) { (interrupt) throws -> PhaseResult in
@@ -109,7 +104,7 @@ public struct LibraryStages: PipelineStages {
     public func makeThumbnail(_ item: ImportItem) async throws -> PhaseResult {
         let checksum = item.checksum
         let layout = self.layout, media = media, onKept = onKeptWithoutPreview, syncsEachFile = syncsEachFile
-        let originalRelative = originalRelativePath(of: item, checksum: checksum)
+        let originalRelative = Self.originalRelativePath(of: item, in: layout)
         let original = layout.absolute(originalRelative)
         return try await BlockingWork.run(tracking: work) { (interrupt) throws -> PhaseResult in
             let thumbnailPath = layout.derivedRelativePath(checksum, suffix: "thumb.\(media.thumbnailFormat.fileExtension)")
@@ -156,7 +151,7 @@ public struct LibraryStages: PipelineStages {
         let checksum = item.checksum
         let layout = self.layout, media = media, options = clipOptions
         let onKept = onKeptWithoutPreview, syncsEachFile = syncsEachFile
-        let original = originalPath(of: item, checksum: checksum)
+        let original = layout.absolute(Self.originalRelativePath(of: item, in: layout))
         let deferred = deferredClips
         return try await BlockingWork.run(tracking: work) { (interrupt) throws -> PhaseResult in
             if let deferred, DeferredClips.hasMotionSibling(item) {
@@ -169,25 +164,24 @@ public struct LibraryStages: PipelineStages {
             let clipPath = layout.derivedRelativePath(checksum, suffix: "clip.mp4")
             let temporary = TemporaryName.make(in: layout, for: clipPath)
             defer { unlink(temporary) }
+            let clip: (codec: String, width: Int, height: Int, bytes: Int64, seconds: Double?)
             // A Samsung or Google motion photo carries its own movie: that is its clip, copied as the camera made it.
             if let embedded = try Self.embeddedMotion(original: original, to: temporary, media: media) {
-                try Self.moveIntoPlace(item, [(temporary, layout.absolute(clipPath))], syncingEach: syncsEachFile)
-                let record = DerivedFileRecord(
-                    checksum: checksum, role: .clip, path: clipPath, format: embedded.codec, width: embedded.width,
-                    height: embedded.height, byteCount: embedded.bytes, durationSeconds: embedded.seconds, createdAt: Date())
-                return PhaseResult(products: StageRows(derivedFiles: [record]))
+                clip = (embedded.codec, embedded.width, embedded.height, embedded.bytes, embedded.seconds)
+            } else {
+                // Probed back by the engine before it returns: a clip that does not read back never counts.
+                do {
+                    let made = try media.synthesizeClip(source: original, to: temporary, options: options, interrupt: interrupt)
+                    clip = (made.codec, made.width, made.height, FileSystem.size(temporary) ?? 0, made.durationSeconds)
+                } catch {
+                    if let kept = Self.keptWithoutPreview(item, error, onKept: onKept) { return kept }
+                    throw Self.failure(error)
+                }
             }
-            let clip: RenderedClip
-            // Probed back by the engine before it returns: a clip that does not read back never counts.
-            do { clip = try media.synthesizeClip(source: original, to: temporary, options: options, interrupt: interrupt) } catch {
-                if let kept = Self.keptWithoutPreview(item, error, onKept: onKept) { return kept }
-                throw Self.failure(error)
-            }
-            let byteCount = FileSystem.size(temporary) ?? 0
             try Self.moveIntoPlace(item, [(temporary, layout.absolute(clipPath))], syncingEach: syncsEachFile)
             let record = DerivedFileRecord(
                 checksum: checksum, role: .clip, path: clipPath, format: clip.codec, width: clip.width,
-                height: clip.height, byteCount: byteCount, durationSeconds: clip.durationSeconds, createdAt: Date())
+                height: clip.height, byteCount: clip.bytes, durationSeconds: clip.seconds, createdAt: Date())
             return PhaseResult(products: StageRows(derivedFiles: [record]))
         }
     }
@@ -246,16 +240,6 @@ public struct LibraryStages: PipelineStages {
     package static func originalExtension(of item: ImportItem) -> String {
         // The last component only, found from the end (a split made an array of every folder, for each item).
         MediaClassifier.fileExtension(of: FileSystem.baseName(of: item.relativePath)).lowercased()
-    }
-
-    /// The original's absolute path: where an earlier run put it (the item says), or where this run's transfer
-    /// did, named from the item's own file name. No catalog read, no thread hop.
-    private func originalPath(of item: ImportItem, checksum: Checksum) -> String {
-        layout.absolute(originalRelativePath(of: item, checksum: checksum))
-    }
-
-    private func originalRelativePath(of item: ImportItem, checksum: Checksum) -> String {
-        Self.originalRelativePath(of: item, in: layout)
     }
 
     /// The original's path in `layout`, relative to its root: where an earlier run put it, else where the transfer

@@ -100,4 +100,3 @@ public enum LivePhotoPairing {
         return String(lowered[..<dot])
     }
 }
-

@@ -47,9 +47,8 @@ public final class PipelineCancellation: Sendable {
         if let scheduler { Task { await scheduler.cancel(deadline: effective) } }
     }
 
-    /// How many times `cancel` was called.
-    public var requestCount: Int { state.withLock { $0.requests } }
-    public var isCancelled: Bool { requestCount > 0 }
+    /// Whether `cancel` was called.
+    public var isCancelled: Bool { state.withLock { $0.requests > 0 } }
 
     /// Forwards later cancels to `scheduler`, and an earlier one now, before its run starts.
     func attach(_ scheduler: PipelineScheduler) async {

@@ -93,11 +93,9 @@ package struct HeldEntryBytes: Sendable {
 package final class ScratchBudget: Sendable {
     package static let shared = ScratchBudget(allowance: 64 << 20)
 
-    let allowance: Int64
     private let queue: AdmissionQueue<Int64, Int64, Void>
 
     package init(allowance: Int64) {
-        self.allowance = allowance
         queue = AdmissionQueue(0, order: .strict) { inUse, bytes in
             guard Self.admits(bytes, besides: inUse, allowance: allowance) else { return nil }
             inUse += bytes

@@ -225,36 +225,27 @@ package struct SidecarLinker: Sendable {
     /// path.
     private func keep(_ sidecar: SourceFile, path: String) async throws -> (Checksum, String) {
         let layout = library.layout
-        let stored = try await BlockingWork.run {
+        let stored: (checksum: Checksum, path: String) = try await BlockingWork.run {
             let hasher = try FileHasher()
             let checksum = try hasher.hash(path: path).checksum
             let ext = MediaClassifier.fileExtension(of: sidecar.relativePath).lowercased()
             let stored = layout.sidecarRelativePath(checksum, fileExtension: ext)
             _ = try OriginalsStore(layout: layout).place(sourcePath: path, checksum: checksum, relativePath: stored,
                                                          hasher: hasher)
-            return StoredSidecar(checksum: checksum, path: stored)
+            return (checksum, stored)
         }
         if let store {
             // Recorded only once the store holds it; the folder keeps no copy.
-            do {
-                _ = try await store.put(try ObjectKey(stored.path), fromFile: layout.absolute(stored.path))
-            } catch {
-                throw StoreFiles.stageFailure(error)
-            }
+            try await StoreFiles.put(stored.path, from: layout, into: store)
             unlink(layout.absolute(stored.path))
         }
-        return (stored.checksum, stored.path)
-    }
-
-    private struct StoredSidecar: Sendable {
-        var checksum: Checksum
-        var path: String
+        return stored
     }
 
     /// Keeps an album's metadata file and makes the media beside it (those the library holds) its members.
     private func linkAlbum(_ album: TakeoutAlbumMetadata, file: SourceFile, path: String,
                            checksums: [String: Checksum], into outcome: inout Outcome) async {
-        let folder = RunSidecar.folder(of: file.relativePath)
+        let folder = RelativePath.folder(of: file.relativePath)
         let name = album.name(folderName: FileSystem.baseName(of: FileSystem.parentDirectory(of: path)))
         do {
             let (checksum, stored) = try await keep(file, path: path)

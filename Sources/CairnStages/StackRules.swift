@@ -1,5 +1,6 @@
 import CairnCatalog
 import CairnCore
+import CairnLibrary
 import CairnScanner
 import Foundation
 
@@ -39,7 +40,7 @@ public enum StackRules {
         }
         // Apple's burst identifier; the frame Photos showed is not in the files: the first one leads.
         let byIdentifier = Dictionary(grouping: left.filter { !($0.burstIdentifier ?? "").isEmpty }) {
-            folder($0.firstSourcePath) + "\u{0}" + ($0.burstIdentifier ?? "")
+            FileSystem.parentDirectory(of: $0.firstSourcePath) + "\u{0}" + ($0.burstIdentifier ?? "")
         }
         take(byIdentifier.keys.sorted().compactMap { byIdentifier[$0] }, basis: { kindOfPair($0) ?? "burst id" },
              primary: { jpegOfPair($0) ?? 0 })
@@ -47,18 +48,19 @@ public enum StackRules {
         // A phone's burst naming: the cover it names, else the lowest frame number.
         var named: [String: [(StackCandidate, BurstName)]] = [:]
         for still in left {
-            guard let name = BurstName(fileName(still.firstSourcePath)) else { continue }
-            named[folder(still.firstSourcePath) + "\u{0}" + name.group, default: []].append((still, name))
+            guard let name = BurstName(FileSystem.baseName(of: still.firstSourcePath)) else { continue }
+            let folder = FileSystem.parentDirectory(of: still.firstSourcePath)
+            named[folder + "\u{0}" + name.group, default: []].append((still, name))
         }
         take(named.keys.sorted().compactMap { key in
             named[key]?.sorted { ($0.1.index, $0.0.firstSourcePath) < ($1.1.index, $1.0.firstSourcePath) }.map(\.0)
         }, basis: { kindOfPair($0) ?? "burst name" }, primary: { group in
-            let names = group.map { BurstName(fileName($0.firstSourcePath)) }
+            let names = group.map { BurstName(FileSystem.baseName(of: $0.firstSourcePath)) }
             return names.firstIndex { $0?.isCover == true } ?? jpegOfPair(group) ?? 0
         })
 
         // A RAW or HEIC and the JPEG of the same name, taken within a second of each other.
-        let byStem = Dictionary(grouping: left) { stem($0.firstSourcePath) }
+        let byStem = Dictionary(grouping: left) { LivePhotoPairing.stem($0.firstSourcePath) }
         let pairs: [[StackCandidate]] = byStem.keys.sorted().compactMap { key in
             guard let group = byStem[key], group.count >= 2, let jpeg = jpegOfPair(group) else { return nil }
             let taken = group[jpeg].captureDate
@@ -70,7 +72,7 @@ public enum StackRules {
         // Frames of one camera in one folder, each within half a second of the one before.
         let byCamera = Dictionary(grouping: left.filter {
             $0.cameraModel != nil && !rawExtensions.contains(ext($0.firstSourcePath))
-        }) { folder($0.firstSourcePath) + "\u{0}" + ($0.cameraModel ?? "") }
+        }) { FileSystem.parentDirectory(of: $0.firstSourcePath) + "\u{0}" + ($0.cameraModel ?? "") }
         var chains: [[StackCandidate]] = []
         for key in byCamera.keys.sorted() {
             var chain: [StackCandidate] = []
@@ -104,21 +106,8 @@ public enum StackRules {
         return jpegs[0]
     }
 
-    static func ext(_ path: String) -> String { MediaClassifier.fileExtension(of: fileName(path)).lowercased() }
-
-    static func fileName(_ path: String) -> String {
-        path.lastIndex(of: "/").map { String(path[path.index(after: $0)...]) } ?? path
-    }
-
-    static func folder(_ path: String) -> String {
-        path.lastIndex(of: "/").map { String(path[..<$0]) } ?? ""
-    }
-
-    /// Folder and name without its extension, case folded.
-    static func stem(_ path: String) -> String {
-        let lowered = path.lowercased()
-        guard let dot = lowered.lastIndex(of: "."), !lowered[dot...].contains("/") else { return lowered }
-        return String(lowered[..<dot])
+    static func ext(_ path: String) -> String {
+        MediaClassifier.fileExtension(of: FileSystem.baseName(of: path)).lowercased()
     }
 }
 

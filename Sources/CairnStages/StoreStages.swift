@@ -108,11 +108,8 @@ package struct StoreStages: PipelineStages {
     /// folder's copy go when `lane` is the item's last this run.
     private func withOriginal(of item: ImportItem, in lane: Lane,
                               _ phase: () async throws -> PhaseResult) async throws -> PhaseResult {
-        if copies != nil { return try await holdingOriginal(of: item, phase) }
-        let original = LibraryStages.originalRelativePath(of: item, in: layout)
-        try await StoreFiles.fetch(original, from: store, into: layout)
-        let result = try await phase()
-        if followsRoute { evictIfLast(lane, item, original) }
+        let result = try await holdingOriginal(of: item, phase)
+        if followsRoute { evictIfLast(lane, item, LibraryStages.originalRelativePath(of: item, in: layout)) }
         return result
     }
 
@@ -120,13 +117,9 @@ package struct StoreStages: PipelineStages {
     /// stages the copy goes once no job of this process holds it any more.
     package func holdingOriginal<Value>(of item: ImportItem, _ body: () async throws -> Value) async throws -> Value {
         let original = LibraryStages.originalRelativePath(of: item, in: layout)
-        guard let copies else {
-            try await StoreFiles.fetch(original, from: store, into: layout)
-            return try await body()
-        }
         let path = layout.absolute(original)
-        copies.hold(path)
-        defer { copies.release(path) }
+        copies?.hold(path)
+        defer { copies?.release(path) }
         try await StoreFiles.fetch(original, from: store, into: layout)
         return try await body()
     }
@@ -143,13 +136,7 @@ package struct StoreStages: PipelineStages {
         return result
     }
 
-    private func publish(_ relative: String) async throws {
-        do {
-            _ = try await store.put(try ObjectKey(relative), fromFile: layout.absolute(relative))
-        } catch {
-            throw StoreFiles.stageFailure(error)
-        }
-    }
+    private func publish(_ relative: String) async throws { try await StoreFiles.put(relative, from: layout, into: store) }
 
     private func evictIfLast(_ lane: Lane, _ item: ImportItem, _ original: String) {
         if route(item).lanes.last == lane { unlink(layout.absolute(original)) }
@@ -192,6 +179,13 @@ package enum StoreFiles {
         } catch let error as SystemCallError {
             throw StageFailure(reason: FailureReason(error.description, category: FailureCategory(error.code)),
                                isRetryable: error.isTransient)
+        }
+    }
+
+    /// Puts the folder's file at `relative` in the store under the same key.
+    package static func put(_ relative: String, from layout: LibraryLayout, into store: any ObjectStore) async throws {
+        do { _ = try await store.put(try ObjectKey(relative), fromFile: layout.absolute(relative)) } catch {
+            throw stageFailure(error)
         }
     }
 

@@ -21,28 +21,22 @@ public struct FolderStore: ObjectStore {
     func path(of key: ObjectKey) -> String { root + "/" + key.text }
 
     public func put(_ key: ObjectKey, fromFile source: String) async throws(StoreError) -> PutOutcome {
-        guard key.text.split(separator: "/").first != Substring(Self.partials) else {
-            throw StoreError(.refused, key: key.text, "is in the store's folder for partial writes")
-        }
-        return try await blocking { () throws(StoreError) in try putNow(key, fromFile: source) }
+        try await put(key) { (partial) throws(SystemCallError) in try copy(source, to: partial) }
     }
 
     public func put(_ key: ObjectKey, bytes: [UInt8]) async throws(StoreError) -> PutOutcome {
-        guard key.text.split(separator: "/").first != Substring(Self.partials) else {
-            throw StoreError(.refused, key: key.text, "is in the store's folder for partial writes")
-        }
-        return try await blocking { () throws(StoreError) in try putNow(key, bytes: bytes) }
-    }
-
-    private func putNow(_ key: ObjectKey, fromFile source: String) throws(StoreError) -> PutOutcome {
-        try putNow(key) { (partial) throws(SystemCallError) in try copy(source, to: partial) }
-    }
-
-    private func putNow(_ key: ObjectKey, bytes: [UInt8]) throws(StoreError) -> PutOutcome {
-        try putNow(key) { (partial) throws(SystemCallError) in try write(bytes, to: partial) }
+        try await put(key) { (partial) throws(SystemCallError) in try write(bytes, to: partial) }
     }
 
     /// `fill` writes the object's bytes, durably, to the new file it is given; the file is then linked into place.
+    private func put(_ key: ObjectKey, filling fill: @escaping @Sendable (String) throws(SystemCallError) -> Void)
+        async throws(StoreError) -> PutOutcome {
+        guard key.text.split(separator: "/").first != Substring(Self.partials) else {
+            throw StoreError(.refused, key: key.text, "is in the store's folder for partial writes")
+        }
+        return try await blocking { () throws(StoreError) in try putNow(key, filling: fill) }
+    }
+
     private func putNow(_ key: ObjectKey, filling fill: (String) throws(SystemCallError) -> Void) throws(StoreError)
         -> PutOutcome {
         let destination = path(of: key)

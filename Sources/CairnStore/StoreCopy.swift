@@ -42,7 +42,7 @@ public struct StoreCopy: Sendable {
                 after = last.key
                 var wanted: [StoredObject] = []
                 for object in page {
-                    let name = Self.folder(of: object.key.text)
+                    let name = RelativePath.folder(of: object.key.text)
                     if folder?.name != name { folder = (name, try await listing(of: name)) }
                     if folder?.held[object.key.text] == object.size {
                         report.present += 1
@@ -67,11 +67,6 @@ public struct StoreCopy: Sendable {
         return Checksum(hex: name.prefix { $0 != "." })
     }
 
-    /// `originals/ab` for `originals/ab/cdef.jpg`.
-    static func folder(of key: String) -> String {
-        key.lastIndex(of: "/").map { String(key[..<$0]) } ?? ""
-    }
-
     /// The destination's keys (and sizes) under `folder/`.
     private func listing(of folder: String) async throws(StoreError) -> [String: Int64] {
         var held: [String: Int64] = [:]
@@ -88,20 +83,9 @@ public struct StoreCopy: Sendable {
         let source = source
         let destination = destination
         let sha1Checking = (try? await destination.checkingSHA1()) ?? nil
-        await withTaskGroup(of: PutResult.self) { group in
-            var next = objects.makeIterator()
-            var running = 0
-            while running < width, let object = next.next() {
-                group.addTask { await Self.put(object, from: source, to: destination, checking: sha1Checking) }
-                running += 1
-            }
-            while let result = await group.next() {
-                report.add(result)
-                if let object = next.next() {
-                    group.addTask { await Self.put(object, from: source, to: destination, checking: sha1Checking) }
-                }
-            }
-        }
+        for result in await concurrentMap(objects, width: width, {
+            await Self.put($0, from: source, to: destination, checking: sha1Checking)
+        }) { report.add(result) }
     }
 
     /// What one put did: written, found there, or why it failed.

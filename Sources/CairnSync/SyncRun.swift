@@ -59,7 +59,6 @@ public struct SyncRun: Sendable {
     public let options: SyncOptions
     public let narration: RunNarration
     public var now: @Sendable () -> Date = { Date() }
-    public var hooks = ImportHooks()
     /// Where the run keeps its records: the library's SQLite catalog or PostgreSQL's.
     package let catalog: any ImportCatalog
 
@@ -77,7 +76,6 @@ public struct SyncRun: Sendable {
             var importRun = ImportRun(library: library, catalog: catalog, options: options.importOptions,
                                       narration: narration)
             importRun.now = now
-            importRun.hooks = hooks
             // A dry run only shares the lock (a writer would change what it reads); sharing writes nothing. Abandoned
             // (timed-out) phases finish before the lock goes: none may write after it.
             return try await library.whileLocked(shared: options.dryRun) { [importRun] in

@@ -1,3 +1,5 @@
+import CairnCore
+
 /// A tape build's every decision, as a value: what the shell reports of its clips goes in (a segment written, a
 /// clip finished or failed), events come out, and `playlistText` is the playlist to write after each call. It does
 /// no I/O and reads no clock, so every order in which clips can be made is driven in a test without a file.
@@ -67,7 +69,6 @@ public struct TapeBuildCore: Sendable {
     /// The playlist has ended: every clip is settled.
     public var isFinished: Bool { playlist.isEnded }
     public var publishedSeconds: Double { Double(publishedMilliseconds) / 1000 }
-    public var publishedSegmentCount: Int { playlist.segmentCount }
 
     public var summary: TapeBuildSummary {
         var summary = counts

@@ -49,12 +49,6 @@ public struct TapeSkippedClip: Sendable, Hashable, Codable {
     public let reason: String
     /// Some of its segments stayed on the playlist.
     public let cutShort: Bool
-
-    public init(clip: Int, reason: String, cutShort: Bool) {
-        self.clip = clip
-        self.reason = reason
-        self.cutShort = cutShort
-    }
 }
 
 /// What a build made of its clips so far (all of them once it has finished).
@@ -68,17 +62,4 @@ public struct TapeBuildSummary: Sendable, Hashable, Codable {
     public var skipped: [TapeSkippedClip] = []
     /// The playlist's length: every published segment, those of cut-short clips included.
     public var seconds: Double = 0
-
-    public init(clips: Int, encoded: Int = 0, reused: Int = 0, copied: Int = 0, skipped: [TapeSkippedClip] = [],
-                seconds: Double = 0) {
-        self.clips = clips
-        self.encoded = encoded
-        self.reused = reused
-        self.copied = copied
-        self.skipped = skipped
-        self.seconds = seconds
-    }
-
-    public var skippedCount: Int { skipped.count }
-    public var cutShortCount: Int { skipped.count { $0.cutShort } }
 }

@@ -141,24 +141,11 @@ public struct TapeManifest: Sendable, Hashable, Codable {
     // MARK: JSON
 
     /// Sorted keys and ISO 8601 dates (whole seconds), so the file diffs well and reads anywhere.
-    public static func makeEncoder() -> JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = Timestamp.jsonEncoding
-        return encoder
-    }
-
-    public static func makeDecoder() -> JSONDecoder {
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = Timestamp.jsonDecoding
-        return decoder
-    }
-
     public func jsonData() throws -> Data {
-        try Self.makeEncoder().encode(self)
+        try Timestamp.jsonEncoder(pretty: true).encode(self)
     }
 
     public init(jsonData: Data) throws {
-        self = try Self.makeDecoder().decode(Self.self, from: jsonData)
+        self = try Timestamp.jsonDecoder().decode(Self.self, from: jsonData)
     }
 }

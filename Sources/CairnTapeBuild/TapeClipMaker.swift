@@ -1,3 +1,4 @@
+import CairnCore
 import CairnMedia
 import CairnTape
 
@@ -6,20 +7,13 @@ struct TapeClipMaker: Sendable {
     let settings: TapeBuildSettings
     let format = TapeFormat.standard
 
-    /// The engine's copy of the tape format (the media module cannot see the tape core's type).
-    var clipSettings: TapeClipSettings {
-        TapeClipSettings(width: format.width, height: format.height, framesPerSecond: format.framesPerSecond,
-                         keyframeInterval: format.keyframeInterval, audioSampleRate: format.audioSampleRate,
-                         audioChannels: format.audioChannels, segmentSeconds: format.segmentSeconds)
-    }
-
     /// Encodes `entry` into `folder`, telling each segment's duration as its file is complete.
     func make(_ entry: TapeEntry, into folder: String, effort: TapeClipRequest.Effort, interrupt: MediaInterrupt,
               onSegment: (Double) -> Void) throws -> [Double] {
         let source: TapeClipRequest.Source = entry.isPicture
             ? .still(seconds: settings.stillSeconds, kenBurns: settings.kenBurns)
             : .video(maxSeconds: entry.kind == .still ? settings.stillSeconds : settings.maxClipSeconds)
-        let request = TapeClipRequest(sourcePath: entry.mediaPath, source: source, settings: clipSettings, folder: folder,
+        let request = TapeClipRequest(sourcePath: entry.mediaPath, source: source, settings: format, folder: folder,
                                       effort: effort)
         return try TapeClipEncoder(configuration: settings.media).encode(request, interrupt: interrupt) { _, duration in onSegment(duration) }
     }

@@ -19,7 +19,7 @@ public struct DeletionJournal: Sendable {
 
     /// Appends `entry` as one JSON line; durable on return.
     public func append(_ entry: JournalEntry) throws {
-        var line = try Self.encoder().encode(entry)
+        var line = try Timestamp.jsonEncoder(milliseconds: true).encode(entry)
         line.append(UInt8(ascii: "\n"))
 
         var created = true
@@ -56,7 +56,7 @@ public struct DeletionJournal: Sendable {
         } catch CocoaError.fileReadNoSuchFile {
             return JournalContents(entries: [], damagedLines: [])
         }
-        let decoder = Self.decoder()
+        let decoder = Timestamp.jsonDecoder()
         var entries: [JournalEntry] = []
         var damaged: [Int] = []
         for (index, line) in data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).enumerated() {
@@ -102,29 +102,5 @@ public struct DeletionJournal: Sendable {
             byRun[entry.runID] = summary
         }
         return order.map { byRun[$0]! }
-    }
-
-    // ISO 8601 in UTC with milliseconds: readable with `jq`, and sortable as text.
-    static func encoder() -> JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .custom { date, encoder in
-            var container = encoder.singleValueContainer()
-            try container.encode(Timestamp.withMilliseconds(date))
-        }
-        return encoder
-    }
-
-    static func decoder() -> JSONDecoder {
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .custom { decoder in
-            let container = try decoder.singleValueContainer()
-            let text = try container.decode(String.self)
-            guard let date = Timestamp.parse(text) else {
-                throw DecodingError.dataCorruptedError(in: container, debugDescription: "not an ISO 8601 time: \(text)")
-            }
-            return date
-        }
-        return decoder
     }
 }

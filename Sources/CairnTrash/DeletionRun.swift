@@ -27,7 +27,6 @@ public struct DeletionRun: Sendable {
         public var failures: [DeletionFailure] = []
         /// Deletions the destination had already settled its own way: nothing left to do, and no failure.
         public var settled: [SettledDeletion] = []
-        public var movedFileCount: Int { trashed.reduce(0) { $0 + $1.libraryPaths.count } }
         public var exitStatus: ExitStatus { failures.isEmpty ? .success : .someFilesFailed }
 
         public init(trashed: [TrashItem] = [], failures: [DeletionFailure] = [], settled: [SettledDeletion] = []) {

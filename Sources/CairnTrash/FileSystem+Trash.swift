@@ -70,20 +70,13 @@ extension FileSystem {
         return true
     }
 
-    /// Renames `from` to `to` (both under `root`, given relative to it), creating `to`'s parents,
-    /// then syncs both parent directories so the move survives a crash.
+    /// Renames `from` to `to` (both under `root`, given relative to it, no symbolic link on the way), creating
+    /// `to`'s parents, then syncs both parent directories so the move survives a crash.
     static func moveDurably(from: String, to: String, under root: String) throws {
-        let toParent = parent(of: to), fromParent = parent(of: from)
+        let toParent = RelativePath.folder(of: to), fromParent = RelativePath.folder(of: from)
         try makeDirectories(toParent, under: root)
-        let source = root + "/" + from, destination = root + "/" + to
-        try SystemCall.check(Glibc.rename(source, destination), "rename to \(destination)", source)
-        try syncDirectory(toParent.isEmpty ? root : root + "/" + toParent)
+        try renameDurably(root + "/" + from, to: root + "/" + to)
         if fromParent != toParent { try syncDirectory(fromParent.isEmpty ? root : root + "/" + fromParent) }
-    }
-
-    static func parent(of relative: String) -> String {
-        guard let slash = relative.lastIndex(of: "/") else { return "" }
-        return String(relative[..<slash])
     }
 
     /// Whether two regular files hold the same bytes (sizes first, then 1 MiB chunks).

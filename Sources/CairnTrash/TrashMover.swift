@@ -61,17 +61,8 @@ public struct TrashMover: Sendable {
             }
             guard !toMove.isEmpty else { continue }
 
-            try journal.append(JournalEntry(runID: runID, action: .trash, checksum: item.checksum, paths: toMove,
-                                            sourcePath: item.sourcePath, timestamp: now))
-            var moved: [String] = []
-            for path in toMove {
-                do {
-                    try FileSystem.moveDurably(from: path, to: Self.trashPath(runID: runID, path), under: libraryRoot)
-                    moved.append(path)
-                } catch {
-                    report.failures.append(DeletionFailure(checksum: item.checksum, path: path, reason: FailureReason(error)))
-                }
-            }
+            let moved = try journalAndMove(.trash, runID: runID, checksum: item.checksum, paths: toMove,
+                                           sourcePath: item.sourcePath, now: now, failures: &report.failures)
             if !moved.isEmpty {
                 report.trashed.append(TrashItem(checksum: item.checksum, libraryPaths: moved, sourcePath: item.sourcePath))
             }
@@ -144,21 +135,32 @@ public struct TrashMover: Sendable {
             }
             guard !toMove.isEmpty else { continue }
 
-            try journal.append(JournalEntry(runID: runID, action: .restore, checksum: entry.checksum, paths: toMove,
-                                            sourcePath: entry.sourcePath, timestamp: now))
-            var moved: [String] = []
-            for path in toMove {
-                do {
-                    try FileSystem.moveDurably(from: Self.trashPath(runID: runID, path), to: path, under: libraryRoot)
-                    moved.append(path)
-                } catch {
-                    report.failures.append(DeletionFailure(checksum: entry.checksum, path: path, reason: FailureReason(error)))
-                }
-            }
+            let moved = try journalAndMove(.restore, runID: runID, checksum: entry.checksum, paths: toMove,
+                                           sourcePath: entry.sourcePath, now: now, failures: &report.failures)
             if let checksum = entry.checksum, !moved.isEmpty {
                 report.restored.append(TrashItem(checksum: checksum, libraryPaths: moved, sourcePath: entry.sourcePath))
             }
         }
         return report
+    }
+
+    /// Journals the move of `paths` first, then moves each (into the run's trash, or back out of it), a failure
+    /// leaving its siblings to move; returns the paths moved.
+    private func journalAndMove(_ action: JournalEntry.Action, runID: String, checksum: Checksum?, paths: [String],
+                                sourcePath: String?, now: Date, failures: inout [DeletionFailure]) throws -> [String] {
+        try journal.append(JournalEntry(runID: runID, action: action, checksum: checksum, paths: paths,
+                                        sourcePath: sourcePath, timestamp: now))
+        var moved: [String] = []
+        for path in paths {
+            let trashed = Self.trashPath(runID: runID, path)
+            do {
+                try FileSystem.moveDurably(from: action == .restore ? trashed : path, to: action == .restore ? path : trashed,
+                                           under: libraryRoot)
+                moved.append(path)
+            } catch {
+                failures.append(DeletionFailure(checksum: checksum, path: path, reason: FailureReason(error)))
+            }
+        }
+        return moved
     }
 }

@@ -26,7 +26,7 @@ struct AlbumsCommand: AsyncParsableCommand {
     }
 
     private func show(_ albums: [AlbumListing]) throws {
-        let encoder = browseJSONEncoder()
+        let encoder = Timestamp.jsonEncoder()
         for album in albums {
             if json {
                 Output.line(String(decoding: try encoder.encode(album), as: UTF8.self))

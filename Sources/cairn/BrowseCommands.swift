@@ -2,6 +2,7 @@ import ArgumentParser
 import CairnCore
 import CairnLibrary
 import CairnMedia
+import CairnNarration
 import CairnStatus
 import Foundation
 
@@ -14,13 +15,6 @@ func browsing(_ library: LibraryOption, catalog: CatalogLocationOption,
             try await body(LibraryBrowser(layout: opened.layout, catalog: catalog))
         }
     }
-}
-
-func browseJSONEncoder() -> JSONEncoder {
-    let encoder = JSONEncoder()
-    encoder.dateEncodingStrategy = Timestamp.jsonEncoding
-    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-    return encoder
 }
 
 /// `cairn asset PATH|SHA1 [--json]`
@@ -58,7 +52,7 @@ struct AssetCommand: AsyncParsableCommand {
                 Output.error("\(query): no asset in \(browser.layout.root) has this SHA1, path or content")
                 throw ExitCode(1)
             }
-            let encoder = browseJSONEncoder()
+            let encoder = Timestamp.jsonEncoder()
             for details in found {
                 if json {
                     Output.line(String(decoding: try encoder.encode(details), as: UTF8.self))
@@ -75,7 +69,7 @@ struct AssetCommand: AsyncParsableCommand {
         if let width = asset.width, let height = asset.height { shape.append("\(width)x\(height)") }
         if let duration = asset.durationSeconds { shape.append(String(format: "%.2f s", duration)) }
         if let container = asset.container { shape.append([container, asset.codec].compactMap { $0 }.joined(separator: " ")) }
-        shape.append(ByteCount.format(asset.bytes))
+        shape.append(NarrationFormat.bytes(asset.bytes))
         lines.append("kind       " + shape.joined(separator: " · "))
         lines.append("original   \(asset.original)")
         for path in asset.sourcePaths { lines.append("source     \(path)") }
@@ -174,7 +168,7 @@ struct ListCommand: AsyncParsableCommand {
     }
 
     private func show(_ listing: [AssetListing]) throws {
-        let encoder = browseJSONEncoder()
+        let encoder = Timestamp.jsonEncoder()
         for asset in listing {
             if json {
                 Output.line(String(decoding: try encoder.encode(asset), as: UTF8.self))

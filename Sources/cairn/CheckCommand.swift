@@ -53,11 +53,7 @@ struct CheckCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let root = library.resolvedPath
-        guard LibraryLayout.holdsLibrary(root) else {
-            Output.error("\(root) holds no cairn library (give --library, or import into it first)")
-            throw ExitCode(ExitStatus.failure.rawValue)
-        }
+        let root = try library.existingRoot()
         var remaining = 0
         try await CatalogAccess.reportingFailures {
             if repair {
@@ -104,9 +100,8 @@ struct CheckCommand: AsyncParsableCommand {
             }
             Output.line(line)
         }
-        let report: StoreCheck.Report
-        do {
-            report = try await check.run()
+        let report = try await closing({ await s3?.close() }) {
+            let report = try await check.run()
             if repair, let s3 {
                 do {
                     let cleared = try await s3.clearAbandonedWrites(now: Date())
@@ -115,11 +110,8 @@ struct CheckCommand: AsyncParsableCommand {
                     Output.line("left the unfinished uploads begun over a week ago: \(error)")
                 }
             }
-        } catch {
-            await s3?.close()
-            throw error
+            return report
         }
-        await s3?.close()
         let found = report.orphans + report.missing + report.sizeMismatches
         let repaired = mended.withLock { $0 }
         var summary = "Checked \(report.catalogFiles) file(s) the catalog names against \(report.storedObjects) in "

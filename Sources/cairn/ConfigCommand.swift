@@ -33,10 +33,7 @@ struct ConfigCommand: ParsableCommand {
         let resolved = try reconcile.resolve(libraryRoot: library.resolvedPath)
         let settings = resolved.reconcile
         // The destination's keys, read as a run reads them; the key itself is only ever said to be set, as ***.
-        let immich: CairnConfiguration
-        do { immich = try CairnConfiguration.resolve(configFile: nil, libraryRoot: library.resolvedPath) } catch {
-            throw ValidationError(error.description)
-        }
+        let immich = try CairnConfiguration.forCommand(libraryRoot: library.resolvedPath)
         let environment = ProcessInfo.processInfo.environment
         let keySource = immich.immichAPIKeyFile.map { "*** (from \($0))" }
             ?? (DestinationOptions.environmentKey(environment) != nil ? "*** (from the environment)" : "(none)")

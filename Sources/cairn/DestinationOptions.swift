@@ -53,13 +53,9 @@ struct DestinationOptions: ParsableArguments {
 
     func resolve(libraryRoot: String, environment: [String: String] = ProcessInfo.processInfo.environment)
         throws -> Resolved {
-        let settings: CairnConfiguration
-        do {
-            settings = try CairnConfiguration.resolve(
-                configFile: nil, libraryRoot: libraryRoot, environment: environment,
-                flags: .init(destination: kind?.rawValue, immichURL: immichURL, immichAPIKeyFile: apiKeyFile,
-                             timeZone: timeZone))
-        } catch { throw ValidationError(error.description) }
+        let settings = try CairnConfiguration.forCommand(
+            libraryRoot: libraryRoot, environment: environment,
+            flags: .init(destination: kind?.rawValue, immichURL: immichURL, immichAPIKeyFile: apiKeyFile, timeZone: timeZone))
         let kind = Kind(rawValue: settings.destination) ?? .library
         return Resolved(kind: kind, url: settings.immichURL ?? environment["IMMICH_URL"], keyFile: settings.immichAPIKeyFile,
                         timeZone: settings.timeZone)

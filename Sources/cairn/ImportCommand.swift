@@ -145,9 +145,7 @@ struct ImportCommand: AsyncParsableCommand {
 
     /// The library's `cairn.toml` with the `CAIRN_*` variables over it.
     func settings() throws -> CairnConfiguration {
-        do { return try CairnConfiguration.resolve(configFile: nil, libraryRoot: library.resolvedPath) } catch {
-            throw ValidationError(error.description)
-        }
+        try CairnConfiguration.forCommand(libraryRoot: library.resolvedPath)
     }
 
     func run() async throws {
@@ -178,14 +176,8 @@ struct ImportCommand: AsyncParsableCommand {
         if let files {
             options.destination = LibraryDestination(store: files, folderRoot: library.resolvedPath)
         }
-        do {
+        try await closing({ await immich?.close(); await files?.close() }) {
             try await run(options, immich: immich, files: files)
-            await immich?.close()
-            await files?.close()
-        } catch {
-            await immich?.close()
-            await files?.close()
-            throw error
         }
     }
 
@@ -228,10 +220,10 @@ enum SummaryText {
         var lines = [
             "Imported \(summary.sourceRoot) into \(libraryRoot) (run \(summary.runID)) in \(String(format: "%.2f", summary.elapsedSeconds)) s",
             "  files seen   \(c.filesSeen)",
-            "  new          \(c.imported)  (\(ByteCount.format(c.bytesCopied)) copied)",
+            "  new          \(c.imported)  (\(NarrationFormat.bytes(c.bytesCopied)) copied)",
             "  duplicates   \(c.duplicates)",
             "  unchanged    \(c.unchanged)",
-            "  hashed       \(c.hashed)  (\(ByteCount.format(c.bytesHashed)))",
+            "  hashed       \(c.hashed)  (\(NarrationFormat.bytes(c.bytesHashed)))",
             "  skipped      \(c.skipped)  (\(summary.otherFiles) not media, \(summary.symlinksSkipped.count) symbolic links"
                 + summary.heldBack.sorted { $0.key < $1.key }.map { ", \($0.value) \($0.key)" }.joined() + ")",
             "  failed       \(c.failed)",
@@ -265,16 +257,5 @@ enum SummaryText {
             lines.append("  unreadable: \(issue.relativePath): \(issue.reason)")
         }
         return lines.joined(separator: "\n")
-    }
-}
-
-/// Human byte counts: 1.2 GB, 340 MB, 12 KB.
-enum ByteCount {
-    static func format(_ bytes: Int64) -> String {
-        let units = ["B", "KB", "MB", "GB", "TB"]
-        var value = Double(bytes)
-        var unit = 0
-        while value >= 1000, unit < units.count - 1 { value /= 1000; unit += 1 }
-        return unit == 0 ? "\(bytes) B" : String(format: "%.1f %@", value, units[unit])
     }
 }

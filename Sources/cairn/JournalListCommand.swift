@@ -1,5 +1,6 @@
 import ArgumentParser
 import CairnCore
+import CairnLibrary
 import CairnTrash
 import Foundation
 
@@ -14,7 +15,8 @@ struct JournalListCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await CatalogAccess.reportingFailures {
-            let journal = DeletionJournal(libraryRoot: try LibraryAccess.existingLayout(library).root)
+            let root = try library.existingRoot()
+            let journal = DeletionJournal(libraryRoot: FileSystem.resolved(root) ?? root)
             let contents = try journal.read()
             JournalText.warnDamaged(contents, path: journal.path)
             let runs = try journal.runs()

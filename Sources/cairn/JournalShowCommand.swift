@@ -1,4 +1,5 @@
 import ArgumentParser
+import CairnLibrary
 import CairnTrash
 import Foundation
 
@@ -28,7 +29,8 @@ struct JournalShowCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await CatalogAccess.reportingFailures {
-            let journal = DeletionJournal(libraryRoot: try LibraryAccess.existingLayout(library).root)
+            let root = try library.existingRoot()
+            let journal = DeletionJournal(libraryRoot: FileSystem.resolved(root) ?? root)
             JournalText.warnDamaged(try journal.read(), path: journal.path)
             guard let chosen = try runID ?? journal.lastRunID() else {
                 Output.line("The journal is empty: nothing was ever trashed in this library.")

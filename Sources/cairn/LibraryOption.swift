@@ -1,4 +1,5 @@
 import ArgumentParser
+import CairnCore
 import CairnLibrary
 
 /// `--library DIR`, shared by every command that works on a library.
@@ -8,6 +9,17 @@ struct LibraryOption: ParsableArguments {
     var path: String?
 
     var resolvedPath: String { path ?? LibraryLayout.defaultRoot() }
+
+    /// `resolvedPath`, once a library was made there; else one line naming the folder (nothing imported yet, a
+    /// wrong --library, an unmounted disk) and exit 1.
+    func existingRoot() throws -> String {
+        let root = resolvedPath
+        guard LibraryLayout.holdsLibrary(root) else {
+            Output.error("\(root): no cairn library here (nothing imported yet, or a different --library?)")
+            throw ExitCode(ExitStatus.failure.rawValue)
+        }
+        return root
+    }
 
     func validate() throws {
         if let path, path.isEmpty { throw ValidationError("--library needs a folder path.") }

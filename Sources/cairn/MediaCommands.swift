@@ -22,9 +22,7 @@ struct ProbeCommand: ParsableCommand {
 
     func run() throws {
         let engine = MediaEngine()
-        let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = Timestamp.jsonEncoding
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let encoder = Timestamp.jsonEncoder()
         var failures = 0
         for file in files {
             let outcome = Result { () throws(MediaError) in try engine.probe(path: file) }
@@ -152,4 +150,3 @@ struct SynthesizeCommand: ParsableCommand {
         print("\(output): \(clip.codec) \(clip.width)x\(clip.height) \(String(format: "%.3f", clip.durationSeconds)) s")
     }
 }
-

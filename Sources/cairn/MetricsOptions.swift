@@ -23,10 +23,7 @@ struct MetricsOptions: ParsableArguments {
 
     /// The settings after cairn.toml and CAIRN_METRICS_*; `nil` when no metrics are asked for.
     func settings(libraryRoot: String, quarantineDays: Int?) throws -> RunMetricsSession.Settings? {
-        let configuration: CairnConfiguration
-        do { configuration = try CairnConfiguration.resolve(configFile: nil, libraryRoot: libraryRoot) } catch {
-            throw ValidationError(error.description)
-        }
+        let configuration = try CairnConfiguration.forCommand(libraryRoot: libraryRoot)
         let file = self.file ?? configuration.metricsFile
         let pushURL = self.push ?? configuration.metricsPush
         var gateway: Pushgateway?

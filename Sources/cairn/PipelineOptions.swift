@@ -100,7 +100,6 @@ struct PipelineOptions: ParsableArguments {
         case on, off
     }
 
-
     func validate() throws {
         if let maxErrors, maxErrors < 1 { throw ValidationError("--max-errors must be at least 1.") }
         if let maxAttempts, maxAttempts < 1 { throw ValidationError("--max-attempts must be at least 1.") }

@@ -20,12 +20,8 @@ enum PostgresSetting {
         } else if let named = environment[key.environmentVariable], !named.isEmpty {
             (text, origin) = (named, "environment variable \(key.environmentVariable)")
         } else if let libraryRoot {
-            let settings: CairnConfiguration
-            do {
-                settings = try CairnConfiguration.resolve(configFile: configFile, libraryRoot: libraryRoot, environment: environment)
-            } catch {
-                throw ValidationError(error.description)
-            }
+            let settings = try CairnConfiguration.forCommand(libraryRoot: libraryRoot, configFile: configFile,
+                                                             environment: environment)
             guard let named = configured(settings) else { return nil }
             (text, origin) = (named, "\(settings.file ?? CairnConfiguration.fileName): \(key.rawValue)")
         } else {

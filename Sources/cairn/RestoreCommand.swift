@@ -114,13 +114,7 @@ struct RestoreCommand: AsyncParsableCommand {
         guard let immich = try await destination.connect(libraryRoot: library.resolvedPath, uploads: 1,
                                                          cancellation: PipelineCancellation(),
                                                          needs: ImmichPermissions.restore) else { return }
-        do {
-            try await restore(from: immich)
-            await immich.close()
-        } catch {
-            await immich.close()
-            throw error
-        }
+        try await closing({ await immich.close() }) { try await restore(from: immich) }
     }
 
     /// The state cairn keeps for the server and user opened under its lock: in PostgreSQL when `--catalog` (or the

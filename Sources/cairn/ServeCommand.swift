@@ -59,11 +59,7 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let root = library.resolvedPath
-        guard LibraryLayout.holdsLibrary(root) else {
-            Output.error("\(root): no library here yet (run `cairn import FOLDER` first)")
-            throw ExitCode(1)
-        }
+        let root = try library.existingRoot()
         let token = try tokenFile.map(ServeCommand.readToken)
         catalog.warnOfExposedPassword()
         let quarantine = (try? CairnConfiguration.resolve(configFile: nil, libraryRoot: root))?.reconcile.quarantineDays

@@ -44,7 +44,7 @@ struct StoreCopyCommand: AsyncParsableCommand {
     @OptionGroup var library: LibraryOption
 
     func run() async throws {
-        let root = try StoreTargetOptions.existingLibrary(library)
+        let root = try library.existingRoot()
         let settings: S3Settings
         do {
             settings = try S3Settings.resolve(target.destination)
@@ -95,15 +95,5 @@ struct StoreTargetOptions: ParsableArguments {
     func validate() throws {
         do { _ = try S3Location(parsing: destination) } catch { throw ValidationError(error.description) }
         guard (1 ... 64).contains(width) else { throw ValidationError("--uploads must be between 1 and 64.") }
-    }
-
-    /// The library's folder, which must hold a library (exit 1 otherwise).
-    static func existingLibrary(_ option: LibraryOption) throws -> String {
-        let root = option.resolvedPath
-        guard LibraryLayout.holdsLibrary(root) else {
-            Output.error("\(root) holds no cairn library (give --library, or import into it first)")
-            throw ExitCode(ExitStatus.failure.rawValue)
-        }
-        return root
     }
 }

@@ -36,7 +36,7 @@ struct StoreMoveCommand: AsyncParsableCommand {
     @OptionGroup var catalog: CatalogLocationOption
 
     func run() async throws {
-        let root = try StoreTargetOptions.existingLibrary(library)
+        let root = try library.existingRoot()
         let location = try S3Location(parsing: target.destination)
         if let recorded = LibraryLayout(root: root).recordedStore, (try? S3Location(parsing: recorded)) != location {
             Output.error("\(root)'s files are in \(recorded) already (\(LibraryLayout(root: root).storeMarkerPath))")
@@ -44,17 +44,13 @@ struct StoreMoveCommand: AsyncParsableCommand {
         }
         let store = try await StoreOption.connect(location)
         var status = ExitStatus.success
-        do {
+        try await closing({ await store.close() }) {
             try await CatalogAccess.reportingFailures {
                 status = try await CatalogAccess.changingExisting(library, catalog: catalog, command: "store move") { opened, catalog in
                     try await move(opened.layout, catalog: catalog, into: store)
                 }
             }
-        } catch {
-            await store.close()
-            throw error
         }
-        await store.close()
         if status != .success { throw ExitCode(status.rawValue) }
     }
 

@@ -19,14 +19,7 @@ struct StoreOption: ParsableArguments {
 
     /// As `location(libraryRoot:)`, for a command without the flag (`sync`, `check`): `flag` nil.
     static func location(flag url: String?, libraryRoot: String) throws -> S3Location? {
-        let named: String?
-        if let url {
-            named = url
-        } else {
-            do { named = try CairnConfiguration.resolve(configFile: nil, libraryRoot: libraryRoot).store } catch {
-                throw ValidationError(error.description)
-            }
-        }
+        let named = try url ?? CairnConfiguration.forCommand(libraryRoot: libraryRoot).store
         let layout = LibraryLayout(root: libraryRoot)
         let recorded = layout.recordedStore
         switch (named.map(Self.parse), recorded.map(Self.parse)) {
@@ -114,14 +107,7 @@ struct StoreOption: ParsableArguments {
             throw ExitCode(ExitStatus.failure.rawValue)
         }
         let store = try await connect(location)
-        do {
-            let value = try await body(store)
-            await store.close()
-            return value
-        } catch {
-            await store.close()
-            throw error
-        }
+        return try await closing({ await store.close() }) { try await body(store) }
     }
 
     /// Writes the library's marker unless it is there: the library's files are in `location` from now on.
@@ -129,9 +115,7 @@ struct StoreOption: ParsableArguments {
         let layout = LibraryLayout(root: libraryRoot)
         guard layout.recordedStore == nil else { return }
         try FileManager.default.createDirectory(atPath: libraryRoot, withIntermediateDirectories: true)
-        let temporary = layout.storeMarkerPath + ".\(getpid()).new"
-        try Data((location.description + "\n").utf8).write(to: URL(fileURLWithPath: temporary))
-        do { try FileSystem.renameDurably(temporary, to: layout.storeMarkerPath) } catch {
+        do { try LibraryLayout.writeMarker(location.description, at: layout.storeMarkerPath) } catch {
             throw ValidationError("cannot record the store in \(layout.storeMarkerPath): \(error)")
         }
     }

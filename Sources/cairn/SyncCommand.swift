@@ -175,7 +175,7 @@ struct SyncInvocation {
         }
         let immich = try await destination.connect(
             libraryRoot: settingsRoot, uploads: uploads, cancellation: cancellation, needs: needs)
-        do {
+        try await closing({ await immich?.close() }) {
             var request = RunRequest(command: "sync", libraryRoot: settingsRoot, stateRoot: immich?.stateRoot,
                                      sourceRoot: sourcePath)
             request.readOnly = dryRun
@@ -189,17 +189,9 @@ struct SyncInvocation {
             request.cancellation = cancellation
             let files = try await openStore(request, immich: immich)
             request.store = files
-            do {
+            try await closing({ await files?.close() }) {
                 try await run(request, settings: settings, immich: immich, files: files, cancellation: cancellation)
-            } catch {
-                await files?.close()
-                throw error
             }
-            await files?.close()
-            await immich?.close()
-        } catch {
-            await immich?.close()
-            throw error
         }
     }
 
@@ -266,10 +258,7 @@ struct SyncInvocation {
     private func present(_ summary: SyncSummary, failedEarlier: Int, context: RunContext) async throws {
         pipeline?.writeReport(summary.imported)
         if planAsJSON {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
-            encoder.dateEncodingStrategy = Timestamp.jsonEncoding
-            Output.line(String(decoding: try encoder.encode(summary.plan), as: UTF8.self))
+            Output.line(String(decoding: try Timestamp.jsonEncoder(pretty: true).encode(summary.plan), as: UTF8.self))
         } else if printsSummary {
             let names = try await PlanText.names(in: summary, catalog: context.catalog)
             Output.line(PlanText.render(summary, names: names))

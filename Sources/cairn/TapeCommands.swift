@@ -87,11 +87,7 @@ struct TapeBuildCommand: AsyncParsableCommand {
         if settings.lanes < lanes {
             Output.error("--lanes \(lanes): \(settings.lanes) fit in the memory budget (\(budget)); building with \(settings.lanes)")
         }
-        let root = library.resolvedPath
-        guard LibraryLayout.holdsLibrary(root) else {
-            Output.error("\(root): no library here yet (run `cairn import FOLDER` first)")
-            throw ExitCode(ExitStatus.failure.rawValue)
-        }
+        let root = try library.existingRoot()
         let view = TapeView(mode: narration.mode)
         // The build is a run like an import: its events go to the run log (which `cairn serve`'s page follows) and,
         // with --json, to stdout.
@@ -156,7 +152,7 @@ struct TapeListCommand: ParsableCommand {
         for name in shelf.names() {
             guard let manifest = try shelf.manifest(name) else { continue }
             if json {
-                Output.line(String(decoding: try browseJSONEncoder().encode(manifest), as: UTF8.self))
+                Output.line(String(decoding: try Timestamp.jsonEncoder().encode(manifest), as: UTF8.self))
             } else {
                 let state = manifest.finished ? "finished" : manifest.playable ? "playable, unfinished" : "unfinished"
                 Output.line("\(name)  \(manifest.clips.count) clips · \(TapeView.clock(manifest.durationSeconds)) · \(state)")
@@ -185,7 +181,7 @@ struct TapeShowCommand: ParsableCommand {
             throw ExitCode(ExitStatus.failure.rawValue)
         }
         if json {
-            Output.line(String(decoding: try browseJSONEncoder().encode(manifest), as: UTF8.self))
+            Output.line(String(decoding: try Timestamp.jsonEncoder().encode(manifest), as: UTF8.self))
             return
         }
         let ready = manifest.clips.count { $0.state == .ready }

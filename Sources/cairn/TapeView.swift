@@ -83,4 +83,3 @@ final class TapeView: Sendable {
         FileHandle.standardOutput.write(Data(text.utf8))
     }
 }
-

@@ -1,3 +1,4 @@
+import CairnCore
 import Foundation
 import Hummingbird
 import ImmichAPI
@@ -16,21 +17,20 @@ enum DoubleRoutes {
             let body = try await request.collectBody(upTo: 1 << 20)
             let profile: FaultProfile
             do { profile = try JSONDecoder().decode(FaultProfile.self, from: Data(buffer: body)) } catch {
-                return Response(status: .badRequest, headers: [.contentType: "text/plain"],
-                                body: ResponseBody(byteBuffer: ByteBuffer(string: "bad fault profile: \(error)\n")))
+                return badRequest("bad fault profile: \(error)")
             }
             faults.set(profile)
             return json(try encoder.encode(profile))
         }
         // A person's acts in Immich's web app, on the asset ids of the JSON array in the body.
-        for (path, act) in [("/_double/assets/purge", Act.purge), ("/_double/assets/lock", Act.lock)] {
+        let acts: [(String, @Sendable ([String]) async -> Void)] = [
+            ("/_double/assets/purge", { await store.purge($0) }), ("/_double/assets/lock", { await store.lock($0) }),
+        ]
+        for (path, act) in acts {
             router.post(RouterPath(path)) { request, _ -> Response in
                 var request = request
                 let ids = try JSONDecoder().decode([String].self, from: Data(buffer: try await request.collectBody(upTo: 1 << 20)))
-                switch act {
-                case .purge: await store.purge(ids.map { $0.lowercased() })
-                case .lock: await store.lock(ids.map { $0.lowercased() })
-                }
+                await act(ids.map { $0.lowercased() })
                 return json(Data("{}".utf8))
             }
         }
@@ -39,10 +39,7 @@ enum DoubleRoutes {
             var request = request
             struct Seed: Decodable { var userName: String, checksums: [String] }
             let seed = try JSONDecoder().decode(Seed.self, from: Data(buffer: try await request.collectBody(upTo: 64 << 20)))
-            guard let user = users.user(named: seed.userName) else {
-                return Response(status: .badRequest, headers: [.contentType: "text/plain"],
-                                body: ResponseBody(byteBuffer: ByteBuffer(string: "unknown user\n")))
-            }
+            guard let user = users.user(named: seed.userName) else { return badRequest("unknown user") }
             let ids = await store.seed(seed.checksums.compactMap(ChecksumText.digest), owner: user.id, now: Date())
             return json(try JSONEncoder().encode(ids))
         }
@@ -56,10 +53,8 @@ enum DoubleRoutes {
             struct Share: Decodable { var albumId: String, userName: String, role: String }
             let share = try JSONDecoder().decode(Share.self, from: Data(buffer: try await request.collectBody(upTo: 4096)))
             guard let user = users.user(named: share.userName),
-                  let role = Components.Schemas.AlbumUserRole(rawValue: share.role) else {
-                return Response(status: .badRequest, headers: [.contentType: "text/plain"],
-                                body: ResponseBody(byteBuffer: ByteBuffer(string: "unknown user or role\n")))
-            }
+                  let role = Components.Schemas.AlbumUserRole(rawValue: share.role)
+            else { return badRequest("unknown user or role") }
             await store.share(share.albumId.lowercased(), with: user.id, as: role)
             return json(Data("{}".utf8))
         }
@@ -74,16 +69,16 @@ enum DoubleRoutes {
         }
     }
 
-    enum Act { case purge, lock }
+    static var encoder: JSONEncoder { Timestamp.jsonEncoder() }
 
-    static var encoder: JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return encoder
+    static func badRequest(_ text: String) -> Response {
+        Response(status: .badRequest, headers: [.contentType: "text/plain"],
+                 body: ResponseBody(byteBuffer: ByteBuffer(string: text + "\n")))
     }
 
-    static func json(_ data: Data) -> Response {
-        Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8"],
+    /// A JSON answer: the double's own routes', a fault's, Nest's for an unknown route.
+    static func json(_ data: Data, status: HTTPResponse.Status = .ok) -> Response {
+        Response(status: status, headers: [.contentType: "application/json; charset=utf-8"],
                  body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
     }
 }

@@ -26,36 +26,9 @@ struct DoubleState: Codable, Sendable {
         var description: String
         var tags: [String]
         var albums: [String]
-        /// The stack it is in, and that stack's primary asset (null when in none).
+        /// The stack it is in, and that stack's primary asset (absent when in none).
         var stackId: String?
         var stackPrimaryAssetId: String?
-
-        // Written out even when nil: the tests read `livePhotoVideoId: null` as "not linked", not as a missing key.
-        func encode(to encoder: any Encoder) throws {
-            var c = encoder.container(keyedBy: CodingKeys.self)
-            try c.encode(id, forKey: .id)
-            try c.encode(owner, forKey: .owner)
-            try c.encode(checksum, forKey: .checksum)
-            try c.encode(originalFileName, forKey: .originalFileName)
-            try c.encode(type, forKey: .type)
-            try c.encode(visibility, forKey: .visibility)
-            try c.encode(livePhotoVideoId, forKey: .livePhotoVideoId)
-            try c.encode(isTrashed, forKey: .isTrashed)
-            try c.encode(sidecarBytes, forKey: .sidecarBytes)
-            try c.encode(bytes, forKey: .bytes)
-            try c.encode(fileCreatedAt, forKey: .fileCreatedAt)
-            try c.encode(dateTimeOriginal, forKey: .dateTimeOriginal)
-            try c.encode(timeZone, forKey: .timeZone)
-            try c.encode(latitude, forKey: .latitude)
-            try c.encode(longitude, forKey: .longitude)
-            try c.encode(duration, forKey: .duration)
-            try c.encode(isFavorite, forKey: .isFavorite)
-            try c.encode(description, forKey: .description)
-            try c.encode(tags, forKey: .tags)
-            try c.encode(albums, forKey: .albums)
-            try c.encode(stackId, forKey: .stackId)
-            try c.encode(stackPrimaryAssetId, forKey: .stackPrimaryAssetId)
-        }
     }
 
     var assets: [AssetState]

@@ -53,27 +53,6 @@ struct FaultProfile: Codable, Sendable, Equatable {
         let pathCovered = paths.map { $0.contains { $0 == path || ($0.hasSuffix("/*") && path.hasPrefix($0.dropLast())) } }
         return (pathCovered ?? true) && (methods.map { $0.contains(method) } ?? true)
     }
-
-    func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(seed, forKey: .seed)
-        try c.encode(status500, forKey: .status500)
-        try c.encode(status429, forKey: .status429)
-        try c.encode(status502, forKey: .status502)
-        try c.encode(retryAfterSeconds, forKey: .retryAfterSeconds)
-        try c.encode(resetBeforeResponse, forKey: .resetBeforeResponse)
-        try c.encode(resetMidBody, forKey: .resetMidBody)
-        try c.encode(stallSeconds, forKey: .stallSeconds)
-        try c.encode(stallRate, forKey: .stallRate)
-        try c.encode(maxBodyBytes, forKey: .maxBodyBytes)
-        try c.encodeIfPresent(paths, forKey: .paths)
-        try c.encodeIfPresent(methods, forKey: .methods)
-    }
-
-    private enum CodingKeys: String, CodingKey {
-        case seed, status500, status429, status502, retryAfterSeconds, resetBeforeResponse, resetMidBody, stallSeconds
-        case stallRate, maxBodyBytes, paths, methods
-    }
 }
 
 /// SplitMix64: tiny, seedable, and the same generator the test support uses.
@@ -193,15 +172,15 @@ struct FaultMiddleware: RouterMiddleware {
         case .tooLarge:
             return Self.tooLarge()
         case .status500:
-            return Self.json(.internalServerError, #"{"message":"Internal server error","statusCode":500}"#)
+            return DoubleRoutes.json(Data(#"{"message":"Internal server error","statusCode":500}"#.utf8), status: .internalServerError)
         case .status502:
             let html = "<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n"
                 + "<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n"
             return Response(status: .badGateway, headers: [.contentType: "text/html"],
                             body: ResponseBody(byteBuffer: ByteBuffer(string: html)))
         case .status429:
-            var response = Self.json(.tooManyRequests,
-                                     #"{"message":"Too Many Requests","error":"Too Many Requests","statusCode":429}"#)
+            var response = DoubleRoutes.json(Data(#"{"message":"Too Many Requests","error":"Too Many Requests","statusCode":429}"#.utf8),
+                                             status: .tooManyRequests)
             response.headers[.retryAfter] = String(decision.retryAfterSeconds)
             return response
         case .resetMidBody:
@@ -227,11 +206,6 @@ struct FaultMiddleware: RouterMiddleware {
             + "<center><h1>413 Request Entity Too Large</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n"
         return Response(status: .contentTooLarge, headers: [.contentType: "text/html", .connection: "close"],
                         body: ResponseBody(byteBuffer: ByteBuffer(string: html)))
-    }
-
-    static func json(_ status: HTTPResponse.Status, _ body: String) -> Response {
-        Response(status: status, headers: [.contentType: "application/json; charset=utf-8"],
-                 body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
     }
 }
 

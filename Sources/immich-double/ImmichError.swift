@@ -1,3 +1,4 @@
+import CairnCore
 import Foundation
 import HTTPTypes
 import OpenAPIRuntime
@@ -46,9 +47,7 @@ enum ImmichError: Error, HTTPResponseConvertible {
             var statusCode: Int
         }
         let name = status.code >= 500 ? nil : status.reasonPhrase
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return (try? encoder.encode(Body(message: message, error: name, statusCode: status.code))) ?? Data()
+        return (try? Timestamp.jsonEncoder().encode(Body(message: message, error: name, statusCode: status.code))) ?? Data()
     }
 
     enum Message: Encodable {

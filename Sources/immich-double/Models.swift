@@ -27,7 +27,7 @@ struct User: Sendable, Hashable {
         var bytes = Array(sha.finish().prefix(16))
         bytes[6] = bytes[6] & 0x0F | 0x40
         bytes[8] = bytes[8] & 0x3F | 0x80
-        let hex = ChecksumText.hex(bytes)
+        let hex = bytes.lowercaseHex
         let parts = [hex.prefix(8), hex.dropFirst(8).prefix(4), hex.dropFirst(12).prefix(4), hex.dropFirst(16).prefix(4),
                      hex.dropFirst(20)]
         return parts.joined(separator: "-")
@@ -86,7 +86,7 @@ struct Asset: Sendable {
     var longitude: Double?
     var description: String?
 
-    var checksumHex: String { ChecksumText.hex(checksum) }
+    var checksumHex: String { checksum.lowercaseHex }
     var checksumBase64: String { Data(checksum).base64EncodedString() }
 
     /// Immich decides the type from the file name's extension (`mime-types.ts` `assetType`).

@@ -1,3 +1,4 @@
+import CairnCore
 import COpenSSL
 import Foundation
 
@@ -30,37 +31,13 @@ final class SHA1 {
     }
 }
 
-/// The two spellings Immich accepts for a SHA1: hex (40 characters) and base64 (28).
+/// The two spellings Immich accepts for a SHA1: hex (40 characters, either case) and base64 (28).
 enum ChecksumText {
-    static func hex(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out = [UInt8]()
-        out.reserveCapacity(bytes.count * 2)
-        for byte in bytes { out += [digits[Int(byte >> 4)], digits[Int(byte & 0xF)]] }
-        return String(decoding: out, as: UTF8.self)
-    }
-
     /// The digest a hex or base64 SHA1 names, or nil when it is neither.
     static func digest(_ text: String) -> [UInt8]? {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
-        if trimmed.utf8.count == 40, let bytes = hexBytes(trimmed) { return bytes }
+        if trimmed.utf8.count == 40, let checksum = Checksum(hex: trimmed) { return checksum.bytes }
         if let data = Data(base64Encoded: trimmed), data.count == 20 { return [UInt8](data) }
         return nil
-    }
-
-    private static func hexBytes(_ text: String) -> [UInt8]? {
-        var bytes = [UInt8]()
-        var high: UInt8?
-        for char in text.utf8 {
-            let value: UInt8
-            switch char {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): value = char - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): value = char - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): value = char - UInt8(ascii: "A") + 10
-            default: return nil
-            }
-            if let h = high { bytes.append(h << 4 | value); high = nil } else { high = value }
-        }
-        return bytes
     }
 }

@@ -1,3 +1,4 @@
+import CairnCore
 import Foundation
 import ImmichAPI
 
@@ -26,7 +27,7 @@ actor Store {
     // MARK: Assets
 
     func existing(owner: String, digest: [UInt8]) -> Asset? {
-        byChecksum[owner]?[ChecksumText.hex(digest)].flatMap { assets[$0] }
+        byChecksum[owner]?[digest.lowercaseHex].flatMap { assets[$0] }
     }
 
     func asset(_ id: String, owner: String) -> Asset? {

@@ -91,9 +91,7 @@ final class TrafficRecord: Sendable {
             if state.multipart, line.requestBodyUnread != true { line.requestBody = Self.multipart(state.parts) }
             return line
         }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        var data = (try? encoder.encode(line)) ?? Data("{}".utf8)
+        var data = (try? Timestamp.jsonEncoder().encode(line)) ?? Data("{}".utf8)
         data.append(0x0A)
         return data
     }
@@ -182,8 +180,7 @@ struct TrafficMiddleware: RouterMiddleware {
         do { return try await next() } catch let error as HTTPError where error.status == .notFound {
             let body = ImmichError.body(status: .notFound,
                                         message: .text("Cannot \(request.method.rawValue) \(request.uri.path)"))
-            return Response(status: .notFound, headers: [.contentType: "application/json; charset=utf-8"],
-                            body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
+            return DoubleRoutes.json(body, status: .notFound)
         }
     }
 

@@ -186,3 +186,7 @@ import Testing
         }
     }
 }
+
+extension DeletionRun.Summary {
+    var movedFileCount: Int { trashed.reduce(0) { $0 + $1.libraryPaths.count } }
+}

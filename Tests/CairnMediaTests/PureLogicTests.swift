@@ -200,3 +200,8 @@ struct ErrorFunnelTests {
         #expect((try? call.check(3, "ok")) == 3)
     }
 }
+
+extension CaptureTime {
+    /// A wall time with no zone and no other clock.
+    var isFloating: Bool { instant == nil }
+}

@@ -172,7 +172,8 @@ import Testing
         narrator.phaseEnded(.importing)
         #expect(harness.recorder.state.progress[.importing]?.fraction == 1)
         narrator.phaseStarted(.importing)
-        narrator.progress(.importing, completed: 1, total: 4)
+        narrator.expectTotal(.importing, items: 4)
+        narrator.imported(file: "/src/a.jpg")
         #expect(harness.recorder.events.last?.snapshot?.fraction == 0.25)
     }
 
@@ -203,7 +204,7 @@ import Testing
         #expect(object["event"] as? String == "derived" && object["role"] as? String == "thumbnail")
         #expect(try JSONDecoder().decode(NarrationRecord.self, from: line).event == derived.event)
         // Not activity a person follows: the feed keeps the files' lines.
-        #expect(!harness.recorder.state.activity.entries.contains { $0.kind == .derived })
+        #expect(!harness.recorder.state.activity.newestFirst.contains { $0.kind == .derived })
     }
 
     @Test func aTapeBuildsNewsIsItsRunsEventsAndItsEndCountsItsClips() throws {
@@ -237,6 +238,6 @@ import Testing
         guard case .runEnd(let end) = records.last?.event else { Issue.record("no runEnd"); return }
         #expect(end.counts.ready == 2 && end.counts.failed == 1)
         #expect(harness.recorder.state.failures.map(\.path) == ["/lib/b.mp4"])
-        #expect(!harness.recorder.state.activity.entries.contains { $0.kind == .tapeSegment })
+        #expect(!harness.recorder.state.activity.newestFirst.contains { $0.kind == .tapeSegment })
     }
 }

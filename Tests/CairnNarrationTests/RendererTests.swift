@@ -67,7 +67,7 @@ import Testing
             #expect(Set(object.keys).isSubset(of: Self.allowedFields), "\(object.keys)")
             #expect(object["runId"] as? String == "run-1")
             let time = try #require(object["time"] as? String)
-            #expect(NarrationJSON.parseTimestamp(time) != nil)
+            #expect(Timestamp.parse(time) != nil)
             kinds.append(try #require(object["event"] as? String))
         }
         #expect(kinds.first == "runStart" && kinds.last == "runEnd")

@@ -97,10 +97,10 @@ struct ConfigurationTests {
 
     @Test("backoff doubles, caps, and adds up to the jitter fraction")
     func backoff() {
-        let policy = BackoffPolicy(base: .seconds(1), multiplier: 2, maximum: .seconds(10), jitter: 0.2)
-        #expect((1...5).map { policy.delay(afterAttempt: $0, unitRandom: 0) }
+        let policy = RetryPolicy(base: .seconds(1), cap: .seconds(10), jitter: 1...1.2)
+        #expect((1...5).map { policy.delay(after: $0, draw: 0) }
             == [.seconds(1), .seconds(2), .seconds(4), .seconds(8), .seconds(10)])
-        #expect(policy.delay(afterAttempt: 2, unitRandom: 0.5) == .milliseconds(2200))
-        #expect(policy.delay(afterAttempt: 40, unitRandom: 0.999) < .seconds(12))
+        #expect(policy.delay(after: 2, draw: 0.5) == .milliseconds(2200))
+        #expect(policy.delay(after: 40, draw: 0.999) < .seconds(12))
     }
 }

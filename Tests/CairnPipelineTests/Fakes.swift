@@ -167,7 +167,7 @@ func testConfiguration(width: Int = 2, inbox: Int = 4, maxAttempts: Int = 3) -> 
     configuration.maxAttempts = maxAttempts
     // Every record reaches the store as soon as the one before it is saved: the tests read the store mid-run.
     configuration.commitLinger = .zero
-    configuration.backoff = BackoffPolicy(base: .seconds(1), multiplier: 2, maximum: .seconds(60), jitter: 0.2)
+    configuration.backoff = RetryPolicy(base: .seconds(1), cap: .seconds(60), jitter: 1...1.2)
     return configuration
 }
 

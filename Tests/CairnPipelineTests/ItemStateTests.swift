@@ -148,3 +148,7 @@ struct ItemStateTests {
         #expect(configuration.route(for: item).lanes == [.transfer, .metadata, .thumbnail, .synthesis])
     }
 }
+
+extension ItemRoute {
+    static let withoutClip = ItemRoute(includesSynthesis: false)
+}

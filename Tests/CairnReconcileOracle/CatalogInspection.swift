@@ -23,7 +23,7 @@ public protocol CatalogInspection: Sendable {
 
 extension SQLiteCatalog: CatalogInspection {
     public func importItems() async throws -> [ItemRecord] {
-        try await read { db in try ItemRecord.fetchAll(db, sql: "SELECT \(Self.itemSelection) FROM import_item i "
+        try await read { db in try ItemRecord.fetchAll(db, sql: "SELECT \(ItemSQL.columns) FROM import_item i "
             + "JOIN source s ON s.id = i.source_id LEFT JOIN asset a ON a.sha1 = i.sha1 ORDER BY i.id") }
     }
 

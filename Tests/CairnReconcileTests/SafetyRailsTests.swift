@@ -148,3 +148,7 @@ import Testing
         #expect(outcome.plan.exitStatus == .deletionsHeldBySafetyRail)
     }
 }
+
+extension SafetyVerdict {
+    var trips: [RailTrip] { holds + limits + warnings }
+}

@@ -96,3 +96,7 @@ import Testing
         }
     }
 }
+
+extension StoreCheck.Report {
+    var isConsistent: Bool { orphans == 0 && missing == 0 && sizeMismatches == 0 }
+}

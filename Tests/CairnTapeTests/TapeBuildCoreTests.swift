@@ -195,3 +195,12 @@ struct TapeBuildCoreTests {
         #expect(TapeClipFiles.segment(123_456) == "seg-123456.m4s")
     }
 }
+
+extension TapeBuildSummary {
+    var skippedCount: Int { skipped.count }
+    var cutShortCount: Int { skipped.count { $0.cutShort } }
+}
+
+extension TapeBuildCore {
+    var publishedSegmentCount: Int { playlist.segmentCount }
+}

@@ -1,4 +1,5 @@
 @testable import CairnTape
+import CairnCore
 import Foundation
 import Testing
 

@@ -55,7 +55,7 @@ import Testing
         var configuration = PipelineConfiguration.defaults(cores: 2)
         configuration.clipsEnabled = clips
         configuration.derivativesEnabled = derivatives
-        configuration.backoff = BackoffPolicy(base: .milliseconds(1), maximum: .milliseconds(5))
+        configuration.backoff = RetryPolicy(base: .milliseconds(1), cap: .milliseconds(5), jitter: 1...1.2)
         let sourceID = try await catalog.sourceID(forRoot: source.path)
         return try await PipelineImport(library: library, catalog: catalog, configuration: configuration, sourceID: sourceID)
             .run(newItems: content, onEvent: log.record, cancellation: cancellation)
@@ -243,7 +243,7 @@ import Testing
         let sourceID = try await catalog.sourceID(forRoot: source.path)
         let item = try #require(try await catalog.planImportItems(planned, sourceID: sourceID).first).item
         #expect(item.id != .unassigned && item.sourceRoot == source.path && item.originalPath == nil)
-        let stages = LibraryStages(library: library)
+        let stages = LibraryStages(layout: library.layout)
         let transferred = try await stages.transfer(item)
         let probed = try await stages.readMetadata(item)
         try await CatalogItemStateStore(catalog: catalog).save([

@@ -53,7 +53,7 @@ import CairnReconcileOracle
             let sourceID = try await catalog.sourceID(forRoot: source.path)
             let planned = try await catalog.planImportItems(content, sourceID: sourceID)
             var configuration = PipelineConfiguration.defaults(cores: 2)
-            configuration.backoff = BackoffPolicy(base: .milliseconds(1), maximum: .milliseconds(5))
+            configuration.backoff = RetryPolicy(base: .milliseconds(1), cap: .milliseconds(5), jitter: 1...1.2)
             let run = PipelineImport(library: library, catalog: catalog, configuration: configuration, sourceID: sourceID)
             let result = try await run.run(pages: OnePage(planned), onEvent: { _ in }, cancellation: PipelineCancellation())
 
@@ -97,7 +97,7 @@ import CairnReconcileOracle
         let location = PostgresLocation(endpoint: .socket(folder: try TestPostgres.socketFolder(), port: 5432),
                                         database: try TestPostgres.freshDatabase())
         var options = ImportOptions(source: source.path)
-        options.pipeline.backoff = BackoffPolicy(base: .milliseconds(1), maximum: .milliseconds(5))
+        options.pipeline.backoff = RetryPolicy(base: .milliseconds(1), cap: .milliseconds(5), jitter: 1...1.2)
         options.keepsOutcomes = true
 
         try await PostgresCatalog.withCatalog(at: location, library: libraryFolder.path) { catalog in

@@ -11,15 +11,4 @@ public struct ProgressSnapshot: Codable, Sendable, Equatable {
     public var bytesPerSecond: Double?
     /// Absent until the rate is stable.
     public var etaSeconds: Double?
-
-    public init(
-        completed: Int, total: Int? = nil, bytesCompleted: Int64 = 0, bytesTotal: Int64? = nil,
-        fraction: Double? = nil, itemsPerSecond: Double? = nil, bytesPerSecond: Double? = nil,
-        etaSeconds: Double? = nil
-    ) {
-        self.completed = completed; self.total = total
-        self.bytesCompleted = bytesCompleted; self.bytesTotal = bytesTotal
-        self.fraction = fraction; self.itemsPerSecond = itemsPerSecond; self.bytesPerSecond = bytesPerSecond
-        self.etaSeconds = etaSeconds
-    }
 }

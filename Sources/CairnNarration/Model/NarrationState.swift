@@ -14,7 +14,8 @@ public struct NarrationState: Sendable {
     public private(set) var status: RunStatus = .idle
     public private(set) var lastSuccessfulSync: Date?
     public private(set) var timeline = PhaseTimeline()
-    public private(set) var activity: ActivityFeed
+    /// The newest activity of the run (`newestFirst`), capped so a long run stays cheap.
+    public private(set) var activity: RingBuffer<ActivityEntry>
     public private(set) var counts = RunCounts()
     /// The newest progress of each phase that reported any.
     public private(set) var progress: [SyncPhase: ProgressSnapshot] = [:]
@@ -22,8 +23,10 @@ public struct NarrationState: Sendable {
     public private(set) var failures: [FileFailure] = []
     public private(set) var lastEventTime: Date?
 
-    public init(activityCapacity: Int = ActivityFeed.defaultCapacity, lastSuccessfulSync: Date? = nil) {
-        activity = ActivityFeed(capacity: activityCapacity)
+    public static let defaultActivityCapacity = 50
+
+    public init(activityCapacity: Int = NarrationState.defaultActivityCapacity, lastSuccessfulSync: Date? = nil) {
+        activity = RingBuffer(capacity: activityCapacity)
         self.lastSuccessfulSync = lastSuccessfulSync
     }
 

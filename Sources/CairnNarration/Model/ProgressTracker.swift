@@ -30,12 +30,6 @@ public struct ProgressTracker: Sendable, Equatable {
         bytesCompleted += max(0, bytes)
     }
 
-    /// Absolute counts from a caller that keeps its own; never moves backwards.
-    public mutating func update(completed newCompleted: Int, bytes newBytes: Int64? = nil) {
-        completed = max(completed, newCompleted)
-        if let newBytes { bytesCompleted = max(bytesCompleted, newBytes) }
-    }
-
     /// The phase finished: whatever the counts say, it is done.
     public mutating func finish() {
         if let total { completed = max(completed, total) }

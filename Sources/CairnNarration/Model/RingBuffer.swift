@@ -14,7 +14,6 @@ public struct RingBuffer<Element: Sendable>: Sendable {
     }
 
     public var count: Int { storage.count }
-    public var isEmpty: Bool { storage.isEmpty }
 
     public mutating func append(_ element: Element) {
         if storage.count < capacity {
@@ -35,13 +34,5 @@ public struct RingBuffer<Element: Sendable>: Sendable {
             index = (index - 1 + storage.count) % storage.count
         }
         return result
-    }
-
-    /// The `limit` newest elements, newest first.
-    public func newest(_ limit: Int) -> [Element] { Array(newestFirst.prefix(limit)) }
-
-    public mutating func removeAll() {
-        storage.removeAll(keepingCapacity: true)
-        oldest = 0
     }
 }

@@ -167,16 +167,6 @@ public struct Narrator: Sendable {
         }
     }
 
-    /// Absolute progress from a caller that counts for itself (a lane scheduler). Never moves backwards.
-    public func progress(_ phase: SyncPhase, completed: Int, total: Int? = nil,
-                         bytesCompleted: Int64? = nil, bytesTotal: Int64? = nil) {
-        core?.record { state in
-            if let total { state.trackers[phase].setTotal(items: total, bytes: bytesTotal) }
-            state.trackers[phase].update(completed: completed, bytes: bytesCompleted)
-            state.emitProgressIfDue(phase)
-        }
-    }
-
     /// Latest lane occupancy; carried by the next `progress` event.
     public func lanes(_ occupancy: [LaneOccupancy]) {
         core?.record { state in state.lanes = occupancy }

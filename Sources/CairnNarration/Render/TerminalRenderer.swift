@@ -214,7 +214,7 @@ public final class TerminalRenderer: NarrationHandler {
             }.joined(separator: " · ")
             lines.append(text.truncated(toColumns: limit))
         }
-        let recent = state.activity.entries.filter { $0.kind != .phaseEnd && $0.kind != .runStart }
+        let recent = state.activity.newestFirst.filter { $0.kind != .phaseEnd && $0.kind != .runStart }
             .prefix(options.activityLines)
         for entry in recent {
             let text = NarrationFormat.clockTime(entry.time, utcOffset: options.utcOffset) + " "

@@ -1,73 +1,10 @@
-import CairnCatalog
 import CairnCore
 import CairnLibrary
 import CairnPipeline
 import CairnQueue
-import CairnReconcile
 import CairnStages
 import CairnStore
-import CairnTrash
 import Foundation
-
-/// The library folder as the destination, with its thumbnails and clips made through a shared work queue: the
-/// library's own destination in every respect but the stages, whose derivative phases are queued
-/// (`QueuedStages`).
-package struct SharedQueueDestination: ImportDestination {
-    /// The library's own destination, with its store when its files are in one.
-    let library: LibraryDestination
-    let enqueuer: EnqueueBatcher
-    let waiter: JobWaiter
-    /// The library's identity in the queue.
-    let identity: String
-    /// Whether the stages wait for their jobs (false: `--no-wait`).
-    let waits: Bool
-
-    package var makesOwnDerivatives: Bool { false }
-    package var holdsItemsInMemoryUpTo: Int64 { library.holdsItemsInMemoryUpTo }
-    package var credentialsRefused: String? { nil }
-    package var restoredFromTrash: Int { 0 }
-
-    /// This process's worker starts before the run sweeps `tmp/`, and other hosts' workers write there too.
-    package var sharesTemporaryFolder: Bool { true }
-
-    package func stages(for run: DestinationRun) -> any PipelineStages {
-        QueuedStages(local: library.stages(for: run), enqueuer: enqueuer, waiter: waiter, library: identity,
-                     layout: run.library.layout, store: library.store, route: run.route,
-                     onKeptWithoutPreview: run.onKeptWithoutPreview, waits: waits, clipsEnabled: run.clipsEnabled)
-    }
-
-    package func prepare(_ records: [ItemRecord], run: DestinationRun) async throws {
-        try await library.prepare(records, run: run)
-    }
-
-    package func stillsAwaitingPairing() -> [ImportItem] { library.stillsAwaitingPairing() }
-
-    package func pairingSettled(paired: Set<Checksum>) { library.pairingSettled(paired: paired) }
-
-    package func link(_ pairs: [AssetPairRecord], catalog: any AssetCatalog) async throws -> [AssetPairRecord] {
-        try await library.link(pairs, catalog: catalog)
-    }
-
-    package func finishImport(runID: String, sourceRoot: String, catalog: any AssetCatalog) async throws -> [String] {
-        try await library.finishImport(runID: runID, sourceRoot: sourceRoot, catalog: catalog)
-    }
-
-    package func trash(_ candidates: [DeleteCandidate], runID: String, sourcePaths: [Checksum: String],
-                       library: Library, catalog: any DeletionCatalog, now: Date) async throws -> DeletionRun.Summary {
-        try await self.library.trash(candidates, runID: runID, sourcePaths: sourcePaths, library: library,
-                                     catalog: catalog, now: now)
-    }
-
-    package func trashNote(count: Int, runID: String) -> String { library.trashNote(count: count, runID: runID) }
-
-    package func findDrift(_ kind: DestinationCheckKind, since: Date?, library: Library, catalog: any AssetCatalog,
-                           now: Date) async throws -> [DriftRecord] {
-        try await self.library.findDrift(kind, since: since, library: library, catalog: catalog, now: now)
-    }
-
-    package func restoreDrift(_ trashed: [Checksum], runID: String, library: Library, catalog: any AssetCatalog,
-                              now: Date) async throws -> [Checksum] { [] }
-}
 
 /// An import's part in a shared queue, for as long as the import runs: the queue's connections, the waiter for
 /// the jobs it queues, and (with `lanes` above 0) a worker of its own that takes part in the library's work.
@@ -88,15 +25,7 @@ package enum SharedImport {
         _ body: (any ImportDestination) async throws -> Value
     ) async throws -> Value {
         let layout = LibraryLayout(root: libraryRoot)
-        let identity: String
-        do {
-            try FileSystem.makeDirectories(libraryRoot)
-            if let store {
-                identity = try await LibraryIdentity.ensure(layout, store: store)
-            } else {
-                identity = try LibraryIdentity.ensure(layout)
-            }
-        } catch let error as SharedWorkError { throw error } catch { throw SharedWorkError("\(libraryRoot): \(error)") }
+        let identity = try await SharedImport.identity(of: layout, libraryRoot: libraryRoot, store: store)
         let outcome: Result<Value, any Error>
         let takenBy = Locked<String?>(nil)
         let holder = "cairn \(command) (pid \(getpid()) on \(ProcessInfo.processInfo.hostName))"
@@ -140,6 +69,16 @@ package enum SharedImport {
         return try outcome.get()
     }
 
+    /// The library's identity in the queue, made (in its folder, and in its store when it has one) on its first
+    /// shared run; a folder or store that cannot hold it throws `SharedWorkError` naming the folder.
+    static func identity(of layout: LibraryLayout, libraryRoot: String, store: (any ObjectStore)?) async throws -> String {
+        do {
+            try FileSystem.makeDirectories(libraryRoot)
+            if let store { return try await LibraryIdentity.ensure(layout, store: store) }
+            return try LibraryIdentity.ensure(layout)
+        } catch { throw SharedWorkError("\(libraryRoot): \(error)") }
+    }
+
     /// A run that leaves all its jobs to workers says so when no worker is alive to take them.
     private static func warnIfNoWorker(_ queue: PostgresWorkQueue, lanes: Int, waits: Bool, command: String,
                                        warn: @Sendable (String) -> Void) async {
@@ -170,9 +109,14 @@ package enum SharedImport {
         let jobs = DerivativeJobs(layout: layout, store: store)
         let worker = lanes > 0 ? QueueWorker(queue: queue, settings: settings) { try await jobs.run($0) } : nil
         let working = worker.map { worker in Task { try await worker.run() } }
-        let destination = SharedQueueDestination(library: LibraryDestination(store: store, folderRoot: layout.root),
-                                                 enqueuer: EnqueueBatcher(queue: queue), waiter: waiter,
-                                                 identity: identity, waits: waits)
+        // The library's own destination in every respect but the stages, whose derivative phases are queued.
+        var destination = LibraryDestination(store: store, folderRoot: layout.root)
+        let enqueuer = EnqueueBatcher(queue: queue)
+        destination.queued = { local, run in
+            QueuedStages(local: local, enqueuer: enqueuer, waiter: waiter, library: identity, layout: run.library.layout,
+                         store: store, route: run.route, onKeptWithoutPreview: run.onKeptWithoutPreview, waits: waits,
+                         clipsEnabled: run.clipsEnabled)
+        }
         let outcome: Result<Value, any Error>
         do { outcome = .success(try await body(destination)) } catch { outcome = .failure(error) }
         worker?.stop()
