@@ -9,8 +9,7 @@ public enum MetricsExposition {
     /// The text for `libraries` (one per library and source), with `cairn_build_info`.
     public static func render(_ libraries: [LibraryMetrics], version: String) -> String {
         let registry = PrometheusCollectorRegistry()
-        registry.makeGauge(name: "cairn_build_info", labels: [("version", version)], help: helpText("cairn_build_info"))
-            .set(to: 1)
+        registry.makeGauge(descriptor: descriptor("cairn_build_info"), labels: [("version", version)]).set(to: 1)
         for library in libraries { record(library, registry: registry) }
         var buffer: [UInt8] = []
         registry.emit(into: &buffer)
@@ -49,19 +48,20 @@ public enum MetricsExposition {
             "Content cairn brought to the destination that its last checks found deleted there, by state.",
     ]
 
-    /// Every series gets its help line (`promtool check metrics` reports an empty one).
-    private static func helpText(_ name: String) -> String {
+    /// The series' name as given (no namespace or unit added) with its help line (`promtool check metrics` reports
+    /// an empty one).
+    private static func descriptor(_ name: String) -> MetricNameDescriptor {
         guard let text = help[name] else { preconditionFailure("no help text for \(name)") }
-        return text
+        return MetricNameDescriptor(metricName: name, unitName: "", helpText: text)
     }
 
     private static func record(_ m: LibraryMetrics, registry: PrometheusCollectorRegistry) {
         let base = [("library", m.library), ("source", m.source)]
         func gauge(_ name: String, _ value: Double, _ labels: [(String, String)] = []) {
-            registry.makeGauge(name: name, labels: base + labels, help: helpText(name)).set(to: value)
+            registry.makeGauge(descriptor: descriptor(name), labels: base + labels).set(to: value)
         }
         func counter(_ name: String, _ value: Int64, _ labels: [(String, String)] = []) {
-            registry.makeCounter(name: name, labels: base + labels, help: helpText(name)).increment(by: max(0, value))
+            registry.makeCounter(descriptor: descriptor(name), labels: base + labels).increment(by: max(0, value))
         }
         func seconds(_ date: Date?) -> Double { date?.timeIntervalSince1970 ?? 0 }
 
