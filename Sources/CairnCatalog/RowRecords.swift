@@ -44,61 +44,6 @@ package struct SnapshotRow: Codable, FetchableRecord, TableRecord, CatalogRecord
     }
 }
 
-/// One `media_probe` row: the probe's one codec, in either catalog (times as dates; a batch for PostgreSQL encodes
-/// them as seconds).
-package struct MediaProbeRow: Codable, FetchableRecord, PersistableRecord, CatalogRecord {
-    package static let databaseTableName = "media_probe"
-    var sha1: String
-    var container: String
-    var width: Int?
-    var height: Int?
-    var durationSeconds: Double?
-    var captureDate: Date?
-    var cameraMake: String?
-    var cameraModel: String?
-    var latitude: Double?
-    var longitude: Double?
-    var altitude: Double?
-    var codec: String?
-    var probeJSON: String
-    var probedAt: Date
-
-    enum CodingKeys: String, CodingKey {
-        case sha1, container, width, height, durationSeconds = "duration_seconds", captureDate = "capture_date",
-             cameraMake = "camera_make", cameraModel = "camera_model", latitude, longitude, altitude, codec,
-             probeJSON = "probe_json", probedAt = "probed_at"
-    }
-
-    package enum Columns {
-        static let sha1 = Column(CodingKeys.sha1)
-    }
-
-    package init(_ probe: MediaProbeRecord) {
-        sha1 = probe.checksum.hex
-        container = probe.container
-        width = probe.width
-        height = probe.height
-        durationSeconds = probe.durationSeconds
-        captureDate = probe.captureDate
-        cameraMake = probe.cameraMake
-        cameraModel = probe.cameraModel
-        latitude = probe.latitude
-        longitude = probe.longitude
-        altitude = probe.altitude
-        codec = probe.codec
-        probeJSON = probe.probeJSON
-        probedAt = probe.probedAt
-    }
-
-    package var record: MediaProbeRecord? {
-        guard let checksum = Checksum(hex: sha1) else { return nil }
-        return MediaProbeRecord(
-            checksum: checksum, container: container, width: width, height: height, durationSeconds: durationSeconds,
-            captureDate: captureDate, cameraMake: cameraMake, cameraModel: cameraModel, latitude: latitude,
-            longitude: longitude, altitude: altitude, codec: codec, probeJSON: probeJSON, probedAt: probedAt)
-    }
-}
-
 /// One `derived_file` row: the derived file's one codec, in either catalog.
 package struct DerivedFileRow: Codable, FetchableRecord, TableRecord, CatalogRecord {
     package static let databaseTableName = "derived_file"

@@ -3,7 +3,8 @@ import Foundation
 import GRDB
 
 /// What probing an original found, as columns plus the whole probe as JSON.
-public struct MediaProbeRecord: Sendable, Equatable {
+public struct MediaProbeRecord: Sendable, Equatable, Codable, FetchableRecord, PersistableRecord, CatalogRecord {
+    public static let databaseTableName = "media_probe"
     public var checksum: Checksum
     public var container: String
     /// As displayed (orientation applied).
@@ -20,6 +21,12 @@ public struct MediaProbeRecord: Sendable, Equatable {
     public var codec: String?
     public var probeJSON: String
     public var probedAt: Date
+
+    enum CodingKeys: String, CodingKey {
+        case checksum = "sha1", container, width, height, durationSeconds = "duration_seconds",
+             captureDate = "capture_date", cameraMake = "camera_make", cameraModel = "camera_model", latitude,
+             longitude, altitude, codec, probeJSON = "probe_json", probedAt = "probed_at"
+    }
 
     public init(checksum: Checksum, container: String, width: Int?, height: Int?, durationSeconds: Double?,
                 captureDate: Date?, cameraMake: String?, cameraModel: String?, latitude: Double?, longitude: Double?,
@@ -88,12 +95,12 @@ extension SQLiteCatalog {
     }
 
     static func saveMediaProbe(_ probe: MediaProbeRecord, in db: Database) throws {
-        try MediaProbeRow(probe).insert(db, onConflict: .replace)
+        try probe.insert(db, onConflict: .replace)
     }
 
     public func mediaProbe(_ checksum: Checksum) async throws -> MediaProbeRecord? {
         try await read { db in
-            try MediaProbeRow.filter(MediaProbeRow.Columns.sha1 == checksum.hex).fetchOne(db)?.record
+            try MediaProbeRecord.filter(Column(MediaProbeRecord.CodingKeys.checksum) == checksum.hex).fetchOne(db)
         }
     }
 
@@ -101,10 +108,10 @@ extension SQLiteCatalog {
     /// few a destination must be told about, found in SQL instead of by reading every probe of the run.
     public func mediaProbes(ofRun runID: String, mentioning marker: String) async throws -> [MediaProbeRecord] {
         try await read { db in
-            try MediaProbeRow.fetchAll(db, sql: """
+            try MediaProbeRecord.fetchAll(db, sql: """
                 SELECT p.* FROM media_probe p JOIN asset a ON a.sha1 = p.sha1
                 WHERE a.run_id = ? AND instr(p.probe_json, ?) > 0
-                """, arguments: [runID, marker]).compactMap(\.record)
+                """, arguments: [runID, marker])
         }
     }
 

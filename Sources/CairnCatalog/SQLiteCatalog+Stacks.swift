@@ -184,7 +184,7 @@ extension SQLiteCatalog {
         guard !primaries.isEmpty else { return }
         try await write { db in
             let update = try db.cachedStatement(sql: "UPDATE asset_stack SET linked_at = ? WHERE primary_sha1 = ?")
-            for primary in primaries { try update.execute(arguments: [date, primary.hex]) }
+            for primary in primaries { try update.execute(arguments: [StoredDate.text(date), primary.hex]) }
         }
     }
 }

@@ -36,7 +36,7 @@ extension PostgresCatalog {
                 SELECT x.sha1, x.container, x.width, x.height, x.duration_seconds, to_timestamp(x.capture_date),
                   x.camera_make, x.camera_model, x.latitude, x.longitude, x.altitude, x.codec, x.probe_json,
                   to_timestamp(x.probed_at)
-                FROM jsonb_to_recordset(\(try json(probes.map(MediaProbeRow.init)))::jsonb) AS x(sha1 text,
+                FROM jsonb_to_recordset(\(try json(probes))::jsonb) AS x(sha1 text,
                   container text, width integer, height integer, duration_seconds double precision,
                   capture_date double precision, camera_make text, camera_model text, latitude double precision,
                   longitude double precision, altitude double precision, codec text, probe_json text,
@@ -90,7 +90,7 @@ extension PostgresCatalog {
                   longitude, altitude, codec, probe_json, probed_at
                 FROM cairn.media_probe WHERE sha1 = \(checksum.hex)
                 """, logger: logger)
-            return try await rows.records(MediaProbeRow.self).first?.record
+            return try await rows.records(MediaProbeRecord.self).first
         }
     }
 
@@ -137,7 +137,7 @@ extension PostgresCatalog {
                 FROM cairn.media_probe p JOIN cairn.asset a ON a.sha1 = p.sha1
                 WHERE a.run_id = \(runID) AND strpos(p.probe_json, \(marker)) > 0
                 """, logger: logger)
-            return try await rows.records(MediaProbeRow.self).compactMap(\.record)
+            return try await rows.records(MediaProbeRecord.self)
         }
     }
 

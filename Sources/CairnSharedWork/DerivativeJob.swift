@@ -17,13 +17,9 @@ struct DerivativeJob: Codable, Equatable {
         encoder.outputFormatting = .sortedKeys
         return String(decoding: (try? encoder.encode(self)) ?? Data(), as: UTF8.self)
     }
+}
 
-    init(original: String, kind: MediaKind, name: String) {
-        self.original = original
-        self.kind = kind
-        self.name = name
-    }
-
+extension DerivativeJob {
     init?(payload: String) {
         guard let job = try? JSONDecoder().decode(Self.self, from: Data(payload.utf8)) else { return nil }
         self = job

@@ -49,8 +49,7 @@ struct AssetCommand: AsyncParsableCommand {
                 if let details = try await browser.details(checksum) { found.append(details) }
             }
             guard !found.isEmpty else {
-                Output.error("\(query): no asset in \(browser.layout.root) has this SHA1, path or content")
-                throw ExitCode(1)
+                throw Output.fail("\(query): no asset in \(browser.layout.root) has this SHA1, path or content")
             }
             let encoder = Timestamp.jsonEncoder()
             for details in found {
@@ -158,8 +157,7 @@ struct ListCommand: AsyncParsableCommand {
     func run() async throws {
         try await browsing(library, catalog: catalog) { browser in
             if let album = filter.album, try await browser.catalog.albums(titled: album).isEmpty {
-                Output.error("--album \(album): no album with this title in \(browser.layout.root) (`cairn albums` lists them)")
-                throw ExitCode(1)
+                throw Output.fail("--album \(album): no album with this title in \(browser.layout.root) (`cairn albums` lists them)")
             }
             try show(try await browser.list(since: filter.sinceDate, until: filter.untilDate, kind: filter.mediaKind,
                                             album: filter.album, favorite: favorite,

@@ -48,15 +48,8 @@ enum CatalogAccess {
             try await body()
         } catch let exit as ExitCode {
             throw exit
-        } catch let error as LibraryLockedError {
-            Output.error(error.description)
-            throw ExitCode(error.exitStatus.rawValue)
-        } catch let error as WorkerError {
-            Output.error(error.description)
-            throw ExitCode(error.exitStatus.rawValue)
         } catch {
-            Output.error("\(error)")
-            throw ExitCode(ExitStatus.failure.rawValue)
+            throw Output.fail("\(error)", RunExit.documentedStatus(error) ?? .failure)
         }
     }
 }

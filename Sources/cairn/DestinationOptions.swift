@@ -119,8 +119,7 @@ struct DestinationOptions: ParsableArguments {
                 albums: albums, needs: needs.union(albums == nil ? [] : ImmichPermissions.albums),
                 timeZone: resolved.timeZone.flatMap(UTCOffset.zone) ?? .local)
         } catch {
-            Output.error("\(endpoint): \(error)")
-            throw ExitCode(error.kind == .needsAuth ? ExitStatus.needsAuth.rawValue : ExitStatus.failure.rawValue)
+            throw Output.fail("\(endpoint): \(error)", error.kind == .needsAuth ? .needsAuth : .failure)
         }
     }
 }

@@ -15,8 +15,7 @@ struct LibraryOption: ParsableArguments {
     func existingRoot() throws -> String {
         let root = resolvedPath
         guard LibraryLayout.holdsLibrary(root) else {
-            Output.error("\(root): no cairn library here (nothing imported yet, or a different --library?)")
-            throw ExitCode(ExitStatus.failure.rawValue)
+            throw Output.fail("\(root): no cairn library here (nothing imported yet, or a different --library?)")
         }
         return root
     }

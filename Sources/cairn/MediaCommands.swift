@@ -116,8 +116,7 @@ struct ThumbnailCommand: AsyncParsableCommand {
             }
         }
         if failures > 0 {
-            Output.error("\(failures) of \(files.count) files failed")
-            throw ExitCode(ExitStatus.someFilesFailed.rawValue)
+            throw Output.fail("\(failures) of \(files.count) files failed", .someFilesFailed)
         }
     }
 }

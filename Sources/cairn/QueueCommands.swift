@@ -137,8 +137,7 @@ struct WorkerCommand: AsyncParsableCommand {
                         + "workers, \(report.released) given back")
         } catch {
             await store?.close()
-            Output.error("\(error)")
-            throw ExitCode(ExitStatus.failure.rawValue)
+            throw Output.fail("\(error)")
         }
     }
 }
@@ -160,14 +159,12 @@ extension WorkerCommand {
         }
         var template = Array((base + "/" + scratchPrefix + "XXXXXX").utf8CString)
         guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
-            Output.error("cannot make a scratch folder under \(base): \(String(cString: strerror(errno)))")
-            throw ExitCode(ExitStatus.failure.rawValue)
+            throw Output.fail("cannot make a scratch folder under \(base): \(String(cString: strerror(errno)))")
         }
         let folder = String(cString: made)
         // Held (never closed) until the process ends, however it ends.
         guard lockScratch(folder, creating: true) != nil else {
-            Output.error("cannot lock the scratch folder \(folder): \(String(cString: strerror(errno)))")
-            throw ExitCode(ExitStatus.failure.rawValue)
+            throw Output.fail("cannot lock the scratch folder \(folder): \(String(cString: strerror(errno)))")
         }
         return folder
     }
@@ -220,8 +217,7 @@ struct QueueStatusCommand: AsyncParsableCommand {
         queue.warnOfExposedPassword()
         let status: QueueStatus
         do { status = try await SharedQueueService.status(at: location) } catch {
-            Output.error("\(error)")
-            throw ExitCode(ExitStatus.failure.rawValue)
+            throw Output.fail("\(error)")
         }
         if json {
             Output.line(status.json)

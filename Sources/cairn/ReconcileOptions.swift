@@ -66,8 +66,7 @@ struct ReconcileOptions: ParsableArguments {
     /// reported as a usage error).
     func resolve(libraryRoot: String, source: String? = nil) throws -> CairnConfiguration {
         do { return try resolved(libraryRoot: libraryRoot, source: source) } catch {
-            Output.error(error.description)
-            throw ExitCode(ExitStatus.usage.rawValue)
+            throw Output.fail(error.description, .usage)
         }
     }
 

@@ -139,8 +139,7 @@ struct RestoreCommand: AsyncParsableCommand {
         do {
             summary = try await immich.restore(runID: runID, library: opened, catalog: catalog, now: Date())
         } catch let failure as ImmichFailure {
-            Output.error(failure.description)
-            throw ExitCode(failure.kind == .needsAuth ? ExitStatus.needsAuth.rawValue : ExitStatus.failure.rawValue)
+            throw Output.fail(failure.description, failure.kind == .needsAuth ? .needsAuth : .failure)
         }
         let total = summary.restored.count + summary.restoredByTagOnly
         let missed = summary.purged.count + summary.refused.count

@@ -10,17 +10,16 @@ enum RunExit {
     static func reportingFailure<Value>(metrics: RunMetricsSession?, _ run: () async throws -> Value) async throws -> Value {
         do {
             return try await run()
-        } catch let locked as LibraryLockedError {
-            Output.error(locked.description)
-            await metrics?.finish(exitStatus: locked.exitStatus)
-            throw ExitCode(locked.exitStatus.rawValue)
-        } catch let error as WorkerError {
-            Output.error(error.description)
-            await metrics?.finish(exitStatus: error.exitStatus)
-            throw ExitCode(error.exitStatus.rawValue)
         } catch {
-            await metrics?.finish(exitStatus: .failure)
-            throw error
+            let status = documentedStatus(error)
+            await metrics?.finish(exitStatus: status ?? .failure)
+            guard let status else { throw error }
+            throw Output.fail("\(error)", status)
         }
+    }
+
+    /// The documented code of a lock another process holds or of a run's own failure; nil for anything else.
+    static func documentedStatus(_ error: any Error) -> ExitStatus? {
+        (error as? LibraryLockedError)?.exitStatus ?? (error as? WorkerError)?.exitStatus
     }
 }

@@ -23,8 +23,7 @@ struct StatusCommand: AsyncParsableCommand {
         let path = library.resolvedPath
         let immich = Self.immichStates(in: path)
         guard LibraryLayout.holdsLibrary(path) || !immich.isEmpty else {
-            Output.error("\(path): no library here yet (run `cairn import FOLDER` first)")
-            throw ExitCode(1)
+            throw Output.fail("\(path): no library here yet (run `cairn import FOLDER` first)")
         }
         let now = Date()
         if LibraryLayout.holdsLibrary(path) {

@@ -49,8 +49,7 @@ struct StoreCopyCommand: AsyncParsableCommand {
         do {
             settings = try S3Settings.resolve(target.destination)
         } catch {
-            Output.error(error.description)
-            throw ExitCode(ExitStatus.failure.rawValue)
+            throw Output.fail(error.description)
         }
         let store = try S3Store(settings: settings)
         var copy = StoreCopy(source: FolderStore(root: root), destination: store)
@@ -73,8 +72,7 @@ struct StoreCopyCommand: AsyncParsableCommand {
             report = try await copy.run(prefixes: ["originals/", "sidecars/", "derived/", "tapes/"])
         } catch {
             await store.close()
-            Output.error("the copy to \(target) stopped: \(error)")
-            throw ExitCode(ExitStatus.failure.rawValue)
+            throw Output.fail("the copy to \(target) stopped: \(error)")
         }
         await store.close()
         let megabytes = String(format: "%.1f", Double(report.copiedBytes) / 1_048_576)

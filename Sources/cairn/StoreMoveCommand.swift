@@ -39,8 +39,7 @@ struct StoreMoveCommand: AsyncParsableCommand {
         let root = try library.existingRoot()
         let location = try S3Location(parsing: target.destination)
         if let recorded = LibraryLayout(root: root).recordedStore, (try? S3Location(parsing: recorded)) != location {
-            Output.error("\(root)'s files are in \(recorded) already (\(LibraryLayout(root: root).storeMarkerPath))")
-            throw ExitCode(ExitStatus.failure.rawValue)
+            throw Output.fail("\(root)'s files are in \(recorded) already (\(LibraryLayout(root: root).storeMarkerPath))")
         }
         let store = try await StoreOption.connect(location)
         var status = ExitStatus.success

@@ -57,8 +57,7 @@ struct StoreOption: ParsableArguments {
             try record(location, libraryRoot: libraryRoot)
         } catch {
             await store.close()
-            Output.error("\(location) cannot be used: \(error)")
-            throw ExitCode(ExitStatus.failure.rawValue)
+            throw Output.fail("\(location) cannot be used: \(error)")
         }
         return store
     }
@@ -76,23 +75,16 @@ struct StoreOption: ParsableArguments {
         _ = try await LibraryIdentity.ensure(layout, store: store)
     }
 
-    /// The store's client once a listing has answered, and `then` has run (a worker records nothing); a store that
-    /// cannot be reached stops the command with its reason (exit 1).
-    static func connect(_ location: S3Location, then: () throws -> Void = {}) async throws -> S3Store {
+    /// The store's client once a listing has answered; a store that cannot be reached stops the command with its
+    /// reason (exit 1).
+    static func connect(_ location: S3Location) async throws -> S3Store {
         let store: S3Store
-        do {
-            store = try S3Store(settings: try S3Settings.resolve(location.description))
-        } catch {
-            Output.error("\(location): \(error)")
-            throw ExitCode(ExitStatus.failure.rawValue)
+        do { store = try S3Store(settings: try S3Settings.resolve(location.description)) } catch {
+            throw Output.fail("\(location): \(error)")
         }
-        do {
-            _ = try await store.list(prefix: "", after: nil, limit: 1)
-            try then()
-        } catch {
+        do { _ = try await store.list(prefix: "", after: nil, limit: 1) } catch {
             await store.close()
-            Output.error("\(location) cannot be used: \(error)")
-            throw ExitCode(ExitStatus.failure.rawValue)
+            throw Output.fail("\(location) cannot be used: \(error)")
         }
         return store
     }
@@ -103,8 +95,7 @@ struct StoreOption: ParsableArguments {
         guard let recorded = LibraryLayout(root: libraryRoot).recordedStore else { return try await body(nil) }
         let location: S3Location
         do { location = try S3Location(parsing: recorded) } catch {
-            Output.error("\(LibraryLayout(root: libraryRoot).storeMarkerPath): \(error)")
-            throw ExitCode(ExitStatus.failure.rawValue)
+            throw Output.fail("\(LibraryLayout(root: libraryRoot).storeMarkerPath): \(error)")
         }
         let store = try await connect(location)
         return try await closing({ await store.close() }) { try await body(store) }

@@ -177,8 +177,7 @@ struct TapeShowCommand: ParsableCommand {
     func run() throws {
         let shelf = TapeShelf(layout: LibraryLayout(root: library.resolvedPath))
         guard let manifest = try shelf.manifest(name) else {
-            Output.error("\(name): no such tape in \(shelf.layout.tapesDirectory) (`cairn tape list` lists them)")
-            throw ExitCode(ExitStatus.failure.rawValue)
+            throw Output.fail("\(name): no such tape in \(shelf.layout.tapesDirectory) (`cairn tape list` lists them)")
         }
         if json {
             Output.line(String(decoding: try Timestamp.jsonEncoder().encode(manifest), as: UTF8.self))

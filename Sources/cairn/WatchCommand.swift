@@ -94,8 +94,7 @@ struct WatchCommand: AsyncParsableCommand {
         do {
             watcher = try TreeWatcher(root: sourcePath, onEvent: forward)
         } catch {
-            Output.error("cannot watch \(sourcePath): \(error.description)")
-            throw ExitCode(ExitStatus.failure.rawValue)
+            throw Output.fail("cannot watch \(sourcePath): \(error.description)")
         }
         Output.error("watching \(sourcePath) (\(Self.folders(watcher.watchedFolders))) for \(root)")
 
